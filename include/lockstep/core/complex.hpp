@@ -1,0 +1,63 @@
+// lockstep/core/complex.hpp — a minimal complex number usable in device code.
+//
+// Radau IIA's transformed Newton system has one complex block (Hairer & Wanner IV.8, (8.16)); the
+// dense kernels factor it in complex arithmetic. std::complex's operators are host functions under
+// nvcc, hence this plain-data type (DESIGN.md section 5).
+#pragma once
+
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/math.hpp"
+
+namespace lockstep {
+
+template <class T>
+struct complex {
+  T re{};
+  T im{};
+
+  complex() = default;
+  LOCKSTEP_HD complex(const T& r) : re(r) {}  // NOLINT: a real converts implicitly
+  LOCKSTEP_HD complex(const T& r, const T& i) : re(r), im(i) {}
+
+  LOCKSTEP_HD friend complex operator+(const complex& a, const complex& b) { return {a.re + b.re, a.im + b.im}; }
+  LOCKSTEP_HD friend complex operator-(const complex& a, const complex& b) { return {a.re - b.re, a.im - b.im}; }
+  LOCKSTEP_HD friend complex operator-(const complex& a) { return {-a.re, -a.im}; }
+  LOCKSTEP_HD friend complex operator*(const complex& a, const complex& b) {
+    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  }
+  // Smith's algorithm: divides without forming |b|^2, so it neither overflows nor underflows for
+  // operands whose quotient is representable (Smith, CACM 5 (1962) 435).
+  LOCKSTEP_HD friend complex operator/(const complex& a, const complex& b) {
+    if (abs(b.im) <= abs(b.re)) {
+      const T r = b.im / b.re;
+      const T den = b.re + b.im * r;
+      return {(a.re + a.im * r) / den, (a.im - a.re * r) / den};
+    }
+    const T r = b.re / b.im;
+    const T den = b.im + b.re * r;
+    return {(a.re * r + a.im) / den, (a.im * r - a.re) / den};
+  }
+  LOCKSTEP_HD complex& operator+=(const complex& b) { return *this = *this + b; }
+  LOCKSTEP_HD complex& operator-=(const complex& b) { return *this = *this - b; }
+  LOCKSTEP_HD complex& operator*=(const complex& b) { return *this = *this * b; }
+  LOCKSTEP_HD complex& operator/=(const complex& b) { return *this = *this / b; }
+};
+
+template <class T>
+LOCKSTEP_HD complex<T> conj(const complex<T>& a) {
+  return {a.re, -a.im};
+}
+// |re| + |im|: the pivot magnitude LAPACK's complex LU uses (its CABS1), cheaper than the modulus
+// and equivalent up to a factor sqrt(2).
+template <class T>
+LOCKSTEP_HD T abs1(const complex<T>& a) {
+  return abs(a.re) + abs(a.im);
+}
+LOCKSTEP_HD double abs1(double a) { return abs(a); }
+
+template <class T>
+LOCKSTEP_HD bool is_finite(const complex<T>& a) {
+  return is_finite(a.re) && is_finite(a.im);
+}
+
+}  // namespace lockstep

@@ -1,0 +1,317 @@
+// lockstep/core/linalg.hpp — fixed-size dense vectors, matrices and factorizations, host and device.
+//
+// Sizes are compile-time constants, storage is a plain array (row-major for matrices), nothing
+// allocates: a member's Newton matrix lives in registers or local memory of one thread (DESIGN.md
+// sections 2-3). Eigen's decompositions cannot be called from device code, so the factorizations are
+// ours and are tested against Eigen on the host (tests/core/linalg_test.cpp).
+//
+// Zero sizes are legal (a model without holonomic constraints has m = 0): such objects keep one unused
+// slot because C++ forbids zero-length arrays, and every loop runs zero times.
+#pragma once
+
+#include <limits>
+
+#include "lockstep/core/complex.hpp"
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/math.hpp"
+
+namespace lockstep {
+
+template <class T, int N>
+struct vec {
+  static_assert(N >= 0, "vector size must be non-negative");
+  using value_type = T;
+  static constexpr int size = N;
+  T a[N > 0 ? N : 1]{};
+
+  LOCKSTEP_HD T& operator[](int i) { return a[i]; }
+  LOCKSTEP_HD const T& operator[](int i) const { return a[i]; }
+
+  LOCKSTEP_HD static vec zero() { return vec{}; }
+  LOCKSTEP_HD static vec filled(const T& x) {
+    vec r;
+    for (int i = 0; i < N; ++i) r[i] = x;
+    return r;
+  }
+};
+
+template <class T, int R, int C>
+struct mat {
+  static_assert(R >= 0 && C >= 0, "matrix sizes must be non-negative");
+  using value_type = T;
+  static constexpr int rows = R;
+  static constexpr int cols = C;
+  T a[R * C > 0 ? R * C : 1]{};
+
+  LOCKSTEP_HD T& operator()(int i, int j) { return a[i * C + j]; }
+  LOCKSTEP_HD const T& operator()(int i, int j) const { return a[i * C + j]; }
+
+  LOCKSTEP_HD static mat zero() { return mat{}; }
+  LOCKSTEP_HD static mat identity() {
+    static_assert(R == C, "identity is square");
+    mat r;
+    for (int i = 0; i < R; ++i) r(i, i) = T(1.0);
+    return r;
+  }
+};
+
+// ---- vector arithmetic ----
+
+template <class T, int N>
+LOCKSTEP_HD vec<T, N> operator+(const vec<T, N>& x, const vec<T, N>& y) {
+  vec<T, N> r;
+  for (int i = 0; i < N; ++i) r[i] = x[i] + y[i];
+  return r;
+}
+template <class T, int N>
+LOCKSTEP_HD vec<T, N> operator-(const vec<T, N>& x, const vec<T, N>& y) {
+  vec<T, N> r;
+  for (int i = 0; i < N; ++i) r[i] = x[i] - y[i];
+  return r;
+}
+template <class T, int N>
+LOCKSTEP_HD vec<T, N> operator-(const vec<T, N>& x) {
+  vec<T, N> r;
+  for (int i = 0; i < N; ++i) r[i] = -x[i];
+  return r;
+}
+template <class T, int N, class S>
+LOCKSTEP_HD vec<T, N> operator*(const S& s, const vec<T, N>& x) {
+  vec<T, N> r;
+  for (int i = 0; i < N; ++i) r[i] = s * x[i];
+  return r;
+}
+template <class T, int N>
+LOCKSTEP_HD T dot(const vec<T, N>& x, const vec<T, N>& y) {
+  T s(0.0);
+  for (int i = 0; i < N; ++i) s = s + x[i] * y[i];
+  return s;
+}
+template <int N>
+LOCKSTEP_HD double norm_inf(const vec<double, N>& x) {
+  double s = 0.0;
+  for (int i = 0; i < N; ++i) s = max(s, abs(x[i]));
+  return s;
+}
+
+// ---- matrix arithmetic ----
+
+template <class T, int R, int K, int C>
+LOCKSTEP_HD mat<T, R, C> operator*(const mat<T, R, K>& A, const mat<T, K, C>& B) {
+  mat<T, R, C> r;
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < C; ++j) {
+      T s(0.0);
+      for (int k = 0; k < K; ++k) s = s + A(i, k) * B(k, j);
+      r(i, j) = s;
+    }
+  return r;
+}
+template <class T, int R, int C>
+LOCKSTEP_HD vec<T, R> operator*(const mat<T, R, C>& A, const vec<T, C>& x) {
+  vec<T, R> r;
+  for (int i = 0; i < R; ++i) {
+    T s(0.0);
+    for (int j = 0; j < C; ++j) s = s + A(i, j) * x[j];
+    r[i] = s;
+  }
+  return r;
+}
+// A^T x without forming the transpose.
+template <class T, int R, int C>
+LOCKSTEP_HD vec<T, C> transpose_times(const mat<T, R, C>& A, const vec<T, R>& x) {
+  vec<T, C> r;
+  for (int j = 0; j < C; ++j) {
+    T s(0.0);
+    for (int i = 0; i < R; ++i) s = s + A(i, j) * x[i];
+    r[j] = s;
+  }
+  return r;
+}
+template <class T, int R, int C>
+LOCKSTEP_HD mat<T, C, R> transpose(const mat<T, R, C>& A) {
+  mat<T, C, R> r;
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < C; ++j) r(j, i) = A(i, j);
+  return r;
+}
+template <class T, int R, int C>
+LOCKSTEP_HD mat<T, R, C> operator+(const mat<T, R, C>& A, const mat<T, R, C>& B) {
+  mat<T, R, C> r;
+  for (int i = 0; i < R * C; ++i) r.a[i] = A.a[i] + B.a[i];
+  return r;
+}
+template <class T, int R, int C>
+LOCKSTEP_HD mat<T, R, C> operator-(const mat<T, R, C>& A, const mat<T, R, C>& B) {
+  mat<T, R, C> r;
+  for (int i = 0; i < R * C; ++i) r.a[i] = A.a[i] - B.a[i];
+  return r;
+}
+template <class T, int R, int C, class S>
+LOCKSTEP_HD mat<T, R, C> operator*(const S& s, const mat<T, R, C>& A) {
+  mat<T, R, C> r;
+  for (int i = 0; i < R * C; ++i) r.a[i] = s * A.a[i];
+  return r;
+}
+
+// ---- LU factorization with partial (row) pivoting ----
+//
+// Newton matrices of constrained systems are saddle-point matrices: indefinite, with zero or tiny
+// leading pivots depending on how the unknowns are ordered, and complex for Radau's second block. An
+// unpivoted LU (KokkosKernels' SerialLU) breaks down on them, so rows are always interchanged to bring
+// the entry of largest magnitude into the pivot position (Golub & Van Loan, Algorithm 3.4.1; for
+// complex entries the magnitude is |re| + |im| as in LAPACK's zgetrf).
+//
+// The factorization overwrites A with L (unit lower, below the diagonal) and U; pivot[k] is the row
+// interchanged with row k at step k.
+
+enum lu_info : int {
+  lu_ok = 0,
+  lu_singular = 1,     // a pivot at or below the singularity threshold: the matrix is singular to
+                       // working precision
+  lu_not_finite = 2,   // an entry was infinite or NaN: nothing was factored
+};
+
+struct factor_result {
+  int info = lu_ok;
+  int column = -1;  // the column whose pivot failed, when info == lu_singular
+};
+
+// A pivot is declared zero when |u_kk| <= N * eps * max_ij |a_ij|: below that, the computed pivot is
+// indistinguishable from rounding noise of the elimination (Higham, Accuracy and Stability, 9.3) and
+// the solve would return garbage rather than NaN — we report it instead.
+template <class E, int N>
+LOCKSTEP_HD factor_result lu_factor(mat<E, N, N>& A, vec<int, N>& pivot) {
+  factor_result result;
+  double scale = 0.0;
+  for (int i = 0; i < N * N; ++i) {
+    const double a = abs1(A.a[i]);
+    if (!is_finite(a)) {
+      result.info = lu_not_finite;
+      return result;
+    }
+    scale = max(scale, a);
+  }
+  const double threshold = (N > 0 ? N : 1) * std::numeric_limits<double>::epsilon() * scale;
+
+  for (int k = 0; k < N; ++k) {
+    int p = k;
+    double best = abs1(A(k, k));
+    for (int i = k + 1; i < N; ++i) {
+      const double a = abs1(A(i, k));
+      if (a > best) {
+        best = a;
+        p = i;
+      }
+    }
+    pivot[k] = p;
+    if (!(best > threshold)) {
+      result.info = lu_singular;
+      result.column = k;
+      return result;
+    }
+    if (p != k)
+      for (int j = 0; j < N; ++j) {
+        const E t = A(k, j);
+        A(k, j) = A(p, j);
+        A(p, j) = t;
+      }
+    // Multipliers by division, not by a reciprocal: x / x is exactly 1, so a row equal to the pivot
+    // row (a redundant constraint) is eliminated to exact zeros and always reported singular; with
+    // x * (1 / x) its residue is rounding noise that exceeds the threshold in ~0.5% of random cases.
+    for (int i = k + 1; i < N; ++i) {
+      const E l = A(i, k) / A(k, k);
+      A(i, k) = l;
+      for (int j = k + 1; j < N; ++j) A(i, j) = A(i, j) - l * A(k, j);
+    }
+  }
+  return result;
+}
+
+// Solves A x = b in place (b becomes x) with the factors of lu_factor.
+template <class E, int N>
+LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, vec<E, N>& b) {
+  // The interchange is unconditional (a self-swap when pivot[k] == k): with a branch on
+  // pivot[k] != k, g++ -O2 concludes for N = 1 that b[pivot[0]] is out of bounds (-Warray-bounds).
+  for (int k = 0; k < N; ++k) {
+    const int p = pivot[k];
+    const E t = b[p];
+    b[p] = b[k];
+    b[k] = t;
+  }
+  for (int i = 1; i < N; ++i) {
+    E s = b[i];
+    for (int j = 0; j < i; ++j) s = s - LU(i, j) * b[j];
+    b[i] = s;
+  }
+  for (int i = N - 1; i >= 0; --i) {
+    E s = b[i];
+    for (int j = i + 1; j < N; ++j) s = s - LU(i, j) * b[j];
+    b[i] = s / LU(i, i);
+  }
+}
+
+// Solves A X = B for several right-hand sides (the columns of B) in place.
+template <class E, int N, int R>
+LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, mat<E, N, R>& B) {
+  for (int c = 0; c < R; ++c) {
+    vec<E, N> x;
+    for (int i = 0; i < N; ++i) x[i] = B(i, c);
+    lu_solve(LU, pivot, x);
+    for (int i = 0; i < N; ++i) B(i, c) = x[i];
+  }
+}
+
+// ---- Cholesky factorization A = L L^T of a symmetric positive definite matrix ----
+//
+// Used for the Gram matrices G M^-1 G^T of projections and consistent initialization (seed 000,
+// section 10.2), which are SPD when the constraints are independent. Overwrites the lower triangle
+// with L; returns lu_singular (with the column) when a diagonal is not safely positive, which is how a
+// redundant constraint or a singular configuration shows.
+template <class T, int N>
+LOCKSTEP_HD factor_result cholesky_factor(mat<T, N, N>& A) {
+  factor_result result;
+  double scale = 0.0;
+  for (int i = 0; i < N * N; ++i) {
+    if (!is_finite(A.a[i])) {
+      result.info = lu_not_finite;
+      return result;
+    }
+    scale = max(scale, abs(A.a[i]));
+  }
+  const double threshold = (N > 0 ? N : 1) * std::numeric_limits<double>::epsilon() * scale;
+  for (int j = 0; j < N; ++j) {
+    T d = A(j, j);
+    for (int k = 0; k < j; ++k) d = d - A(j, k) * A(j, k);
+    if (!(d > threshold)) {
+      result.info = lu_singular;
+      result.column = j;
+      return result;
+    }
+    const T l = sqrt(d);
+    A(j, j) = l;
+    for (int i = j + 1; i < N; ++i) {
+      T s = A(i, j);
+      for (int k = 0; k < j; ++k) s = s - A(i, k) * A(j, k);
+      A(i, j) = s / l;
+    }
+  }
+  return result;
+}
+
+// Solves A x = b in place with the factor of cholesky_factor (L y = b, then L^T x = y).
+template <class T, int N>
+LOCKSTEP_HD void cholesky_solve(const mat<T, N, N>& L, vec<T, N>& b) {
+  for (int i = 0; i < N; ++i) {
+    T s = b[i];
+    for (int k = 0; k < i; ++k) s = s - L(i, k) * b[k];
+    b[i] = s / L(i, i);
+  }
+  for (int i = N - 1; i >= 0; --i) {
+    T s = b[i];
+    for (int k = i + 1; k < N; ++k) s = s - L(k, i) * b[k];
+    b[i] = s / L(i, i);
+  }
+}
+
+}  // namespace lockstep

@@ -1,0 +1,39 @@
+// lockstep/core/math.hpp — elementary functions on plain doubles, callable on host and device.
+//
+// Models are written once for a generic scalar and call `sin(x)`, `sqrt(x)`, ... unqualified. Inside
+// namespace lockstep those names resolve to the overloads here for double and, by argument-dependent
+// lookup, to the dual-number overloads of dual.hpp. The double versions forward to the C library's
+// global functions, which CUDA also provides as __device__ functions, so no host-only std:: overload
+// (a source of nvcc diagnostic 20014) is ever reached from device code.
+#pragma once
+
+#include <cmath>
+
+#include "lockstep/core/hd.hpp"
+
+namespace lockstep {
+
+LOCKSTEP_HD double sqrt(double x) { return ::sqrt(x); }
+LOCKSTEP_HD double sin(double x) { return ::sin(x); }
+LOCKSTEP_HD double cos(double x) { return ::cos(x); }
+LOCKSTEP_HD double tan(double x) { return ::tan(x); }
+LOCKSTEP_HD double asin(double x) { return ::asin(x); }
+LOCKSTEP_HD double acos(double x) { return ::acos(x); }
+LOCKSTEP_HD double atan(double x) { return ::atan(x); }
+LOCKSTEP_HD double exp(double x) { return ::exp(x); }
+LOCKSTEP_HD double log(double x) { return ::log(x); }
+LOCKSTEP_HD double pow(double x, double y) { return ::pow(x, y); }
+LOCKSTEP_HD double atan2(double y, double x) { return ::atan2(y, x); }
+LOCKSTEP_HD double abs(double x) { return x < 0.0 ? -x : x; }
+LOCKSTEP_HD double min(double a, double b) { return b < a ? b : a; }
+LOCKSTEP_HD double max(double a, double b) { return a < b ? b : a; }
+
+// True for every value that is neither infinite nor NaN. Written arithmetically (x - x is NaN exactly
+// for inf and NaN) because std::isfinite is a host function; valid since we never build with
+// -ffinite-math-only.
+LOCKSTEP_HD bool is_finite(double x) { return x - x == 0.0; }
+
+// The value of a plain scalar is the scalar itself; dual.hpp overloads this to strip derivative parts.
+LOCKSTEP_HD double value_of(double x) { return x; }
+
+}  // namespace lockstep

@@ -1,0 +1,48 @@
+// lockstep/core/status.hpp — how a member's integration ended.
+//
+// Every member ends with one of these codes (DESIGN.md section 3). The codes are stable integers:
+// they are written to results files with their names as an attribute, so never renumber one.
+#pragma once
+
+#include <string_view>
+
+#include "lockstep/core/hd.hpp"
+
+namespace lockstep {
+
+enum class member_status : int {
+  running = 0,                 // not finished yet (only seen mid-run, e.g. in a checkpoint)
+  success = 1,                 // reached t1
+  max_steps = 2,               // the step budget ran out before t1
+  step_size_too_small = 3,     // the step size fell below h_min (error test or Newton kept failing)
+  newton_failure = 4,          // Newton failed to converge repeatedly, even with fresh Jacobians
+  singular_matrix = 5,         // the Newton or Gram matrix is singular (redundant constraints,
+                               // singular configuration)
+  model_not_finite = 6,        // the model returned an infinite or NaN value
+  inconsistent_initial = 7,    // strict initialization: the given state violates the constraints by
+                               // more than the tolerance
+  initialization_failed = 8,   // projection onto the constraints did not converge
+  invalid_input = 9,           // options or inputs rejected before integration (the reason is logged
+                               // by the front end)
+};
+
+inline constexpr int member_status_count = 10;
+
+// The name of a status as written to results files and messages.
+LOCKSTEP_HD constexpr const char* status_name(member_status s) {
+  switch (s) {
+    case member_status::running: return "running";
+    case member_status::success: return "success";
+    case member_status::max_steps: return "max_steps";
+    case member_status::step_size_too_small: return "step_size_too_small";
+    case member_status::newton_failure: return "newton_failure";
+    case member_status::singular_matrix: return "singular_matrix";
+    case member_status::model_not_finite: return "model_not_finite";
+    case member_status::inconsistent_initial: return "inconsistent_initial";
+    case member_status::initialization_failed: return "initialization_failed";
+    case member_status::invalid_input: return "invalid_input";
+  }
+  return "unknown";
+}
+
+}  // namespace lockstep

@@ -1,0 +1,313 @@
+// lockstep/model/derivatives.hpp — every derivative a formulation needs, from the model alone.
+//
+// Users never write a derivative (DESIGN.md section 1). Each quantity below is obtained by evaluating
+// the model's own functions on dual numbers:
+//
+//   G = Phi_q and Phi_t               one pass over the n + 1 inputs (q, t), in chunks of directions
+//   G v + Phi_t                       = d/ds Phi(t + s, q + s v) at s = 0: a single direction
+//   gamma (G q'' = -gamma)            = d^2/ds^2 Phi(t + s, q + s v) at s = 0: a nested dual. Expanding,
+//                                     Phi_qq[v, v] + 2 Phi_qt v + Phi_tt, exactly d/dt (G v + Phi_t)
+//                                     with the G q'' term removed, time terms of rheonomic
+//                                     constraints included (seed 001 eq. 106; seed 003)
+//   d(G v + Phi_t)/dq, dQ/dq, dQ/dv, d(M a)/dq, d(G^T lambda)/dq      Jacobians in chunks
+//   A, a, d(A^T nu)/dq, d(A v + a)/dq, gamma_nh (A q'' = -gamma_nh)  the non-holonomic analogues
+//
+// All functions are generic in the base scalar T, so they nest: d(G^T lambda)/dq differentiates a
+// function that itself differentiates the model. Jacobians are taken in chunks of at most
+// `max_chunk` directions (never n directions nested n deep: DESIGN.md section 5).
+#pragma once
+
+#include "lockstep/core/dual.hpp"
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/linalg.hpp"
+
+namespace lockstep {
+
+namespace ad {
+
+inline constexpr int max_chunk = 8;
+
+constexpr int chunk_for(int inputs) { return inputs < 1 ? 1 : (inputs < max_chunk ? inputs : max_chunk); }
+
+// x with directions j0 .. j0 + C - 1 seeded: the dual input for one chunk of Jacobian columns.
+template <int C, class T, int N>
+LOCKSTEP_HD vec<dual<T, C>, N> seed(const vec<T, N>& x, int j0) {
+  vec<dual<T, C>, N> r;
+  for (int i = 0; i < N; ++i) {
+    r[i] = dual<T, C>(x[i]);
+    if (i >= j0 && i < j0 + C) r[i].d[i - j0] = T(1.0);
+  }
+  return r;
+}
+
+template <class T, int M, int N>
+struct value_and_jacobian {
+  vec<T, M> value;
+  mat<T, M, N> jacobian;  // jacobian(i, j) = d value_i / d x_j
+};
+
+// f(x) and its Jacobian for f : vec<S, N> -> vec<S, M>, S = dual<T, C>; f must accept duals.
+template <class T, int N, class F>
+LOCKSTEP_HD auto evaluate_with_jacobian(const F& f, const vec<T, N>& x) {
+  constexpr int C = chunk_for(N);
+  using Result = decltype(f(vec<dual<T, C>, N>{}));
+  constexpr int M = Result::size;
+  value_and_jacobian<T, M, N> out;
+  for (int j0 = 0; j0 < N; j0 += C) {
+    const Result y = f(seed<C>(x, j0));
+    for (int i = 0; i < M; ++i) {
+      if (j0 == 0) out.value[i] = y[i].v;
+      for (int c = 0; c < C && j0 + c < N; ++c) out.jacobian(i, j0 + c) = y[i].d[c];
+    }
+  }
+  if constexpr (N == 0) out.value = decltype(out.value){};
+  return out;
+}
+
+template <class T, int N, class F>
+LOCKSTEP_HD auto jacobian(const F& f, const vec<T, N>& x) {
+  return evaluate_with_jacobian(f, x).jacobian;
+}
+
+// A scalar s as a dual with first (and, nested, second) derivative 1: t + s and q + s v along it.
+template <class T>
+LOCKSTEP_HD dual<T, 1> line_parameter(const T& base) {
+  return dual<T, 1>::variable(base, 0);
+}
+
+}  // namespace ad
+
+// ---------------------------------------------------------------------------------------------------
+// Holonomic constraints
+// ---------------------------------------------------------------------------------------------------
+
+template <class T, int M, int N>
+struct constraint_linearization {
+  vec<T, M> phi;       // Phi(t, q)
+  mat<T, M, N> G;      // Phi_q
+  vec<T, M> phi_t;     // Phi_t
+};
+
+// Phi, G = Phi_q and Phi_t in one differentiated evaluation over (q, t).
+template <class Model, class T, class P>
+LOCKSTEP_HD constraint_linearization<T, Model::m, Model::n> constraint_linearize(const T& t,
+                                                                               const vec<T, Model::n>& q,
+                                                                               const P* p) {
+  constexpr int n = Model::n;
+  vec<T, n + 1> x;
+  for (int i = 0; i < n; ++i) x[i] = q[i];
+  x[n] = t;
+  const auto vj = ad::evaluate_with_jacobian(
+      [p](const auto& xs) {
+        using S = typename std::remove_cvref_t<decltype(xs)>::value_type;
+        vec<S, n> qs;
+        for (int i = 0; i < n; ++i) qs[i] = xs[i];
+        return Model::template constraint<S, P>(xs[n], qs, p);
+      },
+      x);
+  constraint_linearization<T, Model::m, n> out;
+  out.phi = vj.value;
+  for (int i = 0; i < Model::m; ++i) {
+    for (int j = 0; j < n; ++j) out.G(i, j) = vj.jacobian(i, j);
+    out.phi_t[i] = vj.jacobian(i, n);
+  }
+  return out;
+}
+
+template <class Model, class T, class P>
+LOCKSTEP_HD mat<T, Model::m, Model::n> constraint_jacobian(const T& t, const vec<T, Model::n>& q, const P* p) {
+  return constraint_linearize<Model>(t, q, p).G;
+}
+
+// G v + Phi_t = d/ds Phi(t + s, q + s v) at s = 0.
+template <class Model, class T, class P>
+LOCKSTEP_HD vec<T, Model::m> velocity_constraint(const T& t, const vec<T, Model::n>& q,
+                                                 const vec<T, Model::n>& v, const P* p) {
+  using S = dual<T, 1>;
+  vec<S, Model::n> qs;
+  for (int i = 0; i < Model::n; ++i) {
+    qs[i] = S(q[i]);
+    qs[i].d[0] = v[i];
+  }
+  const vec<S, Model::m> phi = Model::template constraint<S, P>(ad::line_parameter(t), qs, p);
+  vec<T, Model::m> out;
+  for (int i = 0; i < Model::m; ++i) out[i] = phi[i].d[0];
+  return out;
+}
+
+// gamma with G q'' = -gamma: d^2/ds^2 Phi(t + s, q + s v) at s = 0 (nested duals, exact).
+template <class Model, class T, class P>
+LOCKSTEP_HD vec<T, Model::m> constraint_gamma(const T& t, const vec<T, Model::n>& q,
+                                              const vec<T, Model::n>& v, const P* p) {
+  using S1 = dual<T, 1>;
+  using S2 = dual<S1, 1>;
+  auto along_line = [](const T& base, const T& slope) {
+    S2 x;
+    x.v = S1(base);
+    x.v.d[0] = slope;
+    x.d[0] = S1(slope);
+    return x;
+  };
+  vec<S2, Model::n> qs;
+  for (int i = 0; i < Model::n; ++i) qs[i] = along_line(q[i], v[i]);
+  const vec<S2, Model::m> phi = Model::template constraint<S2, P>(along_line(t, T(1.0)), qs, p);
+  vec<T, Model::m> out;
+  for (int i = 0; i < Model::m; ++i) out[i] = phi[i].d[0].d[0];
+  return out;
+}
+
+// d(G v + Phi_t)/dq at fixed v.
+template <class Model, class T, class P>
+LOCKSTEP_HD mat<T, Model::m, Model::n> velocity_constraint_jacobian(const T& t, const vec<T, Model::n>& q,
+                                                                   const vec<T, Model::n>& v, const P* p) {
+  return ad::jacobian(
+      [&](const auto& qs) {
+        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
+        vec<S, Model::n> vs;
+        for (int i = 0; i < Model::n; ++i) vs[i] = S(v[i]);
+        return velocity_constraint<Model>(S(t), qs, vs, p);
+      },
+      q);
+}
+
+// d(G^T lambda)/dq at fixed lambda: the Hessian of lambda . Phi, which enters every Newton matrix.
+template <class Model, class T, class P>
+LOCKSTEP_HD mat<T, Model::n, Model::n> constraint_force_jacobian(const T& t, const vec<T, Model::n>& q,
+                                                                const vec<T, Model::m>& lambda, const P* p) {
+  return ad::jacobian(
+      [&](const auto& qs) {
+        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
+        vec<S, Model::m> ls;
+        for (int i = 0; i < Model::m; ++i) ls[i] = S(lambda[i]);
+        return transpose_times(constraint_jacobian<Model>(S(t), qs, p), ls);
+      },
+      q);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Mass and applied forces
+// ---------------------------------------------------------------------------------------------------
+
+// d(M(q) a)/dq at fixed a.
+template <class Model, class T, class P>
+LOCKSTEP_HD mat<T, Model::n, Model::n> inertia_jacobian(const vec<T, Model::n>& q, const vec<T, Model::n>& a,
+                                                       const P* p) {
+  return ad::jacobian(
+      [&](const auto& qs) {
+        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
+        vec<S, Model::n> as;
+        for (int i = 0; i < Model::n; ++i) as[i] = S(a[i]);
+        return Model::template mass<S, P>(qs, p) * as;
+      },
+      q);
+}
+
+template <class T, int N>
+struct force_linearization {
+  vec<T, N> Q;
+  mat<T, N, N> dQ_dq;
+  mat<T, N, N> dQ_dv;
+};
+
+// Q with dQ/dq and dQ/dv, differentiating over the 2n inputs (q, v) in chunks.
+template <class Model, class T, class P>
+LOCKSTEP_HD force_linearization<T, Model::n> force_linearize(const T& t, const vec<T, Model::n>& q,
+                                                            const vec<T, Model::n>& v, const P* p) {
+  constexpr int n = Model::n;
+  vec<T, 2 * n> x;
+  for (int i = 0; i < n; ++i) {
+    x[i] = q[i];
+    x[n + i] = v[i];
+  }
+  const auto vj = ad::evaluate_with_jacobian(
+      [&](const auto& xs) {
+        using S = typename std::remove_cvref_t<decltype(xs)>::value_type;
+        vec<S, n> qs, vs;
+        for (int i = 0; i < n; ++i) {
+          qs[i] = xs[i];
+          vs[i] = xs[n + i];
+        }
+        return Model::template force<S, P>(S(t), qs, vs, p);
+      },
+      x);
+  force_linearization<T, n> out;
+  out.Q = vj.value;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      out.dQ_dq(i, j) = vj.jacobian(i, j);
+      out.dQ_dv(i, j) = vj.jacobian(i, n + j);
+    }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Non-holonomic constraints A(t, q) v + a(t, q) = 0 (only for models with k > 0)
+// ---------------------------------------------------------------------------------------------------
+
+template <class T, int K, int N>
+struct nonholonomic_linearization {
+  mat<T, K, N> A;   // d(A v + a)/dv
+  vec<T, K> a;      // the residual at v = 0
+};
+
+template <class Model, class T, class P>
+LOCKSTEP_HD nonholonomic_linearization<T, Model::k, Model::n> nonholonomic_linearize(const T& t,
+                                                                                   const vec<T, Model::n>& q,
+                                                                                   const P* p) {
+  const auto vj = ad::evaluate_with_jacobian(
+      [&](const auto& vs) {
+        using S = typename std::remove_cvref_t<decltype(vs)>::value_type;
+        vec<S, Model::n> qs;
+        for (int i = 0; i < Model::n; ++i) qs[i] = S(q[i]);
+        return Model::template nonholonomic<S, P>(S(t), qs, vs, p);
+      },
+      vec<T, Model::n>{});
+  return {vj.jacobian, vj.value};
+}
+
+// d(A v + a)/dq at fixed v.
+template <class Model, class T, class P>
+LOCKSTEP_HD mat<T, Model::k, Model::n> nonholonomic_jacobian_q(const T& t, const vec<T, Model::n>& q,
+                                                              const vec<T, Model::n>& v, const P* p) {
+  return ad::jacobian(
+      [&](const auto& qs) {
+        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
+        vec<S, Model::n> vs;
+        for (int i = 0; i < Model::n; ++i) vs[i] = S(v[i]);
+        return Model::template nonholonomic<S, P>(S(t), qs, vs, p);
+      },
+      q);
+}
+
+// d(A^T nu)/dq at fixed nu.
+template <class Model, class T, class P>
+LOCKSTEP_HD mat<T, Model::n, Model::n> nonholonomic_force_jacobian(const T& t, const vec<T, Model::n>& q,
+                                                                  const vec<T, Model::k>& nu, const P* p) {
+  return ad::jacobian(
+      [&](const auto& qs) {
+        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
+        vec<S, Model::k> nus;
+        for (int i = 0; i < Model::k; ++i) nus[i] = S(nu[i]);
+        return transpose_times(nonholonomic_linearize<Model>(S(t), qs, p).A, nus);
+      },
+      q);
+}
+
+// gamma_nh with A q'' = -gamma_nh: d/ds [A(t + s, q + s v) v + a(t + s, q + s v)] at s = 0, v held.
+template <class Model, class T, class P>
+LOCKSTEP_HD vec<T, Model::k> nonholonomic_gamma(const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v,
+                                                const P* p) {
+  using S = dual<T, 1>;
+  vec<S, Model::n> qs, vs;
+  for (int i = 0; i < Model::n; ++i) {
+    qs[i] = S(q[i]);
+    qs[i].d[0] = v[i];
+    vs[i] = S(v[i]);
+  }
+  const vec<S, Model::k> r = Model::template nonholonomic<S, P>(ad::line_parameter(t), qs, vs, p);
+  vec<T, Model::k> out;
+  for (int i = 0; i < Model::k; ++i) out[i] = r[i].d[0];
+  return out;
+}
+
+}  // namespace lockstep

@@ -1,0 +1,85 @@
+// lockstep/model/registry.hpp — the built-in models, by type (for dispatch) and by name (for front ends).
+#pragma once
+
+#include <array>
+#include <span>
+#include <string_view>
+
+#include "lockstep/model/andrews.hpp"
+#include "lockstep/model/car_axis.hpp"
+#include "lockstep/model/chain.hpp"
+#include "lockstep/model/concept.hpp"
+#include "lockstep/model/double_pendulum.hpp"
+#include "lockstep/model/knife_edge.hpp"
+#include "lockstep/model/linear_oscillator.hpp"
+#include "lockstep/model/pendulum.hpp"
+#include "lockstep/model/slider_crank.hpp"
+
+namespace lockstep {
+
+template <class... Models>
+struct model_list {
+  static constexpr int size = sizeof...(Models);
+  // Calls f.template operator()<Model>() for each model in order.
+  template <class F>
+  static constexpr void for_each(F&& f) {
+    (f.template operator()<Models>(), ...);
+  }
+};
+
+using builtin_models =
+    model_list<models::pendulum, models::double_pendulum, models::chain<2>, models::chain<4>, models::chain<8>,
+               models::chain<16>, models::slider_crank, models::andrews, models::car_axis, models::knife_edge,
+               models::linear_oscillator>;
+
+// What a front end needs to know of a model without instantiating anything for it.
+struct model_info {
+  std::string_view name;
+  std::string_view description;
+  int n, m, k;
+  std::span<const named_value> params;
+  std::span<const named_value> inputs;
+};
+
+template <class Model>
+constexpr model_info info_of() {
+  static_assert(lockstep_check_model<Model>());
+  // A model without named initial inputs (andrews, car_axis) declares no `inputs` table: a zero-length
+  // array is ill-formed.
+  std::span<const named_value> inputs;
+  if constexpr (Model::n_inputs > 0) inputs = std::span<const named_value>(Model::inputs, Model::n_inputs);
+  return {Model::name, Model::description, Model::n, Model::m, Model::k,
+          std::span<const named_value>(Model::params, Model::n_params), inputs};
+}
+
+namespace detail {
+template <class... Models>
+constexpr std::array<model_info, sizeof...(Models)> make_table(model_list<Models...>) {
+  return {info_of<Models>()...};
+}
+}  // namespace detail
+
+inline constexpr auto builtin_model_table = detail::make_table(builtin_models{});
+
+// The model called `name`, or nullptr.
+constexpr const model_info* find_model(std::string_view name) {
+  for (const auto& info : builtin_model_table)
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+// Calls f.template operator()<Model>() for the built-in model called `name`; returns false when there
+// is none.
+template <class F>
+bool visit_model(std::string_view name, F&& f) {
+  bool found = false;
+  builtin_models::for_each([&]<class Model>() {
+    if (!found && name == Model::name) {
+      found = true;
+      f.template operator()<Model>();
+    }
+  });
+  return found;
+}
+
+}  // namespace lockstep
