@@ -1,0 +1,320 @@
+// lockstep/formulation/euler_lagrange.hpp — the index-3 and stabilized index-2 (GGL) formulations of
+//
+//     M(q) q'' + G^T lambda + A^T nu = Q(t, q, v),   Phi(t, q) = 0,   A(t, q) v + a(t, q) = 0
+//
+// as first-order DAEs in y = (q, v, lambda, mu, nu), with residuals and the Newton matrix in reduced,
+// scaled saddle-point form. A method (BDF, Radau) only asks for residuals F(t, y, y') and for the
+// factored Newton matrix at a shift c (y' ~ c y + known terms); it never sees mechanics.
+//
+//   index3:  F_q = q' - v                     = 0   (n)
+//            F_v = M v' + G^T lambda + A^T nu - Q = 0   (n)
+//            F_phi = Phi(t, q)                = 0   (m)      lambda: index 3
+//            F_a = A v + a                    = 0   (k)      nu: index 2
+//   ggl:     F_q = q' - v + G^T mu            = 0   (Gear, Gupta & Leimkuhler 1985; seed 003)
+//            F_v, F_phi, F_a as above;  F_psi = G v + Phi_t = 0   (m)   lambda, mu: index 2
+//
+// GGL weighting. We use the original q' = v - G^T mu, not the M^-1 G^T mu of seed 001 eq. (114a):
+// mu vanishes on the exact solution either way, and without M^-1 the kinematic row stays free of the
+// inverse mass matrix, so the eliminated Newton matrix below needs no factorization of M and no
+// derivative of M^-1. Heterogeneous masses, where the metric matters (seed 004 section 5), are served
+// by the projected-invariants formulation and mass-weighted projections.
+//
+// One implementation serves both formulations with a run-time switch (DESIGN.md section 5: all members
+// of a batch take the same branch); for index3 the mu unknowns stay in the layout, fixed at zero by
+// identity rows, so both share one compile-time size.
+//
+// The Newton matrix. With y' = c y + r (c = a_0 / h for BDF, a complex eigenvalue shift for Radau), the
+// linearization of F_q gives Delta v = c Delta q + G^T Delta mu + F_q (the term d(G^T mu)/dq is left out:
+// mu = O(tolerance), so this is a simplified-Newton approximation of relative size |mu| / c). Eliminating
+// Delta v leaves the unknowns (Delta q, Delta lambda, Delta mu, Delta nu), size n + 2m + k — the velocity
+// rows are never factored (the issue's reduced saddle-point form). Scaling (seed 000, "Ill-conditioned
+// Newton iteration matrix": the condition number grows like h^-index otherwise): the dynamic row is
+// divided by c^2, the velocity-level rows by c, and the multipliers are scaled as Delta lambda =
+// c^2 Delta lambda~, Delta nu = c^2 Delta nu~, Delta mu = c Delta mu~, so every block is O(1) as h -> 0:
+//
+//   [ M - D_v / c + K / c^2    G^T    (M - D_v / c) G^T    A^T ] [Delta q       ]
+//   [ G                        0      0                    0   ] [Delta lambda~ ]
+//   [ G + Psi_q / c            0      G G^T                0   ] [Delta mu~     ]   (ggl rows)
+//   [ A + A_q / c              0      A G^T                0   ] [Delta nu~     ]
+//
+// with D_v = dQ/dv, K = d(M a)/dq + d(G^T lambda)/dq + d(A^T nu)/dq - dQ/dq at a = v', Psi_q =
+// d(G v + Phi_t)/dq, A_q = d(A v + a)/dq. Right-hand sides:
+//   -(F_v + (c M - D_v) F_q) / c^2,  -F_phi,  -(F_psi + G F_q) / c,  -(F_a + A F_q) / c.
+// This is seed 001 eqs. (124)-(128) (matrix f_y' + c f_y) with the kinematic rows eliminated.
+#pragma once
+
+#include "lockstep/core/complex.hpp"
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/linalg.hpp"
+#include "lockstep/core/status.hpp"
+#include "lockstep/model/derivatives.hpp"
+
+namespace lockstep {
+
+enum class formulation : int {
+  index3 = 0,  // q' = v, Phi = 0 (with A v + a = 0)
+  ggl = 1,     // stabilized index 2: q' = v - G^T mu, Phi = 0, G v + Phi_t = 0 (with A v + a = 0)
+};
+
+LOCKSTEP_HD constexpr const char* formulation_name(formulation f) {
+  return f == formulation::index3 ? "index3" : "ggl";
+}
+
+// Where each variable group lives in y = (q, v, lambda, mu, nu).
+template <class Model>
+struct state_layout {
+  static constexpr int n = Model::n, m = Model::m, k = Model::k;
+  static constexpr int size = 2 * n + 2 * m + k;
+  static constexpr int q = 0, v = n, lambda = 2 * n, mu = 2 * n + m, nu = 2 * n + 2 * m;
+  static constexpr int newton_size = n + 2 * m + k;  // (Delta q, Delta lambda~, Delta mu~, Delta nu~)
+};
+
+// The index of variable j in a formulation: 1 for the differential variables q and v, 2 or 3 for the
+// multipliers. Error tests leave variables of index >= 2 out (seed 000, "Error estimation for index-2
+// DAEs"); Newton convergence tests keep them.
+template <class Model>
+LOCKSTEP_HD constexpr int variable_index(formulation f, int j) {
+  using L = state_layout<Model>;
+  if (j < L::lambda) return 1;
+  if (j < L::mu) return f == formulation::index3 ? 3 : 2;
+  return 2;
+}
+
+template <class Model>
+using state_vector = vec<double, state_layout<Model>::size>;
+
+// Residual of the formulation at (t, y, y'); only the q' and v' parts of y' enter.
+template <class Model>
+struct residual_parts {
+  vec<double, Model::n> Fq, Fv;
+  vec<double, Model::m> Fphi, Fpsi;
+  vec<double, Model::k> Fa;
+};
+
+template <class Model>
+LOCKSTEP_HD bool all_finite(const residual_parts<Model>& r) {
+  bool ok = true;
+  for (int i = 0; i < Model::n; ++i) ok = ok && is_finite(r.Fq[i]) && is_finite(r.Fv[i]);
+  for (int i = 0; i < Model::m; ++i) ok = ok && is_finite(r.Fphi[i]) && is_finite(r.Fpsi[i]);
+  for (int i = 0; i < Model::k; ++i) ok = ok && is_finite(r.Fa[i]);
+  return ok;
+}
+
+template <class Model>
+LOCKSTEP_HD residual_parts<Model> evaluate_residual(formulation f, double t, const state_vector<Model>& y,
+                                                    const vec<double, Model::n>& qdot,
+                                                    const vec<double, Model::n>& vdot, const double* p) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  vec<double, n> q, v;
+  vec<double, m> lambda, mu;
+  vec<double, k> nu;
+  for (int i = 0; i < n; ++i) {
+    q[i] = y[L::q + i];
+    v[i] = y[L::v + i];
+  }
+  for (int i = 0; i < m; ++i) {
+    lambda[i] = y[L::lambda + i];
+    mu[i] = y[L::mu + i];
+  }
+  for (int i = 0; i < k; ++i) nu[i] = y[L::nu + i];
+
+  residual_parts<Model> r;
+  const auto con = constraint_linearize<Model>(t, q, p);
+  const auto M = Model::template mass<double, double>(q, p);
+  const auto Q = Model::template force<double, double>(t, q, v, p);
+  const auto Mvdot = M * vdot;
+  const auto Gtl = transpose_times(con.G, lambda);
+  for (int i = 0; i < n; ++i) {
+    r.Fq[i] = qdot[i] - v[i];
+    r.Fv[i] = Mvdot[i] + Gtl[i] - Q[i];
+  }
+  r.Fphi = con.phi;
+  if (f == formulation::ggl) {
+    const auto Gtm = transpose_times(con.G, mu);
+    for (int i = 0; i < n; ++i) r.Fq[i] = r.Fq[i] + Gtm[i];
+    const auto Gv = con.G * v;
+    for (int i = 0; i < m; ++i) r.Fpsi[i] = Gv[i] + con.phi_t[i];
+  }
+  if constexpr (k > 0) {
+    const auto nh = nonholonomic_linearize<Model>(t, q, p);
+    const auto Atn = transpose_times(nh.A, nu);
+    for (int i = 0; i < n; ++i) r.Fv[i] = r.Fv[i] + Atn[i];
+    const auto Av = nh.A * v;
+    for (int i = 0; i < k; ++i) r.Fa[i] = Av[i] + nh.a[i];
+  }
+  return r;
+}
+
+// The Jacobian blocks at one point (t, y, v'): evaluated by automatic differentiation, kept while
+// simplified Newton reuses them, and refactored for a new shift without re-evaluation (RADAU5 keeps
+// the Jacobian across steps in the same way; Hairer & Wanner IV.8).
+template <class Model>
+struct jacobian_blocks {
+  static constexpr int n = Model::n, m = Model::m, k = Model::k;
+  mat<double, n, n> M;       // mass matrix
+  mat<double, n, n> dQ_dv;   // D_v
+  mat<double, n, n> K;       // d(M a)/dq + d(G^T lambda)/dq + d(A^T nu)/dq - dQ/dq
+  mat<double, m, n> G;
+  mat<double, m, n> Psi_q;   // d(G v + Phi_t)/dq (ggl only)
+  mat<double, k, n> A;
+  mat<double, k, n> A_q;     // d(A v + a)/dq
+};
+
+template <class Model>
+LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state_vector<Model>& y,
+                                            const vec<double, Model::n>& vdot, const double* p,
+                                            jacobian_blocks<Model>& J) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  vec<double, n> q, v;
+  vec<double, m> lambda;
+  vec<double, k> nu;
+  for (int i = 0; i < n; ++i) {
+    q[i] = y[L::q + i];
+    v[i] = y[L::v + i];
+  }
+  for (int i = 0; i < m; ++i) lambda[i] = y[L::lambda + i];
+  for (int i = 0; i < k; ++i) nu[i] = y[L::nu + i];
+
+  J.M = Model::template mass<double, double>(q, p);
+  const auto force = force_linearize<Model>(t, q, v, p);
+  J.dQ_dv = force.dQ_dv;
+  J.K = inertia_jacobian<Model>(q, vdot, p) - force.dQ_dq;
+  if constexpr (m > 0) {
+    J.G = constraint_jacobian<Model>(t, q, p);
+    J.K = J.K + constraint_force_jacobian<Model>(t, q, lambda, p);
+    if (f == formulation::ggl) J.Psi_q = velocity_constraint_jacobian<Model>(t, q, v, p);
+  }
+  if constexpr (k > 0) {
+    J.A = nonholonomic_linearize<Model>(t, q, p).A;
+    J.K = J.K + nonholonomic_force_jacobian<Model>(t, q, nu, p);
+    J.A_q = nonholonomic_jacobian_q<Model>(t, q, v, p);
+  }
+  bool finite = true;
+  for (int i = 0; i < n * n; ++i) finite = finite && is_finite(J.M.a[i]) && is_finite(J.dQ_dv.a[i]) && is_finite(J.K.a[i]);
+  for (int i = 0; i < m * n; ++i) finite = finite && is_finite(J.G.a[i]) && is_finite(J.Psi_q.a[i]);
+  for (int i = 0; i < k * n; ++i) finite = finite && is_finite(J.A.a[i]) && is_finite(J.A_q.a[i]);
+  return finite ? member_status::success : member_status::model_not_finite;
+}
+
+// The scaled reduced Newton matrix at shift c, factored by the pivoted LU. E is double for BDF and
+// Radau's real block, complex<double> for Radau's complex block.
+template <class Model, class E = double>
+struct newton_matrix {
+  static constexpr int size = state_layout<Model>::newton_size;
+  mat<E, size, size> lu;
+  vec<int, size> pivot;
+  E c{};  // the shift it was factored for
+};
+
+// Assembles the matrix of the header comment from the Jacobian blocks and factors it. Returns
+// success, singular_matrix or model_not_finite.
+template <class Model, class E>
+LOCKSTEP_HD member_status factor_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c,
+                                               newton_matrix<Model, E>& N) {
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  constexpr int il = n, imu = n + m, inu = n + 2 * m;  // block offsets in the Newton unknowns
+  const E inv_c = E(1.0) / c;
+  const E inv_c2 = inv_c * inv_c;
+  N.c = c;
+  N.lu = mat<E, newton_matrix<Model, E>::size, newton_matrix<Model, E>::size>{};
+  // (M - D_v / c) appears twice: in the leading block and, times G^T, in the mu column.
+  mat<E, n, n> Mc;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      Mc(i, j) = E(J.M(i, j)) - E(J.dQ_dv(i, j)) * inv_c;
+      N.lu(i, j) = Mc(i, j) + E(J.K(i, j)) * inv_c2;
+    }
+  for (int i = 0; i < n; ++i)
+    for (int a = 0; a < m; ++a) {
+      N.lu(i, il + a) = E(J.G(a, i));
+      N.lu(il + a, i) = E(J.G(a, i));
+    }
+  for (int a = 0; a < k; ++a)
+    for (int j = 0; j < n; ++j) {
+      N.lu(j, inu + a) = E(J.A(a, j));
+      N.lu(inu + a, j) = E(J.A(a, j)) + E(J.A_q(a, j)) * inv_c;
+    }
+  if (f == formulation::ggl) {
+    for (int a = 0; a < m; ++a)
+      for (int j = 0; j < n; ++j) N.lu(imu + a, j) = E(J.G(a, j)) + E(J.Psi_q(a, j)) * inv_c;
+    for (int i = 0; i < n; ++i)
+      for (int b = 0; b < m; ++b) {
+        E s{};
+        for (int j = 0; j < n; ++j) s = s + Mc(i, j) * E(J.G(b, j));
+        N.lu(i, imu + b) = s;
+      }
+    for (int a = 0; a < m; ++a)
+      for (int b = 0; b < m; ++b) {
+        double s = 0.0;
+        for (int j = 0; j < n; ++j) s += J.G(a, j) * J.G(b, j);
+        N.lu(imu + a, imu + b) = E(s);
+      }
+    for (int a = 0; a < k; ++a)
+      for (int b = 0; b < m; ++b) {
+        double s = 0.0;
+        for (int j = 0; j < n; ++j) s += J.A(a, j) * J.G(b, j);
+        N.lu(inu + a, imu + b) = E(s);
+      }
+  } else {
+    for (int a = 0; a < m; ++a) N.lu(imu + a, imu + a) = E(1.0);  // mu is absent: Delta mu = 0
+  }
+
+  const factor_result fr = lu_factor(N.lu, N.pivot);
+  if (fr.info == lu_not_finite) return member_status::model_not_finite;
+  if (fr.info != lu_ok) return member_status::singular_matrix;
+  return member_status::success;
+}
+
+// The Newton increment Delta y for the residual r (Delta y solves J Delta y = -F), unscaled, in the
+// layout of y. E = double here; Radau's complex block uses its own transformation on top of this one.
+template <class Model, class E>
+LOCKSTEP_HD void solve_newton(formulation f, const jacobian_blocks<Model>& J, const newton_matrix<Model, E>& N,
+                              const vec<E, Model::n>& Fq,
+                              const vec<E, Model::n>& Fv, const vec<E, Model::m>& Fphi,
+                              const vec<E, Model::m>& Fpsi, const vec<E, Model::k>& Fa, vec<E, Model::n>& dq,
+                              vec<E, Model::n>& dv, vec<E, Model::m>& dlambda, vec<E, Model::m>& dmu,
+                              vec<E, Model::k>& dnu) {
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  constexpr int il = n, imu = n + m, inu = n + 2 * m;
+  const E c = N.c;
+  const E inv_c = E(1.0) / c;
+  const E inv_c2 = inv_c * inv_c;
+  vec<E, state_layout<Model>::newton_size> b;
+  for (int i = 0; i < n; ++i) {
+    E CvFq{};
+    for (int j = 0; j < n; ++j) CvFq = CvFq + (c * E(J.M(i, j)) - E(J.dQ_dv(i, j))) * Fq[j];
+    b[i] = -(Fv[i] + CvFq) * inv_c2;
+  }
+  for (int a = 0; a < m; ++a) {
+    b[il + a] = -Fphi[a];
+    if (f == formulation::ggl) {
+      E GFq{};
+      for (int j = 0; j < n; ++j) GFq = GFq + E(J.G(a, j)) * Fq[j];
+      b[imu + a] = -(Fpsi[a] + GFq) * inv_c;
+    } else {
+      b[imu + a] = E{};
+    }
+  }
+  for (int a = 0; a < k; ++a) {
+    E AFq{};
+    for (int j = 0; j < n; ++j) AFq = AFq + E(J.A(a, j)) * Fq[j];
+    b[inu + a] = -(Fa[a] + AFq) * inv_c;
+  }
+  lu_solve(N.lu, N.pivot, b);
+  const E c2 = c * c;
+  for (int i = 0; i < n; ++i) dq[i] = b[i];
+  for (int a = 0; a < m; ++a) {
+    dlambda[a] = c2 * b[il + a];
+    dmu[a] = f == formulation::ggl ? c * b[imu + a] : E{};
+  }
+  for (int a = 0; a < k; ++a) dnu[a] = c2 * b[inu + a];
+  for (int i = 0; i < n; ++i) {
+    E s = c * dq[i] + Fq[i];
+    for (int a = 0; a < m; ++a) s = s + E(J.G(a, i)) * dmu[a];
+    dv[i] = s;
+  }
+}
+
+}  // namespace lockstep

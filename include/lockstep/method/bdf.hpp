@@ -1,0 +1,538 @@
+// lockstep/method/bdf.hpp — variable-order (1-5), variable-step BDF for one member.
+//
+// Form. Variable-coefficient BDF written through its predictor (Brenan, Campbell & Petzold 1996,
+// sections 3.1 and 5.2; Jackson & Sacks-Davis 1980 show the variable-coefficient form is the most
+// stable under step changes). With past nodes tau_1 > tau_2 > ... (newest first) and order k:
+//   predictor   P_pred  = the polynomial through tau_1 .. tau_{k+1}, y_pred = P_pred(t_n), y'_pred = P_pred'(t_n);
+//   corrector   P_corr  = P_pred + (y_n - y_pred) w(t),  w(t) = prod_{j<=k} (t - tau_j) / (t_n - tau_j),
+//               which interpolates y_n and tau_1 .. tau_k; BDF asks F(t_n, y_n, P_corr'(t_n)) = 0, i.e.
+//               y'_n = y'_pred + c (y_n - y_pred),   c = w'(t_n) = sum_{j<=k} 1 / (t_n - tau_j).
+// This is IDA's fixed-leading-coefficient corrector equation (Hindmarsh et al. 2005, eq. 3) with the
+// exact variable coefficient c in place of alpha_s / h.
+//
+// Error estimate. Comparing the interpolation errors of P_pred and of the exact solution's BDF
+// polynomial gives, to leading order, the local error of order k
+//   LTE_k = -(y_n - y_pred) / (c (t_n - tau_{k+1}))
+// (for constant steps: (y_n - y_pred) / (k + 1) at k = 1 and 2 (y_n - y_pred) / 9 at k = 2, the classical
+// constants). For the neighbouring orders p = k - 1 and k + 1 the same formula reads
+//   LTE_p = y[t_n, tau_1 .. tau_{p+1}] prod_{j<=p} (t_n - tau_j) / c_p,   c_p = sum_{j<=p} 1 / (t_n - tau_j).
+// The norm is the weighted RMS norm over the differential variables q and v only: for index-2 (ggl)
+// multipliers the divided-difference estimate does not vanish as h -> 0 and would reject forever, while
+// they are accurate anyway (seed 000, "Error estimation for index-2 DAEs"; Brenan et al. 5.4.1). They
+// stay in the Newton convergence test.
+//
+// Step and order selection follow IDA (Hindmarsh et al. 2005, section 3 and the IDA user guide's
+// "Step size and order selection"): after acceptance the order with the largest admissible step among
+// k - 1, k, k + 1 (k + 1 only after k + 1 steps at order k), step ratio r = (2 LTE + 1e-4)^(-1/(p+1)),
+// doubled when r >= 2, kept when 1 < r < 2 (so the Newton matrix can be reused), cut to
+// max(0.5, min(0.9, r)) when r <= 1; after a rejection: ratio 0.9 r in [0.25, 0.9], then 0.25, then order 1.
+//
+// Newton. Simplified Newton on the reduced saddle-point system of formulation/euler_lagrange.hpp,
+// with the Jacobian evaluated at a predicted point and kept across steps while convergence is fast;
+// the matrix is refactored (without re-evaluating the Jacobian) when c drifts by more than 20% from the
+// value it was factored for; a Newton failure with an old Jacobian re-evaluates it before the step is
+// cut (IDA's strategy: at most 4 iterations, divergence when the rate exceeds 0.9, convergence when
+// rate / (1 - rate) ||Delta|| <= 0.33).
+//
+// index3. Variable-step BDF on the index-3 form gives O(1) errors in the multipliers after every step
+// change (Petzold 1982; Brenan, Campbell & Petzold 3.2.2), and its Newton matrix is ill-conditioned as
+// h^-3 (seed 000). BDF on index3 is therefore allowed with fixed steps only (bdf_check_options).
+//
+// Everything here is LOCKSTEP_HD, allocation-free and exception-free: a member's state is plain data
+// and each call is one step attempt (DESIGN.md, "member stepper").
+#pragma once
+
+#include <limits>
+
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/linalg.hpp"
+#include "lockstep/core/status.hpp"
+#include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/method/interpolation.hpp"
+#include "lockstep/stepper/initialize.hpp"
+#include "lockstep/stepper/options.hpp"
+
+namespace lockstep {
+
+inline constexpr int bdf_max_order = 5;
+
+template <class Model>
+struct bdf_state {
+  using layout = state_layout<Model>;
+  static constexpr int ny = layout::size;
+  // Order k needs k + 1 past points for its predictor and k + 2 for the order-raise estimate (k < 5).
+  static constexpr int max_past = bdf_max_order + 1;
+
+  double t = 0.0;      // time of the newest accepted point (= t_past[0])
+  double h = 0.0;      // step size of the next attempt
+  int order = 1;       // order of the next attempt
+  int last_order = 1;  // order of the last accepted step (defines the dense-output polynomial)
+  int steps_at_order = 0;
+  int error_failures = 0;   // consecutive error-test failures
+  int newton_cuts = 0;      // consecutive step cuts after Newton failure
+  int past_count = 0;
+  double t_past[max_past] = {};
+  state_vector<Model> y_past[max_past];
+  // While t0 is inside the window, it is also a confluent node with the consistent derivative y'(t0).
+  bool initial_derivative = false;
+  state_vector<Model> yp0;
+
+  jacobian_blocks<Model> jac;
+  newton_matrix<Model, double> newton;
+  bool jacobian_valid = false;
+  bool newton_valid = false;
+  bool jacobian_fresh = false;  // evaluated during the current step attempt
+  double newton_rate = 0.0;     // last observed convergence rate (0: none yet)
+};
+
+// Refuses option combinations the theory says are unstable or ill-defined; returns an empty string
+// when the options are acceptable, else the reason.
+LOCKSTEP_HD constexpr const char* bdf_check_options(const solver_options& opt) {
+  if (opt.form == formulation::index3 && !(opt.fixed_h > 0.0))
+    return "BDF on the index-3 formulation is allowed with fixed steps only: variable-step BDF gives O(1) "
+           "multiplier errors after every step-size change on index 3 (Petzold 1982; Brenan, Campbell & "
+           "Petzold 3.2); use formulation ggl, or radau5 on index3";
+  if (opt.fixed_h > 0.0 && (opt.fixed_order < 1 || opt.fixed_order > bdf_max_order))
+    return "fixed_order must be between 1 and 5";
+  if (opt.max_order < 1 || opt.max_order > bdf_max_order) return "max_order must be between 1 and 5";
+  if (!(opt.rtol > 0.0) || !(opt.atol_q > 0.0) || !(opt.atol_v > 0.0) || !(opt.atol_lambda > 0.0))
+    return "rtol and atol must be positive";
+  return "";
+}
+
+namespace detail {
+
+// Weights 1 / (rtol |y_i| + atol_group) at the start of a step.
+template <class Model>
+LOCKSTEP_HD state_vector<Model> error_weights(const state_vector<Model>& y, const solver_options& opt) {
+  using L = state_layout<Model>;
+  state_vector<Model> w;
+  for (int j = 0; j < L::size; ++j) {
+    const double atol = j < L::v ? opt.atol_q : (j < L::lambda ? opt.atol_v : opt.atol_lambda);
+    w[j] = 1.0 / (opt.rtol * abs(y[j]) + atol);
+  }
+  return w;
+}
+
+// Weighted RMS norm over the variables [begin, end).
+template <class Model>
+LOCKSTEP_HD double wrms(const state_vector<Model>& x, const state_vector<Model>& w, int begin, int end) {
+  double s = 0.0;
+  for (int j = begin; j < end; ++j) {
+    const double e = x[j] * w[j];
+    s += e * e;
+  }
+  return end > begin ? sqrt(s / (end - begin)) : 0.0;
+}
+
+// The norm of a Newton increment. All variables count (seed 000: algebraic variables stay in the
+// Newton test), but the GGL multiplier mu is measured by what it does: q' = v - G^T mu, so a change
+// Delta mu moves q by G^T Delta mu / c, which is compared with the position weights. Weighting mu
+// itself by atol_lambda would demand accuracy below its round-off level, eps |q| c / |G| (the q' of the
+// corrector carries eps |q| c), and stall Newton at small steps.
+template <class Model>
+LOCKSTEP_HD double newton_norm(const state_vector<Model>& delta, const state_vector<Model>& w,
+                               const jacobian_blocks<Model>& J, double c) {
+  using L = state_layout<Model>;
+  double s = 0.0;
+  for (int j = 0; j < L::size; ++j) {
+    if (j >= L::mu && j < L::nu) continue;
+    const double e = delta[j] * w[j];
+    s += e * e;
+  }
+  for (int i = 0; i < Model::n; ++i) {
+    double dq = 0.0;
+    for (int a = 0; a < Model::m; ++a) dq += J.G(a, i) * delta[L::mu + a];
+    const double e = dq / c * w[L::q + i];
+    s += e * e;
+  }
+  return sqrt(s / (L::size - Model::m + Model::n));
+}
+
+// The past nodes tau_1 .. tau_count (newest first), with the confluent initial node when needed.
+template <class Model>
+struct past_nodes {
+  int count = 0;
+  bool confluent_last = false;
+  double x[bdf_state<Model>::max_past + 2] = {};
+};
+
+template <class Model>
+LOCKSTEP_HD int available_past(const bdf_state<Model>& s) {
+  return s.past_count + (s.initial_derivative ? 1 : 0);
+}
+
+// Fills dd[first .. first + count - 1] and x[first ..] with the newest `count` past points.
+template <class Model>
+LOCKSTEP_HD bool load_past(const bdf_state<Model>& s, int count, double* x, state_vector<Model>* dd) {
+  bool confluent = false;
+  for (int j = 0; j < count; ++j) {
+    if (j < s.past_count) {
+      x[j] = s.t_past[j];
+      dd[j] = s.y_past[j];
+    } else {  // j == past_count: the confluent node at t0
+      x[j] = s.t_past[s.past_count - 1];
+      dd[j] = s.y_past[s.past_count - 1];
+      confluent = true;
+    }
+  }
+  return confluent;
+}
+
+// LTE estimate at order p for the new point (t_new, y_new) from the divided difference over
+// (t_new, tau_1 .. tau_{p+1}); requires p + 1 available past nodes.
+template <class Model>
+LOCKSTEP_HD double lte_estimate(const bdf_state<Model>& s, int p, double t_new, const state_vector<Model>& y_new,
+                                const state_vector<Model>& w) {
+  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+  double x[max_nodes];
+  state_vector<Model> dd[max_nodes];
+  x[0] = t_new;
+  dd[0] = y_new;
+  const bool confluent = load_past(s, p + 1, x + 1, dd + 1);
+  divided_differences(p + 2, x, dd, confluent, s.yp0);
+  double prod = 1.0, cp = 0.0;
+  for (int j = 1; j <= p; ++j) {
+    prod *= t_new - x[j];
+    cp += 1.0 / (t_new - x[j]);
+  }
+  using L = state_layout<Model>;
+  return wrms<Model>(dd[p + 1], w, L::q, L::lambda) * abs(prod) / cp;
+}
+
+}  // namespace detail
+
+// Starts the method at t0 from consistent initial values (stepper/initialize.hpp).
+template <class Model>
+LOCKSTEP_HD void bdf_start(bdf_state<Model>& s, double t0, double t1, const initial_values<Model>& init,
+                           const solver_options& opt) {
+  using L = state_layout<Model>;
+  s = bdf_state<Model>{};
+  s.t = t0;
+  s.past_count = 1;
+  s.t_past[0] = t0;
+  for (int i = 0; i < Model::n; ++i) {
+    s.y_past[0][L::q + i] = init.q[i];
+    s.y_past[0][L::v + i] = init.v[i];
+    s.yp0[L::q + i] = init.v[i];
+    s.yp0[L::v + i] = init.a[i];
+  }
+  for (int i = 0; i < Model::m; ++i) s.y_past[0][L::lambda + i] = init.lambda[i];
+  for (int i = 0; i < Model::k; ++i) s.y_past[0][L::nu + i] = init.nu[i];
+  s.initial_derivative = true;
+
+  if (opt.fixed_h > 0.0) {
+    s.h = opt.fixed_h;
+    s.order = 1;
+    return;
+  }
+  // Initial step: the order-1 local error h^2 / 2 ||q''|| is aimed at 0.1 in the error-weight norm
+  // (the idea of Hairer, Norsett & Wanner I.4's starting-step algorithm, with the consistent q''(t0) in
+  // place of a difference quotient), and at most 0.001 of the interval. IDA's h ||y'|| <= 0.5 rule is
+  // far smaller for mechanical systems with large accelerations (andrews: h ~ 1e-9 at rtol 1e-4) and
+  // drives the Newton iteration into round-off, which grows like c^2 in the multipliers.
+  const double span = abs(t1 - t0);
+  double h = opt.h_initial > 0.0 ? opt.h_initial : 0.001 * span;
+  if (!(opt.h_initial > 0.0)) {
+    const auto w = detail::error_weights<Model>(s.y_past[0], opt);
+    state_vector<Model> accel;
+    for (int i = 0; i < Model::n; ++i) accel[L::q + i] = init.a[i];
+    const double anorm = detail::wrms<Model>(accel, w, L::q, L::v);
+    if (anorm * h * h > 0.2) h = sqrt(0.2 / anorm);
+  }
+  s.h = min(h, opt.h_max);
+  s.order = 1;
+}
+
+// Starts from given solution points (newest first; e.g. exact values for order studies); the order of
+// the first step may then be up to count - 1... count.
+template <class Model>
+LOCKSTEP_HD void bdf_start_from_points(bdf_state<Model>& s, int count, const double* t, const state_vector<Model>* y,
+                                       double h, int order) {
+  s = bdf_state<Model>{};
+  s.past_count = count;
+  for (int j = 0; j < count; ++j) {
+    s.t_past[j] = t[j];
+    s.y_past[j] = y[j];
+  }
+  s.t = t[0];
+  s.h = h;
+  s.order = order;
+  s.last_order = order < count ? order : count - 1;
+}
+
+enum class attempt_result : int { accepted = 0, rejected = 1, failed = 2 };
+
+// One step attempt from s.t towards t_end (the step is shortened only to land exactly on t_end).
+// On `failed`, status says why; on `accepted`, s.t advanced and the dense output covers
+// [t_past[1], t_past[0]].
+template <class Model>
+LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const double* p, const solver_options& opt,
+                                       member_counters& counters, member_status& status) {
+  using L = state_layout<Model>;
+  constexpr int ny = L::size;
+  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  const bool fixed = opt.fixed_h > 0.0;
+  const formulation form = opt.form;
+
+  // ---- step size and order of this attempt ----
+  double h = s.h;
+  if (!fixed) h = min(h, opt.h_max);
+  if (s.t + 1.0001 * h >= t_end) h = t_end - s.t;  // land on t1 exactly (never beyond it)
+  const double h_min = max(opt.h_min, 16.0 * eps * max(abs(s.t), abs(t_end)));
+  if (!fixed && h < h_min && s.t + h < t_end) {
+    status = member_status::step_size_too_small;
+    return attempt_result::failed;
+  }
+  int k = fixed ? opt.fixed_order : s.order;
+  if (k > detail::available_past(s) - 1) k = detail::available_past(s) - 1;
+  if (k < 1) k = 1;
+  const double t_new = s.t + h;
+
+  // ---- predictor ----
+  double x[max_nodes];
+  state_vector<Model> dd[max_nodes];
+  const bool confluent = detail::load_past(s, k + 1, x, dd);
+  divided_differences(k + 1, x, dd, confluent, s.yp0);
+  state_vector<Model> y_pred, yp_pred;
+  evaluate_newton_form(k + 1, x, dd, t_new, y_pred, &yp_pred);
+  double c = 0.0;
+  for (int j = 0; j < k; ++j) c += 1.0 / (t_new - x[j]);
+
+  const state_vector<Model> w = detail::error_weights<Model>(s.y_past[0], opt);
+
+  // ---- Newton matrix: reuse, refactor or re-evaluate ----
+  s.jacobian_fresh = false;
+  auto fail_step = [&](member_status reason) {
+    // A step cut after a Newton failure (or a singular / non-finite Newton system).
+    ++counters.rejected_steps;
+    ++counters.newton_failures;
+    ++s.newton_cuts;
+    s.newton_valid = false;
+    s.jacobian_valid = false;
+    s.newton_rate = 0.0;
+    if (fixed || s.newton_cuts > 10) {
+      status = reason == member_status::success ? member_status::newton_failure : reason;
+      return attempt_result::failed;
+    }
+    s.h = 0.25 * h;
+    s.order = k;
+    if (s.h < h_min) {
+      status = reason == member_status::success ? member_status::step_size_too_small : reason;
+      return attempt_result::failed;
+    }
+    return attempt_result::rejected;
+  };
+
+  for (int jacobian_round = 0; jacobian_round < 2; ++jacobian_round) {
+    if (!s.jacobian_valid) {
+      vec<double, Model::n> vdot;
+      for (int i = 0; i < Model::n; ++i) vdot[i] = yp_pred[L::v + i];
+      const member_status js = evaluate_jacobian<Model>(form, t_new, y_pred, vdot, p, s.jac);
+      ++counters.jacobian_evaluations;
+      if (js != member_status::success) return fail_step(js);
+      s.jacobian_valid = true;
+      s.jacobian_fresh = true;
+      s.newton_valid = false;
+      s.newton_rate = 0.0;
+    }
+    if (!s.newton_valid || c != s.newton.c) {
+      const member_status fs = factor_newton_matrix<Model, double>(form, s.jac, c, s.newton);
+      ++counters.lu_factorizations;
+      if (fs != member_status::success) {
+        if (!s.jacobian_fresh) {  // the old Jacobian may be the cause: re-evaluate once
+          s.jacobian_valid = false;
+          continue;
+        }
+        return fail_step(fs);
+      }
+      s.newton_valid = true;
+    }
+
+    // ---- simplified Newton iteration ----
+    state_vector<Model> y = y_pred;
+    bool converged = false;
+    bool not_finite = false;
+    double delta0 = 0.0;
+    double rate = 0.0;
+    for (int it = 0; it < opt.newton_max_iterations; ++it) {
+      vec<double, Model::n> qdot, vdot;
+      for (int i = 0; i < Model::n; ++i) {
+        qdot[i] = yp_pred[L::q + i] + c * (y[L::q + i] - y_pred[L::q + i]);
+        vdot[i] = yp_pred[L::v + i] + c * (y[L::v + i] - y_pred[L::v + i]);
+      }
+      const residual_parts<Model> r = evaluate_residual<Model>(form, t_new, y, qdot, vdot, p);
+      ++counters.model_evaluations;
+      ++counters.newton_iterations;
+      if (!all_finite(r)) {
+        not_finite = true;
+        break;
+      }
+      vec<double, Model::n> dq, dv;
+      vec<double, Model::m> dl, dm;
+      vec<double, Model::k> dn;
+      solve_newton<Model, double>(form, s.jac, s.newton, r.Fq, r.Fv, r.Fphi, r.Fpsi, r.Fa, dq, dv, dl, dm, dn);
+      state_vector<Model> delta;
+      for (int i = 0; i < Model::n; ++i) {
+        delta[L::q + i] = dq[i];
+        delta[L::v + i] = dv[i];
+      }
+      for (int i = 0; i < Model::m; ++i) {
+        delta[L::lambda + i] = dl[i];
+        delta[L::mu + i] = dm[i];
+      }
+      for (int i = 0; i < Model::k; ++i) delta[L::nu + i] = dn[i];
+      for (int j = 0; j < ny; ++j) y[j] = y[j] + delta[j];
+      const double dnorm = detail::newton_norm<Model>(delta, w, s.jac, c);
+      if (!is_finite(dnorm)) {
+        not_finite = true;
+        break;
+      }
+      // Convergence is judged from a measured contraction rate, never from the previous step's:
+      // a rate carried over from a step with a fresher Jacobian lets an unconverged first iterate
+      // through, and the multipliers' iteration error then accumulates through the predictor.
+      // The exception is IDA's first-iteration test with a Jacobian evaluated at this very predictor,
+      // where the conservative factor 20 stands in for the unknown rate (Hindmarsh et al. 2005): it
+      // also accepts a predictor that is exact to round-off, which a rate test (rate ~ 1 between two
+      // increments of pure noise) would reject forever.
+      if (it == 0) {
+        delta0 = dnorm;
+        if (dnorm <= 1e-4 * opt.newton_tol || (s.jacobian_fresh && 20.0 * dnorm <= opt.newton_tol)) {
+          converged = true;
+          break;
+        }
+        continue;
+      }
+      rate = pow(dnorm / delta0, 1.0 / it);
+      if (rate > 0.9) break;  // diverging or too slow
+      if (rate / (1.0 - rate) * dnorm <= opt.newton_tol) {
+        converged = true;
+        break;
+      }
+    }
+    if (not_finite && s.jacobian_fresh) return fail_step(member_status::model_not_finite);
+    if (!converged) {
+      if (!s.jacobian_fresh) {  // retry with a Jacobian evaluated now (IDA: "lsetup with fresh J")
+        s.jacobian_valid = false;
+        continue;
+      }
+      return fail_step(member_status::success);
+    }
+    s.newton_rate = rate;
+    s.newton_cuts = 0;
+    // Slow contraction means the Jacobian has drifted from the solution: evaluate a new one for the
+    // next step (RADAU5 re-evaluates unless theta <= 0.001; we keep it while the rate stays small).
+    if (rate > 0.25) s.jacobian_valid = false;
+
+    // ---- error test (adaptive only) ----
+    double err_k = 0.0;
+    if (!fixed) {
+      state_vector<Model> e;
+      for (int j = 0; j < ny; ++j) e[j] = y[j] - y_pred[j];
+      err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (c * (t_new - x[k]));
+      if (!(err_k <= 1.0)) {
+        ++counters.rejected_steps;
+        ++s.error_failures;
+        double ratio;
+        int new_order = k;
+        if (s.error_failures == 1) {
+          if (k > 1) {
+            const double err_km1 = detail::lte_estimate(s, k - 1, t_new, y, w);
+            if (err_km1 <= err_k) new_order = k - 1;
+          }
+          ratio = 0.9 * pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
+          ratio = max(0.25, min(0.9, ratio));
+        } else if (s.error_failures == 2) {
+          ratio = 0.25;
+        } else {
+          new_order = 1;
+          ratio = 0.25;
+        }
+        s.order = new_order;
+        s.h = ratio * h;
+        if (s.h < h_min) {
+          status = member_status::step_size_too_small;
+          return attempt_result::failed;
+        }
+        return attempt_result::rejected;
+      }
+    }
+
+    // ---- next order (estimates over t_new and the past nodes, before they shift) ----
+    int best_order = k;
+    double best_ratio = 1.0;
+    if (!fixed) {
+      s.steps_at_order = (k == s.order) ? s.steps_at_order + 1 : 1;
+      best_ratio = pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
+      if (k > 1) {
+        const double r = pow(2.0 * detail::lte_estimate(s, k - 1, t_new, y, w) + 1e-4, -1.0 / k);
+        if (r >= best_ratio) {
+          best_ratio = r;
+          best_order = k - 1;
+        }
+      }
+      if (k < opt.max_order && s.steps_at_order >= k + 1 && detail::available_past(s) >= k + 2) {
+        const double r = pow(2.0 * detail::lte_estimate(s, k + 1, t_new, y, w) + 1e-4, -1.0 / (k + 2));
+        if (r > best_ratio) {
+          best_ratio = r;
+          best_order = k + 1;
+        }
+      }
+    }
+
+    // ---- accept ----
+    for (int j = bdf_state<Model>::max_past - 1; j > 0; --j) {
+      s.t_past[j] = s.t_past[j - 1];
+      s.y_past[j] = s.y_past[j - 1];
+    }
+    s.t_past[0] = t_new;
+    s.y_past[0] = y;
+    if (s.past_count < bdf_state<Model>::max_past) {
+      ++s.past_count;
+    } else {
+      s.initial_derivative = false;  // t0 has left the window
+    }
+    s.t = t_new;
+    s.last_order = k;
+    s.error_failures = 0;
+    ++counters.steps;
+    counters.last_h = h;
+
+    if (fixed) {
+      s.h = opt.fixed_h;
+      return attempt_result::accepted;
+    }
+
+    // ---- next step size ----
+    if (best_order != k) s.steps_at_order = 0;
+    s.order = best_order;
+    double ratio;
+    if (best_ratio >= 2.0) {
+      ratio = 2.0;
+    } else if (best_ratio <= 1.0) {
+      ratio = max(0.5, min(0.9, best_ratio));
+    } else {
+      ratio = 1.0;
+    }
+    s.h = min(ratio * h, opt.h_max);
+    return attempt_result::accepted;
+  }
+  return fail_step(member_status::success);
+}
+
+// Dense output: the BDF polynomial of the last accepted step (through its k + 1 newest points),
+// evaluated at t in [t_past[1], t_past[0]] (Brenan, Campbell & Petzold 5.2: DASSL interpolates the
+// same way).
+template <class Model>
+LOCKSTEP_HD void bdf_dense_output(const bdf_state<Model>& s, double t, state_vector<Model>& y) {
+  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+  double x[max_nodes];
+  state_vector<Model> dd[max_nodes];
+  const int count = s.last_order + 1 <= s.past_count ? s.last_order + 1 : s.past_count;
+  detail::load_past(s, count, x, dd);
+  divided_differences(count, x, dd, false, s.yp0);
+  evaluate_newton_form<state_layout<Model>::size>(count, x, dd, t, y, nullptr);
+}
+
+}  // namespace lockstep

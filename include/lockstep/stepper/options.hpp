@@ -1,0 +1,71 @@
+// lockstep/stepper/options.hpp — what a user sets for one member's integration, and what a member
+// reports back besides its trajectory.
+#pragma once
+
+#include <limits>
+
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/status.hpp"
+#include "lockstep/formulation/euler_lagrange.hpp"
+
+namespace lockstep {
+
+// How initial (q0, v0) that violate the constraints are treated (seed 001 eqs. 120-123).
+enum class init_mode : int {
+  project = 0,  // correct them by a minimal-norm projection and report the size of the correction
+  strict = 1,   // refuse them (status inconsistent_initial) when a correction above init_tolerance is needed
+};
+
+// The metric of minimal-norm corrections: || dq ||_M = sqrt(dq^T M dq) (kinetic energy, the default)
+// or the Euclidean norm.
+enum class projection_metric : int { mass = 0, euclidean = 1 };
+
+struct solver_options {
+  formulation form = formulation::ggl;
+
+  // Error control: weighted RMS norm with weights 1 / (rtol |y_i| + atol_group) (Hairer, Norsett &
+  // Wanner I.4; IDA user guide, "error test"). Multipliers are weighted by atol_lambda in the Newton
+  // test; the error test leaves them out (seed 000).
+  double rtol = 1e-6;
+  double atol_q = 1e-6;
+  double atol_v = 1e-6;
+  double atol_lambda = 1e-6;
+
+  double h_initial = 0.0;  // 0: chosen from the initial derivatives
+  double h_min = 0.0;      // 0: 16 eps max(|t|, |t1 - t0|)... see bdf.hpp
+  double h_max = std::numeric_limits<double>::infinity();
+  long max_steps = 500000;  // step attempts, accepted or not
+  int max_order = 5;        // BDF: 1..5
+
+  // Fixed-step, fixed-order BDF (for order studies and index3): h = fixed_h, order = fixed_order,
+  // no error test. fixed_h > 0 turns it on.
+  double fixed_h = 0.0;
+  int fixed_order = 1;
+
+  // Simplified Newton: converged when rate / (1 - rate) * ||Delta|| <= newton_tol (IDA's epcon = 0.33,
+  // in units of the error weights); at most newton_max_iterations per attempt.
+  double newton_tol = 0.33;
+  int newton_max_iterations = 4;
+
+  init_mode init = init_mode::project;
+  projection_metric metric = projection_metric::mass;
+  double init_tolerance = 1e-10;  // strict mode: largest admissible correction (max-norm)
+};
+
+// Counters every member reports (DESIGN.md section 3).
+struct member_counters {
+  long steps = 0;                 // accepted steps
+  long rejected_steps = 0;        // error-test failures and Newton-failure step cuts
+  long newton_iterations = 0;
+  long newton_failures = 0;
+  long jacobian_evaluations = 0;
+  long lu_factorizations = 0;
+  long model_evaluations = 0;     // residual evaluations (each evaluates M, Q, Phi and their kin once)
+  double last_h = 0.0;
+  double max_phi = 0.0;           // max |Phi| over accepted steps
+  double max_velocity_residual = 0.0;  // max |G v + Phi_t| (and |A v + a|) over accepted steps
+  double init_q_correction = 0.0;      // max-norm of the initial position correction
+  double init_v_correction = 0.0;      // max-norm of the initial velocity correction
+};
+
+}  // namespace lockstep

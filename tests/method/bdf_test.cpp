@@ -1,0 +1,655 @@
+// BDF (method/bdf.hpp) driven by the single-member driver (stepper/solve_member.hpp), checked against
+// independent references: the minimal-coordinate ODEs of the pendulum and the double pendulum
+// (tests/support/reference.hpp), the knife edge's exact solution, energy conservation, and
+// tight-tolerance runs of the hard problems (andrews, car_axis). Every expected value comes from the
+// problem statements (problems/*.md) or from the reference, never from this solver's own output —
+// except the hard problems, which have no closed form: there the 1e-11 run is the reference
+// (problems/andrews.md and car_axis.md say to validate against one's own tight-tolerance runs).
+//
+// Measured numbers are printed ("[ measured ]" lines) so a run documents itself.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "lockstep/model/registry.hpp"
+#include "lockstep/stepper/solve_member.hpp"
+#include "../support/reference.hpp"
+
+namespace lockstep::test {
+namespace {
+
+namespace ref = reference;
+
+template <class Model>
+std::vector<double> default_params() {
+  std::vector<double> p(Model::n_params);
+  for (int i = 0; i < Model::n_params; ++i) p[i] = Model::params[i].default_value;
+  return p;
+}
+
+template <class Model>
+std::vector<double> default_inputs() {
+  std::vector<double> in(Model::n_inputs > 0 ? Model::n_inputs : 1, 0.0);
+  if constexpr (Model::n_inputs > 0)
+    for (int i = 0; i < Model::n_inputs; ++i) in[i] = Model::inputs[i].default_value;
+  return in;
+}
+
+// Least-squares slope of log(y) against log(x).
+double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::size_t n = x.size();
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double lx = std::log(x[i]), ly = std::log(y[i]);
+    sx += lx;
+    sy += ly;
+    sxx += lx * lx;
+    sxy += lx * ly;
+  }
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+std::vector<double> uniform_times(double dt, double t1) {
+  std::vector<double> t;
+  const long count = std::lround(t1 / dt);
+  for (long i = 1; i <= count; ++i) t.push_back(i * dt);  // i * dt, not accumulated: the reference uses the same
+  return t;
+}
+
+solver_options tolerances(double tol) {
+  solver_options opt;
+  opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = tol;
+  return opt;
+}
+
+std::string fmt(const char* format, double a, double b) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, a, b);
+  return buf;
+}
+
+// Assertions the lead asked to keep exactly as specified although the current solver misses them
+// ("known gap, see issue 3"). Only assertions marked as known gaps go through `check`: a miss is
+// recorded with its measured numbers and the test ends with GTEST_SKIP() stating them; a pass is
+// silent, so the test passes once the solver closes the gap. Every other assertion stays an EXPECT_*
+// (a skip after a failed EXPECT still reports the test as FAILED).
+class known_gaps {
+ public:
+  void check(bool known_gap, bool ok, const std::string& what) {
+    if (ok) return;
+    if (known_gap)
+      misses_ += what + "; ";
+    else
+      ADD_FAILURE() << what;
+  }
+  bool any() const { return !misses_.empty(); }
+  const std::string& misses() const { return misses_; }
+
+ private:
+  std::string misses_;
+};
+
+#define LOCKSTEP_SKIP_IF_KNOWN_GAPS(gaps) \
+  if ((gaps).any()) GTEST_SKIP() << "known gap, see issue 3: " << (gaps).misses()
+
+// ==== the reference itself ==========================================================================
+
+// Two macro step sizes (1/200 and 1/330) and two extrapolation depths agree to 1e-13: the truncation
+// error of the reference is below that, so the tests below measure the solver's error, not the
+// reference's.
+TEST(ReferenceSolution, PendulumAndDoublePendulumReferencesAgreeWithThemselvesAtTwoStepSizes) {
+  const auto times = uniform_times(0.5, 10.0);
+  ref::settings fine;
+  fine.max_macro_step = 1.0L / 330.0L;
+  fine.levels = 9;
+  {
+    const auto a = ref::pendulum({}, 1.0, 0.0, times);
+    const auto b = ref::pendulum({}, 1.0, 0.0, times, fine);
+    double diff = 0.0;
+    for (std::size_t i = 0; i < times.size(); ++i)
+      for (int j = 0; j < 2; ++j) diff = std::max({diff, std::abs(a[i].q[j] - b[i].q[j]), std::abs(a[i].v[j] - b[i].v[j])});
+    EXPECT_LE(diff, 1e-13);
+    std::printf("[ measured ] pendulum reference self-difference over [0,10]: %.2e\n", diff);
+  }
+  for (const double th : {0.5, 2.0}) {
+    const double th2 = th == 0.5 ? 0.5 : 2.5;
+    const double t1 = th == 0.5 ? 10.0 : 3.0;
+    const auto ts = uniform_times(0.5, t1);
+    const auto a = ref::double_pendulum({}, th, th2, 0.0, 0.0, ts);
+    const auto b = ref::double_pendulum({}, th, th2, 0.0, 0.0, ts, fine);
+    double diff = 0.0;
+    for (std::size_t i = 0; i < ts.size(); ++i)
+      for (int j = 0; j < 4; ++j) diff = std::max({diff, std::abs(a[i].q[j] - b[i].q[j]), std::abs(a[i].v[j] - b[i].v[j])});
+    EXPECT_LE(diff, 1e-13) << "double pendulum start " << th << ", " << th2;
+    std::printf("[ measured ] double pendulum reference (%.1f, %.1f) self-difference over [0,%g]: %.2e\n", th, th2, t1,
+                diff);
+  }
+}
+
+// The reference conserves energy (a check of the minimal ODEs as transcribed) and its multipliers
+// satisfy the Cartesian equations of motion (a check of the lambda formulas).
+TEST(ReferenceSolution, ReferencesConserveEnergyAndTheirMultipliersSatisfyTheCartesianEquations) {
+  const auto times = uniform_times(0.1, 10.0);
+  const auto pend = ref::pendulum({}, 1.0, 0.0, times);
+  const double E0 = -9.81 * std::cos(1.0);
+  for (const auto& pt : pend) EXPECT_NEAR(pt.energy, E0, 1e-13 * std::abs(E0));
+  // The pendulum's lambda in the Cartesian x equation m x'' + x lambda = 0 (m = L = 1), with x'' from the
+  // minimal solution: x'' = cos th th'' - sin th th'^2.
+  for (const auto& pt : pend) {
+    const double acc = -9.81 * std::sin(pt.theta);
+    const double xdd = std::cos(pt.theta) * acc - std::sin(pt.theta) * pt.omega * pt.omega;
+    EXPECT_NEAR(xdd, -pt.q[0] * pt.lambda, 1e-12);
+  }
+  const auto dp = ref::double_pendulum({}, 2.0, 2.5, 0.0, 0.0, uniform_times(0.1, 3.0));
+  const double E0dp = 9.81 * (-std::cos(2.0) + (-std::cos(2.0) - std::cos(2.5)));
+  for (const auto& pt : dp) {
+    EXPECT_NEAR(pt.energy, E0dp, 1e-12 * std::abs(E0dp));
+    // All four Cartesian equations (the least-squares lambda solves the consistent system exactly).
+    const double dx = pt.q[2] - pt.q[0], dy = pt.q[3] - pt.q[1];
+    const double r[4] = {pt.a[0] + pt.q[0] * pt.lambda[0] - dx * pt.lambda[1],
+                         pt.a[1] + pt.q[1] * pt.lambda[0] - dy * pt.lambda[1] + 9.81,
+                         pt.a[2] + dx * pt.lambda[1], pt.a[3] + dy * pt.lambda[1] + 9.81};
+    for (double ri : r) EXPECT_NEAR(ri, 0.0, 1e-10);
+  }
+}
+
+// ==== 1. order of convergence with fixed steps ======================================================
+
+struct order_case {
+  int k;
+  std::vector<int> steps_per_unit;  // N: h = 1 / N
+};
+
+void PrintTo(const order_case& c, std::ostream* os) { *os << "order " << c.k; }
+
+class FixedStepOrder : public ::testing::TestWithParam<order_case> {};
+
+// Fixed step h = 1/N, fixed order k, ggl, pendulum theta0 = 1 on [0, 1]. The k + 1 starting values at
+// t = 0, h, ..., k h come from the reference (lambda from the reference, mu = 0): the predictor of
+// order k interpolates k + 1 past points, and bdf_attempt lowers the order to (points - 1) otherwise.
+// Newton is converged tightly (error weights 1e-10, newton_tol 1e-4, up to 30 iterations) so that only
+// the discretization error remains. The observed order is the least-squares slope of log(error at
+// t = 1) against log(h) over the N of the case, chosen in the asymptotic range and above round-off:
+//   k = 1: N = 400..3200 (below N ~ 160 the slope is 0.8-0.94: pre-asymptotic),
+//   k = 2: N = 80..320,  k = 3: N = 80..320,
+//   k = 4: N = 160..640 (the pairwise slopes of q are 4.55, 4.39, 4.24, 4.14, 4.07 from N = 40 to 1280:
+//          N = 40..160 gives 4.47, at the edge of the interval),
+//   k = 5: N = 160..640 (lambda's pairwise slopes are 4.40, 4.70, 4.86, 4.93 from N = 40 to 640:
+//          N = 40..160 gives 4.55 < 4.7). At N = 1280, order 5 with this tight Newton test hits
+//          round-off (newton_failure at t = 0.275): the errors there are ~1e-11 already.
+// The slope must lie in [k - 0.3, k + 0.5] for q, v and lambda.
+TEST_P(FixedStepOrder, GlobalErrorsOfPositionsVelocitiesAndMultipliersDecreaseWithTheOrderOfTheMethod) {
+  using Model = models::pendulum;
+  using L = state_layout<Model>;
+  const order_case cs = GetParam();
+  const int k = cs.k;
+  const auto p = default_params<Model>();
+  const double theta0 = 1.0;
+
+  solver_options opt;
+  opt.form = formulation::ggl;
+  opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-10;
+  opt.newton_tol = 1e-4;
+  opt.newton_max_iterations = 30;
+  opt.fixed_order = k;
+
+  const auto end = ref::pendulum({}, theta0, 0.0, {1.0}).front();
+  std::vector<double> hs, eq, ev, el;
+  for (const int N : cs.steps_per_unit) {
+    const double h = 1.0 / N;
+    opt.fixed_h = h;
+    std::vector<double> start_times;
+    for (int j = 0; j <= k; ++j) start_times.push_back(j * h);
+    const auto start = ref::pendulum({}, theta0, 0.0, start_times);
+    double t[bdf_max_order + 1];
+    state_vector<Model> y[bdf_max_order + 1];
+    for (int j = 0; j <= k; ++j) {  // newest first
+      const auto& pt = start[k - j];
+      t[j] = start_times[k - j];
+      y[j] = state_vector<Model>{};
+      for (int i = 0; i < 2; ++i) {
+        y[j][L::q + i] = pt.q[i];
+        y[j][L::v + i] = pt.v[i];
+      }
+      y[j][L::lambda] = pt.lambda;
+      y[j][L::mu] = 0.0;
+    }
+    bdf_state<Model> s;
+    bdf_start_from_points(s, k + 1, t, y, h, k);
+    member_counters counters;
+    member_status status = member_status::running;
+    long attempts = 0;
+    while (s.t < 1.0 && attempts < 10 * N) {
+      ++attempts;
+      const attempt_result r = bdf_attempt<Model>(s, 1.0, p.data(), opt, counters, status);
+      ASSERT_NE(r, attempt_result::failed) << "k = " << k << ", N = " << N << ": " << status_name(status);
+    }
+    ASSERT_EQ(s.t, 1.0);
+    EXPECT_EQ(s.last_order, k);
+    const auto& yf = s.y_past[0];
+    double errq = 0.0, errv = 0.0;
+    for (int i = 0; i < 2; ++i) {
+      errq = std::max(errq, std::abs(yf[L::q + i] - end.q[i]));
+      errv = std::max(errv, std::abs(yf[L::v + i] - end.v[i]));
+    }
+    const double errl = std::abs(yf[L::lambda] - end.lambda);
+    hs.push_back(h);
+    eq.push_back(errq);
+    ev.push_back(errv);
+    el.push_back(errl);
+    std::printf("[ measured ] order k=%d N=%5d  err q %.3e  v %.3e  lambda %.3e  (steps %ld, newton its %ld)\n", k, N,
+                errq, errv, errl, counters.steps, counters.newton_iterations);
+  }
+  // Above round-off: every error used in the fit is at least 1e3 times the unit round-off of the
+  // quantity (|q| ~ 1, |v| ~ 3, |lambda| ~ 10).
+  for (std::size_t i = 0; i < hs.size(); ++i) {
+    EXPECT_GT(eq[i], 1e3 * std::numeric_limits<double>::epsilon());
+    EXPECT_GT(ev[i], 3e3 * std::numeric_limits<double>::epsilon());
+    EXPECT_GT(el[i], 1e4 * std::numeric_limits<double>::epsilon());
+  }
+  const double sq = loglog_slope(hs, eq), sv = loglog_slope(hs, ev), sl = loglog_slope(hs, el);
+  std::printf("[ measured ] order k=%d  slopes: q %.3f  v %.3f  lambda %.3f\n", k, sq, sv, sl);
+  EXPECT_GE(sq, k - 0.3);
+  EXPECT_LE(sq, k + 0.5);
+  EXPECT_GE(sv, k - 0.3);
+  EXPECT_LE(sv, k + 0.5);
+  EXPECT_GE(sl, k - 0.3);
+  EXPECT_LE(sl, k + 0.5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Bdf, FixedStepOrder,
+                         ::testing::Values(order_case{1, {400, 800, 1600, 3200}}, order_case{2, {80, 160, 320}},
+                                           order_case{3, {80, 160, 320}}, order_case{4, {160, 320, 640}},
+                                           order_case{5, {160, 320, 640}}),
+                         [](const ::testing::TestParamInfo<order_case>& info) {
+                           return "Order" + std::to_string(info.param.k);
+                         });
+
+// ==== 2. adaptive accuracy ==========================================================================
+
+// Errors of one adaptive run against the reference over the save times (every 0.1, which are not step
+// points: dense output is exercised).
+struct accuracy_run {
+  member_status status;
+  double err_q = 0.0, err_lambda = 0.0;
+  double max_phi = 0.0;
+  long steps = 0, rejected = 0;
+};
+
+accuracy_run run_pendulum(double tol, double theta0, double t1) {
+  using Model = models::pendulum;
+  const auto p = default_params<Model>();
+  const double in[2] = {theta0, 0.0};
+  vec<double, 2> q0, v0;
+  Model::initial_state(p.data(), in, q0, v0);
+  const auto times = uniform_times(0.1, t1);
+  const auto res = solve_member<Model>(p.data(), q0, v0, 0.0, t1, tolerances(tol), times);
+  const auto refs = ref::pendulum({}, theta0, 0.0, times);
+  accuracy_run out;
+  out.status = res.status;
+  out.max_phi = res.counters.max_phi;
+  out.steps = res.counters.steps;
+  out.rejected = res.counters.rejected_steps;
+  if (res.t.size() != times.size()) return out;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    for (int j = 0; j < 2; ++j) out.err_q = std::max(out.err_q, std::abs(res.q(i, j) - refs[i].q[j]));
+    out.err_lambda = std::max(out.err_lambda, std::abs(res.lambda(i, 0) - refs[i].lambda));
+  }
+  return out;
+}
+
+accuracy_run run_double_pendulum(double tol, double th1, double th2, double t1) {
+  using Model = models::double_pendulum;
+  const auto p = default_params<Model>();
+  const double in[4] = {th1, th2, 0.0, 0.0};
+  vec<double, 4> q0, v0;
+  Model::initial_state(p.data(), in, q0, v0);
+  const auto times = uniform_times(0.1, t1);
+  const auto res = solve_member<Model>(p.data(), q0, v0, 0.0, t1, tolerances(tol), times);
+  const auto refs = ref::double_pendulum({}, th1, th2, 0.0, 0.0, times);
+  accuracy_run out;
+  out.status = res.status;
+  out.max_phi = res.counters.max_phi;
+  out.steps = res.counters.steps;
+  out.rejected = res.counters.rejected_steps;
+  if (res.t.size() != times.size()) return out;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    for (int j = 0; j < 4; ++j) out.err_q = std::max(out.err_q, std::abs(res.q(i, j) - refs[i].q[j]));
+    for (int j = 0; j < 2; ++j) out.err_lambda = std::max(out.err_lambda, std::abs(res.lambda(i, j) - refs[i].lambda[j]));
+  }
+  return out;
+}
+
+struct accuracy_case {
+  const char* name;
+  int model;  // 0 pendulum, 1 double pendulum
+  double th1, th2, t1;
+  double error_factor;  // max error <= error_factor * tol
+  // Known gaps (issue 3), measured when these tests were written:
+  bool gap_lambda;  // the lambda bound: 1.5e3..4.6e3 tol (regular), 1.9e5..1.3e6 tol (chaotic)
+  bool gap_q;       // the q bound and both slopes (chaotic only): 1.0e4 and 2.6e4 tol at 1e-8 and
+                    // 1e-10, slopes 0.794 for q and lambda
+};
+
+void PrintTo(const accuracy_case& c, std::ostream* os) { *os << c.name; }
+
+class AdaptiveAccuracy : public ::testing::TestWithParam<accuracy_case> {};
+
+// Default ggl, rtol = atol = tol for tol = 1e-6, 1e-8, 1e-10. Asserted for q and lambda:
+//   max error over the save times <= 1000 tol (regular motion) or 1e4 tol (the chaotic double pendulum
+//   to t = 3, whose errors grow like e^(l1 t));
+//   log-log slope of the error against tol in [0.8, 1.2] (tolerance proportionality);
+//   max |Phi| over accepted steps <= 10 tol: Phi = 0 is one of the Newton equations and the Newton
+//   test bounds the weighted RMS norm of the remaining increment by newton_tol = 0.33 error-weight
+//   units; one component can carry sqrt(#components) of it (sqrt 7 for the pendulum, sqrt 14 for the
+//   double pendulum), the weights are rtol |q_i| + atol <= 3 tol (|q_i| <= 2) and |Phi| <= |G| |dq| with
+//   |G| <= 2 for these unit-length rods: about 2.5 tol (pendulum) to 10 tol (double pendulum).
+TEST_P(AdaptiveAccuracy, ErrorsOfPositionsAndMultipliersAreProportionalToTheTolerance) {
+  const accuracy_case cs = GetParam();
+  const std::vector<double> tols = {1e-6, 1e-8, 1e-10};
+  std::vector<double> eq, el;
+  known_gaps gaps;
+  for (const double tol : tols) {
+    const accuracy_run r = cs.model == 0 ? run_pendulum(tol, cs.th1, cs.t1) : run_double_pendulum(tol, cs.th1, cs.th2, cs.t1);
+    ASSERT_EQ(r.status, member_status::success) << cs.name << " tol " << tol << ": " << status_name(r.status);
+    std::printf("[ measured ] %s tol %.0e: err q %.3e (%.1f tol)  err lambda %.3e (%.1f tol)  max_phi %.2e (%.2f tol)  "
+                "steps %ld rejected %ld\n",
+                cs.name, tol, r.err_q, r.err_q / tol, r.err_lambda, r.err_lambda / tol, r.max_phi, r.max_phi / tol,
+                r.steps, r.rejected);
+    eq.push_back(r.err_q);
+    el.push_back(r.err_lambda);
+    gaps.check(cs.gap_q, r.err_q <= cs.error_factor * tol,
+               fmt("tol %.0e: max q error %.3e", tol, r.err_q) + fmt(" > %.0e tol = %.1e", cs.error_factor, cs.error_factor * tol));
+    gaps.check(cs.gap_lambda, r.err_lambda <= cs.error_factor * tol,
+               fmt("tol %.0e: max lambda error %.3e", tol, r.err_lambda) +
+                   fmt(" > %.0e tol = %.1e", cs.error_factor, cs.error_factor * tol));
+    EXPECT_LE(r.max_phi, 10.0 * tol) << cs.name << " tol " << tol;
+  }
+  const double sq = loglog_slope(tols, eq), sl = loglog_slope(tols, el);
+  std::printf("[ measured ] %s slopes vs tol: q %.3f  lambda %.3f\n", cs.name, sq, sl);
+  gaps.check(cs.gap_q, sq >= 0.8 && sq <= 1.2, fmt("slope of the q error vs tol %.3f outside [0.8, %.1f]", sq, 1.2));
+  gaps.check(cs.gap_q, sl >= 0.8 && sl <= 1.2, fmt("slope of the lambda error vs tol %.3f outside [0.8, %.1f]", sl, 1.2));
+  LOCKSTEP_SKIP_IF_KNOWN_GAPS(gaps);
+}
+
+INSTANTIATE_TEST_SUITE_P(Bdf, AdaptiveAccuracy,
+                         ::testing::Values(accuracy_case{"PendulumTheta1To10", 0, 1.0, 0.0, 10.0, 1e3, true, false},
+                                           accuracy_case{"DoublePendulumRegularTo10", 1, 0.5, 0.5, 10.0, 1e3, true, false},
+                                           accuracy_case{"DoublePendulumChaoticTo3", 1, 2.0, 2.5, 3.0, 1e4, true, true}),
+                         [](const ::testing::TestParamInfo<accuracy_case>& info) { return info.param.name; });
+
+// ==== 3. physics ====================================================================================
+
+double double_pendulum_energy(const member_result<models::double_pendulum>& r, std::size_t i, const double* p) {
+  const double m1 = p[0], m2 = p[1], g = p[4];
+  return 0.5 * m1 * (r.v(i, 0) * r.v(i, 0) + r.v(i, 1) * r.v(i, 1)) +
+         0.5 * m2 * (r.v(i, 2) * r.v(i, 2) + r.v(i, 3) * r.v(i, 3)) + g * (m1 * r.q(i, 1) + m2 * r.q(i, 3));
+}
+
+// Energy is conserved by the exact flow (double_pendulum.md); the drift of the numerical energy,
+// max |E(t) - E(0)| / |E(0)| over the save times, is a consequence of the global error and must stay
+// below 1e-7 at rtol = atol = 1e-10 over t = 10, for a regular and the default chaotic start.
+// Known gap (issue 3) for the chaotic start: 1.55e-7 measured (3.1e-8 over [0, 3]; 1.7e-8 at 1e-11).
+TEST(BdfPhysics, DoublePendulumEnergyDriftsLessThan1e7OverTenSecondsAtTolerance1e10) {
+  using Model = models::double_pendulum;
+  const auto p = default_params<Model>();
+  known_gaps gaps;
+  for (const auto& start : {std::pair{0.5, 0.5}, std::pair{2.0, 2.5}}) {
+    const bool chaotic = start.first == 2.0;
+    const double in[4] = {start.first, start.second, 0.0, 0.0};
+    vec<double, 4> q0, v0;
+    Model::initial_state(p.data(), in, q0, v0);
+    auto times = uniform_times(0.1, 10.0);
+    times.insert(times.begin(), 0.0);
+    const auto r = solve_member<Model>(p.data(), q0, v0, 0.0, 10.0, tolerances(1e-10), times);
+    ASSERT_EQ(r.status, member_status::success);
+    ASSERT_EQ(r.t.size(), times.size());
+    const double E0 = double_pendulum_energy(r, 0, p.data());
+    double drift = 0.0;
+    for (std::size_t i = 0; i < r.t.size(); ++i) drift = std::max(drift, std::abs(double_pendulum_energy(r, i, p.data()) - E0));
+    drift /= std::abs(E0);
+    std::printf("[ measured ] double pendulum (%.1f, %.1f) energy drift over [0,10] at 1e-10: %.2e (E0 %.4f, steps %ld)\n",
+                start.first, start.second, drift, E0, r.counters.steps);
+    gaps.check(chaotic, drift < 1e-7, fmt("start (%.1f, %.1f): ", start.first, start.second) +
+                                          fmt("energy drift %.3e >= %.0e", drift, 1e-7));
+  }
+  LOCKSTEP_SKIP_IF_KNOWN_GAPS(gaps);
+}
+
+// slider_crank with T = k = c = 0 conserves kinetic + gravitational energy (slider_crank.md).
+TEST(BdfPhysics, SliderCrankEnergyDriftsLessThan1e7OverOneSecondAtTolerance1e10) {
+  using Model = models::slider_crank;
+  const auto p = default_params<Model>();
+  const auto in = default_inputs<Model>();
+  vec<double, Model::n> q0, v0;
+  Model::initial_state(p.data(), in.data(), q0, v0);
+  auto times = uniform_times(0.01, 1.0);
+  times.insert(times.begin(), 0.0);
+  const auto r = solve_member<Model>(p.data(), q0, v0, 0.0, 1.0, tolerances(1e-10), times);
+  ASSERT_EQ(r.status, member_status::success);
+  ASSERT_EQ(r.t.size(), times.size());
+  const double mass[9] = {p[2], p[2], p[5], p[3], p[3], p[6], p[4], p[4], p[7]};
+  const double g = p[8];
+  auto energy = [&](std::size_t i) {
+    double e = 0.0;
+    for (int j = 0; j < 9; ++j) e += 0.5 * mass[j] * r.v(i, j) * r.v(i, j);
+    return e + g * (p[2] * r.q(i, 1) + p[3] * r.q(i, 4) + p[4] * r.q(i, 7));
+  };
+  const double E0 = energy(0);
+  double drift = 0.0;
+  for (std::size_t i = 0; i < r.t.size(); ++i) drift = std::max(drift, std::abs(energy(i) - E0));
+  drift /= std::abs(E0);
+  std::printf("[ measured ] slider crank energy drift over [0,1] at 1e-10: %.2e (E0 %.4f, steps %ld, max_phi %.1e)\n",
+              drift, E0, r.counters.steps, r.counters.max_phi);
+  EXPECT_LT(drift, 1e-7);
+}
+
+// The knife edge with tau = 0, theta0 = 0, u0 = 0 from the origin has the exact solution of
+// knife_edge.md; at rtol = atol = 1e-9 the computed (x, y, theta) match it to 1e-7 over t = 10.
+// Known gap (issue 3): 1.16e-7 measured, in x (y 4.6e-8; at 1e-10: 2.1e-8).
+TEST(BdfPhysics, KnifeEdgeMatchesItsExactSolutionTo1e7OverTenSeconds) {
+  using Model = models::knife_edge;
+  const auto p = default_params<Model>();
+  const auto in = default_inputs<Model>();
+  vec<double, Model::n> q0, v0;
+  Model::initial_state(p.data(), in.data(), q0, v0);
+  const auto times = uniform_times(0.1, 10.0);
+  const auto r = solve_member<Model>(p.data(), q0, v0, 0.0, 10.0, tolerances(1e-9), times);
+  ASSERT_EQ(r.status, member_status::success);
+  ASSERT_EQ(r.t.size(), times.size());
+  const double G = p[2] * std::sin(p[3]), w = in[0];
+  double err = 0.0;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const double t = times[i], s = std::sin(w * t), c = std::cos(w * t);
+    const double exact[3] = {G / (2 * w * w) * s * s, G / (2 * w * w) * (w * t - s * c), w * t};
+    for (int j = 0; j < 3; ++j) err = std::max(err, std::abs(r.q(i, j) - exact[j]));
+  }
+  std::printf("[ measured ] knife edge max error over [0,10] at 1e-9: %.2e (steps %ld)\n", err, r.counters.steps);
+  known_gaps gaps;
+  gaps.check(true, err <= 1e-7, fmt("max error %.3e > %.0e", err, 1e-7));
+  LOCKSTEP_SKIP_IF_KNOWN_GAPS(gaps);
+}
+
+// ==== 4. hard problems ==============================================================================
+
+// Significant correct digits in the sense of the IVP Test Set (Mazzia, Iavernaro & Magherini):
+//   scd = -log10( max_i |q_i - ref_i| / (1 + |ref_i|) ),
+// i.e. the minimum over the components of -log10(|q_i - ref_i| / (1 + |ref_i|)) — the mixed
+// absolute/relative error of the worst component.
+template <class Model>
+double scd(const state_vector<Model>& y, const state_vector<Model>& ref) {
+  double e = 0.0;
+  for (int i = 0; i < Model::n; ++i) e = std::max(e, std::abs(y[i] - ref[i]) / (1.0 + std::abs(ref[i])));
+  return -std::log10(e);
+}
+
+template <class Model>
+member_result<Model> run_hard(double tol, double t1) {
+  const auto p = default_params<Model>();
+  const auto in = default_inputs<Model>();
+  vec<double, Model::n> q0, v0;
+  Model::initial_state(p.data(), in.data(), q0, v0);
+  return solve_member<Model>(p.data(), q0, v0, 0.0, t1, tolerances(tol), {t1});
+}
+
+template <class Model>
+void check_hard_problem(double t1) {
+  std::vector<member_result<Model>> results;
+  for (const double tol : {1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10}) {
+    results.push_back(run_hard<Model>(tol, t1));
+    const auto& r = results.back();
+    EXPECT_EQ(r.status, member_status::success) << Model::name << " tol " << tol << ": " << status_name(r.status);
+    EXPECT_EQ(r.t_final, t1) << Model::name << " tol " << tol;
+  }
+  const auto reference = run_hard<Model>(1e-11, t1);
+  ASSERT_EQ(reference.status, member_status::success) << Model::name << " at 1e-11";
+  const double tols[7] = {1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10};
+  for (std::size_t i = 0; i < results.size(); ++i)
+    std::printf("[ measured ] %s tol %.0e: %s  scd %.2f  steps %ld rejected %ld newton %ld lu %ld jac %ld\n", Model::name,
+                tols[i], status_name(results[i].status),
+                results[i].status == member_status::success ? scd<Model>(results[i].y_final, reference.y_final) : -1.0,
+                results[i].counters.steps, results[i].counters.rejected_steps, results[i].counters.newton_iterations,
+                results[i].counters.lu_factorizations, results[i].counters.jacobian_evaluations);
+  if (results[2].status == member_status::success) {
+    EXPECT_GE(scd<Model>(results[2].y_final, reference.y_final), 3.5) << Model::name << " at 1e-6";
+  }
+  if (results[4].status == member_status::success) {
+    EXPECT_GE(scd<Model>(results[4].y_final, reference.y_final), 5.0) << Model::name << " at 1e-8";
+  }
+}
+
+// The Test Set's andrews on [0, 0.03]: success at rtol = atol = 1e-4 .. 1e-10, and the 1e-6 and 1e-8
+// positions agree with the 1e-11 run to 3.5 and 5 significant digits (scd above).
+TEST(BdfHardProblems, AndrewsSucceedsAtEveryToleranceAndGainsDigitsAsTheToleranceShrinks) {
+  check_hard_problem<models::andrews>(0.03);
+}
+
+// The Test Set's car axis on [0, 3], same assertions.
+TEST(BdfHardProblems, CarAxisSucceedsAtEveryToleranceAndGainsDigitsAsTheToleranceShrinks) {
+  check_hard_problem<models::car_axis>(3.0);
+}
+
+// ==== 5. statuses ===================================================================================
+
+// A pendulum whose constraint is listed twice: G has two identical rows, so every Gram and Newton
+// matrix is singular. Test-only.
+struct doubled_pendulum_constraint {
+  static constexpr const char* name = "doubled_pendulum_constraint";
+  static constexpr const char* description = "pendulum with its constraint repeated (singular)";
+  static constexpr int n = 2, m = 2, k = 0;
+  static constexpr int n_params = 3;
+  static constexpr named_value params[n_params] = {{"m", 1.0, ""}, {"L", 1.0, ""}, {"g", 9.81, ""}};
+  static constexpr int n_inputs = 0;
+
+  template <class T, class P>
+  static mat<T, n, n> mass(const vec<T, n>&, const P* p) {
+    mat<T, n, n> M;
+    M(0, 0) = T(p[0]);
+    M(1, 1) = T(p[0]);
+    return M;
+  }
+  template <class T, class P>
+  static vec<T, n> force(const T&, const vec<T, n>&, const vec<T, n>&, const P* p) {
+    vec<T, n> Q;
+    Q[1] = T(-(p[0] * p[2]));
+    return Q;
+  }
+  template <class T, class P>
+  static vec<T, m> constraint(const T&, const vec<T, n>& q, const P* p) {
+    vec<T, m> phi;
+    phi[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] - p[1] * p[1]);
+    phi[1] = phi[0];
+    return phi;
+  }
+  static void initial_state(const double* p, const double*, vec<double, n>& q0, vec<double, n>& v0) {
+    q0[0] = p[1] * std::sin(1.0);
+    q0[1] = -p[1] * std::cos(1.0);
+    v0[0] = v0[1] = 0.0;
+  }
+};
+
+template <class Model>
+member_result<Model> run_status_case(std::vector<double> p, double t1, const solver_options& opt,
+                                     vec<double, Model::n>* q_override = nullptr) {
+  const auto in = default_inputs<Model>();
+  vec<double, Model::n> q0, v0;
+  Model::initial_state(p.data(), in.data(), q0, v0);
+  if (q_override) q0 = *q_override;
+  member_result<Model> r;
+  EXPECT_NO_THROW(r = solve_member<Model>(p.data(), q0, v0, 0.0, t1, opt, {t1}));
+  return r;
+}
+
+TEST(BdfStatus, TooSmallAStepBudgetEndsWithMaxSteps) {
+  solver_options opt;
+  opt.max_steps = 5;
+  const auto r = run_status_case<models::pendulum>(default_params<models::pendulum>(), 10.0, opt);
+  EXPECT_EQ(r.status, member_status::max_steps) << status_name(r.status);
+  EXPECT_LE(r.counters.steps + r.counters.rejected_steps, 5);
+  EXPECT_LT(r.t_final, 10.0);
+}
+
+// h_min = 0.1 is above the whole interval of andrews (0.03), so the first step is already too small.
+TEST(BdfStatus, AMinimumStepAboveWhatTheProblemNeedsEndsWithStepSizeTooSmall) {
+  solver_options opt;
+  opt.h_min = 0.1;
+  const auto r = run_status_case<models::andrews>(default_params<models::andrews>(), 0.03, opt);
+  EXPECT_EQ(r.status, member_status::step_size_too_small) << status_name(r.status);
+}
+
+// Fixed steps, one Newton iteration and a tolerance no single iteration from the predictor meets.
+TEST(BdfStatus, FixedStepsWithAnUnreachableNewtonToleranceEndWithNewtonFailure) {
+  solver_options opt;
+  opt.fixed_h = 0.01;
+  opt.fixed_order = 2;
+  opt.newton_max_iterations = 1;
+  opt.newton_tol = 1e-30;
+  const auto r = run_status_case<models::pendulum>(default_params<models::pendulum>(), 1.0, opt);
+  EXPECT_EQ(r.status, member_status::newton_failure) << status_name(r.status);
+  EXPECT_EQ(r.counters.steps, 0);
+}
+
+TEST(BdfStatus, ARepeatedConstraintEndsWithSingularMatrix) {
+  const auto r = run_status_case<doubled_pendulum_constraint>({1.0, 1.0, 9.81}, 1.0, solver_options{});
+  EXPECT_EQ(r.status, member_status::singular_matrix) << status_name(r.status);
+}
+
+TEST(BdfStatus, ANaNParameterEndsWithModelNotFinite) {
+  auto p = default_params<models::pendulum>();
+  p[2] = std::numeric_limits<double>::quiet_NaN();  // g
+  const auto r = run_status_case<models::pendulum>(p, 1.0, solver_options{});
+  EXPECT_EQ(r.status, member_status::model_not_finite) << status_name(r.status);
+}
+
+TEST(BdfStatus, StrictInitializationOfAStartOffTheCircleEndsWithInconsistentInitial) {
+  using Model = models::pendulum;
+  const auto p = default_params<Model>();
+  const auto in = default_inputs<Model>();
+  vec<double, 2> q0, v0;
+  Model::initial_state(p.data(), in.data(), q0, v0);
+  q0[0] *= 1.0 + 1e-3;  // |q| = L (1 + 1e-3): 1e-3 off the circle
+  q0[1] *= 1.0 + 1e-3;
+  solver_options opt;
+  opt.init = init_mode::strict;
+  const auto r = run_status_case<Model>(p, 1.0, opt, &q0);
+  EXPECT_EQ(r.status, member_status::inconsistent_initial) << status_name(r.status);
+}
+
+TEST(BdfStatus, AdaptiveBdfOnTheIndex3FormulationIsRefusedAsInvalidInputNamingFixedSteps) {
+  solver_options opt;
+  opt.form = formulation::index3;
+  const auto r = run_status_case<models::pendulum>(default_params<models::pendulum>(), 1.0, opt);
+  EXPECT_EQ(r.status, member_status::invalid_input) << status_name(r.status);
+  EXPECT_NE(r.message.find("fixed steps"), std::string::npos) << r.message;
+  EXPECT_EQ(r.counters.steps, 0);
+}
+
+}  // namespace
+}  // namespace lockstep::test

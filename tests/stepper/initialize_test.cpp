@@ -1,0 +1,106 @@
+// Consistent initialization (seed 001 eqs. 120-123): projection of a start off the constraints, and
+// the published consistent accelerations and multipliers of Andrews' squeezer.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lockstep/model/registry.hpp"
+#include "lockstep/stepper/initialize.hpp"
+
+namespace {
+
+using namespace lockstep;
+
+TEST(ConsistentInitialization, ProjectsPendulumStartOntoCircleAlongConstraintNormal) {
+  using Model = models::pendulum;
+  const double p[3] = {1.0, 1.0, 9.81}, in[2] = {1.0, 0.0};
+  vec<double, 2> q, v;
+  Model::initial_state(p, in, q, v);
+  // Move the start 1e-3 off the circle, in a direction with a tangential part, so a correction that
+  // is not along G^T = (x, y) would show.
+  vec<double, 2> q_off = q;
+  q_off[0] += 1e-3;
+  q_off[1] += 0.4e-3;
+  solver_options opt;
+  initial_values<Model> init;
+  member_counters counters;
+  ASSERT_EQ(consistent_initialization<Model>(0.0, q_off, v, p, opt, init, counters), member_status::success);
+
+  EXPECT_LE(std::abs(Model::constraint<double, double>(0.0, init.q, p)[0]), 1e-14);
+  // Minimal-norm correction: dq parallel to the constraint normal at the solution (G^T = q), i.e.
+  // dq x q = 0 up to round-off.
+  const double dq_x = init.q[0] - q_off[0], dq_y = init.q[1] - q_off[1];
+  EXPECT_LE(std::abs(dq_x * init.q[1] - dq_y * init.q[0]), 1e-15);
+  EXPECT_GT(counters.init_q_correction, 5e-4);  // it did move, and reports how far
+}
+
+TEST(ConsistentInitialization, StrictModeRefusesStartOffTheConstraints) {
+  using Model = models::pendulum;
+  const double p[3] = {1.0, 1.0, 9.81}, in[2] = {1.0, 0.0};
+  vec<double, 2> q, v;
+  Model::initial_state(p, in, q, v);
+  q[0] += 1e-3;
+  solver_options opt;
+  opt.init = init_mode::strict;
+  initial_values<Model> init;
+  member_counters counters;
+  EXPECT_EQ(consistent_initialization<Model>(0.0, q, v, p, opt, init, counters), member_status::inconsistent_initial);
+}
+
+TEST(ConsistentInitialization, StrictModeAcceptsConsistentStart) {
+  using Model = models::double_pendulum;
+  double p[Model::n_params];
+  for (int i = 0; i < Model::n_params; ++i) p[i] = Model::params[i].default_value;
+  const double in[4] = {2.0, 2.5, 0.3, -0.7};
+  vec<double, 4> q, v;
+  Model::initial_state(p, in, q, v);
+  solver_options opt;
+  opt.init = init_mode::strict;
+  initial_values<Model> init;
+  member_counters counters;
+  EXPECT_EQ(consistent_initialization<Model>(0.0, q, v, p, opt, init, counters), member_status::success);
+}
+
+TEST(ConsistentInitialization, VelocityProjectionSatisfiesVelocityConstraints) {
+  using Model = models::slider_crank;
+  double p[Model::n_params];
+  for (int i = 0; i < Model::n_params; ++i) p[i] = Model::params[i].default_value;
+  const double in[2] = {0.7, 150.0};
+  vec<double, Model::n> q, v;
+  Model::initial_state(p, in, q, v);
+  for (int i = 0; i < Model::n; ++i) v[i] += 0.5 * ((i % 3) - 1);  // break the velocity constraints
+  solver_options opt;
+  initial_values<Model> init;
+  member_counters counters;
+  ASSERT_EQ(consistent_initialization<Model>(0.0, q, v, p, opt, init, counters), member_status::success);
+  EXPECT_LE(norm_inf(velocity_constraint<Model>(0.0, init.q, init.v, p)), 1e-12 * 150.0);
+  EXPECT_GT(counters.init_v_correction, 0.1);
+}
+
+// Published consistent values (andrews.md; Hairer & Wanner VII.7; the Bari Test Set).
+TEST(ConsistentInitialization, ReproducesAndrewsPublishedAccelerationsAndMultipliers) {
+  using Model = models::andrews;
+  double p[Model::n_params];
+  for (int i = 0; i < Model::n_params; ++i) p[i] = Model::params[i].default_value;
+  vec<double, 7> q, v;
+  Model::initial_state(p, nullptr, q, v);
+  solver_options opt;
+  initial_values<Model> init;
+  member_counters counters;
+  ASSERT_EQ(consistent_initialization<Model>(0.0, q, v, p, opt, init, counters), member_status::success);
+  const double a_ref[7] = {14222.4439199541138705911625887, -10666.8329399655854029433719415, 0, 0, 0, 0, 0};
+  const double l_ref[6] = {98.5668703962410896057654982170, -6.12268834425566265503114393122, 0, 0, 0, 0};
+  double da = 0, na = 0, dl = 0, nl = 0;
+  for (int i = 0; i < 7; ++i) {
+    da += (init.a[i] - a_ref[i]) * (init.a[i] - a_ref[i]);
+    na += a_ref[i] * a_ref[i];
+  }
+  for (int i = 0; i < 6; ++i) {
+    dl += (init.lambda[i] - l_ref[i]) * (init.lambda[i] - l_ref[i]);
+    nl += l_ref[i] * l_ref[i];
+  }
+  EXPECT_LE(std::sqrt(da / na), 1e-10);
+  EXPECT_LE(std::sqrt(dl / nl), 1e-10);
+}
+
+}  // namespace
