@@ -67,6 +67,56 @@ LOCKSTEP_HD member_status minimal_norm_correction(const mat<double, Model::n, Mo
 
 }  // namespace detail
 
+// q'', lambda and nu of the state (t, q, v) from the index-1 system (seed 001 eqs. 122-123)
+//     [ M  G^T  A^T ] [ q''    ]   [ Q         ]
+//     [ G   0    0  ] [ lambda ] = [ -gamma    ]
+//     [ A   0    0  ] [ nu     ]   [ -gamma_nh ]
+// solved by the pivoted LU (the matrix is indefinite). Used for consistent initial values and for
+// the multipliers reported at output times (stepper/solve_member.hpp).
+template <class Model>
+LOCKSTEP_HD member_status accelerations_and_multipliers(double t, const vec<double, Model::n>& q,
+                                                        const vec<double, Model::n>& v, const double* p,
+                                                        vec<double, Model::n>& a, vec<double, Model::m>& lambda,
+                                                        vec<double, Model::k>& nu) {
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  constexpr int N = n + m + k;
+  mat<double, N, N> S;
+  vec<double, N> rhs;
+  const auto M = Model::template mass<double, double>(q, p);
+  const auto Q = Model::template force<double, double>(t, q, v, p);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) S(i, j) = M(i, j);
+    rhs[i] = Q[i];
+  }
+  if constexpr (m > 0) {
+    const auto G = constraint_jacobian<Model>(t, q, p);
+    const auto gamma = constraint_gamma<Model>(t, q, v, p);
+    for (int c = 0; c < m; ++c) {
+      for (int j = 0; j < n; ++j) S(n + c, j) = S(j, n + c) = G(c, j);
+      rhs[n + c] = -gamma[c];
+    }
+  }
+  if constexpr (k > 0) {
+    const auto A = nonholonomic_linearize<Model>(t, q, p).A;
+    const auto gamma_nh = nonholonomic_gamma<Model>(t, q, v, p);
+    for (int c = 0; c < k; ++c) {
+      for (int j = 0; j < n; ++j) S(n + m + c, j) = S(j, n + m + c) = A(c, j);
+      rhs[n + m + c] = -gamma_nh[c];
+    }
+  }
+  vec<int, N> pivot;
+  const factor_result fr = lu_factor(S, pivot);
+  if (fr.info == lu_not_finite) return member_status::model_not_finite;
+  if (fr.info != lu_ok) return member_status::singular_matrix;
+  lu_solve(S, pivot, rhs);
+  for (int i = 0; i < N; ++i)
+    if (!is_finite(rhs[i])) return member_status::model_not_finite;
+  for (int i = 0; i < n; ++i) a[i] = rhs[i];
+  for (int c = 0; c < m; ++c) lambda[c] = rhs[n + c];
+  for (int c = 0; c < k; ++c) nu[c] = rhs[n + m + c];
+  return member_status::success;
+}
+
 template <class Model>
 LOCKSTEP_HD member_status consistent_initialization(double t0, const vec<double, Model::n>& q0,
                                                     const vec<double, Model::n>& v0, const double* p,
@@ -132,42 +182,7 @@ LOCKSTEP_HD member_status consistent_initialization(double t0, const vec<double,
     return member_status::inconsistent_initial;
 
   // 3. accelerations and multipliers from the index-1 system.
-  constexpr int N = n + m + k;
-  mat<double, N, N> S;
-  vec<double, N> rhs;
-  const auto M = Model::template mass<double, double>(out.q, p);
-  const auto Q = Model::template force<double, double>(t0, out.q, out.v, p);
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) S(i, j) = M(i, j);
-    rhs[i] = Q[i];
-  }
-  if constexpr (m > 0) {
-    const auto G = constraint_jacobian<Model>(t0, out.q, p);
-    const auto gamma = constraint_gamma<Model>(t0, out.q, out.v, p);
-    for (int a = 0; a < m; ++a) {
-      for (int j = 0; j < n; ++j) S(n + a, j) = S(j, n + a) = G(a, j);
-      rhs[n + a] = -gamma[a];
-    }
-  }
-  if constexpr (k > 0) {
-    const auto A = nonholonomic_linearize<Model>(t0, out.q, p).A;
-    const auto gamma_nh = nonholonomic_gamma<Model>(t0, out.q, out.v, p);
-    for (int a = 0; a < k; ++a) {
-      for (int j = 0; j < n; ++j) S(n + m + a, j) = S(j, n + m + a) = A(a, j);
-      rhs[n + m + a] = -gamma_nh[a];
-    }
-  }
-  vec<int, N> pivot;
-  const factor_result fr = lu_factor(S, pivot);
-  if (fr.info == lu_not_finite) return member_status::model_not_finite;
-  if (fr.info != lu_ok) return member_status::singular_matrix;
-  lu_solve(S, pivot, rhs);
-  for (int i = 0; i < n; ++i) out.a[i] = rhs[i];
-  for (int a = 0; a < m; ++a) out.lambda[a] = rhs[n + a];
-  for (int a = 0; a < k; ++a) out.nu[a] = rhs[n + m + a];
-  for (int i = 0; i < N; ++i)
-    if (!is_finite(rhs[i])) return member_status::model_not_finite;
-  return member_status::success;
+  return accelerations_and_multipliers<Model>(t0, out.q, out.v, p, out.a, out.lambda, out.nu);
 }
 
 }  // namespace lockstep

@@ -57,6 +57,22 @@ void record_constraint_residuals(double t, const state_vector<Model>& y, const d
         std::max(c.max_velocity_residual, norm_inf(Model::template nonholonomic<double, double>(t, q, v, p)));
 }
 
+// Replaces lambda and nu of an output point by the multipliers consistent with its (q, v).
+template <class Model>
+void make_multipliers_consistent(double t, state_vector<Model>& y, const double* p) {
+  using L = state_layout<Model>;
+  vec<double, Model::n> q, v, a;
+  vec<double, Model::m> lambda;
+  vec<double, Model::k> nu;
+  for (int i = 0; i < Model::n; ++i) {
+    q[i] = y[L::q + i];
+    v[i] = y[L::v + i];
+  }
+  if (accelerations_and_multipliers<Model>(t, q, v, p, a, lambda, nu) != member_status::success) return;
+  for (int i = 0; i < Model::m; ++i) y[L::lambda + i] = lambda[i];
+  for (int i = 0; i < Model::k; ++i) y[L::nu + i] = nu[i];
+}
+
 }  // namespace detail
 
 // Solves one member. save_times must be sorted and lie in [t0, t1]; t1 is not added implicitly.
@@ -117,6 +133,7 @@ member_result<Model> solve_member(const double* params, const vec<double, Model:
         y = s.y_past[0];
       else
         bdf_dense_output(s, save_times[next_save], y);
+      if (opt.consistent_multipliers) detail::make_multipliers_consistent<Model>(save_times[next_save], y, params);
       out.t.push_back(save_times[next_save]);
       out.y.push_back(y);
       ++next_save;
@@ -126,6 +143,7 @@ member_result<Model> solve_member(const double* params, const vec<double, Model:
   out.status = st;
   out.t_final = s.t;
   out.y_final = s.y_past[0];
+  if (opt.consistent_multipliers) detail::make_multipliers_consistent<Model>(s.t, out.y_final, params);
   (void)L::size;
   return out;
 }
