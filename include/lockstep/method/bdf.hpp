@@ -405,7 +405,13 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
         continue;
       }
       rate = pow(dnorm / delta0, 1.0 / it);
-      if (rate > 0.9) break;  // diverging or too slow
+      // The first correction may overshoot before the contraction sets in (the index-3 multipliers
+      // move by O(lambda) in the first steps from consistent values): divergence is judged from the
+      // second correction on.
+      if (rate > 0.9) {
+        if (it >= 2) break;  // diverging or too slow
+        continue;
+      }
       if (rate / (1.0 - rate) * dnorm <= opt.newton_tol) {
         converged = true;
         break;

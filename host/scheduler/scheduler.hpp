@@ -1,0 +1,241 @@
+// host/scheduler/scheduler.hpp — splits an ensemble into chunks, launches the member kernels until
+// every member has finished, and gathers the results.
+//
+// The scheduler is the only place that knows about memory budgets, chunk sizes and progress
+// (DESIGN.md section 1). Per chunk: the inputs are transposed to SoA, `begin_member` runs once over all
+// members, then `advance_member` (at most K attempts each) runs over the list of active members, which
+// is compacted after every launch (std::stable_partition; on the device, thrust::partition). Members
+// never see the chunk they are in, its size, or K: a member's result depends on its own inputs only.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/common/member_kernels.hpp"
+#include "kernels/common/soa.hpp"
+#include "lockstep/stepper/member.hpp"
+
+namespace lockstep {
+
+enum class backend : int { serial = 0, omp = 1, cuda = 2 };
+
+inline const char* backend_name(backend b) {
+  return b == backend::serial ? "serial" : (b == backend::omp ? "omp" : "cuda");
+}
+
+struct progress_report {
+  long members_total = 0;
+  long members_finished = 0;
+  long steps = 0;          // accepted steps of finished members so far
+  double seconds = 0.0;    // wall time since the run started
+};
+
+struct run_options {
+  backend where = backend::serial;
+  int threads = 0;                        // omp: 0 = the OpenMP default
+  long chunk_size = 0;                    // members per chunk; 0 = from memory_budget
+  std::size_t memory_budget = std::size_t(1) << 30;  // bytes of chunk storage when chunk_size = 0
+  int attempts_per_sync = 32;             // K: step attempts per member per launch
+  std::function<void(const progress_report&)> on_progress;  // called after every launch
+};
+
+// One model's ensemble: per-member parameters and initial state, shared times and options.
+template <class Model>
+struct ensemble {
+  long members = 0;
+  std::vector<double> params;  // members x n_params, member-major
+  std::vector<double> q0, v0;  // members x n, member-major
+  double t0 = 0.0, t1 = 1.0;
+  std::vector<double> save_times;  // sorted, within [t0, t1]
+  solver_options options;
+
+  // `count` members with the model's default parameters and initial inputs.
+  static ensemble with_defaults(long count) {
+    ensemble e;
+    e.members = count;
+    e.params.resize(static_cast<std::size_t>(count) * Model::n_params);
+    e.q0.resize(static_cast<std::size_t>(count) * Model::n);
+    e.v0.resize(static_cast<std::size_t>(count) * Model::n);
+    double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
+    if constexpr (Model::n_inputs > 0)
+      for (int j = 0; j < Model::n_inputs; ++j) inputs[j] = Model::inputs[j].default_value;
+    for (long i = 0; i < count; ++i) {
+      for (int j = 0; j < Model::n_params; ++j) e.params[i * Model::n_params + j] = Model::params[j].default_value;
+      e.set_initial_inputs(i, inputs);
+    }
+    return e;
+  }
+
+  double* params_of(long i) { return params.data() + i * Model::n_params; }
+  const double* params_of(long i) const { return params.data() + i * Model::n_params; }
+
+  // Maps named initial inputs (Model::inputs order) of member i to its (q0, v0) with its parameters.
+  void set_initial_inputs(long i, const double* inputs) {
+    vec<double, Model::n> q, v;
+    Model::initial_state(params_of(i), inputs, q, v);
+    for (int j = 0; j < Model::n; ++j) {
+      q0[i * Model::n + j] = q[j];
+      v0[i * Model::n + j] = v[j];
+    }
+  }
+};
+
+template <class Model>
+struct ensemble_result {
+  using layout = state_layout<Model>;
+  static constexpr int ny = layout::size;
+  long members = 0;
+  int save_count = 0;
+  std::vector<member_status> status;
+  std::vector<member_counters> counters;
+  std::vector<double> outputs;  // [member][save][ny]: (q, v, lambda, mu, nu); NaN where never reached
+  std::vector<double> t_final;
+  std::vector<double> y_final;  // [member][ny]
+  long chunk_size = 0;          // what the scheduler used
+  double seconds = 0.0;
+
+  double y(long i, int s, int j) const { return outputs[(static_cast<std::size_t>(i) * save_count + s) * ny + j]; }
+  double q(long i, int s, int j) const { return y(i, s, layout::q + j); }
+  double v(long i, int s, int j) const { return y(i, s, layout::v + j); }
+  double lambda(long i, int s, int j) const { return y(i, s, layout::lambda + j); }
+};
+
+// Bytes of chunk storage one member needs: its state, parameters, initial state, outputs, flag.
+template <class Model>
+constexpr std::size_t bytes_per_member(int save_count) {
+  return sizeof(std::uint64_t) * soa_image<member_state<Model>>::words +
+         sizeof(double) * (Model::n_params + 2 * Model::n + static_cast<std::size_t>(save_count) * state_layout<Model>::size) +
+         sizeof(unsigned char) + sizeof(long);
+}
+
+namespace detail {
+
+template <class Model>
+void check_ensemble(const ensemble<Model>& e, const run_options& ro) {
+  auto fail = [](const std::string& why) { throw std::invalid_argument("lockstep ensemble: " + why); };
+  if (e.members < 0) fail("members must be non-negative");
+  const auto n = static_cast<std::size_t>(e.members);
+  if (e.params.size() != n * Model::n_params) fail("params must hold members x n_params values");
+  if (e.q0.size() != n * Model::n || e.v0.size() != n * Model::n) fail("q0 and v0 must hold members x n values");
+  if (!(e.t1 > e.t0)) fail("t1 must be greater than t0");
+  for (std::size_t s = 0; s < e.save_times.size(); ++s) {
+    if (!(e.save_times[s] >= e.t0 && e.save_times[s] <= e.t1)) fail("save time " + std::to_string(e.save_times[s]) + " outside [t0, t1]");
+    if (s > 0 && !(e.save_times[s] > e.save_times[s - 1])) fail("save times must be strictly increasing");
+  }
+  if (const char* why = bdf_check_options(e.options); why[0] != '\0') fail(why);
+  if (ro.attempts_per_sync < 1) fail("attempts_per_sync must be at least 1");
+  if (ro.chunk_size < 0) fail("chunk_size must be non-negative");
+}
+
+}  // namespace detail
+
+// Runs the ensemble through `launch(begin_or_advance_functor, active, count)`, chunk by chunk.
+template <class Model, class Launch>
+ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& ro, Launch&& launch) {
+  detail::check_ensemble(e, ro);
+  using layout = state_layout<Model>;
+  constexpr int ny = layout::size;
+  constexpr int words = soa_image<member_state<Model>>::words;
+  const auto start = std::chrono::steady_clock::now();
+  const int save_count = static_cast<int>(e.save_times.size());
+
+  ensemble_result<Model> r;
+  r.members = e.members;
+  r.save_count = save_count;
+  r.status.assign(static_cast<std::size_t>(e.members), member_status::running);
+  r.counters.assign(static_cast<std::size_t>(e.members), member_counters{});
+  r.outputs.assign(static_cast<std::size_t>(e.members) * save_count * ny, std::numeric_limits<double>::quiet_NaN());
+  r.t_final.assign(static_cast<std::size_t>(e.members), e.t0);
+  r.y_final.assign(static_cast<std::size_t>(e.members) * ny, 0.0);
+
+  long chunk = ro.chunk_size > 0 ? ro.chunk_size
+                                 : static_cast<long>(std::max<std::size_t>(1, ro.memory_budget / bytes_per_member<Model>(save_count)));
+  chunk = std::max(1L, std::min(chunk, std::max(1L, e.members)));
+  r.chunk_size = chunk;
+
+  // Chunk storage, reused from chunk to chunk.
+  std::vector<std::uint64_t> states(static_cast<std::size_t>(words) * chunk);
+  std::vector<double> params(static_cast<std::size_t>(Model::n_params) * chunk);
+  std::vector<double> q0(static_cast<std::size_t>(Model::n) * chunk), v0(q0.size());
+  std::vector<double> outputs(static_cast<std::size_t>(save_count) * ny * chunk);
+  std::vector<unsigned char> finished(static_cast<std::size_t>(chunk));
+  std::vector<long> active(static_cast<std::size_t>(chunk));
+
+  progress_report report;
+  report.members_total = e.members;
+  for (long first = 0; first < e.members; first += chunk) {
+    const long count = std::min(chunk, e.members - first);
+    // Inputs to SoA (stride = chunk, so the layout is the same for every chunk).
+    for (long i = 0; i < count; ++i) {
+      for (int j = 0; j < Model::n_params; ++j) params[j * chunk + i] = e.params[(first + i) * Model::n_params + j];
+      for (int j = 0; j < Model::n; ++j) {
+        q0[j * chunk + i] = e.q0[(first + i) * Model::n + j];
+        v0[j * chunk + i] = e.v0[(first + i) * Model::n + j];
+      }
+    }
+    std::fill(outputs.begin(), outputs.end(), std::numeric_limits<double>::quiet_NaN());
+    std::fill(finished.begin(), finished.end(), 0);
+
+    chunk_view<Model> view;
+    view.stride = chunk;
+    view.states = states.data();
+    view.params = params.data();
+    view.q0 = q0.data();
+    view.v0 = v0.data();
+    view.outputs = outputs.data();
+    view.finished = finished.data();
+    view.save_times = e.save_times.data();
+    view.save_count = save_count;
+    view.t0 = e.t0;
+    view.t1 = e.t1;
+    view.options = e.options;
+
+    std::iota(active.begin(), active.begin() + count, 0L);
+    long n_active = count;
+    launch(begin_member<Model>{view}, active.data(), n_active);
+    auto compact = [&] {
+      const auto end = std::stable_partition(active.begin(), active.begin() + n_active,
+                                             [&](long i) { return finished[static_cast<std::size_t>(i)] == 0; });
+      const long still = static_cast<long>(end - active.begin());
+      report.members_finished += n_active - still;
+      n_active = still;
+    };
+    compact();
+    while (n_active > 0) {
+      launch(advance_member<Model>{view, ro.attempts_per_sync}, active.data(), n_active);
+      compact();
+      if (ro.on_progress) {
+        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        ro.on_progress(report);
+      }
+    }
+
+    // Gather: outputs to member-major order, final states, statuses and counters.
+    for (long i = 0; i < count; ++i) {
+      const long g = first + i;
+      for (int s = 0; s < save_count; ++s)
+        for (int j = 0; j < ny; ++j)
+          r.outputs[(static_cast<std::size_t>(g) * save_count + s) * ny + j] = outputs[(static_cast<std::size_t>(s) * ny + j) * chunk + i];
+      member_state<Model> ms;
+      soa_load(states.data(), chunk, i, ms);
+      r.status[g] = ms.status;
+      r.counters[g] = ms.counters;
+      r.t_final[g] = ms.bdf.t;
+      const state_vector<Model> y = member_final_state<Model>(ms, e.params_of(g), e.options);
+      for (int j = 0; j < ny; ++j) r.y_final[g * ny + j] = y[j];
+      report.steps += ms.counters.steps;
+    }
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace lockstep

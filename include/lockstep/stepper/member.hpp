@@ -1,0 +1,150 @@
+// lockstep/stepper/member.hpp — one member's whole integration as resumable plain data.
+//
+// The single-member driver (solve_member.hpp) and the batch kernels (kernels/common/) run exactly this
+// code, so a member's results cannot depend on which of them ran it, on the batch it was in, or on how
+// often the host paused it: `member_advance` performs at most K step attempts and returns, and all the
+// member knows lives in member_state (DESIGN.md sections 1 and 3: a sync point is an attempt boundary).
+//
+// Outputs go to a sink, called as sink(save_index, t, y) for every save time passed, in order, with y
+// from dense output; multipliers are made consistent with (q, v) when the options ask for it.
+#pragma once
+
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/linalg.hpp"
+#include "lockstep/core/status.hpp"
+#include "lockstep/method/bdf.hpp"
+#include "lockstep/stepper/initialize.hpp"
+#include "lockstep/stepper/options.hpp"
+
+namespace lockstep {
+
+template <class Model>
+struct member_state {
+  bdf_state<Model> bdf;
+  member_counters counters;
+  member_status status = member_status::running;
+  int next_save = 0;   // index of the first save time not yet written
+  long attempts = 0;   // step attempts so far (max_steps bounds them)
+};
+
+namespace detail {
+
+// Tracks max |Phi| and max |G v + Phi_t|, |A v + a| at an accepted point.
+template <class Model>
+LOCKSTEP_HD void record_constraint_residuals(double t, const state_vector<Model>& y, const double* p,
+                                             member_counters& c) {
+  using L = state_layout<Model>;
+  vec<double, Model::n> q, v;
+  for (int i = 0; i < Model::n; ++i) {
+    q[i] = y[L::q + i];
+    v[i] = y[L::v + i];
+  }
+  if constexpr (Model::m > 0) {
+    c.max_phi = max(c.max_phi, norm_inf(Model::template constraint<double, double>(t, q, p)));
+    c.max_velocity_residual = max(c.max_velocity_residual, norm_inf(velocity_constraint<Model>(t, q, v, p)));
+  }
+  if constexpr (Model::k > 0)
+    c.max_velocity_residual =
+        max(c.max_velocity_residual, norm_inf(Model::template nonholonomic<double, double>(t, q, v, p)));
+}
+
+// Replaces lambda and nu of an output point by the multipliers consistent with its (q, v).
+template <class Model>
+LOCKSTEP_HD void make_multipliers_consistent(double t, state_vector<Model>& y, const double* p) {
+  using L = state_layout<Model>;
+  vec<double, Model::n> q, v, a;
+  vec<double, Model::m> lambda;
+  vec<double, Model::k> nu;
+  for (int i = 0; i < Model::n; ++i) {
+    q[i] = y[L::q + i];
+    v[i] = y[L::v + i];
+  }
+  if (accelerations_and_multipliers<Model>(t, q, v, p, a, lambda, nu) != member_status::success) return;
+  for (int i = 0; i < Model::m; ++i) y[L::lambda + i] = lambda[i];
+  for (int i = 0; i < Model::k; ++i) y[L::nu + i] = nu[i];
+}
+
+template <class Model, class Sink>
+LOCKSTEP_HD void emit(int save_index, double t, state_vector<Model> y, const double* p, const solver_options& opt,
+                      Sink& sink) {
+  if (opt.consistent_multipliers) make_multipliers_consistent<Model>(t, y, p);
+  sink(save_index, t, y);
+}
+
+}  // namespace detail
+
+// Consistent initialization and the method's start; writes the save times equal to t0. Leaves
+// status = running, or the reason the member cannot start. save_times are sorted, in [t0, t1].
+template <class Model, class Sink>
+LOCKSTEP_HD void member_begin(member_state<Model>& ms, double t0, double t1, const vec<double, Model::n>& q0,
+                              const vec<double, Model::n>& v0, const double* p, const solver_options& opt,
+                              const double* save_times, int save_count, Sink& sink) {
+  ms = member_state<Model>{};
+  if (bdf_check_options(opt)[0] != '\0' || !(t1 > t0)) {
+    ms.status = member_status::invalid_input;
+    return;
+  }
+  initial_values<Model> init;
+  const member_status st = consistent_initialization<Model>(t0, q0, v0, p, opt, init, ms.counters);
+  if (st != member_status::success) {
+    ms.status = st;
+    return;
+  }
+  bdf_start(ms.bdf, t0, t1, init, opt);
+  detail::record_constraint_residuals<Model>(t0, ms.bdf.y_past[0], p, ms.counters);
+  while (ms.next_save < save_count && save_times[ms.next_save] <= t0) {
+    if (save_times[ms.next_save] == t0) detail::emit<Model>(ms.next_save, t0, ms.bdf.y_past[0], p, opt, sink);
+    ++ms.next_save;
+  }
+}
+
+// At most max_attempts step attempts towards t1; returns true when the member has finished (status
+// success or a failure), false when it paused at an attempt boundary.
+template <class Model, class Sink>
+LOCKSTEP_HD bool member_advance(member_state<Model>& ms, int max_attempts, double t1, const double* p,
+                                const solver_options& opt, const double* save_times, int save_count, Sink& sink) {
+  if (ms.status != member_status::running) return true;
+  for (int a = 0; a < max_attempts; ++a) {
+    if (!(ms.bdf.t < t1)) {
+      ms.status = member_status::success;
+      return true;
+    }
+    if (ms.attempts++ >= opt.max_steps) {
+      ms.status = member_status::max_steps;
+      return true;
+    }
+    member_status why = member_status::running;
+    const attempt_result r = bdf_attempt<Model>(ms.bdf, t1, p, opt, ms.counters, why);
+    if (r == attempt_result::failed) {
+      ms.status = why;
+      return true;
+    }
+    if (r != attempt_result::accepted) continue;
+    detail::record_constraint_residuals<Model>(ms.bdf.t, ms.bdf.y_past[0], p, ms.counters);
+    while (ms.next_save < save_count && save_times[ms.next_save] <= ms.bdf.t) {
+      state_vector<Model> y;
+      if (save_times[ms.next_save] == ms.bdf.t)
+        y = ms.bdf.y_past[0];
+      else
+        bdf_dense_output(ms.bdf, save_times[ms.next_save], y);
+      detail::emit<Model>(ms.next_save, save_times[ms.next_save], y, p, opt, sink);
+      ++ms.next_save;
+    }
+  }
+  if (!(ms.bdf.t < t1)) {
+    ms.status = member_status::success;
+    return true;
+  }
+  return false;
+}
+
+// The member's final point, with multipliers consistent with (q, v) when the options ask for it.
+template <class Model>
+LOCKSTEP_HD state_vector<Model> member_final_state(const member_state<Model>& ms, const double* p,
+                                                   const solver_options& opt) {
+  state_vector<Model> y = ms.bdf.y_past[0];
+  if (opt.consistent_multipliers && ms.bdf.past_count > 0) detail::make_multipliers_consistent<Model>(ms.bdf.t, y, p);
+  return y;
+}
+
+}  // namespace lockstep

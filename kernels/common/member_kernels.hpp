@@ -1,0 +1,89 @@
+// kernels/common/member_kernels.hpp — the per-member functors every backend launches.
+//
+// One algorithm, one declaration (Ginkgo's batch solvers are the model): `begin_member` initializes
+// member i of a chunk, `advance_member` performs at most K step attempts of member i and writes the
+// outputs it passes. Both load the member's state from SoA storage into locals and store it back, and
+// run stepper/member.hpp, the code the single-member driver runs, so the backends differ only in how
+// they iterate over i (kernels/serial, kernels/omp, kernels/cuda).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/soa.hpp"
+#include "lockstep/core/hd.hpp"
+#include "lockstep/stepper/member.hpp"
+
+namespace lockstep {
+
+// Pointers into one chunk's storage (host or device memory); plain data, copied into kernels.
+template <class Model>
+struct chunk_view {
+  using layout = state_layout<Model>;
+  long stride = 0;                  // members in the chunk (SoA stride)
+  std::uint64_t* states = nullptr;  // soa_image<member_state<Model>>::words x stride
+  const double* params = nullptr;   // Model::n_params x stride
+  const double* q0 = nullptr;       // n x stride
+  const double* v0 = nullptr;       // n x stride
+  double* outputs = nullptr;        // (save_count * layout::size) x stride; NaN until written
+  unsigned char* finished = nullptr;  // 1 once the member has finished (success or failure)
+  const double* save_times = nullptr;
+  int save_count = 0;
+  double t0 = 0.0, t1 = 0.0;
+  solver_options options;
+};
+
+namespace detail {
+
+template <class Model>
+struct soa_output_sink {
+  double* outputs;
+  long stride, i;
+  LOCKSTEP_HD void operator()(int save_index, double, const state_vector<Model>& y) const {
+    constexpr int ny = state_layout<Model>::size;
+    for (int j = 0; j < ny; ++j) outputs[(static_cast<long>(save_index) * ny + j) * stride + i] = y[j];
+  }
+};
+
+// Parameters of member i as a contiguous local array (models take const double*).
+template <class Model>
+LOCKSTEP_HD void load_params(const chunk_view<Model>& c, long i, double (&p)[Model::n_params]) {
+  for (int j = 0; j < Model::n_params; ++j) p[j] = c.params[j * c.stride + i];
+}
+
+}  // namespace detail
+
+template <class Model>
+struct begin_member {
+  chunk_view<Model> c;
+  LOCKSTEP_HD void operator()(long i) const {
+    double p[Model::n_params];
+    detail::load_params(c, i, p);
+    vec<double, Model::n> q0, v0;
+    for (int j = 0; j < Model::n; ++j) {
+      q0[j] = c.q0[j * c.stride + i];
+      v0[j] = c.v0[j * c.stride + i];
+    }
+    member_state<Model> ms;
+    detail::soa_output_sink<Model> sink{c.outputs, c.stride, i};
+    member_begin<Model>(ms, c.t0, c.t1, q0, v0, p, c.options, c.save_times, c.save_count, sink);
+    c.finished[i] = ms.status != member_status::running;
+    soa_store(c.states, c.stride, i, ms);
+  }
+};
+
+template <class Model>
+struct advance_member {
+  chunk_view<Model> c;
+  int max_attempts;
+  LOCKSTEP_HD void operator()(long i) const {
+    double p[Model::n_params];
+    detail::load_params(c, i, p);
+    member_state<Model> ms;
+    soa_load(c.states, c.stride, i, ms);
+    detail::soa_output_sink<Model> sink{c.outputs, c.stride, i};
+    c.finished[i] = member_advance<Model>(ms, max_attempts, c.t1, p, c.options, c.save_times, c.save_count, sink);
+    soa_store(c.states, c.stride, i, ms);
+  }
+};
+
+}  // namespace lockstep

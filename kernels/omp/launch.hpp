@@ -1,0 +1,36 @@
+// kernels/omp/launch.hpp — the CPU production backend: OpenMP over the active members.
+//
+// Members are independent and each writes only its own SoA slots, so the schedule (dynamic: members
+// take very different numbers of steps) cannot change any result; serial and omp agree bitwise.
+#pragma once
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace lockstep::omp {
+
+// True when this translation unit was compiled with OpenMP (otherwise the pragma is ignored and the
+// loop runs on one thread; the front ends refuse backend "omp" then).
+constexpr bool available() {
+#if defined(_OPENMP)
+  return true;
+#else
+  return false;
+#endif
+}
+
+// threads <= 0: OpenMP's default team size.
+template <class Functor>
+void for_each_member(const long* active, long count, const Functor& f, int threads) {
+#if defined(_OPENMP)
+  const int team = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic, 4) num_threads(team)
+  for (long a = 0; a < count; ++a) f(active[a]);
+#else
+  (void)threads;
+  for (long a = 0; a < count; ++a) f(active[a]);
+#endif
+}
+
+}  // namespace lockstep::omp

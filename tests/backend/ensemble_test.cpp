@@ -1,0 +1,223 @@
+// The batched engine: a member's results depend on its own inputs only — never on the ensemble it is in,
+// the chunk size, the number of attempts between syncs, the thread count or the backend (serial vs
+// omp: bitwise, DESIGN.md section 3) — and one failing member never changes another.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "lockstep/lockstep.hpp"
+
+namespace {
+
+using namespace lockstep;
+
+// Members that differ (parameters and start), so they take different numbers of steps and the
+// scheduler really interleaves them. `salt` picks the variation; member i of a large ensemble equals
+// member i of a small one.
+template <class Model>
+void vary_member(ensemble<Model>& e, long i) {
+  double* p = e.params_of(i);
+  const double f = 1.0 + 0.01 * std::sin(1.7 * static_cast<double>(i));
+  for (int j = 0; j < Model::n_params; ++j) p[j] *= (j == 0 ? f : 1.0);
+  double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
+  if constexpr (Model::n_inputs > 0) {
+    for (int j = 0; j < Model::n_inputs; ++j) inputs[j] = Model::inputs[j].default_value;
+    if (!std::isnan(inputs[0])) inputs[0] += 0.05 * std::cos(0.9 * static_cast<double>(i));
+  }
+  e.set_initial_inputs(i, inputs);
+}
+
+template <class Model>
+ensemble<Model> make_ensemble(long members, double t1, double tol, formulation form = formulation::ggl,
+                              double fixed_h = 0.0) {
+  auto e = ensemble<Model>::with_defaults(members);
+  for (long i = 0; i < members; ++i) vary_member(e, i);
+  e.t1 = t1;
+  e.save_times = {0.25 * t1, 0.5 * t1, t1};
+  e.options.form = form;
+  e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = tol;
+  e.options.fixed_h = fixed_h;
+  e.options.fixed_order = 2;
+  return e;
+}
+
+// The sub-ensemble of the given members (same inputs, new indices).
+template <class Model>
+ensemble<Model> select(const ensemble<Model>& e, const std::vector<long>& members) {
+  ensemble<Model> s = e;
+  s.members = static_cast<long>(members.size());
+  s.params.clear();
+  s.q0.clear();
+  s.v0.clear();
+  for (long i : members) {
+    s.params.insert(s.params.end(), e.params_of(i), e.params_of(i) + Model::n_params);
+    s.q0.insert(s.q0.end(), e.q0.begin() + i * Model::n, e.q0.begin() + (i + 1) * Model::n);
+    s.v0.insert(s.v0.end(), e.v0.begin() + i * Model::n, e.v0.begin() + (i + 1) * Model::n);
+  }
+  return s;
+}
+
+// Bitwise comparison of member a of ra with member b of rb: outputs, final state, status, counters.
+template <class Model>
+::testing::AssertionResult same_member(const ensemble_result<Model>& ra, long a, const ensemble_result<Model>& rb,
+                                       long b) {
+  constexpr int ny = state_layout<Model>::size;
+  const std::size_t block = static_cast<std::size_t>(ra.save_count) * ny;
+  if (ra.status[a] != rb.status[b]) return ::testing::AssertionFailure() << "status differs";
+  if (std::memcmp(&ra.outputs[a * block], &rb.outputs[b * block], block * sizeof(double)) != 0)
+    return ::testing::AssertionFailure() << "outputs differ";
+  if (std::memcmp(&ra.y_final[a * ny], &rb.y_final[b * ny], ny * sizeof(double)) != 0)
+    return ::testing::AssertionFailure() << "final state differs";
+  if (std::memcmp(&ra.t_final[a], &rb.t_final[b], sizeof(double)) != 0)
+    return ::testing::AssertionFailure() << "final time differs";
+  if (std::memcmp(&ra.counters[a], &rb.counters[b], sizeof(member_counters)) != 0)
+    return ::testing::AssertionFailure() << "counters differ";
+  return ::testing::AssertionSuccess();
+}
+
+run_options make_run(backend where, long chunk, int threads, int attempts = 32) {
+  run_options r;
+  r.where = where;
+  r.chunk_size = chunk;
+  r.threads = threads;
+  r.attempts_per_sync = attempts;
+  return r;
+}
+
+// The full matrix of DESIGN.md section 3 for one model: alone, in 100 and in 10,000; chunks 7, 1000
+// and all; K = 32 and 5; serial, omp with 1 and 2 threads.
+template <class Model>
+void check_full_determinism_matrix(double t1, double tol) {
+  const auto big = make_ensemble<Model>(10000, t1, tol);
+  const std::vector<long> probes = {0, 3, 57, 99};
+  const auto reference_big = solve_ensemble(big, make_run(backend::serial, 0, 1));
+  for (long i = 0; i < 10000; ++i) ASSERT_EQ(reference_big.status[i], member_status::success) << "member " << i;
+  for (long i : probes) {
+    const auto alone = solve_ensemble(select(big, {i}), make_run(backend::serial, 0, 1));
+    EXPECT_TRUE(same_member(alone, 0, reference_big, i)) << "alone vs in 10000, member " << i;
+    // The single-member driver is the same code.
+    vec<double, Model::n> q0, v0;
+    for (int j = 0; j < Model::n; ++j) {
+      q0[j] = big.q0[i * Model::n + j];
+      v0[j] = big.v0[i * Model::n + j];
+    }
+    const auto single = solve_member<Model>(big.params_of(i), q0, v0, big.t0, big.t1, big.options, big.save_times);
+    ASSERT_EQ(single.y.size(), 3u);
+    for (int s = 0; s < 3; ++s)
+      EXPECT_EQ(std::memcmp(&single.y[s][0], &reference_big.outputs[(i * 3 + s) * state_layout<Model>::size],
+                            state_layout<Model>::size * sizeof(double)),
+                0)
+          << "solve_member vs ensemble, member " << i << ", save " << s;
+  }
+  std::vector<long> first100(100);
+  for (long i = 0; i < 100; ++i) first100[i] = i;
+  const auto hundred = select(big, first100);
+  for (long chunk : {7L, 1000L, 0L})
+    for (int attempts : {32, 5}) {
+      const auto r = solve_ensemble(hundred, make_run(backend::serial, chunk, 1, attempts));
+      for (long i : probes) EXPECT_TRUE(same_member(r, i, reference_big, i)) << "100, chunk " << chunk << ", K " << attempts;
+    }
+  for (long chunk : {7L, 1000L, 0L})
+    for (int threads : {1, 2}) {
+      const auto r = solve_ensemble(big, make_run(backend::omp, chunk, threads));
+      long differing = 0;
+      for (long i = 0; i < 10000; ++i) differing += same_member(r, i, reference_big, i) ? 0 : 1;
+      EXPECT_EQ(differing, 0) << "10000 on omp, chunk " << chunk << ", threads " << threads;
+    }
+}
+
+TEST(EnsembleDeterminism, PendulumMemberIsBitwiseTheSameInEveryEnsembleChunkThreadCountAndBackend) {
+  check_full_determinism_matrix<models::pendulum>(2.0, 1e-6);
+}
+
+TEST(EnsembleDeterminism, AndrewsMemberIsBitwiseTheSameInEveryEnsembleChunkThreadCountAndBackend) {
+  check_full_determinism_matrix<models::andrews>(0.003, 1e-5);
+}
+
+// Every other model and formulation: 200 members, chunk 7 vs all, omp with 2 threads vs serial.
+template <class Model>
+struct EnsembleDeterminismPerModel : ::testing::Test {};
+using AllModels = ::testing::Types<models::double_pendulum, models::chain<2>, models::chain<4>, models::chain<8>,
+                                   models::chain<16>, models::slider_crank, models::car_axis, models::knife_edge,
+                                   models::linear_oscillator>;
+TYPED_TEST_SUITE(EnsembleDeterminismPerModel, AllModels);
+
+TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChunk7AndAll) {
+  using Model = TypeParam;
+  struct pair {
+    formulation form;
+    double fixed_h;  // BDF on index3 runs with fixed steps only
+    double t1;
+  };
+  for (const pair& fp : {pair{formulation::ggl, 0.0, 0.2}, pair{formulation::index3, 2e-4, 0.05}}) {
+    const auto e = make_ensemble<Model>(200, fp.t1, 1e-6, fp.form, fp.fixed_h);
+    const auto reference = solve_ensemble(e, make_run(backend::serial, 0, 1));
+    const auto chunked = solve_ensemble(e, make_run(backend::omp, 7, 2));
+    const auto whole = solve_ensemble(e, make_run(backend::omp, 0, 2));
+    long finished = 0;
+    for (long i = 0; i < 200; ++i) {
+      finished += reference.status[i] == member_status::success;
+      EXPECT_TRUE(same_member(chunked, i, reference, i)) << Model::name << " " << formulation_name(fp.form) << " member " << i;
+      EXPECT_TRUE(same_member(whole, i, reference, i)) << Model::name << " " << formulation_name(fp.form) << " member " << i;
+    }
+    EXPECT_EQ(finished, 200) << Model::name << " " << formulation_name(fp.form) << ": members that did not reach t1";
+  }
+}
+
+// 1,000 pendulum members, 10 of them broken on purpose; the other 990 must be bitwise what they are in
+// a clean run.
+TEST(EnsembleIsolation, TenFailingMembersReportTheirStatusesAndLeaveTheOthersBitwiseUnchanged) {
+  using Model = models::pendulum;
+  auto clean = make_ensemble<Model>(1000, 2.0, 1e-6);
+  clean.options.h_min = 1e-7;
+  auto broken = clean;
+  const long nan_members[] = {5, 250, 777}, singular_members[] = {17, 500, 901}, stiff_members[] = {42, 333, 666, 999};
+  for (long i : nan_members) broken.params_of(i)[2] = std::numeric_limits<double>::quiet_NaN();  // g
+  for (long i : singular_members) {  // the bob at the pivot: G = (x, y) = 0
+    broken.params_of(i)[1] = 0.0;   // L
+    const double in[2] = {1.0, 0.0};
+    broken.set_initial_inputs(i, in);
+  }
+  for (long i : stiff_members) broken.params_of(i)[2] = 1e14;  // g: accelerations need steps below h_min
+
+  const auto rc = solve_ensemble(clean, make_run(backend::omp, 64, 2));
+  const auto rb = solve_ensemble(broken, make_run(backend::omp, 64, 2));
+  for (long i : nan_members) EXPECT_EQ(rb.status[i], member_status::model_not_finite) << i;
+  for (long i : singular_members) EXPECT_EQ(rb.status[i], member_status::singular_matrix) << i;
+  for (long i : stiff_members) EXPECT_EQ(rb.status[i], member_status::step_size_too_small) << i;
+  long unchanged = 0;
+  for (long i = 0; i < 1000; ++i) {
+    const bool is_broken = std::find(std::begin(nan_members), std::end(nan_members), i) != std::end(nan_members) ||
+                           std::find(std::begin(singular_members), std::end(singular_members), i) != std::end(singular_members) ||
+                           std::find(std::begin(stiff_members), std::end(stiff_members), i) != std::end(stiff_members);
+    if (is_broken) continue;
+    EXPECT_EQ(rc.status[i], member_status::success);
+    unchanged += same_member(rb, i, rc, i) ? 1 : 0;
+  }
+  EXPECT_EQ(unchanged, 990);
+}
+
+TEST(EnsembleApi, RefusesBadInputWithAClearMessage) {
+  auto e = ensemble<models::pendulum>::with_defaults(3);
+  e.save_times = {0.5, 2.0};
+  e.t1 = 1.0;
+  try {
+    solve_ensemble(e, run_options{});
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& err) {
+    EXPECT_NE(std::string(err.what()).find("outside [t0, t1]"), std::string::npos) << err.what();
+  }
+  e.save_times = {0.5};
+  e.options.form = formulation::index3;  // adaptive BDF on index3 is refused
+  EXPECT_THROW(solve_ensemble(e, run_options{}), std::invalid_argument);
+}
+
+TEST(EnsembleApi, ReportsBytesPerMemberThatGrowWithSaveTimes) {
+  EXPECT_GT(bytes_per_member<models::pendulum>(10), bytes_per_member<models::pendulum>(1));
+  EXPECT_GE(bytes_per_member<models::pendulum>(0), sizeof(member_state<models::pendulum>));
+}
+
+}  // namespace
