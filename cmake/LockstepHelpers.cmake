@@ -25,6 +25,12 @@ macro(lockstep_configure_cuda)
         set(CMAKE_CUDA_ARCHITECTURES 80 90)
       endif()
       enable_language(CUDA)
+      # CMake before 3.26 (Debian 12 ships 3.25) knows no C++20 flag for nvcc and rejects
+      # CUDA_STANDARD 20 ("requires the language dialect CUDA20"); nvcc 12+ takes -std=c++20.
+      if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION AND CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0)
+        set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+        set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+      endif()
       set(CMAKE_CUDA_STANDARD 20)
       set(CMAKE_CUDA_STANDARD_REQUIRED ON)
       set(LOCKSTEP_HAVE_CUDA ON)

@@ -4,7 +4,7 @@
 // The scheduler is the only place that knows about memory budgets, chunk sizes and progress
 // (DESIGN.md section 1). Per chunk: the inputs are transposed to SoA, `begin_member` runs once over all
 // members, then `advance_member` (at most K attempts each) runs over the list of active members, which
-// is compacted after every launch (std::stable_partition; on the device, thrust::partition). Members
+// is compacted after every launch (std::partition; on the device, thrust::partition). Members
 // never see the chunk they are in, its size, or K: a member's result depends on its own inputs only.
 #pragma once
 
@@ -202,8 +202,10 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
     long n_active = count;
     launch(begin_member<Model>{view}, active.data(), n_active);
     auto compact = [&] {
-      const auto end = std::stable_partition(active.begin(), active.begin() + n_active,
-                                             [&](long i) { return finished[static_cast<std::size_t>(i)] == 0; });
+      // In place and allocation-free (std::stable_partition may allocate): the order of the active
+      // list only decides which member a thread takes next, never a member's result.
+      const auto end = std::partition(active.begin(), active.begin() + n_active,
+                                      [&](long i) { return finished[static_cast<std::size_t>(i)] == 0; });
       const long still = static_cast<long>(end - active.begin());
       report.members_finished += n_active - still;
       n_active = still;
