@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "kernels/common/member_kernels.hpp"
 #include "kernels/common/soa.hpp"
 #include "lockstep/stepper/member.hpp"
@@ -42,7 +44,8 @@ struct run_options {
   backend where = backend::serial;
   int threads = 0;                        // omp: 0 = the OpenMP default
   long chunk_size = 0;                    // members per chunk; 0 = from memory_budget
-  std::size_t memory_budget = std::size_t(1) << 30;  // bytes of chunk storage when chunk_size = 0
+  std::size_t memory_budget = 0;          // bytes of chunk storage when chunk_size = 0; 0 = a quarter
+                                          // of the backend's free memory (host: available RAM)
   int attempts_per_sync = 32;             // K: step attempts per member per launch
   std::function<void(const progress_report&)> on_progress;  // called after every launch
 };
@@ -135,6 +138,75 @@ void check_ensemble(const ensemble<Model>& e, const run_options& ro) {
   if (ro.chunk_size < 0) fail("chunk_size must be non-negative");
 }
 
+// Member-major inputs of members [first, first + count) to SoA arrays of stride `chunk`.
+template <class Model>
+void scatter_inputs(const ensemble<Model>& e, long first, long count, long chunk, double* params, double* q0,
+                    double* v0) {
+  for (long i = 0; i < count; ++i) {
+    for (int j = 0; j < Model::n_params; ++j) params[j * chunk + i] = e.params[(first + i) * Model::n_params + j];
+    for (int j = 0; j < Model::n; ++j) {
+      q0[j * chunk + i] = e.q0[(first + i) * Model::n + j];
+      v0[j * chunk + i] = e.v0[(first + i) * Model::n + j];
+    }
+  }
+}
+
+// A finished chunk's SoA states and outputs into the member-major result; returns the chunk's steps.
+template <class Model>
+long gather_results(const ensemble<Model>& e, long first, long count, long chunk, const std::uint64_t* states,
+                    const double* outputs, ensemble_result<Model>& r) {
+  constexpr int ny = state_layout<Model>::size;
+  const int save_count = r.save_count;
+  long steps = 0;
+  for (long i = 0; i < count; ++i) {
+    const long g = first + i;
+    for (int s = 0; s < save_count; ++s)
+      for (int j = 0; j < ny; ++j)
+        r.outputs[(static_cast<std::size_t>(g) * save_count + s) * ny + j] =
+            outputs[(static_cast<std::size_t>(s) * ny + j) * chunk + i];
+    member_state<Model> ms;
+    soa_load(states, chunk, i, ms);
+    r.status[g] = ms.status;
+    r.counters[g] = ms.counters;
+    r.t_final[g] = ms.bdf.t;
+    const state_vector<Model> y = member_final_state<Model>(ms, e.params_of(g), e.options);
+    for (int j = 0; j < ny; ++j) r.y_final[g * ny + j] = y[j];
+    steps += ms.counters.steps;
+  }
+  return steps;
+}
+
+// An empty result of the right shape: statuses running, outputs NaN.
+template <class Model>
+ensemble_result<Model> empty_result(const ensemble<Model>& e) {
+  constexpr int ny = state_layout<Model>::size;
+  ensemble_result<Model> r;
+  r.members = e.members;
+  r.save_count = static_cast<int>(e.save_times.size());
+  const auto n = static_cast<std::size_t>(e.members);
+  r.status.assign(n, member_status::running);
+  r.counters.assign(n, member_counters{});
+  r.outputs.assign(n * r.save_count * ny, std::numeric_limits<double>::quiet_NaN());
+  r.t_final.assign(n, e.t0);
+  r.y_final.assign(n * ny, 0.0);
+  return r;
+}
+
+// A quarter of the host's available physical memory (at least 64 MiB).
+inline std::size_t host_memory_budget() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const std::size_t available = pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : std::size_t(1) << 30;
+  return std::max<std::size_t>(available / 4, std::size_t(64) << 20);
+}
+
+// Members per chunk: the explicit chunk size, else what fits the memory budget.
+template <class Model>
+long choose_chunk(const ensemble<Model>& e, const run_options& ro, std::size_t budget) {
+  const long fit = static_cast<long>(std::max<std::size_t>(1, budget / bytes_per_member<Model>(static_cast<int>(e.save_times.size()))));
+  const long chunk = ro.chunk_size > 0 ? ro.chunk_size : fit;
+  return std::max(1L, std::min(chunk, std::max(1L, e.members)));
+}
+
 }  // namespace detail
 
 // Runs the ensemble through `launch(begin_or_advance_functor, active, count)`, chunk by chunk.
@@ -147,18 +219,8 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
   const auto start = std::chrono::steady_clock::now();
   const int save_count = static_cast<int>(e.save_times.size());
 
-  ensemble_result<Model> r;
-  r.members = e.members;
-  r.save_count = save_count;
-  r.status.assign(static_cast<std::size_t>(e.members), member_status::running);
-  r.counters.assign(static_cast<std::size_t>(e.members), member_counters{});
-  r.outputs.assign(static_cast<std::size_t>(e.members) * save_count * ny, std::numeric_limits<double>::quiet_NaN());
-  r.t_final.assign(static_cast<std::size_t>(e.members), e.t0);
-  r.y_final.assign(static_cast<std::size_t>(e.members) * ny, 0.0);
-
-  long chunk = ro.chunk_size > 0 ? ro.chunk_size
-                                 : static_cast<long>(std::max<std::size_t>(1, ro.memory_budget / bytes_per_member<Model>(save_count)));
-  chunk = std::max(1L, std::min(chunk, std::max(1L, e.members)));
+  ensemble_result<Model> r = detail::empty_result(e);
+  const long chunk = detail::choose_chunk(e, ro, ro.memory_budget > 0 ? ro.memory_budget : detail::host_memory_budget());
   r.chunk_size = chunk;
 
   // Chunk storage, reused from chunk to chunk.
@@ -173,14 +235,7 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
   report.members_total = e.members;
   for (long first = 0; first < e.members; first += chunk) {
     const long count = std::min(chunk, e.members - first);
-    // Inputs to SoA (stride = chunk, so the layout is the same for every chunk).
-    for (long i = 0; i < count; ++i) {
-      for (int j = 0; j < Model::n_params; ++j) params[j * chunk + i] = e.params[(first + i) * Model::n_params + j];
-      for (int j = 0; j < Model::n; ++j) {
-        q0[j * chunk + i] = e.q0[(first + i) * Model::n + j];
-        v0[j * chunk + i] = e.v0[(first + i) * Model::n + j];
-      }
-    }
+    detail::scatter_inputs(e, first, count, chunk, params.data(), q0.data(), v0.data());
     std::fill(outputs.begin(), outputs.end(), std::numeric_limits<double>::quiet_NaN());
     std::fill(finished.begin(), finished.end(), 0);
 
@@ -220,21 +275,7 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
       }
     }
 
-    // Gather: outputs to member-major order, final states, statuses and counters.
-    for (long i = 0; i < count; ++i) {
-      const long g = first + i;
-      for (int s = 0; s < save_count; ++s)
-        for (int j = 0; j < ny; ++j)
-          r.outputs[(static_cast<std::size_t>(g) * save_count + s) * ny + j] = outputs[(static_cast<std::size_t>(s) * ny + j) * chunk + i];
-      member_state<Model> ms;
-      soa_load(states.data(), chunk, i, ms);
-      r.status[g] = ms.status;
-      r.counters[g] = ms.counters;
-      r.t_final[g] = ms.bdf.t;
-      const state_vector<Model> y = member_final_state<Model>(ms, e.params_of(g), e.options);
-      for (int j = 0; j < ny; ++j) r.y_final[g * ny + j] = y[j];
-      report.steps += ms.counters.steps;
-    }
+    report.steps += detail::gather_results(e, first, count, chunk, states.data(), outputs.data(), r);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
