@@ -21,6 +21,10 @@
 #include "lockstep/model/registry.hpp"
 #include "lockstep/stepper/solve_member.hpp"
 
+#if defined(LOCKSTEP_WITH_CUDA)
+#include "kernels/cuda/ensemble_cuda.hpp"
+#endif
+
 namespace lockstep {
 
 template <class Model>
@@ -38,7 +42,12 @@ ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_option
         omp::for_each_member(active, count, f, threads > 0 ? threads : 0);
       });
     case backend::cuda:
-      throw std::invalid_argument("lockstep: the cuda backend is not available in this build");
+#if defined(LOCKSTEP_WITH_CUDA)
+      return cuda::solve_ensemble(e, run);  // instantiated for the models listed in ensemble_cuda.cu
+#else
+      throw std::invalid_argument("lockstep: the cuda backend is not available in this build (no nvcc, or "
+                                  "the program does not link lockstep::cuda)");
+#endif
   }
   throw std::invalid_argument("lockstep: unknown backend");
 }

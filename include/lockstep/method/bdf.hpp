@@ -82,7 +82,6 @@ struct bdf_state {
   bool jacobian_valid = false;
   bool newton_valid = false;
   bool jacobian_fresh = false;  // evaluated during the current step attempt
-  double newton_rate = 0.0;     // last observed convergence rate (0: none yet)
 };
 
 // Refuses option combinations the theory says are unstable or ill-defined; returns an empty string
@@ -244,8 +243,8 @@ LOCKSTEP_HD void bdf_start(bdf_state<Model>& s, double t0, double t1, const init
   s.order = 1;
 }
 
-// Starts from given solution points (newest first; e.g. exact values for order studies); the order of
-// the first step may then be up to count - 1... count.
+// Starts from given solution points (newest first; e.g. exact values for order studies). Order k needs
+// k + 1 points for its predictor, so the first steps run at order min(order, count - 1).
 template <class Model>
 LOCKSTEP_HD void bdf_start_from_points(bdf_state<Model>& s, int count, const double* t, const state_vector<Model>* y,
                                        double h, int order) {
@@ -311,7 +310,6 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
     ++s.newton_cuts;
     s.newton_valid = false;
     s.jacobian_valid = false;
-    s.newton_rate = 0.0;
     if (fixed || s.newton_cuts > 10) {
       status = reason == member_status::success ? member_status::newton_failure : reason;
       return attempt_result::failed;
@@ -335,8 +333,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
       s.jacobian_valid = true;
       s.jacobian_fresh = true;
       s.newton_valid = false;
-      s.newton_rate = 0.0;
-    }
+      }
     if (!s.newton_valid || c != s.newton.c) {
       const member_status fs = factor_newton_matrix<Model, double>(form, s.jac, c, s.newton);
       ++counters.lu_factorizations;
@@ -425,7 +422,6 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
       }
       return fail_step(member_status::success);
     }
-    s.newton_rate = rate;
     s.newton_cuts = 0;
     // Slow contraction means the Jacobian has drifted from the solution: evaluate a new one for the
     // next step (RADAU5 re-evaluates unless theta <= 0.001; we keep it while the rate stays small).
