@@ -112,11 +112,17 @@ struct ensemble_result {
 };
 
 // Bytes of chunk storage one member needs: its state, parameters, initial state, outputs, flag.
-template <class Model>
-constexpr std::size_t bytes_per_member(int save_count) {
-  return sizeof(std::uint64_t) * soa_image<member_state<Model>>::words +
+template <class Model, class Method>
+constexpr std::size_t bytes_per_member_with(int save_count) {
+  return sizeof(std::uint64_t) * soa_image<member_state<Model, Method>>::words +
          sizeof(double) * (Model::n_params + 2 * Model::n + static_cast<std::size_t>(save_count) * state_layout<Model>::size) +
          sizeof(unsigned char) + sizeof(long);
+}
+
+template <class Model>
+constexpr std::size_t bytes_per_member(int save_count, method_kind method = method_kind::bdf) {
+  return method == method_kind::bdf ? bytes_per_member_with<Model, bdf_method>(save_count)
+                                    : bytes_per_member_with<Model, radau5_method>(save_count);
 }
 
 namespace detail {
@@ -133,7 +139,7 @@ void check_ensemble(const ensemble<Model>& e, const run_options& ro) {
     if (!(e.save_times[s] >= e.t0 && e.save_times[s] <= e.t1)) fail("save time " + std::to_string(e.save_times[s]) + " outside [t0, t1]");
     if (s > 0 && !(e.save_times[s] > e.save_times[s - 1])) fail("save times must be strictly increasing");
   }
-  if (const char* why = bdf_check_options(e.options); why[0] != '\0') fail(why);
+  if (const char* why = check_method_options(e.options); why[0] != '\0') fail(why);
   if (ro.attempts_per_sync < 1) fail("attempts_per_sync must be at least 1");
   if (ro.chunk_size < 0) fail("chunk_size must be non-negative");
 }
@@ -152,7 +158,7 @@ void scatter_inputs(const ensemble<Model>& e, long first, long count, long chunk
 }
 
 // A finished chunk's SoA states and outputs into the member-major result; returns the chunk's steps.
-template <class Model>
+template <class Model, class Method>
 long gather_results(const ensemble<Model>& e, long first, long count, long chunk, const std::uint64_t* states,
                     const double* outputs, ensemble_result<Model>& r) {
   constexpr int ny = state_layout<Model>::size;
@@ -164,11 +170,11 @@ long gather_results(const ensemble<Model>& e, long first, long count, long chunk
       for (int j = 0; j < ny; ++j)
         r.outputs[(static_cast<std::size_t>(g) * save_count + s) * ny + j] =
             outputs[(static_cast<std::size_t>(s) * ny + j) * chunk + i];
-    member_state<Model> ms;
+    member_state<Model, Method> ms;
     soa_load(states, chunk, i, ms);
     r.status[g] = ms.status;
     r.counters[g] = ms.counters;
-    r.t_final[g] = ms.bdf.t;
+    r.t_final[g] = Method::time(ms.method);
     const state_vector<Model> y = member_final_state<Model>(ms, e.params_of(g), e.options);
     for (int j = 0; j < ny; ++j) r.y_final[g * ny + j] = y[j];
     steps += ms.counters.steps;
@@ -202,20 +208,21 @@ inline std::size_t host_memory_budget() {
 // Members per chunk: the explicit chunk size, else what fits the memory budget.
 template <class Model>
 long choose_chunk(const ensemble<Model>& e, const run_options& ro, std::size_t budget) {
-  const long fit = static_cast<long>(std::max<std::size_t>(1, budget / bytes_per_member<Model>(static_cast<int>(e.save_times.size()))));
+  const long fit = static_cast<long>(
+      std::max<std::size_t>(1, budget / bytes_per_member<Model>(static_cast<int>(e.save_times.size()), e.options.method)));
   const long chunk = ro.chunk_size > 0 ? ro.chunk_size : fit;
   return std::max(1L, std::min(chunk, std::max(1L, e.members)));
 }
 
 }  // namespace detail
 
-// Runs the ensemble through `launch(begin_or_advance_functor, active, count)`, chunk by chunk.
-template <class Model, class Launch>
+// Runs the ensemble with Method through `launch(begin_or_advance_functor, active, count)`, chunk by chunk.
+template <class Model, class Method, class Launch>
 ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& ro, Launch&& launch) {
   detail::check_ensemble(e, ro);
   using layout = state_layout<Model>;
   constexpr int ny = layout::size;
-  constexpr int words = soa_image<member_state<Model>>::words;
+  constexpr int words = soa_image<member_state<Model, Method>>::words;
   const auto start = std::chrono::steady_clock::now();
   const int save_count = static_cast<int>(e.save_times.size());
 
@@ -255,7 +262,7 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
 
     std::iota(active.begin(), active.begin() + count, 0L);
     long n_active = count;
-    launch(begin_member<Model>{view}, active.data(), n_active);
+    launch(begin_member<Model, Method>{view}, active.data(), n_active);
     auto compact = [&] {
       // In place and allocation-free (std::stable_partition may allocate): the order of the active
       // list only decides which member a thread takes next, never a member's result.
@@ -267,7 +274,7 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
     };
     compact();
     while (n_active > 0) {
-      launch(advance_member<Model>{view, ro.attempts_per_sync}, active.data(), n_active);
+      launch(advance_member<Model, Method>{view, ro.attempts_per_sync}, active.data(), n_active);
       compact();
       if (ro.on_progress) {
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -275,7 +282,7 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
       }
     }
 
-    report.steps += detail::gather_results(e, first, count, chunk, states.data(), outputs.data(), r);
+    report.steps += detail::gather_results<Model, Method>(e, first, count, chunk, states.data(), outputs.data(), r);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

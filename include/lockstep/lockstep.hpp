@@ -14,6 +14,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
 #include "host/scheduler/scheduler.hpp"
 #include "kernels/omp/launch.hpp"
@@ -32,18 +33,27 @@ ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_option
   static_assert(lockstep_check_model<Model>());
   switch (run.where) {
     case backend::serial:
-      return run_chunked(e, run, [](const auto& f, const long* active, long count) {
-        serial::for_each_member(active, count, f);
+      return visit_method(e.options.method, [&]<class Method>() {
+        return run_chunked<Model, Method>(e, run, [](const auto& f, const long* active, long count) {
+          serial::for_each_member(active, count, f);
+        });
       });
     case backend::omp:
       if (!omp::available())
         throw std::invalid_argument("lockstep: backend omp requested but this program was built without OpenMP");
-      return run_chunked(e, run, [threads = run.threads](const auto& f, const long* active, long count) {
-        omp::for_each_member(active, count, f, threads > 0 ? threads : 0);
+      return visit_method(e.options.method, [&]<class Method>() {
+        return run_chunked<Model, Method>(e, run, [threads = run.threads](const auto& f, const long* active, long count) {
+          omp::for_each_member(active, count, f, threads);
+        });
       });
     case backend::cuda:
 #if defined(LOCKSTEP_WITH_CUDA)
-      return cuda::solve_ensemble(e, run);  // instantiated for the models listed in ensemble_cuda.cu
+      if constexpr (cuda::built_for<Model>) {
+        return cuda::solve_ensemble(e, run);
+      } else {
+        throw std::invalid_argument(std::string("lockstep: the cuda backend is not built for model ") + Model::name +
+                                    " (kernels/cuda/ensemble_cuda.cu lists the models it instantiates)");
+      }
 #else
       throw std::invalid_argument("lockstep: the cuda backend is not available in this build (no nvcc, or "
                                   "the program does not link lockstep::cuda)");

@@ -20,7 +20,7 @@ template <class Model>
 struct chunk_view {
   using layout = state_layout<Model>;
   long stride = 0;                  // members in the chunk (SoA stride)
-  std::uint64_t* states = nullptr;  // soa_image<member_state<Model>>::words x stride
+  std::uint64_t* states = nullptr;  // soa_image<member_state<Model, Method>>::words x stride
   const double* params = nullptr;   // Model::n_params x stride
   const double* q0 = nullptr;       // n x stride
   const double* v0 = nullptr;       // n x stride
@@ -52,7 +52,7 @@ LOCKSTEP_HD void load_params(const chunk_view<Model>& c, long i, double (&p)[Mod
 
 }  // namespace detail
 
-template <class Model>
+template <class Model, class Method>
 struct begin_member {
   chunk_view<Model> c;
   LOCKSTEP_HD void operator()(long i) const {
@@ -63,7 +63,7 @@ struct begin_member {
       q0[j] = c.q0[j * c.stride + i];
       v0[j] = c.v0[j * c.stride + i];
     }
-    member_state<Model> ms;
+    member_state<Model, Method> ms;
     detail::soa_output_sink<Model> sink{c.outputs, c.stride, i};
     member_begin<Model>(ms, c.t0, c.t1, q0, v0, p, c.options, c.save_times, c.save_count, sink);
     c.finished[i] = ms.status != member_status::running;
@@ -71,14 +71,14 @@ struct begin_member {
   }
 };
 
-template <class Model>
+template <class Model, class Method>
 struct advance_member {
   chunk_view<Model> c;
   int max_attempts;
   LOCKSTEP_HD void operator()(long i) const {
     double p[Model::n_params];
     detail::load_params(c, i, p);
-    member_state<Model> ms;
+    member_state<Model, Method> ms;
     soa_load(c.states, c.stride, i, ms);
     detail::soa_output_sink<Model> sink{c.outputs, c.stride, i};
     c.finished[i] = member_advance<Model>(ms, max_attempts, c.t1, p, c.options, c.save_times, c.save_count, sink);

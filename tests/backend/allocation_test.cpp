@@ -131,7 +131,7 @@ void warm_up_openmp() {
 // One chunk driven by hand, as run_chunked drives it: all storage is allocated here, before counting.
 struct chunk_storage {
   static constexpr int ny = state_layout<Model>::size;
-  static constexpr int words = soa_image<member_state<Model>>::words;
+  static constexpr int words = soa_image<member_state<Model, bdf_method>>::words;
   long count;
   std::vector<double> save_times;
   std::vector<std::uint64_t> states;
@@ -193,10 +193,10 @@ kernel_run run_member_kernels(const ensemble<Model>& e, Launch&& launch) {
 
   kernel_run run;
   run.before = heap_now();
-  launch(begin_member<Model>{view}, chunk.active.data(), n_active);
+  launch(begin_member<Model, bdf_method>{view}, chunk.active.data(), n_active);
   compact();
   while (n_active > 0 && launches < 1000000) {
-    launch(advance_member<Model>{view, 1}, chunk.active.data(), n_active);
+    launch(advance_member<Model, bdf_method>{view, 1}, chunk.active.data(), n_active);
     ++launches;
     compact();
   }
@@ -204,7 +204,7 @@ kernel_run run_member_kernels(const ensemble<Model>& e, Launch&& launch) {
 
   run.advance_launches = launches;
   for (long i = 0; i < chunk.count; ++i) {
-    member_state<Model> ms;
+    member_state<Model, bdf_method> ms;
     soa_load(chunk.states.data(), chunk.count, i, ms);
     run.succeeded += ms.status == member_status::success;
   }

@@ -217,7 +217,8 @@ TEST(EnsembleApi, RefusesBadInputWithAClearMessage) {
 
 TEST(EnsembleApi, ReportsBytesPerMemberThatGrowWithSaveTimes) {
   EXPECT_GT(bytes_per_member<models::pendulum>(10), bytes_per_member<models::pendulum>(1));
-  EXPECT_GE(bytes_per_member<models::pendulum>(0), sizeof(member_state<models::pendulum>));
+  EXPECT_GE(bytes_per_member<models::pendulum>(0), sizeof(member_state<models::pendulum, bdf_method>));
+  EXPECT_GE(bytes_per_member<models::pendulum>(0, method_kind::radau5), sizeof(member_state<models::pendulum, radau5_method>));
 }
 
 }  // namespace

@@ -69,13 +69,16 @@ struct state_layout {
   static constexpr int newton_size = n + 2 * m + k;  // (Delta q, Delta lambda~, Delta mu~, Delta nu~)
 };
 
-// The index of variable j in a formulation: 1 for the differential variables q and v, 2 or 3 for the
-// multipliers. Error tests leave variables of index >= 2 out (seed 000, "Error estimation for index-2
-// DAEs"); Newton convergence tests keep them.
+// The index of variable j in a formulation (Hairer & Wanner VII.1, Hessenberg forms): in index3, q, v
+// and lambda are of index 1, 2 and 3; in ggl, q and v are of index 1 and the multipliers of index 2;
+// nu (velocity-level constraints) is of index 2 in both. Error tests treat the higher-index variables
+// specially (BDF leaves them out, seed 000 "Error estimation for index-2 DAEs"; Radau scales them by
+// h^(index - 1), Hairer, Lubich & Roche 1989); Newton convergence tests keep them all.
 template <class Model>
 LOCKSTEP_HD constexpr int variable_index(formulation f, int j) {
   using L = state_layout<Model>;
-  if (j < L::lambda) return 1;
+  if (j < L::v) return 1;
+  if (j < L::lambda) return f == formulation::index3 ? 2 : 1;
   if (j < L::mu) return f == formulation::index3 ? 3 : 2;
   return 2;
 }

@@ -12,15 +12,15 @@
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/core/status.hpp"
-#include "lockstep/method/bdf.hpp"
+#include "lockstep/method/methods.hpp"
 #include "lockstep/stepper/initialize.hpp"
 #include "lockstep/stepper/options.hpp"
 
 namespace lockstep {
 
-template <class Model>
+template <class Model, class Method>
 struct member_state {
-  bdf_state<Model> bdf;
+  typename Method::template state<Model> method;
   member_counters counters;
   member_status status = member_status::running;
   int next_save = 0;   // index of the first save time not yet written
@@ -75,12 +75,12 @@ LOCKSTEP_HD void emit(int save_index, double t, state_vector<Model> y, const dou
 
 // Consistent initialization and the method's start; writes the save times equal to t0. Leaves
 // status = running, or the reason the member cannot start. save_times are sorted, in [t0, t1].
-template <class Model, class Sink>
-LOCKSTEP_HD void member_begin(member_state<Model>& ms, double t0, double t1, const vec<double, Model::n>& q0,
+template <class Model, class Method, class Sink>
+LOCKSTEP_HD void member_begin(member_state<Model, Method>& ms, double t0, double t1, const vec<double, Model::n>& q0,
                               const vec<double, Model::n>& v0, const double* p, const solver_options& opt,
                               const double* save_times, int save_count, Sink& sink) {
-  ms = member_state<Model>{};
-  if (bdf_check_options(opt)[0] != '\0' || !(t1 > t0)) {
+  ms = member_state<Model, Method>{};
+  if (Method::check_options(opt)[0] != '\0' || !(t1 > t0)) {
     ms.status = member_status::invalid_input;
     return;
   }
@@ -90,22 +90,23 @@ LOCKSTEP_HD void member_begin(member_state<Model>& ms, double t0, double t1, con
     ms.status = st;
     return;
   }
-  bdf_start(ms.bdf, t0, t1, init, opt);
-  detail::record_constraint_residuals<Model>(t0, ms.bdf.y_past[0], p, ms.counters);
+  Method::start(ms.method, t0, t1, init, opt);
+  const state_vector<Model>& y0 = Method::current(ms.method);
+  detail::record_constraint_residuals<Model>(t0, y0, p, ms.counters);
   while (ms.next_save < save_count && save_times[ms.next_save] <= t0) {
-    if (save_times[ms.next_save] == t0) detail::emit<Model>(ms.next_save, t0, ms.bdf.y_past[0], p, opt, sink);
+    if (save_times[ms.next_save] == t0) detail::emit<Model>(ms.next_save, t0, y0, p, opt, sink);
     ++ms.next_save;
   }
 }
 
 // At most max_attempts step attempts towards t1; returns true when the member has finished (status
 // success or a failure), false when it paused at an attempt boundary.
-template <class Model, class Sink>
-LOCKSTEP_HD bool member_advance(member_state<Model>& ms, int max_attempts, double t1, const double* p,
+template <class Model, class Method, class Sink>
+LOCKSTEP_HD bool member_advance(member_state<Model, Method>& ms, int max_attempts, double t1, const double* p,
                                 const solver_options& opt, const double* save_times, int save_count, Sink& sink) {
   if (ms.status != member_status::running) return true;
   for (int a = 0; a < max_attempts; ++a) {
-    if (!(ms.bdf.t < t1)) {
+    if (!(Method::time(ms.method) < t1)) {
       ms.status = member_status::success;
       return true;
     }
@@ -114,24 +115,25 @@ LOCKSTEP_HD bool member_advance(member_state<Model>& ms, int max_attempts, doubl
       return true;
     }
     member_status why = member_status::running;
-    const attempt_result r = bdf_attempt<Model>(ms.bdf, t1, p, opt, ms.counters, why);
+    const attempt_result r = Method::attempt(ms.method, t1, p, opt, ms.counters, why);
     if (r == attempt_result::failed) {
       ms.status = why;
       return true;
     }
     if (r != attempt_result::accepted) continue;
-    detail::record_constraint_residuals<Model>(ms.bdf.t, ms.bdf.y_past[0], p, ms.counters);
-    while (ms.next_save < save_count && save_times[ms.next_save] <= ms.bdf.t) {
+    const double t = Method::time(ms.method);
+    detail::record_constraint_residuals<Model>(t, Method::current(ms.method), p, ms.counters);
+    while (ms.next_save < save_count && save_times[ms.next_save] <= t) {
       state_vector<Model> y;
-      if (save_times[ms.next_save] == ms.bdf.t)
-        y = ms.bdf.y_past[0];
+      if (save_times[ms.next_save] == t)
+        y = Method::current(ms.method);
       else
-        bdf_dense_output(ms.bdf, save_times[ms.next_save], y);
+        Method::dense_output(ms.method, save_times[ms.next_save], y);
       detail::emit<Model>(ms.next_save, save_times[ms.next_save], y, p, opt, sink);
       ++ms.next_save;
     }
   }
-  if (!(ms.bdf.t < t1)) {
+  if (!(Method::time(ms.method) < t1)) {
     ms.status = member_status::success;
     return true;
   }
@@ -139,11 +141,13 @@ LOCKSTEP_HD bool member_advance(member_state<Model>& ms, int max_attempts, doubl
 }
 
 // The member's final point, with multipliers consistent with (q, v) when the options ask for it.
-template <class Model>
-LOCKSTEP_HD state_vector<Model> member_final_state(const member_state<Model>& ms, const double* p,
+template <class Model, class Method>
+LOCKSTEP_HD state_vector<Model> member_final_state(const member_state<Model, Method>& ms, const double* p,
                                                    const solver_options& opt) {
-  state_vector<Model> y = ms.bdf.y_past[0];
-  if (opt.consistent_multipliers && ms.bdf.past_count > 0) detail::make_multipliers_consistent<Model>(ms.bdf.t, y, p);
+  state_vector<Model> y = Method::current(ms.method);
+  // A member that never started (refused options, failed initialization) has no point to correct.
+  const bool started = ms.status == member_status::success || ms.attempts > 0;
+  if (opt.consistent_multipliers && started) detail::make_multipliers_consistent<Model>(Method::time(ms.method), y, p);
   return y;
 }
 

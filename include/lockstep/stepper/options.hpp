@@ -20,7 +20,16 @@ enum class init_mode : int {
 // or the Euclidean norm.
 enum class projection_metric : int { mass = 0, euclidean = 1 };
 
+// The integration method (method/bdf.hpp, method/radau.hpp).
+enum class method_kind : int {
+  bdf = 0,     // variable-order variable-step BDF 1-5 (ggl; index3 with fixed steps only)
+  radau5 = 1,  // Radau IIA, 3 stages, order 5 (index3 and ggl)
+};
+
+LOCKSTEP_HD constexpr const char* method_name(method_kind m) { return m == method_kind::bdf ? "bdf" : "radau5"; }
+
 struct solver_options {
+  method_kind method = method_kind::bdf;
   formulation form = formulation::ggl;
 
   // Error control: weighted RMS norm with weights 1 / (rtol |y_i| + atol_group) (Hairer, Norsett &

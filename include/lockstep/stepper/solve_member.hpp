@@ -44,7 +44,7 @@ member_result<Model> solve_member(const double* params, const vec<double, Model:
                                   const std::vector<double>& save_times) {
   static_assert(lockstep_check_model<Model>());
   member_result<Model> out;
-  if (const char* why = bdf_check_options(opt); why[0] != '\0') {
+  if (const char* why = check_method_options(opt); why[0] != '\0') {
     out.status = member_status::invalid_input;
     out.message = why;
     return out;
@@ -55,20 +55,22 @@ member_result<Model> solve_member(const double* params, const vec<double, Model:
     return out;
   }
 
-  member_state<Model> ms;
-  auto sink = [&out](int, double t, const state_vector<Model>& y) {
-    out.t.push_back(t);
-    out.y.push_back(y);
-  };
   const int save_count = static_cast<int>(save_times.size());
-  member_begin<Model>(ms, t0, t1, q0, v0, params, opt, save_times.data(), save_count, sink);
-  // The batch kernels pause every K attempts; one call with an unbounded budget is the same sequence.
-  while (!member_advance<Model>(ms, 1 << 30, t1, params, opt, save_times.data(), save_count, sink)) {
-  }
-  out.status = ms.status;
-  out.counters = ms.counters;
-  out.t_final = ms.bdf.t;
-  out.y_final = member_final_state<Model>(ms, params, opt);
+  visit_method(opt.method, [&]<class Method>() {
+    member_state<Model, Method> ms;
+    auto sink = [&out](int, double t, const state_vector<Model>& y) {
+      out.t.push_back(t);
+      out.y.push_back(y);
+    };
+    member_begin<Model>(ms, t0, t1, q0, v0, params, opt, save_times.data(), save_count, sink);
+    // The batch kernels pause every K attempts; one call with an unbounded budget is the same sequence.
+    while (!member_advance<Model>(ms, 1 << 30, t1, params, opt, save_times.data(), save_count, sink)) {
+    }
+    out.status = ms.status;
+    out.counters = ms.counters;
+    out.t_final = Method::time(ms.method);
+    out.y_final = member_final_state<Model>(ms, params, opt);
+  });
   return out;
 }
 

@@ -1,0 +1,31 @@
+// kernels/cuda/ensemble_cuda.hpp — the CUDA backend of solve_ensemble, as seen from host code.
+//
+// Defined in ensemble_cuda.cu (compiled by nvcc, explicitly instantiated for the models listed there)
+// and linked through the lockstep::cuda target, which also defines LOCKSTEP_WITH_CUDA so that
+// lockstep.hpp routes backend::cuda here.
+#pragma once
+
+#include <type_traits>
+
+#include "host/scheduler/scheduler.hpp"
+#include "lockstep/model/registry.hpp"
+
+namespace lockstep::cuda {
+
+// The models ensemble_cuda.cu instantiates the backend for (keep the two lists equal).
+template <class Model>
+inline constexpr bool built_for = std::is_same_v<Model, models::pendulum> ||
+                                  std::is_same_v<Model, models::double_pendulum> ||
+                                  std::is_same_v<Model, models::andrews>;
+
+// Number of CUDA devices usable by this process (0 without a GPU or driver).
+int device_count();
+
+// The same chunked algorithm as run_chunked (host/scheduler/scheduler.hpp) with chunk storage in
+// device memory: the member functors run one thread per member, the active list is compacted with
+// thrust::partition, outputs come back through pinned host buffers on a second stream while the next
+// chunk computes. Throws std::runtime_error naming the CUDA call that failed.
+template <class Model>
+ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_options& run);
+
+}  // namespace lockstep::cuda
