@@ -137,7 +137,7 @@ TEST(EnsembleDeterminism, AndrewsMemberIsBitwiseTheSameInEveryEnsembleChunkThrea
   check_full_determinism_matrix<models::andrews>(0.003, 1e-5);
 }
 
-// Every other model and formulation: 200 members, chunk 7 vs all, omp with 2 threads vs serial.
+// Every other model, method and formulation: 200 members, chunk 7 vs all, omp with 2 threads vs serial.
 template <class Model>
 struct EnsembleDeterminismPerModel : ::testing::Test {};
 using AllModels = ::testing::Types<models::double_pendulum, models::chain<2>, models::chain<4>, models::chain<8>,
@@ -145,25 +145,33 @@ using AllModels = ::testing::Types<models::double_pendulum, models::chain<2>, mo
                                    models::linear_oscillator>;
 TYPED_TEST_SUITE(EnsembleDeterminismPerModel, AllModels);
 
-TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChunk7AndAll) {
+TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChunk7AndAllWithEveryMethod) {
   using Model = TypeParam;
   struct pair {
+    method_kind method;
     formulation form;
     double fixed_h;  // BDF on index3 runs with fixed steps only
     double t1;
   };
-  for (const pair& fp : {pair{formulation::ggl, 0.0, 0.2}, pair{formulation::index3, 2e-4, 0.05}}) {
-    const auto e = make_ensemble<Model>(200, fp.t1, 1e-6, fp.form, fp.fixed_h);
+  for (const pair& fp : {pair{method_kind::bdf, formulation::ggl, 0.0, 0.1},
+                         pair{method_kind::bdf, formulation::index3, 2e-4, 0.05},
+                         pair{method_kind::radau5, formulation::index3, 0.0, 0.1},
+                         pair{method_kind::radau5, formulation::ggl, 0.0, 0.1}}) {
+    auto e = make_ensemble<Model>(200, fp.t1, 1e-6, fp.form, fp.fixed_h);
+    e.options.method = fp.method;
     const auto reference = solve_ensemble(e, make_run(backend::serial, 0, 1));
     const auto chunked = solve_ensemble(e, make_run(backend::omp, 7, 2));
     const auto whole = solve_ensemble(e, make_run(backend::omp, 0, 2));
     long finished = 0;
     for (long i = 0; i < 200; ++i) {
       finished += reference.status[i] == member_status::success;
-      EXPECT_TRUE(same_member(chunked, i, reference, i)) << Model::name << " " << formulation_name(fp.form) << " member " << i;
-      EXPECT_TRUE(same_member(whole, i, reference, i)) << Model::name << " " << formulation_name(fp.form) << " member " << i;
+      EXPECT_TRUE(same_member(chunked, i, reference, i))
+          << Model::name << " " << method_name(fp.method) << "/" << formulation_name(fp.form) << " member " << i;
+      EXPECT_TRUE(same_member(whole, i, reference, i))
+          << Model::name << " " << method_name(fp.method) << "/" << formulation_name(fp.form) << " member " << i;
     }
-    EXPECT_EQ(finished, 200) << Model::name << " " << formulation_name(fp.form) << ": members that did not reach t1";
+    EXPECT_EQ(finished, 200) << Model::name << " " << method_name(fp.method) << "/" << formulation_name(fp.form)
+                             << ": members that did not reach t1";
   }
 }
 
