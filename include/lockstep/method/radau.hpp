@@ -42,21 +42,38 @@ namespace lockstep {
 // T, T^-1 and Lambda were computed from A^-1 (eigenvector of the real eigenvalue scaled to a last entry
 // of 1; real and imaginary parts of a complex eigenvector); any such T serves.
 struct radau5_tableau {
-  static constexpr double c[3] = {0.15505102572168222, 0.6449489742783178, 1.0};  // (4 -+ sqrt 6) / 10, 1
+  // Coefficient arrays live inside LOCKSTEP_HD functions: a static constexpr array member has host
+  // storage only and cannot be indexed in device code.
+  LOCKSTEP_HD static constexpr double c(int i) {
+    constexpr double v[3] = {0.15505102572168222, 0.6449489742783178, 1.0};  // (4 -+ sqrt 6) / 10, 1
+    return v[i];
+  }
   static constexpr double gamma = 3.637834252744496;
   static constexpr double alpha = 2.681082873627754;
   static constexpr double beta = 3.0504301992474123;
-  static constexpr double T[3][3] = {{0.09443876248897537, 0.12845806217830086, -0.0273086547513214},
-                                     {0.2502131229653336, -0.18563595103095717, 0.3482489043965752},
-                                     {1.0, -0.909403517646862, 0.0}};
-  static constexpr double Ti[3][3] = {{4.178718591551905, 0.3276828207610616, 0.523376445499449},
-                                      {4.59501036719607, 0.36032719733585505, -0.5241056860367596},
-                                      {-0.5529697490581569, 2.8281471315512685, -0.6554177471960014}};
+  LOCKSTEP_HD static constexpr double T(int i, int j) {
+    constexpr double v[3][3] = {{0.09443876248897537, 0.12845806217830086, -0.0273086547513214},
+                                {0.2502131229653336, -0.18563595103095717, 0.3482489043965752},
+                                {1.0, -0.909403517646862, 0.0}};
+    return v[i][j];
+  }
+  LOCKSTEP_HD static constexpr double Ti(int i, int j) {
+    constexpr double v[3][3] = {{4.178718591551905, 0.3276828207610616, 0.523376445499449},
+                                {4.59501036719607, 0.36032719733585505, -0.5241056860367596},
+                                {-0.5529697490581569, 2.8281471315512685, -0.6554177471960014}};
+    return v[i][j];
+  }
   // A^-1 (for the stage derivatives Y' = h^-1 A^-1 Z).
-  static constexpr double Ainv[3][3] = {{3.2247448713915885, 1.1678400846904056, -0.253197264742181},
-                                        {-3.5678400846904053, 0.7752551286084111, 1.053197264742181},
-                                        {5.531972647421811, -7.531972647421809, 5.0}};
-  static constexpr double d[3] = {-10.048809399827414, 1.382142733160748, -0.3333333333333333};
+  LOCKSTEP_HD static constexpr double Ainv(int i, int j) {
+    constexpr double v[3][3] = {{3.2247448713915885, 1.1678400846904056, -0.253197264742181},
+                                {-3.5678400846904053, 0.7752551286084111, 1.053197264742181},
+                                {5.531972647421811, -7.531972647421809, 5.0}};
+    return v[i][j];
+  }
+  LOCKSTEP_HD static constexpr double d(int i) {
+    constexpr double v[3] = {-10.048809399827414, 1.382142733160748, -0.3333333333333333};
+    return v[i];
+  }
 };
 
 template <class Model>
@@ -332,12 +349,12 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
     // ---- starting values: extrapolate the last collocation polynomial, else zero ----
     for (int i = 0; i < 3; ++i) Z[i] = state_vector<Model>{};
     if (s.have_step && !s.first) {
-      double x[4] = {s.t, s.t - s.h_last + RT::c[1] * s.h_last, s.t - s.h_last + RT::c[0] * s.h_last, s.t - s.h_last};
+      double x[4] = {s.t, s.t - s.h_last + RT::c(1) * s.h_last, s.t - s.h_last + RT::c(0) * s.h_last, s.t - s.h_last};
       state_vector<Model> dd[4] = {s.y, s.y_last + s.Z[1], s.y_last + s.Z[0], s.y_last};
       divided_differences(4, x, dd, false, s.y);
       for (int i = 0; i < 3; ++i) {
         state_vector<Model> yi;
-        evaluate_newton_form<L::size>(4, x, dd, s.t + RT::c[i] * h, yi, nullptr);
+        evaluate_newton_form<L::size>(4, x, dd, s.t + RT::c(i) * h, yi, nullptr);
         Z[i] = yi - s.y;
       }
     }
@@ -353,8 +370,8 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
       for (int i = 0; i < 3; ++i) {
         state_vector<Model> Yp;
         for (int j = 0; j < ny; ++j)
-          Yp[j] = (RT::Ainv[i][0] * Z[0][j] + RT::Ainv[i][1] * Z[1][j] + RT::Ainv[i][2] * Z[2][j]) / h;
-        F[i] = detail::residual_at<Model>(form, s.t + RT::c[i] * h, s.y + Z[i], Yp, p);
+          Yp[j] = (RT::Ainv(i, 0) * Z[0][j] + RT::Ainv(i, 1) * Z[1][j] + RT::Ainv(i, 2) * Z[2][j]) / h;
+        F[i] = detail::residual_at<Model>(form, s.t + RT::c(i) * h, s.y + Z[i], Yp, p);
         ++counters.model_evaluations;
         if (!all_finite(F[i])) return reject_newton(member_status::model_not_finite);
       }
@@ -364,7 +381,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
       state_vector<Model> Ff[3] = {detail::flatten(F[0]), detail::flatten(F[1]), detail::flatten(F[2])};
       state_vector<Model> G[3];
       for (int r = 0; r < 3; ++r)
-        for (int j = 0; j < ny; ++j) G[r][j] = RT::Ti[r][0] * Ff[0][j] + RT::Ti[r][1] * Ff[1][j] + RT::Ti[r][2] * Ff[2][j];
+        for (int j = 0; j < ny; ++j) G[r][j] = RT::Ti(r, 0) * Ff[0][j] + RT::Ti(r, 1) * Ff[1][j] + RT::Ti(r, 2) * Ff[2][j];
       const residual_parts<Model> g1 = detail::unflatten<Model>(G[0]), g2 = detail::unflatten<Model>(G[1]), g3 = detail::unflatten<Model>(G[2]);
       state_vector<Model> dW[3];
       detail::solve_block<Model, double>(form, s.jac, s.real_block, &g1, nullptr, dW[0], nullptr);
@@ -372,7 +389,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
       state_vector<Model> dZ[3];
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < ny; ++j) {
-          dZ[i][j] = RT::T[i][0] * dW[0][j] + RT::T[i][1] * dW[1][j] + RT::T[i][2] * dW[2][j];
+          dZ[i][j] = RT::T(i, 0) * dW[0][j] + RT::T(i, 1) * dW[1][j] + RT::T(i, 2) * dW[2][j];
           Z[i][j] = Z[i][j] + dZ[i][j];
         }
       double dyno = 0.0;
@@ -417,7 +434,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
   if (!fixed) {
     // F(y_n, -F1) with F1 = h^-1 sum d_i Z_i: its Newton solve is RADAU5's err = (g/h M - J)^-1 (M F1 + f(y_n)).
     state_vector<Model> ypt;
-    for (int j = 0; j < ny; ++j) ypt[j] = -(RT::d[0] * Z[0][j] + RT::d[1] * Z[1][j] + RT::d[2] * Z[2][j]) / h;
+    for (int j = 0; j < ny; ++j) ypt[j] = -(RT::d(0) * Z[0][j] + RT::d(1) * Z[1][j] + RT::d(2) * Z[2][j]) / h;
     residual_parts<Model> r0 = detail::residual_at<Model>(form, s.t, s.y, ypt, p);
     ++counters.model_evaluations;
     state_vector<Model> e;
@@ -464,7 +481,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
   s.have_step = true;
   // y'_{n+1}: the collocation polynomial's derivative at c_3 = 1 is h^-1 (A^-1 Z)_3.
   for (int j = 0; j < ny; ++j)
-    s.yp[j] = (RT::Ainv[2][0] * Z[0][j] + RT::Ainv[2][1] * Z[1][j] + RT::Ainv[2][2] * Z[2][j]) / h;
+    s.yp[j] = (RT::Ainv(2, 0) * Z[0][j] + RT::Ainv(2, 1) * Z[1][j] + RT::Ainv(2, 2) * Z[2][j]) / h;
   s.y = s.y + Z[2];
   s.t = s.t + h;
   s.first = false;
@@ -489,7 +506,7 @@ template <class Model>
 LOCKSTEP_HD void radau_dense_output(const radau_state<Model>& s, double t, state_vector<Model>& y) {
   using RT = radau5_tableau;
   const double t0 = s.t - s.h_last;
-  double x[4] = {s.t, t0 + RT::c[1] * s.h_last, t0 + RT::c[0] * s.h_last, t0};
+  double x[4] = {s.t, t0 + RT::c(1) * s.h_last, t0 + RT::c(0) * s.h_last, t0};
   state_vector<Model> dd[4] = {s.y, s.y_last + s.Z[1], s.y_last + s.Z[0], s.y_last};
   divided_differences(4, x, dd, false, s.y);
   evaluate_newton_form<state_layout<Model>::size>(4, x, dd, t, y, nullptr);
