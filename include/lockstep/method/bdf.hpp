@@ -50,6 +50,7 @@
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/method/attempt.hpp"
 #include "lockstep/method/interpolation.hpp"
+#include "lockstep/method/step_control.hpp"
 #include "lockstep/stepper/initialize.hpp"
 #include "lockstep/stepper/options.hpp"
 
@@ -229,26 +230,7 @@ LOCKSTEP_HD void bdf_start(bdf_state<Model>& s, double t0, double t1, const init
   for (int i = 0; i < Model::k; ++i) s.y_past[0][L::nu + i] = init.nu[i];
   s.initial_derivative = true;
 
-  if (opt.fixed_h > 0.0) {
-    s.h = opt.fixed_h;
-    s.order = 1;
-    return;
-  }
-  // Initial step: the order-1 local error h^2 / 2 ||q''|| is aimed at 0.1 in the error-weight norm
-  // (the idea of Hairer, Norsett & Wanner I.4's starting-step algorithm, with the consistent q''(t0) in
-  // place of a difference quotient), and at most 0.001 of the interval. IDA's h ||y'|| <= 0.5 rule is
-  // far smaller for mechanical systems with large accelerations (andrews: h ~ 1e-9 at rtol 1e-4) and
-  // drives the Newton iteration into round-off, which grows like c^2 in the multipliers.
-  const double span = abs(t1 - t0);
-  double h = opt.h_initial > 0.0 ? opt.h_initial : 0.001 * span;
-  if (!(opt.h_initial > 0.0)) {
-    const auto w = detail::error_weights<Model>(s.y_past[0], opt);
-    state_vector<Model> accel;
-    for (int i = 0; i < Model::n; ++i) accel[L::q + i] = init.a[i];
-    const double anorm = detail::wrms<Model>(accel, w, L::q, L::v);
-    if (anorm * h * h > 0.2) h = sqrt(0.2 / anorm);
-  }
-  s.h = min(h, opt.h_max);
+  s.h = initial_step_size<Model>(t0, t1, init, opt);
   s.order = 1;
 }
 
@@ -278,19 +260,16 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   using L = state_layout<Model>;
   constexpr int ny = L::size;
   constexpr int max_nodes = bdf_state<Model>::max_past + 2;
-  constexpr double eps = std::numeric_limits<double>::epsilon();
   const bool fixed = opt.fixed_h > 0.0;
   const formulation form = opt.form;
 
   // ---- step size and order of this attempt ----
-  double h = s.h;
-  if (!fixed) h = min(h, opt.h_max);
-  if (s.t + 1.0001 * h >= t_end) h = t_end - s.t;  // land on t1 exactly (never beyond it)
-  const double h_min = max(opt.h_min, 16.0 * eps * max(abs(s.t), abs(t_end)));
-  if (!fixed && h < h_min && s.t + h < t_end) {
+  const step_plan plan = plan_step(s.t, s.h, t_end, opt);
+  if (plan.too_small) {
     status = member_status::step_size_too_small;
     return attempt_result::failed;
   }
+  const double h = plan.h, h_min = plan.h_min;
   int k = fixed ? opt.fixed_order : s.order;
   if (k > detail::available_past(s) - 1) k = detail::available_past(s) - 1;
   if (k < 1) k = 1;
@@ -310,24 +289,11 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
 
   // ---- Newton matrix: reuse, refactor or re-evaluate ----
   s.jacobian_fresh = false;
-  auto fail_step = [&](member_status reason) {
-    // A step cut after a Newton failure (or a singular / non-finite Newton system).
-    ++counters.rejected_steps;
-    ++counters.newton_failures;
-    ++s.newton_cuts;
+  auto fail_step = [&](member_status reason) {  // IDA: cut by 4 after a Newton failure
     s.newton_valid = false;
     s.jacobian_valid = false;
-    if (fixed || s.newton_cuts > 10) {
-      status = reason == member_status::success ? member_status::newton_failure : reason;
-      return attempt_result::failed;
-    }
-    s.h = 0.25 * h;
     s.order = k;
-    if (s.h < h_min) {
-      status = reason == member_status::success ? member_status::step_size_too_small : reason;
-      return attempt_result::failed;
-    }
-    return attempt_result::rejected;
+    return cut_after_newton_failure(reason, fixed, s.newton_cuts, h, 0.25, h_min, s.h, counters, status);
   };
 
   for (int jacobian_round = 0; jacobian_round < 2; ++jacobian_round) {

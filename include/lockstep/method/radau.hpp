@@ -32,6 +32,7 @@
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/method/attempt.hpp"
 #include "lockstep/method/interpolation.hpp"
+#include "lockstep/method/step_control.hpp"
 #include "lockstep/stepper/initialize.hpp"
 #include "lockstep/stepper/options.hpp"
 
@@ -257,23 +258,7 @@ LOCKSTEP_HD void radau_start(radau_state<Model>& s, double t0, double t1, const 
   }
   for (int i = 0; i < Model::m; ++i) s.y[L::lambda + i] = init.lambda[i];
   for (int i = 0; i < Model::k; ++i) s.y[L::nu + i] = init.nu[i];
-  if (opt.fixed_h > 0.0) {
-    s.h = opt.fixed_h;
-    return;
-  }
-  // As for BDF (method/bdf.hpp): aim the order-1 error h^2/2 ||q''|| at 0.1, at most 0.001 of the span;
-  // Radau's order makes the controller grow it quickly.
-  double h = opt.h_initial > 0.0 ? opt.h_initial : 0.001 * abs(t1 - t0);
-  if (!(opt.h_initial > 0.0)) {
-    double s2 = 0.0;
-    for (int i = 0; i < Model::n; ++i) {
-      const double wi = init.a[i] / (opt.rtol * abs(init.q[i]) + opt.atol_q);
-      s2 += wi * wi;
-    }
-    const double anorm = sqrt(s2 / Model::n);
-    if (anorm * h * h > 0.2) h = sqrt(0.2 / anorm);
-  }
-  s.h = min(h, opt.h_max);
+  s.h = initial_step_size<Model>(t0, t1, init, opt);
 }
 
 // One step attempt (same contract as bdf_attempt).
@@ -287,32 +272,18 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
   const bool fixed = opt.fixed_h > 0.0;
   const formulation form = opt.form;
 
-  double h = s.h;
-  if (!fixed) h = min(h, opt.h_max);
-  if (s.t + 1.0001 * h >= t_end) h = t_end - s.t;
-  const double h_min = max(opt.h_min, 16.0 * eps * max(abs(s.t), abs(t_end)));
-  if (!fixed && h < h_min && s.t + h < t_end) {
+  const step_plan plan = plan_step(s.t, s.h, t_end, opt);
+  if (plan.too_small) {
     status = member_status::step_size_too_small;
     return attempt_result::failed;
   }
+  const double h = plan.h, h_min = plan.h_min;
   const state_vector<Model> w = detail::radau_weights<Model>(form, s.y, h, opt);
 
-  auto reject_newton = [&](member_status reason) {
-    ++counters.rejected_steps;
-    ++counters.newton_failures;
-    ++s.newton_cuts;
+  auto reject_newton = [&](member_status reason) {  // RADAU5: halve the step after a Newton failure
     s.jacobian_valid = false;
-    if (fixed || s.newton_cuts > 10) {
-      status = reason == member_status::success ? member_status::newton_failure : reason;
-      return attempt_result::failed;
-    }
-    s.h = 0.5 * h;
     s.last_rejected = true;
-    if (s.h < h_min) {
-      status = reason == member_status::success ? member_status::step_size_too_small : reason;
-      return attempt_result::failed;
-    }
-    return attempt_result::rejected;
+    return cut_after_newton_failure(reason, fixed, s.newton_cuts, h, 0.5, h_min, s.h, counters, status);
   };
 
   // The Newton solve; a second round with a fresh Jacobian when an old one failed to converge.
