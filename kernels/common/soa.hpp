@@ -20,18 +20,27 @@ struct soa_image {
   static constexpr int words = static_cast<int>((sizeof(State) + 7) / 8);
 };
 
+// Word by word straight into the state (no intermediate image: on the GPU that would double the
+// thread's stack frame). The last word may be partial when sizeof(State) is not a multiple of 8.
 template <class State>
 LOCKSTEP_HD void soa_load(const std::uint64_t* data, long stride, long i, State& s) {
-  std::uint64_t image[soa_image<State>::words];
-  for (int j = 0; j < soa_image<State>::words; ++j) image[j] = data[j * stride + i];
-  memcpy(static_cast<void*>(&s), image, sizeof(State));
+  unsigned char* bytes = reinterpret_cast<unsigned char*>(&s);
+  for (int j = 0; j < soa_image<State>::words; ++j) {
+    const std::uint64_t word = data[j * stride + i];
+    const std::size_t offset = std::size_t(j) * 8, count = sizeof(State) - offset < 8 ? sizeof(State) - offset : 8;
+    memcpy(bytes + offset, &word, count);
+  }
 }
 
 template <class State>
 LOCKSTEP_HD void soa_store(std::uint64_t* data, long stride, long i, const State& s) {
-  std::uint64_t image[soa_image<State>::words] = {};
-  memcpy(image, static_cast<const void*>(&s), sizeof(State));
-  for (int j = 0; j < soa_image<State>::words; ++j) data[j * stride + i] = image[j];
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(&s);
+  for (int j = 0; j < soa_image<State>::words; ++j) {
+    std::uint64_t word = 0;
+    const std::size_t offset = std::size_t(j) * 8, count = sizeof(State) - offset < 8 ? sizeof(State) - offset : 8;
+    memcpy(&word, bytes + offset, count);
+    data[j * stride + i] = word;
+  }
 }
 
 // Variable j of member i in an SoA array of doubles (parameters, initial inputs, outputs).

@@ -6,9 +6,11 @@
 //   2. begin_member runs on every member, then advance_member (K attempts) on the active list, which
 //      thrust::partition compacts on the device after every launch (the number still active is the
 //      only value copied back per launch);
-//   3. states and outputs are copied into pinned buffers on a second stream, so the copy of chunk c
-//      overlaps the computation of chunk c + 1 (two buffer sets, used alternately); the host gathers a
-//      chunk once its copy event has completed.
+//   3. states and outputs are copied into pinned host buffers (two sets, used alternately) on a second
+//      stream; the host gathers a chunk once its copy event has completed. The copy of chunk c overlaps
+//      the host's scatter of chunk c + 1 and its gathering of chunk c - 1, not the computation of chunk
+//      c + 1: the device storage is single, so chunk c + 1 starts once chunk c's results are out
+//      (double device storage would overlap them at twice the memory; docs/GPU.md).
 // No GPU has run this code (none is available to the project): it is held to what the compiler
 // proves (no host function reachable from device code) and to ptxas's resource figures, which the
 // build records in build/ptxas/ensemble_cuda.txt.
