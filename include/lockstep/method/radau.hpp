@@ -151,6 +151,9 @@ LOCKSTEP_HD residual_parts<Model> residual_at(formulation f, double t, const sta
   return evaluate_residual<Model>(f, t, y, qdot, vdot, p);
 }
 
+// One transformed block: J(c) Delta = -(F_re + i F_im) by the reduced Newton solve of
+// euler_lagrange.hpp; E = double (real block, F_im absent) or complex<double>. The increment comes back
+// split into real and imaginary parts in the layout of y.
 template <class Model, class E>
 LOCKSTEP_HD void solve_block(formulation f, const jacobian_blocks<Model>& J, const newton_matrix<Model, E>& N,
                              const residual_parts<Model>* parts_re, const residual_parts<Model>* parts_im,
