@@ -25,7 +25,10 @@ template <class Functor>
 void for_each_member(const long* active, long count, const Functor& f, int threads) {
 #if defined(_OPENMP)
   const int team = threads > 0 ? threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, 4) num_threads(team)
+  // Grain 64: with SoA storage one 64-byte cache line holds one variable of 8 neighbouring members, so
+  // small grains make the threads write the same lines on every load and store (false sharing:
+  // measured 1.60-1.63x on 2 threads for the pendulum with grain 4, 1.91x with 64; bench/RESULTS.md).
+#pragma omp parallel for schedule(dynamic, 64) num_threads(team)
   for (long a = 0; a < count; ++a) f(active[a]);
 #else
   (void)threads;
