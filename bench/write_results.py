@@ -242,8 +242,7 @@ def write(args):
     dirty = [l.split(None, 1)[1] for l in sh(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"]).splitlines() if l.strip()]
     w(f"- Date: {args.start} (UTC, start of the run)")
     w(f"- Source: commit {commit or 'unknown (not a git checkout)'}"
-      + (f", with uncommitted changes to {', '.join('`' + l + '`' for l in dirty)}" if dirty else "")
-      + " (the new bench files are untracked)")
+      + (f", with uncommitted changes to {', '.join('`' + l + '`' for l in dirty)}" if dirty else ""))
     w(f"- Machine: `nproc` = {sh(['nproc']) or os.cpu_count()}, CPU model \"{cpu_model()}\""
       f" ({any_ctx.get('mhz_per_cpu', '?')} MHz reported{', virtual machine' if hypervisor() else ''}),"
       f" memory {mem_total()}, Linux {os.uname().release}")
