@@ -28,11 +28,13 @@
 // max(0.5, min(0.9, r)) when r <= 1; after a rejection: ratio 0.9 r in [0.25, 0.9], then 0.25, then order 1.
 //
 // Newton. Simplified Newton on the reduced saddle-point system of formulation/euler_lagrange.hpp,
-// with the Jacobian evaluated at a predicted point and kept across steps while convergence is fast;
-// the matrix is refactored (without re-evaluating the Jacobian) when c drifts by more than 20% from the
-// value it was factored for; a Newton failure with an old Jacobian re-evaluates it before the step is
-// cut (IDA's strategy: at most 4 iterations, divergence when the rate exceeds 0.9, convergence when
-// rate / (1 - rate) ||Delta|| <= 0.33).
+// with the Jacobian evaluated at a predicted point and kept across steps while the contraction rate
+// stays below 0.1; the matrix is refactored (without re-evaluating the Jacobian) whenever c changes,
+// since a stale shift slows the contraction of the multipliers; a Newton failure with an old Jacobian
+// re-evaluates it before the step is cut by 4. Convergence follows IDA (at most 4 iterations,
+// rate / (1 - rate) ||Delta|| <= 0.33, Hindmarsh et al. 2005) with two changes: the rate is always
+// measured in this step (never carried over), and divergence (rate > 0.9) is judged from the second
+// correction on; see newton_norm for how multipliers are weighted.
 //
 // index3. Variable-step BDF on the index-3 form gives O(1) errors in the multipliers after every step
 // change (Petzold 1982; Brenan, Campbell & Petzold 3.2.2), and its Newton matrix is ill-conditioned as
