@@ -48,6 +48,24 @@ struct run_options {
                                           // of the backend's free memory (host: available RAM)
   int attempts_per_sync = 32;             // K: step attempts per member per launch
   std::function<void(const progress_report&)> on_progress;  // called after every launch
+
+  // Streaming: when keep_outputs is false, ensemble_result::outputs stays empty and a chunk's
+  // trajectories exist only while on_chunk runs, so a study of 10^6 members that keeps statistics
+  // only never holds all trajectories (issue 6). Statuses, counters and final states are always kept.
+  bool keep_outputs = true;
+  std::function<void(const struct chunk_results&)> on_chunk;  // called once per finished chunk, in
+                                                              // increasing member order
+};
+
+// One finished chunk, members [first, first + count), member-major. Valid during on_chunk only.
+struct chunk_results {
+  long first = 0, count = 0;
+  int save_count = 0, ny = 0;
+  const double* outputs = nullptr;        // [count][save][ny]: (q, v, lambda, mu, nu); NaN where never reached
+  const member_status* status = nullptr;  // [count]
+  const member_counters* counters = nullptr;
+  const double* t_final = nullptr;        // [count]
+  const double* y_final = nullptr;        // [count][ny]
 };
 
 // One model's ensemble: per-member parameters and initial state, shared times and options.
@@ -157,18 +175,23 @@ void scatter_inputs(const ensemble<Model>& e, long first, long count, long chunk
   }
 }
 
-// A finished chunk's SoA states and outputs into the member-major result; returns the chunk's steps.
+// A finished chunk's SoA states and outputs into the member-major result (outputs only when kept),
+// then handed to on_chunk; returns the chunk's accepted steps. `member_outputs` is scratch of
+// count x save x ny doubles, reused from chunk to chunk.
 template <class Model, class Method>
-long gather_results(const ensemble<Model>& e, long first, long count, long chunk, const std::uint64_t* states,
-                    const double* outputs, ensemble_result<Model>& r) {
+long gather_results(const ensemble<Model>& e, const run_options& ro, long first, long count, long chunk,
+                    const std::uint64_t* states, const double* outputs, std::vector<double>& member_outputs,
+                    ensemble_result<Model>& r) {
   constexpr int ny = state_layout<Model>::size;
   const int save_count = r.save_count;
+  const std::size_t per_member = static_cast<std::size_t>(save_count) * ny;
+  member_outputs.resize(per_member * static_cast<std::size_t>(count));
   long steps = 0;
   for (long i = 0; i < count; ++i) {
     const long g = first + i;
     for (int s = 0; s < save_count; ++s)
       for (int j = 0; j < ny; ++j)
-        r.outputs[(static_cast<std::size_t>(g) * save_count + s) * ny + j] =
+        member_outputs[static_cast<std::size_t>(i) * per_member + static_cast<std::size_t>(s) * ny + j] =
             outputs[(static_cast<std::size_t>(s) * ny + j) * chunk + i];
     member_state<Model, Method> ms;
     soa_load(states, chunk, i, ms);
@@ -179,12 +202,28 @@ long gather_results(const ensemble<Model>& e, long first, long count, long chunk
     for (int j = 0; j < ny; ++j) r.y_final[g * ny + j] = y[j];
     steps += ms.counters.steps;
   }
+  if (!r.outputs.empty())
+    std::copy(member_outputs.begin(), member_outputs.end(),
+              r.outputs.begin() + static_cast<std::ptrdiff_t>(per_member * static_cast<std::size_t>(first)));
+  if (ro.on_chunk) {
+    chunk_results c;
+    c.first = first;
+    c.count = count;
+    c.save_count = save_count;
+    c.ny = ny;
+    c.outputs = member_outputs.data();
+    c.status = r.status.data() + first;
+    c.counters = r.counters.data() + first;
+    c.t_final = r.t_final.data() + first;
+    c.y_final = r.y_final.data() + first * ny;
+    ro.on_chunk(c);
+  }
   return steps;
 }
 
 // An empty result of the right shape: statuses running, outputs NaN.
 template <class Model>
-ensemble_result<Model> empty_result(const ensemble<Model>& e) {
+ensemble_result<Model> empty_result(const ensemble<Model>& e, const run_options& ro) {
   constexpr int ny = state_layout<Model>::size;
   ensemble_result<Model> r;
   r.members = e.members;
@@ -192,7 +231,7 @@ ensemble_result<Model> empty_result(const ensemble<Model>& e) {
   const auto n = static_cast<std::size_t>(e.members);
   r.status.assign(n, member_status::running);
   r.counters.assign(n, member_counters{});
-  r.outputs.assign(n * r.save_count * ny, std::numeric_limits<double>::quiet_NaN());
+  if (ro.keep_outputs) r.outputs.assign(n * r.save_count * ny, std::numeric_limits<double>::quiet_NaN());
   r.t_final.assign(n, e.t0);
   r.y_final.assign(n * ny, 0.0);
   return r;
@@ -226,7 +265,7 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
   const auto start = std::chrono::steady_clock::now();
   const int save_count = static_cast<int>(e.save_times.size());
 
-  ensemble_result<Model> r = detail::empty_result(e);
+  ensemble_result<Model> r = detail::empty_result(e, ro);
   const long chunk = detail::choose_chunk(e, ro, ro.memory_budget > 0 ? ro.memory_budget : detail::host_memory_budget());
   r.chunk_size = chunk;
 
@@ -237,6 +276,7 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
   std::vector<double> outputs(static_cast<std::size_t>(save_count) * ny * chunk);
   std::vector<unsigned char> finished(static_cast<std::size_t>(chunk));
   std::vector<long> active(static_cast<std::size_t>(chunk));
+  std::vector<double> member_outputs;
 
   progress_report report;
   report.members_total = e.members;
@@ -282,7 +322,8 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
       }
     }
 
-    report.steps += detail::gather_results<Model, Method>(e, first, count, chunk, states.data(), outputs.data(), r);
+    report.steps += detail::gather_results<Model, Method>(e, ro, first, count, chunk, states.data(), outputs.data(),
+                                                          member_outputs, r);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

@@ -94,7 +94,8 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
 
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  ensemble_result<Model> r = detail::empty_result(e);
+  ensemble_result<Model> r = detail::empty_result(e, run);
+  std::vector<double> member_outputs;
   const long chunk = detail::choose_chunk(e, run, run.memory_budget > 0 ? run.memory_budget : free_bytes / 4);
   r.chunk_size = chunk;
 
@@ -130,8 +131,8 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   auto gather = [&](int b) {  // results of the chunk in buffer set b, once its copy has completed
     if (pending_first[b] < 0) return;
     check(cudaEventSynchronize(copied[b]), "cudaEventSynchronize");
-    report.steps += detail::gather_results<Model, Method>(e, pending_first[b], pending_count[b], chunk, h_states[b].p,
-                                           h_outputs[b].p, r);
+    report.steps += detail::gather_results<Model, Method>(e, run, pending_first[b], pending_count[b], chunk,
+                                                          h_states[b].p, h_outputs[b].p, member_outputs, r);
     pending_first[b] = -1;
   };
 

@@ -229,4 +229,33 @@ TEST(EnsembleApi, ReportsBytesPerMemberThatGrowWithSaveTimes) {
   EXPECT_GE(bytes_per_member<models::pendulum>(0, method_kind::radau5), sizeof(member_state<models::pendulum, radau5_method>));
 }
 
+TEST(EnsembleStreaming, ChunksArriveInOrderAndCarryExactlyTheKeptResults) {
+  // Arrange: 37 varied pendulums, chunks of 10 (the last one short).
+  const auto e = make_ensemble<models::pendulum>(37, 1.0, 1e-6);
+  constexpr int ny = state_layout<models::pendulum>::size;
+  const auto kept = solve_ensemble(e, make_run(backend::serial, 10, 1));
+  auto streamed_run = make_run(backend::omp, 10, 2);
+  streamed_run.keep_outputs = false;
+  std::vector<double> streamed(kept.outputs.size(), 0.0);
+  std::vector<long> firsts;
+  streamed_run.on_chunk = [&](const chunk_results& c) {
+    firsts.push_back(c.first);
+    ASSERT_EQ(c.ny, ny);
+    ASSERT_EQ(c.save_count, 3);
+    const std::size_t block = static_cast<std::size_t>(c.save_count) * c.ny;
+    std::copy(c.outputs, c.outputs + block * c.count, streamed.begin() + static_cast<std::ptrdiff_t>(block * c.first));
+    for (long i = 0; i < c.count; ++i) EXPECT_EQ(c.status[i], kept.status[c.first + i]);
+  };
+
+  // Act
+  const auto r = solve_ensemble(e, streamed_run);
+
+  // Assert: no trajectories held, chunks 0, 10, 20, 30 in order, and the streamed values bitwise equal
+  // to the kept ones.
+  EXPECT_TRUE(r.outputs.empty());
+  EXPECT_EQ(firsts, (std::vector<long>{0, 10, 20, 30}));
+  EXPECT_EQ(std::memcmp(streamed.data(), kept.outputs.data(), streamed.size() * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(r.y_final.data(), kept.y_final.data(), r.y_final.size() * sizeof(double)), 0);
+}
+
 }  // namespace
