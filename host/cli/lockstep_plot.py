@@ -1,0 +1,349 @@
+#!/usr/bin/python3
+"""lockstep_plot.py — PNG plots of a lockstep results file (the `lockstep plot` command).
+
+    lockstep_plot.py RESULTS.h5 [-o DIR] [--outputs q0,q1,...] [--quantity q3]
+
+Writes into DIR (default: the directory of RESULTS.h5) and prints the path of every file written:
+
+  band_<out>.png      for each output (q<j>, v<j>, lambda<j>, mu<j>, nu<j>; default q0..q3): the mean
+                      over members against t, the 5-95 % quantile band shaded, the 25-75 % band darker
+                      and the median dashed, from /statistics (quantile groups are found by their
+                      `probability` attribute, whatever their names). Without statistics for that
+                      output the same is computed from the stored trajectories, when they are small.
+  hist_<out>.png      for each q or v output: a histogram of its final value (/members/final_q,
+                      /members/final_v) over the members that succeeded.
+  heatmap_<qty>.png   for a pure 2-D grid study (two grid dimensions and no other varied input): a final
+                      quantity over the grid, axes labelled with the varied inputs' names. --quantity is
+                      q<j> or v<j> (final value; failed members left blank) or the name of any
+                      one-dimensional /members dataset (steps, rejected, final_h, max_phi, status, ...);
+                      default: the last q component.
+  status.png          when any member did not succeed: how many members ended with each status.
+
+Needs numpy, h5py and matplotlib (Debian: python3-numpy python3-h5py python3-matplotlib; run with
+/usr/bin/python3). Exit status 0 on success, 2 on any error (usage, missing file, not a lockstep results
+file, unknown output or quantity), with a message on stderr.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+EXIT_ERROR = 2
+SUCCESS = 1  # member_status::success (include/lockstep/core/status.hpp)
+DEFAULT_OUTPUTS = 4
+# Beyond this many values, bands are not recomputed from trajectories (it would read them all).
+MAX_TRAJECTORY_VALUES = 50_000_000
+OUTPUT_PATTERN = re.compile(r"^(q|v|lambda|mu|nu)(\d+)$")
+
+
+class PlotError(Exception):
+    """A problem the user can fix; reported as `lockstep plot: <message>` with exit status 2."""
+
+
+def as_text(value):
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def as_texts(values):
+    if values is None:
+        return []
+    return [as_text(v) for v in list(values)]
+
+
+def open_results(h5py, path):
+    if not os.path.exists(path):
+        raise PlotError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise PlotError(f"{path}: is a directory, not a results file")
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        raise PlotError(f"{path}: not an HDF5 file ({e})") from None
+    fmt = f.attrs.get("format")
+    # Files written before the format attribute existed are recognized by their layout.
+    recognized = as_text(fmt) == "lockstep-results" if fmt is not None else ("members/status" in f and "t" in f)
+    if not recognized:
+        f.close()
+        raise PlotError(f"{path}: not a lockstep results file (no format = 'lockstep-results' attribute)")
+    return f
+
+
+def sizes(f):
+    """(n, m, k) from the root attributes, or from the datasets of older files."""
+    n = int(f.attrs["n"]) if "n" in f.attrs else f["members/final_q"].shape[1]
+    m = int(f.attrs["m"]) if "m" in f.attrs else (f["lambda"].shape[2] if "lambda" in f else 0)
+    k = int(f.attrs["k"]) if "k" in f.attrs else (f["nu"].shape[2] if "nu" in f else 0)
+    return n, m, k
+
+
+def parse_outputs(text, n, m, k):
+    if text is None:
+        return [f"q{j}" for j in range(min(n, DEFAULT_OUTPUTS))]
+    width = {"q": n, "v": n, "lambda": m, "mu": m, "nu": k}
+    outputs = []
+    for item in (s.strip() for s in text.split(",")):
+        if not item:
+            continue
+        match = OUTPUT_PATTERN.match(item)
+        if not match:
+            raise PlotError(f"--outputs: '{item}' is not one of q<j>, v<j>, lambda<j>, mu<j>, nu<j>")
+        variable, index = match.group(1), int(match.group(2))
+        if index >= width[variable]:
+            raise PlotError(f"--outputs: '{item}' is out of range (the model has {width[variable]} {variable} components)")
+        outputs.append(item)
+    if not outputs:
+        raise PlotError("--outputs: no outputs named")
+    return outputs
+
+
+def split_output(name):
+    match = OUTPUT_PATTERN.match(name)
+    return match.group(1), int(match.group(2))
+
+
+def statistic_series(np, f, variable, index):
+    """{'mean', 'median', 0.05, 0.25, 0.75, 0.95 -> values over t} from /statistics, as available."""
+    series = {}
+    if "statistics" not in f:
+        return series
+    for name, group in f["statistics"].items():
+        if variable not in group:
+            continue
+        values = np.asarray(group[variable][:, index], dtype=float)
+        probability = group.attrs.get("probability")
+        if probability is not None:
+            p = float(probability)
+            for wanted in (0.05, 0.25, 0.5, 0.75, 0.95):
+                if abs(p - wanted) < 1e-9:
+                    series["median" if wanted == 0.5 else wanted] = values
+        elif name == "mean":
+            series["mean"] = values
+        elif name == "median":
+            series["median"] = values
+    return series
+
+
+def trajectory_series(np, f, variable, index):
+    """The same statistics computed from stored trajectories, over members with finite values."""
+    if variable not in f:
+        return {}
+    data = f[variable]
+    if data.shape[0] * data.shape[1] > MAX_TRAJECTORY_VALUES or data.shape[0] == 0:
+        return {}
+    values = np.asarray(data[:, :, index], dtype=float)  # [member, save]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=RuntimeWarning)  # all-NaN save times
+        series = {"mean": np.nanmean(values, axis=0), "median": np.nanmedian(values, axis=0)}
+        for p in (0.05, 0.25, 0.75, 0.95):
+            series[p] = np.nanquantile(values, p, axis=0)
+    return series
+
+
+def save(fig, directory, name, written):
+    path = os.path.join(directory, name)
+    fig.savefig(path, dpi=100)
+    written.append(path)
+
+
+def band_plot(np, plt, f, output, directory, written):
+    variable, index = split_output(output)
+    t = np.asarray(f["t"][:], dtype=float)
+    if t.size == 0:
+        print(f"lockstep plot: no save times, no band plot for {output}", file=sys.stderr)
+        return
+    series = statistic_series(np, f, variable, index)
+    source = "statistics"
+    if not series:
+        series, source = trajectory_series(np, f, variable, index), "trajectories"
+    if not series:
+        print(f"lockstep plot: no statistics or trajectories for {output}, no band plot", file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(7, 4))
+    color = "C0"
+    if 0.05 in series and 0.95 in series:
+        ax.fill_between(t, series[0.05], series[0.95], color=color, alpha=0.2, linewidth=0, label="5-95 %")
+    if 0.25 in series and 0.75 in series:
+        ax.fill_between(t, series[0.25], series[0.75], color=color, alpha=0.45, linewidth=0, label="25-75 %")
+    if "median" in series:
+        ax.plot(t, series["median"], color=color, linestyle="--", linewidth=1.2, label="median")
+    if "mean" in series:
+        ax.plot(t, series["mean"], color="black", linewidth=1.5, label="mean")
+    ax.set_xlabel("t")
+    ax.set_ylabel(output)
+    ax.set_title(f"{output} across members ({source})")
+    ax.legend(loc="best", fontsize="small")
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    save(fig, directory, f"band_{output}.png", written)
+    plt.close(fig)
+
+
+def histogram(np, plt, f, output, status, directory, written):
+    variable, index = split_output(output)
+    dataset = {"q": "members/final_q", "v": "members/final_v"}.get(variable)
+    if dataset is None or dataset not in f:
+        return
+    values = np.asarray(f[dataset][:, index], dtype=float)
+    values = values[(status == SUCCESS) & np.isfinite(values)]
+    if values.size == 0:
+        print(f"lockstep plot: no successful member has a final {output}, no histogram", file=sys.stderr)
+        return
+    t1 = float(np.max(np.asarray(f["members/final_t"][:])[status == SUCCESS])) if "members/final_t" in f else None
+    bins = int(min(100, max(10, np.sqrt(values.size))))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.hist(values, bins=bins, color="C0", edgecolor="white", linewidth=0.4)
+    ax.set_xlabel(output)
+    ax.set_ylabel("members")
+    ax.set_title(f"{output} at t1 = {t1:g} ({values.size} members)" if t1 is not None else f"final {output}")
+    fig.tight_layout()
+    save(fig, directory, f"hist_{output}.png", written)
+    plt.close(fig)
+
+
+def grid_description(np, f):
+    """(names, grid_dims, grid_shape) of /members/inputs; empty lists when absent."""
+    if "members/inputs" not in f:
+        return [], [], []
+    attrs = f["members/inputs"].attrs
+    names = as_texts(attrs.get("names"))
+    dims = [int(d) for d in np.atleast_1d(attrs.get("grid_dims", []))]
+    shape = [int(s) for s in np.atleast_1d(attrs.get("grid_shape", []))]
+    return names, dims, shape
+
+
+def final_quantity(np, f, quantity, n, status):
+    match = OUTPUT_PATTERN.match(quantity)
+    if match and match.group(1) in ("q", "v"):
+        index = int(match.group(2))
+        if index >= n:
+            raise PlotError(f"--quantity: '{quantity}' is out of range (the model has {n} {match.group(1)} components)")
+        values = np.asarray(f[f"members/final_{match.group(1)}"][:, index], dtype=float)
+        return np.where(status == SUCCESS, values, np.nan)
+    path = f"members/{quantity}"
+    if "/" in quantity or path not in f or not hasattr(f[path], "shape"):
+        available = sorted(name for name, d in f["members"].items() if hasattr(d, "shape") and len(d.shape) == 1)
+        raise PlotError(f"--quantity: '{quantity}' is neither q<j>, v<j> nor one of /members: {', '.join(available)}")
+    if len(f[path].shape) != 1:
+        raise PlotError(f"--quantity: /members/{quantity} has one value per component; name a component (q<j>, v<j>)")
+    return np.asarray(f[path][:], dtype=float)
+
+
+def cell_edges(np, centres):
+    """Cell boundaries around strictly monotonic centres; None when they are not monotonic."""
+    c = np.asarray(centres, dtype=float)
+    if c.size == 1:
+        return np.array([c[0] - 0.5, c[0] + 0.5])
+    d = np.diff(c)
+    if not (np.all(d > 0) or np.all(d < 0)):
+        return None
+    middle = (c[:-1] + c[1:]) / 2
+    return np.concatenate(([c[0] - d[0] / 2], middle, [c[-1] + d[-1] / 2]))
+
+
+def heat_map(np, plt, f, quantity, n, status, directory, written, explicit):
+    names, dims, shape = grid_description(np, f)
+    members = status.size
+    if not (len(dims) == 2 and len(names) == 2 and len(shape) == 2 and shape[0] * shape[1] == members):
+        if explicit:
+            print("lockstep plot: --quantity: no heat map, the study is not a pure 2-D grid", file=sys.stderr)
+        return
+    values = final_quantity(np, f, quantity, n, status).reshape(shape)
+    inputs = np.asarray(f["members/inputs"][:], dtype=float)
+    # Members enumerate the grid in row-major order of the grid dimensions, the last fastest
+    # (include/lockstep/study/sampling_plan.hpp): axis 0 is grid_dims[0], axis 1 grid_dims[1].
+    rows = inputs[:, dims[0]].reshape(shape)[:, 0]
+    cols = inputs[:, dims[1]].reshape(shape)[0, :]
+    row_edges, col_edges = cell_edges(np, rows), cell_edges(np, cols)
+    fig, ax = plt.subplots(figsize=(6.5, 5))
+    masked = np.ma.masked_invalid(values)
+    if row_edges is not None and col_edges is not None:
+        mesh = ax.pcolormesh(col_edges, row_edges, masked, shading="flat")
+    else:  # unordered grid values: plot by index, label the ticks with the values
+        mesh = ax.pcolormesh(masked, shading="flat")
+        ax.set_xticks(np.arange(len(cols)) + 0.5, [f"{c:g}" for c in cols])
+        ax.set_yticks(np.arange(len(rows)) + 0.5, [f"{r:g}" for r in rows])
+    fig.colorbar(mesh, ax=ax, label=quantity)
+    ax.set_xlabel(names[dims[1]])
+    ax.set_ylabel(names[dims[0]])
+    ax.set_title(f"final {quantity}" + (" (blank: no value, e.g. the member failed)" if np.ma.is_masked(masked) else ""))
+    fig.tight_layout()
+    save(fig, directory, f"heatmap_{quantity}.png", written)
+    plt.close(fig)
+
+
+def status_chart(np, plt, f, status, directory, written):
+    if status.size == 0 or np.all(status == SUCCESS):
+        return
+    names = as_texts(f["members/status"].attrs.get("names"))
+    codes, counts = np.unique(status, return_counts=True)
+    labels = [names[c] if 0 <= c < len(names) else f"code {c}" for c in codes]
+    fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(codes) + 2), 4))
+    bars = ax.bar(range(len(codes)), counts, color=["C2" if c == SUCCESS else "C3" for c in codes])
+    ax.bar_label(bars)
+    ax.set_xticks(range(len(codes)), labels, rotation=20, ha="right")
+    ax.set_ylabel("members")
+    ax.set_title(f"member status ({int(np.sum(status != SUCCESS))} of {status.size} did not succeed)")
+    fig.tight_layout()
+    save(fig, directory, "status.png", written)
+    plt.close(fig)
+
+
+def run(args):
+    try:
+        import numpy as np
+        import h5py
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise PlotError(f"needs numpy, h5py and matplotlib ({e}); on Debian install python3-h5py and "
+                        "python3-matplotlib and run with /usr/bin/python3") from None
+
+    directory = args.output_dir or os.path.dirname(os.path.abspath(args.results))
+    with open_results(h5py, args.results) as f:
+        n, m, k = sizes(f)
+        outputs = parse_outputs(args.outputs, n, m, k)
+        status = np.asarray(f["members/status"][:], dtype=np.int64)
+        quantity = args.quantity or (f"q{n - 1}" if n > 0 else "steps")
+        # Check --quantity before drawing anything, so a typo costs no time.
+        if args.quantity is not None:
+            final_quantity(np, f, quantity, n, status)
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as e:
+            raise PlotError(f"cannot create {directory}: {e.strerror}") from None
+        written = []
+        try:
+            for output in outputs:
+                band_plot(np, plt, f, output, directory, written)
+            for output in outputs:
+                histogram(np, plt, f, output, status, directory, written)
+            heat_map(np, plt, f, quantity, n, status, directory, written, args.quantity is not None)
+            status_chart(np, plt, f, status, directory, written)
+        except OSError as e:
+            raise PlotError(f"cannot write into {directory}: {e.strerror or e}") from None
+    for path in written:
+        print(path)
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="lockstep plot", description="PNG plots of a lockstep results file.")
+    parser.add_argument("results", help="results.h5 written by `lockstep run`")
+    parser.add_argument("-o", "--output-dir", help="where to write the PNGs (default: beside the results file)")
+    parser.add_argument("--outputs", help="comma-separated outputs: q<j>, v<j>, lambda<j>, mu<j>, nu<j> (default: q0..q3)")
+    parser.add_argument("--quantity", help="heat-map quantity for 2-D grids: q<j>, v<j>, steps or any /members dataset")
+    args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except PlotError as e:
+        print(f"lockstep plot: {e}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

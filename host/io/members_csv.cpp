@@ -1,0 +1,109 @@
+// host/io/members_csv.cpp — members.csv (members_csv.hpp).
+#include "host/io/members_csv.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace lockstep::io {
+
+namespace {
+
+void append_field(std::string& out, std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += text;
+    return;
+  }
+  out += '"';
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+void append_number(std::string& out, double x) {
+  // to_chars' "nan" carries no sign and may print "-nan"; one spelling keeps the file greppable.
+  if (std::isnan(x)) {
+    out += "nan";
+    return;
+  }
+  char buffer[32];
+  const auto r = std::to_chars(buffer, buffer + sizeof buffer, x);
+  out.append(buffer, r.ptr);
+}
+
+void append_integer(std::string& out, long x) {
+  char buffer[24];
+  const auto r = std::to_chars(buffer, buffer + sizeof buffer, x);
+  out.append(buffer, r.ptr);
+}
+
+}  // namespace
+
+members_csv_writer::members_csv_writer(std::filesystem::path final_path, const results_layout& layout)
+    : layout_(layout), file_(std::move(final_path), "members file") {
+  std::string header = "member";
+  for (const auto& name : layout_.varied_names) {
+    header += ',';
+    append_field(header, name);
+  }
+  header += ",status,steps,final_t";
+  for (int j = 0; j < layout_.n; ++j) header += ",q" + std::to_string(j);
+  header += '\n';
+  file_.write(header);
+}
+
+members_csv_writer::~members_csv_writer() = default;
+
+void members_csv_writer::write_members(const member_block& b) {
+  if (file_.committed()) throw std::logic_error("members_csv_writer: " + final_path().string() + " is already committed");
+  if (b.count < 0 || b.first != next_ || b.first > layout_.members - b.count)
+    throw std::logic_error("members_csv_writer: members must arrive in order: expected member " + std::to_string(next_) + ", got [" +
+                           std::to_string(b.first) + ", " + std::to_string(b.first + b.count) + ") of " + std::to_string(layout_.members));
+  if (b.count == 0) return;
+  if (b.status == nullptr || b.counters == nullptr || b.final_t == nullptr || b.y_final == nullptr ||
+      (b.inputs == nullptr && !layout_.varied_names.empty()))
+    throw std::invalid_argument("members_csv_writer::write_members: status, counters, final_t, y_final and inputs are required");
+
+  const std::size_t V = layout_.varied_names.size(), Y = static_cast<std::size_t>(layout_.state_size());
+  std::string rows;
+  for (long r = 0; r < b.count; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    append_integer(rows, b.first + r);
+    for (std::size_t c = 0; c < V; ++c) {
+      rows += ',';
+      append_number(rows, b.inputs[i * V + c]);
+    }
+    rows += ',';
+    rows += status_name(b.status[i]);
+    rows += ',';
+    append_integer(rows, b.counters[i].steps);
+    rows += ',';
+    append_number(rows, b.final_t[i]);
+    for (int j = 0; j < layout_.n; ++j) {
+      rows += ',';
+      append_number(rows, b.y_final[i * Y + static_cast<std::size_t>(j)]);
+    }
+    rows += '\n';
+    // Hand text down in pieces of about 1 MB so a large block never doubles its size in memory.
+    if (rows.size() >= (1u << 20)) {
+      file_.write(rows);
+      rows.clear();
+    }
+  }
+  file_.write(rows);
+  next_ = b.first + b.count;
+}
+
+void members_csv_writer::commit() {
+  if (file_.committed()) return;
+  // After a failed write, output_file refuses to commit (io_error); the missing rows are its consequence.
+  if (!file_.failed() && next_ != layout_.members)
+    throw std::logic_error("members_csv_writer::commit: members [" + std::to_string(next_) + ", " + std::to_string(layout_.members) + ") of " +
+                           final_path().string() + " were never written");
+  file_.commit();
+}
+
+}  // namespace lockstep::io

@@ -1,0 +1,46 @@
+// host/io/members_csv.hpp — members.csv, the one-row-per-member summary `lockstep run` writes beside
+// results.h5 (issue 6).
+//
+//   member,<varied input names...>,status,steps,final_t,q0,...,q<n-1>
+//   0,1.5,0.25,success,812,3,0.123,...
+//
+// status is the name of the member_status (core/status.hpp); numbers are written in the shortest form
+// that reads back to the same double (std::to_chars), so the CSV and results.h5 agree bitwise; nan and
+// inf are written as "nan", "inf", "-inf". Fields containing a comma, quote or line break are quoted
+// (RFC 4180). Rows are written as blocks arrive, so blocks must come in member order (the scheduler's
+// chunks do); like results.h5 the file appears under its final name only on commit().
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "host/io/output_file.hpp"
+#include "host/io/results_h5.hpp"
+
+namespace lockstep::io {
+
+class members_csv_writer {
+ public:
+  // Creates the temporary beside final_path and writes the header. Throws io_error naming final_path.
+  members_csv_writer(std::filesystem::path final_path, const results_layout& layout);
+  ~members_csv_writer();  // not committed: removes the temporary; never throws
+  members_csv_writer(const members_csv_writer&) = delete;
+  members_csv_writer& operator=(const members_csv_writer&) = delete;
+
+  const std::filesystem::path& final_path() const { return file_.final_path(); }
+  const std::filesystem::path& temporary_path() const { return file_.temporary_path(); }
+
+  // The next members: block.first must equal the number of members written so far (std::logic_error
+  // otherwise). Uses status, counters (steps), final_t, inputs and y_final.
+  void write_members(const member_block& block);
+
+  // Checks that all members were written (std::logic_error), then flushes, fsyncs and renames.
+  void commit();
+
+ private:
+  results_layout layout_;
+  output_file file_;
+  long next_ = 0;
+};
+
+}  // namespace lockstep::io

@@ -1,0 +1,895 @@
+// host/io/study_file.cpp — reading and checking study files (the format and its defaults are in
+// study_file.hpp). toml++ does the TOML; everything here is the study's own rules.
+//
+// The reader walks the sections in a fixed order ([top level keys], model, solver, time, ensemble,
+// output) and throws at the first problem, so a file with one mistake gets exactly one diagnostic
+// and its position. toml++ keeps a table's keys sorted by name, so wherever "first" or "as written"
+// matters (the first unknown key, the order of [ensemble.vary]) the keys are put back into file order
+// by their source positions.
+#include "host/io/study_file.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "lockstep/method/methods.hpp"
+#include "lockstep/model/registry.hpp"
+
+namespace lockstep::io {
+
+namespace {
+
+std::string compose_diagnostic(const std::string& source, int line, int column, const std::string& message) {
+  if (line <= 0) return source + ": error: " + message;
+  return source + ":" + std::to_string(line) + ":" + std::to_string(column) + ": error: " + message;
+}
+
+}  // namespace
+
+study_error::study_error(std::string source, int line, int column, std::string message)
+    : std::runtime_error(compose_diagnostic(source, line, column, message)),
+      source_(std::move(source)),
+      line_(line),
+      column_(column),
+      message_(std::move(message)) {}
+
+namespace {
+
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+// Optimal string alignment distance (Damerau's four edits, no substring edited twice), case-blind:
+// "Radau5" is one name away from nothing but "radau5".
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  const std::size_t rows = a.size() + 1, cols = b.size() + 1;
+  std::vector<std::size_t> d(rows * cols);
+  auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * cols + j]; };
+  for (std::size_t i = 0; i < rows; ++i) at(i, 0) = i;
+  for (std::size_t j = 0; j < cols; ++j) at(0, j) = j;
+  for (std::size_t i = 1; i < rows; ++i) {
+    for (std::size_t j = 1; j < cols; ++j) {
+      const std::size_t substitution = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      std::size_t best = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + substitution});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+        best = std::min(best, at(i - 2, j - 2) + 1);
+      at(i, j) = best;
+    }
+  }
+  return at(rows - 1, cols - 1);
+}
+
+}  // namespace
+
+std::string closest_name(std::string_view word, std::span<const std::string_view> candidates) {
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  std::string_view best;
+  std::size_t best_distance = limit + 1;
+  for (std::string_view candidate : candidates) {
+    const std::size_t distance = edit_distance(word, candidate);
+    // A distance equal to the longer length means every character was replaced: "x" is not a
+    // misspelling of "g".
+    if (distance < best_distance && distance < std::max(word.size(), candidate.size())) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return std::string(best);
+}
+
+namespace {
+
+// ---- small text helpers ----------------------------------------------------------------------------
+
+std::string format_number(double x) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, x);  // shortest round-trip form
+  return std::string(buffer, result.ptr);
+}
+
+// A name or string value as it would be written in the file, shortened if very long (a diagnostic
+// should fit a terminal line even when the file holds a long string by mistake).
+std::string in_quotes(std::string_view text) {
+  constexpr std::size_t longest = 60;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size() && i < longest; ++i) {
+    const char c = text[i];
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  if (text.size() > longest) out += "...";
+  return out + "\"";
+}
+
+std::string join(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::string_view name : names) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+// A key as it appears in a dotted table name: bare when TOML allows it, quoted otherwise.
+std::string key_in_path(std::string_view key) {
+  const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  return bare ? std::string(key) : in_quotes(key);
+}
+
+// What a node holds, for "(got ...)".
+std::string describe(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string: return "a string " + in_quotes(**node.as_string());
+    case toml::node_type::integer: return "an integer (" + std::to_string(**node.as_integer()) + ")";
+    case toml::node_type::floating_point: return "a number (" + format_number(**node.as_floating_point()) + ")";
+    case toml::node_type::boolean: return std::string("a boolean (") + (**node.as_boolean() ? "true" : "false") + ")";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    default: return "nothing";
+  }
+}
+
+std::string with_hint(std::string message, std::string_view word, std::span<const std::string_view> names,
+                      std::string_view list_intro) {
+  const std::string suggestion = closest_name(word, names);
+  if (!suggestion.empty()) return message + "; did you mean " + in_quotes(suggestion) + "?";
+  if (names.empty()) return message;
+  return message + "; " + std::string(list_intro) + ": " + join(names);
+}
+
+std::vector<std::string_view> names_of(std::span<const named_value> table) {
+  std::vector<std::string_view> names;
+  for (const named_value& v : table) names.emplace_back(v.name);
+  return names;
+}
+
+int index_of(std::span<const named_value> table, std::string_view name) {
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (name == table[i].name) return static_cast<int>(i);
+  return -1;
+}
+
+// ---- positions -------------------------------------------------------------------------------------
+
+struct position {
+  int line = 1;
+  int column = 1;
+};
+
+// toml++ reports line 0 for nodes it made up (none of ours, but a diagnostic must point somewhere).
+position position_of(const toml::source_region& region) {
+  if (region.begin.line == 0) return {};
+  return {static_cast<int>(region.begin.line), static_cast<int>(region.begin.column)};
+}
+
+bool comes_before(position a, position b) { return a.line != b.line ? a.line < b.line : a.column < b.column; }
+
+struct entry {
+  const toml::key* key;
+  const toml::node* node;
+};
+
+std::vector<entry> in_file_order(const toml::table& table) {
+  std::vector<entry> entries;
+  for (auto&& [key, node] : table) entries.push_back({&key, &node});
+  std::stable_sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
+    return comes_before(position_of(a.key->source()), position_of(b.key->source()));
+  });
+  return entries;
+}
+
+// A table of the study and how diagnostics name it. `table` is nullptr when the file leaves it out;
+// `where` is then the enclosing table's position (where a missing required key is reported).
+struct section {
+  const toml::table* table = nullptr;
+  std::string name;  // "solver", "time.save", "ensemble.vary.\"params.L2\""; empty for the top level
+  position where;
+
+  std::string label() const { return name.empty() ? "the top level" : "[" + name + "]"; }
+  std::string in_label() const { return name.empty() ? "at the top level" : "in " + label(); }
+  // How a key of this table is named in a diagnostic: "[solver] rtol", or "model" at the top level.
+  std::string what(std::string_view key) const {
+    return name.empty() ? in_quotes(key) : label() + " " + key_in_path(key);
+  }
+  const toml::node* get(std::string_view key) const { return table ? table->get(key) : nullptr; }
+  position key_position(std::string_view key) const {
+    if (table) {
+      const auto it = table->find(key);
+      if (it != table->end()) return position_of(it->first.source());
+    }
+    return where;
+  }
+};
+
+// ---- the choices a string value can name -------------------------------------------------------------
+
+struct choice {
+  std::string_view name;
+  int value;
+  bool available;  // false: part of the study-file format, not implemented yet (refused, not "unknown")
+};
+
+constexpr choice method_choices[] = {
+    {"bdf", static_cast<int>(method_kind::bdf), true},
+    {"radau5", static_cast<int>(method_kind::radau5), true},
+    {"radau3", 0, false},
+    {"euler", 0, false},
+    {"rhoinf", 0, false},
+};
+constexpr choice formulation_choices[] = {
+    {"index3", static_cast<int>(formulation::index3), true},
+    {"ggl", static_cast<int>(formulation::ggl), true},
+    {"index1", 0, false},
+    {"projected-invariants", 0, false},
+};
+constexpr choice projection_choices[] = {
+    {"none", 0, true},
+    {"coordinate", 0, false},
+    {"post-stabilization", 0, false},
+};
+constexpr choice metric_choices[] = {
+    {"mass", static_cast<int>(projection_metric::mass), true},
+    {"euclidean", static_cast<int>(projection_metric::euclidean), true},
+};
+constexpr choice init_choices[] = {
+    {"project", static_cast<int>(init_mode::project), true},
+    {"strict", static_cast<int>(init_mode::strict), true},
+};
+constexpr choice sampler_choices[] = {
+    {"random", static_cast<int>(study::sampler_kind::random), true},
+    {"sobol", static_cast<int>(study::sampler_kind::sobol), true},
+    {"lhs", static_cast<int>(study::sampler_kind::lhs), true},
+    {"grid", static_cast<int>(study::sampler_kind::grid), true},
+};
+
+constexpr std::string_view top_level_keys[] = {"model", "solver", "time", "ensemble", "output"};
+constexpr std::string_view model_keys[] = {"name", "params", "initial"};
+constexpr std::string_view solver_keys[] = {
+    "method",    "formulation",     "projection", "metric",    "init",       "baumgarte",
+    "rho_inf",   "rtol",            "atol",       "max_steps", "h_initial",  "h_min",
+    "h_max",     "max_order",       "newton_tol", "newton_max_iterations",   "consistent_multipliers",
+    "init_tolerance", "fixed_h",    "fixed_order"};
+constexpr std::string_view atol_keys[] = {"q", "v", "lambda"};
+constexpr std::string_view baumgarte_keys[] = {"alpha", "beta"};
+constexpr std::string_view time_keys[] = {"t0", "t1", "save"};
+constexpr std::string_view save_keys[] = {"every", "times"};
+constexpr std::string_view ensemble_keys[] = {"members", "sampler", "seed", "replicates", "vary"};
+constexpr std::string_view distribution_keys[] = {"uniform", "normal", "lognormal", "grid"};
+constexpr std::string_view normal_keys[] = {"mean", "std"};
+constexpr std::string_view lognormal_keys[] = {"mu", "sigma"};
+constexpr std::string_view output_keys[] = {"trajectories", "statistics", "quantile_memory_mb"};
+constexpr std::string_view plain_statistics[] = {"mean", "std", "min", "max"};
+
+// More save times than this is a mistake in `every`, not a study (and would exhaust memory).
+constexpr long max_save_times = 1000000;
+// Member indices stay exact in a double, and counters in a long, below 2^53 members.
+constexpr double max_members = 0x1p53;
+
+// ---- the reader ----------------------------------------------------------------------------------------
+
+class study_reader {
+ public:
+  explicit study_reader(std::string source) : source_(std::move(source)) {}
+
+  study_spec read(std::string_view text) {
+    study_spec spec;
+    toml::table root_table;
+    try {
+      root_table = toml::parse(text, std::string_view(source_));
+    } catch (const toml::parse_error& error) {
+      std::string description(error.description());
+      if (!description.empty()) description[0] = lower(description[0]);
+      fail(position_of(error.source()), "invalid TOML: " + description);
+    }
+    const section root{&root_table, "", position{}};
+    check_keys(root, top_level_keys);
+
+    const model_info& model = read_model(root, spec);
+    read_solver(root, spec.solver);
+    read_time(root, spec);
+    read_ensemble(root, model, spec.plan);
+    read_output(root, spec.output);
+    return spec;
+  }
+
+ private:
+  [[noreturn]] void fail(position where, std::string message) const {
+    throw study_error(source_, where.line, where.column, std::move(message));
+  }
+  [[noreturn]] void fail_at(const toml::node& node, std::string message) const {
+    fail(position_of(node.source()), std::move(message));
+  }
+  [[noreturn]] void fail_at(const toml::key& key, std::string message) const {
+    fail(position_of(key.source()), std::move(message));
+  }
+
+  void check_keys(const section& s, std::span<const std::string_view> allowed) const {
+    if (!s.table) return;
+    for (const entry& e : in_file_order(*s.table)) {
+      const std::string_view key = e.key->str();
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+        fail_at(*e.key, with_hint("unknown key " + in_quotes(key) + " " + s.in_label(), key, allowed, "valid keys"));
+    }
+  }
+
+  // The table under `key`, or an absent section; anything else there is an error.
+  section child(const section& parent, std::string_view key) const {
+    section s{nullptr, parent.name.empty() ? std::string(key) : parent.name + "." + key_in_path(key), parent.where};
+    const toml::node* node = parent.get(key);
+    if (!node) return s;
+    s.table = node->as_table();
+    if (!s.table) {
+      if (parent.name.empty())
+        fail_at(*node, in_quotes(key) + " must be a table, written [" + std::string(key) + "] with its keys below (got " +
+                           describe(*node) + ")");
+      fail_at(*node, parent.what(key) + " must be a table (got " + describe(*node) + ")");
+    }
+    s.where = position_of(node->source());
+    return s;
+  }
+
+  // ---- typed values ----
+
+  double number(const toml::node& node, const std::string& what) const {
+    if (const auto* integer = node.as_integer()) return static_cast<double>(integer->get());
+    if (const auto* real = node.as_floating_point()) {
+      const double x = real->get();
+      if (!std::isfinite(x)) fail_at(node, what + " must be a finite number (got " + format_number(x) + ")");
+      return x;
+    }
+    fail_at(node, what + " must be a number (got " + describe(node) + ")");
+  }
+
+  long long integer(const toml::node& node, const std::string& what) const {
+    if (const auto* integer = node.as_integer()) return integer->get();
+    if (const auto* real = node.as_floating_point()) {
+      const double x = real->get();
+      if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) <= 0x1p53) return static_cast<long long>(x);
+      fail_at(node, what + " must be an integer (got " + format_number(x) + ")");
+    }
+    fail_at(node, what + " must be an integer (got " + describe(node) + ")");
+  }
+
+  bool boolean(const toml::node& node, const std::string& what) const {
+    if (const auto* flag = node.as_boolean()) return flag->get();
+    fail_at(node, what + " must be true or false (got " + describe(node) + ")");
+  }
+
+  std::string string(const toml::node& node, const std::string& what) const {
+    if (const auto* text = node.as_string()) return text->get();
+    fail_at(node, what + " must be a string (got " + describe(node) + ")");
+  }
+
+  // A number at s[key] checked against a bound: "[solver] rtol must be > 0 (got -1)".
+  std::optional<double> bounded_number(const section& s, std::string_view key, double bound, bool inclusive) const {
+    const toml::node* node = s.get(key);
+    if (!node) return std::nullopt;
+    const double x = number(*node, s.what(key));
+    if (inclusive ? !(x >= bound) : !(x > bound))
+      fail_at(*node, s.what(key) + " must be " + (inclusive ? ">= " : "> ") + format_number(bound) + " (got " +
+                         format_number(x) + ")");
+    return x;
+  }
+
+  std::optional<long long> bounded_integer(const section& s, std::string_view key, long long lowest,
+                                           long long highest) const {
+    const toml::node* node = s.get(key);
+    if (!node) return std::nullopt;
+    const long long x = integer(*node, s.what(key));
+    if (x < lowest || x > highest) {
+      const std::string range = highest == LLONG_MAX ? ">= " + std::to_string(lowest)
+                                                     : "between " + std::to_string(lowest) + " and " + std::to_string(highest);
+      fail_at(*node, s.what(key) + " must be " + range + " (got " + std::to_string(x) + ")");
+    }
+    return x;
+  }
+
+  // A string naming one of `choices`: its value; planned names are refused as such, unknown names get
+  // a "did you mean".
+  int choose(const section& s, std::string_view key, std::string_view noun, std::span<const choice> choices,
+             int fallback) const {
+    const toml::node* node = s.get(key);
+    if (!node) return fallback;
+    const std::string name = string(*node, s.what(key));
+    std::vector<std::string_view> all, available;
+    for (const choice& c : choices) {
+      all.push_back(c.name);
+      if (c.available) available.push_back(c.name);
+    }
+    for (const choice& c : choices) {
+      if (c.name != name) continue;
+      if (c.available) return c.value;
+      fail_at(*node, s.label() + " " + std::string(key) + " = " + in_quotes(name) +
+                         " is not available in this version of lockstep (planned); available: " + join(available));
+    }
+    const std::string suggestion = closest_name(name, all);
+    if (!suggestion.empty())
+      fail_at(*node, s.label() + " unknown " + std::string(noun) + " " + in_quotes(name) + "; did you mean " +
+                         in_quotes(suggestion) + "?");
+    fail_at(*node, s.label() + " unknown " + std::string(noun) + " " + in_quotes(name) + "; available: " + join(available));
+  }
+
+  // ---- [model] ----
+
+  const model_info& read_model(const section& root, study_spec& spec) const {
+    const section model = child(root, "model");
+    if (!model.table) fail(position{}, "missing [model]: a study needs at least [model] name = \"...\" and [time] t1");
+    check_keys(model, model_keys);
+    const toml::node* name_node = model.get("name");
+    if (!name_node) fail(model.where, "[model] needs a name, e.g. name = \"double_pendulum\"");
+    const std::string name = string(*name_node, model.what("name"));
+    const model_info* info = find_model(name);
+    if (!info) {
+      std::vector<std::string_view> names;
+      for (const model_info& m : builtin_model_table) names.push_back(m.name);
+      fail_at(*name_node, with_hint("unknown model " + in_quotes(name), name, names, "built-in models"));
+    }
+    spec.model = name;
+    spec.params = read_overrides(model, "params", *info, true);
+    spec.initial = read_overrides(model, "initial", *info, false);
+    return *info;
+  }
+
+  // The message for a name that is not among a model's parameters or initial inputs.
+  static std::string unknown_variable(const model_info& model, bool is_param, std::string_view name,
+                                      std::string_view written_as) {
+    if (!is_param && model.inputs.empty())
+      return "model " + in_quotes(model.name) + " has no initial inputs (its initial state is fixed); remove " +
+             in_quotes(written_as);
+    const auto names = names_of(is_param ? model.params : model.inputs);
+    return with_hint(std::string("unknown ") + (is_param ? "parameter " : "initial input ") + in_quotes(name) +
+                         " of model " + in_quotes(model.name),
+                     name, names, is_param ? "its parameters" : "its initial inputs");
+  }
+
+  std::vector<indexed_value> read_overrides(const section& model, std::string_view key, const model_info& info,
+                                            bool is_param) const {
+    const section s = child(model, key);
+    std::vector<indexed_value> values;
+    if (!s.table) return values;
+    for (const entry& e : in_file_order(*s.table)) {
+      const std::string_view name = e.key->str();
+      const int index = index_of(is_param ? info.params : info.inputs, name);
+      if (index < 0) fail_at(*e.key, unknown_variable(info, is_param, name, name));
+      values.push_back({index, number(*e.node, s.what(name))});
+    }
+    std::sort(values.begin(), values.end(), [](const indexed_value& a, const indexed_value& b) { return a.index < b.index; });
+    return values;
+  }
+
+  // ---- [solver] ----
+
+  void read_solver(const section& root, solver_options& opt) const {
+    const section s = child(root, "solver");
+    check_keys(s, solver_keys);
+
+    opt.method = static_cast<method_kind>(choose(s, "method", "method", method_choices, static_cast<int>(opt.method)));
+    opt.form = static_cast<formulation>(choose(s, "formulation", "formulation", formulation_choices, static_cast<int>(opt.form)));
+    choose(s, "projection", "projection", projection_choices, 0);
+    opt.metric = static_cast<projection_metric>(choose(s, "metric", "metric", metric_choices, static_cast<int>(opt.metric)));
+    opt.init = static_cast<init_mode>(choose(s, "init", "init mode", init_choices, static_cast<int>(opt.init)));
+
+    // Both belong to parts of the format that are planned (index1, rhoinf), whose names are refused
+    // above; elsewhere they would be silently meaningless. Baumgarte with alpha = beta = 0 is no
+    // stabilization at all, so it is accepted with any formulation (the issue's sample study writes it).
+    if (s.get("baumgarte")) {
+      const section b = child(s, "baumgarte");
+      check_keys(b, baumgarte_keys);
+      const double alpha = b.get("alpha") ? number(*b.get("alpha"), b.what("alpha")) : 0.0;
+      const double beta = b.get("beta") ? number(*b.get("beta"), b.what("beta")) : 0.0;
+      if (alpha != 0.0 || beta != 0.0)
+        fail(s.key_position("baumgarte"), "[solver] baumgarte applies to formulation \"index1\" only (formulation is " +
+                                              in_quotes(formulation_name(opt.form)) + ")");
+    }
+    if (const toml::node* node = s.get("rho_inf")) {
+      number(*node, s.what("rho_inf"));
+      fail(s.key_position("rho_inf"), "[solver] rho_inf applies to method \"rhoinf\" only (method is " +
+                                          in_quotes(method_name(opt.method)) + ")");
+    }
+
+    if (auto rtol = bounded_number(s, "rtol", 0.0, false)) opt.rtol = *rtol;
+    read_atol(s, opt);
+    if (auto steps = bounded_integer(s, "max_steps", 1, LLONG_MAX)) opt.max_steps = static_cast<long>(*steps);
+    if (auto h = bounded_number(s, "h_initial", 0.0, true)) opt.h_initial = *h;
+    if (auto h = bounded_number(s, "h_min", 0.0, true)) opt.h_min = *h;
+    if (auto h = bounded_number(s, "h_max", 0.0, false)) opt.h_max = *h;
+    if (auto order = bounded_integer(s, "max_order", 1, bdf_max_order)) {
+      if (opt.method != method_kind::bdf)
+        fail(s.key_position("max_order"), "[solver] max_order applies to method \"bdf\" only (method is " +
+                                              in_quotes(method_name(opt.method)) + ")");
+      opt.max_order = static_cast<int>(*order);
+    }
+    if (auto tol = bounded_number(s, "newton_tol", 0.0, false)) opt.newton_tol = *tol;
+    if (auto iterations = bounded_integer(s, "newton_max_iterations", 1, INT_MAX))
+      opt.newton_max_iterations = static_cast<int>(*iterations);
+    if (const toml::node* node = s.get("consistent_multipliers"))
+      opt.consistent_multipliers = boolean(*node, s.what("consistent_multipliers"));
+    if (auto tol = bounded_number(s, "init_tolerance", 0.0, false)) opt.init_tolerance = *tol;
+    if (auto h = bounded_number(s, "fixed_h", 0.0, false)) opt.fixed_h = *h;
+    if (auto order = bounded_integer(s, "fixed_order", 1, bdf_max_order)) {
+      if (opt.method != method_kind::bdf)
+        fail(s.key_position("fixed_order"), "[solver] fixed_order applies to method \"bdf\" only (method is " +
+                                                in_quotes(method_name(opt.method)) + ")");
+      if (!s.get("fixed_h")) fail(s.key_position("fixed_order"), "[solver] fixed_order needs fixed_h (the fixed step size)");
+      opt.fixed_order = static_cast<int>(*order);
+    }
+
+    if (s.get("h_min") && opt.h_min > opt.h_max)
+      fail_at(*s.get("h_min"), "[solver] h_min must be <= h_max (got h_min = " + format_number(opt.h_min) +
+                                   ", h_max = " + format_number(opt.h_max) + ")");
+    if (s.get("h_initial") && opt.h_initial > opt.h_max)
+      fail_at(*s.get("h_initial"), "[solver] h_initial must be <= h_max (got h_initial = " +
+                                       format_number(opt.h_initial) + ", h_max = " + format_number(opt.h_max) + ")");
+
+    // What the method itself refuses (method/methods.hpp), reported where the method is chosen.
+    const std::string refusal = check_method_options(opt);
+    if (!refusal.empty()) {
+      const position where = s.get("method") ? position_of(s.get("method")->source())
+                             : s.get("formulation") ? position_of(s.get("formulation")->source())
+                                                    : s.where;
+      fail(where, "[solver] method " + in_quotes(method_name(opt.method)) + " with formulation " +
+                      in_quotes(formulation_name(opt.form)) + " is refused: " + refusal);
+    }
+  }
+
+  void read_atol(const section& s, solver_options& opt) const {
+    const toml::node* node = s.get("atol");
+    if (!node) return;
+    if (!node->is_table()) {
+      if (!node->is_number())
+        fail_at(*node, "[solver] atol must be a number or a table { q = ..., v = ..., lambda = ... } (got " +
+                           describe(*node) + ")");
+      const double atol = *bounded_number(s, "atol", 0.0, false);
+      opt.atol_q = opt.atol_v = opt.atol_lambda = atol;
+      return;
+    }
+    const section groups = child(s, "atol");
+    check_keys(groups, atol_keys);
+    if (auto x = bounded_number(groups, "q", 0.0, false)) opt.atol_q = *x;
+    if (auto x = bounded_number(groups, "v", 0.0, false)) opt.atol_v = *x;
+    if (auto x = bounded_number(groups, "lambda", 0.0, false)) opt.atol_lambda = *x;
+  }
+
+  // ---- [time] ----
+
+  void read_time(const section& root, study_spec& spec) const {
+    const section s = child(root, "time");
+    if (!s.table) fail(position{}, "missing [time]: a study needs at least [time] t1 = ... (the end time)");
+    check_keys(s, time_keys);
+    if (const toml::node* node = s.get("t0")) spec.t0 = number(*node, s.what("t0"));
+    const toml::node* t1_node = s.get("t1");
+    if (!t1_node) fail(s.where, "[time] needs t1, the end time");
+    spec.t1 = number(*t1_node, s.what("t1"));
+    if (!(spec.t1 > spec.t0))
+      fail_at(*t1_node, "[time] t1 must be > t0 (got t1 = " + format_number(spec.t1) + ", t0 = " +
+                            format_number(spec.t0) + ")");
+    const double span = spec.t1 - spec.t0;
+    if (!std::isfinite(span)) fail_at(*t1_node, "[time] t1 - t0 is too large to represent");
+
+    const section save = child(s, "save");
+    if (!save.table) {
+      spec.save_times = every_save_times(spec.t0, spec.t1, span / 100.0);
+      return;
+    }
+    check_keys(save, save_keys);
+    const toml::node* every = save.get("every");
+    const toml::node* times = save.get("times");
+    if (every && times) {
+      const bool every_first = comes_before(save.key_position("every"), save.key_position("times"));
+      fail(save.key_position(every_first ? "times" : "every"),
+           "[time.save] gives both every and times; give one of them");
+    }
+    if (!every && !times) fail(save.where, "[time.save] needs every = ... or times = [...]");
+    if (every) {
+      const double step = *bounded_number(save, "every", 0.0, false);
+      if (span / step > static_cast<double>(max_save_times))
+        fail_at(*every, "[time.save] every = " + format_number(step) + " gives more than " +
+                            std::to_string(max_save_times) + " save times over [t0, t1]");
+      spec.save_times = every_save_times(spec.t0, spec.t1, step);
+      return;
+    }
+    const toml::array* list = times->as_array();
+    if (!list) fail_at(*times, "[time.save] times must be an array of numbers (got " + describe(*times) + ")");
+    if (list->size() > static_cast<std::size_t>(max_save_times))
+      fail_at(*times, "[time.save] times lists more than " + std::to_string(max_save_times) + " save times");
+    std::vector<double> values;
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const toml::node& element = *list->get(i);
+      const std::string what = "[time.save] times[" + std::to_string(i) + "]";
+      const double t = number(element, what);
+      if (t < spec.t0 || t > spec.t1)
+        fail_at(element, what + " = " + format_number(t) + " is outside [t0, t1] = [" + format_number(spec.t0) +
+                             ", " + format_number(spec.t1) + "]");
+      values.push_back(t);
+    }
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    spec.save_times = ending_with_t1(std::move(values), spec.t0, spec.t1);
+  }
+
+  // t0 + i * every rather than a running sum, so that the 1000th point carries no accumulated rounding.
+  static std::vector<double> every_save_times(double t0, double t1, double every) {
+    std::vector<double> times;
+    for (long i = 0;; ++i) {
+      const double t = t0 + static_cast<double>(i) * every;
+      if (t >= t1) break;
+      times.push_back(t);
+    }
+    // Far from 0 (t0 = 1e20) a small step can round to the same time twice.
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    return ending_with_t1(std::move(times), t0, t1);
+  }
+
+  // t1 is always saved, exactly; a point a rounding error short of it would be a duplicate row.
+  static std::vector<double> ending_with_t1(std::vector<double> times, double t0, double t1) {
+    const double near = 1e-12 * (t1 - t0);
+    while (!times.empty() && times.back() >= t1 - near) times.pop_back();
+    times.push_back(t1);
+    return times;
+  }
+
+  // ---- [ensemble] ----
+
+  void read_ensemble(const section& root, const model_info& model, study::sampling_plan& plan) const {
+    const section s = child(root, "ensemble");
+    check_keys(s, ensemble_keys);
+    if (auto members = bounded_integer(s, "members", 1, LLONG_MAX)) plan.members = static_cast<long>(*members);
+    plan.sampler = static_cast<study::sampler_kind>(
+        choose(s, "sampler", "sampler", sampler_choices, static_cast<int>(plan.sampler)));
+    if (auto seed = bounded_integer(s, "seed", 0, LLONG_MAX)) plan.seed = static_cast<std::uint64_t>(*seed);
+    if (auto replicates = bounded_integer(s, "replicates", 1, INT_MAX)) plan.replicates = static_cast<int>(*replicates);
+
+    const std::vector<position> distribution_positions = read_vary(s, model, plan);
+
+    if (plan.sampler == study::sampler_kind::grid) {
+      for (std::size_t i = 0; i < plan.vary.size(); ++i)
+        if (plan.vary[i].dist.kind != study::distribution_kind::grid)
+          fail(distribution_positions[i], "[ensemble] sampler = \"grid\" needs every [ensemble.vary] entry to be a grid; " +
+                                              in_quotes(plan.vary[i].name) + " is " +
+                                              std::string(distribution_keys[static_cast<int>(plan.vary[i].dist.kind)]));
+    }
+
+    // G x members x replicates, or G for a pure grid (study/sampling_plan.hpp).
+    double total = 1.0;
+    bool drawn = false;
+    for (const study::varied_input& v : plan.vary) {
+      if (v.dist.kind == study::distribution_kind::grid) total *= static_cast<double>(v.dist.grid.size());
+      else drawn = true;
+    }
+    if (drawn) total *= static_cast<double>(plan.members) * static_cast<double>(plan.replicates);
+    if (total > max_members)
+      fail(s.get("members") ? position_of(s.get("members")->source()) : s.where,
+           "[ensemble] the study has " + format_number(total) + " members; at most 2^53 are supported");
+  }
+
+  struct vary_entry {
+    std::string name;  // "params.L2"
+    const toml::key* key;
+    const toml::node* node;
+  };
+
+  // The [ensemble.vary] entries in the order written; returns where each distribution is named.
+  std::vector<position> read_vary(const section& ensemble, const model_info& model, study::sampling_plan& plan) const {
+    const section vary = child(ensemble, "vary");
+    std::vector<position> distribution_positions;
+    if (!vary.table) return distribution_positions;
+
+    std::vector<std::string> valid_names;  // every "params.X" and "initial.X", for hints
+    for (const named_value& p : model.params) valid_names.push_back(std::string("params.") + p.name);
+    for (const named_value& p : model.inputs) valid_names.push_back(std::string("initial.") + p.name);
+    const std::vector<std::string_view> valid_views(valid_names.begin(), valid_names.end());
+
+    // Quoted keys ("params.L2" = ...) arrive whole; dotted keys (params.L2 = ...) arrive as the table
+    // `params` holding L2. Both mean the same.
+    std::vector<vary_entry> entries;
+    for (const entry& e : in_file_order(*vary.table)) {
+      const std::string_view key = e.key->str();
+      const toml::table* group = e.node->as_table();
+      if ((key == "params" || key == "initial") && group) {
+        for (auto&& [inner_key, inner_node] : *group) {
+          if (std::find(std::begin(distribution_keys), std::end(distribution_keys), inner_key.str()) !=
+              std::end(distribution_keys))
+            fail_at(*e.key, "[ensemble.vary] " + in_quotes(key) + " needs the name of a " +
+                                (key == "params" ? "parameter" : "initial input") + ": \"" + std::string(key) +
+                                ".NAME\" = { ... }");
+          entries.push_back({std::string(key) + "." + std::string(inner_key.str()), &inner_key, &inner_node});
+        }
+        continue;
+      }
+      entries.push_back({std::string(key), e.key, e.node});
+    }
+    std::stable_sort(entries.begin(), entries.end(), [](const vary_entry& a, const vary_entry& b) {
+      return comes_before(position_of(a.key->source()), position_of(b.key->source()));
+    });
+
+    for (const vary_entry& e : entries) {
+      const std::size_t dot = e.name.find('.');
+      const std::string prefix = dot == std::string::npos ? "" : e.name.substr(0, dot);
+      const std::string variable = dot == std::string::npos ? e.name : e.name.substr(dot + 1);
+      if (prefix != "params" && prefix != "initial") {
+        // "theta1" alone: suggest the full name it most likely means.
+        const std::string suggestion =
+            closest_name(dot == std::string::npos ? "initial." + e.name : e.name, valid_views);
+        const std::string alone = closest_name(dot == std::string::npos ? "params." + e.name : e.name, valid_views);
+        const std::string best = !suggestion.empty() ? suggestion : alone;
+        fail_at(*e.key, "[ensemble.vary] " + in_quotes(e.name) + " must be \"params.NAME\" or \"initial.NAME\"" +
+                            (best.empty() ? "" : "; did you mean " + in_quotes(best) + "?"));
+      }
+      study::varied_input input;
+      input.name = e.name;
+      input.is_param = prefix == "params";
+      input.index = index_of(input.is_param ? model.params : model.inputs, variable);
+      if (input.index < 0)
+        fail_at(*e.key, "[ensemble.vary] " + unknown_variable(model, input.is_param, variable, e.name));
+      for (const study::varied_input& earlier : plan.vary)
+        if (earlier.is_param == input.is_param && earlier.index == input.index)
+          fail_at(*e.key, "[ensemble.vary] " + in_quotes(e.name) + " is varied twice");
+      input.dist = read_distribution(e.name, *e.node, distribution_positions);
+      plan.vary.push_back(std::move(input));
+    }
+    return distribution_positions;
+  }
+
+  // One [ensemble.vary] entry's distribution; `positions` gets where its kind is named.
+  study::distribution read_distribution(const std::string& variable, const toml::node& node,
+                                        std::vector<position>& positions) const {
+    const std::string label = "[ensemble.vary] " + in_quotes(variable);
+    if (!node.as_table())
+      fail_at(node, label + " must be a table such as { uniform = [lower, upper] } (got " + describe(node) + ")");
+    const section s{node.as_table(), "ensemble.vary." + key_in_path(variable), position_of(node.source())};
+    check_keys(s, distribution_keys);
+    const std::vector<entry> given = in_file_order(*s.table);
+    if (given.empty()) fail_at(node, label + " needs one of uniform, normal, lognormal or grid");
+    if (given.size() > 1)
+      fail_at(*given[1].key, label + " gives both " + std::string(given[0].key->str()) + " and " +
+                                 std::string(given[1].key->str()) + "; give exactly one distribution");
+    const std::string_view kind = given[0].key->str();
+    const toml::node& value = *given[0].node;
+    positions.push_back(position_of(given[0].key->source()));
+
+    study::distribution dist;
+    if (kind == "uniform") {
+      dist.kind = study::distribution_kind::uniform;
+      const toml::array* bounds = value.as_array();
+      if (!bounds || bounds->size() != 2)
+        fail_at(value, label + " uniform must be [lower, upper] (got " +
+                           (bounds ? std::to_string(bounds->size()) + " values" : describe(value)) + ")");
+      dist.a = number(*bounds->get(0), label + " uniform lower bound");
+      dist.b = number(*bounds->get(1), label + " uniform upper bound");
+      if (dist.a > dist.b)
+        fail_at(value, label + " uniform lower bound " + format_number(dist.a) + " is above the upper bound " +
+                           format_number(dist.b));
+    } else if (kind == "normal" || kind == "lognormal") {
+      const bool normal = kind == "normal";
+      dist.kind = normal ? study::distribution_kind::normal : study::distribution_kind::lognormal;
+      const std::string_view centre = normal ? "mean" : "mu";
+      const std::string_view spread = normal ? "std" : "sigma";
+      const section parameters = child(s, kind);
+      check_keys(parameters, normal ? std::span<const std::string_view>(normal_keys) : lognormal_keys);
+      for (std::string_view required : {centre, spread})
+        if (!parameters.get(required))
+          fail_at(value, label + " " + std::string(kind) + " needs " + std::string(centre) + " and " +
+                             std::string(spread) + " (" + std::string(required) + " is missing)");
+      dist.a = number(*parameters.get(centre), parameters.what(centre));
+      dist.b = *bounded_number(parameters, spread, 0.0, true);
+    } else {
+      dist.kind = study::distribution_kind::grid;
+      const toml::array* points = value.as_array();
+      if (!points) fail_at(value, label + " grid must be an array of numbers (got " + describe(value) + ")");
+      if (points->empty()) fail_at(value, label + " grid is empty; list at least one value");
+      for (std::size_t i = 0; i < points->size(); ++i)
+        dist.grid.push_back(number(*points->get(i), label + " grid[" + std::to_string(i) + "]"));
+    }
+    return dist;
+  }
+
+  // ---- [output] ----
+
+  void read_output(const section& root, output_spec& output) const {
+    const section s = child(root, "output");
+    check_keys(s, output_keys);
+    if (const toml::node* node = s.get("trajectories")) output.trajectories = boolean(*node, s.what("trajectories"));
+    if (auto mb = bounded_integer(s, "quantile_memory_mb", 1, LONG_MAX)) output.quantile_memory_mb = static_cast<long>(*mb);
+    const toml::node* node = s.get("statistics");
+    if (!node) return;
+    const toml::array* list = node->as_array();
+    if (!list) fail_at(*node, "[output] statistics must be an array of names (got " + describe(*node) + ")");
+    output.statistics.clear();
+    output.quantiles.clear();
+    std::vector<double> percents;  // of the quantiles so far, to catch "q5" next to "q05"
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const toml::node& element = *list->get(i);
+      const std::string name = string(element, "[output] statistics[" + std::to_string(i) + "]");
+      for (const std::string& earlier : output.statistics)
+        if (earlier == name) fail_at(element, "[output] statistic " + in_quotes(name) + " is listed twice");
+      if (const std::optional<double> percent = quantile_percent(name)) {
+        if (*percent > 100.0)
+          fail_at(element, "[output] quantile " + in_quotes(name) + " is out of range: qNN asks for the NN percent "
+                                                                 "quantile, NN between 0 and 100");
+        if (std::find(percents.begin(), percents.end(), *percent) != percents.end())
+          fail_at(element, "[output] quantile " + in_quotes(name) + " is listed twice (as another spelling)");
+        percents.push_back(*percent);
+        output.quantiles.push_back(*percent / 100.0);
+      } else if (std::find(std::begin(plain_statistics), std::end(plain_statistics), name) == std::end(plain_statistics)) {
+        const std::string message = "[output] unknown statistic " + in_quotes(name);
+        if (name == "median") fail_at(element, message + "; write \"q50\" for the median");
+        const std::string suggestion = closest_name(name, plain_statistics);
+        fail_at(element, message + (suggestion.empty() ? "; available: mean, std, min, max, qNN (the NN percent "
+                                                         "quantile: q05, q50, q97.5, ...)"
+                                                       : "; did you mean " + in_quotes(suggestion) + "?"));
+      }
+      output.statistics.push_back(name);
+    }
+  }
+
+  // "q05" -> 5, "q97.5" -> 97.5; nullopt unless the name is 'q', digits, and optionally '.' and digits.
+  static std::optional<double> quantile_percent(std::string_view name) {
+    if (name.size() < 2 || name[0] != 'q') return std::nullopt;
+    const std::string_view number = name.substr(1);
+    const std::size_t dot = number.find('.');
+    auto all_digits = [](std::string_view digits) {
+      return !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (!all_digits(number.substr(0, dot))) return std::nullopt;
+    if (dot != std::string_view::npos && !all_digits(number.substr(dot + 1))) return std::nullopt;
+    double percent = 0.0;
+    const auto result = std::from_chars(number.data(), number.data() + number.size(), percent);
+    if (result.ec != std::errc() || result.ptr != number.data() + number.size()) return std::nullopt;
+    return percent;
+  }
+
+  std::string source_;
+};
+
+}  // namespace
+
+study_spec parse_study(std::string_view text, std::string_view source_name) {
+  study_spec spec = study_reader(std::string(source_name)).read(text);
+  spec.path = std::filesystem::path(source_name);
+  spec.name = spec.path.stem().string();
+  spec.text = std::string(text);
+  return spec;
+}
+
+study_spec load_study_file(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  std::error_code ignored;
+  // fopen succeeds on a directory under Linux; reading it fails later with a less direct message.
+  if (std::filesystem::is_directory(path, ignored))
+    throw study_error(source, 0, 0, std::string("cannot open: ") + std::strerror(EISDIR));
+  errno = 0;
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(source.c_str(), "rb"), &std::fclose);
+  if (!file) throw study_error(source, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+  std::string text;
+  char buffer[1 << 16];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
+  if (std::ferror(file.get())) throw study_error(source, 0, 0, std::string("cannot read: ") + std::strerror(errno));
+  study_spec spec = parse_study(text, source);
+  spec.path = path;
+  return spec;
+}
+
+}  // namespace lockstep::io

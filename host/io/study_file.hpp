@@ -1,0 +1,152 @@
+// host/io/study_file.hpp — the study file of `lockstep run STUDY.toml` (issue 6): TOML in, a checked
+// study_spec out, or one compiler-style diagnostic naming the file, line, column and key.
+//
+// The file (every section but [model] name and [time] t1 is optional; defaults in brackets):
+//
+//   [model]
+//   name = "double_pendulum"                 required; a built-in model (model/registry.hpp)
+//   params  = { m1 = 1.0, L2 = 0.8 }         overrides of the model's parameter defaults        [none]
+//   initial = { theta1 = 2.0 }               overrides of the model's named initial inputs      [none]
+//
+//   [solver]
+//   method = "radau5"        bdf | radau5            (radau3, euler, rhoinf: planned, refused)  ["radau5"]
+//   formulation = "index3"   index3 | ggl            (index1, projected-invariants: planned)    ["index3"]
+//   projection = "none"      none                    (coordinate, post-stabilization: planned)  ["none"]
+//   metric = "mass"          mass | euclidean        metric of initial projections              ["mass"]
+//   init = "project"         project | strict        inconsistent initial values                ["project"]
+//   rtol = 1e-6                                      > 0                                        [1e-6]
+//   atol = 1e-6              a number, or { q = .., v = .., lambda = .. } (> 0; groups left
+//                            out keep the default)                                              [1e-6]
+//   max_steps, h_initial, h_min, h_max, max_order (bdf only), newton_tol, newton_max_iterations,
+//   consistent_multipliers, init_tolerance, fixed_h, fixed_order (bdf only, needs fixed_h)
+//                            as in stepper/options.hpp, with its defaults
+//   baumgarte = { alpha, beta }   formulation index1 only (so refused today unless both are 0,
+//                                 which is no stabilization and accepted with any formulation)
+//   rho_inf = 0.6                 method rhoinf only (so refused today)
+//   Radau IIA on index 3 is the default because it is the combination the library accepts with error
+//   control on every model (BDF needs ggl, or fixed steps on index3: method/bdf.hpp).
+//
+//   [time]
+//   t0 = 0.0                                                                                    [0]
+//   t1 = 10.0                required, finite, > t0
+//   save = { every = 0.05 }  or { times = [ ... ] }, exactly one of the two      [every = (t1 - t0) / 100]
+//     every: t0, t0 + every, t0 + 2 every, ... below t1, then t1 itself; a point within
+//            1e-12 (t1 - t0) of t1 is dropped in favour of t1 (at most 1,000,000 save times).
+//     times: each inside [t0, t1]; sorted, duplicates removed, t1 appended if absent (same rule).
+//
+//   [ensemble]
+//   members = 1              >= 1, drawn points per replicate (ignored for a pure grid)         [1]
+//   sampler = "random"       random | sobol | lhs | grid (grid: every vary entry a grid)        ["random"]
+//   seed = 1                 >= 0                                                               [1]
+//   replicates = 1           >= 1                                                               [1]
+//   [ensemble.vary]          "params.NAME" or "initial.NAME" (quoted, or as a dotted key) =
+//     { uniform = [lower, upper] }            lower <= upper
+//     { normal = { mean = .., std = .. } }    std >= 0
+//     { lognormal = { mu = .., sigma = .. } } sigma >= 0
+//     { grid = [v1, v2, ...] }                non-empty
+//   The entries keep the order in which they are written (it fixes the member numbering of grids:
+//   study/sampling_plan.hpp). A variable may also have a fixed override in [model]; the varied value
+//   replaces it.
+//
+//   [output]
+//   trajectories = false     store q, v, lambda of every member at every save time              [false]
+//   statistics = [...]       mean | std | min | max | qNN | qNN.N (the NN percent quantile, 0..100)
+//                                                            [mean, std, min, max, q05, q50, q95]
+//   quantile_memory_mb = 1024  memory budget of the quantile estimators, >= 1                   [1024]
+//
+// Types. Every number must be finite (TOML's nan and inf are refused; leave h_max out for "no limit").
+// An integer is accepted where a real number is expected. A real number is accepted where an integer
+// is expected only when it is integral and at most 2^53 in magnitude (members = 1e4 is fine, 2.5 is
+// not). Any key not listed above is an error, in every table.
+//
+// Errors. One study_error, for the first problem found, whose what() reads like a compiler diagnostic:
+//     study.toml:12:9: error: [solver] rtol must be > 0 (got -1)
+//     study.toml:7:1: error: unknown key "atoll" in [solver]; did you mean "atol"?
+// TOML syntax errors (from toml++) come out the same way; a file that cannot be read reads
+//     study.toml: error: cannot open: No such file or directory
+#pragma once
+
+#include <filesystem>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lockstep/stepper/options.hpp"
+#include "lockstep/study/sampling_plan.hpp"
+
+namespace lockstep::io {
+
+class study_error : public std::runtime_error {
+ public:
+  // line = 0: the error has no position in the file (it could not be read).
+  study_error(std::string source, int line, int column, std::string message);
+
+  const std::string& source() const noexcept { return source_; }
+  int line() const noexcept { return line_; }
+  int column() const noexcept { return column_; }
+  const std::string& message() const noexcept { return message_; }  // without "file:line:col: error: "
+
+ private:
+  std::string source_;
+  int line_;
+  int column_;
+  std::string message_;
+};
+
+// A parameter or initial input set in [model], by its index in the model's params or inputs table.
+struct indexed_value {
+  int index = 0;
+  double value = 0.0;
+  friend bool operator==(const indexed_value&, const indexed_value&) = default;
+};
+
+struct output_spec {
+  bool trajectories = false;
+  // As written in the file (so "q5" stays "q5"), in the file's order.
+  std::vector<std::string> statistics = {"mean", "std", "min", "max", "q05", "q50", "q95"};
+  // The probability in [0, 1] of each quantile entry of `statistics`, in the same order ("q05" ->
+  // 0.05); the non-quantile entries have none.
+  std::vector<double> quantiles = {0.05, 0.50, 0.95};
+  long quantile_memory_mb = 1024;
+};
+
+struct study_spec {
+  std::filesystem::path path;  // as given to load_study_file (parse_study: its source_name)
+  std::string name;            // the file's stem: "study" for "runs/study.toml"
+  std::string text;            // the whole file, for the record the results keep
+
+  std::string model;                   // a name find_model() knows
+  std::vector<indexed_value> params;   // overrides of the parameter defaults, by increasing index
+  std::vector<indexed_value> initial;  // overrides of the initial-input defaults, by increasing index
+
+  solver_options solver = [] {
+    solver_options defaults;
+    defaults.method = method_kind::radau5;
+    defaults.form = formulation::index3;
+    return defaults;
+  }();
+
+  double t0 = 0.0;
+  double t1 = 0.0;
+  std::vector<double> save_times;  // sorted, strictly increasing, in [t0, t1], ending with t1
+
+  study::sampling_plan plan;
+  output_spec output;
+};
+
+// Reads and checks a study file. Throws study_error.
+study_spec load_study_file(const std::filesystem::path& path);
+
+// Checks a study given as text; source_name names it in diagnostics and gives spec.path and
+// spec.name. Throws study_error.
+study_spec parse_study(std::string_view text, std::string_view source_name);
+
+// The candidate closest to `word` by edit distance (optimal string alignment: insertions, deletions,
+// substitutions and swaps of neighbours, ignoring case), if it is within max(2, |word| / 3) edits and
+// shares something with the word; "" otherwise. Ties go to the earlier candidate. For "did you mean"
+// hints.
+std::string closest_name(std::string_view word, std::span<const std::string_view> candidates);
+
+}  // namespace lockstep::io

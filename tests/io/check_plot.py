@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""check_plot.py — the test of host/cli/lockstep_plot.py (ctest io_plot_script).
+
+Writes sample results with write_sample_results (a 6 x 5 grid study, two failed members), runs the
+plot script on them and checks that it writes exactly the expected PNGs, each a readable non-empty
+image; then checks the variants (no grid, no trajectories, no statistics), the error exits (missing
+file, a file that is not HDF5, an HDF5 file that is not a lockstep results file, unknown output or
+quantity: exit status 2 with a message) and that the writer's fault-injection variable
+LOCKSTEP_IO_FAIL_AFTER_BYTES makes it fail naming the file and leave no results.h5 behind.
+Exits 77 (ctest: skipped) when numpy, h5py or matplotlib are missing.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+try:
+    import numpy  # noqa: F401
+    import h5py
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.image
+except ImportError as e:
+    print(f"skipping: {e}")
+    sys.exit(SKIP)
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print(f"FAIL: {message}")
+
+
+def run(command, env=None):
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=240)
+
+
+def plot(script, *args):
+    return run([sys.executable, script, *args])
+
+
+def check_images(result, directory, expected, what, others=()):
+    """The script printed exactly the paths of `expected` PNGs, and DIR holds them and `others` only."""
+    check(result.returncode == 0, f"{what}: exit status {result.returncode}, stderr: {result.stderr}")
+    printed = [line for line in result.stdout.splitlines() if line]
+    want = sorted(os.path.join(directory, name) for name in expected)
+    check(sorted(printed) == want, f"{what}: printed {sorted(printed)}, expected {want}")
+    check(sorted(os.listdir(directory)) == sorted([*expected, *others]), f"{what}: directory holds {sorted(os.listdir(directory))}")
+    for path in want:
+        if not os.path.exists(path):
+            continue
+        with open(path, "rb") as f:
+            check(f.read(8) == PNG_SIGNATURE, f"{path} is not a PNG")
+        image = matplotlib.image.imread(path)
+        check(image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100, f"{path}: image of shape {image.shape}")
+        # Not a blank canvas: some pixels differ from the first one.
+        check(numpy.any(image != image[0, 0]), f"{path} is blank")
+
+
+def check_error(result, what, *fragments):
+    check(result.returncode == 2, f"{what}: exit status {result.returncode}, expected 2")
+    check(result.stderr.startswith("lockstep plot: "), f"{what}: message {result.stderr!r}")
+    for fragment in fragments:
+        check(fragment in result.stderr, f"{what}: message {result.stderr!r} lacks {fragment!r}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--writer", required=True)
+    parser.add_argument("--script", required=True)
+    parser.add_argument("--workdir", required=True)
+    args = parser.parse_args()
+    shutil.rmtree(args.workdir, ignore_errors=True)
+    os.makedirs(args.workdir)
+
+    def sample(name, *flags):
+        directory = os.path.join(args.workdir, name)
+        os.makedirs(directory)
+        result = run([args.writer, directory, *flags])
+        check(result.returncode == 0, f"write_sample_results {name}: {result.stderr}")
+        return os.path.join(directory, "results.h5")
+
+    # The full sample: bands and histograms of q0, q1; a heat map of q1 (the last q) over the grid;
+    # the status chart (two members failed).
+    grid = sample("grid")
+    out = os.path.join(args.workdir, "grid_plots")
+    check_images(plot(args.script, grid, "-o", out), out,
+                 ["band_q0.png", "band_q1.png", "hist_q0.png", "hist_q1.png", "heatmap_q1.png", "status.png"], "grid")
+    with open(os.path.join(os.path.dirname(grid), "members.csv")) as f:
+        lines = f.read().splitlines()
+    check(len(lines) == 31 and lines[0] == "member,params.omega,initial.amplitude,status,steps,final_t,q0,q1",
+          f"members.csv: {len(lines)} lines, header {lines[0] if lines else None!r}")
+
+    # Chosen outputs and a counter as the heat-map quantity; default directory: beside the file.
+    out = os.path.join(args.workdir, "chosen_plots")
+    shutil.copytree(os.path.dirname(grid), out)
+    check_images(plot(args.script, os.path.join(out, "results.h5"), "--outputs", "v0,lambda0,mu0", "--quantity", "steps"), out,
+                 ["band_v0.png", "band_lambda0.png", "band_mu0.png", "hist_v0.png", "heatmap_steps.png", "status.png"],
+                 "chosen outputs", others=["results.h5", "members.csv"])
+
+    # A Monte Carlo-like file (no grid) keeping statistics only: no heat map; empty grid attributes.
+    monte_carlo = sample("monte_carlo", "--no-grid", "--no-trajectories")
+    with h5py.File(monte_carlo, "r") as f:
+        check(len(f["members/inputs"].attrs["grid_shape"]) == 0, "grid_shape should be empty")
+        check("q" not in f, "/q should be absent")
+    out = os.path.join(args.workdir, "monte_carlo_plots")
+    check_images(plot(args.script, monte_carlo, "-o", out), out,
+                 ["band_q0.png", "band_q1.png", "hist_q0.png", "hist_q1.png", "status.png"], "monte carlo")
+
+    # Trajectories but no statistics: the bands come from the trajectories.
+    trajectories = sample("trajectories", "--no-statistics")
+    out = os.path.join(args.workdir, "trajectory_plots")
+    result = plot(args.script, trajectories, "-o", out, "--outputs", "q1")
+    check_images(result, out, ["band_q1.png", "hist_q1.png", "heatmap_q1.png", "status.png"], "trajectories")
+
+    # Errors: exit status 2 and a message naming the problem.
+    missing = os.path.join(args.workdir, "missing.h5")
+    check_error(plot(args.script, missing), "missing file", missing, "no such file")
+    text = os.path.join(args.workdir, "grid", "members.csv")
+    check_error(plot(args.script, text), "not HDF5", "not an HDF5 file")
+    foreign = os.path.join(args.workdir, "foreign.h5")
+    with h5py.File(foreign, "w") as f:
+        f["x"] = [1.0, 2.0]
+    check_error(plot(args.script, foreign), "foreign HDF5", "not a lockstep results file")
+    check_error(plot(args.script, grid, "--outputs", "q9"), "bad output", "q9")
+    check_error(plot(args.script, grid, "--quantity", "nonsense"), "bad quantity", "nonsense")
+    check(run([sys.executable, args.script]).returncode == 2, "no arguments: exit status 2")
+
+    # The fault-injection seam, end to end: a write fails as if the disk were full.
+    full = os.path.join(args.workdir, "disk_full")
+    os.makedirs(full)
+    env = dict(os.environ, LOCKSTEP_IO_FAIL_AFTER_BYTES="2000")
+    result = run([args.writer, full], env=env)
+    check(result.returncode == 1, f"injected failure: exit status {result.returncode}")
+    check(os.path.join(full, "results.h5") in result.stderr and "No space left on device" in result.stderr,
+          f"injected failure: message {result.stderr!r}")
+    check(os.listdir(full) == [], f"injected failure left {os.listdir(full)}")
+
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all plot checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
