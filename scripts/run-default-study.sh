@@ -1,16 +1,33 @@
 #!/usr/bin/env bash
-# scripts/run-default-study.sh — the README's main command: installs what is needed, builds, and runs
-# the built-in default study (a 10,000-member Monte Carlo of the chaotic double pendulum, see
-# host/cli/default_study.cpp), then says where the results are.
+# scripts/run-default-study.sh — the README's main command: installs what is needed, builds the
+# `lockstep` command, runs the built-in default study (examples/double_pendulum_monte_carlo.toml:
+# 10,000 chaotic double pendulums with uncertain release angles and rod length, randomized Sobol
+# points, statistics with quasi-Monte Carlo error bars), draws its figures, and says where they are.
 #
-# Environment: LOCKSTEP_BUILD_DIR (default build), LOCKSTEP_OUT (default lockstep-out/default),
-# LOCKSTEP_MEMBERS (default 10000), LOCKSTEP_THREADS (default: all cores).
+# Environment: LOCKSTEP_BUILD_DIR (default build), LOCKSTEP_OUT (default
+# lockstep-out/double_pendulum_monte_carlo), LOCKSTEP_THREADS (default: all cores), LOCKSTEP_CUDA
+# (AUTO | ON | OFF, default AUTO).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build_dir=${LOCKSTEP_BUILD_DIR:-build}
+out=${LOCKSTEP_OUT:-lockstep-out/double_pendulum_monte_carlo}
 
 bash scripts/install-deps.sh
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA="${LOCKSTEP_CUDA:-AUTO}" > /dev/null
-cmake --build "$build_dir" -j "$(nproc)" --target lockstep-default-study
-"$build_dir/host/cli/lockstep-default-study" "${LOCKSTEP_OUT:-lockstep-out/default}" "${LOCKSTEP_MEMBERS:-10000}" \
-  "${LOCKSTEP_THREADS:-0}"
+cmake --build "$build_dir" -j "$(nproc)" --target lockstep_cli
+lockstep="$build_dir/host/cli/lockstep"
+
+threads=()
+[[ -n ${LOCKSTEP_THREADS:-} ]] && threads=(--threads "$LOCKSTEP_THREADS")
+# Exit code 1 means some member failed; its results are written all the same.
+rc=0
+"$lockstep" run examples/double_pendulum_monte_carlo.toml -o "$out" "${threads[@]}" || rc=$?
+if ((rc > 1)); then exit "$rc"; fi
+"$lockstep" plot "$out/results.h5" -o "$out/plots" > /dev/null
+echo
+echo "lockstep: the default study's files:"
+echo "  $out/results.h5    statistics over time (mean, std, min, max, quantiles, mean_stderr), per-member status and counters"
+echo "  $out/members.csv   one row per member: its varied inputs, status, steps and final q"
+echo "  $out/plots/*.png   band plots of q0..q3 over time and histograms at t1 ($(ls "$out"/plots/*.png | wc -l) figures)"
+echo "  $out/study.toml    the study file as run"
+exit "$rc"

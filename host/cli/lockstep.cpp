@@ -3,7 +3,7 @@
 //     lockstep run STUDY.toml [-o OUT_DIR] [--backend serial|omp|cuda] [--threads N] [--quiet]
 //     lockstep models                  # the built-in models, one line each
 //     lockstep describe MODEL          # sizes, parameters with defaults, initial inputs with defaults
-//     lockstep plot OUT_DIR/results.h5 [-o DIR]   # PNG figures (matplotlib)
+//     lockstep plot OUT_DIR/results.h5 [-o DIR] [--outputs q0,v1,...] [--quantity q3]   # PNG figures
 //
 // Exit codes: 0 every member succeeded; 1 some member failed (results still written); 2 bad study file
 // or command line (nothing written); 3 the results could not be written (nothing half-written left).
@@ -85,17 +85,16 @@ std::string plot_script() {
   return "";
 }
 
-int plot(const std::string& results, const std::string& out_dir) {
+int plot(const std::string& results, const std::string& out_dir, const std::string& outputs, const std::string& quantity) {
   const std::string script = plot_script();
   if (script.empty()) return error("cannot find lockstep_plot.py (set LOCKSTEP_PLOT_SCRIPT)");
   // Debian's interpreter has numpy, h5py and matplotlib; the python3 first on PATH may not.
   const char* env_python = std::getenv("LOCKSTEP_PYTHON");
   const std::string python = env_python && *env_python ? env_python : "/usr/bin/python3";
   std::vector<std::string> args = {python, script, results};
-  if (!out_dir.empty()) {
-    args.push_back("-o");
-    args.push_back(out_dir);
-  }
+  if (!out_dir.empty()) args.insert(args.end(), {"-o", out_dir});
+  if (!outputs.empty()) args.insert(args.end(), {"--outputs", outputs});
+  if (!quantity.empty()) args.insert(args.end(), {"--quantity", quantity});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -137,7 +136,7 @@ int main(int argc, char** argv) {
   CLI::App app{"lockstep — ensembles of constrained mechanical systems (index-3 DAEs) on CPU cores and GPUs"};
   app.require_subcommand(1);
 
-  std::string study_path, out, where = "omp", results, plot_dir, model_name;
+  std::string study_path, out, where = "omp", results, plot_dir, plot_outputs, plot_quantity, model_name;
   int threads = 0;
   long chunk = 0;
   bool quiet = false;
@@ -158,6 +157,8 @@ int main(int argc, char** argv) {
   CLI::App* plot_cmd = app.add_subcommand("plot", "PNG figures of a results file (matplotlib)");
   plot_cmd->add_option("results", results, "OUT_DIR/results.h5")->required();
   plot_cmd->add_option("-o,--output", plot_dir, "directory for the figures (default: beside the results)");
+  plot_cmd->add_option("--outputs", plot_outputs, "outputs to draw over time, e.g. q0,v1,lambda0 (default: q0..q3)");
+  plot_cmd->add_option("--quantity", plot_quantity, "the final quantity of a 2-D grid's heat map, e.g. q3, v0, steps");
 
   try {
     app.parse(argc, argv);
@@ -169,6 +170,6 @@ int main(int argc, char** argv) {
   if (run_cmd->parsed()) return run(study_path, out, where, threads, chunk, quiet);
   if (models_cmd->parsed()) return list_models();
   if (describe_cmd->parsed()) return describe_model(model_name);
-  if (plot_cmd->parsed()) return plot(results, plot_dir);
+  if (plot_cmd->parsed()) return plot(results, plot_dir, plot_outputs, plot_quantity);
   return cli::exit_bad_input;
 }
