@@ -17,6 +17,10 @@ packages=(
   libhdf5-dev libtomlplusplus-dev libcli11-dev librandom123-dev libboost-dev
   # MPI sharding
   libopenmpi-dev openmpi-bin
+  # checkpoints: CRC-32 (zlib, also a dependency of HDF5)
+  zlib1g-dev
+  # fuzzing (scripts/fuzz.sh): clang with libFuzzer and the sanitizer runtimes (libclang-rt-dev)
+  clang libclang-rt-dev
   # peer comparison (IDA) in bench/
   libsundials-dev
   # Debian's Python for plots and result checks, used as /usr/bin/python3

@@ -1,12 +1,16 @@
 // host/cli/lockstep.cpp — the `lockstep` command (issue 6):
 //
-//     lockstep run STUDY.toml [-o OUT_DIR] [--backend serial|omp|cuda] [--threads N] [--quiet]
+//     lockstep run STUDY.toml [-o OUT_DIR] [--backend serial|omp|cuda] [--threads N] [--chunk-size N]
+//                  [--checkpoint-every SECONDS] [--quiet]
+//     lockstep run --resume OUT_DIR [--backend ...] [--threads N] [--checkpoint-every SECONDS] [--quiet]
+//     mpirun -np R lockstep run ...    # the members split across R ranks, the same results (issue 9)
 //     lockstep models                  # the built-in models, one line each
 //     lockstep describe MODEL          # sizes, parameters with defaults, initial inputs with defaults
 //     lockstep plot OUT_DIR/results.h5 [-o DIR] [--outputs q0,v1,...] [--quantity q3]   # PNG figures
 //
-// Exit codes: 0 every member succeeded; 1 some member failed (results still written); 2 bad study file
-// or command line (nothing written); 3 the results could not be written (nothing half-written left).
+// Exit codes: 0 every member succeeded; 1 some member failed (results still written); 2 bad study file,
+// command line or checkpoint (nothing written); 3 the results could not be written (nothing
+// half-written left); 130 / 143 a checkpointed run stopped by SIGINT / SIGTERM (checkpoint written).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,11 +20,14 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "host/checkpoint/checkpoint_file.hpp"
 #include "host/cli/run_study.hpp"
 #include "host/io/output_file.hpp"
 #include "host/io/study_file.hpp"
+#include "host/mpi/communicator.hpp"
 #include "lockstep/model/registry.hpp"
 
 #ifndef LOCKSTEP_PLOT_SCRIPT_BUILD
@@ -35,7 +42,11 @@ namespace {
 using namespace lockstep;
 
 int error(const std::string& message, int code = cli::exit_bad_input) {
-  std::fprintf(stderr, "lockstep: error: %s\n", message.c_str());
+  // The library's own messages already start with "lockstep: "; say it once.
+  const std::string_view prefix = "lockstep: ";
+  const std::string_view text = std::string_view(message).starts_with(prefix) ? std::string_view(message).substr(prefix.size())
+                                                                                : std::string_view(message);
+  std::fprintf(stderr, "lockstep: error: %.*s\n", static_cast<int>(text.size()), text.data());
   return code;
 }
 
@@ -103,30 +114,72 @@ int plot(const std::string& results, const std::string& out_dir, const std::stri
   return error("cannot run " + python + ": " + std::strerror(errno));
 }
 
-int run(const std::string& study_path, const std::string& out, const std::string& where, int threads, long chunk,
-        bool quiet) {
+// The checkpoint of this rank in OUT_DIR, or why there is none to resume.
+checkpoint::checkpoint_state resume_checkpoint(const std::filesystem::path& dir, const mpi::communicator& comm) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir)) throw checkpoint::checkpoint_error("cannot resume '" + dir.string() + "': no such directory");
+  const fs::path path = checkpoint::checkpoint_path(dir, comm.rank(), comm.size());
+  if (fs::exists(path)) return checkpoint::read_checkpoint(path);
+  std::string found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("checkpoint") && !name.ends_with(".journal") && name.find(".partial-") == std::string::npos)
+      found += (found.empty() ? "" : ", ") + name;
+  }
+  if (!found.empty())
+    throw checkpoint::checkpoint_error("no checkpoint '" + path.filename().string() + "' in '" + dir.string() + "' (it holds " +
+                                       found + "): resume with as many MPI ranks as the run had");
+  throw checkpoint::checkpoint_error("no checkpoint in '" + dir.string() + "': nothing to resume" +
+                                     (fs::exists(dir / "results.h5") ? " (results.h5 is there: the run completed)"
+                                                                     : " (a run writes checkpoints with --checkpoint-every)"));
+}
+
+struct run_request {
+  std::string study_path, resume_dir, out, where;
+  int threads = 0;
+  long chunk = 0;
+  double checkpoint_every = 0.0;
+  bool quiet = false;
+};
+
+int run(const run_request& request) {
+  const mpi::communicator comm = mpi::communicator::world();
+  io::study_spec spec;
+  checkpoint::checkpoint_state resumed;
+  cli::run_settings settings;
+  // Reading the study or checkpoint can fail on one rank only (a missing checkpoint): every rank
+  // reports its own failure, and all of them stop together.
+  int code = cli::exit_success;
   try {
-    const io::study_spec spec = io::load_study_file(study_path);
-    cli::run_settings settings;
-    settings.out_dir = out.empty() ? std::filesystem::path("lockstep-out") / spec.name : std::filesystem::path(out);
-    settings.where = where == "serial" ? backend::serial : (where == "cuda" ? backend::cuda : backend::omp);
-    settings.threads = threads;
-    settings.chunk_size = chunk;
-    settings.quiet = quiet;
-    settings.progress = isatty(STDERR_FILENO) != 0;
-    int code = cli::exit_bad_input;
+    if (!request.resume_dir.empty()) {
+      resumed = resume_checkpoint(request.resume_dir, comm);
+      spec = io::parse_study(resumed.study_text, resumed.study_source);
+      settings.out_dir = request.resume_dir;
+      settings.resume = &resumed;
+      settings.checkpoint_every = request.checkpoint_every > 0 ? request.checkpoint_every : resumed.checkpoint_every;
+    } else {
+      spec = io::load_study_file(request.study_path);
+      settings.out_dir = request.out.empty() ? std::filesystem::path("lockstep-out") / spec.name : std::filesystem::path(request.out);
+      settings.checkpoint_every = request.checkpoint_every;
+    }
+  } catch (...) {
+    code = cli::report_current_exception(comm);
+  }
+  if ((code = comm.max_over_ranks(code)) != cli::exit_success) return code;
+
+  try {
+    settings.where = request.where == "serial" ? backend::serial : (request.where == "cuda" ? backend::cuda : backend::omp);
+    settings.threads = request.threads;
+    settings.chunk_size = request.chunk;
+    settings.quiet = request.quiet;
+    settings.progress = isatty(STDERR_FILENO) != 0 && comm.rank() == 0;
+    code = cli::exit_bad_input;
     const bool known = visit_model(spec.model, [&]<class Model>() { code = cli::run_study<Model>(spec, settings); });
-    if (!known) return error("unknown model \"" + spec.model + "\"" + model_hint(spec.model));
+    if (!known) return comm.rank() == 0 ? error("unknown model \"" + spec.model + "\"" + model_hint(spec.model)) : cli::exit_bad_input;
     return code;
-  } catch (const io::study_error& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return cli::exit_bad_input;
-  } catch (const io::io_error& e) {
-    return error(e.what(), cli::exit_output_failed);
-  } catch (const std::invalid_argument& e) {  // the library refuses the ensemble or backend
-    return error(e.what(), cli::exit_bad_input);
-  } catch (const std::exception& e) {
-    return error(std::string("unexpected failure: ") + e.what(), cli::exit_output_failed);
+  } catch (...) {
+    return cli::report_current_exception(comm);
   }
 }
 
@@ -136,20 +189,29 @@ int main(int argc, char** argv) {
   CLI::App app{"lockstep — ensembles of constrained mechanical systems (index-3 DAEs) on CPU cores and GPUs"};
   app.require_subcommand(1);
 
-  std::string study_path, out, where = "omp", results, plot_dir, plot_outputs, plot_quantity, model_name;
-  int threads = 0;
-  long chunk = 0;
-  bool quiet = false;
+  std::string results, plot_dir, plot_outputs, plot_quantity, model_name;
+  run_request request;
+  request.where = "omp";
 
-  CLI::App* run_cmd = app.add_subcommand("run", "solve the ensemble a study file describes and write its results");
-  run_cmd->add_option("study", study_path, "the study file (TOML)")->required();
-  run_cmd->add_option("-o,--output", out, "output directory (default: ./lockstep-out/<study name>)");
-  run_cmd->add_option("--backend", where, "serial | omp | cuda (default omp)")
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "solve the ensemble a study file describes and write its results (under mpirun: split across the ranks)");
+  CLI::Option* study_option = run_cmd->add_option("study", request.study_path, "the study file (TOML)");
+  CLI::Option* output_option =
+      run_cmd->add_option("-o,--output", request.out, "output directory (default: ./lockstep-out/<study name>)");
+  run_cmd->add_option("--backend", request.where, "serial | omp | cuda (default omp)")
       ->check(CLI::IsMember({"serial", "omp", "cuda"}));
-  run_cmd->add_option("--threads", threads, "OpenMP threads (default: OpenMP's default)")->check(CLI::NonNegativeNumber);
-  run_cmd->add_option("--chunk-size", chunk, "members per chunk (default: from the memory budget)")
+  run_cmd->add_option("--threads", request.threads, "OpenMP threads (default: OpenMP's default)")->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--chunk-size", request.chunk, "members per chunk (default: from the memory budget)")
       ->check(CLI::NonNegativeNumber);
-  run_cmd->add_flag("-q,--quiet", quiet, "print only errors");
+  run_cmd->add_option("--checkpoint-every", request.checkpoint_every,
+                      "write OUT_DIR/checkpoint at least every SECONDS and on SIGINT/SIGTERM, for --resume")
+      ->check(CLI::PositiveNumber);
+  run_cmd
+      ->add_option("--resume", request.resume_dir,
+                   "continue the checkpointed run in OUT_DIR (its study is the checkpoint's copy) and write its results there")
+      ->excludes(study_option)
+      ->excludes(output_option);
+  run_cmd->add_flag("-q,--quiet", request.quiet, "print only errors");
 
   CLI::App* models_cmd = app.add_subcommand("models", "list the built-in models, one line each");
   CLI::App* describe_cmd = app.add_subcommand("describe", "a model's sizes, parameters and initial inputs");
@@ -167,7 +229,12 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : cli::exit_bad_input;
   }
 
-  if (run_cmd->parsed()) return run(study_path, out, where, threads, chunk, quiet);
+  if (run_cmd->parsed()) {
+    if (request.study_path.empty() && request.resume_dir.empty())
+      return error("study is required (a study file, or --resume OUT_DIR); run with --help for more information");
+    const mpi::session mpi_session(argc, argv);  // MPI_Init only under an MPI launcher
+    return run(request);
+  }
   if (models_cmd->parsed()) return list_models();
   if (describe_cmd->parsed()) return describe_model(model_name);
   if (plot_cmd->parsed()) return plot(results, plot_dir, plot_outputs, plot_quantity);

@@ -19,6 +19,7 @@
 #include <map>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "host/cli/run_study.hpp"
@@ -40,10 +41,12 @@ namespace lockstep::cli {
 
 namespace detail {
 
-// The ensemble the study describes: every member's parameters and initial inputs are the model's
-// defaults, then the [model] overrides, then the member's sampled values.
+// The ensemble the study describes, or its members [first, end) (numbered from 0 in the ensemble):
+// every member's parameters and initial inputs are the model's defaults, then the [model] overrides,
+// then the member's sampled values.
 template <class Model>
-ensemble<Model> build_ensemble(const io::study_spec& spec, long members) {
+ensemble<Model> build_ensemble(const io::study_spec& spec, long first, long end) {
+  const long members = end - first;
   ensemble<Model> e;
   e.members = members;
   e.t0 = spec.t0;
@@ -70,7 +73,7 @@ ensemble<Model> build_ensemble(const io::study_spec& spec, long members) {
     std::copy(base_params, base_params + Model::n_params, p);
     double inputs[n_inputs];
     std::copy(base_inputs, base_inputs + n_inputs, inputs);
-    if (varied > 0) study::sample_member(spec.plan, i, x.data());
+    if (varied > 0) study::sample_member(spec.plan, first + i, x.data());
     for (std::size_t d = 0; d < varied; ++d) {
       const auto& v = spec.plan.vary[d];
       (v.is_param ? p : inputs)[v.index] = x[d];
@@ -122,18 +125,45 @@ inline void write_statistics(io::results_writer& h5, const io::study_spec& spec,
   if (!s.quantiles_exact) h5.set_quantile_rank_error(s.quantile_rank_error);
 }
 
-// Removes a directory this run created, when the run could not complete (nothing half-written stays).
+// Removes the directories this run created (OUT_DIR and any parents it had to make), when the run
+// could not complete: nothing half-written stays.
 struct created_directory {
+  explicit created_directory(std::filesystem::path out_dir) : path(std::move(out_dir)) {}
+  created_directory(const created_directory&) = delete;
+  created_directory& operator=(const created_directory&) = delete;
   std::filesystem::path path;
   bool created = false;
   bool keep = false;
+  std::filesystem::path topmost_created;  // the outermost directory this run created
   ~created_directory() {
     if (created && !keep) {
       std::error_code ignored;
-      std::filesystem::remove_all(path, ignored);
+      std::filesystem::remove_all(topmost_created.empty() ? path : topmost_created, ignored);
     }
   }
 };
+
+// Creates OUT_DIR and its parents; io_error naming it and the system's reason when that fails. The
+// guard remembers the outermost directory this run created.
+inline void create_output_directory(created_directory& guard) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(guard.path, ec);
+  std::filesystem::path topmost;
+  for (std::filesystem::path p = absolute; !p.empty() && !std::filesystem::exists(p, ec); p = p.parent_path()) {
+    topmost = p;
+    if (p == p.parent_path()) break;
+  }
+  std::filesystem::create_directories(guard.path, ec);
+  if (ec) throw io::io_error(guard.path, ec.value(), "cannot create the output directory '" + guard.path.string() + "': " + ec.message());
+  guard.created = !topmost.empty();
+  guard.topmost_created = topmost;
+}
+
+// Commits the study copy, members.csv and results.h5, in that order (results.h5 last: its presence
+// means the run completed); when any step fails, the ones already committed by this run are removed
+// again, so a failed run never leaves results that look complete, even in an existing directory.
+inline void commit_outputs(const std::filesystem::path& out_dir, const io::study_spec& spec, io::results_writer& h5,
+                           io::members_csv_writer& csv);
 
 // Copies the study file into OUT_DIR through a temporary and a rename, like every output.
 inline void write_study_copy(const std::filesystem::path& out_dir, const io::study_spec& spec) {
@@ -141,6 +171,147 @@ inline void write_study_copy(const std::filesystem::path& out_dir, const io::stu
   copy.write(spec.text);
   copy.commit();
 }
+
+inline void commit_outputs(const std::filesystem::path& out_dir, const io::study_spec& spec, io::results_writer& h5,
+                           io::members_csv_writer& csv) {
+  std::vector<std::filesystem::path> committed;
+  try {
+    write_study_copy(out_dir, spec);
+    committed.push_back(out_dir / "study.toml");
+    csv.commit();
+    committed.push_back(csv.final_path());
+    h5.commit();
+  } catch (...) {
+    std::error_code ignored;
+    for (const auto& path : committed) std::filesystem::remove(path, ignored);
+    throw;
+  }
+}
+
+// What results.h5 and members.csv hold for this study.
+template <class Model>
+io::results_layout results_layout_for(const io::study_spec& spec, long members) {
+  const study::sampling_plan& plan = spec.plan;
+  io::results_layout out;
+  out.model = Model::name;
+  out.members = members;
+  out.n = Model::n;
+  out.m = Model::m;
+  out.k = Model::k;
+  out.has_mu = uses_mu(spec.solver.form) && Model::m > 0;
+  out.has_nu = Model::k > 0;
+  out.trajectories = spec.output.trajectories;
+  out.save_times = spec.save_times;
+  for (std::size_t d = 0; d < plan.vary.size(); ++d) {
+    out.varied_names.push_back(plan.vary[d].name);
+    if (plan.vary[d].dist.kind == study::distribution_kind::grid) {
+      out.grid_dims.push_back(static_cast<int>(d));
+      out.grid_shape.push_back(static_cast<long>(plan.vary[d].dist.grid.size()));
+    }
+  }
+  return out;
+}
+
+// Replicate-based standard errors for randomized QMC with R > 1 replicates (each replicate a
+// contiguous block of members: study/sampling_plan.hpp); std / sqrt(N) otherwise — for a single
+// QMC replicate that overestimates the error, and the file says which one it holds.
+inline bool uses_replicate_errors(const study::sampling_plan& plan) {
+  const bool qmc = plan.sampler == study::sampler_kind::sobol || plan.sampler == study::sampler_kind::lhs;
+  return qmc && plan.replicates > 1 && !study::is_pure_grid(plan);
+}
+
+// The study's statistics accumulators over `width` = save times x Y values per member.
+inline study::ensemble_statistics statistics_for(const io::study_spec& spec, long members, std::size_t width) {
+  const long per_replicate = uses_replicate_errors(spec.plan) ? members / spec.plan.replicates : 0;
+  return study::ensemble_statistics(members, width, spec.output.quantiles, per_replicate,
+                                    static_cast<std::size_t>(spec.output.quantile_memory_mb) << 20);
+}
+
+// The varied inputs of members [first, first + count), [count][V], into `inputs`; null when V = 0.
+inline const double* sample_inputs(const study::sampling_plan& plan, long first, long count, std::vector<double>& inputs) {
+  const std::size_t varied = plan.vary.size();
+  if (varied == 0) return nullptr;
+  inputs.assign(static_cast<std::size_t>(count) * varied, 0.0);
+  for (long i = 0; i < count; ++i) study::sample_member(plan, first + i, &inputs[static_cast<std::size_t>(i) * varied]);
+  return inputs.data();
+}
+
+// The writers' view of a finished scheduler chunk whose members are numbered from `offset`.
+inline io::member_block member_block_of(const chunk_results& c, long offset, const double* inputs) {
+  io::member_block block;
+  block.first = offset + c.first;
+  block.count = c.count;
+  block.status = c.status;
+  block.counters = c.counters;
+  block.final_t = c.t_final;
+  block.inputs = inputs;
+  block.y = c.outputs;
+  block.y_final = c.y_final;
+  return block;
+}
+
+inline int thread_count(const run_settings& settings) {
+  return settings.where == backend::omp ? (settings.threads > 0 ? settings.threads : omp_get_max_threads()) : 1;
+}
+
+// The root attributes that describe the run: the study, version, backend, method and error method.
+inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spec, const run_settings& settings,
+                               double wall_seconds) {
+  io::run_info info;
+  info.study_text = spec.text;
+  info.lockstep_version = LOCKSTEP_VERSION_STRING;
+  info.git_revision = LOCKSTEP_GIT_REVISION;
+  info.backend = backend_name(settings.where);
+  info.threads = thread_count(settings);
+  info.wall_time_seconds = wall_seconds;
+  h5.set_run_info(info);
+  h5.set_attribute("study_name", spec.name);
+  h5.set_attribute("method", method_name(spec.solver.method));
+  if (spec.solver.method == method_kind::rhoinf) h5.set_attribute("rho_inf", spec.solver.rho_inf);
+  h5.set_attribute("formulation", formulation_name(spec.solver.form));
+  h5.set_attribute("projection", projection_name(spec.solver.projection));
+  h5.set_attribute("mean_stderr_method", uses_replicate_errors(spec.plan) ? "replicates" : "std/sqrt(n)");
+}
+
+// Statuses and steps of the members written, for the closing summary and the exit code.
+struct member_tally {
+  long members = 0;
+  long succeeded = 0;
+  long steps = 0;
+  std::map<std::string, long> failed;
+
+  void add(const io::member_block& block) {
+    for (long i = 0; i < block.count; ++i) {
+      ++members;
+      steps += block.counters[i].steps;
+      if (block.status[i] == member_status::success)
+        ++succeeded;
+      else
+        ++failed[status_name(block.status[i])];
+    }
+  }
+  int exit_code() const { return succeeded == members ? exit_success : exit_members_failed; }
+};
+
+inline void print_summary(const io::study_spec& spec, const member_tally& tally, double wall_seconds,
+                          const run_settings& settings, int ranks = 1) {
+  std::string failures;
+  for (const auto& [name, count] : tally.failed) failures += (failures.empty() ? " (" : ", ") + std::to_string(count) + " " + name;
+  if (!failures.empty()) failures += ")";
+  const int threads = thread_count(settings);
+  const std::string per_rank = ranks > 1 ? " per rank, " + std::to_string(ranks) + " MPI ranks" : "";
+  std::fprintf(stderr,
+               "lockstep: %s, %ld members: %ld succeeded, %ld failed%s; %ld accepted steps; wall time %.2f s "
+               "(%s, %d thread%s%s)\nlockstep: results in %s\n",
+               spec.name.c_str(), tally.members, tally.succeeded, tally.members - tally.succeeded, failures.c_str(),
+               tally.steps, wall_seconds, backend_name(settings.where), threads, threads == 1 ? "" : "s",
+               per_rank.c_str(), settings.out_dir.string().c_str());
+}
+
+// Checkpointed, resumed and MPI runs (issue 9): defined in run_study_journaled.hpp, which the
+// generated translation units include after this file.
+template <class Model>
+int run_journaled(const io::study_spec& spec, const run_settings& settings, long members);
 
 }  // namespace detail
 
@@ -155,47 +326,18 @@ int run_study(const io::study_spec& spec, const run_settings& settings) {
   if (const std::string why = study::check_plan(plan); !why.empty())
     throw io::study_error(spec.path.string(), 0, 0, "[ensemble] " + why);
   const long members = study::member_count(plan);
-  const ensemble<Model> e = detail::build_ensemble<Model>(spec, members);
+  if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1)
+    return detail::run_journaled<Model>(spec, settings, members);
+  const ensemble<Model> e = detail::build_ensemble<Model>(spec, 0, members);
 
   // ---- outputs: OUT_DIR, results.h5, members.csv, statistics ----
   detail::created_directory dir{settings.out_dir};
-  {
-    std::error_code ec;
-    const bool existed = std::filesystem::is_directory(settings.out_dir, ec);
-    std::filesystem::create_directories(settings.out_dir, ec);
-    if (ec) throw io::io_error(settings.out_dir, ec.value(), "cannot create the output directory: " + ec.message());
-    dir.created = !existed;
-  }
+  detail::create_output_directory(dir);
 
-  io::results_layout out;
-  out.model = Model::name;
-  out.members = members;
-  out.n = Model::n;
-  out.m = Model::m;
-  out.k = Model::k;
-  out.has_mu = spec.solver.form == formulation::ggl && Model::m > 0;
-  out.has_nu = Model::k > 0;
-  out.trajectories = spec.output.trajectories;
-  out.save_times = spec.save_times;
-  for (std::size_t d = 0; d < plan.vary.size(); ++d) {
-    out.varied_names.push_back(plan.vary[d].name);
-    if (plan.vary[d].dist.kind == study::distribution_kind::grid) {
-      out.grid_dims.push_back(static_cast<int>(d));
-      out.grid_shape.push_back(static_cast<long>(plan.vary[d].dist.grid.size()));
-    }
-  }
+  const io::results_layout out = detail::results_layout_for<Model>(spec, members);
   io::results_writer h5(settings.out_dir / "results.h5", out);
   io::members_csv_writer csv(settings.out_dir / "members.csv", out);
-
-  // Replicate-based standard errors for randomized QMC with R > 1 replicates (each replicate a
-  // contiguous block of members: study/sampling_plan.hpp); std / sqrt(N) otherwise — for a single
-  // QMC replicate that overestimates the error, and the file says which one it holds.
-  const bool qmc = plan.sampler == study::sampler_kind::sobol || plan.sampler == study::sampler_kind::lhs;
-  const bool replicate_errors = qmc && plan.replicates > 1 && !study::is_pure_grid(plan);
-  const long per_replicate = replicate_errors ? members / plan.replicates : 0;
-  const std::size_t width = spec.save_times.size() * ny;
-  study::ensemble_statistics stats(members, width, spec.output.quantiles, per_replicate,
-                                   static_cast<std::size_t>(spec.output.quantile_memory_mb) << 20);
+  study::ensemble_statistics stats = detail::statistics_for(spec, members, spec.save_times.size() * ny);
 
   // ---- solve, streaming each finished chunk out ----
   run_options run;
@@ -203,23 +345,14 @@ int run_study(const io::study_spec& spec, const run_settings& settings) {
   run.threads = settings.threads;
   run.chunk_size = settings.chunk_size;
   run.keep_outputs = false;
-  const std::size_t varied = plan.vary.size();
   std::vector<double> inputs;
+  detail::member_tally tally;
   run.on_chunk = [&](const chunk_results& c) {
-    inputs.assign(static_cast<std::size_t>(c.count) * varied, 0.0);
-    for (long i = 0; i < c.count && varied > 0; ++i) study::sample_member(plan, c.first + i, &inputs[i * varied]);
-    io::member_block block;
-    block.first = c.first;
-    block.count = c.count;
-    block.status = c.status;
-    block.counters = c.counters;
-    block.final_t = c.t_final;
-    block.inputs = varied > 0 ? inputs.data() : nullptr;
-    block.y = c.outputs;
-    block.y_final = c.y_final;
+    const io::member_block block = detail::member_block_of(c, 0, detail::sample_inputs(plan, c.first, c.count, inputs));
     h5.write_members(block);
     csv.write_members(block);
     stats.add_range(c.first, c.count, c.outputs);
+    tally.add(block);
   };
   auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
   if (settings.progress && !settings.quiet)
@@ -230,52 +363,19 @@ int run_study(const io::study_spec& spec, const run_settings& settings) {
       detail::draw_progress(r);
     };
 
-  const ensemble_result<Model> r = solve_ensemble(e, run);
+  solve_ensemble(e, run);
   if (settings.progress && !settings.quiet) std::fputc('\n', stderr);
 
   // ---- statistics, attributes, commit ----
   detail::write_statistics(h5, spec, stats.finish());
-  const int threads = settings.where == backend::omp ? (settings.threads > 0 ? settings.threads : omp_get_max_threads()) : 1;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  io::run_info info;
-  info.study_text = spec.text;
-  info.lockstep_version = LOCKSTEP_VERSION_STRING;
-  info.git_revision = LOCKSTEP_GIT_REVISION;
-  info.backend = backend_name(settings.where);
-  info.threads = threads;
-  info.wall_time_seconds = wall;
-  h5.set_run_info(info);
-  h5.set_attribute("study_name", spec.name);
-  h5.set_attribute("method", method_name(spec.solver.method));
-  h5.set_attribute("formulation", spec.solver.form == formulation::ggl ? "ggl" : "index3");
-  h5.set_attribute("mean_stderr_method", replicate_errors ? "replicates" : "std/sqrt(n)");
-  h5.commit();
-  csv.commit();
-  detail::write_study_copy(settings.out_dir, spec);
+  detail::set_run_attributes(h5, spec, settings, wall);
+  detail::commit_outputs(settings.out_dir, spec, h5, csv);
   dir.keep = true;
 
   // ---- summary ----
-  long succeeded = 0;
-  std::map<std::string, long> failed;
-  long steps = 0;
-  for (long i = 0; i < members; ++i) {
-    steps += r.counters[i].steps;
-    if (r.status[i] == member_status::success)
-      ++succeeded;
-    else
-      ++failed[status_name(r.status[i])];
-  }
-  if (!settings.quiet) {
-    std::string failures;
-    for (const auto& [name, count] : failed) failures += (failures.empty() ? " (" : ", ") + std::to_string(count) + " " + name;
-    if (!failures.empty()) failures += ")";
-    std::fprintf(stderr,
-                 "lockstep: %s, %ld members: %ld succeeded, %ld failed%s; %ld accepted steps; wall time %.2f s "
-                 "(%s, %d thread%s)\nlockstep: results in %s\n",
-                 spec.name.c_str(), members, succeeded, members - succeeded, failures.c_str(), steps, wall,
-                 backend_name(settings.where), threads, threads == 1 ? "" : "s", settings.out_dir.string().c_str());
-  }
-  return succeeded == members ? exit_success : exit_members_failed;
+  if (!settings.quiet) detail::print_summary(spec, tally, wall, settings);
+  return tally.exit_code();
 }
 
 }  // namespace lockstep::cli

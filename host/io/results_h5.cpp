@@ -681,9 +681,10 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
   }
   const std::int64_t counter_fill = -1;
   for (const char* name : {"steps", "rejected", "newton_iterations", "newton_failures", "jacobian_evaluations",
-                           "lu_factorizations", "model_evaluations"})
+                           "lu_factorizations", "model_evaluations", "projections"})
     w.create_dataset(mg, std::string("/members/") + name, name, H5T_STD_I64LE, sizeof(std::int64_t), {N}, true, &counter_fill);
-  for (const char* name : {"final_t", "final_h", "max_phi", "max_velocity_residual", "init_q_correction", "init_v_correction"})
+  for (const char* name : {"final_t", "final_h", "max_phi", "max_velocity_residual", "init_q_correction", "init_v_correction",
+                           "max_projection_q", "max_projection_v"})
     w.create_dataset(mg, std::string("/members/") + name, name, H5T_IEEE_F64LE, sizeof(double), {N}, true, &nan);
   w.create_dataset(mg, "/members/final_q", "final_q", H5T_IEEE_F64LE, sizeof(double), {N, hs(l.n)}, true, &nan);
   w.create_dataset(mg, "/members/final_v", "final_v", H5T_IEEE_F64LE, sizeof(double), {N, hs(l.n)}, true, &nan);
@@ -754,11 +755,14 @@ void results_writer::write_members(const member_block& b) {
   integer_field("jacobian_evaluations", &member_counters::jacobian_evaluations);
   integer_field("lu_factorizations", &member_counters::lu_factorizations);
   integer_field("model_evaluations", &member_counters::model_evaluations);
+  integer_field("projections", &member_counters::projections);
   real_field("final_h", &member_counters::last_h);
   real_field("max_phi", &member_counters::max_phi);
   real_field("max_velocity_residual", &member_counters::max_velocity_residual);
   real_field("init_q_correction", &member_counters::init_q_correction);
   real_field("init_v_correction", &member_counters::init_v_correction);
+  real_field("max_projection_q", &member_counters::max_projection_q);
+  real_field("max_projection_v", &member_counters::max_projection_v);
   w.write_rows("/members/final_t", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, 1, 1, 0, b.final_t);
   w.write_rows("/members/final_q", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, n, Y, 0, b.y_final);
   w.write_rows("/members/final_v", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, n, Y, n, b.y_final);

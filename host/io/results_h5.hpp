@@ -14,14 +14,16 @@
 //   /t                    float64 [S]                    save times
 //   /q, /v                float64 [N, S, n]              only when layout.trajectories
 //   /lambda               float64 [N, S, m]              only when layout.trajectories
-//   /mu                   float64 [N, S, m]              only when trajectories and layout.has_mu (ggl)
+//   /mu                   float64 [N, S, m]              only when trajectories and layout.has_mu (ggl,
+//                                                        projected invariants)
 //   /nu                   float64 [N, S, k]              only when trajectories and layout.has_nu
 //   /members/status       int32 [N]                      member_status codes; attribute names (string
 //                                                        [member_status_count], names[code])
 //   /members/steps, rejected, newton_iterations, newton_failures, jacobian_evaluations,
-//            lu_factorizations, model_evaluations              int64 [N]
+//            lu_factorizations, model_evaluations, projections   int64 [N]
 //   /members/final_t, final_h, max_phi, max_velocity_residual,
-//            init_q_correction, init_v_correction              float64 [N]
+//            init_q_correction, init_v_correction,
+//            max_projection_q, max_projection_v                  float64 [N]
 //   /members/final_q, final_v   float64 [N, n]           the state at final_t (t1 for successful members)
 //   /members/inputs       float64 [N, V]                 attributes names (string [V]), grid_shape
 //                                                        (int64 [G], lengths of the grid dimensions in

@@ -23,6 +23,7 @@
 #include <optional>
 #include <utility>
 
+#include "host/io/toml_guard.hpp"
 #include "lockstep/method/methods.hpp"
 #include "lockstep/model/registry.hpp"
 
@@ -234,20 +235,20 @@ struct choice {
 constexpr choice method_choices[] = {
     {"bdf", static_cast<int>(method_kind::bdf), true},
     {"radau5", static_cast<int>(method_kind::radau5), true},
-    {"radau3", 0, false},
-    {"euler", 0, false},
-    {"rhoinf", 0, false},
+    {"radau3", static_cast<int>(method_kind::radau3), true},
+    {"euler", static_cast<int>(method_kind::euler), true},
+    {"rhoinf", static_cast<int>(method_kind::rhoinf), true},
 };
 constexpr choice formulation_choices[] = {
     {"index3", static_cast<int>(formulation::index3), true},
     {"ggl", static_cast<int>(formulation::ggl), true},
-    {"index1", 0, false},
-    {"projected-invariants", 0, false},
+    {"index1", static_cast<int>(formulation::index1), true},
+    {"projected-invariants", static_cast<int>(formulation::projected_invariants), true},
 };
 constexpr choice projection_choices[] = {
-    {"none", 0, true},
-    {"coordinate", 0, false},
-    {"post-stabilization", 0, false},
+    {"none", static_cast<int>(projection_kind::none), true},
+    {"coordinate", static_cast<int>(projection_kind::coordinate), true},
+    {"post-stabilization", static_cast<int>(projection_kind::post_stabilization), true},
 };
 constexpr choice metric_choices[] = {
     {"mass", static_cast<int>(projection_metric::mass), true},
@@ -487,26 +488,39 @@ class study_reader {
 
     opt.method = static_cast<method_kind>(choose(s, "method", "method", method_choices, static_cast<int>(opt.method)));
     opt.form = static_cast<formulation>(choose(s, "formulation", "formulation", formulation_choices, static_cast<int>(opt.form)));
-    choose(s, "projection", "projection", projection_choices, 0);
+    opt.projection = static_cast<projection_kind>(
+        choose(s, "projection", "projection", projection_choices, static_cast<int>(opt.projection)));
     opt.metric = static_cast<projection_metric>(choose(s, "metric", "metric", metric_choices, static_cast<int>(opt.metric)));
     opt.init = static_cast<init_mode>(choose(s, "init", "init mode", init_choices, static_cast<int>(opt.init)));
 
-    // Both belong to parts of the format that are planned (index1, rhoinf), whose names are refused
-    // above; elsewhere they would be silently meaningless. Baumgarte with alpha = beta = 0 is no
-    // stabilization at all, so it is accepted with any formulation (the sample study writes it).
+    // Baumgarte's gains stabilize formulation index1 (stepper/options.hpp); with any other formulation
+    // they would be silently meaningless, so non-zero gains are refused there. alpha = beta = 0 is no
+    // stabilization at all and is accepted with any formulation (the sample study writes it).
+    // Negative gains would make the constraint drift grow instead of decay (seed 002).
     if (s.get("baumgarte")) {
       const section b = child(s, "baumgarte");
       check_keys(b, baumgarte_keys);
-      const double alpha = b.get("alpha") ? number(*b.get("alpha"), b.what("alpha")) : 0.0;
-      const double beta = b.get("beta") ? number(*b.get("beta"), b.what("beta")) : 0.0;
-      if (alpha != 0.0 || beta != 0.0)
+      const double alpha = bounded_number(b, "alpha", 0.0, true).value_or(0.0);
+      const double beta = bounded_number(b, "beta", 0.0, true).value_or(0.0);
+      if ((alpha != 0.0 || beta != 0.0) && opt.form != formulation::index1)
         fail(s.key_position("baumgarte"), "[solver] baumgarte applies to formulation \"index1\" only (formulation is " +
                                               in_quotes(formulation_name(opt.form)) + ")");
+      opt.baumgarte_alpha = alpha;
+      opt.baumgarte_beta = beta;
     }
+    // rho_inf tunes method rhoinf (method/rhoinf.hpp); with any other method it would be silently
+    // meaningless. In [0, 1]; 1 leaves the constraint modes undamped and is refused on index3.
     if (const toml::node* node = s.get("rho_inf")) {
-      number(*node, s.what("rho_inf"));
-      fail(s.key_position("rho_inf"), "[solver] rho_inf applies to method \"rhoinf\" only (method is " +
-                                          in_quotes(method_name(opt.method)) + ")");
+      const double rho = number(*node, s.what("rho_inf"));
+      if (opt.method != method_kind::rhoinf)
+        fail(s.key_position("rho_inf"), "[solver] rho_inf applies to method \"rhoinf\" only (method is " +
+                                            in_quotes(method_name(opt.method)) + ")");
+      if (!(rho >= 0.0 && rho <= 1.0))
+        fail_at(*node, "[solver] rho_inf must be between 0 and 1 (got " + format_number(rho) + ")");
+      opt.rho_inf = rho;
+      if (opt.form == formulation::index3 && rho >= 1.0)
+        fail_at(*node, "[solver] rho_inf = " + format_number(rho) + " with formulation \"index3\" is refused: " +
+                           rhoinf_check_options(opt));
     }
 
     if (auto rtol = bounded_number(s, "rtol", 0.0, false)) opt.rtol = *rtol;
@@ -866,6 +880,7 @@ class study_reader {
 }  // namespace
 
 study_spec parse_study(std::string_view text, std::string_view source_name) {
+  refuse_unsafe_toml(text, source_name);  // toml++ 3.3 has undefined behaviour on some text (toml_guard.hpp)
   study_spec spec = study_reader(std::string(source_name)).read(text);
   spec.path = std::filesystem::path(source_name);
   spec.name = spec.path.stem().string();

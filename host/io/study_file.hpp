@@ -9,10 +9,11 @@
 //   initial = { theta1 = 2.0 }               overrides of the model's named initial inputs      [none]
 //
 //   [solver]
-//   method = "radau5"        bdf | radau5            (radau3, euler, rhoinf: planned, refused)  ["radau5"]
-//   formulation = "index3"   index3 | ggl            (index1, projected-invariants: planned)    ["index3"]
-//   projection = "none"      none                    (coordinate, post-stabilization: planned)  ["none"]
-//   metric = "mass"          mass | euclidean        metric of initial projections              ["mass"]
+//   method = "radau5"        bdf | radau5 | radau3 | euler | rhoinf   (method/methods.hpp)       ["radau5"]
+//   formulation = "index3"   index3 | ggl | index1 | projected-invariants                        ["index3"]
+//   projection = "none"      none | coordinate | post-stabilization   after every accepted step  ["none"]
+//                            (formulation/projection.hpp)
+//   metric = "mass"          mass | euclidean        metric of the initial and step projections ["mass"]
 //   init = "project"         project | strict        inconsistent initial values                ["project"]
 //   rtol = 1e-6                                      > 0                                        [1e-6]
 //   atol = 1e-6              a number, or { q = .., v = .., lambda = .. } (> 0; groups left
@@ -20,9 +21,12 @@
 //   max_steps, h_initial, h_min, h_max, max_order (bdf only), newton_tol, newton_max_iterations,
 //   consistent_multipliers, init_tolerance, fixed_h, fixed_order (bdf only, needs fixed_h)
 //                            as in stepper/options.hpp, with its defaults
-//   baumgarte = { alpha, beta }   formulation index1 only (so refused today unless both are 0,
-//                                 which is no stabilization and accepted with any formulation)
-//   rho_inf = 0.6                 method rhoinf only (so refused today)
+//   baumgarte = { alpha, beta }   Baumgarte's gains (>= 0) for formulation index1 [0, 0]; non-zero
+//                                 gains with another formulation are refused (0, 0 is no stabilization
+//                                 and accepted with any formulation)
+//   rho_inf = 0.6                 method rhoinf only: its spectral radius at infinity, in [0, 1];
+//                                 1 (no damping) is refused with formulation index3, and needs
+//                                 fixed_h with the others                                       [0.6]
 //   Radau IIA on index 3 is the default because it is the combination the library accepts with error
 //   control on every model (BDF needs ggl, or fixed steps on index3: method/bdf.hpp).
 //

@@ -140,8 +140,7 @@ constexpr std::size_t bytes_per_member_with(int save_count) {
 
 template <class Model>
 constexpr std::size_t bytes_per_member(int save_count, method_kind method = method_kind::bdf) {
-  return method == method_kind::bdf ? bytes_per_member_with<Model, bdf_method>(save_count)
-                                    : bytes_per_member_with<Model, radau5_method>(save_count);
+  return visit_method(method, [save_count]<class Method>() { return bytes_per_member_with<Model, Method>(save_count); });
 }
 
 namespace detail {

@@ -24,7 +24,8 @@ int device_count();
 // The same chunked algorithm as run_chunked (host/scheduler/scheduler.hpp) with chunk storage in
 // device memory: the member functors run one thread per member, the active list is compacted with
 // thrust::partition, outputs come back through pinned host buffers on a second stream while the next
-// chunk computes. Throws std::runtime_error naming the CUDA call that failed.
+// chunk computes. Throws std::runtime_error naming the CUDA call that failed, and
+// std::invalid_argument for a method other than bdf and radau5 (the only ones compiled for the device).
 template <class Model>
 ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_options& run);
 

@@ -156,7 +156,11 @@ TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChun
   for (const pair& fp : {pair{method_kind::bdf, formulation::ggl, 0.0, 0.1},
                          pair{method_kind::bdf, formulation::index3, 2e-4, 0.05},
                          pair{method_kind::radau5, formulation::index3, 0.0, 0.1},
-                         pair{method_kind::radau5, formulation::ggl, 0.0, 0.1}}) {
+                         pair{method_kind::radau5, formulation::ggl, 0.0, 0.1},
+                         // the other methods over shorter intervals (euler takes 10-100 times the steps)
+                         pair{method_kind::radau3, formulation::index3, 0.0, 0.05},
+                         pair{method_kind::euler, formulation::ggl, 0.0, 0.01},
+                         pair{method_kind::rhoinf, formulation::index3, 0.0, 0.05}}) {
     auto e = make_ensemble<Model>(200, fp.t1, 1e-5, fp.form, fp.fixed_h);
     e.options.method = fp.method;
     const auto reference = solve_ensemble(e, make_run(backend::serial, 0, 1));
@@ -227,6 +231,9 @@ TEST(EnsembleApi, ReportsBytesPerMemberThatGrowWithSaveTimes) {
   EXPECT_GT(bytes_per_member<models::pendulum>(10), bytes_per_member<models::pendulum>(1));
   EXPECT_GE(bytes_per_member<models::pendulum>(0), sizeof(member_state<models::pendulum, bdf_method>));
   EXPECT_GE(bytes_per_member<models::pendulum>(0, method_kind::radau5), sizeof(member_state<models::pendulum, radau5_method>));
+  EXPECT_GE(bytes_per_member<models::pendulum>(0, method_kind::radau3), sizeof(member_state<models::pendulum, radau3_method>));
+  EXPECT_GE(bytes_per_member<models::pendulum>(0, method_kind::euler), sizeof(member_state<models::pendulum, euler_method>));
+  EXPECT_GE(bytes_per_member<models::pendulum>(0, method_kind::rhoinf), sizeof(member_state<models::pendulum, rhoinf_method>));
 }
 
 TEST(EnsembleStreaming, ChunksArriveInOrderAndCarryExactlyTheKeptResults) {

@@ -21,7 +21,7 @@ using Models = ::testing::Types<models::pendulum, models::double_pendulum, model
 TYPED_TEST_SUITE(NewtonSystem, Models);
 
 template <class Model>
-void check_reduced_increment_equals_full_increment(formulation form, double c) {
+void check_reduced_increment_equals_full_increment(formulation form, double c, baumgarte_gains gains = {}) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, ny = L::size;
   std::mt19937_64 rng(2024);
@@ -49,18 +49,19 @@ void check_reduced_increment_equals_full_increment(formulation form, double c) {
       y_pred[j] = y[j] + 1e-3 * u(rng);
       yp_pred[j] = u(rng);
     }
-    if (form == formulation::index3)
+    if (!uses_mu(form))
       for (int a = 0; a < Model::m; ++a) y[L::mu + a] = 0.0;
 
     // F(y) with q' = qp_pred + c (q - q_pred), v' likewise, flattened in the order of y (mu rows hold
-    // F_psi for ggl; for index3 the mu rows are the identity, i.e. F = mu).
+    // F_psi for ggl and projected invariants; for index3 and index1 the mu rows are the identity, i.e.
+    // F = mu).
     auto residual = [&](const state_vector<Model>& yy) {
       vec<double, n> qdot, vdot;
       for (int i = 0; i < n; ++i) {
         qdot[i] = yp_pred[L::q + i] + c * (yy[L::q + i] - y_pred[L::q + i]);
         vdot[i] = yp_pred[L::v + i] + c * (yy[L::v + i] - y_pred[L::v + i]);
       }
-      const auto r = evaluate_residual<Model>(form, t, yy, qdot, vdot, p);
+      const auto r = evaluate_residual<Model>(form, t, yy, qdot, vdot, p, gains);
       Eigen::VectorXd F(ny);
       for (int i = 0; i < n; ++i) {
         F(L::q + i) = r.Fq[i];
@@ -68,7 +69,7 @@ void check_reduced_increment_equals_full_increment(formulation form, double c) {
       }
       for (int a = 0; a < Model::m; ++a) {
         F(L::lambda + a) = r.Fphi[a];
-        F(L::mu + a) = form == formulation::ggl ? r.Fpsi[a] : yy[L::mu + a];
+        F(L::mu + a) = uses_mu(form) ? r.Fpsi[a] : yy[L::mu + a];
       }
       for (int a = 0; a < Model::k; ++a) F(L::nu + a) = r.Fa[a];
       return F;
@@ -87,14 +88,14 @@ void check_reduced_increment_equals_full_increment(formulation form, double c) {
     vec<double, n> vdot;
     for (int i = 0; i < n; ++i) vdot[i] = yp_pred[L::v + i] + c * (y[L::v + i] - y_pred[L::v + i]);
     jacobian_blocks<Model> J;
-    ASSERT_EQ(evaluate_jacobian<Model>(form, t, y, vdot, p, J), member_status::success);
+    ASSERT_EQ(evaluate_jacobian<Model>(form, t, y, vdot, p, J, gains), member_status::success);
     newton_matrix<Model, double> N;
     ASSERT_EQ((factor_newton_matrix<Model, double>(form, J, c, N)), member_status::success);
     vec<double, n> qdot;
     for (int i = 0; i < n; ++i) {
       qdot[i] = yp_pred[L::q + i] + c * (y[L::q + i] - y_pred[L::q + i]);
     }
-    const auto r = evaluate_residual<Model>(form, t, y, qdot, vdot, p);
+    const auto r = evaluate_residual<Model>(form, t, y, qdot, vdot, p, gains);
     vec<double, n> dq, dv;
     vec<double, Model::m> dl, dm;
     vec<double, Model::k> dn;
@@ -119,7 +120,7 @@ void check_reduced_increment_equals_full_increment(formulation form, double c) {
     EXPECT_LT(group_error(L::q, L::v), 1e-5) << Model::name << " q, c = " << c;
     EXPECT_LT(group_error(L::v, L::lambda), 1e-5) << Model::name << " v, c = " << c;
     EXPECT_LT(group_error(L::lambda, L::mu), 1e-5) << Model::name << " lambda, c = " << c;
-    if (form == formulation::ggl) {
+    if (uses_mu(form)) {
       EXPECT_LT(group_error(L::mu, L::nu), 1e-5) << Model::name << " mu, c = " << c;
     }
     EXPECT_LT(group_error(L::nu, ny), 1e-5) << Model::name << " nu, c = " << c;
@@ -134,8 +135,24 @@ TYPED_TEST(NewtonSystem, ReducedIndex3IncrementEqualsFullSystemIncrement) {
   for (double c : {10.0, 1e3}) check_reduced_increment_equals_full_increment<TypeParam>(formulation::index3, c);
 }
 
+TYPED_TEST(NewtonSystem, ReducedIndex1IncrementEqualsFullSystemIncrement) {
+  for (double c : {10.0, 1e3}) check_reduced_increment_equals_full_increment<TypeParam>(formulation::index1, c);
+}
+
+// Baumgarte's gains enter the acceleration rows through Phi' and Phi, i.e. through dF/dq and dF/dv.
+TYPED_TEST(NewtonSystem, ReducedIndex1IncrementWithBaumgarteGainsEqualsFullSystemIncrement) {
+  for (double c : {10.0, 1e3})
+    check_reduced_increment_equals_full_increment<TypeParam>(formulation::index1, c, baumgarte_gains{3.0, 5.0});
+}
+
+TYPED_TEST(NewtonSystem, ReducedProjectedInvariantsIncrementEqualsFullSystemIncrement) {
+  for (double c : {10.0, 1e3})
+    check_reduced_increment_equals_full_increment<TypeParam>(formulation::projected_invariants, c);
+}
+
 // The point of the scaling (seed 000, "Ill-conditioned Newton iteration matrix"): the reduced matrix's
-// condition number stays bounded as h -> 0 instead of growing like h^-3.
+// condition number stays bounded as h -> 0 instead of growing like h^-3. The acceleration-level
+// formulations' matrices tend to nonsingular limits too (with Baumgarte's gains in the rows).
 TEST(NewtonSystem, ScaledMatrixConditionStaysBoundedAsStepShrinks) {
   using Model = models::pendulum;
   using L = state_layout<Model>;
@@ -148,23 +165,25 @@ TEST(NewtonSystem, ScaledMatrixConditionStaysBoundedAsStepShrinks) {
     y[L::v + i] = v[i];
   }
   y[L::lambda] = 5.0;
-  jacobian_blocks<Model> J;
-  ASSERT_EQ(evaluate_jacobian<Model>(formulation::ggl, 0.0, y, vec<double, 2>{}, p, J), member_status::success);
-  double condition_at_small_c = 0.0;
-  for (double c : {1e1, 1e4, 1e8}) {
-    newton_matrix<Model, double> N;
-    ASSERT_EQ((factor_newton_matrix<Model, double>(formulation::ggl, J, c, N)), member_status::success);
-    // Rebuild the unfactored matrix by solving for the identity's columns: cond = ||A|| ||A^-1||.
-    Eigen::MatrixXd inverse(N.size, N.size);
-    for (int col = 0; col < N.size; ++col) {
-      vec<double, N.size> e{};
-      e[col] = 1.0;
-      lu_solve(N.lu, N.pivot, e);
-      for (int row = 0; row < N.size; ++row) inverse(row, col) = e[row];
+  for (formulation form : {formulation::ggl, formulation::index1, formulation::projected_invariants}) {
+    jacobian_blocks<Model> J;
+    ASSERT_EQ(evaluate_jacobian<Model>(form, 0.0, y, vec<double, 2>{{0.3, -0.2}}, p, J, {2.0, 3.0}), member_status::success);
+    double condition_at_small_c = 0.0;
+    for (double c : {1e1, 1e4, 1e8}) {
+      newton_matrix<Model, double> N;
+      ASSERT_EQ((factor_newton_matrix<Model, double>(form, J, c, N)), member_status::success);
+      // Rebuild the unfactored matrix by solving for the identity's columns: cond = ||A|| ||A^-1||.
+      Eigen::MatrixXd inverse(N.size, N.size);
+      for (int col = 0; col < N.size; ++col) {
+        vec<double, N.size> e{};
+        e[col] = 1.0;
+        lu_solve(N.lu, N.pivot, e);
+        for (int row = 0; row < N.size; ++row) inverse(row, col) = e[row];
+      }
+      const double condition = inverse.inverse().norm() * inverse.norm();
+      if (c == 1e1) condition_at_small_c = condition;
+      EXPECT_LT(condition, 100.0 * condition_at_small_c) << formulation_name(form) << " c = " << c;
     }
-    const double condition = inverse.inverse().norm() * inverse.norm();
-    if (c == 1e1) condition_at_small_c = condition;
-    EXPECT_LT(condition, 100.0 * condition_at_small_c) << "c = " << c;
   }
 }
 

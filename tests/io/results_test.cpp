@@ -130,6 +130,9 @@ sample make_sample(long members, int n, int m, int k, int saves, bool trajectori
     c.max_velocity_residual = tricky_value(rng);
     c.init_q_correction = tricky_value(rng);
     c.init_v_correction = tricky_value(rng);
+    c.projections = static_cast<long>(3 * i);
+    c.max_projection_q = tricky_value(rng);
+    c.max_projection_v = tricky_value(rng);
     s.counters.push_back(c);
     s.final_t.push_back(tricky_value(rng));
   }
@@ -318,7 +321,8 @@ TEST(ResultsH5, WritesMembersGivenInShuffledChunksAndReadsThemBackBitwise) {
   EXPECT_EQ(dims(f.id, "/members/final_q"), (std::vector<hsize_t>{N, 3}));
   EXPECT_EQ(dims(f.id, "/members/inputs"), (std::vector<hsize_t>{N, 2}));
   for (const char* name : {"status", "steps", "rejected", "newton_iterations", "newton_failures", "jacobian_evaluations",
-                           "lu_factorizations", "model_evaluations", "final_t", "final_h", "max_phi", "max_velocity_residual"})
+                           "lu_factorizations", "model_evaluations", "projections", "final_t", "final_h", "max_phi",
+                           "max_velocity_residual", "max_projection_q", "max_projection_v"})
     EXPECT_EQ(dims(f.id, std::string("/members/") + name), (std::vector<hsize_t>{N})) << name;
 
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/t"), s.layout.save_times));
@@ -358,6 +362,9 @@ TEST(ResultsH5, WritesMembersGivenInShuffledChunksAndReadsThemBackBitwise) {
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/members/max_velocity_residual"), real_column(&member_counters::max_velocity_residual)));
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/members/init_q_correction"), real_column(&member_counters::init_q_correction)));
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/members/init_v_correction"), real_column(&member_counters::init_v_correction)));
+  EXPECT_EQ(read_int64s(f.id, "/members/projections"), integer_column(&member_counters::projections));
+  EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/members/max_projection_q"), real_column(&member_counters::max_projection_q)));
+  EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/members/max_projection_v"), real_column(&member_counters::max_projection_v)));
 }
 
 TEST(ResultsH5, WritesALargeEnsembleWhoseBlocksStraddleCompressedChunks) {

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "host/io/study_file.hpp"
@@ -105,6 +106,7 @@ TEST(StudyFile, FullStudyParsesIntoExactlyTheExpectedSpec) {
   EXPECT_EQ(opt.method, method_kind::radau5);
   EXPECT_EQ(opt.form, formulation::ggl);
   EXPECT_EQ(opt.metric, projection_metric::euclidean);
+  EXPECT_EQ(opt.projection, projection_kind::none);
   EXPECT_EQ(opt.init, init_mode::strict);
   EXPECT_EQ(opt.rtol, 1e-8);
   EXPECT_EQ(opt.atol_q, 1e-9);
@@ -292,6 +294,85 @@ t1 = 1
   EXPECT_EQ(spec.solver.form, formulation::index3);
 }
 
+TEST(StudyFile, Index1WithBaumgarteGainsAndAProjectionParsesIntoTheOptions) {
+  // Arrange
+  const char* text = R"([model]
+name = "knife_edge"
+[solver]
+method = "bdf"
+formulation = "index1"
+projection = "post-stabilization"
+baumgarte = { alpha = 5.0, beta = 10.0 }
+[time]
+t1 = 1
+)";
+
+  // Act
+  const study_spec spec = parse_study(text, "s.toml");
+
+  // Assert
+  EXPECT_EQ(spec.solver.form, formulation::index1);
+  EXPECT_EQ(spec.solver.projection, projection_kind::post_stabilization);
+  EXPECT_EQ(spec.solver.baumgarte_alpha, 5.0);
+  EXPECT_EQ(spec.solver.baumgarte_beta, 10.0);
+}
+
+TEST(StudyFile, ProjectedInvariantsWithCoordinateProjectionParsesIntoTheOptions) {
+  // Arrange
+  const char* text = R"([model]
+name = "double_pendulum"
+[solver]
+formulation = "projected-invariants"
+projection = "coordinate"
+metric = "euclidean"
+[time]
+t1 = 1
+)";
+
+  // Act
+  const study_spec spec = parse_study(text, "s.toml");
+
+  // Assert
+  EXPECT_EQ(spec.solver.form, formulation::projected_invariants);
+  EXPECT_EQ(spec.solver.projection, projection_kind::coordinate);
+  EXPECT_EQ(spec.solver.metric, projection_metric::euclidean);
+  EXPECT_EQ(spec.solver.baumgarte_alpha, 0.0);
+}
+
+TEST(StudyFile, EveryMethodNameIsAcceptedOnIndex3) {
+  for (const auto& [name, kind] : {std::pair{"bdf", method_kind::bdf}, std::pair{"radau5", method_kind::radau5},
+                                   std::pair{"radau3", method_kind::radau3}, std::pair{"euler", method_kind::euler},
+                                   std::pair{"rhoinf", method_kind::rhoinf}}) {
+    // Arrange (BDF needs fixed steps on index3)
+    const std::string text = std::string("[model]\nname = \"pendulum\"\n[solver]\nmethod = \"") + name +
+                             "\"\nfixed_h = 0.01\n[time]\nt1 = 1\n";
+
+    // Act
+    const study_spec spec = parse_study(text, "s.toml");
+
+    // Assert
+    EXPECT_EQ(spec.solver.method, kind) << name;
+    EXPECT_EQ(spec.solver.form, formulation::index3) << name;
+  }
+}
+
+TEST(StudyFile, RhoinfReadsItsSpectralRadiusAndAcceptsOneOnGglWithFixedSteps) {
+  // Arrange
+  const char* index3 = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"rhoinf\"\nrho_inf = 0.25\n[time]\nt1 = 1\n";
+  const char* ggl = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"rhoinf\"\nformulation = \"ggl\"\nrho_inf = 1\n"
+                    "fixed_h = 0.01\n[time]\nt1 = 1\n";
+  const char* fallback = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"rhoinf\"\n[time]\nt1 = 1\n";
+
+  // Act
+  const study_spec a = parse_study(index3, "a.toml"), b = parse_study(ggl, "b.toml"), c = parse_study(fallback, "c.toml");
+
+  // Assert
+  EXPECT_EQ(a.solver.rho_inf, 0.25);
+  EXPECT_EQ(b.solver.rho_inf, 1.0);
+  EXPECT_EQ(b.solver.form, formulation::ggl);
+  EXPECT_EQ(c.solver.rho_inf, solver_options{}.rho_inf);
+}
+
 TEST(StudyFile, BdfOnIndex3WithFixedStepsIsAccepted) {
   // Arrange
   const char* text = R"([model]
@@ -377,14 +458,21 @@ const malformed_case malformed_cases[] = {
     {"unknown method, close to a known one", BASE "[solver]\nmethod = \"radua5\"\n", "6:10",
      "[solver] unknown method \"radua5\"; did you mean \"radau5\"?"},
     {"unknown method, close to nothing", BASE "[solver]\nmethod = \"rk4\"\n", "6:10",
-     "[solver] unknown method \"rk4\"; available: bdf, radau5"},
-    {"planned method", BASE "[solver]\nmethod = \"radau3\"\n", "6:10",
-     "[solver] method = \"radau3\" is not available in this version of lockstep (planned); available: bdf, radau5"},
+     "[solver] unknown method \"rk4\"; available: bdf, radau5, radau3, euler, rhoinf"},
+    {"rho_inf above 1", BASE "[solver]\nmethod = \"rhoinf\"\nrho_inf = 1.5\n", "7:11",
+     "[solver] rho_inf must be between 0 and 1 (got 1.5)"},
+    {"rho_inf below 0", BASE "[solver]\nmethod = \"rhoinf\"\nformulation = \"ggl\"\nrho_inf = -0.1\n", "8:11",
+     "[solver] rho_inf must be between 0 and 1 (got -0.1)"},
+    {"rho_inf = 1 on index3", BASE "[solver]\nmethod = \"rhoinf\"\nrho_inf = 1.0\n", "7:11",
+     "[solver] rho_inf = 1 with formulation \"index3\" is refused: rho_inf = 1 is refused on the index-3 formulation: "
+     "the roots -rho_inf at infinity must lie strictly inside the unit circle"},
+    {"rho_inf = 1 with adaptive steps", BASE "[solver]\nmethod = \"rhoinf\"\nformulation = \"ggl\"\nrho_inf = 1\n", "6:10",
+     "[solver] method \"rhoinf\" with formulation \"ggl\" is refused: rho_inf = 1 needs fixed steps (fixed_h > 0)"},
     {"unknown formulation", BASE "[solver]\nformulation = \"index2\"\n", "6:15", "[solver] unknown formulation \"index2\"; did you mean \"index3\"?"},
-    {"planned formulation", BASE "[solver]\nformulation = \"index1\"\n", "6:15",
-     "[solver] formulation = \"index1\" is not available in this version of lockstep (planned); available: index3, ggl"},
-    {"planned projection", BASE "[solver]\nprojection = \"coordinate\"\n", "6:14",
-     "[solver] projection = \"coordinate\" is not available in this version of lockstep (planned); available: none"},
+    {"unknown formulation, close to nothing", BASE "[solver]\nformulation = \"lagrange\"\n", "6:15",
+     "[solver] unknown formulation \"lagrange\"; available: index3, ggl, index1, projected-invariants"},
+    {"unknown projection", BASE "[solver]\nprojection = \"coordinates\"\n", "6:14",
+     "[solver] unknown projection \"coordinates\"; did you mean \"coordinate\"?"},
     {"unknown metric", BASE "[solver]\nmetric = \"kinetic\"\n", "6:10", "[solver] unknown metric \"kinetic\"; available: mass, euclidean"},
     {"method/formulation pair the library refuses", BASE "[solver]\nmethod = \"bdf\"\nformulation = \"index3\"\n", "6:10",
      "[solver] method \"bdf\" with formulation \"index3\" is refused: BDF on the index-3 formulation is allowed with fixed steps only"},
@@ -392,6 +480,10 @@ const malformed_case malformed_cases[] = {
      "unknown key \"gamma\" in [solver.baumgarte]; valid keys: alpha, beta"},
     {"baumgarte on ggl", BASE "[solver]\nformulation = \"ggl\"\nbaumgarte = { alpha = 1.0, beta = 2.0 }\n", "7:1",
      "[solver] baumgarte applies to formulation \"index1\" only (formulation is \"ggl\")"},
+    {"baumgarte on projected invariants", BASE "[solver]\nformulation = \"projected-invariants\"\nbaumgarte = { beta = 2.0 }\n",
+     "7:1", "[solver] baumgarte applies to formulation \"index1\" only (formulation is \"projected-invariants\")"},
+    {"negative baumgarte gain", BASE "[solver]\nformulation = \"index1\"\nbaumgarte = { alpha = -1.0 }\n", "7:23",
+     "[solver.baumgarte] alpha must be >= 0 (got -1)"},
     {"rho_inf with radau5", BASE "[solver]\nrho_inf = 0.6\n", "6:1", "[solver] rho_inf applies to method \"rhoinf\" only"},
     {"max_order with radau5", BASE "[solver]\nmax_order = 3\n", "6:1", "[solver] max_order applies to method \"bdf\" only"},
     {"max_order out of range", BASE "[solver]\nmethod = \"bdf\"\nformulation = \"ggl\"\nmax_order = 6\n", "8:13",

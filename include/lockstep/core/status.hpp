@@ -24,9 +24,12 @@ enum class member_status : int {
   initialization_failed = 8,   // projection onto the constraints did not converge
   invalid_input = 9,           // options or inputs rejected before integration (the reason is logged
                                // by the front end)
+  projection_failed = 10,      // the projection after an accepted step failed: its Gram matrix
+                               // G W^-1 G^T is singular (redundant constraints, a singular
+                               // configuration) or Gauss-Newton onto Phi = 0 did not converge
 };
 
-inline constexpr int member_status_count = 10;
+inline constexpr int member_status_count = 11;
 
 // The name of a status as written to results files and messages.
 LOCKSTEP_HD constexpr const char* status_name(member_status s) {
@@ -41,6 +44,7 @@ LOCKSTEP_HD constexpr const char* status_name(member_status s) {
     case member_status::inconsistent_initial: return "inconsistent_initial";
     case member_status::initialization_failed: return "initialization_failed";
     case member_status::invalid_input: return "invalid_input";
+    case member_status::projection_failed: return "projection_failed";
   }
   return "unknown";
 }

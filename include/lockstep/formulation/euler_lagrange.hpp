@@ -1,4 +1,5 @@
-// lockstep/formulation/euler_lagrange.hpp — the index-3 and stabilized index-2 (GGL) formulations of
+// lockstep/formulation/euler_lagrange.hpp — the index-3, stabilized index-2 (GGL), index-1 and
+// projected-invariants formulations of
 //
 //     M(q) q'' + G^T lambda + A^T nu = Q(t, q, v),   Phi(t, q) = 0,   A(t, q) v + a(t, q) = 0
 //
@@ -12,6 +13,19 @@
 //            F_a = A v + a                    = 0   (k)      nu: index 2
 //   ggl:     F_q = q' - v + G^T mu            = 0   (Gear, Gupta & Leimkuhler 1985; seed 003)
 //            F_v, F_phi, F_a as above;  F_psi = G v + Phi_t = 0   (m)   lambda, mu: index 2
+//   index1:  F_q, F_v as in index3;
+//            F_phi = G v' + gamma + 2 alpha (G v + Phi_t) + beta^2 Phi = 0   (seed 001 eqs. 106-107)
+//            F_a   = A v' + gamma_nh + 2 alpha (A v + a)               = 0   lambda, nu: index 1
+//            (alpha, beta: Baumgarte's gains, 0 by default; model/derivatives.hpp,
+//            acceleration_constraint_rows). The constraints themselves are not imposed: without
+//            stabilization or projection (formulation/projection.hpp) Phi drifts (seed 002).
+//   projected invariants (Ascher & Petzold 1993, eq. 4.14 with D = G^T, the "C^T" projection they
+//            recommend for heterogeneous masses in their section 5):
+//            F_q = q' - v + G^T mu = 0,  F_v as above,  F_phi = G v' + gamma = 0,
+//            F_psi = Phi = 0,  F_a = A v' + gamma_nh = 0        lambda, nu: index 1; mu: index 2
+//            lambda is eliminated at acceleration level, so v' = M^-1 (Q - G^T lambda) is an ODE whose
+//            invariant Phi = 0 is reimposed through mu. The velocity invariants are not imposed; the
+//            member stepper projects v onto them after every step (their section 5).
 //
 // GGL weighting. We use the original q' = v - G^T mu, not the M^-1 G^T mu of seed 001 eq. (114a):
 // mu vanishes on the exact solution either way, and without M^-1 the kinematic row stays free of the
@@ -41,6 +55,22 @@
 // d(G v + Phi_t)/dq, A_q = d(A v + a)/dq. Right-hand sides:
 //   -(F_v + (c M - D_v) F_q) / c^2,  -F_phi,  -(F_psi + G F_q) / c,  -(F_a + A F_q) / c.
 // This is seed 001 eqs. (124)-(128) (matrix f_y' + c f_y) with the kinematic rows eliminated.
+//
+// Acceleration-level rows (index1, projected invariants). F_phi = G v' + g(t, q, v) depends on v', so
+// with Delta v' = c Delta v its linearization is Acc_q Delta q + (c G + Acc_v) Delta v (Acc_q = dF_phi/dq
+// at fixed v and v', Acc_v = dF_phi/dv, stored in Psi_q and Psi_v); the non-holonomic rows likewise with
+// A, A_q, A_v. After eliminating Delta v and dividing these rows by c^2 (they are force-like, like the
+// dynamic row) every block is again O(1):
+//
+//   [ M - D_v / c + K / c^2         G^T    (M - D_v / c) G^T      A^T ] [Delta q       ]
+//   [ G + Acc_v / c + Acc_q / c^2   0      (G + Acc_v / c) G^T    0   ] [Delta lambda~ ]
+//   [ G                             0      0                      0   ] [Delta mu~     ]   (projected invariants)
+//   [ A + A_v / c + A_q / c^2       0      (A + A_v / c) G^T      0   ] [Delta nu~     ]
+//
+// with right-hand sides -(F_v + (c M - D_v) F_q) / c^2, -(F_phi + (c G + Acc_v) F_q) / c^2, -F_psi and
+// -(F_a + (c A + A_v) F_q) / c^2. For index1 the mu columns are absent (identity rows, as in index3).
+// As c -> infinity the matrix tends to [M G^T; G 0] (index1) or the ggl-like saddle point (projected
+// invariants), both nonsingular: no h^-index growth of the condition number.
 #pragma once
 
 #include "lockstep/core/complex.hpp"
@@ -54,11 +84,36 @@ namespace lockstep {
 enum class formulation : int {
   index3 = 0,  // q' = v, Phi = 0 (with A v + a = 0)
   ggl = 1,     // stabilized index 2: q' = v - G^T mu, Phi = 0, G v + Phi_t = 0 (with A v + a = 0)
+  index1 = 2,  // acceleration level: G v' = -gamma (optionally Baumgarte), A v' = -gamma_nh
+  projected_invariants = 3,  // q' = v - G^T mu, G v' = -gamma, A v' = -gamma_nh, Phi = 0 (A & P eq. 4.14)
 };
 
+// The name used in study files and results.
 LOCKSTEP_HD constexpr const char* formulation_name(formulation f) {
-  return f == formulation::index3 ? "index3" : "ggl";
+  switch (f) {
+    case formulation::index3: return "index3";
+    case formulation::ggl: return "ggl";
+    case formulation::index1: return "index1";
+    case formulation::projected_invariants: return "projected-invariants";
+  }
+  return "unknown";
 }
+
+// Whether the multiplier mu of q' = v - G^T mu is an unknown (otherwise it is pinned to zero).
+LOCKSTEP_HD constexpr bool uses_mu(formulation f) {
+  return f == formulation::ggl || f == formulation::projected_invariants;
+}
+
+// Whether the lambda and nu rows are the constraints differentiated to acceleration level.
+LOCKSTEP_HD constexpr bool acceleration_level(formulation f) {
+  return f == formulation::index1 || f == formulation::projected_invariants;
+}
+
+// Baumgarte's gains of the index1 rows (seed 001 eq. 106b); the other formulations ignore them.
+struct baumgarte_gains {
+  double alpha = 0.0;
+  double beta = 0.0;
+};
 
 // Where each variable group lives in y = (q, v, lambda, mu, nu).
 template <class Model>
@@ -71,22 +126,27 @@ struct state_layout {
 
 // The index of variable j in a formulation (Hairer & Wanner VII.1, Hessenberg forms): in index3, q, v
 // and lambda are of index 1, 2 and 3; in ggl, q and v are of index 1 and the multipliers of index 2;
-// nu (velocity-level constraints) is of index 2 in both. Error tests treat the higher-index variables
-// specially (BDF leaves them out, seed 000 "Error estimation for index-2 DAEs"; Radau scales them by
-// h^(index - 1), Hairer, Lubich & Roche 1989); Newton convergence tests keep them all.
+// nu (velocity-level constraints) is of index 2 in both. At acceleration level (index1, projected
+// invariants) q, v, lambda and nu are of index 1 (lambda and nu solve a nonsingular linear system
+// given q, v), and the projected invariants' mu is of index 2 (Hessenberg in (q, mu)). Error tests
+// treat the higher-index variables specially (BDF leaves them out, seed 000 "Error estimation for
+// index-2 DAEs"; Radau scales them by h^(index - 1), Hairer, Lubich & Roche 1989); Newton convergence
+// tests keep them all. A pinned mu (index3, index1) is reported as index 1 and weighted zero.
 template <class Model>
 LOCKSTEP_HD constexpr int variable_index(formulation f, int j) {
   using L = state_layout<Model>;
   if (j < L::v) return 1;
   if (j < L::lambda) return f == formulation::index3 ? 2 : 1;
-  if (j < L::mu) return f == formulation::index3 ? 3 : 2;
-  return 2;
+  if (j < L::mu) return f == formulation::index3 ? 3 : (f == formulation::ggl ? 2 : 1);
+  if (j < L::nu) return uses_mu(f) ? 2 : 1;
+  return acceleration_level(f) ? 1 : 2;
 }
 
 template <class Model>
 using state_vector = vec<double, state_layout<Model>::size>;
 
-// Residual of the formulation at (t, y, y'); only the q' and v' parts of y' enter.
+// Residual of the formulation at (t, y, y'); only the q' and v' parts of y' enter. For index1 and
+// projected invariants, F_phi holds the acceleration rows and (projected invariants) F_psi holds Phi.
 template <class Model>
 struct residual_parts {
   vec<double, Model::n> Fq, Fv;
@@ -106,7 +166,8 @@ LOCKSTEP_HD bool all_finite(const residual_parts<Model>& r) {
 template <class Model>
 LOCKSTEP_HD residual_parts<Model> evaluate_residual(formulation f, double t, const state_vector<Model>& y,
                                                     const vec<double, Model::n>& qdot,
-                                                    const vec<double, Model::n>& vdot, const double* p) {
+                                                    const vec<double, Model::n>& vdot, const double* p,
+                                                    baumgarte_gains gains = {}) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   vec<double, n> q, v;
@@ -133,18 +194,27 @@ LOCKSTEP_HD residual_parts<Model> evaluate_residual(formulation f, double t, con
     r.Fv[i] = Mvdot[i] + Gtl[i] - Q[i];
   }
   r.Fphi = con.phi;
-  if (f == formulation::ggl) {
+  if (uses_mu(f)) {
     const auto Gtm = transpose_times(con.G, mu);
     for (int i = 0; i < n; ++i) r.Fq[i] = r.Fq[i] + Gtm[i];
+  }
+  if (f == formulation::ggl) {
     const auto Gv = con.G * v;
     for (int i = 0; i < m; ++i) r.Fpsi[i] = Gv[i] + con.phi_t[i];
   }
+  if (f == formulation::projected_invariants) r.Fpsi = con.phi;
   if constexpr (k > 0) {
     const auto nh = nonholonomic_linearize<Model>(t, q, p);
     const auto Atn = transpose_times(nh.A, nu);
     for (int i = 0; i < n; ++i) r.Fv[i] = r.Fv[i] + Atn[i];
     const auto Av = nh.A * v;
     for (int i = 0; i < k; ++i) r.Fa[i] = Av[i] + nh.a[i];
+  }
+  if (acceleration_level(f)) {
+    const baumgarte_gains g = f == formulation::index1 ? gains : baumgarte_gains{};
+    const auto rows = acceleration_constraint_rows<Model>(t, q, v, vdot, g.alpha, g.beta, p);
+    for (int i = 0; i < m; ++i) r.Fphi[i] = rows[i];
+    for (int i = 0; i < k; ++i) r.Fa[i] = rows[m + i];
   }
   return r;
 }
@@ -159,15 +229,17 @@ struct jacobian_blocks {
   mat<double, n, n> dQ_dv;   // D_v
   mat<double, n, n> K;       // d(M a)/dq + d(G^T lambda)/dq + d(A^T nu)/dq - dQ/dq
   mat<double, m, n> G;
-  mat<double, m, n> Psi_q;   // d(G v + Phi_t)/dq (ggl only)
+  mat<double, m, n> Psi_q;   // ggl: d(G v + Phi_t)/dq; acceleration level: Acc_q = dF_phi/dq
+  mat<double, m, n> Psi_v;   // acceleration level only: Acc_v = dF_phi/dv
   mat<double, k, n> A;
-  mat<double, k, n> A_q;     // d(A v + a)/dq
+  mat<double, k, n> A_q;     // index3, ggl: d(A v + a)/dq; acceleration level: dF_a/dq
+  mat<double, k, n> A_v;     // acceleration level only: dF_a/dv
 };
 
 template <class Model>
 LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state_vector<Model>& y,
                                             const vec<double, Model::n>& vdot, const double* p,
-                                            jacobian_blocks<Model>& J) {
+                                            jacobian_blocks<Model>& J, baumgarte_gains gains = {}) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   vec<double, n> q, v;
@@ -192,12 +264,28 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
   if constexpr (k > 0) {
     J.A = nonholonomic_linearize<Model>(t, q, p).A;
     J.K = J.K + nonholonomic_force_jacobian<Model>(t, q, nu, p);
-    J.A_q = nonholonomic_jacobian_q<Model>(t, q, v, p);
+    if (!acceleration_level(f)) J.A_q = nonholonomic_jacobian_q<Model>(t, q, v, p);
+  }
+  if (acceleration_level(f)) {
+    const baumgarte_gains g = f == formulation::index1 ? gains : baumgarte_gains{};
+    const auto acc = acceleration_rows_linearize<Model>(t, q, v, vdot, g.alpha, g.beta, p);
+    for (int j = 0; j < n; ++j) {
+      for (int a = 0; a < m; ++a) {
+        J.Psi_q(a, j) = acc.d_dq(a, j);
+        J.Psi_v(a, j) = acc.d_dv(a, j);
+      }
+      for (int a = 0; a < k; ++a) {
+        J.A_q(a, j) = acc.d_dq(m + a, j);
+        J.A_v(a, j) = acc.d_dv(m + a, j);
+      }
+    }
   }
   bool finite = true;
   for (int i = 0; i < n * n; ++i) finite = finite && is_finite(J.M.a[i]) && is_finite(J.dQ_dv.a[i]) && is_finite(J.K.a[i]);
-  for (int i = 0; i < m * n; ++i) finite = finite && is_finite(J.G.a[i]) && is_finite(J.Psi_q.a[i]);
-  for (int i = 0; i < k * n; ++i) finite = finite && is_finite(J.A.a[i]) && is_finite(J.A_q.a[i]);
+  for (int i = 0; i < m * n; ++i)
+    finite = finite && is_finite(J.G.a[i]) && is_finite(J.Psi_q.a[i]) && is_finite(J.Psi_v.a[i]);
+  for (int i = 0; i < k * n; ++i)
+    finite = finite && is_finite(J.A.a[i]) && is_finite(J.A_q.a[i]) && is_finite(J.A_v.a[i]);
   return finite ? member_status::success : member_status::model_not_finite;
 }
 
@@ -234,32 +322,48 @@ LOCKSTEP_HD member_status factor_newton_matrix(formulation f, const jacobian_blo
       N.lu(i, il + a) = E(J.G(a, i));
       N.lu(il + a, i) = E(J.G(a, i));
     }
+  const bool accel = acceleration_level(f);
   for (int a = 0; a < k; ++a)
     for (int j = 0; j < n; ++j) {
       N.lu(j, inu + a) = E(J.A(a, j));
-      N.lu(inu + a, j) = E(J.A(a, j)) + E(J.A_q(a, j)) * inv_c;
+      N.lu(inu + a, j) = accel ? E(J.A(a, j)) + E(J.A_v(a, j)) * inv_c + E(J.A_q(a, j)) * inv_c2
+                               : E(J.A(a, j)) + E(J.A_q(a, j)) * inv_c;
     }
-  if (f == formulation::ggl) {
+  if (accel)  // the lambda rows are the acceleration rows (header comment), not G
     for (int a = 0; a < m; ++a)
-      for (int j = 0; j < n; ++j) N.lu(imu + a, j) = E(J.G(a, j)) + E(J.Psi_q(a, j)) * inv_c;
+      for (int j = 0; j < n; ++j) N.lu(il + a, j) = E(J.G(a, j)) + E(J.Psi_v(a, j)) * inv_c + E(J.Psi_q(a, j)) * inv_c2;
+  if (uses_mu(f)) {
+    for (int a = 0; a < m; ++a)
+      for (int j = 0; j < n; ++j)
+        N.lu(imu + a, j) = f == formulation::ggl ? E(J.G(a, j)) + E(J.Psi_q(a, j)) * inv_c : E(J.G(a, j));
     for (int i = 0; i < n; ++i)
       for (int b = 0; b < m; ++b) {
         E s{};
         for (int j = 0; j < n; ++j) s = s + Mc(i, j) * E(J.G(b, j));
         N.lu(i, imu + b) = s;
       }
-    for (int a = 0; a < m; ++a)
-      for (int b = 0; b < m; ++b) {
-        double s = 0.0;
-        for (int j = 0; j < n; ++j) s += J.G(a, j) * J.G(b, j);
-        N.lu(imu + a, imu + b) = E(s);
+    // The rows that see v (velocity-level rows in ggl, acceleration rows in projected invariants)
+    // see Delta v's G^T Delta mu term, through G (and A) or through G + Acc_v / c (and A + A_v / c).
+    for (int b = 0; b < m; ++b) {
+      if (f == formulation::ggl) {
+        for (int a = 0; a < m; ++a) {
+          double s = 0.0;
+          for (int j = 0; j < n; ++j) s += J.G(a, j) * J.G(b, j);
+          N.lu(imu + a, imu + b) = E(s);
+        }
+      } else {
+        for (int a = 0; a < m; ++a) {
+          E s{};
+          for (int j = 0; j < n; ++j) s = s + (E(J.G(a, j)) + E(J.Psi_v(a, j)) * inv_c) * E(J.G(b, j));
+          N.lu(il + a, imu + b) = s;
+        }
       }
-    for (int a = 0; a < k; ++a)
-      for (int b = 0; b < m; ++b) {
-        double s = 0.0;
-        for (int j = 0; j < n; ++j) s += J.A(a, j) * J.G(b, j);
-        N.lu(inu + a, imu + b) = E(s);
+      for (int a = 0; a < k; ++a) {
+        E s{};
+        for (int j = 0; j < n; ++j) s = s + (accel ? E(J.A(a, j)) + E(J.A_v(a, j)) * inv_c : E(J.A(a, j))) * E(J.G(b, j));
+        N.lu(inu + a, imu + b) = s;
       }
+    }
   } else {
     for (int a = 0; a < m; ++a) N.lu(imu + a, imu + a) = E(1.0);  // mu is absent: Delta mu = 0
   }
@@ -290,27 +394,42 @@ LOCKSTEP_HD void solve_newton(formulation f, const jacobian_blocks<Model>& J, co
     for (int j = 0; j < n; ++j) CvFq = CvFq + (c * E(J.M(i, j)) - E(J.dQ_dv(i, j))) * Fq[j];
     b[i] = -(Fv[i] + CvFq) * inv_c2;
   }
+  const bool accel = acceleration_level(f);
   for (int a = 0; a < m; ++a) {
-    b[il + a] = -Fphi[a];
+    if (accel) {
+      E CFq{};
+      for (int j = 0; j < n; ++j) CFq = CFq + (c * E(J.G(a, j)) + E(J.Psi_v(a, j))) * Fq[j];
+      b[il + a] = -(Fphi[a] + CFq) * inv_c2;
+    } else {
+      b[il + a] = -Fphi[a];
+    }
     if (f == formulation::ggl) {
       E GFq{};
       for (int j = 0; j < n; ++j) GFq = GFq + E(J.G(a, j)) * Fq[j];
       b[imu + a] = -(Fpsi[a] + GFq) * inv_c;
+    } else if (f == formulation::projected_invariants) {
+      b[imu + a] = -Fpsi[a];
     } else {
       b[imu + a] = E{};
     }
   }
   for (int a = 0; a < k; ++a) {
-    E AFq{};
-    for (int j = 0; j < n; ++j) AFq = AFq + E(J.A(a, j)) * Fq[j];
-    b[inu + a] = -(Fa[a] + AFq) * inv_c;
+    if (accel) {
+      E CFq{};
+      for (int j = 0; j < n; ++j) CFq = CFq + (c * E(J.A(a, j)) + E(J.A_v(a, j))) * Fq[j];
+      b[inu + a] = -(Fa[a] + CFq) * inv_c2;
+    } else {
+      E AFq{};
+      for (int j = 0; j < n; ++j) AFq = AFq + E(J.A(a, j)) * Fq[j];
+      b[inu + a] = -(Fa[a] + AFq) * inv_c;
+    }
   }
   lu_solve(N.lu, N.pivot, b);
   const E c2 = c * c;
   for (int i = 0; i < n; ++i) dq[i] = b[i];
   for (int a = 0; a < m; ++a) {
     dlambda[a] = c2 * b[il + a];
-    dmu[a] = f == formulation::ggl ? c * b[imu + a] : E{};
+    dmu[a] = uses_mu(f) ? c * b[imu + a] : E{};
   }
   for (int a = 0; a < k; ++a) dnu[a] = c2 * b[inu + a];
   for (int i = 0; i < n; ++i) {

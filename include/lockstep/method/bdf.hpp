@@ -27,11 +27,12 @@
 // doubled when r >= 2, kept when 1 < r < 2 (so the Newton matrix can be reused), cut to
 // max(0.5, min(0.9, r)) when r <= 1; after a rejection: ratio 0.9 r in [0.25, 0.9], then 0.25, then order 1.
 //
-// Newton. Simplified Newton on the reduced saddle-point system of formulation/euler_lagrange.hpp,
-// with the Jacobian evaluated at a predicted point and kept across steps while the contraction rate
-// stays below 0.1; the matrix is refactored (without re-evaluating the Jacobian) whenever c changes,
-// since a stale shift slows the contraction of the multipliers; a Newton failure with an old Jacobian
-// re-evaluates it before the step is cut by 4. Convergence follows IDA (at most 4 iterations,
+// Newton (method/corrector.hpp, shared with the rho_inf method). Simplified Newton on the reduced
+// saddle-point system of formulation/euler_lagrange.hpp, with the Jacobian evaluated at a predicted
+// point and kept across steps while the contraction rate stays below 0.1; the matrix is refactored
+// (without re-evaluating the Jacobian) whenever c changes, since a stale shift slows the contraction of
+// the multipliers; a Newton failure with an old Jacobian re-evaluates it before the step is cut by 4.
+// Convergence follows IDA (at most 4 iterations,
 // rate / (1 - rate) ||Delta|| <= newton_tol, Hindmarsh et al. 2005) with three changes: newton_tol is
 // 0.1, not 0.33 (stepper/options.hpp says why); the rate is always measured in this step (never
 // carried over); and divergence (rate > 0.9) is judged from the second correction on; see newton_norm
@@ -55,6 +56,7 @@
 #include "lockstep/core/status.hpp"
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/method/attempt.hpp"
+#include "lockstep/method/corrector.hpp"
 #include "lockstep/method/interpolation.hpp"
 #include "lockstep/method/step_control.hpp"
 #include "lockstep/stepper/initialize.hpp"
@@ -87,11 +89,7 @@ struct bdf_state {
   // max |y_j| over every accepted point: the round-off scale of component j (error_weights).
   state_vector<Model> y_scale;
 
-  jacobian_blocks<Model> jac;
-  newton_matrix<Model, double> newton;
-  bool jacobian_valid = false;
-  bool newton_valid = false;
-  bool jacobian_fresh = false;  // evaluated during the current step attempt
+  corrector_matrices<Model> corrector;  // Jacobian and factored Newton matrix (method/corrector.hpp)
 };
 
 // Refuses option combinations the theory says are unstable or ill-defined; returns an empty string
@@ -157,38 +155,6 @@ LOCKSTEP_HD double wrms(const state_vector<Model>& x, const state_vector<Model>&
   return end > begin ? sqrt(s / (end - begin)) : 0.0;
 }
 
-// The norm of a Newton increment. All variables count (seed 000: algebraic variables stay in the
-// Newton test), with the scaling RADAU5 applies to higher-index components (Hairer & Wanner IV.8 and
-// VII.4): an index-2 multiplier counts h times (h^2 for index 3), because its round-off in the Newton
-// iteration grows like 1/h (1/h^2): the corrector's q' and v' carry eps |q| c and eps |v| c. Without it,
-// at tight tolerances and small steps the multipliers' corrections stall at round-off above the
-// tolerance and Newton "fails" (measured: Andrews' squeezer at rtol 1e-12, steps ~1e-7). The GGL
-// multiplier mu is measured by what it does: q' = v - G^T mu, so Delta mu moves q by G^T Delta mu / c,
-// compared with the position weights.
-template <class Model>
-LOCKSTEP_HD double newton_norm(formulation f, const state_vector<Model>& delta, const state_vector<Model>& w,
-                               const jacobian_blocks<Model>& J, double c) {
-  using L = state_layout<Model>;
-  const double h_scale = min(1.0, 1.0 / c);  // ~ h / a_0: the step's time scale, at most 1
-  double s = 0.0;
-  for (int j = 0; j < L::size; ++j) {
-    if (j >= L::mu && j < L::nu) continue;
-    double e = delta[j] * w[j];
-    if (j >= L::lambda) {
-      e *= h_scale;
-      if (variable_index<Model>(f, j) == 3) e *= h_scale;
-    }
-    s += e * e;
-  }
-  for (int i = 0; i < Model::n; ++i) {
-    double dq = 0.0;
-    for (int a = 0; a < Model::m; ++a) dq += J.G(a, i) * delta[L::mu + a];
-    const double e = dq / c * w[L::q + i];
-    s += e * e;
-  }
-  return sqrt(s / (L::size - Model::m + Model::n));
-}
-
 // The past nodes tau_1 .. tau_count (newest first), with the confluent initial node when needed.
 template <class Model>
 struct past_nodes {
@@ -251,14 +217,7 @@ LOCKSTEP_HD void bdf_start(bdf_state<Model>& s, double t0, double t1, const init
   s.t = t0;
   s.past_count = 1;
   s.t_past[0] = t0;
-  for (int i = 0; i < Model::n; ++i) {
-    s.y_past[0][L::q + i] = init.q[i];
-    s.y_past[0][L::v + i] = init.v[i];
-    s.yp0[L::q + i] = init.v[i];
-    s.yp0[L::v + i] = init.a[i];
-  }
-  for (int i = 0; i < Model::m; ++i) s.y_past[0][L::lambda + i] = init.lambda[i];
-  for (int i = 0; i < Model::k; ++i) s.y_past[0][L::nu + i] = init.nu[i];
+  initial_point(init, s.y_past[0], s.yp0);
   s.initial_derivative = true;
   for (int j = 0; j < L::size; ++j) s.y_scale[j] = abs(s.y_past[0][j]);
 
@@ -299,10 +258,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
 
   // ---- step size and order of this attempt ----
   const step_plan plan = plan_step(s.t, s.h, t_end, opt);
-  if (plan.too_small) {
-    status = member_status::step_size_too_small;
-    return attempt_result::failed;
-  }
+  if (step_too_small(plan, status)) return attempt_result::failed;
   const double h = plan.h, h_min = plan.h_min;
   int k = fixed ? opt.fixed_order : s.order;
   if (k > detail::available_past(s) - 1) k = detail::available_past(s) - 1;
@@ -321,220 +277,109 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
 
   const state_vector<Model> w = detail::error_weights<Model>(s, opt);
 
-  // ---- Newton matrix: reuse, refactor or re-evaluate ----
-  s.jacobian_fresh = false;
+  // ---- corrector (method/corrector.hpp) ----
   auto fail_step = [&](member_status reason) {  // IDA: cut by 4 after a Newton failure
-    s.newton_valid = false;
-    s.jacobian_valid = false;
     s.order = k;
     return cut_after_newton_failure(reason, fixed, s.newton_cuts, h, 0.25, h_min, s.h, counters, status);
   };
+  state_vector<Model> y;
+  const corrector_outcome solved = solve_corrector<Model>(form, t_new, y_pred, yp_pred, c, w, p, opt, s.corrector, counters, y);
+  if (!solved.converged) return fail_step(solved.reason);
+  s.newton_cuts = 0;
 
-  for (int jacobian_round = 0; jacobian_round < 2; ++jacobian_round) {
-    if (!s.jacobian_valid) {
-      vec<double, Model::n> vdot;
-      for (int i = 0; i < Model::n; ++i) vdot[i] = yp_pred[L::v + i];
-      const member_status js = evaluate_jacobian<Model>(form, t_new, y_pred, vdot, p, s.jac);
-      ++counters.jacobian_evaluations;
-      if (js != member_status::success) return fail_step(js);
-      s.jacobian_valid = true;
-      s.jacobian_fresh = true;
-      s.newton_valid = false;
-      }
-    if (!s.newton_valid || c != s.newton.c) {
-      const member_status fs = factor_newton_matrix<Model, double>(form, s.jac, c, s.newton);
-      ++counters.lu_factorizations;
-      if (fs != member_status::success) {
-        if (!s.jacobian_fresh) {  // the old Jacobian may be the cause: re-evaluate once
-          s.jacobian_valid = false;
-          continue;
+  // ---- error test (adaptive only) ----
+  double err_k = 0.0;
+  if (!fixed) {
+    state_vector<Model> e;
+    for (int j = 0; j < ny; ++j) e[j] = y[j] - y_pred[j];
+    err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (c * (t_new - x[k]));
+    if (!(err_k <= 1.0)) {
+      ++counters.rejected_steps;
+      ++s.error_failures;
+      double ratio;
+      int new_order = k;
+      if (s.error_failures == 1) {
+        if (k > 1) {
+          const double err_km1 = detail::lte_estimate(s, k - 1, t_new, y, w);
+          if (err_km1 <= err_k) new_order = k - 1;
         }
-        return fail_step(fs);
+        ratio = 0.9 * pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
+        ratio = max(0.25, min(0.9, ratio));
+      } else if (s.error_failures == 2) {
+        ratio = 0.25;
+      } else {
+        new_order = 1;
+        ratio = 0.25;
       }
-      s.newton_valid = true;
+      s.order = new_order;
+      s.h = ratio * h;
+      if (s.h < h_min) {
+        status = member_status::step_size_too_small;
+        return attempt_result::failed;
+      }
+      return attempt_result::rejected;
     }
+  }
 
-    // ---- simplified Newton iteration ----
-    state_vector<Model> y = y_pred;
-    bool converged = false;
-    bool not_finite = false;
-    double delta0 = 0.0;
-    double rate = 0.0;
-    for (int it = 0; it < opt.newton_max_iterations; ++it) {
-      vec<double, Model::n> qdot, vdot;
-      for (int i = 0; i < Model::n; ++i) {
-        qdot[i] = yp_pred[L::q + i] + c * (y[L::q + i] - y_pred[L::q + i]);
-        vdot[i] = yp_pred[L::v + i] + c * (y[L::v + i] - y_pred[L::v + i]);
-      }
-      const residual_parts<Model> r = evaluate_residual<Model>(form, t_new, y, qdot, vdot, p);
-      ++counters.model_evaluations;
-      ++counters.newton_iterations;
-      if (!all_finite(r)) {
-        not_finite = true;
-        break;
-      }
-      vec<double, Model::n> dq, dv;
-      vec<double, Model::m> dl, dm;
-      vec<double, Model::k> dn;
-      solve_newton<Model, double>(form, s.jac, s.newton, r.Fq, r.Fv, r.Fphi, r.Fpsi, r.Fa, dq, dv, dl, dm, dn);
-      state_vector<Model> delta;
-      for (int i = 0; i < Model::n; ++i) {
-        delta[L::q + i] = dq[i];
-        delta[L::v + i] = dv[i];
-      }
-      for (int i = 0; i < Model::m; ++i) {
-        delta[L::lambda + i] = dl[i];
-        delta[L::mu + i] = dm[i];
-      }
-      for (int i = 0; i < Model::k; ++i) delta[L::nu + i] = dn[i];
-      for (int j = 0; j < ny; ++j) y[j] = y[j] + delta[j];
-      const double dnorm = detail::newton_norm<Model>(form, delta, w, s.jac, c);
-      if (!is_finite(dnorm)) {
-        not_finite = true;
-        break;
-      }
-      // Convergence is judged from a measured contraction rate, never from the previous step's:
-      // a rate carried over from a step with a fresher Jacobian lets an unconverged first iterate
-      // through, and the multipliers' iteration error then accumulates through the predictor.
-      // The exception is IDA's first-iteration test with a Jacobian evaluated at this very predictor,
-      // where the conservative factor 20 stands in for the unknown rate (Hindmarsh et al. 2005): it
-      // also accepts a predictor that is exact to round-off, which a rate test (rate ~ 1 between two
-      // increments of pure noise) would reject forever.
-      if (it == 0) {
-        delta0 = dnorm;
-        if (dnorm <= 1e-4 * opt.newton_tol || (s.jacobian_fresh && 20.0 * dnorm <= opt.newton_tol)) {
-          converged = true;
-          break;
-        }
-        continue;
-      }
-      rate = pow(dnorm / delta0, 1.0 / it);
-      // The first correction may overshoot before the contraction sets in (the index-3 multipliers
-      // move by O(lambda) in the first steps from consistent values): divergence is judged from the
-      // second correction on.
-      if (rate > 0.9) {
-        // Stalled below the tolerance: the corrections are round-off (at tight tolerances the
-        // multipliers' round-off, ~eps c^2 |M q|, reaches the error weights); accept.
-        if (dnorm <= opt.newton_tol) {
-          converged = true;
-          break;
-        }
-        if (it >= 2) break;  // diverging or too slow
-        continue;
-      }
-      if (rate / (1.0 - rate) * dnorm <= opt.newton_tol) {
-        converged = true;
-        break;
+  // ---- next order (estimates over t_new and the past nodes, before they shift) ----
+  int best_order = k;
+  double best_ratio = 1.0;
+  if (!fixed) {
+    s.steps_at_order = (k == s.order) ? s.steps_at_order + 1 : 1;
+    best_ratio = pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
+    if (k > 1) {
+      const double r = pow(2.0 * detail::lte_estimate(s, k - 1, t_new, y, w) + 1e-4, -1.0 / k);
+      if (r >= best_ratio) {
+        best_ratio = r;
+        best_order = k - 1;
       }
     }
-    if (not_finite && s.jacobian_fresh) return fail_step(member_status::model_not_finite);
-    if (!converged) {
-      if (!s.jacobian_fresh) {  // retry with a Jacobian evaluated now (IDA: "lsetup with fresh J")
-        s.jacobian_valid = false;
-        continue;
+    if (k < opt.max_order && s.steps_at_order >= k + 1 && detail::available_past(s) >= k + 2) {
+      const double r = pow(2.0 * detail::lte_estimate(s, k + 1, t_new, y, w) + 1e-4, -1.0 / (k + 2));
+      if (r > best_ratio) {
+        best_ratio = r;
+        best_order = k + 1;
       }
-      return fail_step(member_status::success);
     }
-    s.newton_cuts = 0;
-    // Slow contraction means the Jacobian has drifted from the solution: evaluate a new one for the
-    // next step (RADAU5 re-evaluates unless theta <= 0.001; we keep it while the rate stays small).
-    if (rate > 0.1) s.jacobian_valid = false;
+  }
 
-    // ---- error test (adaptive only) ----
-    double err_k = 0.0;
-    if (!fixed) {
-      state_vector<Model> e;
-      for (int j = 0; j < ny; ++j) e[j] = y[j] - y_pred[j];
-      err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (c * (t_new - x[k]));
-      if (!(err_k <= 1.0)) {
-        ++counters.rejected_steps;
-        ++s.error_failures;
-        double ratio;
-        int new_order = k;
-        if (s.error_failures == 1) {
-          if (k > 1) {
-            const double err_km1 = detail::lte_estimate(s, k - 1, t_new, y, w);
-            if (err_km1 <= err_k) new_order = k - 1;
-          }
-          ratio = 0.9 * pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
-          ratio = max(0.25, min(0.9, ratio));
-        } else if (s.error_failures == 2) {
-          ratio = 0.25;
-        } else {
-          new_order = 1;
-          ratio = 0.25;
-        }
-        s.order = new_order;
-        s.h = ratio * h;
-        if (s.h < h_min) {
-          status = member_status::step_size_too_small;
-          return attempt_result::failed;
-        }
-        return attempt_result::rejected;
-      }
-    }
+  // ---- accept ----
+  for (int j = bdf_state<Model>::max_past - 1; j > 0; --j) {
+    s.t_past[j] = s.t_past[j - 1];
+    s.y_past[j] = s.y_past[j - 1];
+  }
+  s.t_past[0] = t_new;
+  s.y_past[0] = y;
+  for (int j = 0; j < ny; ++j) s.y_scale[j] = max(s.y_scale[j], abs(y[j]));
+  if (s.past_count < bdf_state<Model>::max_past) {
+    ++s.past_count;
+  } else {
+    s.initial_derivative = false;  // t0 has left the window
+  }
+  s.t = t_new;
+  s.last_order = k;
+  s.error_failures = 0;
+  ++counters.steps;
+  counters.last_h = h;
 
-    // ---- next order (estimates over t_new and the past nodes, before they shift) ----
-    int best_order = k;
-    double best_ratio = 1.0;
-    if (!fixed) {
-      s.steps_at_order = (k == s.order) ? s.steps_at_order + 1 : 1;
-      best_ratio = pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
-      if (k > 1) {
-        const double r = pow(2.0 * detail::lte_estimate(s, k - 1, t_new, y, w) + 1e-4, -1.0 / k);
-        if (r >= best_ratio) {
-          best_ratio = r;
-          best_order = k - 1;
-        }
-      }
-      if (k < opt.max_order && s.steps_at_order >= k + 1 && detail::available_past(s) >= k + 2) {
-        const double r = pow(2.0 * detail::lte_estimate(s, k + 1, t_new, y, w) + 1e-4, -1.0 / (k + 2));
-        if (r > best_ratio) {
-          best_ratio = r;
-          best_order = k + 1;
-        }
-      }
-    }
-
-    // ---- accept ----
-    for (int j = bdf_state<Model>::max_past - 1; j > 0; --j) {
-      s.t_past[j] = s.t_past[j - 1];
-      s.y_past[j] = s.y_past[j - 1];
-    }
-    s.t_past[0] = t_new;
-    s.y_past[0] = y;
-    for (int j = 0; j < ny; ++j) s.y_scale[j] = max(s.y_scale[j], abs(y[j]));
-    if (s.past_count < bdf_state<Model>::max_past) {
-      ++s.past_count;
-    } else {
-      s.initial_derivative = false;  // t0 has left the window
-    }
-    s.t = t_new;
-    s.last_order = k;
-    s.error_failures = 0;
-    ++counters.steps;
-    counters.last_h = h;
-
-    if (fixed) {
-      s.h = opt.fixed_h;
-      return attempt_result::accepted;
-    }
-
-    // ---- next step size ----
-    if (best_order != k) s.steps_at_order = 0;
-    s.order = best_order;
-    double ratio;
-    if (best_ratio >= 2.0) {
-      ratio = 2.0;
-    } else if (best_ratio <= 1.0) {
-      ratio = max(0.5, min(0.9, best_ratio));
-    } else {
-      ratio = 1.0;
-    }
-    s.h = min(ratio * h, opt.h_max);
+  if (fixed) {
+    s.h = opt.fixed_h;
     return attempt_result::accepted;
   }
-  return fail_step(member_status::success);
+
+  // ---- next step size ----
+  if (best_order != k) s.steps_at_order = 0;
+  s.order = best_order;
+  double ratio;
+  if (best_ratio >= 2.0) {
+    ratio = 2.0;
+  } else if (best_ratio <= 1.0) {
+    ratio = max(0.5, min(0.9, best_ratio));
+  } else {
+    ratio = 1.0;
+  }
+  s.h = min(ratio * h, opt.h_max);
+  return attempt_result::accepted;
 }
 
 // Dense output: the BDF polynomial of the last accepted step (through its k + 1 newest points),

@@ -1,14 +1,17 @@
 // lockstep/method/methods.hpp — the methods behind one interface, for the member stepper.
 //
-// A method is a type with a per-member state template and five LOCKSTEP_HD operations: check the
+// A method is a type with a per-member state template and six LOCKSTEP_HD operations: check the
 // options, start from consistent initial values, attempt one step, evaluate the dense output of the
-// last step, and report the current point. The member stepper (stepper/member.hpp) and the batch
+// last step, report the current point, and replace the current point by its projection
+// (formulation/projection.hpp) after an accepted step: the next step starts from, and the dense output
+// of the last step ends at, the projected point. The member stepper (stepper/member.hpp) and the batch
 // kernels are templates on the method (DESIGN.md section 5: templates on the Model and the method's
 // kernel; everything else is chosen at run time).
 #pragma once
 
 #include "lockstep/method/bdf.hpp"
 #include "lockstep/method/radau.hpp"
+#include "lockstep/method/rhoinf.hpp"
 
 namespace lockstep {
 
@@ -36,12 +39,30 @@ struct bdf_method {
   LOCKSTEP_HD static double time(const state<Model>& s) { return s.t; }
   template <class Model>
   LOCKSTEP_HD static const state_vector<Model>& current(const state<Model>& s) { return s.y_past[0]; }
+  // The newest past point: the next predictor and the dense-output polynomial pass through it.
+  template <class Model>
+  LOCKSTEP_HD static void replace_current(state<Model>& s, const state_vector<Model>& y) { s.y_past[0] = y; }
 };
 
-struct radau5_method {
-  static constexpr method_kind kind = method_kind::radau5;
+// What the methods whose state holds the current point as (s.t, s.y) share: the Radau IIA family and
+// the rho_inf method. replace_current makes y the next step's start and the end point of the last
+// step's dense output; what else that polynomial passes through (Radau's interior stages, the rho_inf
+// method's derivatives) stays unprojected.
+struct current_point_in_y {
+  template <class State>
+  LOCKSTEP_HD static double time(const State& s) { return s.t; }
+  template <class State>
+  LOCKSTEP_HD static const auto& current(const State& s) { return s.y; }
+  template <class State, class Y>
+  LOCKSTEP_HD static void replace_current(State& s, const Y& y) { s.y = y; }
+};
+
+// The Radau IIA family (method/radau.hpp): one implementation, one tableau per method.
+template <class Tableau, method_kind Kind>
+struct radau_iia_method : current_point_in_y {
+  static constexpr method_kind kind = Kind;
   template <class Model>
-  using state = radau_state<Model>;
+  using state = radau_state<Model, Tableau>;
 
   LOCKSTEP_HD static const char* check_options(const solver_options& opt) { return radau_check_options(opt); }
   template <class Model>
@@ -58,21 +79,57 @@ struct radau5_method {
   LOCKSTEP_HD static void dense_output(const state<Model>& s, double t, state_vector<Model>& y) {
     radau_dense_output(s, t, y);
   }
+};
+
+using radau5_method = radau_iia_method<radau5_tableau, method_kind::radau5>;
+using radau3_method = radau_iia_method<radau3_tableau, method_kind::radau3>;
+using euler_method = radau_iia_method<euler_tableau, method_kind::euler>;
+
+struct rhoinf_method : current_point_in_y {
+  static constexpr method_kind kind = method_kind::rhoinf;
   template <class Model>
-  LOCKSTEP_HD static double time(const state<Model>& s) { return s.t; }
+  using state = rhoinf_state<Model>;
+
+  LOCKSTEP_HD static const char* check_options(const solver_options& opt) { return rhoinf_check_options(opt); }
   template <class Model>
-  LOCKSTEP_HD static const state_vector<Model>& current(const state<Model>& s) { return s.y; }
+  LOCKSTEP_HD static void start(state<Model>& s, double t0, double t1, const initial_values<Model>& init,
+                                const solver_options& opt) {
+    rhoinf_start(s, t0, t1, init, opt);
+  }
+  template <class Model>
+  LOCKSTEP_HD static attempt_result attempt(state<Model>& s, double t_end, const double* p, const solver_options& opt,
+                                            member_counters& c, member_status& why) {
+    return rhoinf_attempt<Model>(s, t_end, p, opt, c, why);
+  }
+  template <class Model>
+  LOCKSTEP_HD static void dense_output(const state<Model>& s, double t, state_vector<Model>& y) {
+    rhoinf_dense_output(s, t, y);
+  }
 };
 
 // Why the options are refused by the method they name ("" when accepted).
 LOCKSTEP_HD const char* check_method_options(const solver_options& opt) {
-  return opt.method == method_kind::bdf ? bdf_method::check_options(opt) : radau5_method::check_options(opt);
+  switch (opt.method) {
+    case method_kind::bdf: return bdf_method::check_options(opt);
+    case method_kind::radau5: return radau5_method::check_options(opt);
+    case method_kind::radau3: return radau3_method::check_options(opt);
+    case method_kind::euler: return euler_method::check_options(opt);
+    case method_kind::rhoinf: return rhoinf_method::check_options(opt);
+  }
+  return "unknown method";
 }
 
-// Calls f.template operator()<Method>() for the method the options name.
+// Calls f.template operator()<Method>() for the method the options name (check_method_options first:
+// an unknown kind runs BDF).
 template <class F>
-decltype(auto) visit_method(method_kind kind, F&& f) {
-  if (kind == method_kind::radau5) return f.template operator()<radau5_method>();
+constexpr decltype(auto) visit_method(method_kind kind, F&& f) {
+  switch (kind) {
+    case method_kind::radau5: return f.template operator()<radau5_method>();
+    case method_kind::radau3: return f.template operator()<radau3_method>();
+    case method_kind::euler: return f.template operator()<euler_method>();
+    case method_kind::rhoinf: return f.template operator()<rhoinf_method>();
+    case method_kind::bdf: break;
+  }
   return f.template operator()<bdf_method>();
 }
 

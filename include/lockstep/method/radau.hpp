@@ -1,29 +1,50 @@
-// lockstep/method/radau.hpp — Radau IIA with 3 stages (order 5) for one member, in the way of Hairer's
-// RADAU5 (Hairer & Wanner, Solving ODEs II, IV.8; the code radau5.f), on the formulations of
-// formulation/euler_lagrange.hpp.
+// lockstep/method/radau.hpp — the Radau IIA family for one member, in the way of Hairer's RADAU5
+// (Hairer & Wanner, Solving ODEs II, IV.8; the code radau5.f), on the formulations of
+// formulation/euler_lagrange.hpp: s = 3 stages (order 5, RADAU5 itself), s = 2 (order 3, seed 001
+// eq. 79) and s = 1 (backward Euler). One implementation, templated on the tableau.
 //
 // Stage equations. With Z_i = Y_i - y_n and Y'_i = h^-1 (A^-1 Z)_i (collocation), the stages solve
-// F(t_n + c_i h, y_n + Z_i, Y'_i) = 0, i = 1..3. Simplified Newton with the Jacobian frozen at (t_n, y_n):
-// (h^-1 A^-1 (x) F_y' + I (x) F_y) Delta Z = -F(Z). With A^-1 T = T Lambda, Lambda = [[g, 0, 0], [0, a, b],
-// [0, -b, a]] and W = T^-1 Z, this splits into one real and one complex system of the formulation's
-// size (IV.8 (8.15)-(8.17)):
-//     J(g / h) Delta W1 = -G1,      J((a - i b) / h) (Delta W2 + i Delta W3) = -(G2 + i G3),   G = T^-1 F(Z),
-// where J(c) = F_y + c F_y' is the reduced, scaled saddle-point matrix of euler_lagrange.hpp (the q' = v
-// rows eliminated, as RADAU5's M1/M2 structure does): never the full 3 (2n + m) system.
+// F(t_n + c_i h, y_n + Z_i, Y'_i) = 0, i = 1..s. Simplified Newton with the Jacobian frozen at (t_n, y_n):
+// (h^-1 A^-1 (x) F_y' + I (x) F_y) Delta Z = -F(Z). With A^-1 T = T Lambda and W = T^-1 Z this splits
+// into systems of the formulation's size (IV.8 (8.15)-(8.17)): one real system J(g / h) Delta W = -G per
+// real eigenvalue g of A^-1 and one complex system J((a - i b) / h) (Delta W' + i Delta W'') =
+// -(G' + i G'') per complex pair a +- i b (Lambda holds [[a, b], [-b, a]] for it), G = T^-1 F(Z). s = 3
+// has one of each, s = 2 one complex pair (A^-1 = [[3/2, 1/2], [-9/2, 5/2]], eigenvalues 2 +- i sqrt 2),
+// s = 1 the real eigenvalue 1. J(c) = F_y + c F_y' is the reduced, scaled saddle-point matrix of
+// euler_lagrange.hpp (the q' = v rows eliminated, as RADAU5's M1/M2 structure does): never the full
+// s (2n + m) system.
 //
-// Error estimate (IV.8 (8.19)-(8.20), RADAU5's ESTRAD): err = J(g / h)^-1 [F_y' h^-1 sum d_i Z_i + f(y_n)],
-// repeated once with f(y_n + err) after a rejection or at the first step (the "(gamma0 h)-filter" and
-// its extra evaluation). Index-2 components of err are multiplied by h and index-3 components by h^2
-// before the weighted RMS norm (RADAU5 with its NIND2/NIND3 index hints; Hairer, Lubich & Roche 1989),
-// the same scaling in the Newton norm.
+// Error estimate (IV.8 (8.19)-(8.20), RADAU5's ESTRAD). An embedded formula y^ = y_n + h (gamma0
+// f(y_n) + sum b^_i f(Y_i)) of order s has y^ - y_{n+1} = gamma0 (h f(y_n) + sum d_i Z_i) with d
+// independent of gamma0 (d^T = u^T A^-1, sum u_i c_i^k = -[k = 0] for k < s); filtered by
+// (I - h gamma0 J)^-1 so that stiff components stay bounded, it reads
+//     err = J(g / h)^-1 [F_y' h^-1 sum d_i Z_i + f(y_n)],   g = 1 / gamma0,
+// repeated once with f(y_n + err) after a rejection or at the first step (the second application of
+// the filter). RADAU5 takes g the real eigenvalue of A^-1, whose matrix is factored already:
+//   s = 3: d = RADAU5's DD1..DD3, g = gamma; err = O(h^4).
+//   s = 2: d = (-9/2, 1/2). A^-1 has no real eigenvalue, and a real g would cost a third factorization
+//          per Jacobian; we take g = a - i b, the complex block's shift. gamma0 = 1 / (a - i b) is then
+//          complex: err is complex, and both its real and imaginary parts are filtered O(h^3) local
+//          errors of real order-2 formulas (for non-stiff components err -> gamma0 (h f(y_n) + sum d_i Z_i),
+//          of modulus |gamma0| = 1/sqrt 6 times the real formula's). The norm is that of (Re, Im).
+//   s = 1: d = -1, g = 1: y^ is explicit Euler, and y^ - y_{n+1} = -h^2 y'' + O(h^3) is twice backward
+//          Euler's local error (Milne's device: the error constants are +1/2 and -1/2), so err is halved
+//          in the index-1 components. Index-2 components (v on index3, the multipliers on ggl) have a
+//          first-order local error that the filtered err matches without the factor: one step from the
+//          exact pendulum, err / true local error = 1.00 for them and 0.91 for q (index-3 lambda is
+//          left to the h^2 scaling below).
+// err = O(h^(s+1)) drives the step size with exponent 1 / (s + 1). Index-2 components of err are
+// multiplied by h and index-3 components by h^2 before the weighted RMS norm (RADAU5 with its
+// NIND2/NIND3 index hints; Hairer, Lubich & Roche 1989), the same scaling in the Newton norm.
 //
-// Step control: RADAU5's: h_new = h / quot, quot = err^(1/4) / fac within [1/8, 5] (fac: safety 0.9
+// Step control: RADAU5's: h_new = h / quot, quot = err^(1/(s+1)) / fac within [1/8, 5] (fac: safety 0.9
 // lowered when Newton needed many iterations), combined with Gustafsson's predictive controller
 // (Gustafsson 1994), h kept when the change is within [1, 1.2] so the factorizations are reused.
 // Dense output: the collocation polynomial through (t_n, y_n) and (t_n + c_i h, y_n + Z_i).
 #pragma once
 
 #include <limits>
+#include <type_traits>
 
 #include "lockstep/core/complex.hpp"
 #include "lockstep/core/hd.hpp"
@@ -38,11 +59,19 @@
 
 namespace lockstep {
 
-// Radau IIA (s = 3) coefficients: nodes c, A^-1 and its real Schur-like decomposition A^-1 = T Lambda T^-1,
-// and the error-estimate weights d (RADAU5's DD1..DD3 = -(13 + 7 sqrt 6) / 3, (-13 + 7 sqrt 6) / 3, -1/3).
+// A tableau: the number of stages, the nodes c, A^-1 and its real Schur-like decomposition
+// A^-1 = T Lambda T^-1 (Lambda: the real eigenvalue gamma first when there is one, then the block
+// [[alpha, beta], [-beta, alpha]] of a complex pair), the error-estimate weights d and the factor that
+// makes err an estimate of the local error (header comment).
+//
+// Radau IIA (s = 3) coefficients: d = RADAU5's DD1..DD3 = -(13 + 7 sqrt 6) / 3, (-13 + 7 sqrt 6) / 3, -1/3.
 // T, T^-1 and Lambda were computed from A^-1 (eigenvector of the real eigenvalue scaled to a last entry
 // of 1; real and imaginary parts of a complex eigenvector); any such T serves.
 struct radau5_tableau {
+  static constexpr int stages = 3;
+  static constexpr bool has_real_eigenvalue = true;
+  static constexpr bool has_complex_pair = true;
+  static constexpr double error_scale = 1.0;
   // Coefficient arrays live inside LOCKSTEP_HD functions: a static constexpr array member has host
   // storage only and cannot be indexed in device code.
   LOCKSTEP_HD static constexpr double c(int i) {
@@ -77,7 +106,61 @@ struct radau5_tableau {
   }
 };
 
-template <class Model>
+// Radau IIA (s = 2, order 3; seed 001 eq. 79: A = [[5/12, -1/12], [3/4, 1/4]], c = (1/3, 1)).
+// A^-1 = [[3/2, 1/2], [-9/2, 5/2]] has the eigenvalues 2 +- i sqrt 2; t1 - i t2 = (1, 1 - 2 sqrt 2 i) is
+// an eigenvector of 2 - i sqrt 2, so T = [t1 t2] = [[1, 0], [1, 2 sqrt 2]] gives A^-1 T = T Lambda.
+// d = (-9/2, 1/2): u = (-3/2, 1/2) solves u1 + u2 = -1, u1 / 3 + u2 = 0, and d^T = u^T A^-1.
+struct radau3_tableau {
+  static constexpr int stages = 2;
+  static constexpr bool has_real_eigenvalue = false;
+  static constexpr bool has_complex_pair = true;
+  static constexpr double error_scale = 1.0;
+  LOCKSTEP_HD static constexpr double c(int i) {
+    constexpr double v[2] = {1.0 / 3.0, 1.0};
+    return v[i];
+  }
+  static constexpr double gamma = 0.0;  // no real eigenvalue
+  static constexpr double alpha = 2.0;
+  static constexpr double beta = 1.4142135623730951;  // sqrt 2
+  LOCKSTEP_HD static constexpr double T(int i, int j) {
+    constexpr double v[2][2] = {{1.0, 0.0}, {1.0, 2.8284271247461903}};
+    return v[i][j];
+  }
+  LOCKSTEP_HD static constexpr double Ti(int i, int j) {
+    constexpr double v[2][2] = {{1.0, 0.0}, {-0.35355339059327373, 0.35355339059327373}};  // 1 / (2 sqrt 2)
+    return v[i][j];
+  }
+  LOCKSTEP_HD static constexpr double Ainv(int i, int j) {
+    constexpr double v[2][2] = {{1.5, 0.5}, {-4.5, 2.5}};
+    return v[i][j];
+  }
+  LOCKSTEP_HD static constexpr double d(int i) {
+    constexpr double v[2] = {-4.5, 0.5};
+    return v[i];
+  }
+};
+
+// Radau IIA (s = 1) is backward Euler: A = A^-1 = T = 1, c = 1; d = -1 and the factor 1/2 of Milne's
+// device (header comment).
+struct euler_tableau {
+  static constexpr int stages = 1;
+  static constexpr bool has_real_eigenvalue = true;
+  static constexpr bool has_complex_pair = false;
+  static constexpr double error_scale = 0.5;  // of the index-1 components
+  LOCKSTEP_HD static constexpr double c(int) { return 1.0; }
+  static constexpr double gamma = 1.0;
+  static constexpr double alpha = 0.0;  // no complex pair
+  static constexpr double beta = 0.0;
+  LOCKSTEP_HD static constexpr double T(int, int) { return 1.0; }
+  LOCKSTEP_HD static constexpr double Ti(int, int) { return 1.0; }
+  LOCKSTEP_HD static constexpr double Ainv(int, int) { return 1.0; }
+  LOCKSTEP_HD static constexpr double d(int) { return -1.0; }
+};
+
+// Stands in for the Newton matrix of an eigenvalue kind the tableau does not have.
+struct absent_newton_matrix {};
+
+template <class Model, class Tableau = radau5_tableau>
 struct radau_state {
   using layout = state_layout<Model>;
   double t = 0.0;
@@ -86,19 +169,21 @@ struct radau_state {
   state_vector<Model> yp;     // y'_n (accelerations for the Jacobian's d(M a)/dq)
   // The last accepted step, for dense output over [t - h_last, t] and to predict the next stages.
   double h_last = 0.0;
-  state_vector<Model> y_last;  // y at t - h_last
-  state_vector<Model> Z[3];    // its stage increments
+  state_vector<Model> y_last;          // y at t - h_last
+  state_vector<Model> Z[Tableau::stages];  // its stage increments
   bool have_step = false;
   // Controller memory (Gustafsson): previous accepted step and error.
   double h_accepted = 0.0, err_accepted = 0.0;
   bool first = true, last_rejected = false;
   int newton_cuts = 0;
   double theta = 1.0;          // last Newton contraction rate (RADAU5's THETA)
+  double error = 0.0;          // the scaled error estimate of the last adaptive attempt (RADAU5's ERR)
   // Newton matrices at (t, y): the Jacobian is re-evaluated after every accepted step unless the
   // contraction was very fast (RADAU5: THETA <= THET = 0.001).
   jacobian_blocks<Model> jac;
-  newton_matrix<Model, double> real_block;
-  newton_matrix<Model, complex<double>> complex_block;
+  std::conditional_t<Tableau::has_real_eigenvalue, newton_matrix<Model, double>, absent_newton_matrix> real_block;
+  std::conditional_t<Tableau::has_complex_pair, newton_matrix<Model, complex<double>>, absent_newton_matrix>
+      complex_block;
   bool jacobian_valid = false;
   double factored_h = 0.0;
 };
@@ -125,7 +210,7 @@ LOCKSTEP_HD state_vector<Model> radau_weights(formulation f, const state_vector<
     const int index = variable_index<Model>(f, j);
     if (index == 2) wj *= hh;
     if (index == 3) wj *= hh * hh;
-    if (f == formulation::index3 && j >= L::mu && j < L::nu) wj = 0.0;  // absent in index3
+    if (!uses_mu(f) && j >= L::mu && j < L::nu) wj = 0.0;  // absent in index3 and index1
     w[j] = wj;
   }
   return w;
@@ -141,14 +226,15 @@ LOCKSTEP_HD double weighted_rms(const state_vector<Model>& x, const state_vector
 // F(t, y, y') in the layout of y (the residual parts of the formulation).
 template <class Model>
 LOCKSTEP_HD residual_parts<Model> residual_at(formulation f, double t, const state_vector<Model>& y,
-                                              const state_vector<Model>& yp, const double* p) {
+                                              const state_vector<Model>& yp, const double* p,
+                                              baumgarte_gains gains = {}) {
   using L = state_layout<Model>;
   vec<double, Model::n> qdot, vdot;
   for (int i = 0; i < Model::n; ++i) {
     qdot[i] = yp[L::q + i];
     vdot[i] = yp[L::v + i];
   }
-  return evaluate_residual<Model>(f, t, y, qdot, vdot, p);
+  return evaluate_residual<Model>(f, t, y, qdot, vdot, p, gains);
 }
 
 // One transformed block: J(c) Delta = -(F_re + i F_im) by the reduced Newton solve of
@@ -245,41 +331,83 @@ LOCKSTEP_HD residual_parts<Model> unflatten(const state_vector<Model>& x) {
   return r;
 }
 
+// sum_l coef(l) X[l][j] over S stages, accumulated from the first term in stage order: bitwise the
+// written-out sum coef(0) X[0][j] + coef(1) X[1][j] + ...
+template <int S, class Coef, class V>
+LOCKSTEP_HD double stage_sum(const Coef& coef, const V* X, int j) {
+  double sum = coef(0) * X[0][j];
+  for (int l = 1; l < S; ++l) sum += coef(l) * X[l][j];
+  return sum;
+}
+
+// The collocation polynomial of the last accepted step in Newton form (divided differences), nodes
+// newest first: t_n, the interior stages t_{n-1} + c_i h_last for i = s-2 .. 0, then t_{n-1}.
+template <class Model, class RT>
+LOCKSTEP_HD void collocation_polynomial(const radau_state<Model, RT>& s, double* x, state_vector<Model>* dd) {
+  constexpr int ns = RT::stages;
+  const double t0 = s.t - s.h_last;
+  x[0] = s.t;
+  dd[0] = s.y;
+  for (int i = 1; i < ns; ++i) {
+    x[i] = t0 + RT::c(ns - 1 - i) * s.h_last;
+    dd[i] = s.y_last + s.Z[ns - 1 - i];
+  }
+  x[ns] = t0;
+  dd[ns] = s.y_last;
+  divided_differences(ns + 1, x, dd, false, s.y);
+}
+
+// The filter of the error estimate (header comment): e + i e_im solves J(g / h) (e + i e_im) = -r, with
+// the real block when A^-1 has a real eigenvalue (e_im = 0), else with the complex block.
+template <class Model, class RT>
+LOCKSTEP_HD void filter_error(formulation f, const radau_state<Model, RT>& s, const residual_parts<Model>& r,
+                              state_vector<Model>& e, state_vector<Model>& e_im) {
+  if constexpr (RT::has_real_eigenvalue) {
+    solve_block<Model, double>(f, s.jac, s.real_block, &r, nullptr, e, nullptr);
+    e_im = state_vector<Model>{};
+  } else {
+    solve_block<Model, complex<double>>(f, s.jac, s.complex_block, &r, nullptr, e, &e_im);
+  }
+}
+
+// The scaled error norm of a filtered estimate (at least 1e-10, as RADAU5).
+template <class Model, class RT>
+LOCKSTEP_HD double error_norm(const state_vector<Model>& e, const state_vector<Model>& e_im,
+                              const state_vector<Model>& w) {
+  if constexpr (RT::has_real_eigenvalue) {
+    (void)e_im;
+    return max(weighted_rms<Model>(e, w), 1e-10);
+  } else {
+    const double re = weighted_rms<Model>(e, w), im = weighted_rms<Model>(e_im, w);
+    return max(sqrt(re * re + im * im), 1e-10);
+  }
+}
+
 }  // namespace detail
 
-template <class Model>
-LOCKSTEP_HD void radau_start(radau_state<Model>& s, double t0, double t1, const initial_values<Model>& init,
+template <class Model, class RT>
+LOCKSTEP_HD void radau_start(radau_state<Model, RT>& s, double t0, double t1, const initial_values<Model>& init,
                              const solver_options& opt) {
-  using L = state_layout<Model>;
-  s = radau_state<Model>{};
+  s = radau_state<Model, RT>{};
   s.t = t0;
-  for (int i = 0; i < Model::n; ++i) {
-    s.y[L::q + i] = init.q[i];
-    s.y[L::v + i] = init.v[i];
-    s.yp[L::q + i] = init.v[i];
-    s.yp[L::v + i] = init.a[i];
-  }
-  for (int i = 0; i < Model::m; ++i) s.y[L::lambda + i] = init.lambda[i];
-  for (int i = 0; i < Model::k; ++i) s.y[L::nu + i] = init.nu[i];
+  initial_point(init, s.y, s.yp);
   s.h = initial_step_size<Model>(t0, t1, init, opt);
 }
 
 // One step attempt (same contract as bdf_attempt).
-template <class Model>
-LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, const double* p,
+template <class Model, class RT>
+LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end, const double* p,
                                          const solver_options& opt, member_counters& counters, member_status& status) {
   using L = state_layout<Model>;
-  using RT = radau5_tableau;
   constexpr int ny = L::size;
+  constexpr int ns = RT::stages;
+  constexpr int pair = RT::has_real_eigenvalue ? 1 : 0;  // where the complex pair sits in W = T^-1 Z
   constexpr double eps = std::numeric_limits<double>::epsilon();
   const bool fixed = opt.fixed_h > 0.0;
   const formulation form = opt.form;
 
   const step_plan plan = plan_step(s.t, s.h, t_end, opt);
-  if (plan.too_small) {
-    status = member_status::step_size_too_small;
-    return attempt_result::failed;
-  }
+  if (step_too_small(plan, status)) return attempt_result::failed;
   const double h = plan.h, h_min = plan.h_min;
   const state_vector<Model> w = detail::radau_weights<Model>(form, s.y, h, opt);
 
@@ -290,17 +418,17 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
   };
 
   // The Newton solve; a second round with a fresh Jacobian when an old one failed to converge.
-  state_vector<Model> Z[3];
+  state_vector<Model> Z[ns];
   double theta = s.theta;
   int newton_iterations_used = 0;
   const int max_iterations = fixed ? 20 : 7;
   for (int round = 0; round < 2; ++round) {
-    // ---- Jacobian at (t_n, y_n) and the two factorizations for this h ----
+    // ---- Jacobian at (t_n, y_n) and the factorizations for this h ----
     bool fresh = false;
     if (!s.jacobian_valid) {
       vec<double, Model::n> vdot;
       for (int i = 0; i < Model::n; ++i) vdot[i] = s.yp[L::v + i];
-      const member_status js = evaluate_jacobian<Model>(form, s.t, s.y, vdot, p, s.jac);
+      const member_status js = evaluate_jacobian<Model>(form, s.t, s.y, vdot, p, s.jac, baumgarte_of(opt));
       ++counters.jacobian_evaluations;
       if (js != member_status::success) return reject_newton(js);
       s.jacobian_valid = true;
@@ -308,11 +436,14 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
       fresh = true;
     }
     if (s.factored_h != h) {
-      member_status fs = factor_newton_matrix<Model, double>(form, s.jac, RT::gamma / h, s.real_block);
-      if (fs == member_status::success)
-        fs = factor_newton_matrix<Model, complex<double>>(form, s.jac, complex<double>(RT::alpha / h, -RT::beta / h),
-                                                            s.complex_block);
-      counters.lu_factorizations += 2;
+      member_status fs = member_status::success;
+      if constexpr (RT::has_real_eigenvalue)
+        fs = factor_newton_matrix<Model, double>(form, s.jac, RT::gamma / h, s.real_block);
+      if constexpr (RT::has_complex_pair)
+        if (fs == member_status::success)
+          fs = factor_newton_matrix<Model, complex<double>>(form, s.jac, complex<double>(RT::alpha / h, -RT::beta / h),
+                                                              s.complex_block);
+      counters.lu_factorizations += (RT::has_real_eigenvalue ? 1 : 0) + (RT::has_complex_pair ? 1 : 0);
       if (fs != member_status::success) {
         s.factored_h = 0.0;
         return reject_newton(fs);
@@ -321,14 +452,14 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
     }
 
     // ---- starting values: extrapolate the last collocation polynomial, else zero ----
-    for (int i = 0; i < 3; ++i) Z[i] = state_vector<Model>{};
+    for (int i = 0; i < ns; ++i) Z[i] = state_vector<Model>{};
     if (s.have_step && !s.first) {
-      double x[4] = {s.t, s.t - s.h_last + RT::c(1) * s.h_last, s.t - s.h_last + RT::c(0) * s.h_last, s.t - s.h_last};
-      state_vector<Model> dd[4] = {s.y, s.y_last + s.Z[1], s.y_last + s.Z[0], s.y_last};
-      divided_differences(4, x, dd, false, s.y);
-      for (int i = 0; i < 3; ++i) {
+      double x[ns + 1];
+      state_vector<Model> dd[ns + 1];
+      detail::collocation_polynomial(s, x, dd);
+      for (int i = 0; i < ns; ++i) {
         state_vector<Model> yi;
-        evaluate_newton_form<L::size>(4, x, dd, s.t + RT::c(i) * h, yi, nullptr);
+        evaluate_newton_form<L::size>(ns + 1, x, dd, s.t + RT::c(i) * h, yi, nullptr);
         Z[i] = yi - s.y;
       }
     }
@@ -339,39 +470,44 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
     theta = s.theta;
     bool converged = false;
     for (int it = 0; it < max_iterations; ++it) {
-      // Stage derivatives and residuals.
-      residual_parts<Model> F[3];
-      for (int i = 0; i < 3; ++i) {
+      // Stage derivatives and residuals, flattened into the layout of y.
+      state_vector<Model> Ff[ns];
+      for (int i = 0; i < ns; ++i) {
         state_vector<Model> Yp;
-        for (int j = 0; j < ny; ++j)
-          Yp[j] = (RT::Ainv(i, 0) * Z[0][j] + RT::Ainv(i, 1) * Z[1][j] + RT::Ainv(i, 2) * Z[2][j]) / h;
-        F[i] = detail::residual_at<Model>(form, s.t + RT::c(i) * h, s.y + Z[i], Yp, p);
+        for (int j = 0; j < ny; ++j) Yp[j] = detail::stage_sum<ns>([i](int l) { return RT::Ainv(i, l); }, Z, j) / h;
+        const residual_parts<Model> Fi =
+            detail::residual_at<Model>(form, s.t + RT::c(i) * h, s.y + Z[i], Yp, p, baumgarte_of(opt));
         ++counters.model_evaluations;
-        if (!all_finite(F[i])) return reject_newton(member_status::model_not_finite);
+        if (!all_finite(Fi)) return reject_newton(member_status::model_not_finite);
+        Ff[i] = detail::flatten(Fi);
       }
       ++counters.newton_iterations;
       newton_iterations_used = it + 1;
       // G = T^-1 F (per component), then the real and complex solves.
-      state_vector<Model> Ff[3] = {detail::flatten(F[0]), detail::flatten(F[1]), detail::flatten(F[2])};
-      state_vector<Model> G[3];
-      for (int r = 0; r < 3; ++r)
-        for (int j = 0; j < ny; ++j) G[r][j] = RT::Ti(r, 0) * Ff[0][j] + RT::Ti(r, 1) * Ff[1][j] + RT::Ti(r, 2) * Ff[2][j];
-      const residual_parts<Model> g1 = detail::unflatten<Model>(G[0]), g2 = detail::unflatten<Model>(G[1]), g3 = detail::unflatten<Model>(G[2]);
-      state_vector<Model> dW[3];
-      detail::solve_block<Model, double>(form, s.jac, s.real_block, &g1, nullptr, dW[0], nullptr);
-      detail::solve_block<Model, complex<double>>(form, s.jac, s.complex_block, &g2, &g3, dW[1], &dW[2]);
-      state_vector<Model> dZ[3];
-      for (int i = 0; i < 3; ++i)
+      state_vector<Model> G[ns];
+      for (int r = 0; r < ns; ++r)
+        for (int j = 0; j < ny; ++j) G[r][j] = detail::stage_sum<ns>([r](int l) { return RT::Ti(r, l); }, Ff, j);
+      state_vector<Model> dW[ns];
+      if constexpr (RT::has_real_eigenvalue) {
+        const residual_parts<Model> g = detail::unflatten<Model>(G[0]);
+        detail::solve_block<Model, double>(form, s.jac, s.real_block, &g, nullptr, dW[0], nullptr);
+      }
+      if constexpr (RT::has_complex_pair) {
+        const residual_parts<Model> g_re = detail::unflatten<Model>(G[pair]), g_im = detail::unflatten<Model>(G[pair + 1]);
+        detail::solve_block<Model, complex<double>>(form, s.jac, s.complex_block, &g_re, &g_im, dW[pair], &dW[pair + 1]);
+      }
+      state_vector<Model> dZ[ns];
+      for (int i = 0; i < ns; ++i)
         for (int j = 0; j < ny; ++j) {
-          dZ[i][j] = RT::T(i, 0) * dW[0][j] + RT::T(i, 1) * dW[1][j] + RT::T(i, 2) * dW[2][j];
+          dZ[i][j] = detail::stage_sum<ns>([i](int l) { return RT::T(i, l); }, dW, j);
           Z[i][j] = Z[i][j] + dZ[i][j];
         }
       double dyno = 0.0;
-      for (int i = 0; i < 3; ++i) {
+      for (int i = 0; i < ns; ++i) {
         const double d = detail::weighted_rms<Model>(dZ[i], w);
         dyno += d * d;
       }
-      dyno = sqrt(dyno / 3.0);
+      dyno = sqrt(dyno / double(ns));
       if (!is_finite(dyno)) return reject_newton(member_status::model_not_finite);
       if (it >= 1) {
         const double thq = dyno / dyno_old;
@@ -408,25 +544,30 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
   if (!fixed) {
     // F(y_n, -F1) with F1 = h^-1 sum d_i Z_i: its Newton solve is RADAU5's err = (g/h M - J)^-1 (M F1 + f(y_n)).
     state_vector<Model> ypt;
-    for (int j = 0; j < ny; ++j) ypt[j] = -(RT::d(0) * Z[0][j] + RT::d(1) * Z[1][j] + RT::d(2) * Z[2][j]) / h;
-    residual_parts<Model> r0 = detail::residual_at<Model>(form, s.t, s.y, ypt, p);
+    for (int j = 0; j < ny; ++j) ypt[j] = -detail::stage_sum<ns>([](int l) { return RT::d(l); }, Z, j) / h;
+    residual_parts<Model> r0 = detail::residual_at<Model>(form, s.t, s.y, ypt, p, baumgarte_of(opt));
     ++counters.model_evaluations;
-    state_vector<Model> e;
-    detail::solve_block<Model, double>(form, s.jac, s.real_block, &r0, nullptr, e, nullptr);
-    err = max(detail::weighted_rms<Model>(e, w), 1e-10);
+    state_vector<Model> e, e_im, w_error = w;
+    for (int j = 0; j < ny; ++j)
+      if (variable_index<Model>(form, j) == 1) w_error[j] = w[j] * RT::error_scale;  // the Milne factor
+    detail::filter_error(form, s, r0, e, e_im);
+    err = detail::error_norm<Model, RT>(e, e_im, w_error);
     if (err >= 1.0 && (s.first || s.last_rejected)) {
-      r0 = detail::residual_at<Model>(form, s.t, s.y + e, ypt, p);
+      // The second application of the filter, at y_n + Re(err) (err itself for a real g).
+      r0 = detail::residual_at<Model>(form, s.t, s.y + e, ypt, p, baumgarte_of(opt));
       ++counters.model_evaluations;
-      detail::solve_block<Model, double>(form, s.jac, s.real_block, &r0, nullptr, e, nullptr);
-      err = max(detail::weighted_rms<Model>(e, w), 1e-10);
+      detail::filter_error(form, s, r0, e, e_im);
+      err = detail::error_norm<Model, RT>(e, e_im, w_error);
     }
     if (!is_finite(err)) return reject_newton(member_status::model_not_finite);
+    s.error = err;
   }
 
   // ---- step-size proposal (RADAU5: safety 0.9 scaled by the Newton effort, quotient in [1/8... 5]) ----
+  constexpr double exponent = 1.0 / (ns + 1);  // err = O(h^(s+1))
   const double safe = 0.9;
   const double fac = min(safe, safe * (1 + 2 * max_iterations) / (newton_iterations_used + 2.0 * max_iterations));
-  double quot = fixed ? 1.0 : max(0.2, min(8.0, pow(err, 0.25) / fac));
+  double quot = fixed ? 1.0 : max(0.2, min(8.0, pow(err, exponent) / fac));
   double h_new = h / quot;
 
   if (!fixed && err >= 1.0) {
@@ -442,7 +583,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
 
   // ---- accept ----
   if (!fixed && !s.first) {  // Gustafsson's predictive controller (Gustafsson 1994; RADAU5 PRED)
-    double facgus = (s.h_accepted / h) * pow(err * err / s.err_accepted, 0.25) / safe;
+    double facgus = (s.h_accepted / h) * pow(err * err / s.err_accepted, exponent) / safe;
     facgus = max(0.2, min(8.0, facgus));
     quot = max(quot, facgus);
     h_new = h / quot;
@@ -450,13 +591,12 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
   s.h_accepted = h;
   s.err_accepted = max(1e-2, err);
   s.y_last = s.y;
-  for (int i = 0; i < 3; ++i) s.Z[i] = Z[i];
+  for (int i = 0; i < ns; ++i) s.Z[i] = Z[i];
   s.h_last = h;
   s.have_step = true;
-  // y'_{n+1}: the collocation polynomial's derivative at c_3 = 1 is h^-1 (A^-1 Z)_3.
-  for (int j = 0; j < ny; ++j)
-    s.yp[j] = (RT::Ainv(2, 0) * Z[0][j] + RT::Ainv(2, 1) * Z[1][j] + RT::Ainv(2, 2) * Z[2][j]) / h;
-  s.y = s.y + Z[2];
+  // y'_{n+1}: the collocation polynomial's derivative at c_s = 1 is h^-1 (A^-1 Z)_s.
+  for (int j = 0; j < ny; ++j) s.yp[j] = detail::stage_sum<ns>([](int l) { return RT::Ainv(ns - 1, l); }, Z, j) / h;
+  s.y = s.y + Z[ns - 1];
   s.t = s.t + h;
   s.first = false;
   ++counters.steps;
@@ -476,14 +616,13 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model>& s, double t_end, co
 }
 
 // Dense output: the collocation polynomial of the last accepted step, at t in [t - h_last, t].
-template <class Model>
-LOCKSTEP_HD void radau_dense_output(const radau_state<Model>& s, double t, state_vector<Model>& y) {
-  using RT = radau5_tableau;
-  const double t0 = s.t - s.h_last;
-  double x[4] = {s.t, t0 + RT::c(1) * s.h_last, t0 + RT::c(0) * s.h_last, t0};
-  state_vector<Model> dd[4] = {s.y, s.y_last + s.Z[1], s.y_last + s.Z[0], s.y_last};
-  divided_differences(4, x, dd, false, s.y);
-  evaluate_newton_form<state_layout<Model>::size>(4, x, dd, t, y, nullptr);
+template <class Model, class RT>
+LOCKSTEP_HD void radau_dense_output(const radau_state<Model, RT>& s, double t, state_vector<Model>& y) {
+  constexpr int ns = RT::stages;
+  double x[ns + 1];
+  state_vector<Model> dd[ns + 1];
+  detail::collocation_polynomial(s, x, dd);
+  evaluate_newton_form<state_layout<Model>::size>(ns + 1, x, dd, t, y, nullptr);
 }
 
 }  // namespace lockstep

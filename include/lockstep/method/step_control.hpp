@@ -1,4 +1,4 @@
-// lockstep/method/step_control.hpp — step-size rules shared by the methods.
+// lockstep/method/step_control.hpp — the start and the step-size rules shared by the methods.
 #pragma once
 
 #include <limits>
@@ -11,6 +11,23 @@
 #include "lockstep/stepper/options.hpp"
 
 namespace lockstep {
+
+// The consistent initial point (stepper/initialize.hpp) as y0 = (q0, v0, lambda0, mu0 = 0, nu0) and its
+// derivative y0' = (v0, a0, 0, 0, 0): the multipliers' derivatives are neither known nor needed.
+template <class Model>
+LOCKSTEP_HD void initial_point(const initial_values<Model>& init, state_vector<Model>& y, state_vector<Model>& yp) {
+  using L = state_layout<Model>;
+  y = state_vector<Model>{};
+  yp = state_vector<Model>{};
+  for (int i = 0; i < Model::n; ++i) {
+    y[L::q + i] = init.q[i];
+    y[L::v + i] = init.v[i];
+    yp[L::q + i] = init.v[i];
+    yp[L::v + i] = init.a[i];
+  }
+  for (int i = 0; i < Model::m; ++i) y[L::lambda + i] = init.lambda[i];
+  for (int i = 0; i < Model::k; ++i) y[L::nu + i] = init.nu[i];
+}
 
 // The initial step: the order-1 local error h^2 / 2 ||q''|| is aimed at 0.1 in the error-weight norm
 // (the idea of Hairer, Norsett & Wanner I.4's starting-step algorithm, with the consistent q''(t0) in
@@ -50,6 +67,12 @@ LOCKSTEP_HD step_plan plan_step(double t, double h_proposed, double t_end, const
   plan.h_min = max(opt.h_min, 16.0 * eps * max(abs(t), abs(t_end)));
   plan.too_small = !fixed && plan.h < plan.h_min && t + plan.h < t_end;
   return plan;
+}
+
+// True, with status step_size_too_small, when the plan leaves no usable step (the attempt then fails).
+LOCKSTEP_HD bool step_too_small(const step_plan& plan, member_status& status) {
+  if (plan.too_small) status = member_status::step_size_too_small;
+  return plan.too_small;
 }
 
 // After a Newton failure (or a singular or non-finite Newton system) with a Jacobian evaluated at this

@@ -11,6 +11,8 @@
 //                                     constraints included (seed 001 eq. 106; seed 003)
 //   d(G v + Phi_t)/dq, dQ/dq, dQ/dv, d(M a)/dq, d(G^T lambda)/dq      Jacobians in chunks
 //   A, a, d(A^T nu)/dq, d(A v + a)/dq, gamma_nh (A q'' = -gamma_nh)  the non-holonomic analogues
+//   the acceleration-level rows G a + gamma (+ Baumgarte terms) and A a + gamma_nh, with their
+//   Jacobians in (q, v)                                              for index1, projected invariants
 //
 // All functions are generic in the base scalar T, so they nest: d(G^T lambda)/dq differentiates a
 // function that itself differentiates the model. Jacobians are taken in chunks of at most
@@ -67,6 +69,44 @@ LOCKSTEP_HD auto evaluate_with_jacobian(const F& f, const vec<T, N>& x) {
 template <class T, int N, class F>
 LOCKSTEP_HD auto jacobian(const F& f, const vec<T, N>& x) {
   return evaluate_with_jacobian(f, x).jacobian;
+}
+
+template <class T, int M, int N>
+struct value_and_state_jacobians {
+  vec<T, M> value;
+  mat<T, M, N> d_dq;  // at fixed v
+  mat<T, M, N> d_dv;  // at fixed q
+};
+
+// f(q, v) and its Jacobians in q and in v for f : (vec<S, N>, vec<S, N>) -> vec<S, M>: one
+// differentiated evaluation over the 2N inputs (q, v), in chunks.
+template <class T, int N, class F>
+LOCKSTEP_HD auto evaluate_with_state_jacobians(const F& f, const vec<T, N>& q, const vec<T, N>& v) {
+  vec<T, 2 * N> x;
+  for (int i = 0; i < N; ++i) {
+    x[i] = q[i];
+    x[N + i] = v[i];
+  }
+  const auto vj = evaluate_with_jacobian(
+      [&](const auto& xs) {
+        using S = typename std::remove_cvref_t<decltype(xs)>::value_type;
+        vec<S, N> qs, vs;
+        for (int i = 0; i < N; ++i) {
+          qs[i] = xs[i];
+          vs[i] = xs[N + i];
+        }
+        return f(qs, vs);
+      },
+      x);
+  constexpr int M = decltype(vj.value)::size;
+  value_and_state_jacobians<T, M, N> out;
+  out.value = vj.value;
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      out.d_dq(i, j) = vj.jacobian(i, j);
+      out.d_dv(i, j) = vj.jacobian(i, N + j);
+    }
+  return out;
 }
 
 // A scalar s as a dual with first (and, nested, second) derivative 1: t + s and q + s v along it.
@@ -213,31 +253,13 @@ struct force_linearization {
 template <class Model, class T, class P>
 LOCKSTEP_HD force_linearization<T, Model::n> force_linearize(const T& t, const vec<T, Model::n>& q,
                                                             const vec<T, Model::n>& v, const P* p) {
-  constexpr int n = Model::n;
-  vec<T, 2 * n> x;
-  for (int i = 0; i < n; ++i) {
-    x[i] = q[i];
-    x[n + i] = v[i];
-  }
-  const auto vj = ad::evaluate_with_jacobian(
-      [&](const auto& xs) {
-        using S = typename std::remove_cvref_t<decltype(xs)>::value_type;
-        vec<S, n> qs, vs;
-        for (int i = 0; i < n; ++i) {
-          qs[i] = xs[i];
-          vs[i] = xs[n + i];
-        }
+  const auto qv = ad::evaluate_with_state_jacobians(
+      [&](const auto& qs, const auto& vs) {
+        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
         return Model::template force<S, P>(S(t), qs, vs, p);
       },
-      x);
-  force_linearization<T, n> out;
-  out.Q = vj.value;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      out.dQ_dq(i, j) = vj.jacobian(i, j);
-      out.dQ_dv(i, j) = vj.jacobian(i, n + j);
-    }
-  return out;
+      q, v);
+  return {qv.value, qv.d_dq, qv.d_dv};
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -308,6 +330,76 @@ LOCKSTEP_HD vec<T, Model::k> nonholonomic_gamma(const T& t, const vec<T, Model::
   vec<T, Model::k> out;
   for (int i = 0; i < Model::k; ++i) out[i] = r[i].d[0];
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Acceleration-level constraints (formulations index1 and projected invariants)
+// ---------------------------------------------------------------------------------------------------
+
+// The constraint rows at acceleration level along a motion with q' = v, q'' = a, stabilized by
+// Baumgarte's gains (seed 001 eq. 106b, seed 002: z'' + 2 alpha z' + beta^2 z = 0 for z = Phi):
+//     holonomic       Phi'' + 2 alpha Phi' + beta^2 Phi  =  G a + gamma + 2 alpha (G v + Phi_t) + beta^2 Phi
+//     non-holonomic   w' + 2 alpha w,   w = A v + a      =  A a + gamma_nh + 2 alpha (A v + a)
+// (m rows, then k rows). The non-holonomic rows are first order in time, so only the damping gain
+// applies to them: it plays for w the part 2 alpha plays for Phi' (w is a velocity-level quantity).
+// alpha = beta = 0 gives the plain index-1 rows G a = -gamma, A a = -gamma_nh (seed 001 eqs. 122-123).
+//
+// All three derivatives of Phi come from one nested-dual evaluation on the two-parameter curve
+// q(s1, s2) = q + (s1 + s2) v + s1 s2 a, t(s1, s2) = t + s1 + s2: its s1 part is Phi' = G v + Phi_t
+// and its mixed part Phi_qq[v, v] + 2 Phi_qt v + Phi_tt + G a = Phi'' (cf. constraint_gamma).
+template <class Model, class T, class P>
+LOCKSTEP_HD vec<T, Model::m + Model::k> acceleration_constraint_rows(const T& t, const vec<T, Model::n>& q,
+                                                                     const vec<T, Model::n>& v,
+                                                                     const vec<T, Model::n>& a, double alpha,
+                                                                     double beta, const P* p) {
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  vec<T, m + k> out;
+  if constexpr (m > 0) {
+    using S1 = dual<T, 1>;
+    using S2 = dual<S1, 1>;
+    auto on_curve = [](const T& base, const T& slope, const T& curvature) {
+      S2 x;
+      x.v = S1(base);
+      x.v.d[0] = slope;
+      x.d[0] = S1(slope);
+      x.d[0].d[0] = curvature;
+      return x;
+    };
+    vec<S2, n> qs;
+    for (int i = 0; i < n; ++i) qs[i] = on_curve(q[i], v[i], a[i]);
+    const vec<S2, m> phi = Model::template constraint<S2, P>(on_curve(t, T(1.0), T(0.0)), qs, p);
+    for (int i = 0; i < m; ++i)
+      out[i] = phi[i].d[0].d[0] + (2.0 * alpha) * phi[i].v.d[0] + (beta * beta) * phi[i].v.v;
+  }
+  if constexpr (k > 0) {
+    using S = dual<T, 1>;
+    vec<S, n> qs, vs;
+    for (int i = 0; i < n; ++i) {
+      qs[i] = S(q[i]);
+      qs[i].d[0] = v[i];
+      vs[i] = S(v[i]);
+      vs[i].d[0] = a[i];
+    }
+    const vec<S, k> w = Model::template nonholonomic<S, P>(ad::line_parameter(t), qs, vs, p);
+    for (int i = 0; i < k; ++i) out[m + i] = w[i].d[0] + (2.0 * alpha) * w[i].v;
+  }
+  return out;
+}
+
+// The acceleration rows (value) with their Jacobians d_dq at fixed v and a, and d_dv at fixed q and a
+// (d/da is [G; A]).
+template <class Model, class T, class P>
+LOCKSTEP_HD ad::value_and_state_jacobians<T, Model::m + Model::k, Model::n> acceleration_rows_linearize(
+    const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v, const vec<T, Model::n>& a, double alpha,
+    double beta, const P* p) {
+  return ad::evaluate_with_state_jacobians(
+      [&](const auto& qs, const auto& vs) {
+        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
+        vec<S, Model::n> as;
+        for (int i = 0; i < Model::n; ++i) as[i] = S(a[i]);
+        return acceleration_constraint_rows<Model>(S(t), qs, vs, as, alpha, beta, p);
+      },
+      q, v);
 }
 
 }  // namespace lockstep

@@ -7,6 +7,17 @@
 //
 // Outputs go to a sink, called as sink(save_index, t, y) for every save time passed, in order, with y
 // from dense output; multipliers are made consistent with (q, v) when the options ask for it.
+//
+// Projection (formulation/projection.hpp). When the options ask for one (or the formulation is
+// projected invariants), every accepted step is followed by it: the method's current point is
+// replaced by the projected one (Method::replace_current), after the step-size and order decisions,
+// which therefore never see it, and the size of the corrections goes to the counters. The dense
+// output between two projected points is the method's own interpolant through them (BDF: through the
+// projected past points; Radau: from the projected start to the projected end, through the unprojected
+// interior stages), so it stays continuous; off the mesh it satisfies the constraints only to
+// interpolation accuracy, O(h^(p+1)). So a saved point between steps is projected too, by the same
+// projection, as an output only: it changes neither the trajectory nor the counters (which must not
+// depend on the save times), and when its projection fails the unprojected point is written.
 #pragma once
 
 #include "lockstep/core/hd.hpp"
@@ -62,6 +73,35 @@ LOCKSTEP_HD void make_multipliers_consistent(double t, state_vector<Model>& y, c
   if (accelerations_and_multipliers<Model>(t, q, v, p, a, lambda, nu) != member_status::success) return;
   for (int i = 0; i < Model::m; ++i) y[L::lambda + i] = lambda[i];
   for (int i = 0; i < Model::k; ++i) y[L::nu + i] = nu[i];
+}
+
+// A save point from dense output, projected as the steps are (see the header); unchanged when the
+// options ask for no projection or when the projection fails.
+template <class Model>
+LOCKSTEP_HD void project_output(double t, state_vector<Model>& y, const double* p, const solver_options& opt) {
+  if (!projects_after_steps(opt.projection, opt.form)) return;
+  state_vector<Model> projected = y;
+  projection_sizes sizes;
+  if (project_state<Model>(opt.projection, opt.form, opt.metric, t, projected, p, sizes) == member_status::success)
+    y = projected;
+}
+
+// The projection after an accepted step; false (with the member's status set) when it failed.
+template <class Model, class Method>
+LOCKSTEP_HD bool project_accepted_point(member_state<Model, Method>& ms, const double* p, const solver_options& opt) {
+  if (!projects_after_steps(opt.projection, opt.form)) return true;
+  state_vector<Model> y = Method::current(ms.method);
+  projection_sizes sizes;
+  const member_status s = project_state<Model>(opt.projection, opt.form, opt.metric, Method::time(ms.method), y, p, sizes);
+  if (s != member_status::success) {
+    ms.status = s;
+    return false;
+  }
+  Method::replace_current(ms.method, y);
+  ++ms.counters.projections;
+  ms.counters.max_projection_q = max(ms.counters.max_projection_q, sizes.q);
+  ms.counters.max_projection_v = max(ms.counters.max_projection_v, sizes.v);
+  return true;
 }
 
 template <class Model, class Sink>
@@ -121,14 +161,17 @@ LOCKSTEP_HD bool member_advance(member_state<Model, Method>& ms, int max_attempt
       return true;
     }
     if (r != attempt_result::accepted) continue;
+    if (!detail::project_accepted_point<Model>(ms, p, opt)) return true;
     const double t = Method::time(ms.method);
     detail::record_constraint_residuals<Model>(t, Method::current(ms.method), p, ms.counters);
     while (ms.next_save < save_count && save_times[ms.next_save] <= t) {
       state_vector<Model> y;
-      if (save_times[ms.next_save] == t)
+      if (save_times[ms.next_save] == t) {
         y = Method::current(ms.method);
-      else
+      } else {
         Method::dense_output(ms.method, save_times[ms.next_save], y);
+        detail::project_output<Model>(save_times[ms.next_save], y, p, opt);
+      }
       detail::emit<Model>(ms.next_save, save_times[ms.next_save], y, p, opt, sink);
       ++ms.next_save;
     }

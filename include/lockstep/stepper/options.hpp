@@ -7,6 +7,7 @@
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/formulation/projection.hpp"
 
 namespace lockstep {
 
@@ -16,17 +17,29 @@ enum class init_mode : int {
   strict = 1,   // refuse them (status inconsistent_initial) when a correction above init_tolerance is needed
 };
 
-// The metric of minimal-norm corrections: || dq ||_M = sqrt(dq^T M dq) (kinetic energy, the default)
-// or the Euclidean norm.
-enum class projection_metric : int { mass = 0, euclidean = 1 };
+// projection_metric (the metric of minimal-norm corrections) and projection_kind (what follows every
+// accepted step) live with the projections in formulation/projection.hpp.
 
-// The integration method (method/bdf.hpp, method/radau.hpp).
+// The integration method (method/bdf.hpp, method/radau.hpp, method/rhoinf.hpp).
 enum class method_kind : int {
   bdf = 0,     // variable-order variable-step BDF 1-5 (ggl; index3 with fixed steps only)
   radau5 = 1,  // Radau IIA, 3 stages, order 5 (index3 and ggl)
+  radau3 = 2,  // Radau IIA, 2 stages, order 3 (seed 001 eq. 79; index3 and ggl)
+  euler = 3,   // backward Euler, Radau IIA with 1 stage (index3 and ggl)
+  rhoinf = 4,  // the two-step method of seed 001 eqs. 74-77 with spectral radius rho_inf at infinity
 };
 
-LOCKSTEP_HD constexpr const char* method_name(method_kind m) { return m == method_kind::bdf ? "bdf" : "radau5"; }
+// The name used in study files and results.
+LOCKSTEP_HD constexpr const char* method_name(method_kind m) {
+  switch (m) {
+    case method_kind::bdf: return "bdf";
+    case method_kind::radau5: return "radau5";
+    case method_kind::radau3: return "radau3";
+    case method_kind::euler: return "euler";
+    case method_kind::rhoinf: return "rhoinf";
+  }
+  return "unknown";
+}
 
 struct solver_options {
   method_kind method = method_kind::bdf;
@@ -46,12 +59,18 @@ struct solver_options {
   long max_steps = 500000;  // step attempts, accepted or not
   int max_order = 5;        // BDF: 1..5
 
-  // Fixed-step, fixed-order BDF (for order studies and index3): h = fixed_h, order = fixed_order,
-  // no error test. fixed_h > 0 turns it on.
+  // Fixed steps (order studies; BDF on index3): h = fixed_h, no error test, for every method; BDF
+  // runs at order fixed_order. fixed_h > 0 turns it on.
   double fixed_h = 0.0;
   int fixed_order = 1;
 
-  // Simplified Newton (BDF): converged when rate / (1 - rate) * ||Delta|| <= newton_tol, in units of
+  // The rhoinf method's spectral radius at infinity (seed 001 eqs. 76-77), in [0, 1]: 0 is BDF2
+  // (L-stable), 1 the undamped two-step trapezoidal rule (A-stable only), refused on index3, where the
+  // multipliers converge only while the roots -rho_inf at infinity lie inside the unit circle, and
+  // allowed elsewhere with fixed steps only (method/rhoinf.hpp).
+  double rho_inf = 0.6;
+
+  // Simplified Newton (BDF and rhoinf): converged when rate / (1 - rate) * ||Delta|| <= newton_tol, in units of
   // the error weights; at most newton_max_iterations per attempt. IDA uses epcon = 0.33; we take 0.1
   // because the iteration error of the past points enters the next error estimate through the
   // predictor, amplified by the sum of its Lagrange coefficients (2^(k+1) - 1 = 63 at order 5): with
@@ -68,9 +87,23 @@ struct solver_options {
   bool consistent_multipliers = true;
 
   init_mode init = init_mode::project;
-  projection_metric metric = projection_metric::mass;
+  projection_metric metric = projection_metric::mass;  // of the initial projection and of `projection`
   double init_tolerance = 1e-10;  // strict mode: largest admissible correction (max-norm)
+
+  // Applied after every accepted step, never before the step-size decision (stepper/member.hpp).
+  projection_kind projection = projection_kind::none;
+
+  // Baumgarte's gains for formulation index1: the acceleration rows enforce
+  // Phi'' + 2 alpha Phi' + beta^2 Phi = 0 (seed 001 eq. 106b; seed 002), so a drift decays like the
+  // damped oscillator z'' + 2 alpha z' + beta^2 z = 0. 0, 0: the plain index-1 system, which drifts.
+  // Large gains make the problem stiff (seed 002); the other formulations ignore them.
+  double baumgarte_alpha = 0.0;
+  double baumgarte_beta = 0.0;
 };
+
+LOCKSTEP_HD constexpr baumgarte_gains baumgarte_of(const solver_options& opt) {
+  return {opt.baumgarte_alpha, opt.baumgarte_beta};
+}
 
 // Counters every member reports (DESIGN.md section 3).
 struct member_counters {
@@ -86,6 +119,9 @@ struct member_counters {
   double max_velocity_residual = 0.0;  // max |G v + Phi_t| (and |A v + a|) over accepted steps
   double init_q_correction = 0.0;      // max-norm of the initial position correction
   double init_v_correction = 0.0;      // max-norm of the initial velocity correction
+  long projections = 0;                // accepted steps followed by a projection (stepper/member.hpp)
+  double max_projection_q = 0.0;       // max-norm of the largest position correction of a projection
+  double max_projection_v = 0.0;       // max-norm of the largest velocity correction of a projection
 };
 
 }  // namespace lockstep

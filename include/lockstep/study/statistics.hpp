@@ -74,12 +74,18 @@
 //   * replicates (QMC): 16 W bytes per replicate for its final mean, plus pending cells as above.
 //   * exact quantiles: 8 members_total W bytes, plus 8 members_total bytes of scratch in finish().
 //   * sketch: up to 8 x 4096 W bytes per block in progress and 16 k W bytes per pending node.
+// Across processes and restarts. serialize() saves the accumulated state (pending tree nodes, blocks in
+// progress, replicate trees, stored exact values) and merge_serialized() puts each saved node back at its
+// own (level, index). A checkpoint restores a state into a fresh object and goes on adding; MPI ranks
+// that each add whole blocks merge their states into one object. Both give the single-process result
+// bit for bit, because the tree is the same and every node is formed from the same children.
 // None of this depends on keeping trajectories: a study of 10^6 members with statistics only runs with
 // the scheduler's keep_outputs = false and feeds each chunk to add_range() from on_chunk.
 // An ensemble_statistics is not thread-safe: one thread adds (the scheduler calls on_chunk from one).
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -90,10 +96,88 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace lockstep::study {
+
+// ---- the byte encoding of saved states ------------------------------------------------------------
+// ensemble_statistics::serialize() (and the checkpoint files built around it, host/checkpoint) write
+// numbers little-endian whatever the host's byte order, doubles as their IEEE-754 bit patterns, so a
+// state restores bit for bit on any machine.
+
+// A saved state that cannot be read back: truncated, inconsistent, or made for another configuration.
+struct state_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class byte_writer {
+ public:
+  void u8(std::uint8_t x) { bytes_.push_back(static_cast<char>(x)); }
+  void u32(std::uint32_t x) { put(x, 4); }
+  void u64(std::uint64_t x) { put(x, 8); }
+  void i32(std::int32_t x) { put(static_cast<std::uint32_t>(x), 4); }
+  void i64(std::int64_t x) { put(static_cast<std::uint64_t>(x), 8); }
+  void f64(double x) { put(std::bit_cast<std::uint64_t>(x), 8); }
+  void text(std::string_view s) {  // length-prefixed
+    u64(s.size());
+    bytes_.append(s);
+  }
+  const std::string& bytes() const { return bytes_; }
+  std::string take() { return std::move(bytes_); }
+
+ private:
+  void put(std::uint64_t x, int width) {
+    for (int i = 0; i < width; ++i) bytes_.push_back(static_cast<char>((x >> (8 * i)) & 0xffu));
+  }
+  std::string bytes_;
+};
+
+// Reads what byte_writer wrote; every read is bounds-checked and throws state_error naming `what`
+// ("statistics state", "checkpoint") when the bytes run out.
+class byte_reader {
+ public:
+  byte_reader(std::string_view bytes, std::string what) : bytes_(bytes), what_(std::move(what)) {}
+
+  std::uint8_t u8() { return static_cast<std::uint8_t>(get(1)); }
+  std::uint32_t u32() { return static_cast<std::uint32_t>(get(4)); }
+  std::uint64_t u64() { return get(8); }
+  std::int32_t i32() { return static_cast<std::int32_t>(static_cast<std::uint32_t>(get(4))); }
+  std::int64_t i64() { return static_cast<std::int64_t>(get(8)); }
+  double f64() { return std::bit_cast<double>(get(8)); }
+  std::string text() {
+    const std::size_t n = count(1);
+    std::string s(bytes_.substr(position_, n));
+    position_ += n;
+    return s;
+  }
+  // A count of elements of at least `element_bytes` bytes each that must still fit in the input, so a
+  // damaged count is refused before anything is allocated for it.
+  std::size_t count(std::size_t element_bytes) {
+    const std::uint64_t n = u64();
+    if (element_bytes > 0 && n > remaining() / element_bytes) fail("a count of " + std::to_string(n) + " exceeds the data");
+    return static_cast<std::size_t>(n);
+  }
+  std::size_t remaining() const { return bytes_.size() - position_; }
+  std::size_t position() const { return position_; }
+  bool at_end() const { return position_ == bytes_.size(); }
+  [[noreturn]] void fail(const std::string& why) const {
+    throw state_error(what_ + ": " + why + " (at byte " + std::to_string(position_) + ")");
+  }
+
+ private:
+  std::uint64_t get(int width) {
+    if (remaining() < static_cast<std::size_t>(width)) fail("truncated");
+    std::uint64_t x = 0;
+    for (int i = 0; i < width; ++i) x |= std::uint64_t(static_cast<unsigned char>(bytes_[position_ + i])) << (8 * i);
+    position_ += static_cast<std::size_t>(width);
+    return x;
+  }
+  std::string_view bytes_;
+  std::string what_;
+  std::size_t position_ = 0;
+};
 
 // Members per block: the unit of in-order accumulation, and the leaf of the fixed combination tree.
 inline constexpr long statistics_block = 4096;
@@ -244,8 +328,14 @@ class fixed_pairwise_tree {
   // combine(left, right, level, index) forms node (level, index) from its children.
   template <class Combine>
   void insert_leaf(long leaf, Node node, Combine&& combine) {
-    int level = 0;
-    long index = leaf;
+    insert_node(0, leaf, std::move(node), std::forward<Combine>(combine));
+  }
+
+  // A finished subtree, node (level, index), e.g. one another process formed from its own leaves:
+  // it climbs exactly as its leaves would have, so the root does not depend on who formed it. The
+  // caller guarantees that none of its leaves is in the tree yet and that valid_node(level, index).
+  template <class Combine>
+  void insert_node(int level, long index, Node node, Combine&& combine) {
     while (level < top_level_) {
       const long sibling = index ^ 1;
       if ((sibling << level) < leaves_) {
@@ -269,6 +359,23 @@ class fixed_pairwise_tree {
   bool complete() const { return pending_.size() == 1 && pending_.begin()->first == std::pair{top_level_, 0L}; }
   const Node& root() const { return pending_.begin()->second; }
   std::size_t pending_nodes() const { return pending_.size(); }
+  long leaves() const { return leaves_; }
+  int top_level() const { return top_level_; }
+
+  // Whether (level, index) names a node of this tree with at least one leaf.
+  bool valid_node(int level, long index) const {
+    return level >= 0 && level <= top_level_ && index >= 0 && index <= ((leaves_ - 1) >> level);
+  }
+  // The leaves node (level, index) covers: [first, last).
+  std::pair<long, long> leaf_range(int level, long index) const {
+    return {index << level, std::min(leaves_, (index + 1) << level)};
+  }
+
+  // f(level, index, node) for every node not yet combined into a parent, in (level, index) order.
+  template <class F>
+  void for_each_pending(F&& f) const {
+    for (const auto& [key, node] : pending_) f(key.first, key.second, node);
+  }
 
  private:
   long leaves_;
@@ -305,6 +412,7 @@ class ensemble_statistics {
     if (members_per_replicate > 0) {
       replicates_ = members_total / members_per_replicate;
       replicate_means_.resize(static_cast<std::size_t>(replicates_) * width_);
+      replicate_done_.assign(static_cast<std::size_t>(replicates_), 0);
     }
     if (!probabilities_.empty()) {
       const std::size_t members = static_cast<std::size_t>(members_total);
@@ -413,6 +521,237 @@ class ensemble_statistics {
     return r;
   }
 
+  // ---- saving, restoring and merging the accumulated state ----
+  //
+  // serialize() captures everything added so far: the pending nodes of the fixed tree, the blocks in
+  // progress, the replicate trees and finished replicate means, and the stored values of exact
+  // quantiles. merge_serialized() adds such a state to this object, which must have been constructed
+  // with the same arguments and must not hold any of its members. Every node goes back to its own
+  // (level, index) in the tree, so merging gives bit for bit what adding the members here would have
+  // given: a state saved at a checkpoint and merged into a fresh object continues exactly where it
+  // stopped, and MPI ranks that each add whole blocks and merge their states into one object get the
+  // single-process result for any number of ranks. (A block in progress can be merged only into an
+  // object that has none of that block's members; two parts of one block cannot be merged, since its
+  // members are accumulated in order.) A state that is damaged, inconsistent or made with other
+  // arguments throws state_error and leaves this object unchanged.
+  // The constructor's arguments a saved state was made with, for restoring it without the study at
+  // hand (the checkpoint fuzzer does). The quantile memory budget itself is not saved, only whether
+  // the quantiles were exact: construct with the largest budget for exact, 0 for the sketch.
+  struct configuration {
+    long members_total = 0;
+    std::size_t width = 0;
+    std::vector<double> probabilities;
+    long members_per_replicate = 0;
+    std::size_t sketch_items = 0;
+    bool exact = false;
+  };
+  static configuration configuration_of(std::string_view bytes) {
+    byte_reader in(bytes, "statistics state");
+    check_header(in);
+    return read_configuration(in);
+  }
+
+  std::string serialize() const {
+    byte_writer out;
+    out.u32(state_magic);
+    out.u32(state_version);
+    write_configuration(out);
+    out.u64(tree_.pending_nodes());
+    tree_.for_each_pending([&](int level, long index, const node& n) {
+      out.i32(level);
+      out.i64(index);
+      write_node(out, n);
+    });
+    out.u64(in_progress_.size());
+    for (const auto& [b, block] : in_progress_) {
+      out.i64(b);
+      out.i64(block.next_member);
+      for (const auto& m : block.moments) write_moments(out, m);
+      for (const auto& values : block.sketch_values) {
+        out.u64(values.size());
+        for (const double x : values) out.f64(x);
+      }
+      out.u64(block.cells.size());
+      for (const replicate_cell& cell : block.cells) {
+        out.i64(cell.replicate);
+        write_means(out, cell.means.data());
+      }
+    }
+    long done_replicates = 0;
+    for (const char d : replicate_done_) done_replicates += d ? 1 : 0;
+    out.u64(static_cast<std::uint64_t>(done_replicates));
+    for (long r = 0; r < replicates_; ++r)
+      if (replicate_done_[static_cast<std::size_t>(r)]) {
+        out.i64(r);
+        write_means(out, replicate_means_.data() + static_cast<std::size_t>(r) * width_);
+      }
+    std::size_t replicate_nodes = 0;
+    for (const auto& [r, tree] : replicate_trees_) replicate_nodes += tree.pending_nodes();
+    out.u64(replicate_nodes);
+    for (const auto& entry : replicate_trees_)  // not a structured binding: clang 14 cannot capture one
+      entry.second.for_each_pending([&](int level, long index, const replicate_node& cells) {
+        out.i64(entry.first);
+        out.i32(level);
+        out.i64(index);
+        write_means(out, cells.data());
+      });
+    const std::vector<std::pair<long, long>> ranges = exact_ ? added_member_ranges() : std::vector<std::pair<long, long>>{};
+    out.u64(ranges.size());
+    for (const auto& [first, end] : ranges) {
+      out.i64(first);
+      out.i64(end - first);
+      for (std::size_t i = static_cast<std::size_t>(first) * width_; i < static_cast<std::size_t>(end) * width_; ++i)
+        out.f64(exact_values_[i]);
+    }
+    return out.take();
+  }
+
+  void merge_serialized(std::string_view bytes) {
+    byte_reader in(bytes, "statistics state");
+    check_header(in);
+    const configuration theirs = read_configuration(in);
+    const configuration mine = own_configuration();
+    if (theirs.members_total != mine.members_total || theirs.width != mine.width ||
+        theirs.probabilities.size() != mine.probabilities.size() ||
+        !std::equal(theirs.probabilities.begin(), theirs.probabilities.end(), mine.probabilities.begin(),
+                    [](double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }) ||
+        theirs.members_per_replicate != mine.members_per_replicate || theirs.sketch_items != mine.sketch_items ||
+        theirs.exact != mine.exact)
+      in.fail("made for other statistics (members, width, quantiles, replicates or quantile memory differ)");
+
+    // Decode and check everything first, apply afterwards: a refused state changes nothing.
+    std::vector<char> claimed(block_done_);  // blocks done here or in the state
+    std::vector<char> state_done(block_done_.size(), 0);
+    auto claim = [&](long first_block, long last_block) {
+      for (long b = first_block; b < last_block; ++b) {
+        if (claimed[static_cast<std::size_t>(b)] || in_progress_.count(b))
+          in.fail("block " + std::to_string(b) + " is already accumulated");
+        claimed[static_cast<std::size_t>(b)] = 1;
+      }
+    };
+
+    struct placed_node {
+      int level;
+      long index;
+      node value;
+    };
+    std::vector<placed_node> nodes(in.count(12));
+    for (placed_node& p : nodes) {
+      p.level = in.i32();
+      p.index = in.i64();
+      if (!tree_.valid_node(p.level, p.index)) in.fail("no tree node (" + std::to_string(p.level) + ", " + std::to_string(p.index) + ")");
+      const auto [first_block, last_block] = tree_.leaf_range(p.level, p.index);
+      claim(first_block, last_block);
+      for (long b = first_block; b < last_block; ++b) state_done[static_cast<std::size_t>(b)] = 1;
+      const long members = std::min(members_total_, last_block * statistics_block) - first_block * statistics_block;
+      p.value = read_node(in, members);
+    }
+
+    std::vector<std::pair<long, block_state>> blocks(in.count(16));
+    for (auto& [b, block] : blocks) {
+      b = in.i64();
+      if (b < 0 || b >= blocks_) in.fail("no block " + std::to_string(b));
+      claim(b, b + 1);
+      block = new_block(b);
+      const long start = block.next_member;
+      block.next_member = in.i64();
+      if (block.next_member <= start || block.next_member >= block.end_member) in.fail("block " + std::to_string(b) + " in progress at an impossible member");
+      for (auto& m : block.moments) m = read_moments(in, block.next_member - start);
+      for (std::size_t c = 0; c < block.sketch_values.size(); ++c) {
+        std::vector<double>& values = block.sketch_values[c];
+        values.resize(in.count(8));
+        for (double& x : values) x = in.f64();
+        if (static_cast<std::int64_t>(values.size()) != block.moments[c].n) in.fail("sketch values disagree with the moments");
+      }
+      block.cells.resize(in.count(8));
+      long previous = -1;
+      for (replicate_cell& cell : block.cells) {
+        cell.replicate = in.i64();
+        if (replicates_ == 0 || cell.replicate <= previous || cell.replicate >= replicates_ ||
+            cell.replicate * members_per_replicate_ >= block.next_member || (cell.replicate + 1) * members_per_replicate_ <= start)
+          in.fail("replicate cell " + std::to_string(cell.replicate) + " does not belong to block " + std::to_string(b));
+        previous = cell.replicate;
+        cell.means = read_means(in);
+      }
+    }
+
+    // A replicate's mean or tree node stands for blocks the state has finished.
+    auto replicate_blocks_done = [&](long r, long first_leaf, long last_leaf) {
+      for (long j = first_leaf; j < last_leaf; ++j)
+        if (!state_done[static_cast<std::size_t>(replicate_first_block(r) + j)])
+          in.fail("replicate " + std::to_string(r) + " has blocks the state has not finished");
+    };
+    std::vector<char> replicate_claimed(replicate_done_);
+    std::vector<std::pair<long, replicate_node>> means(in.count(8));
+    for (auto& [r, row] : means) {
+      r = in.i64();
+      if (r < 0 || r >= replicates_ || replicate_claimed[static_cast<std::size_t>(r)]) in.fail("replicate " + std::to_string(r) + " twice or out of range");
+      replicate_claimed[static_cast<std::size_t>(r)] = 1;
+      replicate_blocks_done(r, 0, replicate_blocks(r));
+      row = read_means(in);
+    }
+    struct placed_cells {
+      long replicate;
+      int level;
+      long index;
+      replicate_node value;
+    };
+    std::vector<placed_cells> cells(in.count(20));
+    for (placed_cells& p : cells) {
+      p.replicate = in.i64();
+      p.level = in.i32();
+      p.index = in.i64();
+      if (p.replicate < 0 || p.replicate >= replicates_ || replicate_claimed[static_cast<std::size_t>(p.replicate)])
+        in.fail("replicate " + std::to_string(p.replicate) + " is out of range or already finished");
+      const statistics_detail::fixed_pairwise_tree<replicate_node> shape(replicate_blocks(p.replicate));
+      if (!shape.valid_node(p.level, p.index)) in.fail("no replicate tree node (" + std::to_string(p.level) + ", " + std::to_string(p.index) + ")");
+      const auto [first_leaf, last_leaf] = shape.leaf_range(p.level, p.index);
+      replicate_blocks_done(p.replicate, first_leaf, last_leaf);
+      p.value = read_means(in);
+    }
+
+    std::vector<std::pair<long, std::vector<double>>> exact(in.count(16));
+    for (auto& [first, values] : exact) {
+      first = in.i64();
+      const std::int64_t count = in.i64();
+      if (!exact_ || first < 0 || count < 1 || count > members_total_ - first) in.fail("exact values for impossible members");
+      for (long i = first; i < first + count; ++i) {
+        const long b = i / statistics_block;
+        const bool added = state_done[static_cast<std::size_t>(b)] ||
+                           std::any_of(blocks.begin(), blocks.end(), [&](const auto& p) { return p.first == b && i < p.second.next_member; });
+        if (!added) in.fail("exact values for member " + std::to_string(i) + ", which the state has not added");
+      }
+      if (static_cast<std::size_t>(count) > in.remaining() / sizeof(double) / width_) in.fail("truncated exact values");
+      values.resize(static_cast<std::size_t>(count) * width_);
+      for (double& x : values) x = in.f64();
+    }
+    if (!in.at_end()) in.fail(std::to_string(in.remaining()) + " bytes after the end of the state");
+
+    // Apply.
+    for (placed_node& p : nodes) {
+      const auto [first_block, last_block] = tree_.leaf_range(p.level, p.index);
+      for (long b = first_block; b < last_block; ++b) block_done_[static_cast<std::size_t>(b)] = 1;
+      insert_tree_node(p.level, p.index, std::move(p.value));
+    }
+    for (auto& [b, block] : blocks) in_progress_.emplace(b, std::move(block));
+    for (auto& [r, row] : means) {
+      std::copy(row.begin(), row.end(), replicate_means_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * width_));
+      replicate_done_[static_cast<std::size_t>(r)] = 1;
+    }
+    for (placed_cells& p : cells) insert_replicate_node(p.replicate, p.level, p.index, std::move(p.value));
+    for (auto& [first, values] : exact)
+      std::copy(values.begin(), values.end(), exact_values_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(first) * width_));
+  }
+
+  // Members added so far (in completed blocks or in the blocks in progress).
+  long members_added() const {
+    long added = 0;
+    for (long b = 0; b < blocks_; ++b)
+      if (block_done_[static_cast<std::size_t>(b)]) added += std::min(members_total_, (b + 1) * statistics_block) - b * statistics_block;
+    for (const auto& [b, block] : in_progress_) added += block.next_member - b * statistics_block;
+    return added;
+  }
+
  private:
   struct replicate_cell {
     long replicate;
@@ -442,8 +781,162 @@ class ensemble_statistics {
     return s;
   }
 
+  // ---- the encoding of serialize() ----
+  static constexpr std::uint32_t state_magic = 0x5453534cu;  // "LSST" little-endian
+  static constexpr std::uint32_t state_version = 1;
+
+  void write_configuration(byte_writer& out) const {
+    const configuration c = own_configuration();
+    out.i64(c.members_total);
+    out.u64(c.width);
+    out.u64(c.probabilities.size());
+    for (const double p : c.probabilities) out.f64(p);
+    out.i64(c.members_per_replicate);
+    out.i64(static_cast<std::int64_t>(c.sketch_items));
+    out.u8(c.exact ? 1 : 0);
+  }
+
+  static void check_header(byte_reader& in) {
+    if (in.u32() != state_magic) in.fail("not a statistics state");
+    if (const std::uint32_t version = in.u32(); version != state_version)
+      in.fail("format version " + std::to_string(version) + " (this program reads version " + std::to_string(state_version) + ")");
+  }
+  static configuration read_configuration(byte_reader& in) {
+    configuration c;
+    c.members_total = in.i64();
+    c.width = static_cast<std::size_t>(in.u64());
+    c.probabilities.resize(in.count(8));
+    for (double& p : c.probabilities) p = in.f64();
+    c.members_per_replicate = in.i64();
+    c.sketch_items = static_cast<std::size_t>(in.i64());
+    c.exact = in.u8() != 0;
+    return c;
+  }
+  configuration own_configuration() const {
+    return {members_total_, width_, probabilities_, members_per_replicate_, static_cast<std::size_t>(sketch_items_), exact_};
+  }
+
+  static void write_moments(byte_writer& out, const statistics_detail::moments& m) {
+    out.i64(m.n);
+    out.f64(m.mean);
+    out.f64(m.m2);
+    out.f64(m.min);
+    out.f64(m.max);
+  }
+  static statistics_detail::moments read_moments(byte_reader& in, long members) {
+    statistics_detail::moments m;
+    m.n = in.i64();
+    if (m.n < 0 || m.n > members) in.fail("a count of " + std::to_string(m.n) + " values from " + std::to_string(members) + " members");
+    m.mean = in.f64();
+    m.m2 = in.f64();
+    m.min = in.f64();
+    m.max = in.f64();
+    return m;
+  }
+
+  void write_means(byte_writer& out, const statistics_detail::mean_accumulator* means) const {
+    for (std::size_t c = 0; c < width_; ++c) {
+      out.i64(means[c].n);
+      out.f64(means[c].mean);
+    }
+  }
+  replicate_node read_means(byte_reader& in) const {
+    replicate_node means(width_);
+    for (auto& m : means) {
+      m.n = in.i64();
+      if (m.n < 0 || m.n > members_total_) in.fail("a replicate count of " + std::to_string(m.n));
+      m.mean = in.f64();
+    }
+    return means;
+  }
+
+  void write_node(byte_writer& out, const node& n) const {
+    for (const auto& m : n.moments) write_moments(out, m);
+    for (const auto& sketch : n.sketches) {
+      out.i64(sketch.total);
+      out.i64(sketch.error_down);
+      out.i64(sketch.error_up);
+      out.u64(sketch.items.size());
+      for (const auto& item : sketch.items) {
+        out.f64(item.value);
+        out.i64(item.weight);
+      }
+    }
+  }
+  // A node over `members` members. A sketch must be what compaction can produce: sorted values
+  // without NaN, positive weights summing to its total (= the slice's count), non-negative errors;
+  // queries and merges rely on all of it.
+  node read_node(byte_reader& in, long members) const {
+    node n;
+    n.moments.resize(width_);
+    for (auto& m : n.moments) m = read_moments(in, members);
+    if (!sketch_mode()) return n;
+    n.sketches.resize(width_);
+    for (std::size_t c = 0; c < width_; ++c) {
+      statistics_detail::quantile_sketch& sketch = n.sketches[c];
+      sketch.total = in.i64();
+      sketch.error_down = in.i64();
+      sketch.error_up = in.i64();
+      constexpr std::int64_t error_limit = std::int64_t{1} << 62;  // far above any real error; keeps E + 1 exact
+      if (sketch.total != n.moments[c].n || sketch.error_down < 0 || sketch.error_up < 0 ||
+          sketch.error_down > error_limit || sketch.error_up > error_limit)
+        in.fail("a quantile sketch disagrees with its moments");
+      sketch.items.resize(in.count(16));
+      std::int64_t weight = 0;
+      for (std::size_t i = 0; i < sketch.items.size(); ++i) {
+        auto& item = sketch.items[i];
+        item.value = in.f64();
+        item.weight = in.i64();
+        if (std::isnan(item.value) || item.weight < 1 || item.weight > sketch.total - weight ||
+            (i > 0 && item.value < sketch.items[i - 1].value))
+          in.fail("a quantile sketch that is not sorted or whose weights do not add up");
+        weight += item.weight;
+      }
+      if (weight != sketch.total) in.fail("a quantile sketch whose weights do not add up");
+    }
+    return n;
+  }
+
+  // [first, end) member ranges added so far: finished blocks (neighbours joined) and the started
+  // part of each block in progress.
+  std::vector<std::pair<long, long>> added_member_ranges() const {
+    std::vector<std::pair<long, long>> ranges;
+    auto add = [&](long first, long end) {
+      if (!ranges.empty() && ranges.back().second == first)
+        ranges.back().second = end;
+      else
+        ranges.emplace_back(first, end);
+    };
+    for (long b = 0; b < blocks_; ++b) {
+      const long first = b * statistics_block;
+      if (block_done_[static_cast<std::size_t>(b)])
+        add(first, std::min(members_total_, first + statistics_block));
+      else if (const auto it = in_progress_.find(b); it != in_progress_.end())
+        add(first, it->second.next_member);
+    }
+    return ranges;
+  }
+
   // Down compactions at even indices, up at odd (banner): errors of both signs in equal measure.
   static bool compacts_down(long index) { return (index & 1) == 0; }
+
+  // Node (level, index) of the fixed tree from its two children (the banner's merge rules).
+  node combine_nodes(node&& left, node&& right, long index) const {
+    node parent;
+    parent.moments.resize(width_);
+    for (std::size_t c = 0; c < width_; ++c) parent.moments[c] = statistics_detail::merge(left.moments[c], right.moments[c]);
+    if (!left.sketches.empty()) {
+      parent.sketches.resize(width_);
+      for (std::size_t c = 0; c < width_; ++c)
+        parent.sketches[c] = statistics_detail::merge(left.sketches[c], right.sketches[c], sketch_items_, compacts_down(index));
+    }
+    return parent;
+  }
+  void insert_tree_node(int level, long index, node&& n) {
+    tree_.insert_node(level, index, std::move(n), [this](node&& left, node&& right, int, long parent_index) {
+      return combine_nodes(std::move(left), std::move(right), parent_index);
+    });
+  }
 
   void complete_block(long b, block_state&& block) {
     node leaf;
@@ -461,36 +954,37 @@ class ensemble_statistics {
         statistics_detail::compact(s, sketch_items_, compacts_down(b));
       }
     }
-    tree_.insert_leaf(b, std::move(leaf), [this](node&& left, node&& right, int, long index) {
-      node parent;
-      parent.moments.resize(width_);
-      for (std::size_t c = 0; c < width_; ++c) parent.moments[c] = statistics_detail::merge(left.moments[c], right.moments[c]);
-      if (!left.sketches.empty()) {
-        parent.sketches.resize(width_);
-        for (std::size_t c = 0; c < width_; ++c)
-          parent.sketches[c] = statistics_detail::merge(left.sketches[c], right.sketches[c], sketch_items_, compacts_down(index));
-      }
-      return parent;
-    });
+    insert_tree_node(0, b, std::move(leaf));
     block_done_[static_cast<std::size_t>(b)] = 1;
 
     for (replicate_cell& cell : block.cells) {
       const long r = cell.replicate;
-      const long first_block = r * members_per_replicate_ / statistics_block;
-      const long last_block = ((r + 1) * members_per_replicate_ - 1) / statistics_block;
-      auto it = replicate_trees_.find(r);
-      if (it == replicate_trees_.end())
-        it = replicate_trees_.emplace(r, statistics_detail::fixed_pairwise_tree<replicate_node>(last_block - first_block + 1)).first;
-      it->second.insert_leaf(b - first_block, std::move(cell.means), [this](replicate_node&& left, replicate_node&& right, int, long) {
-        replicate_node parent(width_);
-        for (std::size_t c = 0; c < width_; ++c) parent[c] = statistics_detail::merge(left[c], right[c]);
-        return parent;
-      });
-      if (it->second.complete()) {
-        std::copy(it->second.root().begin(), it->second.root().end(),
-                  replicate_means_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * width_));
-        replicate_trees_.erase(it);
-      }
+      insert_replicate_node(r, 0, b - replicate_first_block(r), std::move(cell.means));
+    }
+  }
+
+  // Replicate r's tree has one leaf per block the replicate touches.
+  long replicate_first_block(long r) const { return r * members_per_replicate_ / statistics_block; }
+  long replicate_blocks(long r) const {
+    return ((r + 1) * members_per_replicate_ - 1) / statistics_block - replicate_first_block(r) + 1;
+  }
+
+  // A cell (level 0) or a finished subtree of cells into replicate r's tree; a completed tree leaves
+  // the replicate's mean in replicate_means_.
+  void insert_replicate_node(long r, int level, long index, replicate_node&& cells) {
+    auto it = replicate_trees_.find(r);
+    if (it == replicate_trees_.end())
+      it = replicate_trees_.emplace(r, statistics_detail::fixed_pairwise_tree<replicate_node>(replicate_blocks(r))).first;
+    it->second.insert_node(level, index, std::move(cells), [this](replicate_node&& left, replicate_node&& right, int, long) {
+      replicate_node parent(width_);
+      for (std::size_t c = 0; c < width_; ++c) parent[c] = statistics_detail::merge(left[c], right[c]);
+      return parent;
+    });
+    if (it->second.complete()) {
+      std::copy(it->second.root().begin(), it->second.root().end(),
+                replicate_means_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * width_));
+      replicate_done_[static_cast<std::size_t>(r)] = 1;
+      replicate_trees_.erase(it);
     }
   }
 
@@ -590,6 +1084,7 @@ class ensemble_statistics {
   statistics_detail::fixed_pairwise_tree<node> tree_;
   std::map<long, statistics_detail::fixed_pairwise_tree<replicate_node>> replicate_trees_;
   std::vector<statistics_detail::mean_accumulator> replicate_means_;  // [replicate][W]
+  std::vector<char> replicate_done_;                                  // [replicate]: its mean is final
   std::vector<double> exact_values_;                                  // [member][W], exact mode only
 };
 

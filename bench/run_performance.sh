@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# bench/run_performance.sh — lockstep against SUNDIALS IDA (issue 8): builds and runs
+# bench/peers/work_precision (work-precision data of lockstep BDF, lockstep Radau IIA 5 and IDA on
+# andrews, car_axis, slider_crank and the double pendulum), profiles one case per solver with perf
+# where perf works, and writes docs/PERFORMANCE.md and docs/figures/performance/*.png with
+# bench/write_performance.py. Not part of the test suite; needs libsundials-dev (SUNDIALS 6).
+#
+# Usage: bench/run_performance.sh
+# Takes about 20 minutes on 2 idle cores (most of it the 1,000-member ensembles at three repetitions).
+# Environment (all optional):
+#   BUILD_DIR        build directory (default /tmp/lockstep-bench-performance); configured Release, CUDA off
+#   OUT_DIR          where the JSON, profiles and log go (default $BUILD_DIR/performance)
+#   RESULTS          the Markdown file to write (default docs/PERFORMANCE.md)
+#   FIGURES          the figure directory (default docs/figures/performance)
+#   MEMBERS          members per ensemble (default 1000)
+#   SLIDER_MEMBERS   members of the slider_crank ensemble (default 128: its members take 10-30 times
+#                    the steps of the others; 128 keeps both threads of lockstep's omp backend busy,
+#                    whose dynamic schedule hands out 64 members at a time; PERFORMANCE.md says so)
+#   REPS             timed repetitions of every (solver, tolerance) (default 3; the fastest counts)
+#   SLIDER_REPS      repetitions for slider_crank (default 2, for the run time)
+#   THREADS          OpenMP threads for every solver (default 2)
+#   PROBLEMS         comma-separated subset (default andrews,car_axis,slider_crank,double_pendulum)
+#   IDLE_WAIT        seconds in all to wait for the machine to go idle first (default 240; 0: no wait)
+#   PROFILE          1 (default): perf profiles of car_axis at rtol 1e-8; 0: none
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+COMMAND="bench/run_performance.sh"
+for v in BUILD_DIR OUT_DIR MEMBERS SLIDER_MEMBERS REPS SLIDER_REPS THREADS PROBLEMS IDLE_WAIT PROFILE; do
+  if [[ -n "${!v:-}" ]]; then COMMAND="$v=${!v} $COMMAND"; fi
+done
+BUILD_DIR=${BUILD_DIR:-/tmp/lockstep-bench-performance}
+OUT_DIR=${OUT_DIR:-$BUILD_DIR/performance}
+RESULTS=${RESULTS:-$ROOT/docs/PERFORMANCE.md}
+FIGURES=${FIGURES:-$ROOT/docs/figures/performance}
+MEMBERS=${MEMBERS:-1000}
+SLIDER_MEMBERS=${SLIDER_MEMBERS:-128}
+REPS=${REPS:-3}
+SLIDER_REPS=${SLIDER_REPS:-2}
+THREADS=${THREADS:-2}
+PROBLEMS=${PROBLEMS:-andrews,car_axis,slider_crank,double_pendulum}
+IDLE_WAIT=${IDLE_WAIT:-240}
+PROFILE=${PROFILE:-1}
+PYTHON=/usr/bin/python3   # Debian's interpreter with python3-matplotlib and python3-numpy
+
+SECONDS=0
+START=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DLOCKSTEP_CUDA=OFF -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_BUILD_TESTS=OFF >/dev/null
+cmake --build "$BUILD_DIR" -j2 --target work_precision
+BIN=$BUILD_DIR/bench/work_precision
+if [[ ! -x $BIN ]]; then
+  echo "run_performance.sh: $BIN was not built (is libsundials-dev, SUNDIALS 6, installed?)" >&2
+  exit 1
+fi
+
+rm -rf "$OUT_DIR"
+mkdir -p "$OUT_DIR"
+LOG=$OUT_DIR/run.log
+: >"$LOG"
+echo "start $START loadavg $(cat /proc/loadavg)" >>"$LOG"
+
+# Busy fraction of the whole machine over 2 s, from /proc/stat (0 = idle, 1 = every core busy).
+busy_fraction() {
+  local before after
+  before=$(head -n1 /proc/stat)
+  sleep 2
+  after=$(head -n1 /proc/stat)
+  awk -v a="$before" -v b="$after" 'BEGIN {
+    split(a, x, " "); split(b, y, " ")
+    busy = (y[2] - x[2]) + (y[3] - x[3]) + (y[4] - x[4]) + (y[7] - x[7]) + (y[8] - x[8]) + (y[9] - x[9])
+    idle = (y[5] - x[5]) + (y[6] - x[6])
+    printf "%.3f", busy / (busy + idle > 0 ? busy + idle : 1) }'
+}
+
+# Waits until other processes use less than 10% of the machine, for at most what is left of IDLE_WAIT.
+IDLE_LEFT=$IDLE_WAIT
+wait_idle() {
+  local label=$1 waited=0 busy
+  while :; do
+    busy=$(busy_fraction)
+    if awk -v x="$busy" 'BEGIN { exit !(x < 0.10) }'; then
+      echo "$label: machine idle (busy fraction $busy) after waiting ${waited}s; loadavg $(cat /proc/loadavg)" >>"$LOG"
+      return
+    fi
+    if (( waited >= IDLE_LEFT )); then
+      echo "$label: machine still busy (busy fraction $busy) after ${waited}s; running anyway; loadavg $(cat /proc/loadavg)" >>"$LOG"
+      return
+    fi
+    sleep 8
+    waited=$((waited + 10))
+    IDLE_LEFT=$((IDLE_LEFT - 10))
+  done
+}
+
+# One process per problem, so that the run log brackets each with the machine's load.
+JSONS=()
+IFS=, read -r -a PROBLEM_LIST <<<"$PROBLEMS"
+for problem in "${PROBLEM_LIST[@]}"; do
+  wait_idle "$problem"
+  echo "== $problem"
+  "$BIN" --out "$OUT_DIR/$problem.json" --problems "$problem" --members "$MEMBERS" --members-slider_crank "$SLIDER_MEMBERS" \
+    --reps "$REPS" --reps-slider_crank "$SLIDER_REPS" --threads "$THREADS" 2> >(tee "$OUT_DIR/$problem.log" >&2)
+  echo "$problem: done at ${SECONDS}s; loadavg $(cat /proc/loadavg)" >>"$LOG"
+  JSONS+=("$OUT_DIR/$problem.json")
+done
+
+# Profiles: one thread, car_axis at rtol = atol = 1e-8, 200 members, each solver alone (no reference).
+PROFILES_JSON="[]"
+if [[ $PROFILE == 1 ]] && perf stat -e task-clock true >/dev/null 2>&1; then
+  entries=()
+  for solver in lockstep-bdf lockstep-radau5 ida; do
+    data=$OUT_DIR/perf-$solver.data
+    report=$OUT_DIR/perf-$solver.txt
+    perf record -F 4000 -o "$data" -- "$BIN" --out "$OUT_DIR/profile-$solver.json" --problems car_axis --members 200 \
+      --reps 1 --threads 1 --tol-min 8 --tol-max 8 --solvers "$solver" --no-reference >/dev/null 2>&1
+    perf report -i "$data" --stdio --no-children --sort dso,symbol --percent-limit 0.05 >"$report" 2>/dev/null
+    entries+=("{\"title\": \"car_axis, rtol = atol = 1e-8, $solver (200 members, 1 thread)\", \"report\": \"$report\"}")
+  done
+  PROFILES_JSON="[$(IFS=,; echo "${entries[*]}")]"
+  echo "profiles: done at ${SECONDS}s" >>"$LOG"
+else
+  echo "profiles: skipped (PROFILE=$PROFILE or perf unavailable)" >>"$LOG"
+fi
+echo "end $(date -u +%Y-%m-%dT%H:%M:%SZ) after ${SECONDS}s loadavg $(cat /proc/loadavg)" >>"$LOG"
+
+# The problems' JSON files as one, and the description of the run.
+"$PYTHON" - "$OUT_DIR/work_precision.json" "${JSONS[@]}" <<'EOF'
+import json, sys
+out, parts = sys.argv[1], sys.argv[2:]
+merged = None
+for p in parts:
+    d = json.load(open(p))
+    if merged is None:
+        merged = d
+    else:
+        merged["problems"] += d["problems"]
+        merged["seconds"] += d["seconds"]
+json.dump(merged, open(out, "w"))
+EOF
+
+REVISION="commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown) $(git -C "$ROOT" log -1 --format=%s 2>/dev/null | cut -c1-80 || true)"
+if [[ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null || true)" ]]; then
+  REVISION="$REVISION, with uncommitted changes"
+fi
+COMMAND="$COMMAND" SECONDS_TOTAL=$SECONDS START="$START" REVISION="$REVISION" LOG="$LOG" PROFILES_JSON="$PROFILES_JSON" \
+  NPROC=$(nproc) CPU_MODEL="$(lscpu | sed -n 's/^Model name: *//p' | head -n1)" KERNEL="$(uname -r)" \
+  COMPILER="$(c++ --version | head -n1)" SUNDIALS_PACKAGE="$(dpkg-query -W -f='${Version}' libsundials-dev 2>/dev/null || echo unknown)" \
+  "$PYTHON" - "$OUT_DIR/machine.json" <<'EOF'
+import json, os, sys
+e = os.environ
+json.dump({
+    "command": e["COMMAND"], "seconds": int(e["SECONDS_TOTAL"]), "start": e["START"], "revision": e["REVISION"],
+    "nproc": e["NPROC"], "cpu_model": e["CPU_MODEL"], "kernel": e["KERNEL"], "compiler": e["COMPILER"],
+    "flags": "-O3 -DNDEBUG", "sundials_package": e["SUNDIALS_PACKAGE"],
+    "load_log": open(e["LOG"]).read().splitlines(), "profiles": json.loads(e["PROFILES_JSON"]),
+}, open(sys.argv[1], "w"), indent=1)
+EOF
+
+"$PYTHON" "$ROOT/bench/write_performance.py" --json "$OUT_DIR/work_precision.json" --machine "$OUT_DIR/machine.json" \
+  --out "$RESULTS" --figures "$FIGURES"
+echo "wrote $RESULTS and $FIGURES/ after ${SECONDS}s"

@@ -1,0 +1,112 @@
+// fuzz/make_checkpoint_seeds.cpp — writes the seed corpus of fuzz_checkpoint (fuzz/corpus/checkpoint):
+// checkpoints of small studies whose statistics are in every mode (moments only, exact quantiles, the
+// sketch, replicate errors) and stopped at different places (inside a block, at a block boundary,
+// complete), and journal record payloads with and without trajectories.
+//
+//   build-fuzz/make_checkpoint_seeds fuzz/corpus/checkpoint
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "host/checkpoint/checkpoint_file.hpp"
+#include "host/checkpoint/member_journal.hpp"
+#include "lockstep/study/statistics.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace lockstep;
+
+void save(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  std::printf("%s: %zu bytes\n", path.string().c_str(), bytes.size());
+}
+
+struct seed_study {
+  const char* name;
+  long members, width, per_replicate, added;
+  std::vector<double> probabilities;
+  std::size_t quantile_budget, sketch_items;
+};
+
+std::string statistics_state(const seed_study& s) {
+  study::ensemble_statistics stats(s.members, static_cast<std::size_t>(s.width), s.probabilities, s.per_replicate,
+                                   s.quantile_budget, s.sketch_items);
+  std::vector<double> values(static_cast<std::size_t>(s.width));
+  for (long i = 0; i < s.added; ++i) {
+    for (long c = 0; c < s.width; ++c)
+      values[static_cast<std::size_t>(c)] =
+          i % 17 == 3 && c > 0 ? std::numeric_limits<double>::quiet_NaN() : std::sin(0.37 * static_cast<double>(i * s.width + c));
+    stats.add(i, values.data());
+  }
+  return stats.serialize();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+    return 2;
+  }
+  const fs::path dir = argv[1];
+  fs::create_directories(dir);
+  const std::size_t unlimited = std::numeric_limits<std::size_t>::max();
+  const seed_study studies[] = {
+      {"moments-complete", 40, 3, 0, 40, {}, unlimited, 2048},
+      {"exact-inside-a-block", 50, 6, 0, 20, {0.05, 0.5, 0.95}, unlimited, 2048},
+      {"sketch-past-a-block", 4200, 2, 0, 4100, {0.1, 0.9}, 0, 16},
+      {"replicates-exact", 300, 3, 100, 150, {0.5}, unlimited, 2048},
+      {"replicates-sketch-complete", 4200, 1, 1400, 4200, {0.25}, 0, 8},
+  };
+  for (const seed_study& s : studies) {
+    checkpoint::checkpoint_state state;
+    state.run_id = 0x5eed;
+    state.study_text = "[model]\nname = \"pendulum\"\n[time]\nt1 = 1.0\n";
+    state.study_source = "seed.toml";
+    state.model = "pendulum";
+    state.members_total = s.members;
+    state.range_end = s.members;
+    state.members_done = s.added;
+    state.journal_bytes = 32;
+    state.checkpoint_every = 1.0;
+    state.elapsed_seconds = 0.5;
+    state.statistics = statistics_state(s);
+    save(dir / (std::string("checkpoint-") + s.name), checkpoint::encode_checkpoint(state));
+  }
+
+  // Journal record payloads: a journal's first record, less the journal header and the record header.
+  for (const bool trajectories : {false, true}) {
+    const fs::path journal = dir / "journal.tmp";
+    {
+      checkpoint::journal_writer w(journal, checkpoint::journal_writer::mode::create, 1, 0);
+      const long count = 3;
+      const int save_count = 2, ny = 3;
+      std::vector<member_status> status = {member_status::success, member_status::max_steps, member_status::success};
+      std::vector<member_counters> counters(count);
+      counters[0].steps = 12;
+      counters[1].last_h = 1e-9;
+      std::vector<double> final_t = {1.0, 0.25, 1.0}, y_final(count * ny, 0.5), y(count * save_count * ny, -1.5);
+      io::member_block block;
+      block.count = count;
+      block.status = status.data();
+      block.counters = counters.data();
+      block.final_t = final_t.data();
+      block.y = y.data();
+      block.y_final = y_final.data();
+      w.append(block, save_count, ny, trajectories);
+      w.close();
+    }
+    std::ifstream in(journal, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    constexpr std::size_t skip = checkpoint::journal_header_bytes + 16;
+    save(dir / (trajectories ? "journal-record-with-trajectories" : "journal-record"), bytes.substr(skip));
+    fs::remove(journal);
+  }
+  return 0;
+}

@@ -1,0 +1,266 @@
+// host/checkpoint/member_journal.cpp — appending, syncing and reading back journals (member_journal.hpp).
+#include "host/checkpoint/member_journal.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <type_traits>
+
+#include "host/io/output_file.hpp"
+#include "lockstep/study/statistics.hpp"
+
+namespace lockstep::checkpoint {
+
+namespace {
+
+constexpr std::string_view journal_magic = "LSTPJRNL";
+constexpr std::uint32_t journal_version = 1;
+constexpr std::uint32_t record_magic = 0x524a534cu;  // "LSJR" little-endian
+constexpr std::size_t record_header_bytes = 4 + 8 + 4;
+// member_counters is written word by word, so that counters added to it later are journaled without
+// touching this file; a journal whose records carry another number of words is refused.
+static_assert(std::is_trivially_copyable_v<member_counters> && sizeof(member_counters) % 8 == 0 &&
+                  sizeof(long) == 8 && sizeof(double) == 8,
+              "member_counters must consist of 8-byte integers and doubles");
+constexpr int counter_words = static_cast<int>(sizeof(member_counters) / 8);
+constexpr std::size_t counters_bytes = 4 + sizeof(member_counters);  // with the status
+// Shapes beyond these are damage, not studies (save times are capped at 10^6 by the study loader).
+constexpr int max_save_count = 1 << 24;
+constexpr int max_ny = 1 << 16;
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+std::uint64_t member_bytes(int save_count, int ny, bool trajectories) {
+  const std::uint64_t per_state = 8u * static_cast<std::uint64_t>(ny);
+  return counters_bytes + 8 + per_state + (trajectories ? per_state * static_cast<std::uint64_t>(save_count) : 0);
+}
+
+void sync_directory(const std::filesystem::path& file) {
+  const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+}  // namespace
+
+std::string journal_header(std::uint64_t run_id, long first_member) {
+  study::byte_writer out;
+  for (const char c : journal_magic) out.u8(static_cast<std::uint8_t>(c));
+  out.u32(journal_version);
+  out.u64(run_id);
+  out.i64(first_member);
+  const std::uint32_t crc = crc32_of(out.bytes());
+  out.u32(crc);
+  return out.take();
+}
+
+io::member_block journal_chunk::block(const double* inputs) const {
+  io::member_block b;
+  b.first = first;
+  b.count = count;
+  b.status = status.data();
+  b.counters = counters.data();
+  b.final_t = final_t.data();
+  b.inputs = inputs;
+  b.y = trajectories ? y.data() : nullptr;
+  b.y_final = y_final.data();
+  return b;
+}
+
+void decode_journal_payload(std::string_view payload, journal_chunk& out, const std::string& source) {
+  try {
+    study::byte_reader in(payload, "journal " + quoted(source) + " record");
+    out.first = in.i64();
+    out.count = in.i64();
+    out.save_count = in.i32();
+    out.ny = in.i32();
+    const std::uint8_t trajectories = in.u8();
+    if (out.first < 0 || out.count < 1 || out.save_count < 0 || out.save_count > max_save_count || out.ny < 0 ||
+        out.ny > max_ny || trajectories > 1)
+      in.fail("impossible members or shape");
+    if (const std::int32_t words = in.i32(); words != counter_words)
+      in.fail("member counters of " + std::to_string(words) + " words (this lockstep has " + std::to_string(counter_words) +
+              "): written by another version");
+    out.trajectories = trajectories == 1;
+    const std::uint64_t per_member = member_bytes(out.save_count, out.ny, out.trajectories);
+    if (static_cast<std::uint64_t>(out.count) > in.remaining() / per_member ||
+        static_cast<std::uint64_t>(out.count) * per_member != in.remaining())
+      in.fail("its length does not match " + std::to_string(out.count) + " members");
+    const auto n = static_cast<std::size_t>(out.count);
+    const auto ny = static_cast<std::size_t>(out.ny);
+    const std::size_t outputs = static_cast<std::size_t>(out.save_count) * ny;
+    out.status.resize(n);
+    out.counters.resize(n);
+    out.final_t.resize(n);
+    out.y_final.resize(n * ny);
+    out.y.resize(out.trajectories ? n * outputs : 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int32_t status = in.i32();
+      if (status < 0 || status >= member_status_count) in.fail("unknown member status " + std::to_string(status));
+      out.status[i] = static_cast<member_status>(status);
+      std::uint64_t words[counter_words];
+      for (std::uint64_t& w : words) w = in.u64();
+      std::memcpy(&out.counters[i], words, sizeof words);
+      out.final_t[i] = in.f64();
+      for (std::size_t j = 0; j < ny; ++j) out.y_final[i * ny + j] = in.f64();
+      if (out.trajectories)
+        for (std::size_t j = 0; j < outputs; ++j) out.y[i * outputs + j] = in.f64();
+    }
+  } catch (const study::state_error& e) {
+    throw checkpoint_error(std::string(e.what()) + ": the journal is damaged; it cannot be resumed");
+  }
+}
+
+// ---- writer ----------------------------------------------------------------------------------------
+
+journal_writer::journal_writer(std::filesystem::path path, mode how, std::uint64_t run_id, long first_member,
+                               std::uint64_t valid_bytes, std::uint64_t records)
+    : path_(std::move(path)), records_(records), next_member_(first_member) {
+  if (how == mode::create) {
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) fail("create", errno);
+    buffer_ = journal_header(run_id, first_member);
+    records_ = 0;
+    sync();
+    sync_directory(path_);
+    return;
+  }
+  // Reopen: the caller has read the records up to valid_bytes (journal_reader) and passes the member
+  // they reach as first_member; here the header's run id is checked again and the tail is cut off.
+  fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd_ < 0) fail("open", errno);
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) fail("open", errno);
+  if (static_cast<std::uint64_t>(st.st_size) < valid_bytes || valid_bytes < journal_header_bytes)
+    throw checkpoint_error("journal " + quoted(path_.string()) + " is shorter (" + std::to_string(st.st_size) +
+                           " bytes) than its checkpoint records (" + std::to_string(valid_bytes) + "); it cannot be resumed");
+  std::string header(journal_header_bytes, '\0');
+  if (::pread(fd_, header.data(), header.size(), 0) != static_cast<ssize_t>(header.size())) fail("read", errno);
+  study::byte_reader h(std::string_view(header).substr(journal_magic.size() + 4, 8), "journal header");
+  if (header.compare(0, journal_magic.size(), journal_magic) != 0 || h.u64() != run_id)
+    throw checkpoint_error("journal " + quoted(path_.string()) + " belongs to another run than its checkpoint; it cannot be resumed");
+  if (::ftruncate(fd_, static_cast<off_t>(valid_bytes)) != 0) fail("truncate", errno);
+  if (::lseek(fd_, static_cast<off_t>(valid_bytes), SEEK_SET) < 0) fail("seek in", errno);
+  bytes_ = valid_bytes;
+  sync();
+}
+
+journal_writer::~journal_writer() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void journal_writer::fail(const std::string& doing, int system_error) {
+  throw io::io_error(path_, system_error,
+                     "cannot " + doing + " checkpoint journal " + quoted(path_.string()) + ": " + std::strerror(system_error));
+}
+
+void journal_writer::append(const io::member_block& block, int save_count, int ny, bool trajectories) {
+  if (block.first != next_member_)
+    throw std::logic_error("journal_writer::append: members from " + std::to_string(block.first) + ", expected " +
+                           std::to_string(next_member_));
+  study::byte_writer payload;
+  payload.i64(block.first);
+  payload.i64(block.count);
+  payload.i32(save_count);
+  payload.i32(ny);
+  payload.u8(trajectories ? 1 : 0);
+  payload.i32(counter_words);
+  const auto per_state = static_cast<std::size_t>(ny);
+  const std::size_t outputs = static_cast<std::size_t>(save_count) * per_state;
+  for (long i = 0; i < block.count; ++i) {
+    payload.i32(static_cast<std::int32_t>(block.status[i]));
+    std::uint64_t words[counter_words];
+    std::memcpy(words, &block.counters[i], sizeof words);
+    for (const std::uint64_t w : words) payload.u64(w);
+    payload.f64(block.final_t[i]);
+    for (std::size_t j = 0; j < per_state; ++j) payload.f64(block.y_final[static_cast<std::size_t>(i) * per_state + j]);
+    if (trajectories)
+      for (std::size_t j = 0; j < outputs; ++j) payload.f64(block.y[static_cast<std::size_t>(i) * outputs + j]);
+  }
+  study::byte_writer header;
+  header.u32(record_magic);
+  header.u64(payload.bytes().size());
+  header.u32(crc32_of(payload.bytes()));
+  io::charge_write(path_, header.bytes().size() + payload.bytes().size());
+  buffer_ += header.bytes();
+  buffer_ += payload.bytes();
+  ++records_;
+  next_member_ = block.first + block.count;
+  if (buffer_.size() >= (std::size_t{1} << 22)) flush();
+}
+
+void journal_writer::flush() {
+  std::size_t written = 0;
+  while (written < buffer_.size()) {
+    const ssize_t w = ::write(fd_, buffer_.data() + written, buffer_.size() - written);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      fail("write", errno);
+    }
+    written += static_cast<std::size_t>(w);
+  }
+  bytes_ += buffer_.size();
+  buffer_.clear();
+}
+
+void journal_writer::sync() {
+  if (fd_ < 0) return;
+  flush();
+  if (::fsync(fd_) != 0) fail("sync", errno);
+}
+
+void journal_writer::close() {
+  if (fd_ < 0) return;
+  sync();
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("close", errno);
+}
+
+// ---- reader ----------------------------------------------------------------------------------------
+
+journal_reader::journal_reader(std::istream& in, std::string source, std::uint64_t run_id, long first_member,
+                               std::uint64_t valid_bytes)
+    : in_(in), source_(std::move(source)), valid_bytes_(valid_bytes), next_member_(first_member) {
+  std::string header(journal_header_bytes, '\0');
+  if (valid_bytes_ < journal_header_bytes || !in_.read(header.data(), static_cast<std::streamsize>(header.size())))
+    damaged("its header is missing");
+  if (header != journal_header(run_id, first_member)) damaged("its header does not belong to this checkpoint");
+  position_ = journal_header_bytes;
+}
+
+void journal_reader::damaged(const std::string& why) const {
+  throw checkpoint_error("journal " + quoted(source_) + " is damaged at byte " + std::to_string(position_) + ": " + why +
+                         "; it cannot be resumed");
+}
+
+bool journal_reader::next(journal_chunk& out) {
+  if (position_ == valid_bytes_) return false;
+  if (valid_bytes_ - position_ < record_header_bytes) damaged("a record header is cut off");
+  char header[record_header_bytes];
+  if (!in_.read(header, sizeof header)) damaged("the file ends inside a record header");
+  study::byte_reader h(std::string_view(header, sizeof header), "journal record header");
+  const std::uint32_t magic = h.u32();
+  const std::uint64_t length = h.u64();
+  const std::uint32_t crc = h.u32();
+  if (magic != record_magic) damaged("no record starts here");
+  if (length > valid_bytes_ - position_ - record_header_bytes) damaged("a record runs past the checkpointed length");
+  payload_.resize(static_cast<std::size_t>(length));
+  if (!in_.read(payload_.data(), static_cast<std::streamsize>(length))) damaged("the file ends inside a record");
+  if (crc32_of(payload_) != crc) damaged("a record's CRC-32 does not match");
+  decode_journal_payload(payload_, out, source_);
+  if (out.first != next_member_)
+    damaged("a record starts at member " + std::to_string(out.first) + " where member " + std::to_string(next_member_) + " was expected");
+  position_ += record_header_bytes + length;
+  next_member_ = out.first + out.count;
+  ++records_;
+  return true;
+}
+
+}  // namespace lockstep::checkpoint

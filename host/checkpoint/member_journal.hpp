@@ -1,0 +1,115 @@
+// host/checkpoint/member_journal.hpp — the journal: finished members, appended chunk by chunk (issue 9).
+//
+// A checkpointed run appends every finished chunk here (statuses, counters, final times and states,
+// and the trajectories when the study stores them), and its checkpoint records how many bytes of the
+// journal are valid (checkpoint_file.hpp). At the end, or when resumed, results.h5 and members.csv
+// are written from the journal. MPI ranks use the same format to hand their members to rank 0.
+// Memory stays at one chunk: nothing is held beyond the record being written or read.
+//
+// Format (little-endian, byte_writer in study/statistics.hpp):
+//   header   "LSTPJRNL", u32 version (1), u64 run id, i64 first member, u32 CRC-32 of the 28 bytes before it
+//   records  u32 "LSJR", u64 payload length L, u32 CRC-32 of the payload, then L payload bytes:
+//            i64 first member, i64 count, i32 save count S, i32 Y, u8 trajectories (0/1), i32 W (the
+//            8-byte words of member_counters), then per member: i32 status, W words of member_counters
+//            in declaration order (integers and doubles' bit patterns), f64 final t, f64 x Y final
+//            state, and f64 x S x Y outputs when trajectories = 1.
+// Records follow each other without gaps: each starts at the member after the previous one's last.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <istream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/checkpoint/checkpoint_file.hpp"
+#include "host/io/results_h5.hpp"
+
+namespace lockstep::checkpoint {
+
+// One record: members [first, first + count), member-major.
+struct journal_chunk {
+  long first = 0;
+  long count = 0;
+  int save_count = 0;
+  int ny = 0;
+  bool trajectories = false;
+  std::vector<member_status> status;
+  std::vector<member_counters> counters;
+  std::vector<double> final_t;
+  std::vector<double> y_final;  // [count][Y]
+  std::vector<double> y;        // [count][S][Y] when trajectories
+
+  // A view for the writers; `inputs` ([count][V], or null) come from the sampling plan.
+  io::member_block block(const double* inputs) const;
+};
+
+// Decodes one record's payload (checkpoint_error naming `source` when it is malformed).
+void decode_journal_payload(std::string_view payload, journal_chunk& out, const std::string& source);
+
+class journal_writer {
+ public:
+  enum class mode { create, reopen };
+  // create: a new journal (replacing any file at `path`) with its header, synced with its directory.
+  // reopen: an existing journal of this run whose first `valid_bytes` (holding `records` records) a
+  // checkpoint vouches for; anything after them is cut off, and appends go after them.
+  // Both throw io::io_error when the file cannot be created or written, checkpoint_error when a
+  // reopened journal is shorter than valid_bytes or belongs to another run.
+  journal_writer(std::filesystem::path path, mode how, std::uint64_t run_id, long first_member,
+                 std::uint64_t valid_bytes = 0, std::uint64_t records = 0);
+  ~journal_writer();  // closes the file (never removes it)
+  journal_writer(const journal_writer&) = delete;
+  journal_writer& operator=(const journal_writer&) = delete;
+
+  // Appends members [block.first, block.first + block.count) (buffered; block.first must follow the
+  // previous record). Uses status, counters, final_t, y_final and, when trajectories, y.
+  void append(const io::member_block& block, int save_count, int ny, bool trajectories);
+  // Everything appended so far reaches the disk (write + fsync) before this returns.
+  void sync();
+  void close();  // sync and close
+
+  std::uint64_t bytes() const { return bytes_; }      // valid length once synced
+  std::uint64_t records() const { return records_; }
+  long next_member() const { return next_member_; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  void flush();
+  [[noreturn]] void fail(const std::string& doing, int system_error);
+
+  std::filesystem::path path_;
+  int fd_ = -1;
+  std::string buffer_;
+  std::uint64_t bytes_ = 0;
+  std::uint64_t records_ = 0;
+  long next_member_ = 0;
+};
+
+class journal_reader {
+ public:
+  // Reads `in` (named `source` in messages) up to `valid_bytes`: the header must carry run_id and
+  // first_member; records must be intact (CRC), contiguous from first_member, of the expected shape.
+  journal_reader(std::istream& in, std::string source, std::uint64_t run_id, long first_member,
+                 std::uint64_t valid_bytes);
+  // The next record, false after the last one inside valid_bytes; checkpoint_error on damage.
+  bool next(journal_chunk& out);
+  long next_member() const { return next_member_; }
+  std::uint64_t records() const { return records_; }
+
+ private:
+  [[noreturn]] void damaged(const std::string& why) const;
+  std::istream& in_;
+  std::string source_;
+  std::uint64_t valid_bytes_;
+  std::uint64_t position_ = 0;
+  std::uint64_t records_ = 0;
+  long next_member_ = 0;
+  std::string payload_;
+};
+
+// The header bytes of a journal (also what the reader expects).
+std::string journal_header(std::uint64_t run_id, long first_member);
+inline constexpr std::size_t journal_header_bytes = 32;
+
+}  // namespace lockstep::checkpoint

@@ -1,0 +1,481 @@
+// host/cli/run_study_journaled.hpp — `lockstep run` with checkpoints, resumed from one, or split across
+// MPI ranks (issue 9): detail::run_journaled<Model>, declared in run_study_impl.hpp.
+//
+// Every finished chunk goes to the statistics accumulators and to a journal (host/checkpoint/
+// member_journal.hpp) instead of straight to the writers; results.h5 and members.csv are written from
+// the journals at the end, by rank 0, reading the ranks' journals in rank order. So:
+//
+// * MPI. Rank r solves the members of its whole statistics blocks (host/mpi/decomposition.hpp) with its
+//   own backend, journals them to OUT_DIR (a file system every rank sees), and sends its serialized
+//   statistics to rank 0, which merges them at their places in the fixed tree. A member's result does
+//   not depend on who computed it, and the statistics tree and the order of everything written are
+//   those of one process: results.h5's datasets and members.csv are bitwise the same for any number of
+//   ranks. Every rank passes its exit code through max_over_ranks after each phase, so a failing rank
+//   cannot leave the others waiting.
+//
+// * Checkpoints (--checkpoint-every SECONDS). The members are solved in pieces of consecutive members
+//   sized from the measured throughput so that a piece takes about SECONDS / 2; at the end of a chunk,
+//   when SECONDS / 2 have passed since the last checkpoint, the journal is synced and the checkpoint
+//   (statistics state, members done, journal length) replaces the previous one atomically
+//   (checkpoint_file.hpp). Checkpoints therefore come about every SECONDS / 2 .. SECONDS, at chunk
+//   boundaries: members in flight are not saved (their SoA state could be, but a chunk boundary loses
+//   at most one piece, about SECONDS / 2 of work, and keeps the format independent of the method).
+//   The first checkpoint is written before any member is solved, the last one after the last member,
+//   before the results; the checkpoint and journal are removed once the results are committed.
+//
+// * Resume (--resume OUT_DIR). The checkpoint's statistics state is merged into fresh accumulators,
+//   the journal is verified (every record's CRC) up to the recorded length and cut there, and the run
+//   goes on from the first member not done. Members are solved exactly as before (a member's result
+//   depends on its own inputs only), the statistics continue from the same state, and results are
+//   written from the journal: a run killed at any moment after its first checkpoint and resumed gives
+//   results bitwise identical to an uninterrupted one.
+//
+// * SIGINT/SIGTERM (when checkpointing). The run stops at the next launch boundary, writes a
+//   checkpoint of the chunks finished so far and — in a single process — the members finished so far
+//   in OUT_DIR/interrupted-results.h5 and interrupted-members.csv (the other members with status
+//   "running" and NaN values; no statistics), and exits with 128 + the signal's number. A second
+//   signal ends the process at once (SA_RESETHAND). Under mpirun every rank gets SIGTERM and writes its
+//   own checkpoint; OpenMPI sends SIGKILL one second later (odls_base_sigkill_timeout), which the
+//   periodic checkpoints make harmless, so ranks write no interrupted results.
+#pragma once
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "host/checkpoint/checkpoint_file.hpp"
+#include "host/checkpoint/member_journal.hpp"
+#include "host/cli/run_study_impl.hpp"
+#include "host/mpi/communicator.hpp"
+#include "host/mpi/decomposition.hpp"
+
+namespace lockstep::cli::detail {
+
+// ---- stopping on SIGINT / SIGTERM --------------------------------------------------------------------
+
+// The signal that asked a checkpointed run to stop; 0 while none has. Written only by the handler.
+inline volatile std::sig_atomic_t stop_signal = 0;
+
+inline void record_stop_signal(int signal) { stop_signal = signal; }
+
+// Installs record_stop_signal for SIGINT and SIGTERM for its lifetime. SA_RESETHAND: a second signal
+// ends the process the default way, for a user who does not want to wait for the checkpoint.
+class stop_signal_handlers {
+ public:
+  stop_signal_handlers() {
+    stop_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = record_stop_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~stop_signal_handlers() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  stop_signal_handlers(const stop_signal_handlers&) = delete;
+  stop_signal_handlers& operator=(const stop_signal_handlers&) = delete;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+};
+
+// Thrown from the scheduler's progress callback to leave the solve at a launch boundary.
+struct run_interrupted {};
+
+// ---- files in OUT_DIR ----------------------------------------------------------------------------------
+
+inline const char* const interrupted_results_name = "interrupted-results.h5";
+inline const char* const interrupted_members_name = "interrupted-members.csv";
+
+// Removes temporaries ("<name>.partial-<pid>[-<n>]", io::output_file) of our outputs that a killed run
+// left behind, when their process no longer exists.
+inline void remove_stale_temporaries(const std::filesystem::path& out_dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::size_t at = name.rfind(".partial-");
+    if (at == std::string::npos) continue;
+    const std::string base = name.substr(0, at);
+    if (base != "results.h5" && base != "members.csv" && base != "study.toml" && !base.starts_with("checkpoint") &&
+        !base.starts_with("interrupted-"))
+      continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + at + 9, &end, 10);
+    if (pid <= 0 || (*end != '\0' && *end != '-')) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) std::filesystem::remove(entry.path(), ec);
+  }
+}
+
+// What one rank tells rank 0 at the end: where its journal is valid, and its statistics state.
+struct rank_report {
+  std::uint64_t run_id = 0;
+  long first = 0, end = 0, done = 0;
+  std::uint64_t journal_bytes = 0;
+  std::string statistics;
+
+  std::string encode() const {
+    study::byte_writer out;
+    out.u64(run_id);
+    out.i64(first);
+    out.i64(end);
+    out.i64(done);
+    out.u64(journal_bytes);
+    out.text(statistics);
+    return out.take();
+  }
+  static rank_report decode(std::string_view bytes) {
+    study::byte_reader in(bytes, "rank report");
+    rank_report r;
+    r.run_id = in.u64();
+    r.first = in.i64();
+    r.end = in.i64();
+    r.done = in.i64();
+    r.journal_bytes = in.u64();
+    r.statistics = in.text();
+    return r;
+  }
+};
+
+// Writes the members of every rank's journal, in rank order, to `h5` and `csv`. `interrupted`: members a
+// rank had not finished are written as status running with NaN values.
+template <class Model>
+member_tally write_members_from_journals(const io::study_spec& spec, const io::results_layout& layout,
+                                         const std::vector<rank_report>& ranks, const std::vector<std::filesystem::path>& journals,
+                                         io::results_writer& h5, io::members_csv_writer& csv, bool interrupted) {
+  const int ny = layout.state_size();
+  const int save_count = layout.save_count();
+  member_tally tally;
+  std::vector<double> inputs;
+  checkpoint::journal_chunk chunk;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const rank_report& rank = ranks[r];
+    std::ifstream in(journals[r], std::ios::binary);
+    if (!in) throw checkpoint::checkpoint_error("cannot read journal '" + journals[r].string() + "': " + std::strerror(errno));
+    checkpoint::journal_reader reader(in, journals[r].string(), rank.run_id, rank.first, rank.journal_bytes);
+    while (reader.next(chunk)) {
+      if (chunk.save_count != save_count || chunk.ny != ny || chunk.trajectories != layout.trajectories)
+        throw checkpoint::checkpoint_error("journal '" + journals[r].string() + "' holds members of another study");
+      const io::member_block block = chunk.block(sample_inputs(spec.plan, chunk.first, chunk.count, inputs));
+      h5.write_members(block);
+      csv.write_members(block);
+      tally.add(block);
+    }
+    if (reader.next_member() != rank.done)
+      throw checkpoint::checkpoint_error("journal '" + journals[r].string() + "' ends at member " +
+                                         std::to_string(reader.next_member()) + ", its checkpoint at " + std::to_string(rank.done));
+    if (!interrupted) continue;
+    // The members not finished: status running, nothing computed.
+    constexpr long piece = 4096;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (long first = rank.done; first < rank.end; first += piece) {
+      const long count = std::min(piece, rank.end - first);
+      const std::vector<member_status> status(static_cast<std::size_t>(count), member_status::running);
+      const std::vector<member_counters> counters(static_cast<std::size_t>(count));
+      const std::vector<double> final_t(static_cast<std::size_t>(count), nan);
+      const std::vector<double> y_final(static_cast<std::size_t>(count) * ny, nan);
+      const std::vector<double> y(layout.trajectories ? static_cast<std::size_t>(count) * save_count * ny : 0, nan);
+      io::member_block block;
+      block.first = first;
+      block.count = count;
+      block.status = status.data();
+      block.counters = counters.data();
+      block.final_t = final_t.data();
+      block.inputs = sample_inputs(spec.plan, first, count, inputs);
+      block.y = layout.trajectories ? y.data() : nullptr;
+      block.y_final = y_final.data();
+      h5.write_members(block);
+      csv.write_members(block);
+    }
+  }
+  return tally;
+}
+
+template <class Model>
+int run_journaled(const io::study_spec& spec, const run_settings& settings, long members) {
+  namespace fs = std::filesystem;
+  using clock = std::chrono::steady_clock;
+  constexpr int ny = state_layout<Model>::size;
+  const auto session_start = clock::now();
+  auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+
+  const mpi::communicator comm = mpi::communicator::world();
+  const int rank = comm.rank(), ranks = comm.size();
+  const bool root = rank == 0;
+  const bool checkpointing = settings.checkpoint_every > 0;
+  const bool talk = root && !settings.quiet;
+  const fs::path& out_dir = settings.out_dir;
+  const mpi::member_range range = mpi::rank_members(members, rank, ranks);
+  const io::results_layout layout = results_layout_for<Model>(spec, members);
+  const int save_count = layout.save_count();
+  study::ensemble_statistics stats = statistics_for(spec, members, static_cast<std::size_t>(save_count) * ny);
+  auto journal_of = [&](int r) {
+    return checkpointing ? checkpoint::journal_path(out_dir, r, ranks) : checkpoint::shard_path(out_dir, r, ranks);
+  };
+  const fs::path checkpoint_file = checkpoint::checkpoint_path(out_dir, rank, ranks);
+  auto guarded = [&](auto&& phase) {
+    try {
+      return phase();
+    } catch (...) {
+      return report_current_exception(comm);
+    }
+  };
+
+  // ---- 1. OUT_DIR (rank 0), then every rank's journal, statistics and first checkpoint ----
+  created_directory dir{out_dir};
+  int code = guarded([&] {
+    if (root && settings.resume == nullptr) create_output_directory(dir);
+    return exit_success;
+  });
+  if ((code = comm.max_over_ranks(code)) != exit_success) return code;
+
+  std::unique_ptr<checkpoint::journal_writer> journal;
+  checkpoint::checkpoint_state cp;
+  long done = range.first;
+  double elapsed_before = 0.0;
+  auto last_checkpoint = clock::now();
+  auto save_checkpoint = [&] {
+    journal->sync();
+    cp.members_done = done;
+    cp.journal_bytes = journal->bytes();
+    cp.journal_records = journal->records();
+    cp.elapsed_seconds = elapsed_before + seconds_since(session_start);
+    cp.statistics = stats.serialize();
+    checkpoint::write_checkpoint(checkpoint_file, cp);
+    last_checkpoint = clock::now();
+  };
+
+  code = guarded([&] {
+    if (!fs::is_directory(out_dir))
+      throw io::io_error(out_dir, ENOENT, "output directory '" + out_dir.string() + "' is not visible" +
+                                              (ranks > 1 ? " on this rank: MPI ranks need OUT_DIR on a file system they share" : ""));
+    if (const checkpoint::checkpoint_state* s = settings.resume) {
+      auto refuse = [&](const std::string& why) {
+        throw checkpoint::checkpoint_error("checkpoint '" + checkpoint_file.string() + "' " + why);
+      };
+      if (s->model != Model::name || s->members_total != members) refuse("does not match its study (model or members differ)");
+      if (s->ranks != ranks || s->rank != rank)
+        refuse("was written by rank " + std::to_string(s->rank) + " of " + std::to_string(s->ranks) + "; resume with " +
+               (s->ranks > 1 ? "mpirun -np " + std::to_string(s->ranks) : std::string("a single process")));
+      if (s->range_first != range.first || s->range_end != range.end) refuse("covers other members than this rank owns");
+      try {
+        stats.merge_serialized(s->statistics);
+      } catch (const study::state_error& e) {
+        refuse(std::string("is damaged: ") + e.what());
+      }
+      if (stats.members_added() != s->members_done - s->range_first) refuse("is damaged: its statistics disagree with its member count");
+      {  // Every journal record up to the checkpointed length must be intact before anything is appended.
+        std::ifstream in(journal_of(rank), std::ios::binary);
+        if (!in) throw checkpoint::checkpoint_error("cannot read journal '" + journal_of(rank).string() + "': " + std::strerror(errno));
+        checkpoint::journal_reader reader(in, journal_of(rank).string(), s->run_id, range.first, s->journal_bytes);
+        checkpoint::journal_chunk chunk;
+        while (reader.next(chunk)) {
+        }
+        if (reader.next_member() != s->members_done || reader.records() != s->journal_records)
+          refuse("and its journal disagree on the members finished");
+      }
+      journal = std::make_unique<checkpoint::journal_writer>(journal_of(rank), checkpoint::journal_writer::mode::reopen,
+                                                             s->run_id, s->members_done, s->journal_bytes, s->journal_records);
+      cp = *s;
+      cp.checkpoint_every = settings.checkpoint_every;
+      done = s->members_done;
+      elapsed_before = s->elapsed_seconds;
+      if (root) remove_stale_temporaries(out_dir);
+      return exit_success;
+    }
+    cp.run_id = std::random_device{}() * std::uint64_t{0x100000000} + std::random_device{}();
+    cp.study_text = spec.text;
+    cp.study_source = spec.path.string();
+    cp.model = Model::name;
+    cp.members_total = members;
+    cp.rank = rank;
+    cp.ranks = ranks;
+    cp.range_first = range.first;
+    cp.range_end = range.end;
+    cp.checkpoint_every = settings.checkpoint_every;
+    journal = std::make_unique<checkpoint::journal_writer>(journal_of(rank), checkpoint::journal_writer::mode::create,
+                                                           cp.run_id, range.first);
+    if (checkpointing) {
+      save_checkpoint();
+      if (root) write_study_copy(out_dir, spec);
+    }
+    return exit_success;
+  });
+  // From its first checkpoint on, a run can be resumed: its directory stays whatever happens.
+  if (checkpointing && (code == exit_success || settings.resume != nullptr)) dir.keep = true;
+  // A run without checkpoints cannot be resumed: its shard goes when it fails.
+  auto remove_shard = [&] {
+    std::error_code ignored;
+    if (!checkpointing && journal) fs::remove(journal->path(), ignored);
+  };
+  if ((code = comm.max_over_ranks(code)) != exit_success) {
+    remove_shard();
+    return code;
+  }
+  if (settings.resume != nullptr) {
+    const long finished = comm.sum_over_ranks(done - range.first);
+    if (talk)
+      std::fprintf(stderr, "lockstep: resuming %s from its checkpoint%s: %ld of %ld members finished before\n",
+                   spec.name.c_str(), ranks > 1 ? "s" : "", finished, members);
+  }
+
+  // ---- 2. solve [done, range.end) in pieces, journaling and checkpointing ----
+  std::unique_ptr<stop_signal_handlers> handlers;
+  if (checkpointing) handlers = std::make_unique<stop_signal_handlers>();
+  code = guarded([&] {
+    const double piece_seconds = settings.checkpoint_every / 2;
+    long piece = checkpointing ? std::max(16L, 4L * thread_count(settings)) : range.size();
+    long steps_before = 0;
+    auto last_draw = clock::now() - std::chrono::seconds(1);
+    try {
+      while (done < range.end) {
+        const long first = done, count = std::min(piece, range.end - done);
+        const ensemble<Model> e = build_ensemble<Model>(spec, first, first + count);
+        run_options run;
+        run.where = settings.where;
+        run.threads = settings.threads;
+        run.chunk_size = settings.chunk_size;
+        run.keep_outputs = false;
+        run.on_chunk = [&](const chunk_results& c) {
+          const io::member_block block = member_block_of(c, first, nullptr);
+          stats.add_range(block.first, block.count, c.outputs);
+          journal->append(block, save_count, ny, layout.trajectories);
+          for (long i = 0; i < c.count; ++i) steps_before += c.counters[i].steps;
+          done = block.first + block.count;
+          if (checkpointing && seconds_since(last_checkpoint) >= piece_seconds) save_checkpoint();
+        };
+        const long finished_before = done - range.first;
+        run.on_progress = [&](const progress_report& r) {
+          if (stop_signal != 0) throw run_interrupted{};
+          if (!(settings.progress && talk)) return;
+          const auto now = clock::now();
+          if (now - last_draw < std::chrono::milliseconds(100)) return;
+          last_draw = now;
+          progress_report whole = r;
+          whole.members_total = range.size();
+          whole.members_finished = finished_before + r.members_finished;
+          whole.steps = steps_before;
+          whole.seconds = seconds_since(session_start);
+          draw_progress(whole);
+        };
+        const auto piece_start = clock::now();
+        solve_ensemble(e, run);
+        // The next piece from this one's throughput, growing at most fourfold (members differ in cost).
+        const double took = seconds_since(piece_start);
+        const double fit = took > 0 ? static_cast<double>(count) * piece_seconds / took : 4.0 * static_cast<double>(count);
+        piece = std::max(1L, static_cast<long>(std::min(fit, 4.0 * static_cast<double>(count))));
+        if (stop_signal != 0) throw run_interrupted{};
+      }
+      if (checkpointing) save_checkpoint();  // the last: a kill while writing results loses no member
+      return exit_success;
+    } catch (const run_interrupted&) {
+      save_checkpoint();
+      return exit_interrupted_base + static_cast<int>(stop_signal);
+    }
+  });
+  if (settings.progress && talk) std::fputc('\n', stderr);
+  if (code == exit_success) {
+    code = guarded([&] {
+      journal->close();  // synced: rank 0 reads it next
+      return exit_success;
+    });
+  }
+  code = comm.max_over_ranks(code);
+
+  // ---- 3. rank 0 writes results.h5 and members.csv from every rank's journal ----
+  rank_report mine{cp.run_id, range.first, range.end, done, journal->bytes(), {}};
+  const bool interrupted = code >= exit_interrupted_base;
+  if (code != exit_success && !interrupted) {
+    remove_shard();
+    return code;
+  }
+  if (interrupted) journal.reset();
+  if (interrupted && ranks > 1) {
+    if (talk)
+      std::fprintf(stderr,
+                   "lockstep: interrupted: every rank wrote its checkpoint in %s; continue with: mpirun -np %d lockstep run "
+                   "--resume %s\n",
+                   out_dir.string().c_str(), ranks, out_dir.string().c_str());
+    return code;
+  }
+  if (!interrupted) mine.statistics = stats.serialize();
+  const std::vector<std::string> reports = comm.gather_to_root(mine.encode());
+  const std::string results_name = interrupted ? interrupted_results_name : "results.h5";
+  const std::string members_name = interrupted ? interrupted_members_name : "members.csv";
+  member_tally tally;
+  const double wall = elapsed_before + seconds_since(session_start);
+  code = guarded([&] {
+    if (!root) return exit_success;
+    std::vector<rank_report> all;
+    std::vector<fs::path> journals;
+    for (int r = 0; r < ranks; ++r) {
+      all.push_back(r == 0 ? mine : rank_report::decode(reports[static_cast<std::size_t>(r)]));
+      journals.push_back(journal_of(r));
+      if (r > 0) stats.merge_serialized(all.back().statistics);
+    }
+    io::results_writer h5(out_dir / results_name, layout);
+    io::members_csv_writer csv(out_dir / members_name, layout);
+    tally = write_members_from_journals<Model>(spec, layout, all, journals, h5, csv, interrupted);
+    if (!interrupted) write_statistics(h5, spec, stats.finish());
+    set_run_attributes(h5, spec, settings, wall);
+    if (ranks > 1) h5.set_attribute("mpi_ranks", ranks);
+    if (interrupted) {
+      h5.set_attribute("complete", 0);
+      h5.set_attribute("members_finished", done);
+      h5.set_attribute("statistics", "not computed: the run was interrupted");
+    }
+    h5.commit();
+    csv.commit();
+    if (!interrupted) write_study_copy(out_dir, spec);
+    return interrupted ? code : tally.exit_code();
+  });
+  code = comm.max_over_ranks(code);
+
+  if (interrupted) {
+    if (talk) {
+      const char* name = stop_signal == SIGINT ? "SIGINT" : (stop_signal == SIGTERM ? "SIGTERM" : "a signal");
+      if (code >= exit_interrupted_base)
+        std::fprintf(stderr,
+                     "lockstep: interrupted by %s: checkpoint written with %ld of %ld members finished; they are in %s and %s; "
+                     "continue with: lockstep run --resume %s\n",
+                     name, done, members, (out_dir / results_name).string().c_str(), (out_dir / members_name).string().c_str(),
+                     out_dir.string().c_str());
+    }
+    return code;
+  }
+  if (code != exit_success && code != exit_members_failed) {
+    remove_shard();
+    return code;  // with checkpoints, the last one can write the results again (--resume)
+  }
+
+  // ---- 4. the results are in place: the checkpoint and journal have served ----
+  std::error_code ignored;
+  if (checkpointing) fs::remove(checkpoint_file, ignored);  // first: a checkpoint never outlives its journal
+  fs::remove(journal->path(), ignored);
+  if (root) {
+    fs::remove(out_dir / interrupted_results_name, ignored);
+    fs::remove(out_dir / interrupted_members_name, ignored);
+  }
+  dir.keep = true;
+  if (talk) print_summary(spec, tally, wall, settings, ranks);
+  return code;
+}
+
+}  // namespace lockstep::cli::detail

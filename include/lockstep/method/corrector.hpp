@@ -1,0 +1,211 @@
+// lockstep/method/corrector.hpp — the corrector of the methods that solve one implicit equation per
+// step, BDF (method/bdf.hpp) and the rho_inf two-step method (method/rhoinf.hpp):
+//
+//     F(t_new, y, y'_pred + c (y - y_pred)) = 0,
+//
+// where the method supplies the predictor (y_pred, y'_pred) and the shift c (y' = c y + known terms:
+// the leading coefficient over h; seed 001 eqs. 124-128). Simplified Newton on the reduced saddle-point
+// matrix J(c) = F_y + c F_y' of formulation/euler_lagrange.hpp, with the Jacobian evaluated at the
+// predicted point and kept across steps while the contraction rate stays below 0.1; the matrix is
+// refactored (without re-evaluating the Jacobian) whenever c changes, since a stale shift slows the
+// contraction of the multipliers; a failure with an old Jacobian re-evaluates it once. Convergence
+// follows IDA (rate / (1 - rate) ||Delta|| <= newton_tol, at most newton_max_iterations iterations,
+// Hindmarsh et al. 2005) with the changes bdf.hpp's banner lists.
+#pragma once
+
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/linalg.hpp"
+#include "lockstep/core/math.hpp"
+#include "lockstep/core/status.hpp"
+#include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/stepper/options.hpp"
+
+namespace lockstep {
+
+// The Jacobian and the factored Newton matrix a member keeps between steps.
+template <class Model>
+struct corrector_matrices {
+  jacobian_blocks<Model> jac;
+  newton_matrix<Model, double> newton;
+  bool jacobian_valid = false;
+  bool newton_valid = false;
+  bool jacobian_fresh = false;  // evaluated during the current step attempt
+};
+
+namespace detail {
+
+// The norm of a Newton increment. All variables count (seed 000: algebraic variables stay in the
+// Newton test), with the scaling RADAU5 applies to higher-index components (Hairer & Wanner IV.8 and
+// VII.4): an index-2 multiplier counts h times (h^2 for index 3), because its round-off in the Newton
+// iteration grows like 1/h (1/h^2): the corrector's q' and v' carry eps |q| c and eps |v| c. Without it,
+// at tight tolerances and small steps the multipliers' corrections stall at round-off above the
+// tolerance and Newton "fails" (measured: Andrews' squeezer at rtol 1e-12, steps ~1e-7). The GGL
+// multiplier mu is measured by what it does: q' = v - G^T mu, so Delta mu moves q by G^T Delta mu / c,
+// compared with the position weights.
+template <class Model>
+LOCKSTEP_HD double newton_norm(formulation f, const state_vector<Model>& delta, const state_vector<Model>& w,
+                               const jacobian_blocks<Model>& J, double c) {
+  using L = state_layout<Model>;
+  const double h_scale = min(1.0, 1.0 / c);  // ~ h / a_0: the step's time scale, at most 1
+  double s = 0.0;
+  for (int j = 0; j < L::size; ++j) {
+    if (j >= L::mu && j < L::nu) continue;
+    double e = delta[j] * w[j];
+    const int index = variable_index<Model>(f, j);
+    if (j >= L::lambda && index >= 2) {  // the multipliers of index1 and projected invariants have index 1
+      e *= h_scale;
+      if (index == 3) e *= h_scale;
+    }
+    s += e * e;
+  }
+  for (int i = 0; i < Model::n; ++i) {
+    double dq = 0.0;
+    for (int a = 0; a < Model::m; ++a) dq += J.G(a, i) * delta[L::mu + a];
+    const double e = dq / c * w[L::q + i];
+    s += e * e;
+  }
+  return sqrt(s / (L::size - Model::m + Model::n));
+}
+
+}  // namespace detail
+
+// How a corrector solve ended: converged (y holds the solution), or not, and why (success: plain
+// non-convergence, else a singular or non-finite Newton system or model), after the retry with a
+// fresh Jacobian.
+struct corrector_outcome {
+  bool converged = false;
+  member_status reason = member_status::success;
+};
+
+// Solves the corrector equation of the header comment from y = y_pred. w: the error weights of the
+// Newton test (unscaled; newton_norm scales the multipliers).
+template <class Model>
+LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, const state_vector<Model>& y_pred,
+                                              const state_vector<Model>& yp_pred, double c,
+                                              const state_vector<Model>& w, const double* p,
+                                              const solver_options& opt, corrector_matrices<Model>& cm,
+                                              member_counters& counters, state_vector<Model>& y) {
+  using L = state_layout<Model>;
+  constexpr int ny = L::size;
+  auto fail = [&](member_status reason) {
+    cm.newton_valid = false;
+    cm.jacobian_valid = false;
+    return corrector_outcome{false, reason};
+  };
+
+  // ---- Newton matrix: reuse, refactor or re-evaluate ----
+  cm.jacobian_fresh = false;
+  for (int jacobian_round = 0; jacobian_round < 2; ++jacobian_round) {
+    if (!cm.jacobian_valid) {
+      vec<double, Model::n> vdot;
+      for (int i = 0; i < Model::n; ++i) vdot[i] = yp_pred[L::v + i];
+      const member_status js = evaluate_jacobian<Model>(form, t_new, y_pred, vdot, p, cm.jac, baumgarte_of(opt));
+      ++counters.jacobian_evaluations;
+      if (js != member_status::success) return fail(js);
+      cm.jacobian_valid = true;
+      cm.jacobian_fresh = true;
+      cm.newton_valid = false;
+    }
+    if (!cm.newton_valid || c != cm.newton.c) {
+      const member_status fs = factor_newton_matrix<Model, double>(form, cm.jac, c, cm.newton);
+      ++counters.lu_factorizations;
+      if (fs != member_status::success) {
+        if (!cm.jacobian_fresh) {  // the old Jacobian may be the cause: re-evaluate once
+          cm.jacobian_valid = false;
+          continue;
+        }
+        return fail(fs);
+      }
+      cm.newton_valid = true;
+    }
+
+    // ---- simplified Newton iteration ----
+    y = y_pred;
+    bool converged = false;
+    bool not_finite = false;
+    double delta0 = 0.0;
+    double rate = 0.0;
+    for (int it = 0; it < opt.newton_max_iterations; ++it) {
+      vec<double, Model::n> qdot, vdot;
+      for (int i = 0; i < Model::n; ++i) {
+        qdot[i] = yp_pred[L::q + i] + c * (y[L::q + i] - y_pred[L::q + i]);
+        vdot[i] = yp_pred[L::v + i] + c * (y[L::v + i] - y_pred[L::v + i]);
+      }
+      const residual_parts<Model> r = evaluate_residual<Model>(form, t_new, y, qdot, vdot, p, baumgarte_of(opt));
+      ++counters.model_evaluations;
+      ++counters.newton_iterations;
+      if (!all_finite(r)) {
+        not_finite = true;
+        break;
+      }
+      vec<double, Model::n> dq, dv;
+      vec<double, Model::m> dl, dm;
+      vec<double, Model::k> dn;
+      solve_newton<Model, double>(form, cm.jac, cm.newton, r.Fq, r.Fv, r.Fphi, r.Fpsi, r.Fa, dq, dv, dl, dm, dn);
+      state_vector<Model> delta;
+      for (int i = 0; i < Model::n; ++i) {
+        delta[L::q + i] = dq[i];
+        delta[L::v + i] = dv[i];
+      }
+      for (int i = 0; i < Model::m; ++i) {
+        delta[L::lambda + i] = dl[i];
+        delta[L::mu + i] = dm[i];
+      }
+      for (int i = 0; i < Model::k; ++i) delta[L::nu + i] = dn[i];
+      for (int j = 0; j < ny; ++j) y[j] = y[j] + delta[j];
+      const double dnorm = detail::newton_norm<Model>(form, delta, w, cm.jac, c);
+      if (!is_finite(dnorm)) {
+        not_finite = true;
+        break;
+      }
+      // Convergence is judged from a measured contraction rate, never from the previous step's:
+      // a rate carried over from a step with a fresher Jacobian lets an unconverged first iterate
+      // through, and the multipliers' iteration error then accumulates through the predictor.
+      // The exception is IDA's first-iteration test with a Jacobian evaluated at this very predictor,
+      // where the conservative factor 20 stands in for the unknown rate (Hindmarsh et al. 2005): it
+      // also accepts a predictor that is exact to round-off, which a rate test (rate ~ 1 between two
+      // increments of pure noise) would reject forever.
+      if (it == 0) {
+        delta0 = dnorm;
+        if (dnorm <= 1e-4 * opt.newton_tol || (cm.jacobian_fresh && 20.0 * dnorm <= opt.newton_tol)) {
+          converged = true;
+          break;
+        }
+        continue;
+      }
+      rate = pow(dnorm / delta0, 1.0 / it);
+      // The first correction may overshoot before the contraction sets in (the index-3 multipliers
+      // move by O(lambda) in the first steps from consistent values): divergence is judged from the
+      // second correction on.
+      if (rate > 0.9) {
+        // Stalled below the tolerance: the corrections are round-off (at tight tolerances the
+        // multipliers' round-off, ~eps c^2 |M q|, reaches the error weights); accept.
+        if (dnorm <= opt.newton_tol) {
+          converged = true;
+          break;
+        }
+        if (it >= 2) break;  // diverging or too slow
+        continue;
+      }
+      if (rate / (1.0 - rate) * dnorm <= opt.newton_tol) {
+        converged = true;
+        break;
+      }
+    }
+    if (not_finite && cm.jacobian_fresh) return fail(member_status::model_not_finite);
+    if (!converged) {
+      if (!cm.jacobian_fresh) {  // retry with a Jacobian evaluated now (IDA: "lsetup with fresh J")
+        cm.jacobian_valid = false;
+        continue;
+      }
+      return fail(member_status::success);
+    }
+    // Slow contraction means the Jacobian has drifted from the solution: evaluate a new one for the
+    // next step (RADAU5 re-evaluates unless theta <= 0.001; we keep it while the rate stays small).
+    if (rate > 0.1) cm.jacobian_valid = false;
+    return corrector_outcome{true, member_status::success};
+  }
+  return fail(member_status::success);
+}
+
+}  // namespace lockstep

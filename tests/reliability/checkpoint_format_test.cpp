@@ -1,0 +1,356 @@
+// The checkpoint file and the member journal (host/checkpoint), and the split of members across MPI
+// ranks (host/mpi/decomposition.hpp): round trips bit for bit, atomic replacement under a failing
+// write, and refusal — with a message naming the file and what is wrong — of every truncation, every
+// single damaged byte, other formats, versions and runs.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host/checkpoint/checkpoint_file.hpp"
+#include "host/checkpoint/member_journal.hpp"
+#include "host/io/output_file.hpp"
+#include "host/mpi/decomposition.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace lockstep;
+using checkpoint::checkpoint_error;
+using checkpoint::checkpoint_state;
+
+// A directory of its own, removed afterwards.
+struct temporary_directory {
+  fs::path path;
+  temporary_directory() {
+    path = fs::temp_directory_path() /
+           ("lockstep-reliability-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~temporary_directory() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_bytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+checkpoint_state sample_state() {
+  checkpoint_state s;
+  s.run_id = 0x0123456789abcdefULL;
+  s.study_text = "[model]\nname = \"pendulum\"\n[time]\nt1 = 1.0\n";
+  s.study_source = "runs/pendulum.toml";
+  s.model = "pendulum";
+  s.members_total = 10000;
+  s.rank = 1;
+  s.ranks = 3;
+  s.range_first = 4096;
+  s.range_end = 8192;
+  s.members_done = 5000;
+  s.journal_bytes = 123456;
+  s.journal_records = 7;
+  s.checkpoint_every = 2.5;
+  s.elapsed_seconds = 31.25;
+  s.statistics = std::string("\x00\x01\xff statistics bytes", 20);
+  return s;
+}
+
+void expect_same(const checkpoint_state& a, const checkpoint_state& b) {
+  EXPECT_EQ(a.run_id, b.run_id);
+  EXPECT_EQ(a.study_text, b.study_text);
+  EXPECT_EQ(a.study_source, b.study_source);
+  EXPECT_EQ(a.model, b.model);
+  EXPECT_EQ(a.members_total, b.members_total);
+  EXPECT_EQ(a.rank, b.rank);
+  EXPECT_EQ(a.ranks, b.ranks);
+  EXPECT_EQ(a.range_first, b.range_first);
+  EXPECT_EQ(a.range_end, b.range_end);
+  EXPECT_EQ(a.members_done, b.members_done);
+  EXPECT_EQ(a.journal_bytes, b.journal_bytes);
+  EXPECT_EQ(a.journal_records, b.journal_records);
+  EXPECT_EQ(a.checkpoint_every, b.checkpoint_every);
+  EXPECT_EQ(a.elapsed_seconds, b.elapsed_seconds);
+  EXPECT_EQ(a.statistics, b.statistics);
+}
+
+std::string refusal(const std::string& bytes) {
+  try {
+    checkpoint::decode_checkpoint(bytes, "OUT/checkpoint");
+  } catch (const checkpoint_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CheckpointFile, WrittenAndReadBackHoldsEveryFieldExactly) {
+  temporary_directory dir;
+  const checkpoint_state s = sample_state();
+  checkpoint::write_checkpoint(dir.path / "checkpoint", s);
+  expect_same(checkpoint::read_checkpoint(dir.path / "checkpoint"), s);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}), 1) << "a temporary was left";
+}
+
+TEST(CheckpointFile, AFailingWriteLeavesThePreviousCheckpointIntactAndNoTemporary) {
+  temporary_directory dir;
+  checkpoint_state old = sample_state();
+  checkpoint::write_checkpoint(dir.path / "checkpoint", old);
+  checkpoint_state next = old;
+  next.members_done = 6000;
+  next.statistics.assign(100000, 'x');
+  {
+    io::fault_injection::scoped_write_failure disk_full(1000);
+    EXPECT_THROW(checkpoint::write_checkpoint(dir.path / "checkpoint", next), io::io_error);
+  }
+  expect_same(checkpoint::read_checkpoint(dir.path / "checkpoint"), old);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}), 1) << "a temporary was left";
+}
+
+TEST(CheckpointFile, EveryTruncationIsRefusedNamingTheFile) {
+  const std::string bytes = checkpoint::encode_checkpoint(sample_state());
+  for (std::size_t length = 0; length < bytes.size(); ++length) {
+    const std::string why = refusal(bytes.substr(0, length));
+    ASSERT_NE(why, "") << "length " << length << " was accepted";
+    EXPECT_NE(why.find("'OUT/checkpoint'"), std::string::npos) << why;
+  }
+}
+
+TEST(CheckpointFile, EverySingleDamagedByteIsRefusedAsDamaged) {
+  const std::string bytes = checkpoint::encode_checkpoint(sample_state());
+  for (std::size_t at = 0; at < bytes.size(); ++at) {
+    std::string damaged = bytes;
+    damaged[at] = static_cast<char>(damaged[at] ^ 0x10);
+    const std::string why = refusal(damaged);
+    ASSERT_NE(why, "") << "damage at byte " << at << " was accepted";
+    EXPECT_TRUE(why.find("damaged") != std::string::npos || why.find("not a lockstep checkpoint") != std::string::npos ||
+                why.find("format version") != std::string::npos)
+        << why;
+  }
+  EXPECT_NE(refusal(bytes.substr(0, bytes.size() - 1) + "\x7f").find("CRC-32 mismatch"), std::string::npos);
+}
+
+TEST(CheckpointFile, OtherFilesAndOtherVersionsAreRefusedWithTheReason) {
+  EXPECT_NE(refusal("[model]\nname = \"pendulum\"\n").find("is not a lockstep checkpoint"), std::string::npos);
+  EXPECT_NE(refusal("").find("is not a lockstep checkpoint"), std::string::npos);
+  // Version 2 with a valid CRC: refused for its version, not as damage.
+  std::string newer = checkpoint::encode_checkpoint(sample_state());
+  newer[8] = 2;
+  newer.resize(newer.size() - 4);
+  const std::uint32_t crc = checkpoint::crc32_of(newer);
+  for (int i = 0; i < 4; ++i) newer.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
+  EXPECT_NE(refusal(newer).find("has format version 2 (this lockstep reads version 1)"), std::string::npos) << refusal(newer);
+}
+
+TEST(CheckpointFile, AMissingCheckpointIsACheckpointErrorNamingThePath) {
+  try {
+    checkpoint::read_checkpoint("/nonexistent/OUT/checkpoint");
+    FAIL();
+  } catch (const checkpoint_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'/nonexistent/OUT/checkpoint': No such file or directory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CheckpointFile, NamesFollowTheRankAndHaveTheirJournalBeside) {
+  EXPECT_EQ(checkpoint::checkpoint_path("out", 0, 1), fs::path("out/checkpoint"));
+  EXPECT_EQ(checkpoint::journal_path("out", 0, 1), fs::path("out/checkpoint.journal"));
+  EXPECT_EQ(checkpoint::checkpoint_path("out", 2, 3), fs::path("out/checkpoint.rank-2-of-3"));
+  EXPECT_EQ(checkpoint::journal_path("out", 2, 3), fs::path("out/checkpoint.rank-2-of-3.journal"));
+  EXPECT_EQ(checkpoint::shard_path("out", 1, 2), fs::path("out/members.rank-1-of-2.journal"));
+}
+
+// ---- the journal ----------------------------------------------------------------------------------
+
+struct sample_chunk {
+  long first, count;
+  int save_count = 3, ny = 4;
+  std::vector<member_status> status;
+  std::vector<member_counters> counters;
+  std::vector<double> final_t, y_final, y;
+
+  sample_chunk(long first_member, long members) : first(first_member), count(members) {
+    for (long i = 0; i < count; ++i) {
+      const long g = first + i;
+      status.push_back(g % 5 == 3 ? member_status::newton_failure : member_status::success);
+      member_counters c;
+      c.steps = 100 + g;
+      c.newton_iterations = 3 * g;
+      c.last_h = 1.0 / static_cast<double>(g + 1);
+      c.max_phi = std::ldexp(1.0, -40 - static_cast<int>(g % 7));
+      counters.push_back(c);
+      final_t.push_back(g % 5 == 3 ? 0.5 : 1.0);
+      for (int j = 0; j < ny; ++j) y_final.push_back(std::sin(static_cast<double>(g * ny + j)));
+      for (int j = 0; j < save_count * ny; ++j)
+        y.push_back(g % 5 == 3 && j >= ny ? std::numeric_limits<double>::quiet_NaN() : std::cos(static_cast<double>(g + j)));
+    }
+  }
+  io::member_block block() const {
+    io::member_block b;
+    b.first = first;
+    b.count = count;
+    b.status = status.data();
+    b.counters = counters.data();
+    b.final_t = final_t.data();
+    b.y = y.data();
+    b.y_final = y_final.data();
+    return b;
+  }
+};
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+// Reads a journal back to the end of `valid_bytes`; the chunks in order.
+std::vector<checkpoint::journal_chunk> read_journal(const fs::path& p, std::uint64_t run_id, long first, std::uint64_t valid_bytes) {
+  std::ifstream in(p, std::ios::binary);
+  checkpoint::journal_reader reader(in, p.string(), run_id, first, valid_bytes);
+  std::vector<checkpoint::journal_chunk> chunks;
+  checkpoint::journal_chunk c;
+  while (reader.next(c)) chunks.push_back(c);
+  return chunks;
+}
+
+TEST(MemberJournal, ChunksReadBackBitwiseInOrder) {
+  temporary_directory dir;
+  const fs::path p = dir.path / "checkpoint.journal";
+  const sample_chunk a(100, 7), b(107, 5);
+  std::uint64_t bytes = 0;
+  {
+    checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 42, 100);
+    w.append(a.block(), a.save_count, a.ny, true);
+    w.append(b.block(), b.save_count, b.ny, true);
+    w.close();
+    bytes = w.bytes();
+    EXPECT_EQ(w.records(), 2u);
+    EXPECT_EQ(w.next_member(), 112);
+  }
+  EXPECT_EQ(fs::file_size(p), bytes);
+  const auto chunks = read_journal(p, 42, 100, bytes);
+  ASSERT_EQ(chunks.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const sample_chunk& expected = k == 0 ? a : b;
+    const checkpoint::journal_chunk& c = chunks[k];
+    EXPECT_EQ(c.first, expected.first);
+    EXPECT_EQ(c.count, expected.count);
+    EXPECT_EQ(c.status, expected.status);
+    ASSERT_EQ(c.counters.size(), expected.counters.size());
+    EXPECT_EQ(std::memcmp(c.counters.data(), expected.counters.data(), c.counters.size() * sizeof(member_counters)), 0);
+    EXPECT_TRUE(same_bits(c.final_t, expected.final_t));
+    EXPECT_TRUE(same_bits(c.y_final, expected.y_final));
+    EXPECT_TRUE(same_bits(c.y, expected.y));
+  }
+}
+
+TEST(MemberJournal, ReopenedAtACheckpointCutsWhatCameAfterItAndAppendsThere) {
+  temporary_directory dir;
+  const fs::path p = dir.path / "checkpoint.journal";
+  const sample_chunk a(0, 4), lost(4, 6), again(4, 6);
+  std::uint64_t at_checkpoint = 0;
+  {
+    checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 7, 0);
+    w.append(a.block(), a.save_count, a.ny, false);
+    w.sync();
+    at_checkpoint = w.bytes();
+    w.append(lost.block(), lost.save_count, lost.ny, false);  // written after the checkpoint: a crash loses it
+    w.close();
+  }
+  {
+    checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::reopen, 7, 4, at_checkpoint, 1);
+    w.append(again.block(), again.save_count, again.ny, false);
+    w.close();
+    const auto chunks = read_journal(p, 7, 0, w.bytes());
+    ASSERT_EQ(chunks.size(), 2u);
+    EXPECT_EQ(chunks[1].first, 4);
+    EXPECT_FALSE(chunks[1].trajectories);
+  }
+}
+
+TEST(MemberJournal, DamageShortnessAndForeignJournalsAreRefused) {
+  temporary_directory dir;
+  const fs::path p = dir.path / "checkpoint.journal";
+  const sample_chunk a(0, 9);
+  std::uint64_t bytes = 0;
+  {
+    checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 9, 0);
+    w.append(a.block(), a.save_count, a.ny, true);
+    w.close();
+    bytes = w.bytes();
+  }
+  const std::string intact = read_bytes(p);
+  auto refused = [&](const std::string& bytes_on_disk, std::uint64_t run_id, std::uint64_t valid, const char* expected) {
+    write_bytes(p, bytes_on_disk);
+    try {
+      read_journal(p, run_id, 0, valid);
+    } catch (const checkpoint_error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      return;
+    }
+    ADD_FAILURE() << "accepted; expected: " << expected;
+  };
+  refused(intact, 10, bytes, "does not belong to this checkpoint");
+  refused(intact.substr(0, intact.size() - 3), 9, bytes, "the file ends inside a record");
+  std::string damaged = intact;
+  damaged[damaged.size() - 100] ^= 0x01;
+  refused(damaged, 9, bytes, "CRC-32 does not match");
+  write_bytes(p, intact.substr(0, intact.size() - 3));
+  EXPECT_THROW(checkpoint::journal_writer(p, checkpoint::journal_writer::mode::reopen, 9, 9, bytes, 1), checkpoint_error);
+  write_bytes(p, intact);
+  EXPECT_THROW(checkpoint::journal_writer(p, checkpoint::journal_writer::mode::reopen, 8, 9, bytes, 1), checkpoint_error);
+}
+
+TEST(MemberJournal, AFullDiskIsAnIoErrorNamingTheJournal) {
+  temporary_directory dir;
+  const fs::path p = dir.path / "checkpoint.journal";
+  checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 1, 0);
+  io::fault_injection::scoped_write_failure disk_full(100);
+  const sample_chunk a(0, 50);
+  try {
+    w.append(a.block(), a.save_count, a.ny, true);
+    FAIL();
+  } catch (const io::io_error& e) {
+    EXPECT_EQ(e.path, p);
+    EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
+  }
+}
+
+// ---- ranks own whole blocks ---------------------------------------------------------------------------
+
+TEST(RankMembers, RanksOwnContiguousWholeBlocksCoveringEveryMemberInRankOrder) {
+  for (const long members : {1L, 4095L, 4096L, 4097L, 9000L, 12288L, 1000000L})
+    for (const int ranks : {1, 2, 3, 4, 7, 64}) {
+      long next = 0;
+      const long blocks = (members + study::statistics_block - 1) / study::statistics_block;
+      for (int r = 0; r < ranks; ++r) {
+        const mpi::member_range m = mpi::rank_members(members, r, ranks);
+        EXPECT_EQ(m.first, next) << members << " members, rank " << r << " of " << ranks;
+        EXPECT_TRUE(m.first % study::statistics_block == 0 || m.first == members);
+        EXPECT_TRUE(m.end % study::statistics_block == 0 || m.end == members);
+        // Balanced to one block.
+        EXPECT_LE(m.size(), (blocks / ranks + 1) * study::statistics_block);
+        next = m.end;
+      }
+      EXPECT_EQ(next, members);
+    }
+}
+
+}  // namespace

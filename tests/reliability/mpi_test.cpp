@@ -1,0 +1,110 @@
+// End to end under OpenMPI: `mpirun -np R lockstep run` gives the single-process results.h5 datasets and
+// members.csv bitwise for R = 1, 2, 3 (ranks own whole statistics blocks; rank 0 writes from every
+// rank's journal and merges their statistics at their places in the fixed tree), and a checkpointed
+// MPI run stopped by SIGTERM resumes with the same number of ranks to the same results (issue 9).
+// Skipped in builds without MPI or without mpirun.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "reliability_support.hpp"
+
+#ifndef LOCKSTEP_TEST_MPIRUN
+#define LOCKSTEP_TEST_MPIRUN ""
+#endif
+
+namespace {
+
+using namespace lockstep::reliability_test;
+
+// 9000 members: three statistics blocks (4096, 4096, 808), so each of three ranks has work; replicate
+// boundaries (every 3000 members) fall inside blocks and ranks.
+constexpr const char* study_text = R"([model]
+name = "double_pendulum"
+[solver]
+method = "radau5"
+rtol = 1e-6
+atol = 1e-6
+[time]
+t1 = 1.0
+save = { every = 0.25 }
+[ensemble]
+members = 3000
+sampler = "sobol"
+replicates = 3
+seed = 3
+[ensemble.vary]
+"initial.theta1" = { uniform = [1.5, 2.5] }
+[output]
+trajectories = true
+statistics = ["mean", "std", "min", "max", "q05", "q50", "q95"]
+)";
+
+// Root may run mpirun only when it says so; --oversubscribe lets three ranks share two cores.
+std::vector<std::string> mpirun_args(int ranks, const std::vector<std::string>& lockstep_args) {
+  std::vector<std::string> args = {"--allow-run-as-root", "--oversubscribe", "-np", std::to_string(ranks),
+                                   "-x", "OMP_NUM_THREADS=1", LOCKSTEP_CLI_BINARY};
+  args.insert(args.end(), lockstep_args.begin(), lockstep_args.end());
+  return args;
+}
+
+class Mpi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(LOCKSTEP_TEST_MPIRUN).empty()) GTEST_SKIP() << "lockstep was built without MPI";
+    if (::access(LOCKSTEP_TEST_MPIRUN, X_OK) != 0) GTEST_SKIP() << LOCKSTEP_TEST_MPIRUN << " cannot be run";
+    write_text(dir / "s.toml", study_text);
+    const run_result r = run_lockstep(dir, {"run", "s.toml", "-o", "single", "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  scratch_dir dir;
+};
+
+TEST_F(Mpi, OneTwoAndThreeRanksGiveTheSingleProcessResultsBitwise) {
+  for (const int ranks : {1, 2, 3}) {
+    // Act
+    const std::string out = "ranks" + std::to_string(ranks);
+    const run_result r = run_program(dir, LOCKSTEP_TEST_MPIRUN, mpirun_args(ranks, {"run", "s.toml", "-o", out, "-q"}));
+
+    // Assert
+    ASSERT_EQ(r.exit_code, 0) << ranks << " ranks: " << r.err;
+    expect_same_results(dir / "single", dir / out);
+    EXPECT_EQ(dir.entries(out), (std::vector<std::string>{"members.csv", "results.h5", "study.toml"})) << "shards were left";
+    if (ranks > 1) {
+      EXPECT_EQ(h5_file(dir / out / "results.h5").int64_attribute("/", "mpi_ranks"), ranks);
+    }
+  }
+}
+
+TEST_F(Mpi, CheckpointedRanksStoppedBySigtermResumeWithTheSameRanksToTheSameResults) {
+  // Arrange: three checkpointing ranks, stopped once every rank has checkpointed finished members.
+  const std::vector<std::string> run = {"run", "s.toml", "-o", "out", "--checkpoint-every", "0.2", "-q"};
+  {
+    started_process p(dir, LOCKSTEP_TEST_MPIRUN, mpirun_args(3, run));
+    const bool every_rank = wait_until([&] {
+      for (int r = 0; r < 3; ++r)
+        if (checkpointed_members(dir / "out" / ("checkpoint.rank-" + std::to_string(r) + "-of-3")) <= 0) return !p.running();
+      return true;
+    });
+    ASSERT_TRUE(every_rank);
+    ASSERT_TRUE(p.running()) << "the run ended before it could be stopped";
+    EXPECT_NE(p.signal_and_wait(SIGTERM).exit_code, 0);
+  }
+  ASSERT_FALSE(fs::exists(dir / "out" / "results.h5"));
+
+  // Act
+  const run_result wrong = run_program(dir, LOCKSTEP_TEST_MPIRUN, mpirun_args(2, {"run", "--resume", "out"}));
+  const run_result resumed = run_program(dir, LOCKSTEP_TEST_MPIRUN, mpirun_args(3, {"run", "--resume", "out", "-q"}));
+
+  // Assert
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.err;
+  EXPECT_NE(wrong.err.find("resume with as many MPI ranks as the run had"), std::string::npos) << wrong.err;
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  expect_same_results(dir / "single", dir / "out");
+  EXPECT_EQ(dir.entries("out"), (std::vector<std::string>{"members.csv", "results.h5", "study.toml"}));
+}
+
+}  // namespace

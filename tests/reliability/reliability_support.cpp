@@ -1,0 +1,118 @@
+// tests/reliability/reliability_support.cpp — see reliability_support.hpp.
+#include "reliability_support.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "host/checkpoint/checkpoint_file.hpp"
+
+extern char** environ;
+
+namespace lockstep::reliability_test {
+
+started_process::started_process(const scratch_dir& dir, const std::string& program, const std::vector<std::string>& args,
+                                 const std::vector<std::string>& env)
+    : capture_(dir.capture()) {
+  std::vector<std::string> words = {program};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> variables;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (!std::string_view(*e).starts_with("LOCKSTEP_IO_FAIL_AFTER_BYTES=")) variables.emplace_back(*e);
+  variables.insert(variables.end(), env.begin(), env.end());
+  std::vector<char*> envp;
+  for (auto& v : variables) envp.push_back(v.data());
+  envp.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, (capture_ / "stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, (capture_ / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addchdir_np(&actions, dir.work().c_str());
+  const int rc = posix_spawn(&pid_, program.c_str(), &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << program << ": " << std::strerror(rc);
+    pid_ = -1;
+    reaped_ = true;
+  }
+}
+
+started_process::~started_process() {
+  if (!reaped_) signal_and_wait(SIGKILL);
+}
+
+bool started_process::running() {
+  if (reaped_) return false;
+  const pid_t r = ::waitpid(pid_, &status_, WNOHANG);
+  if (r == pid_) reaped_ = true;
+  return !reaped_;
+}
+
+run_result started_process::signal_and_wait(int signal) {
+  if (running()) ::kill(pid_, signal);
+  return wait();
+}
+
+run_result started_process::wait() {
+  while (!reaped_) {
+    if (::waitpid(pid_, &status_, 0) == pid_) reaped_ = true;
+    else if (errno != EINTR) break;
+  }
+  run_result r;
+  r.exit_code = WIFEXITED(status_) ? WEXITSTATUS(status_) : 128 + (WIFSIGNALED(status_) ? WTERMSIG(status_) : 0);
+  r.out = read_text(capture_ / "stdout");
+  r.err = read_text(capture_ / "stderr");
+  return r;
+}
+
+bool wait_until(const std::function<bool()>& condition, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return condition();
+}
+
+long checkpointed_members(const fs::path& path) {
+  try {
+    const checkpoint::checkpoint_state s = checkpoint::read_checkpoint(path);
+    return s.members_done - s.range_first;
+  } catch (const checkpoint::checkpoint_error&) {
+    return -1;
+  }
+}
+
+void expect_same_results(const fs::path& a, const fs::path& b) {
+  const h5_file fa(a / "results.h5"), fb(b / "results.h5");
+  ASSERT_TRUE(fa.is_open() && fb.is_open()) << a << " or " << b << " has no results.h5";
+  const std::vector<std::string> names = fa.datasets();
+  ASSERT_EQ(names, fb.datasets());
+  ASSERT_FALSE(names.empty());
+  for (const std::string& name : names) {
+    ASSERT_EQ(fa.dims(name), fb.dims(name)) << name;
+    if (fa.is_integer(name)) {
+      EXPECT_EQ(fa.int64s(name), fb.int64s(name)) << name;
+    } else {
+      std::size_t first = 0;
+      EXPECT_EQ(count_mismatches(fa.doubles(name), fb.doubles(name), &first), 0) << name << ", first at " << first;
+    }
+  }
+  EXPECT_EQ(read_text(a / "members.csv"), read_text(b / "members.csv"));
+  EXPECT_EQ(read_text(a / "study.toml"), read_text(b / "study.toml"));
+}
+
+}  // namespace lockstep::reliability_test
