@@ -85,21 +85,19 @@ int main(int argc, char** argv) {
     const fs::path journal = dir / "journal.tmp";
     {
       checkpoint::journal_writer w(journal, checkpoint::journal_writer::mode::create, 1, 0);
-      const long count = 3;
-      const int save_count = 2, ny = 3;
-      std::vector<member_status> status = {member_status::success, member_status::max_steps, member_status::success};
-      std::vector<member_counters> counters(count);
-      counters[0].steps = 12;
-      counters[1].last_h = 1e-9;
-      std::vector<double> final_t = {1.0, 0.25, 1.0}, y_final(count * ny, 0.5), y(count * save_count * ny, -1.5);
-      io::member_block block;
-      block.count = count;
-      block.status = status.data();
-      block.counters = counters.data();
-      block.final_t = final_t.data();
-      block.y = y.data();
-      block.y_final = y_final.data();
-      w.append(block, save_count, ny, trajectories);
+      checkpoint::journal_chunk chunk;
+      chunk.count = 3;
+      chunk.save_count = 2;
+      chunk.ny = 3;
+      chunk.trajectories = trajectories;
+      chunk.status = {member_status::success, member_status::max_steps, member_status::success};
+      chunk.counters.resize(3);
+      chunk.counters[0].steps = 12;
+      chunk.counters[1].last_h = 1e-9;
+      chunk.final_t = {1.0, 0.25, 1.0};
+      chunk.y_final.assign(9, 0.5);
+      chunk.y.assign(18, -1.5);
+      w.append(chunk.block(nullptr), chunk.save_count, chunk.ny, trajectories);
       w.close();
     }
     std::ifstream in(journal, std::ios::binary);

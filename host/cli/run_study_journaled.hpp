@@ -124,6 +124,13 @@ inline void remove_stale_temporaries(const std::filesystem::path& out_dir) {
   }
 }
 
+// A journal opened for reading; checkpoint_error naming it when it cannot be.
+inline std::ifstream open_journal(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw checkpoint::checkpoint_error("cannot read journal '" + path.string() + "': " + std::strerror(errno));
+  return in;
+}
+
 // What one rank tells rank 0 at the end: where its journal is valid, and its statistics state.
 struct rank_report {
   std::uint64_t run_id = 0;
@@ -167,8 +174,7 @@ member_tally write_members_from_journals(const io::study_spec& spec, const io::r
   checkpoint::journal_chunk chunk;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const rank_report& rank = ranks[r];
-    std::ifstream in(journals[r], std::ios::binary);
-    if (!in) throw checkpoint::checkpoint_error("cannot read journal '" + journals[r].string() + "': " + std::strerror(errno));
+    std::ifstream in = open_journal(journals[r]);
     checkpoint::journal_reader reader(in, journals[r].string(), rank.run_id, rank.first, rank.journal_bytes);
     while (reader.next(chunk)) {
       if (chunk.save_count != save_count || chunk.ny != ny || chunk.trajectories != layout.trajectories)
@@ -186,21 +192,17 @@ member_tally write_members_from_journals(const io::study_spec& spec, const io::r
     constexpr long piece = 4096;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (long first = rank.done; first < rank.end; first += piece) {
-      const long count = std::min(piece, rank.end - first);
-      const std::vector<member_status> status(static_cast<std::size_t>(count), member_status::running);
-      const std::vector<member_counters> counters(static_cast<std::size_t>(count));
-      const std::vector<double> final_t(static_cast<std::size_t>(count), nan);
-      const std::vector<double> y_final(static_cast<std::size_t>(count) * ny, nan);
-      const std::vector<double> y(layout.trajectories ? static_cast<std::size_t>(count) * save_count * ny : 0, nan);
-      io::member_block block;
-      block.first = first;
-      block.count = count;
-      block.status = status.data();
-      block.counters = counters.data();
-      block.final_t = final_t.data();
-      block.inputs = sample_inputs(spec.plan, first, count, inputs);
-      block.y = layout.trajectories ? y.data() : nullptr;
-      block.y_final = y_final.data();
+      checkpoint::journal_chunk unfinished;
+      unfinished.first = first;
+      unfinished.count = std::min(piece, rank.end - first);
+      unfinished.trajectories = layout.trajectories;
+      const auto count = static_cast<std::size_t>(unfinished.count);
+      unfinished.status.assign(count, member_status::running);
+      unfinished.counters.assign(count, member_counters{});
+      unfinished.final_t.assign(count, nan);
+      unfinished.y_final.assign(count * ny, nan);
+      unfinished.y.assign(layout.trajectories ? count * save_count * ny : 0, nan);
+      const io::member_block block = unfinished.block(sample_inputs(spec.plan, first, unfinished.count, inputs));
       h5.write_members(block);
       csv.write_members(block);
     }
@@ -282,8 +284,7 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
       }
       if (stats.members_added() != s->members_done - s->range_first) refuse("is damaged: its statistics disagree with its member count");
       {  // Every journal record up to the checkpointed length must be intact before anything is appended.
-        std::ifstream in(journal_of(rank), std::ios::binary);
-        if (!in) throw checkpoint::checkpoint_error("cannot read journal '" + journal_of(rank).string() + "': " + std::strerror(errno));
+        std::ifstream in = open_journal(journal_of(rank));
         checkpoint::journal_reader reader(in, journal_of(rank).string(), s->run_id, range.first, s->journal_bytes);
         checkpoint::journal_chunk chunk;
         while (reader.next(chunk)) {
@@ -441,9 +442,18 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
       h5.set_attribute("members_finished", done);
       h5.set_attribute("statistics", "not computed: the run was interrupted");
     }
-    h5.commit();
-    csv.commit();
+    // results.h5 last, as in the direct path (run_study_impl.hpp, commit_outputs): a results.h5 in
+    // OUT_DIR always has its members.csv beside it. study.toml stays whatever happens: --resume
+    // reads it.
     if (!interrupted) write_study_copy(out_dir, spec);
+    csv.commit();
+    try {
+      h5.commit();
+    } catch (...) {
+      std::error_code ignored;
+      fs::remove(csv.final_path(), ignored);
+      throw;
+    }
     return interrupted ? code : tally.exit_code();
   });
   code = comm.max_over_ranks(code);

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
+#include <type_traits>
 
 #if LOCKSTEP_HAVE_MPI
 #include <mpi.h>
@@ -14,9 +16,9 @@
 namespace lockstep::mpi {
 
 namespace {
+#if LOCKSTEP_HAVE_MPI
 bool session_active = false;
 
-#if LOCKSTEP_HAVE_MPI
 void check(int rc, const char* call) {
   if (rc == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING];
@@ -68,38 +70,26 @@ communicator communicator::world() {
   return communicator(0, 1, false);
 }
 
-int communicator::max_over_ranks(int value) const {
+namespace {
+// The reduction of `value` over all ranks with `op`, on every rank; `value` itself without MPI.
+template <class T>
+T reduce_over_ranks([[maybe_unused]] bool active, T value, [[maybe_unused]] const char* op_name) {
 #if LOCKSTEP_HAVE_MPI
-  if (active_) {
-    int result = value;
-    check(MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  if (active) {
+    const MPI_Datatype type = std::is_same_v<T, int> ? MPI_INT : (std::is_same_v<T, long> ? MPI_LONG : MPI_DOUBLE);
+    const MPI_Op op = std::string_view(op_name) == "max" ? MPI_MAX : MPI_SUM;
+    T result = value;
+    check(MPI_Allreduce(&value, &result, 1, type, op, MPI_COMM_WORLD), "MPI_Allreduce");
     return result;
   }
 #endif
   return value;
 }
+}  // namespace
 
-double communicator::max_over_ranks(double value) const {
-#if LOCKSTEP_HAVE_MPI
-  if (active_) {
-    double result = value;
-    check(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-    return result;
-  }
-#endif
-  return value;
-}
-
-long communicator::sum_over_ranks(long value) const {
-#if LOCKSTEP_HAVE_MPI
-  if (active_) {
-    long result = value;
-    check(MPI_Allreduce(&value, &result, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-    return result;
-  }
-#endif
-  return value;
-}
+int communicator::max_over_ranks(int value) const { return reduce_over_ranks(active_, value, "max"); }
+double communicator::max_over_ranks(double value) const { return reduce_over_ranks(active_, value, "max"); }
+long communicator::sum_over_ranks(long value) const { return reduce_over_ranks(active_, value, "sum"); }
 
 std::vector<std::string> communicator::gather_to_root(const std::string& bytes) const {
 #if LOCKSTEP_HAVE_MPI

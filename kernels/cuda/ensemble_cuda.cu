@@ -86,7 +86,10 @@ int device_count() {
 template <class Model, class Method>
 ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& run) {
   detail::check_ensemble(e, run);
-  if (device_count() == 0) throw std::runtime_error("lockstep cuda: no CUDA device is available");
+  // invalid_argument: like a method the device path lacks, a request this machine cannot serve (the
+  // command line exits 2 and names the other backends).
+  if (device_count() == 0)
+    throw std::invalid_argument("lockstep: the cuda backend needs a CUDA device and this machine has none; use backend omp or serial");
   constexpr int ny = state_layout<Model>::size;
   constexpr int words = soa_image<member_state<Model, Method>>::words;
   const auto start = std::chrono::steady_clock::now();

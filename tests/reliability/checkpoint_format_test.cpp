@@ -180,41 +180,33 @@ TEST(CheckpointFile, NamesFollowTheRankAndHaveTheirJournalBeside) {
 
 // ---- the journal ----------------------------------------------------------------------------------
 
-struct sample_chunk {
-  long first, count;
-  int save_count = 3, ny = 4;
-  std::vector<member_status> status;
-  std::vector<member_counters> counters;
-  std::vector<double> final_t, y_final, y;
+// Members [first, first + count) with recognizable values, every fifth one failed with NaN outputs.
+checkpoint::journal_chunk sample_chunk(long first, long count) {
+  checkpoint::journal_chunk c;
+  c.first = first;
+  c.count = count;
+  c.save_count = 3;
+  c.ny = 4;
+  c.trajectories = true;
+  for (long g = first; g < first + count; ++g) {
+    c.status.push_back(g % 5 == 3 ? member_status::newton_failure : member_status::success);
+    member_counters counters;
+    counters.steps = 100 + g;
+    counters.newton_iterations = 3 * g;
+    counters.last_h = 1.0 / static_cast<double>(g + 1);
+    counters.max_phi = std::ldexp(1.0, -40 - static_cast<int>(g % 7));
+    c.counters.push_back(counters);
+    c.final_t.push_back(g % 5 == 3 ? 0.5 : 1.0);
+    for (int j = 0; j < c.ny; ++j) c.y_final.push_back(std::sin(static_cast<double>(g * c.ny + j)));
+    for (int j = 0; j < c.save_count * c.ny; ++j)
+      c.y.push_back(g % 5 == 3 && j >= c.ny ? std::numeric_limits<double>::quiet_NaN() : std::cos(static_cast<double>(g + j)));
+  }
+  return c;
+}
 
-  sample_chunk(long first_member, long members) : first(first_member), count(members) {
-    for (long i = 0; i < count; ++i) {
-      const long g = first + i;
-      status.push_back(g % 5 == 3 ? member_status::newton_failure : member_status::success);
-      member_counters c;
-      c.steps = 100 + g;
-      c.newton_iterations = 3 * g;
-      c.last_h = 1.0 / static_cast<double>(g + 1);
-      c.max_phi = std::ldexp(1.0, -40 - static_cast<int>(g % 7));
-      counters.push_back(c);
-      final_t.push_back(g % 5 == 3 ? 0.5 : 1.0);
-      for (int j = 0; j < ny; ++j) y_final.push_back(std::sin(static_cast<double>(g * ny + j)));
-      for (int j = 0; j < save_count * ny; ++j)
-        y.push_back(g % 5 == 3 && j >= ny ? std::numeric_limits<double>::quiet_NaN() : std::cos(static_cast<double>(g + j)));
-    }
-  }
-  io::member_block block() const {
-    io::member_block b;
-    b.first = first;
-    b.count = count;
-    b.status = status.data();
-    b.counters = counters.data();
-    b.final_t = final_t.data();
-    b.y = y.data();
-    b.y_final = y_final.data();
-    return b;
-  }
-};
+void append(checkpoint::journal_writer& w, const checkpoint::journal_chunk& c, bool trajectories) {
+  w.append(c.block(nullptr), c.save_count, c.ny, trajectories);
+}
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
@@ -233,12 +225,12 @@ std::vector<checkpoint::journal_chunk> read_journal(const fs::path& p, std::uint
 TEST(MemberJournal, ChunksReadBackBitwiseInOrder) {
   temporary_directory dir;
   const fs::path p = dir.path / "checkpoint.journal";
-  const sample_chunk a(100, 7), b(107, 5);
+  const checkpoint::journal_chunk a = sample_chunk(100, 7), b = sample_chunk(107, 5);
   std::uint64_t bytes = 0;
   {
     checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 42, 100);
-    w.append(a.block(), a.save_count, a.ny, true);
-    w.append(b.block(), b.save_count, b.ny, true);
+    append(w, a, true);
+    append(w, b, true);
     w.close();
     bytes = w.bytes();
     EXPECT_EQ(w.records(), 2u);
@@ -248,7 +240,7 @@ TEST(MemberJournal, ChunksReadBackBitwiseInOrder) {
   const auto chunks = read_journal(p, 42, 100, bytes);
   ASSERT_EQ(chunks.size(), 2u);
   for (std::size_t k = 0; k < 2; ++k) {
-    const sample_chunk& expected = k == 0 ? a : b;
+    const checkpoint::journal_chunk& expected = k == 0 ? a : b;
     const checkpoint::journal_chunk& c = chunks[k];
     EXPECT_EQ(c.first, expected.first);
     EXPECT_EQ(c.count, expected.count);
@@ -264,19 +256,19 @@ TEST(MemberJournal, ChunksReadBackBitwiseInOrder) {
 TEST(MemberJournal, ReopenedAtACheckpointCutsWhatCameAfterItAndAppendsThere) {
   temporary_directory dir;
   const fs::path p = dir.path / "checkpoint.journal";
-  const sample_chunk a(0, 4), lost(4, 6), again(4, 6);
+  const checkpoint::journal_chunk a = sample_chunk(0, 4), lost = sample_chunk(4, 6), again = sample_chunk(4, 6);
   std::uint64_t at_checkpoint = 0;
   {
     checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 7, 0);
-    w.append(a.block(), a.save_count, a.ny, false);
+    append(w, a, false);
     w.sync();
     at_checkpoint = w.bytes();
-    w.append(lost.block(), lost.save_count, lost.ny, false);  // written after the checkpoint: a crash loses it
+    append(w, lost, false);  // written after the checkpoint: a crash loses it
     w.close();
   }
   {
     checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::reopen, 7, 4, at_checkpoint, 1);
-    w.append(again.block(), again.save_count, again.ny, false);
+    append(w, again, false);
     w.close();
     const auto chunks = read_journal(p, 7, 0, w.bytes());
     ASSERT_EQ(chunks.size(), 2u);
@@ -288,11 +280,11 @@ TEST(MemberJournal, ReopenedAtACheckpointCutsWhatCameAfterItAndAppendsThere) {
 TEST(MemberJournal, DamageShortnessAndForeignJournalsAreRefused) {
   temporary_directory dir;
   const fs::path p = dir.path / "checkpoint.journal";
-  const sample_chunk a(0, 9);
+  const checkpoint::journal_chunk a = sample_chunk(0, 9);
   std::uint64_t bytes = 0;
   {
     checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 9, 0);
-    w.append(a.block(), a.save_count, a.ny, true);
+    append(w, a, true);
     w.close();
     bytes = w.bytes();
   }
@@ -323,9 +315,8 @@ TEST(MemberJournal, AFullDiskIsAnIoErrorNamingTheJournal) {
   const fs::path p = dir.path / "checkpoint.journal";
   checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 1, 0);
   io::fault_injection::scoped_write_failure disk_full(100);
-  const sample_chunk a(0, 50);
   try {
-    w.append(a.block(), a.save_count, a.ny, true);
+    append(w, sample_chunk(0, 50), true);
     FAIL();
   } catch (const io::io_error& e) {
     EXPECT_EQ(e.path, p);

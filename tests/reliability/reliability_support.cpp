@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -94,6 +95,31 @@ long checkpointed_members(const fs::path& path) {
   } catch (const checkpoint::checkpoint_error&) {
     return -1;
   }
+}
+
+fs::path reference_results(const std::string& study_text) {
+  // The key changes with the study and with every rebuild of the binary.
+  const fs::path binary = LOCKSTEP_CLI_BINARY;
+  const std::string identity = study_text + "|" + std::to_string(fs::file_size(binary)) + "|" +
+                               std::to_string(fs::last_write_time(binary).time_since_epoch().count());
+  char key[32];
+  std::snprintf(key, sizeof key, "%016zx", std::hash<std::string>{}(identity));
+  const fs::path cache = LOCKSTEP_RELIABILITY_CACHE, done = cache / key;
+  if (fs::exists(done / "results.h5")) return done;
+
+  scratch_dir dir;
+  write_text(dir / "s.toml", study_text);
+  const run_result r = run_lockstep(dir, {"run", "s.toml", "-o", "out", "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // Copied beside its final name, then renamed: a test running in parallel sees all of it or nothing.
+  fs::create_directories(cache);
+  const fs::path partial = cache / (std::string(key) + ".partial-" + std::to_string(::getpid()));
+  fs::remove_all(partial);
+  fs::copy(dir / "out", partial, fs::copy_options::recursive);
+  std::error_code raced;  // another process may have put the same reference in place meanwhile
+  fs::rename(partial, done, raced);
+  if (raced) fs::remove_all(partial);
+  return done;
 }
 
 void expect_same_results(const fs::path& a, const fs::path& b) {

@@ -45,6 +45,11 @@ bool wait_until(const std::function<bool()>& condition, double seconds = 300.0);
 // there is none or it cannot be read.
 long checkpointed_members(const fs::path& path);
 
+// OUT_DIR of `lockstep run s.toml -q` for `study_text` (no checkpoints, one process): the reference the
+// tests compare with. Computed once per study text and lockstep binary and kept in the build tree
+// (LOCKSTEP_RELIABILITY_CACHE), since ctest runs every test in a process of its own.
+fs::path reference_results(const std::string& study_text);
+
 // Every dataset of a/results.h5 equals b/results.h5's bit for bit (NaN payloads aside), and
 // members.csv and study.toml are byte for byte the same.
 void expect_same_results(const fs::path& a, const fs::path& b);

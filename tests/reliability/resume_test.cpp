@@ -17,7 +17,7 @@ using namespace lockstep::reliability_test;
 namespace checkpoint = lockstep::checkpoint;
 
 // Chaotic double pendulums over Sobol points in 3 replicates, trajectories stored, exact quantiles:
-// every part of the results and every kind of statistics state is exercised. About 1.5 s of one core.
+// every part of the results and every kind of statistics state is exercised. About 0.8 s of one core.
 constexpr const char* study_text = R"([model]
 name = "double_pendulum"
 [solver]
@@ -25,8 +25,8 @@ method = "radau5"
 rtol = 1e-6
 atol = 1e-6
 [time]
-t1 = 2.0
-save = { every = 0.5 }
+t1 = 1.0
+save = { every = 0.25 }
 [ensemble]
 members = 700
 sampler = "sobol"
@@ -41,25 +41,15 @@ statistics = ["mean", "std", "min", "max", "q05", "q50", "q95"]
 )";
 constexpr long members = 2100;
 
-// Slow enough to be caught between checkpoints: one thread, a checkpoint every 0.3 s.
-const std::vector<std::string> checkpointed = {"--threads", "1", "--checkpoint-every", "0.3", "-q"};
+// Caught between checkpoints even on a fast core: one thread, a checkpoint about every 0.05-0.1 s.
+const std::vector<std::string> checkpointed = {"--threads", "1", "--checkpoint-every", "0.1", "-q"};
 
 class Resume : public ::testing::Test {
  protected:
-  // The reference: one uninterrupted run without checkpoints, shared by the suite.
-  static void SetUpTestSuite() {
-    reference_ = new scratch_dir;
-    write_text(*reference_ / "s.toml", study_text);
-    const run_result r = run_lockstep(*reference_, {"run", "s.toml", "-o", "out", "-q"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-  static void TearDownTestSuite() {
-    delete reference_;
-    reference_ = nullptr;
-  }
-  static fs::path reference() { return reference_->work() / "out"; }
-
   void SetUp() override { write_text(dir / "s.toml", study_text); }
+
+  // One uninterrupted run without checkpoints.
+  static fs::path reference() { return reference_results(study_text); }
 
   std::vector<std::string> run_args() const {
     std::vector<std::string> args = {"run", "s.toml", "-o", "out"};
@@ -80,9 +70,7 @@ class Resume : public ::testing::Test {
   }
 
   scratch_dir dir;
-  static scratch_dir* reference_;
 };
-scratch_dir* Resume::reference_ = nullptr;
 
 TEST_F(Resume, KilledWithSigkillAfterItsFirstCheckpointAndResumedGivesTheUninterruptedResultsBitwise) {
   // Arrange: killed once a checkpoint holds finished members.
@@ -119,11 +107,13 @@ TEST_F(Resume, KilledAgainWhileResumedAndOnceMoreAfterTheLastCheckpointStillGive
     p.signal_and_wait(SIGKILL);
   }
 
-  // Act
-  const run_result resumed = run_lockstep(dir, {"run", "--resume", "out", "-q"});
+  // Act: unless the results were written and the checkpoint removed before the kill landed.
+  if (fs::exists(checkpoint_file())) {
+    const run_result resumed = run_lockstep(dir, {"run", "--resume", "out", "-q"});
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  }
 
   // Assert
-  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   expect_same_results(reference(), out());
   EXPECT_EQ(dir.entries("out"), (std::vector<std::string>{"members.csv", "results.h5", "study.toml"}));
 }

@@ -715,13 +715,13 @@ class ensemble_statistics {
       first = in.i64();
       const std::int64_t count = in.i64();
       if (!exact_ || first < 0 || count < 1 || count > members_total_ - first) in.fail("exact values for impossible members");
+      if (static_cast<std::size_t>(count) > in.remaining() / sizeof(double) / width_) in.fail("truncated exact values");
       for (long i = first; i < first + count; ++i) {
         const long b = i / statistics_block;
         const bool added = state_done[static_cast<std::size_t>(b)] ||
                            std::any_of(blocks.begin(), blocks.end(), [&](const auto& p) { return p.first == b && i < p.second.next_member; });
         if (!added) in.fail("exact values for member " + std::to_string(i) + ", which the state has not added");
       }
-      if (static_cast<std::size_t>(count) > in.remaining() / sizeof(double) / width_) in.fail("truncated exact values");
       values.resize(static_cast<std::size_t>(count) * width_);
       for (double& x : values) x = in.f64();
     }
