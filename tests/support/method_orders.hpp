@@ -80,6 +80,9 @@ struct order_row {
   theory proved;    // what the cited theorems give
   theory expected;  // what the test asserts: `proved`, or a justified value where `note` names why
   std::string note;  // empty when the asserted orders are the theory's
+  // index3 with a projection: the asserted slope of the largest velocity correction (the velocity-
+  // constraint residual the projection removes, O(h^pv)); NaN elsewhere (corrections at round-off)
+  double projection_v = std::numeric_limits<double>::quiet_NaN();
 
   solver_options options() const {
     solver_options opt;
@@ -412,6 +415,7 @@ inline void index3_projection_orders(order_row& row) {
   const method_kind k = row.method.kind;
   const bool radau = k == method_kind::radau5 || k == method_kind::radau3;
   const double pv = row.expected.v;
+  row.projection_v = pv;
   if (radau) row.expected.v = row.expected.q;
   row.expected.lambda = std::min(row.expected.lambda, pv - 1);
   row.note = radau ? "v-raised" : "lambda-reduced";
