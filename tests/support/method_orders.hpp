@@ -280,7 +280,7 @@ inline const std::vector<citation>& citations() {
   static const std::vector<citation> list = {
       {"HLR3",
        "Hairer, Lubich & Roche, *The Numerical Solution of Differential-Algebraic Systems by Runge-Kutta Methods*, "
-       "LNM 1409 (1989), convergence on Hessenberg index 3 (also Hairer & Wanner II, VII.4): Radau IIA with s >= 2 "
+       "LNM 1409 (1989), convergence on Hessenberg index 3 (summarized in Hairer & Wanner II, ch. VII): Radau IIA with s >= 2 "
        "stages, errors O(h^(2s-1)) in y = q, O(h^s) in z = v, O(h^(s-1)) in u = lambda."},
       {"HLR2",
        "Hairer, Lubich & Roche 1989, convergence on Hessenberg index 2 (also Hairer & Wanner II, VII.4): Radau IIA, "
