@@ -274,7 +274,7 @@ own projection):
   (q, v), which would show q's and v's order instead), against the minimal-coordinate ODE integrated in
   long double by Gragg-Bulirsch-Stoer extrapolation of order 16 (`tests/support/reference.hpp`; its
   error is far below 1e-14);
-- **knife edge** (the non-holonomic model: tau = 0, omega0 = 2 rad/s, from rest at the origin, one
+- **knife edge** (the non-holonomic model: tau = 0, spinning at omega0 = 2 rad/s with no speed along the blade (u0 = 0) from the origin, one
   constraint sin(theta) x' - cos(theta) y' = 0 and no holonomic one): errors in q against the exact
   solution x = G sin^2(wt) / (2w^2), y = G (wt - sin(wt) cos(wt)) / (2w^2), theta = wt, G = g sin(alpha).
 

@@ -14,7 +14,7 @@
 //     tests/support/reference.hpp (truncation and round-off far below 1e-14), q, v and the method's own
 //     multiplier lambda (consistent_multipliers = false: recomputing lambda from (q, v) would hide its
 //     order);
-//   - knife edge (tau = 0, theta0 = 0, omega0 = 2 from rest at the origin: one non-holonomic constraint,
+//   - knife edge (tau = 0, theta0 = 0, spinning at omega0 = 2 with u0 = 0 from the origin: one non-holonomic constraint,
 //     no holonomic one) against its exact solution x = G sin^2(w t) / (2 w^2),
 //     y = G (w t - sin(w t) cos(w t)) / (2 w^2), theta = w t, G = g sin(alpha) (problems/knife_edge.md),
 //     q only.
