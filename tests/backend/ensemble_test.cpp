@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "lockstep/lockstep.hpp"
@@ -177,6 +178,63 @@ TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChun
     EXPECT_EQ(finished, 200) << Model::name << " " << method_name(fp.method) << "/" << formulation_name(fp.form)
                              << ": members that did not reach t1";
   }
+}
+
+// Projection after every accepted step (formulation/projection.hpp) in the batch path: a member solved
+// with projection = coordinate (and post-stabilization) is bitwise the same alone (serial, and through
+// solve_member), in an ensemble of 64 on the serial backend, and on omp with 2 threads and chunk 7. index1
+// drifts, so there the projections really move the point (max_projection_q > 0 is checked); on index3
+// they correct v.
+template <class Model>
+void check_projection_determinism(method_kind method, formulation form, projection_kind projection, double t1) {
+  const std::string what = std::string(Model::name) + " " + method_name(method) + "/" + formulation_name(form) + "/" +
+                           projection_name(projection);
+  constexpr long members = 64;
+  auto e = make_ensemble<Model>(members, t1, 1e-6, form);
+  e.options.method = method;
+  e.options.projection = projection;
+  const auto reference = solve_ensemble(e, make_run(backend::serial, 0, 1));
+  const auto chunked = solve_ensemble(e, make_run(backend::omp, 7, 2));
+  long moved = 0;
+  for (long i = 0; i < members; ++i) {
+    ASSERT_EQ(reference.status[i], member_status::success) << what << " member " << i;
+    EXPECT_GT(reference.counters[i].projections, 0) << what << " member " << i;
+    moved += reference.counters[i].max_projection_q > 0.0 || reference.counters[i].max_projection_v > 0.0;
+    EXPECT_TRUE(same_member(chunked, i, reference, i)) << what << ": omp chunk 7, 2 threads vs serial, member " << i;
+  }
+  EXPECT_EQ(moved, members) << what << ": members whose projections moved the point";
+  for (long i : {0L, 7L, 13L, members - 1}) {
+    const auto alone = solve_ensemble(select(e, {i}), make_run(backend::serial, 0, 1));
+    EXPECT_TRUE(same_member(alone, 0, reference, i)) << what << ": alone vs in the ensemble, member " << i;
+    vec<double, Model::n> q0, v0;
+    for (int j = 0; j < Model::n; ++j) {
+      q0[j] = e.q0[i * Model::n + j];
+      v0[j] = e.v0[i * Model::n + j];
+    }
+    const auto single = solve_member<Model>(e.params_of(i), q0, v0, e.t0, e.t1, e.options, e.save_times);
+    ASSERT_EQ(single.y.size(), 3u) << what;
+    for (int s = 0; s < 3; ++s)
+      EXPECT_EQ(std::memcmp(&single.y[s][0], &reference.outputs[(i * 3 + s) * state_layout<Model>::size],
+                            state_layout<Model>::size * sizeof(double)),
+                0)
+          << what << ": solve_member vs ensemble, member " << i << ", save " << s;
+    EXPECT_EQ(std::memcmp(&single.counters, &reference.counters[i], sizeof(member_counters)), 0)
+        << what << ": solve_member vs ensemble counters, member " << i;
+  }
+}
+
+TEST(EnsembleDeterminism, ProjectedMembersAreBitwiseTheSameAloneInAnEnsembleAndOnTwoOmpThreadsWithChunk7) {
+  check_projection_determinism<models::double_pendulum>(method_kind::bdf, formulation::index1,
+                                                        projection_kind::coordinate, 0.5);
+  check_projection_determinism<models::double_pendulum>(method_kind::radau5, formulation::index3,
+                                                        projection_kind::coordinate, 0.5);
+  check_projection_determinism<models::double_pendulum>(method_kind::radau3, formulation::index1,
+                                                        projection_kind::post_stabilization, 0.5);
+  check_projection_determinism<models::double_pendulum>(method_kind::rhoinf, formulation::index3,
+                                                        projection_kind::coordinate, 0.5);
+  // non-holonomic: v onto A v + a = 0
+  check_projection_determinism<models::knife_edge>(method_kind::bdf, formulation::index1, projection_kind::coordinate,
+                                                   1.0);
 }
 
 // 1,000 pendulum members, 10 of them broken on purpose; the other 990 must be bitwise what they are in

@@ -15,23 +15,13 @@
 #include "lockstep/model/registry.hpp"
 #include "lockstep/stepper/solve_member.hpp"
 #include "../support/doubled_pendulum.hpp"
+#include "../support/method_orders.hpp"
 #include "../support/reference.hpp"
 
 namespace lockstep::test {
 
-// Least-squares slope of log(error) against log(h), h = 1 / steps.
-inline double fitted_order(const std::vector<int>& steps, const std::vector<double>& errors) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const double n = static_cast<double>(steps.size());
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const double x = std::log(1.0 / steps[i]), y = std::log(errors[i]);
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
+// Least-squares slope of log(error) against log(h), h = 1 / steps (shared with docs/METHODS.md's table).
+using orders::fitted_order;
 
 // The options of a method on a formulation (rho_inf for rhoinf), defaults otherwise.
 inline solver_options method_options(method_kind method, formulation form, double rho_inf = 0.6) {
