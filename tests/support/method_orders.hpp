@@ -217,6 +217,36 @@ run_result fixed_step_run(solver_options opt, int steps) {
   return out;
 }
 
+// ---- one adaptive run ----------------------------------------------------------------------------
+
+// The "Adaptive steps" table of docs/METHODS.md (and tests/method/rhoinf_test.cpp's comparison of the
+// formulations): the method, formulation (and rho_inf) of `opt` with error control at rtol = atol = 1e-6
+// over [0, 1] from the exact start, no projection; accepted and rejected steps and the max error of q
+// at t = 1 against the exact solution.
+struct adaptive_result {
+  member_status status = member_status::running;
+  long steps = 0, rejected = 0;
+  double err_q = 0;
+};
+
+template <class Problem>
+adaptive_result adaptive_run(solver_options opt) {
+  using Model = typename Problem::Model;
+  opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-6;
+  vec<double, Model::n> q0, v0, q1, v1;
+  double l0, l1;
+  Problem::exact(0.0, q0, v0, l0);
+  Problem::exact(1.0, q1, v1, l1);
+  const auto r = solve_member<Model>(Problem::params, q0, v0, 0.0, 1.0, opt, {1.0});
+  adaptive_result out;
+  out.status = r.status;
+  out.steps = r.counters.steps;
+  out.rejected = r.counters.rejected_steps;
+  if (r.status == member_status::success)
+    for (int i = 0; i < Model::n; ++i) out.err_q = std::max(out.err_q, std::abs(r.q(0, i) - q1[i]));
+  return out;
+}
+
 // Least-squares slope of log(error) against log(h), h = 1 / steps (NaN when a run failed).
 inline double fitted_order(const std::vector<int>& steps, const std::vector<double>& errors) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;

@@ -52,14 +52,40 @@
 // purpose: the derivatives y'_k carry the parasitic mode of the roots -rho at infinity (the multipliers'
 // oscillation, undamped as rho -> 1), which the corrector's combination y'_{k+1} + e1 y'_k + e2 y'_{k-1}
 // annihilates but any derivative-based predictor picks up (a Hermite predictor did: with rho = 0.99 its
-// estimate stalled the step size on the ggl pendulum). c F_y' tau is computed with one residual,
-// F(t, y_{k+1}, y'_{k+1} + c tau), whose part F(t, y_{k+1}, y'_{k+1}) is the converged Newton residual.
-// The filter -J(c)^-1 keeps stiff components bounded (as RADAU5's, Hairer & Wanner IV.8 (8.20)) and
-// produces the multiplier components of LE. Norm: the weighted RMS norm with RADAU5's index scaling
-// (method/radau.hpp, radau_weights: index-2 components times h, index-3 times h^2). At the second step P
-// interpolates y'_0 at the confluent node t_0 (interpolation.hpp); at the first (trapezoidal) step no
-// quadratic exists, and LE is replaced by y_1 - (y_0 + h y'_0) ~ h^2 y'' / 2, an overestimate (the
-// initial step size keeps it near 0.1 anyway).
+// estimate stalled the step size on the ggl pendulum). The filter -J(c)^-1 keeps stiff components
+// bounded (as RADAU5's, Hairer & Wanner IV.8 (8.20)) and produces the multiplier components of LE.
+//
+// c F_y' tau is assembled from the blocks of the very Jacobian J(c) = F_y + c F_y' that the filter
+// factors (the corrector's, method/corrector.hpp, which keeps it across steps while Newton contracts).
+// F is affine in y' in every formulation (euler_lagrange.hpp): F_y' tau = (tau_q, M tau_v, G tau_v, 0,
+// A tau_v), the G and A rows only at acceleration level (index1, projected invariants: G v' + gamma = 0,
+// seed 001 eqs. 106-107, Ascher & Petzold eq. 4.14); on index3 and ggl the constraint rows hold no y'.
+// With the same blocks on both sides the identity behind the filter holds exactly,
+//     LE = -J(c)^-1 c F_y' tau = -tau + J(c)^-1 F_y tau,
+// so LE is O(tau) = O(h^3) in every component (the multipliers' part is J(c)^-1 F_y tau: tau has no
+// multiplier components), also when J(c) is some steps old: its age perturbs J(c)^-1 F_y tau
+// relatively, not by a multiple of c tau. Two earlier shortcuts broke this on the acceleration-level
+// formulations, where the multipliers lambda (and nu) are index-1 variables weighted in full by
+// radau_weights (not times h^2 as on index3, not times h as on ggl):
+//   - c F_y' tau was taken from a fresh residual, F(t, y_{k+1}, y'_{k+1} + c tau): its constraint rows
+//     G(q_{k+1}) c tau_v against the kept G of J(c) leave J(c)^-1 c (G_new - G_old) tau_v in lambda,
+//     O(|G_new - G_old| tau / h): the velocity's large tangential truncation error leaks into the normal
+//     acceleration, which lambda answers to at full weight;
+//   - that residual also contained the converged Newton residual F(t, y_{k+1}, y'_{k+1}), whose image
+//     under J(c)^-1 is the next Newton correction: bounded by the Newton test, not by h^3. The Newton
+//     test judges its rate from the first correction, which on these formulations is dominated by the
+//     multipliers' predictor (lambda_k for lambda_{k+1}, off by lambda' h at full weight), so a slowly
+//     contracting remainder in lambda (kept G again) passes it.
+// Neither vanishes with h, and both held the weighted estimate near 0.7-1.8 whatever the step: on the
+// pendulum at rtol 1e-6, 20,882 steps on index1 and 14,970 on projected invariants against 205 on ggl,
+// with the same accuracy (docs/METHODS.md, "Adaptive steps"); now 225 and 244 (ggl 202).
+// tests/method/rhoinf_test.cpp checks the estimate against the true local error with kept Jacobians on
+// every formulation and the adaptive step counts against ggl.
+//
+// Norm: the weighted RMS norm with RADAU5's index scaling (method/radau.hpp, radau_weights: index-2
+// components times h, index-3 times h^2). At the second step P interpolates y'_0 at the confluent node
+// t_0 (interpolation.hpp); at the first (trapezoidal) step no quadratic exists, and LE is replaced by
+// y_1 - (y_0 + h y'_0) ~ h^2 y'' / 2, an overestimate (the initial step size keeps it near 0.1 anyway).
 //
 // Step control: h_new = h min(2, max(0.2, 0.9 err^(-1/3))) (LE = O(h^3)); no growth after a rejection;
 // h kept when the ratio lies in [1, 1.2], so the factorization is reused (at omega = 1 the coefficients
@@ -257,13 +283,34 @@ LOCKSTEP_HD attempt_result rhoinf_attempt(rhoinf_state<Model>& s, double t_end, 
     }
     const double w1 = s.h_last / h, w2 = s.h_last2 / h;
     const double milne = first ? 0.0 : k.C3 / ((1.0 + w1) * (1.0 + w1 + w2) / 6.0 - k.C3);
-    state_vector<Model> yp_shifted = yp;  // y'_{k+1} + c tau
-    for (int j = 0; j < differential; ++j) {
-      const double tau = first ? -(y[j] - y_pred[j]) : milne * (y[j] - quadratic[j]);
-      yp_shifted[j] = yp[j] + c * tau;
+    state_vector<Model> ctau{};  // c tau (q and v components)
+    for (int j = 0; j < differential; ++j)
+      ctau[j] = c * (first ? -(y[j] - y_pred[j]) : milne * (y[j] - quadratic[j]));
+    // c F_y' tau, built from the blocks of the Jacobian that the filter below factors, not from a new
+    // residual (header comment, "Error estimate": a fresh G against the kept one, and the converged
+    // Newton residual, put terms that do not vanish with h into the index-1 multipliers of index1 and
+    // projected invariants). F_y' tau = (tau_q, M tau_v, G tau_v, 0, A tau_v), the G and A rows only at
+    // acceleration level (index1, projected invariants; elsewhere the constraint rows have no y').
+    const jacobian_blocks<Model>& J = s.corrector.jac;
+    residual_parts<Model> r{};
+    for (int i = 0; i < Model::n; ++i) {
+      r.Fq[i] = ctau[L::q + i];
+      double Mt = 0.0;
+      for (int j = 0; j < Model::n; ++j) Mt += J.M(i, j) * ctau[L::v + j];
+      r.Fv[i] = Mt;
     }
-    const residual_parts<Model> r = detail::residual_at<Model>(form, t_new, y, yp_shifted, p, baumgarte_of(opt));
-    ++counters.model_evaluations;
+    if (acceleration_level(form)) {
+      for (int a = 0; a < Model::m; ++a) {
+        double Gt = 0.0;
+        for (int j = 0; j < Model::n; ++j) Gt += J.G(a, j) * ctau[L::v + j];
+        r.Fphi[a] = Gt;
+      }
+      for (int a = 0; a < Model::k; ++a) {
+        double At = 0.0;
+        for (int j = 0; j < Model::n; ++j) At += J.A(a, j) * ctau[L::v + j];
+        r.Fa[a] = At;
+      }
+    }
     state_vector<Model> le;  // -J(c)^-1 c F_y' tau
     detail::solve_block<Model, double>(form, s.corrector.jac, s.corrector.newton, &r, nullptr, le, nullptr);
     err = detail::weighted_rms<Model>(le, detail::radau_weights<Model>(form, s.y, h, opt));
