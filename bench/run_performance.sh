@@ -22,11 +22,14 @@
 #   PROBLEMS         comma-separated subset (default andrews,car_axis,slider_crank,double_pendulum)
 #   IDLE_WAIT        seconds in all to wait for the machine to go idle first (default 240; 0: no wait)
 #   PROFILE          1 (default): perf profiles of car_axis at rtol 1e-8; 0: none
+#   RUN_IDLE_WAIT    seconds each timed run waits for an idle machine (default 20; work_precision --idle-wait)
+#   RETRIES          extra runs of a case without a clean run (default 3; work_precision --retries)
+#   SCALING_MAX      largest ensemble of the scaling runs (default 100000; sizes 100, 1000, ... up to it)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 COMMAND="bench/run_performance.sh"
-for v in BUILD_DIR OUT_DIR MEMBERS SLIDER_MEMBERS REPS SLIDER_REPS THREADS PROBLEMS IDLE_WAIT PROFILE; do
+for v in BUILD_DIR OUT_DIR MEMBERS SLIDER_MEMBERS REPS SLIDER_REPS THREADS PROBLEMS IDLE_WAIT PROFILE RUN_IDLE_WAIT RETRIES SCALING_MAX; do
   if [[ -n "${!v:-}" ]]; then COMMAND="$v=${!v} $COMMAND"; fi
 done
 BUILD_DIR=${BUILD_DIR:-/tmp/lockstep-bench-performance}
@@ -41,6 +44,9 @@ THREADS=${THREADS:-2}
 PROBLEMS=${PROBLEMS:-andrews,car_axis,slider_crank,double_pendulum}
 IDLE_WAIT=${IDLE_WAIT:-240}
 PROFILE=${PROFILE:-1}
+SCALING_MAX=${SCALING_MAX:-100000}
+RUN_IDLE_WAIT=${RUN_IDLE_WAIT:-20}
+RETRIES=${RETRIES:-3}
 PYTHON=/usr/bin/python3   # Debian's interpreter with python3-matplotlib and python3-numpy
 
 SECONDS=0
@@ -99,10 +105,21 @@ for problem in "${PROBLEM_LIST[@]}"; do
   wait_idle "$problem"
   echo "== $problem"
   "$BIN" --out "$OUT_DIR/$problem.json" --problems "$problem" --members "$MEMBERS" --members-slider_crank "$SLIDER_MEMBERS" \
-    --reps "$REPS" --reps-slider_crank "$SLIDER_REPS" --threads "$THREADS" 2> >(tee "$OUT_DIR/$problem.log" >&2)
+    --reps "$REPS" --reps-slider_crank "$SLIDER_REPS" --threads "$THREADS" --idle-wait "$RUN_IDLE_WAIT" --retries "$RETRIES" 2> >(tee "$OUT_DIR/$problem.log" >&2)
   echo "$problem: done at ${SECONDS}s; loadavg $(cat /proc/loadavg)" >>"$LOG"
   JSONS+=("$OUT_DIR/$problem.json")
 done
+
+# Scaling: time per member against N (10^2 ... SCALING_MAX) for lockstep and IDA, lockstep on 1 and THREADS threads.
+SCALING_SIZES=100
+for n in 1000 10000 100000 1000000; do
+  if (( n <= SCALING_MAX )); then SCALING_SIZES="$SCALING_SIZES,$n"; fi
+done
+wait_idle scaling
+echo "== scaling (N = $SCALING_SIZES)"
+"$BIN" --scaling --out "$OUT_DIR/scaling.json" --scaling-sizes "$SCALING_SIZES" --threads "$THREADS" --idle-wait "$RUN_IDLE_WAIT" \
+  2> >(tee "$OUT_DIR/scaling.log" >&2)
+echo "scaling: done at ${SECONDS}s; loadavg $(cat /proc/loadavg)" >>"$LOG"
 
 # Profiles: one thread, car_axis at rtol = atol = 1e-8, 200 members, each solver alone (no reference).
 PROFILES_JSON="[]"
@@ -157,5 +174,5 @@ json.dump({
 EOF
 
 "$PYTHON" "$ROOT/bench/write_performance.py" --json "$OUT_DIR/work_precision.json" --machine "$OUT_DIR/machine.json" \
-  --out "$RESULTS" --figures "$FIGURES"
+  --out "$RESULTS" --figures "$FIGURES" --scaling "$OUT_DIR/scaling.json"
 echo "wrote $RESULTS and $FIGURES/ after ${SECONDS}s"

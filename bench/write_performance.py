@@ -291,6 +291,77 @@ def shorten(sym, width=90):
     return sym if len(sym) <= width else sym[: width - 1] + "…"
 
 
+def write_scaling(w, scaling, figures, fig_rel):
+    """The scaling section (issue 8, deliverable 5) from work_precision --scaling's JSON."""
+    sc = scaling["scaling"]
+    runs = sc["runs"]
+    w("## Scaling with the ensemble size and the thread count")
+    w("")
+    w(f"Regular double pendulum (theta1 = theta2 = 0.5, members perturbed as above) over [0, {sc['t1']:g}] at"
+      f" rtol = atol = {sc['tol']:g}, {sc['save_count']} save times; each (solver, N) solved once after a wait for"
+      " an idle machine (`work_precision --scaling`, run by `bench/run_performance.sh`). Time per member = wall"
+      " time / N. The horizon is short so that N = 10^5 fits in minutes.")
+    w("")
+    sizes = sorted({r["members"] for r in runs})
+    keys = []
+    for r in runs:
+        k = (r["solver"], r["threads"])
+        if k not in keys:
+            keys.append(k)
+    by = {(r["solver"], r["threads"], r["members"]): r for r in runs}
+    header = ["solver", "threads"] + [f"N = {n:,}" for n in sizes] + ["largest / smallest N"]
+    rows = []
+    for solver, threads in keys:
+        cells = []
+        per = []
+        for n in sizes:
+            r = by.get((solver, threads, n))
+            if r is None:
+                cells.append("—")
+                continue
+            t = r["seconds"] / n
+            per.append(t)
+            note = "" if r["other_cores"] is None or r["other_cores"] < 0.1 else f" ({r['other_cores']:.1f} other cores)"
+            cells.append(fmt_time(t) + (f", {r['failed']} failed" if r["failed"] else "") + note)
+        rows.append([LABEL.get(solver, solver), str(threads)] + cells + [f"{per[-1] / per[0]:.2f}" if len(per) > 1 else "—"])
+    w(table(header, rows))
+    w("")
+    ratios = []
+    for n in sizes:
+        two = by.get(("lockstep-radau5", sc["threads"], n))
+        one = by.get(("lockstep-radau5", 1, n))
+        ida = by.get(("ida", sc["threads"], n))
+        parts = []
+        if two and one and sc["threads"] != 1:
+            parts.append(f"{sc['threads']} threads over 1: {one['seconds'] / two['seconds']:.2f}x")
+        if two and ida:
+            parts.append(f"IDA / lockstep Radau IIA 5: {ida['seconds'] / two['seconds']:.2f}")
+        if parts:
+            ratios.append(f"- N = {n:,}: " + "; ".join(parts))
+    if ratios:
+        w("Ratios in the same run (wall time):")
+        w("")
+        for line in ratios:
+            w(line)
+        w("")
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for solver, threads in keys:
+        pts = [(n, by[(solver, threads, n)]["seconds"] / n) for n in sizes if (solver, threads, n) in by]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{LABEL.get(solver, solver)}, {threads} thread(s)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("members N")
+    ax.set_ylabel("wall time per member [s]")
+    ax.set_title("double pendulum: time per member against the ensemble size", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(figures, "scaling.png"), dpi=120)
+    plt.close(fig)
+    w(f"![time per member against N]({fig_rel}/scaling.png)")
+    w("")
+
+
 def write(args):
     with open(args.json) as f:
         data = json.load(f)
@@ -323,10 +394,11 @@ def write(args):
     reps = ", ".join(f"{p['problem']} {p.get('reps', data['reps'])}" for p in data["problems"])
     w(f"- {threads} OpenMP threads for every solver; each (solver, tolerance) solved the whole ensemble"
       f" several times ({reps}), interleaved (repetition, tolerance, solver); the tables show the fastest"
-      " clean run (other processes can only slow a run down): before each run the program waits up to 20 s for"
-      " an idle machine, a run is clean when other processes kept fewer than 0.1 cores busy meanwhile (from"
-      " /proc/stat), and a case without a clean run is repeated up to 3 times. `other cores (least)` is the"
-      " fewest cores other processes kept busy during any run of the case.")
+      f" clean run (other processes can only slow a run down): before each run the program waits up to"
+      f" {data.get('idle_wait', 20):g} s for an idle machine, a run is clean when other processes kept fewer than"
+      f" {data.get('max_other_cores', 0.1):g} cores busy meanwhile (from /proc/stat), and a case without a clean run is"
+      f" repeated up to {data.get('retries', 3)} times. `other cores (least)` is the fewest cores other processes kept"
+      " busy during any run of the case.")
     if machine.get("load_log"):
         w("- Machine load while the benchmark ran (run log):")
         w("")
@@ -601,6 +673,9 @@ def write(args):
             w("")
     w(ANALYSIS)
     w("")
+    if args.scaling:
+        with open(args.scaling) as f:
+            write_scaling(w, json.load(f), args.figures, fig_rel)
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"wrote {args.out}; targets: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()))
@@ -612,6 +687,7 @@ def main():
     ap.add_argument("--machine", help="JSON: command, seconds, start, revision, nproc, cpu_model, ...")
     ap.add_argument("--out", default="docs/PERFORMANCE.md")
     ap.add_argument("--figures", default="docs/figures/performance")
+    ap.add_argument("--scaling", help="JSON of work_precision --scaling: adds the scaling section")
     write(ap.parse_args())
     return 0
 

@@ -34,6 +34,8 @@
 //                       [--ida-check-rtol 1e-12] [--check-sample 20] [--variant-sample 10]
 //                       [--members-PROBLEM N] [--reps-PROBLEM R] [--solvers lockstep-bdf,lockstep-radau5,ida]
 //                       [--no-reference] [--max-other-cores 0.1] [--retries 3] [--idle-wait 20]
+//        work_precision --scaling --out FILE.json [--scaling-sizes 100,1000,10000,100000] [--scaling-tol 1e-6]
+//                       [--scaling-t1 1] [--threads 2]   (time per member against N: run_scaling)
 #include <omp.h>
 #include <unistd.h>
 
@@ -82,6 +84,11 @@ struct settings {
   double idle_wait = 20.0;          // seconds to wait for an idle machine before each timed run
   std::vector<std::string> solvers = {"lockstep-bdf", "lockstep-radau5", "ida"};
   bool reference = true;  // false: no reference and no checks (scd null): for profiling runs
+  // --scaling: time per member against the ensemble size instead of work-precision data.
+  bool scaling = false;
+  std::vector<long> scaling_sizes = {100, 1000, 10000, 100000};
+  double scaling_tol = 1e-6;
+  double scaling_t1 = 1.0;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -543,27 +550,74 @@ settings parse(int argc, char** argv) {
     else if (a == "--retries") s.retries = std::stoi(value());
     else if (a == "--idle-wait") s.idle_wait = std::stod(value());
     else if (a == "--no-reference") s.reference = false;
+    else if (a == "--scaling") s.scaling = true;
+    else if (a == "--scaling-sizes") {
+      s.scaling_sizes.clear();
+      for (const std::string& n : split(value(), ',')) s.scaling_sizes.push_back(std::stol(n));
+    } else if (a == "--scaling-tol") s.scaling_tol = std::stod(value());
+    else if (a == "--scaling-t1") s.scaling_t1 = std::stod(value());
     else throw std::invalid_argument("unknown argument " + a);
   }
   if (s.out.empty()) throw std::invalid_argument("--out FILE is required");
   return s;
 }
 
+
+// ---- scaling (issue 8, deliverable 5) ----------------------------------------------------------------
+// Time per member against the ensemble size N for lockstep (both methods, `threads` threads, and
+// Radau IIA 5 on one thread: the thread scaling) and IDA (`threads` threads), on the regular double
+// pendulum over [0, scaling_t1] at rtol = atol = scaling_tol. The horizon is short so that N = 10^5
+// fits in minutes; the members are those of the work-precision ensembles (perturbed parameters). Each
+// (solver, N) runs once after a wait for an idle machine; wall, CPU and other processes' cores are
+// recorded as in the work-precision runs.
+std::string run_scaling(const settings& s) {
+  using Model = models::double_pendulum;
+  const double inputs[4] = {0.5, 0.5, 0.0, 0.0};
+  std::ostringstream js;
+  js << "{\"problem\": \"double_pendulum\", \"t1\": " << json_number(s.scaling_t1) << ", \"tol\": "
+     << json_number(s.scaling_tol) << ", \"threads\": " << s.threads << ", \"save_count\": " << s.save_count
+     << ", \"runs\": [";
+  struct solver_case {
+    const char* name;
+    int threads;
+  };
+  const solver_case cases[] = {{"lockstep-radau5", s.threads}, {"lockstep-radau5", 1}, {"lockstep-bdf", s.threads}, {"ida", s.threads}};
+  bool first = true;
+  for (long members : s.scaling_sizes) {
+    const ensemble<Model> e = peers::perturbed_ensemble<Model>(members, s.scaling_t1, inputs, s.seed, s.spread, s.save_count);
+    for (const solver_case& c : cases) {
+      wait_until_idle(s.idle_wait, s.max_other_cores);
+      const std::string name = c.name;
+      const run_outcome o = name == "ida" ? run_ida(e, s.scaling_tol, c.threads)
+                                          : run_lockstep(e, name == "lockstep-bdf" ? method_kind::bdf : method_kind::radau5,
+                                                         s.scaling_tol, c.threads);
+      std::fprintf(stderr, "scaling: N %ld %-16s %d thread(s) %9.3f s wall %9.3f s cpu, other cores %.2f\n", members,
+                   c.name, c.threads, o.seconds, o.cpu_seconds, o.other_cores);
+      js << (first ? "" : ", ") << "{\"solver\": " << json_string(c.name) << ", \"threads\": " << c.threads
+         << ", \"members\": " << members << ", \"seconds\": " << json_number(o.seconds)
+         << ", \"cpu_seconds\": " << json_number(o.cpu_seconds) << ", \"other_cores\": " << json_number(o.other_cores)
+         << ", \"failed\": " << failures(o, {}) << ", \"steps\": " << json_number(mean_of(o.steps, o.ok)) << "}";
+      first = false;
+    }
+  }
+  js << "]}";
+  return js.str();
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  settings s;
-  try {
-    s = parse(argc, argv);
-  } catch (const std::exception& ex) {
-    std::fprintf(stderr, "work_precision: %s\n", ex.what());
-    return 2;
-  }
-  const auto start = std::chrono::steady_clock::now();
+// The work-precision data (or with --scaling the scaling data) as one JSON text.
+static std::string run_all(const settings& s, std::chrono::steady_clock::time_point start) {
   std::ostringstream js;
+  if (s.scaling) {
+    js << "{\"sundials_version\": " << json_string(SUNDIALS_VERSION) << ", \"scaling\": " << run_scaling(s)
+       << ", \"seconds\": " << json_number(seconds_since(start)) << "}\n";
+    return js.str();
+  }
   js << "{\"threads\": " << s.threads << ", \"reps\": " << s.reps << ", \"tol_min\": " << s.tol_min
      << ", \"tol_max\": " << s.tol_max << ", \"sundials_version\": " << json_string(SUNDIALS_VERSION)
-     << ", \"problems\": [";
+     << ", \"idle_wait\": " << json_number(s.idle_wait) << ", \"retries\": " << s.retries
+     << ", \"max_other_cores\": " << json_number(s.max_other_cores) << ", \"problems\": [";
   bool first = true;
   for (const std::string& p : s.problems) {
     std::string one;
@@ -577,19 +631,34 @@ int main(int argc, char** argv) {
       const double inputs[4] = {0.5, 0.5, 0.0, 0.0};  // regular motion (issue 8)
       one = run_problem<models::double_pendulum>(s, p, 10.0, inputs);
     } else {
-      std::fprintf(stderr, "work_precision: unknown problem %s\n", p.c_str());
-      return 2;
+      throw std::invalid_argument("unknown problem " + p);
     }
     js << (first ? "" : ", ") << one;
     first = false;
   }
   js << "], \"seconds\": " << json_number(seconds_since(start)) << "}\n";
+  return js.str();
+}
+
+int main(int argc, char** argv) {
+  settings s;
+  try {
+    s = parse(argc, argv);
+    for (const std::string& p : s.problems)
+      if (p != "andrews" && p != "car_axis" && p != "slider_crank" && p != "double_pendulum")
+        throw std::invalid_argument("unknown problem " + p);
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "work_precision: %s\n", ex.what());
+    return 2;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::string text = run_all(s, start);
   std::FILE* f = std::fopen(s.out.c_str(), "w");
   if (f == nullptr) {
     std::fprintf(stderr, "work_precision: cannot write %s\n", s.out.c_str());
     return 3;
   }
-  std::fputs(js.str().c_str(), f);
+  std::fputs(text.c_str(), f);
   std::fclose(f);
   std::fprintf(stderr, "work_precision: wrote %s after %.1f s\n", s.out.c_str(), seconds_since(start));
   return 0;
