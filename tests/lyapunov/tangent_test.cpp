@@ -184,6 +184,15 @@ TEST(Tangents, EqualFiniteDifferencesOfTheDiscreteMapWithFixedSteps) {
   EXPECT_LT(dirs.worst_difference_from_finite_differences(fixed_steps(1e-3, 4), 1.0, "BDF4 fixed h = 1e-3"), 1e-7);
 }
 
+// The index-3 formulation (BDF allows it with fixed steps): the same, with mu pinned and the positions'
+// constraint the only holonomic row.
+TEST(Tangents, EqualFiniteDifferencesOnTheIndexThreeFormulationWithFixedSteps) {
+  const pendulum_directions dirs;
+  solver_options opt = fixed_steps(1e-3, 3);
+  opt.form = formulation::index3;
+  EXPECT_LT(dirs.worst_difference_from_finite_differences(opt, 1.0, "index3 BDF3 fixed h = 1e-3"), 1e-7);
+}
+
 // Adaptive steps: the perturbed solves may choose other steps, so the difference is bounded by the
 // global error's variation over eps (rtol 1e-10 / eps 1e-5 ~ 1e-5) plus O(eps^2).
 TEST(Tangents, AgreeWithFiniteDifferencesOfTwoAdaptiveSolves) {
