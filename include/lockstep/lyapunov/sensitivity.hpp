@@ -1,9 +1,10 @@
 // lockstep/lyapunov/sensitivity.hpp — the C++ API for forward sensitivities of one member: derivatives
 // of its solution at t1 with respect to directions in its initial state and to its parameters, by the
-// staggered direct method of lyapunov/tangent.hpp (BDF on ggl, or on index3 with fixed steps; other
-// options are refused with the reason in `message`).
+// staggered direct method of lyapunov/tangent.hpp (BDF on ggl, or on index3 with fixed steps) and
+// lyapunov/tangent_radau.hpp (Radau IIA on index3 and ggl); other options are refused with the reason
+// in `message`.
 //
-// The sensitivities are those of the method's own solution (the accepted BDF points, multipliers as
+// The sensitivities are those of the method's own solution (the accepted points, multipliers as
 // the method computed them), with the step sizes and orders the member chose held fixed: gradient-based
 // calibration and UQ get the exact derivative of what they evaluate, and it approximates the derivative
 // of the exact solution to the method's accuracy.
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "lockstep/lyapunov/tangent.hpp"
+#include "lockstep/lyapunov/tangent_radau.hpp"
 #include "lockstep/model/concept.hpp"
 
 namespace lockstep {
@@ -72,23 +74,24 @@ sensitivity_result<Model> solve_member_with_sensitivities(const double* params, 
     out.message = "t1 must be greater than t0";
     return out;
   }
-  auto tm = std::make_unique<tangent_member<Model, capacity>>();
-  tangent_member_begin<Model, capacity>(*tm, t0, t1, q0, v0, params, opt, directions.data(),
-                                        static_cast<int>(directions.size()), parameters.data(),
-                                        static_cast<int>(parameters.size()), error_control);
-  while (tm->status == member_status::running && tm->method.t < t1) {
-    if (tm->attempts++ >= opt.max_steps) {
-      tm->status = member_status::max_steps;
-      break;
+  visit_tangent_member<Model, capacity>(opt.method, [&]<class Member>() {
+    auto tm = std::make_unique<Member>();  // plain data, large for big models: on the heap
+    tangent_member_begin(*tm, t0, t1, q0, v0, params, opt, directions.data(), static_cast<int>(directions.size()),
+                         parameters.data(), static_cast<int>(parameters.size()), error_control);
+    while (tm->status == member_status::running && member_time(*tm) < t1) {
+      if (tm->attempts++ >= opt.max_steps) {
+        tm->status = member_status::max_steps;
+        break;
+      }
+      const attempt_result r = tangent_member_attempt(*tm, t1, params, opt);
+      if (r == attempt_result::accepted) on_step(member_time(*tm), member_point(*tm), current_tangents(*tm), tm->directions);
     }
-    const attempt_result r = tangent_member_attempt<Model, capacity>(*tm, t1, params, opt);
-    if (r == attempt_result::accepted) on_step(tm->method.t, tm->method.y_past[0], tm->past[0], tm->directions);
-  }
-  out.status = tm->status == member_status::running ? member_status::success : tm->status;
-  out.counters = tm->counters;
-  out.t_final = tm->method.t;
-  out.y_final = tm->method.y_past[0];
-  for (int d = 0; d < tm->directions; ++d) out.sensitivities.push_back(tm->past[0][d]);
+    out.status = tm->status == member_status::running ? member_status::success : tm->status;
+    out.counters = tm->counters;
+    out.t_final = member_time(*tm);
+    out.y_final = member_point(*tm);
+    for (int d = 0; d < tm->directions; ++d) out.sensitivities.push_back(current_tangents(*tm)[d]);
+  });
   return out;
 }
 

@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "lockstep/lyapunov/tangent.hpp"
+#include "lockstep/lyapunov/tangent_radau.hpp"
 #include "lockstep/stepper/solve_member.hpp"
 
 namespace lockstep {
@@ -188,18 +189,20 @@ LOCKSTEP_HD member_status tangent_space_basis(double t, const vec<double, Model:
   return member_status::success;
 }
 
-// The discrete QR step on a tangent member: orthonormalizes its current tangents (the first `count`
-// directions) in the metric at the current point, applies the same recombination to the whole tangent
-// history, and returns log R_ii in log_r. False when the tangents degenerated (zero or non-finite).
-template <class Model, int Capacity>
-LOCKSTEP_HD bool renormalize_tangents(tangent_member<Model, Capacity>& tm, int count, const double* p,
-                                      tangent_metric metric, double* log_r) {
+// The discrete QR step on a tangent member (BDF or Radau): orthonormalizes its current tangents (the
+// first `count` directions) in the metric at the current point, applies the same recombination to the
+// whole tangent history, and returns log R_ii in log_r. False when the tangents degenerated (zero or
+// non-finite).
+template <class Member>
+LOCKSTEP_HD bool renormalize_tangents(Member& tm, int count, const double* p, tangent_metric metric, double* log_r) {
+  using Model = typename Member::model;
+  constexpr int Capacity = Member::capacity;
   using L = state_layout<Model>;
   vec<double, Model::n> q;
-  for (int i = 0; i < Model::n; ++i) q[i] = tm.method.y_past[0][L::q + i];
+  for (int i = 0; i < Model::n; ++i) q[i] = member_point(tm)[L::q + i];
   const auto W = tangent_metric_matrix<Model>(metric, q, p);
   state_vector<Model> S[Capacity];
-  for (int d = 0; d < count; ++d) S[d] = tm.past[0][d];
+  for (int d = 0; d < count; ++d) S[d] = current_tangents(tm)[d];
   double R[Capacity][Capacity];
   if (!orthonormalize<Model, Capacity>(W, S, count, R)) return false;
   // X = R^-1 (upper triangular, by columns): Q = S_old X.
@@ -212,7 +215,7 @@ LOCKSTEP_HD bool renormalize_tangents(tangent_member<Model, Capacity>& tm, int c
       X[r][c] = -s / R[r][r];
     }
   }
-  recombine_tangents<Model, Capacity>(tm, X, count);
+  recombine_tangents(tm, X, count);
   for (int d = 0; d < count; ++d) log_r[d] = log(R[d][d]);
   return true;
 }
@@ -282,56 +285,51 @@ lyapunov_result<Model> lyapunov_spectrum(const double* params, const vec<double,
     out.status = st;
     return out;
   }
-  auto tm = std::make_unique<tangent_member<Model, d_max>>();
-  tangent_member_begin<Model, d_max>(*tm, t0, t1, q0, v0, params, opt, basis, p, nullptr, 0,
-                                     lopt.tangent_error_control);
-  if (tm->status != member_status::running) {
-    out.status = tm->status;
-    return out;
-  }
-
   std::vector<double> sums(p, 0.0);
-  double log_r[d_max];
-  bool started = lopt.transient <= 0.0;
   double t_start = t0;
-  double next = t0 + lopt.renormalize;
-  while (tm->method.t < t1) {
-    if (tm->attempts++ >= opt.max_steps) {
-      tm->status = member_status::max_steps;
-      break;
-    }
-    const attempt_result r = tangent_member_attempt<Model, d_max>(*tm, t1, params, opt);
-    if (r == attempt_result::failed) break;
-    if (r != attempt_result::accepted) continue;
-    const double t = tm->method.t;
-    if (t < next && t < t1) continue;
-    if (!renormalize_tangents<Model, d_max>(*tm, p, params, lopt.metric, log_r)) {
-      tm->status = member_status::model_not_finite;
-      break;
-    }
-    ++out.renormalizations;
-    while (next <= t) next += lopt.renormalize;
-    if (!started) {
-      if (t >= t0 + lopt.transient) {
-        started = true;
-        t_start = t;
+  visit_tangent_member<Model, d_max>(opt.method, [&]<class Member>() {
+    auto tm = std::make_unique<Member>();  // plain data, large for big models: on the heap
+    tangent_member_begin(*tm, t0, t1, q0, v0, params, opt, basis, p, nullptr, 0, lopt.tangent_error_control);
+    double log_r[d_max];
+    bool started = lopt.transient <= 0.0;
+    double next = t0 + lopt.renormalize;
+    while (tm->status == member_status::running && member_time(*tm) < t1) {
+      if (tm->attempts++ >= opt.max_steps) {
+        tm->status = member_status::max_steps;
+        break;
       }
-      continue;
+      const attempt_result r = tangent_member_attempt(*tm, t1, params, opt);
+      if (r != attempt_result::accepted) continue;
+      const double t = member_time(*tm);
+      if (t < next && t < t1) continue;
+      if (!renormalize_tangents(*tm, p, params, lopt.metric, log_r)) {
+        tm->status = member_status::model_not_finite;
+        break;
+      }
+      ++out.renormalizations;
+      while (next <= t) next += lopt.renormalize;
+      if (!started) {
+        if (t >= t0 + lopt.transient) {
+          started = true;
+          t_start = t;
+        }
+        continue;
+      }
+      if (!(t > t_start)) continue;
+      std::vector<double> estimate(p);
+      for (int i = 0; i < p; ++i) {
+        sums[i] += log_r[i];
+        estimate[i] = sums[i] / (t - t_start);
+      }
+      out.history_t.push_back(t);
+      out.history.push_back(estimate);
     }
-    if (!(t > t_start)) continue;
-    std::vector<double> estimate(p);
-    for (int i = 0; i < p; ++i) {
-      sums[i] += log_r[i];
-      estimate[i] = sums[i] / (t - t_start);
-    }
-    out.history_t.push_back(t);
-    out.history.push_back(estimate);
-  }
-  out.status = tm->status == member_status::running ? member_status::success : tm->status;
-  out.counters = tm->counters;
-  out.tangent_factorizations = tm->tangent_factorizations;
-  out.tangent_rejections = tm->tangent_rejections;
-  out.t_final = tm->method.t;
+    out.status = tm->status == member_status::running ? member_status::success : tm->status;
+    out.counters = tm->counters;
+    out.tangent_factorizations = tm->tangent_factorizations;
+    out.tangent_rejections = tm->tangent_rejections;
+    out.t_final = member_time(*tm);
+  });
   out.t_start = t_start;
   if (out.status == member_status::success) {
     if (out.history.empty()) {

@@ -53,10 +53,10 @@
 // order, and the tangents then need order-1 steps (measured: 5e5 steps for t = 300). Each combined
 // estimate is at least the state's, so the state keeps its own accuracy.
 //
-// Scope. BDF on the ggl formulation (adaptive) and on index3 (fixed steps, as BDF allows), without a
-// projection after steps (a projection is a further map the tangents would have to follow).
-// tangent_check_options refuses every other combination with a sentence: Radau IIA would need the
-// linearized full stage system and is not implemented.
+// Scope. BDF on the ggl formulation (adaptive) and on index3 (fixed steps, as BDF allows), here; the
+// Radau IIA methods on index3 and ggl in lyapunov/tangent_radau.hpp; no projection after steps (a
+// projection is a further map the tangents would have to follow). tangent_check_options refuses every
+// other combination (rho_inf, index1, projected invariants, projections) with a sentence.
 //
 // The linear system. y has 2n + 2m + k unknowns (tens for the built-in models); (T1) is assembled in
 // full from the AD Jacobian blocks of formulation/euler_lagrange.hpp plus the term d(G^T mu)/dq that
@@ -77,6 +77,7 @@
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/formulation/projection.hpp"
 #include "lockstep/method/bdf.hpp"
+#include "lockstep/method/radau.hpp"
 #include "lockstep/model/derivatives.hpp"
 #include "lockstep/stepper/initialize.hpp"
 #include "lockstep/stepper/options.hpp"
@@ -85,16 +86,16 @@ namespace lockstep {
 
 // Why tangents cannot be propagated with these options ("" when they can).
 LOCKSTEP_HD constexpr const char* tangent_check_options(const solver_options& opt) {
-  if (opt.method != method_kind::bdf)
-    return "tangent propagation (sensitivities, Lyapunov spectra) is implemented for method bdf only: the "
-           "other methods would need their own linearized step equations (Radau IIA: the full stage "
-           "system), which are not implemented";
+  if (opt.method == method_kind::rhoinf)
+    return "tangent propagation (sensitivities, Lyapunov spectra) is implemented for bdf and the Radau IIA "
+           "methods (radau5, radau3, euler), not for rhoinf: it would need its own linearized step "
+           "equations, which are not implemented";
   if (opt.form != formulation::ggl && opt.form != formulation::index3)
-    return "tangent propagation supports the formulations ggl and index3 (bdf with fixed steps) only";
+    return "tangent propagation supports the formulations ggl and index3 only (bdf: index3 with fixed steps)";
   if (opt.projection != projection_kind::none)
     return "tangent propagation needs projection = none: a projection after the steps is a further map "
            "whose derivative the tangents do not follow";
-  return bdf_check_options(opt);
+  return opt.method == method_kind::bdf ? bdf_check_options(opt) : radau_check_options(opt);
 }
 
 // A direction in the phase space (q, v) of a member: dq then dv.
@@ -231,28 +232,26 @@ LOCKSTEP_HD state_vector<Model> residual_parameter_derivative(formulation f, dou
   return out;
 }
 
-// The factored matrix of (T1), scaled (header comment), at one converged point.
+// The exact linearization of the residual at (t, y, y'): F_y in full (rows in the layout of y, as
+// residual_parameter_derivative) and F_y', which is I on the q' columns of the F_q rows and M on the v'
+// columns of the F_v rows. From the AD Jacobian blocks of formulation/euler_lagrange.hpp plus the term
+// d(G^T mu)/dq that the simplified Newton matrix leaves out.
 template <class Model>
-struct tangent_step_matrix {
+struct tangent_jacobian {
   static constexpr int size = state_layout<Model>::size;
-  mat<double, size, size> lu;
-  vec<int, size> pivot;
-  mat<double, Model::n, Model::n> M;  // F_y' on the v rows
-  double c = 0.0;
+  mat<double, size, size> Fy;
+  mat<double, Model::n, Model::n> M;
 };
 
-// Assembles F_y + c F_y' at (t, y, y' = (qdot, vdot)) from the AD Jacobian blocks and factors it.
 template <class Model>
-LOCKSTEP_HD member_status factor_tangent_step_matrix(formulation f, double t, const state_vector<Model>& y,
-                                                     const vec<double, Model::n>& vdot, double c, const double* p,
-                                                     tangent_step_matrix<Model>& T) {
+LOCKSTEP_HD member_status evaluate_tangent_jacobian(formulation f, double t, const state_vector<Model>& y,
+                                                    const vec<double, Model::n>& vdot, const double* p,
+                                                    tangent_jacobian<Model>& out) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   jacobian_blocks<Model> J;
   const member_status js = evaluate_jacobian<Model>(f, t, y, vdot, p, J);
   if (js != member_status::success) return js;
-  // d(G^T mu)/dq: the ggl kinematic row's curvature term, left out of the simplified Newton matrix
-  // (formulation/euler_lagrange.hpp) but part of the exact derivative.
   mat<double, n, n> Hmu{};
   if constexpr (m > 0) {
     if (uses_mu(f)) {
@@ -263,24 +262,21 @@ LOCKSTEP_HD member_status factor_tangent_step_matrix(formulation f, double t, co
       Hmu = constraint_force_jacobian<Model>(t, q, mu, p);
     }
   }
-  const double ic = 1.0 / c;
-  auto& A = T.lu;
+  auto& A = out.Fy;
   A = mat<double, L::size, L::size>{};
   for (int i = 0; i < n; ++i) {
-    // F_q = q' - v + G^T mu, divided by c.
-    for (int j = 0; j < n; ++j) A(L::q + i, L::q + j) = (i == j ? 1.0 : 0.0) + Hmu(i, j) * ic;
-    A(L::q + i, L::v + i) = -ic;
-    // F_v = M v' + G^T lambda + A^T nu - Q, divided by c.
     for (int j = 0; j < n; ++j) {
-      A(L::v + i, L::q + j) = J.K(i, j) * ic;
-      A(L::v + i, L::v + j) = J.M(i, j) - J.dQ_dv(i, j) * ic;
+      A(L::q + i, L::q + j) = Hmu(i, j);  // F_q = q' - v + G^T mu
+      A(L::v + i, L::q + j) = J.K(i, j);  // F_v = M v' + G^T lambda + A^T nu - Q
+      A(L::v + i, L::v + j) = -J.dQ_dv(i, j);
     }
+    A(L::q + i, L::v + i) = -1.0;
   }
   for (int a = 0; a < m; ++a) {
     for (int i = 0; i < n; ++i) {
-      if (uses_mu(f)) A(L::q + i, L::mu + a) = J.G(a, i);  // (G^T) c x / c
-      A(L::v + i, L::lambda + a) = J.G(a, i);             // (G^T) c x / c
-      A(L::lambda + a, L::q + i) = J.G(a, i);             // Phi = 0
+      if (uses_mu(f)) A(L::q + i, L::mu + a) = J.G(a, i);
+      A(L::v + i, L::lambda + a) = J.G(a, i);
+      A(L::lambda + a, L::q + i) = J.G(a, i);  // Phi
     }
     if (f == formulation::ggl) {
       for (int j = 0; j < n; ++j) {  // G v + Phi_t
@@ -296,6 +292,43 @@ LOCKSTEP_HD member_status factor_tangent_step_matrix(formulation f, double t, co
       A(L::v + i, L::nu + a) = J.A(a, i);
       A(L::nu + a, L::q + i) = J.A_q(a, i);  // A v + a
       A(L::nu + a, L::v + i) = J.A(a, i);
+    }
+  out.M = J.M;
+  return member_status::success;
+}
+
+// The factored matrix of (T1), scaled (header comment), at one converged point.
+template <class Model>
+struct tangent_step_matrix {
+  static constexpr int size = state_layout<Model>::size;
+  mat<double, size, size> lu;
+  vec<int, size> pivot;
+  mat<double, Model::n, Model::n> M;  // F_y' on the v rows
+  double c = 0.0;
+};
+
+// F_y + c F_y' at (t, y, y' = (qdot, vdot)), scaled (rows F_q, F_v divided by c; the multiplier columns
+// multiplied by c), factored.
+template <class Model>
+LOCKSTEP_HD member_status factor_tangent_step_matrix(formulation f, double t, const state_vector<Model>& y,
+                                                     const vec<double, Model::n>& vdot, double c, const double* p,
+                                                     tangent_step_matrix<Model>& T) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n;
+  tangent_jacobian<Model> J;
+  const member_status js = evaluate_tangent_jacobian<Model>(f, t, y, vdot, p, J);
+  if (js != member_status::success) return js;
+  auto& A = T.lu;
+  A = J.Fy;
+  for (int i = 0; i < n; ++i) {
+    A(L::q + i, L::q + i) += c;
+    for (int j = 0; j < n; ++j) A(L::v + i, L::v + j) += c * J.M(i, j);
+  }
+  const double ic = 1.0 / c;
+  for (int r = 0; r < L::size; ++r)
+    for (int col = 0; col < L::size; ++col) {
+      if (r < L::lambda) A(r, col) *= ic;
+      if (col >= L::lambda && !(col >= L::mu && col < L::nu && !uses_mu(f))) A(r, col) *= c;
     }
   T.M = J.M;
   T.c = c;
@@ -541,6 +574,7 @@ LOCKSTEP_HD member_status initial_full_tangent(double t, const initial_values<Mo
 // -1 for a direction in the initial state and j for the sensitivity to parameter j.
 template <class Model, int Capacity = 2 * Model::n>
 struct tangent_member {
+  using model = Model;
   static constexpr int capacity = Capacity;
   static constexpr int max_past = bdf_state<Model>::max_past;
   bdf_state<Model> method;
@@ -556,16 +590,18 @@ struct tangent_member {
   long tangent_rejections = 0;  // steps the state accepted and the tangents' error test rejected
 };
 
-// Consistent initialization, BDF's start and the initial tangents: directions[d] (a phase vector,
-// taken through the derivative of the initialization, so it need not lie in the tangent space) for
-// d < state_directions, then the sensitivities to parameters[0 .. parameter_directions - 1].
-// status = running, or the reason it cannot start (invalid_input for options the tangents refuse).
-template <class Model, int Capacity>
-LOCKSTEP_HD void tangent_member_begin(tangent_member<Model, Capacity>& tm, double t0, double t1,
-                                      const vec<double, Model::n>& q0, const vec<double, Model::n>& v0,
-                                      const double* p, const solver_options& opt,
-                                      const phase_vector<Model>* directions, int state_directions,
-                                      const int* parameters, int parameter_directions, bool error_control = true) {
+// What the BDF and the Radau members share at the start: the checks, consistent initialization, the
+// method's start (start(init)) and the initial tangents, handed to store(d, s, s') (s' = the tangent of
+// the initial derivative BDF starts from). directions[d] (a phase vector, taken through the derivative
+// of the initialization, so it need not lie in the tangent space) for d < state_directions, then the
+// sensitivities to parameters[0 .. parameter_directions - 1]. status = running, or the reason the
+// member cannot start (invalid_input for options the tangents refuse).
+template <class Model, class TM, class Start, class Store>
+LOCKSTEP_HD void begin_member_with_tangents(TM& tm, double t0, double t1, const vec<double, Model::n>& q0,
+                                            const vec<double, Model::n>& v0, const double* p,
+                                            const solver_options& opt, const phase_vector<Model>* directions,
+                                            int state_directions, const int* parameters, int parameter_directions,
+                                            bool error_control, const Start& start, const Store& store) {
   constexpr int n = Model::n;
   tm.status = member_status::running;
   tm.error_control = error_control;
@@ -574,7 +610,7 @@ LOCKSTEP_HD void tangent_member_begin(tangent_member<Model, Capacity>& tm, doubl
   tm.attempts = 0;
   tm.tangent_factorizations = 0;
   tm.directions = state_directions + parameter_directions;
-  if (tangent_check_options(opt)[0] != '\0' || !(t1 > t0) || tm.directions > Capacity || state_directions < 0 ||
+  if (tangent_check_options(opt)[0] != '\0' || !(t1 > t0) || tm.directions > TM::capacity || state_directions < 0 ||
       parameter_directions < 0) {
     tm.status = member_status::invalid_input;
     return;
@@ -590,7 +626,7 @@ LOCKSTEP_HD void tangent_member_begin(tangent_member<Model, Capacity>& tm, doubl
     tm.status = st;
     return;
   }
-  bdf_start(tm.method, t0, t1, init, opt);
+  start(init);
   for (int d = 0; d < tm.directions; ++d) {
     const bool is_state = d < state_directions;
     tm.parameter[d] = is_state ? -1 : parameters[d - state_directions];
@@ -603,13 +639,30 @@ LOCKSTEP_HD void tangent_member_begin(tangent_member<Model, Capacity>& tm, doubl
     // The initialization's metric is factored at the given q0 (stepper/initialize.hpp); at a consistent
     // q0 it is the metric at init.q, and elsewhere the difference is of second order.
     st = initial_phase_tangent<Model>(t0, init.q, init.v, p, opt.metric, dq0, dv0, tm.parameter[d], dq, dv);
-    if (st == member_status::success)
-      st = initial_full_tangent<Model>(t0, init, p, dq, dv, tm.parameter[d], tm.past[0][d], tm.derivative0[d]);
+    state_vector<Model> s0, sp0;
+    if (st == member_status::success) st = initial_full_tangent<Model>(t0, init, p, dq, dv, tm.parameter[d], s0, sp0);
     if (st != member_status::success) {
       tm.status = st;
       return;
     }
+    store(d, s0, sp0);
   }
+}
+
+// Consistent initialization, BDF's start and the initial tangents (begin_member_with_tangents).
+template <class Model, int Capacity>
+LOCKSTEP_HD void tangent_member_begin(tangent_member<Model, Capacity>& tm, double t0, double t1,
+                                      const vec<double, Model::n>& q0, const vec<double, Model::n>& v0,
+                                      const double* p, const solver_options& opt,
+                                      const phase_vector<Model>* directions, int state_directions,
+                                      const int* parameters, int parameter_directions, bool error_control = true) {
+  begin_member_with_tangents<Model>(
+      tm, t0, t1, q0, v0, p, opt, directions, state_directions, parameters, parameter_directions, error_control,
+      [&](const initial_values<Model>& init) { bdf_start(tm.method, t0, t1, init, opt); },
+      [&](int d, const state_vector<Model>& s0, const state_vector<Model>& sp0) {
+        tm.past[0][d] = s0;
+        tm.derivative0[d] = sp0;
+      });
 }
 
 namespace detail {
@@ -633,6 +686,25 @@ LOCKSTEP_HD void predict_like_bdf(const bdf_state<Model>& before, int k, double 
   }
   divided_differences(k + 1, x, dd, confluent, derivative0);
   evaluate_newton_form(k + 1, x, dd, t_new, value, &derivative);
+}
+
+// The method's attempt; a failure sets the member's status.
+template <class Member, class Attempt>
+LOCKSTEP_HD attempt_result run_member_attempt(Member& tm, const Attempt& attempt) {
+  member_status why = member_status::running;
+  const attempt_result r = attempt(why);
+  if (r == attempt_result::failed) tm.status = why;
+  return r;
+}
+
+// Puts the member back where it was before an attempt that the state's error test accepted and the
+// tangents' rejected (the tangents were not yet updated), counting the rejection.
+template <class Member, class State>
+LOCKSTEP_HD void undo_accepted_step(Member& tm, const State& before, long steps_before) {
+  tm.method = before;
+  tm.counters.steps = steps_before;
+  ++tm.counters.rejected_steps;
+  ++tm.tangent_rejections;
 }
 
 // How a direction's error is weighted: for a direction in the initial state relative to its own size,
@@ -667,9 +739,11 @@ LOCKSTEP_HD double tangent_error_norm(const state_vector<Model>& e, const state_
 }
 
 // The weighting of direction d of a member (see tangent_weighting).
-LOCKSTEP_HD tangent_weighting weighting_for(int parameter, const double* p, const solver_options& opt) {
+// tolerance_factor: BDF's internal rtol' / rtol (the default), 1 for Radau, which uses rtol itself.
+LOCKSTEP_HD tangent_weighting weighting_for(int parameter, const double* p, const solver_options& opt,
+                                            double tolerance_factor = 0.0) {
   tangent_weighting wt;
-  const double f = internal_tolerance_factor(opt.rtol);
+  const double f = tolerance_factor > 0.0 ? tolerance_factor : internal_tolerance_factor(opt.rtol);
   wt.tol = f * opt.rtol;
   if (parameter >= 0) {
     const double pbar = p[parameter] != 0.0 ? abs(p[parameter]) : 1.0;
@@ -718,12 +792,9 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
   constexpr int n = Model::n;
   const bdf_state<Model> before = tm.method;  // the nodes and values the predictor uses
   const long steps_before = tm.counters.steps;
-  member_status why = member_status::running;
-  const attempt_result r = bdf_attempt<Model>(tm.method, t_end, p, opt, tm.counters, why);
-  if (r == attempt_result::failed) {
-    tm.status = why;
-    return r;
-  }
+  const attempt_result r = detail::run_member_attempt(tm, [&](member_status& why) {
+    return bdf_attempt<Model>(tm.method, t_end, p, opt, tm.counters, why);
+  });
   if (r != attempt_result::accepted) return r;
 
   const bdf_state<Model>& s = tm.method;
@@ -791,12 +862,7 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
     const double err_km1 = can_lower ? combined_lte(k - 1) : 0.0;
     if (!(err_k <= 1.0)) {  // bdf_attempt's first-failure rule
       const double ratio = max(0.25, min(0.9, 0.9 * pow(2.0 * err_k + 1e-4, -1.0 / (k + 1))));
-      const member_counters counters = tm.counters;
-      tm.method = before;
-      tm.counters = counters;
-      tm.counters.steps = steps_before;
-      ++tm.counters.rejected_steps;
-      ++tm.tangent_rejections;
+      detail::undo_accepted_step(tm, before, steps_before);
       tm.method.order = (can_lower && err_km1 <= err_k) ? k - 1 : k;
       tm.method.h = ratio * h;
       return attempt_result::rejected;
@@ -829,24 +895,46 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
   return r;
 }
 
+namespace detail {
+
+// slot[d] <- sum_e X(e, d) slot[e] for d < count.
+template <class Model, int Capacity>
+LOCKSTEP_HD void recombine_slot(state_vector<Model>* slot, const double (*X)[Capacity], int count) {
+  state_vector<Model> out[Capacity];
+  for (int d = 0; d < count; ++d) {
+    out[d] = state_vector<Model>{};
+    for (int e = 0; e < count; ++e)
+      if (X[e][d] != 0.0)
+        for (int j = 0; j < state_layout<Model>::size; ++j) out[d][j] += X[e][d] * slot[e][j];
+  }
+  for (int d = 0; d < count; ++d) slot[d] = out[d];
+}
+
+}  // namespace detail
+
 // Replaces every tangent direction d by sum_e X(e, d) direction e, at every past node and in the
 // confluent derivative: the tangent history is linear in the initial directions, so this is exactly
 // the history the member would have had from the initial directions combined by X (the discrete QR
 // re-orthonormalization uses it with X = R^-1).
 template <class Model, int Capacity>
 LOCKSTEP_HD void recombine_tangents(tangent_member<Model, Capacity>& tm, const double (*X)[Capacity], int count) {
-  auto apply = [&](state_vector<Model>* slot) {
-    state_vector<Model> out[Capacity];
-    for (int d = 0; d < count; ++d) {
-      out[d] = state_vector<Model>{};
-      for (int e = 0; e < count; ++e)
-        if (X[e][d] != 0.0)
-          for (int j = 0; j < state_layout<Model>::size; ++j) out[d][j] += X[e][d] * slot[e][j];
-    }
-    for (int d = 0; d < count; ++d) slot[d] = out[d];
-  };
-  for (int j = 0; j < tangent_member<Model, Capacity>::max_past; ++j) apply(tm.past[j]);
-  apply(tm.derivative0);
+  for (int j = 0; j < tangent_member<Model, Capacity>::max_past; ++j)
+    detail::recombine_slot<Model, Capacity>(tm.past[j], X, count);
+  detail::recombine_slot<Model, Capacity>(tm.derivative0, X, count);
+}
+
+// The member's time, current point and current tangents (one interface for the BDF and Radau members).
+template <class Model, int Capacity>
+LOCKSTEP_HD double member_time(const tangent_member<Model, Capacity>& tm) {
+  return tm.method.t;
+}
+template <class Model, int Capacity>
+LOCKSTEP_HD const state_vector<Model>& member_point(const tangent_member<Model, Capacity>& tm) {
+  return tm.method.y_past[0];
+}
+template <class Model, int Capacity>
+LOCKSTEP_HD state_vector<Model>* current_tangents(tangent_member<Model, Capacity>& tm) {
+  return tm.past[0];
 }
 
 }  // namespace lockstep
