@@ -41,7 +41,7 @@ struct ignore_tangent_steps {
 // (dq0, dv0) of the given initial values, taken through consistent initialization) and to the
 // parameters with the indices `parameters` (initial values held). on_step(t, y, tangents, count) is
 // called after every accepted step (tests use it to check the linearized constraints). error_control:
-// the sensitivities' local error limits the steps too (IDAS's errconS; lyapunov/tangent.hpp), on by
+// the sensitivities' local error limits the steps too (IDAS's IDASetSensErrCon; lyapunov/tangent.hpp), on by
 // default; off, the steps are exactly those of solve_member.
 template <class Model, class OnStep = ignore_tangent_steps>
 sensitivity_result<Model> solve_member_with_sensitivities(const double* params, const vec<double, Model::n>& q0,

@@ -6,9 +6,9 @@
 // d = 2 (n - m) - k (seed 001 section 3.4.1 eq. 71 defines the exponents by the growth of the axes of an
 // infinitesimal ellipsoid; on a manifold those axes are tangent vectors). The spectrum has d exponents.
 //
-// Discrete QR (Benettin, Galgani, Giorgilli & Strelcyn 1980, Meccanica 15, Part 2 section 3;
-// Shimada & Nagashima 1979, Prog. Theor. Phys. 61; Dieci, Russell & Van Vleck 1997, SIAM J. Numer.
-// Anal. 34, section 3.1, "discrete QR"): p <= d tangent directions S are propagated with the member;
+// Discrete QR (Benettin, Galgani, Giorgilli & Strelcyn 1980, Meccanica 15, Part 2; Shimada &
+// Nagashima 1979, Prog. Theor. Phys. 61; the "discrete QR" method of Dieci, Russell & Van Vleck 1997,
+// SIAM J. Numer. Anal. 34): p <= d tangent directions S are propagated with the member;
 // at the first accepted step after every `renormalize` time units S = Q R (Gram-Schmidt in the metric
 // below), the directions are replaced by Q, and
 //     lambda_i ~ (1 / (t - t_start)) sum over re-orthonormalizations of log R_ii,                     (L1)
@@ -30,7 +30,7 @@
 // coordinates of bodies of different masses are scaled, and the natural metric of a mechanical system)
 // or W = I. Only (dq, dv) enter: the multipliers are functions of the state, not coordinates of the
 // manifold. Exponents do not depend on the metric when W and W^-1 stay bounded along the trajectory (a
-// Lyapunov transformation; Dieci, Russell & Van Vleck 1997 section 2): true for M(q) on every bounded
+// Lyapunov transformation; Dieci, Russell & Van Vleck 1997): true for M(q) on every bounded
 // trajectory of the built-in models; the finite-time estimates differ by O(log cond W / t).
 //
 // Transient. The first re-orthonormalization at or after t0 + transient starts the averages (its own
@@ -128,7 +128,7 @@ LOCKSTEP_HD mat<double, N, N> null_space_basis(const mat<double, R, N>& B) {
 }
 
 // Orthonormalizes count state-layout tangents in place by modified Gram-Schmidt, twice ("twice is
-// enough", Giraud et al. 2005), in the metric W; R (upper triangular) with S_old = S_new R.
+// enough": Giraud, Langou & Rozloznik 2005, Comput. Math. Appl. 50), in the metric W; R (upper triangular) with S_old = S_new R.
 template <class Model, int Capacity>
 LOCKSTEP_HD bool orthonormalize(const mat<double, Model::n, Model::n>& W, state_vector<Model>* S, int count,
                                 double (*R)[Capacity]) {

@@ -14,9 +14,9 @@
 //
 // where (s_pred, s'_pred) is the same predictor applied to the past tangents, and F_p e_j appears only
 // for the sensitivity to parameter j. This is the "staggered direct" method of Caracotsios & Stewart
-// (1985) as used in DASPK3/IDAS (Maly & Petzold 1996, Appl. Numer. Math. 20, section 3; Feehery,
-// Tolsma & Barton 1997, Appl. Numer. Math. 25, eqs. 6-8; the IDAS guide, "Forward sensitivity
-// analysis", eq. 4.8): after the state's Newton iteration has converged, (T1) is solved once per
+// (1985, Comput. Chem. Eng. 9) as used in DASPK3.0 and IDAS (Maly & Petzold 1996, Appl. Numer. Math.
+// 20; Feehery, Tolsma & Barton 1997, Appl. Numer. Math. 25; the IDAS guide's forward sensitivity
+// chapter): after the state's Newton iteration has converged, (T1) is solved once per
 // direction, with the EXACT Jacobian evaluated at the converged point (not the corrector's simplified,
 // possibly stale Newton matrix: that would make the tangents depend on when the Jacobian was last
 // refreshed, and be wrong by O(h) at every step). The tangent history is kept in the representation the
@@ -34,9 +34,9 @@
 // (tests/lyapunov/tangent_test.cpp checks |G s_q| and |Psi_q s_q + G s_v| at every step). The initial
 // tangents are put in that space by the exact derivative of consistent initialization (stepper/
 // initialize.hpp) at a consistent point: the minimal-norm projector of seed 001 eq. (121), see
-// initial_tangent below.
+// initial_phase_tangent and initial_full_tangent below.
 //
-// Error control of the tangents (IDAS's errconS; Maly & Petzold 1996 section 3.2). The state's error
+// Error control of the tangents (IDAS's IDASetSensErrCon; Maly & Petzold 1996). The state's error
 // test does not see the tangents: where the state decays below its absolute tolerance (an attracting
 // equilibrium, as for the damped linear oscillator) the steps grow without bound while the tangents,
 // renormalized to size 1 by the Lyapunov QR, still need to be resolved (measured: steps of 10 time
@@ -711,7 +711,7 @@ LOCKSTEP_HD void undo_accepted_step(Member& tm, const State& before, long steps_
 // weights 1 / (tol (|s_j| + max_i |s_i|)) (lyapunov/tangent.hpp header: such tangents have no natural
 // absolute scale, and the Lyapunov QR keeps them of size 1); for the sensitivity to a parameter, which
 // starts at zero when the initial state does not depend on it, IDAS's scaling by the parameter's size
-// (the IDAS guide, "Forward sensitivity analysis", pbar): weights 1 / (tol |s_j| + atol'_group / pbar),
+// (its pbar, IDASetSensParams): weights 1 / (tol |s_j| + atol'_group / pbar),
 // atol' the state's internal absolute tolerance (method/bdf.hpp) and pbar = |p_j| (1 when p_j = 0).
 struct tangent_weighting {
   double tol = 0.0;         // BDF's internal rtol'
