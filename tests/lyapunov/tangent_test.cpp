@@ -12,6 +12,7 @@
 #include "lockstep/lyapunov/sensitivity.hpp"
 #include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/model/double_pendulum.hpp"
+#include "lockstep/model/knife_edge.hpp"
 #include "lockstep/model/linear_oscillator.hpp"
 #include "lyapunov_test_support.hpp"
 #include "lockstep/stepper/solve_member.hpp"
@@ -302,6 +303,59 @@ TEST(ParameterSensitivities, EqualFiniteDifferences) {
                   Model::params[params[c]].name, e);
       EXPECT_LT(e, 1e-7);
     }
+  }
+}
+
+// The knife edge (m = 0, k = 1): the non-holonomic row A v + a = 0 is part of the step equations, so its
+// linearization A_q s_q + A s_v = 0 holds at every step to rounding, and the tangents are the
+// derivatives (fixed steps, BDF on ggl and Radau IIA 5 on index3: the discrete maps).
+TEST(Tangents, FollowTheNonholonomicKnifeEdge) {
+  using Model = models::knife_edge;
+  const start_point<Model> member;
+  const auto& [p, q0, v0] = member;
+  constexpr int d = manifold_dimension<Model>();
+  static_assert(d == 5);
+  std::vector<phase_vector<Model>> basis(d);
+  ASSERT_EQ(tangent_space_basis<Model>(0.0, q0, v0, p.data(), tangent_metric::mass, basis.data()),
+            member_status::success);
+  double worst = 0.0;
+  auto check = [&](double t, const state_vector<Model>& y, const state_vector<Model>* s, int count) {
+    using L = state_layout<Model>;
+    vec<double, Model::n> q, v, dq, dv;
+    for (int i = 0; i < Model::n; ++i) {
+      q[i] = y[L::q + i];
+      v[i] = y[L::v + i];
+    }
+    for (int c = 0; c < count; ++c) {
+      double size = 1.0;
+      for (int i = 0; i < Model::n; ++i) {
+        dq[i] = s[c][L::q + i];
+        dv[i] = s[c][L::v + i];
+        size = std::max({size, std::abs(dq[i]), std::abs(dv[i])});
+      }
+      worst = std::max(worst, linearized_constraints<Model>(t, q, v, dq, dv, p.data()).max_abs() / size);
+    }
+  };
+  solver_options radau = fixed_steps(1e-3, 1);
+  radau.method = method_kind::radau5;
+  radau.form = formulation::index3;
+  for (const solver_options& opt : {fixed_steps(1e-3, 3), radau}) {
+    worst = 0.0;
+    const auto r = solve_member_with_sensitivities<Model>(p.data(), q0, v0, 0.0, 2.0, opt, basis, {3}, check);
+    ASSERT_EQ(r.status, member_status::success) << r.message;
+    double fd_worst = 0.0;
+    for (int c = 0; c < d; ++c) {
+      const auto fd = finite_difference<Model>(member.p, q0, v0, 2.0, opt, &basis[c], -1, 1e-5);
+      fd_worst = std::max(fd_worst, relative_phase_difference<Model>(r.sensitivities[c], fd));
+    }
+    const auto fd_alpha = finite_difference<Model>(member.p, q0, v0, 2.0, opt, nullptr, 3, 1e-5);
+    const double alpha_error = relative_phase_difference<Model>(r.sensitivities[d], fd_alpha);
+    std::printf("[ measured ] knife edge, %s on %s: max |A_q s_q + A s_v| / max(1, |s|) = %.3g; |tangent - FD| / |FD| "
+                "<= %.3g (5 directions), %.3g (d/dalpha)\n",
+                method_name(opt.method), formulation_name(opt.form), worst, fd_worst, alpha_error);
+    EXPECT_LT(worst, 1e-13);
+    EXPECT_LT(fd_worst, 1e-6);
+    EXPECT_LT(alpha_error, 1e-6);
   }
 }
 
