@@ -1,0 +1,940 @@
+// lockstep/lyapunov/tangent.hpp — forward sensitivities (tangents) of one member's solution with
+// respect to its initial state and its parameters, integrated with the member's own steps.
+//
+// What is differentiated. A member's numerical solution is a map from (q0, v0, p) to the sequence of
+// accepted BDF points y_n = (q, v, lambda, mu, nu)_n. With the step sizes and orders held at the values
+// the member chose (they are piecewise constant in the inputs), every step is the smooth map defined by
+// the BDF corrector equation (method/bdf.hpp)
+//
+//     F(t_n, y_n, y'_pred + c (y_n - y_pred)) = 0,     (y_pred, y'_pred) = linear in the past points,
+//
+// so its derivative along a direction s solves the linearized corrector equation
+//
+//     (F_y + c F_y') s_n = -F_y' (s'_pred - c s_pred) - F_p e_j,                                  (T1)
+//
+// where (s_pred, s'_pred) is the same predictor applied to the past tangents, and F_p e_j appears only
+// for the sensitivity to parameter j. This is the "staggered direct" method of Caracotsios & Stewart
+// (1985, Comput. Chem. Eng. 9) as used in DASPK3.0 and IDAS (Maly & Petzold 1996, Appl. Numer. Math.
+// 20; Feehery, Tolsma & Barton 1997, Appl. Numer. Math. 25; the IDAS guide's forward sensitivity
+// chapter): after the state's Newton iteration has converged, (T1) is solved once per
+// direction, with the EXACT Jacobian evaluated at the converged point (not the corrector's simplified,
+// possibly stale Newton matrix: that would make the tangents depend on when the Jacobian was last
+// refreshed, and be wrong by O(h) at every step). The tangent history is kept in the representation the
+// state history uses (past values at the BDF nodes, plus the confluent initial derivative while t0 is in
+// the window: method/interpolation.hpp), and the predictor applies the same divided differences to it,
+// so the tangents are the exact derivatives of the discrete solution, not of the exact flow: they agree
+// with finite differences of two member solves (with the same step sequence) to the finite-difference
+// error, and with the exact variational equation to the method's global error.
+//
+// Constraints. The rows Phi(q_n) = 0 (lambda slot), G v + Phi_t = 0 (mu slot, ggl) and A v + a = 0
+// (nu slot) are part of F, so (T1) contains their linearizations
+//     G s_q = -Phi_p e_j,   Psi_q s_q + G s_v = -Psi_p e_j,   A_q s_q + A s_v = -(A v + a)_p e_j
+// at every accepted point: the tangents stay in the tangent space of the constraint manifold by
+// construction, to the rounding of one linear solve, and no projection of the tangents is needed
+// (tests/lyapunov/tangent_test.cpp checks |G s_q| and |Psi_q s_q + G s_v| at every step). The initial
+// tangents are put in that space by the exact derivative of consistent initialization (stepper/
+// initialize.hpp) at a consistent point: the minimal-norm projector of seed 001 eq. (121), see
+// initial_phase_tangent and initial_full_tangent below.
+//
+// Error control of the tangents (IDAS's IDASetSensErrCon; Maly & Petzold 1996). The state's error
+// test does not see the tangents: where the state decays below its absolute tolerance (an attracting
+// equilibrium, as for the damped linear oscillator) the steps grow without bound while the tangents,
+// renormalized to size 1 by the Lyapunov QR, still need to be resolved (measured: steps of 10 time
+// units and exponents wrong by 0.2-4.4 on the oscillator with d = 5). So, unless switched off, each
+// direction's local error is estimated like the state's (method/bdf.hpp, LTE_k = -(s - s_pred) /
+// (c (t_n - tau_{k+1}))), in the weighted RMS norm over its (q, v) parts with weights
+// 1 / (rtol' (|s_j| + max_i |s_i|)) for directions in the initial state — relative to the direction's
+// own size, since they have no natural absolute scale — and IDAS's parameter-scaled weights for
+// parameters (detail::tangent_weighting), with BDF's internal rtol'. A step whose tangents fail the test is
+// rejected after all (the state and the tangent history are restored) and retried with BDF's ratio
+// rule. After an accepted step, BDF's order and step selection (orders k - 1, k, k + 1) is redone on
+// the larger of the state's and the tangents' estimates at each order: with the state's alone, a
+// state decayed below its tolerance makes every order look equally good, the tie goes to the lowest
+// order, and the tangents then need order-1 steps (measured: 5e5 steps for t = 300). Each combined
+// estimate is at least the state's, so the state keeps its own accuracy.
+//
+// Scope. BDF on the ggl formulation (adaptive) and on index3 (fixed steps, as BDF allows), here; the
+// Radau IIA methods on index3 and ggl in lyapunov/tangent_radau.hpp; no projection after steps (a
+// projection is a further map the tangents would have to follow). tangent_check_options refuses every
+// other combination (rho_inf, index1, projected invariants, projections) with a sentence.
+//
+// The linear system. y has 2n + 2m + k unknowns (tens for the built-in models); (T1) is assembled in
+// full from the AD Jacobian blocks of formulation/euler_lagrange.hpp plus the term d(G^T mu)/dq that
+// the simplified Newton matrix leaves out, scaled so that it tends to a nonsingular limit as h -> 0
+// (rows F_q / c and F_v / c; unknowns s_lambda = c x, s_mu = c x, s_nu = c x): the limit is the pair of
+// saddle points [I G^T; G 0] in (s_q, x_mu) and [M G^T A^T; G 0 0; A 0 0] in (s_v, x_lambda, x_nu),
+// so the condition number does not grow like h^-2 as the unscaled matrix's would (seed 000,
+// "Ill-conditioned Newton iteration matrix"). It is factored once per accepted step by the pivoted LU;
+// each direction costs one triangular solve.
+#pragma once
+
+#include <type_traits>
+
+#include "lockstep/core/dual.hpp"
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/linalg.hpp"
+#include "lockstep/core/status.hpp"
+#include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/formulation/projection.hpp"
+#include "lockstep/method/bdf.hpp"
+#include "lockstep/method/radau.hpp"
+#include "lockstep/model/derivatives.hpp"
+#include "lockstep/stepper/initialize.hpp"
+#include "lockstep/stepper/options.hpp"
+
+namespace lockstep {
+
+// Why tangents cannot be propagated with these options ("" when they can).
+LOCKSTEP_HD constexpr const char* tangent_check_options(const solver_options& opt) {
+  if (opt.method == method_kind::rhoinf)
+    return "tangent propagation (sensitivities, Lyapunov spectra) is implemented for bdf and the Radau IIA "
+           "methods (radau5, radau3, euler), not for rhoinf: it would need its own linearized step "
+           "equations, which are not implemented";
+  if (opt.form != formulation::ggl && opt.form != formulation::index3)
+    return "tangent propagation supports the formulations ggl and index3 only (bdf: index3 with fixed steps)";
+  if (opt.projection != projection_kind::none)
+    return "tangent propagation needs projection = none: a projection after the steps is a further map "
+           "whose derivative the tangents do not follow";
+  return opt.method == method_kind::bdf ? bdf_check_options(opt) : radau_check_options(opt);
+}
+
+// A direction in the phase space (q, v) of a member: dq then dv.
+template <class Model>
+using phase_vector = vec<double, 2 * Model::n>;
+
+namespace detail {
+
+// x as the scalar T when T is P or a dual nested over P (or over double when P is double): the
+// parameter enters at the innermost level, where its derivative direction lives.
+template <class T, class P>
+LOCKSTEP_HD T lift_parameter(const P& x) {
+  if constexpr (std::is_same_v<T, P>) {
+    return x;
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    return T(x);
+  } else {
+    return T(lift_parameter<typename T::value_type>(x));
+  }
+}
+
+// The model with its parameters converted to the evaluation scalar before each call. Parameter
+// derivatives seed the parameters with a dual direction; the library's derivative functions nest duals
+// over the state scalar, and the core dual type mixes only with its own value type, so a parameter
+// of type dual<double, 1> meeting a state of type dual<dual<dual<double, 1>, 1>, 1> (the acceleration
+// rows) would not compile. Lifting the parameters to the state scalar makes every operation one of a
+// single type, and its derivative part along the parameter is exact (forward-mode AD, core/dual.hpp).
+template <class Model>
+struct parameters_lifted : Model {
+  static constexpr int parameter_storage = Model::n_params > 0 ? Model::n_params : 1;
+
+  template <class T, class P>
+  LOCKSTEP_HD static void lift_all(const P* p, T* out) {
+    for (int i = 0; i < Model::n_params; ++i) out[i] = lift_parameter<T>(p[i]);
+  }
+  template <class T, class P>
+  LOCKSTEP_HD static mat<T, Model::n, Model::n> mass(const vec<T, Model::n>& q, const P* p) {
+    T lp[parameter_storage];
+    lift_all(p, lp);
+    return Model::template mass<T, T>(q, lp);
+  }
+  template <class T, class P>
+  LOCKSTEP_HD static vec<T, Model::n> force(const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v,
+                                            const P* p) {
+    T lp[parameter_storage];
+    lift_all(p, lp);
+    return Model::template force<T, T>(t, q, v, lp);
+  }
+  template <class T, class P>
+  LOCKSTEP_HD static vec<T, Model::m> constraint(const T& t, const vec<T, Model::n>& q, const P* p) {
+    T lp[parameter_storage];
+    lift_all(p, lp);
+    return Model::template constraint<T, T>(t, q, lp);
+  }
+  template <class T, class P>
+    requires(Model::k > 0)
+  LOCKSTEP_HD static vec<T, Model::k> nonholonomic(const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v,
+                                                   const P* p) {
+    T lp[parameter_storage];
+    lift_all(p, lp);
+    return Model::template nonholonomic<T, T>(t, q, v, lp);
+  }
+};
+
+using parameter_dual = dual<double, 1>;
+
+// The parameters as duals with direction 1 on parameter j.
+template <class Model>
+LOCKSTEP_HD void seed_parameter(const double* p, int j, parameter_dual* out) {
+  for (int i = 0; i < Model::n_params; ++i) out[i] = parameter_dual(p[i]);
+  out[j].d[0] = 1.0;
+}
+
+template <class T, int N>
+LOCKSTEP_HD vec<T, N> constant_duals(const vec<double, N>& x) {
+  vec<T, N> r;
+  for (int i = 0; i < N; ++i) r[i] = T(x[i]);
+  return r;
+}
+
+}  // namespace detail
+
+// dF/dp_j of the corrector residual at a fixed point (t, y, y'), in the row layout of tangent (T1):
+// the F_q rows in the q slots, F_v in the v slots, Phi in the lambda slots, the ggl rows G v + Phi_t in
+// the mu slots (index3: mu = 0, no parameter), A v + a in the nu slots.
+template <class Model>
+LOCKSTEP_HD state_vector<Model> residual_parameter_derivative(formulation f, double t, const state_vector<Model>& y,
+                                                              const vec<double, Model::n>& vdot, const double* p,
+                                                              int j) {
+  using L = state_layout<Model>;
+  using B = detail::parameter_dual;
+  using LM = detail::parameters_lifted<Model>;
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  B pb[LM::parameter_storage];
+  detail::seed_parameter<Model>(p, j, pb);
+  vec<B, n> q, v, a;
+  for (int i = 0; i < n; ++i) {
+    q[i] = B(y[L::q + i]);
+    v[i] = B(y[L::v + i]);
+    a[i] = B(vdot[i]);
+  }
+  const B tb(t);
+  state_vector<Model> out{};
+  const auto M = LM::template mass<B, B>(q, pb);
+  const auto Q = LM::template force<B, B>(tb, q, v, pb);
+  vec<B, n> Fv = M * a - Q;
+  if constexpr (m > 0) {
+    const auto con = constraint_linearize<LM>(tb, q, pb);
+    vec<B, m> lambda, mu;
+    for (int i = 0; i < m; ++i) {
+      lambda[i] = B(y[L::lambda + i]);
+      mu[i] = B(y[L::mu + i]);
+    }
+    Fv = Fv + transpose_times(con.G, lambda);
+    if (uses_mu(f)) {
+      const auto Gtm = transpose_times(con.G, mu);
+      for (int i = 0; i < n; ++i) out[L::q + i] = Gtm[i].d[0];
+    }
+    const auto Gv = con.G * v;
+    for (int i = 0; i < m; ++i) {
+      out[L::lambda + i] = con.phi[i].d[0];
+      if (f == formulation::ggl) out[L::mu + i] = (Gv[i] + con.phi_t[i]).d[0];
+    }
+  }
+  if constexpr (k > 0) {
+    const auto nh = nonholonomic_linearize<LM>(tb, q, pb);
+    vec<B, k> nu;
+    for (int i = 0; i < k; ++i) nu[i] = B(y[L::nu + i]);
+    Fv = Fv + transpose_times(nh.A, nu);
+    const auto Av = nh.A * v;
+    for (int i = 0; i < k; ++i) out[L::nu + i] = (Av[i] + nh.a[i]).d[0];
+  }
+  for (int i = 0; i < n; ++i) out[L::v + i] = Fv[i].d[0];
+  return out;
+}
+
+// The exact linearization of the residual at (t, y, y'): F_y in full (rows in the layout of y, as
+// residual_parameter_derivative) and F_y', which is I on the q' columns of the F_q rows and M on the v'
+// columns of the F_v rows. From the AD Jacobian blocks of formulation/euler_lagrange.hpp plus the term
+// d(G^T mu)/dq that the simplified Newton matrix leaves out.
+template <class Model>
+struct tangent_jacobian {
+  static constexpr int size = state_layout<Model>::size;
+  mat<double, size, size> Fy;
+  mat<double, Model::n, Model::n> M;
+};
+
+template <class Model>
+LOCKSTEP_HD member_status evaluate_tangent_jacobian(formulation f, double t, const state_vector<Model>& y,
+                                                    const vec<double, Model::n>& vdot, const double* p,
+                                                    tangent_jacobian<Model>& out) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  jacobian_blocks<Model> J;
+  const member_status js = evaluate_jacobian<Model>(f, t, y, vdot, p, J);
+  if (js != member_status::success) return js;
+  mat<double, n, n> Hmu{};
+  if constexpr (m > 0) {
+    if (uses_mu(f)) {
+      vec<double, n> q;
+      vec<double, m> mu;
+      for (int i = 0; i < n; ++i) q[i] = y[L::q + i];
+      for (int i = 0; i < m; ++i) mu[i] = y[L::mu + i];
+      Hmu = constraint_force_jacobian<Model>(t, q, mu, p);
+    }
+  }
+  auto& A = out.Fy;
+  A = mat<double, L::size, L::size>{};
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      A(L::q + i, L::q + j) = Hmu(i, j);  // F_q = q' - v + G^T mu
+      A(L::v + i, L::q + j) = J.K(i, j);  // F_v = M v' + G^T lambda + A^T nu - Q
+      A(L::v + i, L::v + j) = -J.dQ_dv(i, j);
+    }
+    A(L::q + i, L::v + i) = -1.0;
+  }
+  for (int a = 0; a < m; ++a) {
+    for (int i = 0; i < n; ++i) {
+      if (uses_mu(f)) A(L::q + i, L::mu + a) = J.G(a, i);
+      A(L::v + i, L::lambda + a) = J.G(a, i);
+      A(L::lambda + a, L::q + i) = J.G(a, i);  // Phi
+    }
+    if (f == formulation::ggl) {
+      for (int j = 0; j < n; ++j) {  // G v + Phi_t
+        A(L::mu + a, L::q + j) = J.Psi_q(a, j);
+        A(L::mu + a, L::v + j) = J.G(a, j);
+      }
+    } else {
+      A(L::mu + a, L::mu + a) = 1.0;  // index3: mu is pinned to zero
+    }
+  }
+  for (int a = 0; a < k; ++a)
+    for (int i = 0; i < n; ++i) {
+      A(L::v + i, L::nu + a) = J.A(a, i);
+      A(L::nu + a, L::q + i) = J.A_q(a, i);  // A v + a
+      A(L::nu + a, L::v + i) = J.A(a, i);
+    }
+  out.M = J.M;
+  return member_status::success;
+}
+
+// The factored matrix of (T1), scaled (header comment), at one converged point.
+template <class Model>
+struct tangent_step_matrix {
+  static constexpr int size = state_layout<Model>::size;
+  mat<double, size, size> lu;
+  vec<int, size> pivot;
+  mat<double, Model::n, Model::n> M;  // F_y' on the v rows
+  double c = 0.0;
+};
+
+// F_y + c F_y' at (t, y, y' = (qdot, vdot)), scaled (rows F_q, F_v divided by c; the multiplier columns
+// multiplied by c), factored.
+template <class Model>
+LOCKSTEP_HD member_status factor_tangent_step_matrix(formulation f, double t, const state_vector<Model>& y,
+                                                     const vec<double, Model::n>& vdot, double c, const double* p,
+                                                     tangent_step_matrix<Model>& T) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n;
+  tangent_jacobian<Model> J;
+  const member_status js = evaluate_tangent_jacobian<Model>(f, t, y, vdot, p, J);
+  if (js != member_status::success) return js;
+  auto& A = T.lu;
+  A = J.Fy;
+  for (int i = 0; i < n; ++i) {
+    A(L::q + i, L::q + i) += c;
+    for (int j = 0; j < n; ++j) A(L::v + i, L::v + j) += c * J.M(i, j);
+  }
+  const double ic = 1.0 / c;
+  for (int r = 0; r < L::size; ++r)
+    for (int col = 0; col < L::size; ++col) {
+      if (r < L::lambda) A(r, col) *= ic;
+      if (col >= L::lambda && !(col >= L::mu && col < L::nu && !uses_mu(f))) A(r, col) *= c;
+    }
+  T.M = J.M;
+  T.c = c;
+  const factor_result fr = lu_factor(T.lu, T.pivot);
+  if (fr.info == lu_not_finite) return member_status::model_not_finite;
+  if (fr.info != lu_ok) return member_status::singular_matrix;
+  return member_status::success;
+}
+
+// Solves (T1) for one direction: r = s'_pred - c s_pred (only its q and v parts enter), dFdp = F_p e_j
+// or nullptr for a direction in the initial state.
+template <class Model>
+LOCKSTEP_HD state_vector<Model> solve_tangent_step(const tangent_step_matrix<Model>& T, const state_vector<Model>& r,
+                                                   const state_vector<Model>* dFdp) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  const double c = T.c, ic = 1.0 / c;
+  state_vector<Model> b{};
+  for (int i = 0; i < n; ++i) {
+    double Mr = 0.0;
+    for (int j = 0; j < n; ++j) Mr += T.M(i, j) * r[L::v + j];
+    b[L::q + i] = -r[L::q + i];
+    b[L::v + i] = -Mr;
+  }
+  if (dFdp)
+    for (int j = 0; j < L::size; ++j) b[j] -= (*dFdp)[j];
+  for (int i = 0; i < n; ++i) {
+    b[L::q + i] *= ic;
+    b[L::v + i] *= ic;
+  }
+  lu_solve(T.lu, T.pivot, b);
+  for (int a = 0; a < m; ++a) {
+    b[L::lambda + a] *= c;
+    b[L::mu + a] *= c;
+  }
+  for (int a = 0; a < k; ++a) b[L::nu + a] *= c;
+  return b;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Initial tangents
+// ---------------------------------------------------------------------------------------------------
+
+// The linearized constraints of a phase direction at (t, q, v): G dq, Psi_q dq + G dv and
+// A_q dq + A dv (m, m and k rows; zero on the tangent space of the manifold).
+template <class Model>
+struct linearized_constraint_residuals {
+  vec<double, Model::m> position;
+  vec<double, Model::m> velocity;
+  vec<double, Model::k> nonholonomic;
+  double max_abs() const {
+    double r = 0.0;
+    for (int i = 0; i < Model::m; ++i) r = max(r, max(abs(position[i]), abs(velocity[i])));
+    for (int i = 0; i < Model::k; ++i) r = max(r, abs(nonholonomic[i]));
+    return r;
+  }
+};
+
+template <class Model>
+LOCKSTEP_HD linearized_constraint_residuals<Model> linearized_constraints(double t, const vec<double, Model::n>& q,
+                                                                         const vec<double, Model::n>& v,
+                                                                         const vec<double, Model::n>& dq,
+                                                                         const vec<double, Model::n>& dv,
+                                                                         const double* p) {
+  linearized_constraint_residuals<Model> r{};
+  if constexpr (Model::m > 0) {
+    const auto G = constraint_jacobian<Model>(t, q, p);
+    const auto Psi_q = velocity_constraint_jacobian<Model>(t, q, v, p);
+    r.position = G * dq;
+    r.velocity = Psi_q * dq + G * dv;
+  }
+  if constexpr (Model::k > 0) {
+    const auto A = nonholonomic_linearize<Model>(t, q, p).A;
+    const auto A_q = nonholonomic_jacobian_q<Model>(t, q, v, p);
+    r.nonholonomic = A_q * dq + A * dv;
+  }
+  return r;
+}
+
+// The derivative of consistent initialization (stepper/initialize.hpp) at a consistent point (q, v):
+// along a change (dq0, dv0) of the given initial values and, when parameter >= 0, of that parameter
+// (with (q0, v0) held). Differentiating the minimal-norm projections of seed 001 eq. (121) at a point
+// where their corrections vanish (the correction's own derivative multiplies a zero multiplier) gives
+//     dq = dq0 - W^-1 G^T (G W^-1 G^T)^-1 (G dq0 + Phi_p),
+//     dv = dv0 - W^-1 C^T (C W^-1 C^T)^-1 (C dv0 + C_q dq + (C v + c)_p),   C = [G; A],
+// W the initialization metric (opt.metric: M(q0) or I). On the tangent space (parameter < 0 and
+// (dq0, dv0) satisfying the linearized constraints) this is the identity.
+template <class Model>
+LOCKSTEP_HD member_status initial_phase_tangent(double t, const vec<double, Model::n>& q, const vec<double, Model::n>& v,
+                                                const double* p, projection_metric metric,
+                                                const vec<double, Model::n>& dq0, const vec<double, Model::n>& dv0,
+                                                int parameter, vec<double, Model::n>& dq, vec<double, Model::n>& dv) {
+  constexpr int m = Model::m, k = Model::k;
+  using B = detail::parameter_dual;
+  using LM = detail::parameters_lifted<Model>;
+  dq = dq0;
+  dv = dv0;
+  metric_factor<Model> W;
+  member_status s = factor_metric<Model>(metric, q, p, W);
+  if (s != member_status::success) return s;
+  B pb[LM::parameter_storage];
+  if (parameter >= 0) detail::seed_parameter<Model>(p, parameter, pb);
+  const auto qb = detail::constant_duals<B>(q);
+  const auto vb = detail::constant_duals<B>(v);
+  if constexpr (m > 0) {
+    const auto G = constraint_jacobian<Model>(t, q, p);
+    vec<double, m> r = G * dq0;
+    if (parameter >= 0) {
+      const auto phi = LM::template constraint<B, B>(B(t), qb, pb);
+      for (int a = 0; a < m; ++a) r[a] += phi[a].d[0];
+    }
+    minimal_norm_projector<Model, m> P;
+    s = factor_projector<Model, m>(W, G, P);
+    if (s != member_status::success) return s;
+    dq = dq + minimal_norm_correction<Model, m>(P, r);
+  }
+  constexpr int rows = m + k;
+  if constexpr (rows > 0) {
+    const velocity_constraint_rows<Model> C = velocity_constraints_at<Model>(t, q, p);
+    const auto lin = linearized_constraints<Model>(t, q, v, dq, dv0, p);
+    vec<double, rows> r;
+    for (int a = 0; a < m; ++a) r[a] = lin.velocity[a];
+    for (int a = 0; a < k; ++a) r[m + a] = lin.nonholonomic[a];
+    if (parameter >= 0) {
+      if constexpr (m > 0) {
+        const auto psi = velocity_constraint<LM>(B(t), qb, vb, pb);
+        for (int a = 0; a < m; ++a) r[a] += psi[a].d[0];
+      }
+      if constexpr (k > 0) {
+        const auto w = LM::template nonholonomic<B, B>(B(t), qb, vb, pb);
+        for (int a = 0; a < k; ++a) r[m + a] += w[a].d[0];
+      }
+    }
+    minimal_norm_projector<Model, rows> P;
+    s = factor_projector<Model, rows>(W, C.C, P);
+    if (s != member_status::success) return s;
+    dv = dv0 + minimal_norm_correction<Model, rows>(P, r);
+  }
+  return member_status::success;
+}
+
+// The full initial tangent (s, s') of BDF's starting data from a phase tangent (dq, dv): the
+// multipliers' and the acceleration's tangents from the linearized index-1 system (seed 001 eqs.
+// 122-123) at the consistent point,
+//     [ M  G^T  A^T ] [ da      ]     [ K dq - D_v dv + (M a + G^T lambda + A^T nu - Q)_p ]
+//     [ G   0    0  ] [ dlambda ] = - [ Acc_q dq + Acc_v dv + (G a + gamma)_p            ]
+//     [ A   0    0  ] [ dnu     ]     [ A_q dq + A_v dv + (A a + gamma_nh)_p             ]
+// (K, Acc_q, Acc_v, A_q, A_v: the index1 formulation's Jacobian blocks at v' = a). BDF's starting
+// derivative has q' = v, v' = a and zero multiplier parts (method/step_control.hpp, initial_point),
+// so s' = (dv, da, 0, 0, 0); s = (dq, dv, dlambda, 0, dnu).
+template <class Model>
+LOCKSTEP_HD member_status initial_full_tangent(double t, const initial_values<Model>& init, const double* p,
+                                               const vec<double, Model::n>& dq, const vec<double, Model::n>& dv,
+                                               int parameter, state_vector<Model>& s, state_vector<Model>& sp) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  constexpr int N = n + m + k;
+  state_vector<Model> y{};
+  for (int i = 0; i < n; ++i) {
+    y[L::q + i] = init.q[i];
+    y[L::v + i] = init.v[i];
+  }
+  for (int a = 0; a < m; ++a) y[L::lambda + a] = init.lambda[a];
+  for (int a = 0; a < k; ++a) y[L::nu + a] = init.nu[a];
+  jacobian_blocks<Model> J;
+  member_status st = evaluate_jacobian<Model>(formulation::index1, t, y, init.a, p, J);
+  if (st != member_status::success) return st;
+  mat<double, N, N> S{};
+  vec<double, N> rhs{};
+  for (int i = 0; i < n; ++i) {
+    double r = 0.0;
+    for (int j = 0; j < n; ++j) {
+      S(i, j) = J.M(i, j);
+      r += J.K(i, j) * dq[j] - J.dQ_dv(i, j) * dv[j];
+    }
+    rhs[i] = -r;
+  }
+  for (int a = 0; a < m; ++a) {
+    double r = 0.0;
+    for (int j = 0; j < n; ++j) {
+      S(n + a, j) = S(j, n + a) = J.G(a, j);
+      r += J.Psi_q(a, j) * dq[j] + J.Psi_v(a, j) * dv[j];
+    }
+    rhs[n + a] = -r;
+  }
+  for (int a = 0; a < k; ++a) {
+    double r = 0.0;
+    for (int j = 0; j < n; ++j) {
+      S(n + m + a, j) = S(j, n + m + a) = J.A(a, j);
+      r += J.A_q(a, j) * dq[j] + J.A_v(a, j) * dv[j];
+    }
+    rhs[n + m + a] = -r;
+  }
+  if (parameter >= 0) {
+    using B = detail::parameter_dual;
+    using LM = detail::parameters_lifted<Model>;
+    B pb[LM::parameter_storage];
+    detail::seed_parameter<Model>(p, parameter, pb);
+    const auto qb = detail::constant_duals<B>(init.q);
+    const auto vb = detail::constant_duals<B>(init.v);
+    const auto ab = detail::constant_duals<B>(init.a);
+    const B tb(t);
+    vec<B, n> dyn = LM::template mass<B, B>(qb, pb) * ab - LM::template force<B, B>(tb, qb, vb, pb);
+    if constexpr (m > 0) {
+      vec<B, m> lb;
+      for (int a = 0; a < m; ++a) lb[a] = B(init.lambda[a]);
+      dyn = dyn + transpose_times(constraint_jacobian<LM>(tb, qb, pb), lb);
+    }
+    if constexpr (k > 0) {
+      vec<B, k> nb;
+      for (int a = 0; a < k; ++a) nb[a] = B(init.nu[a]);
+      dyn = dyn + transpose_times(nonholonomic_linearize<LM>(tb, qb, pb).A, nb);
+    }
+    for (int i = 0; i < n; ++i) rhs[i] -= dyn[i].d[0];
+    if constexpr (m + k > 0) {
+      const auto acc = acceleration_constraint_rows<LM>(tb, qb, vb, ab, 0.0, 0.0, pb);
+      for (int a = 0; a < m + k; ++a) rhs[n + a] -= acc[a].d[0];
+    }
+  }
+  vec<int, N> pivot;
+  const factor_result fr = lu_factor(S, pivot);
+  if (fr.info == lu_not_finite) return member_status::model_not_finite;
+  if (fr.info != lu_ok) return member_status::singular_matrix;
+  lu_solve(S, pivot, rhs);
+  s = state_vector<Model>{};
+  sp = state_vector<Model>{};
+  for (int i = 0; i < n; ++i) {
+    s[L::q + i] = dq[i];
+    s[L::v + i] = dv[i];
+    sp[L::q + i] = dv[i];
+    sp[L::v + i] = rhs[i];
+  }
+  for (int a = 0; a < m; ++a) s[L::lambda + a] = rhs[n + a];
+  for (int a = 0; a < k; ++a) s[L::nu + a] = rhs[n + m + a];
+  return member_status::success;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A BDF member with tangents
+// ---------------------------------------------------------------------------------------------------
+
+// One member and up to Capacity tangent directions, as plain data (like member_state). parameter[d] is
+// -1 for a direction in the initial state and j for the sensitivity to parameter j.
+template <class Model, int Capacity = 2 * Model::n>
+struct tangent_member {
+  using model = Model;
+  static constexpr int capacity = Capacity;
+  static constexpr int max_past = bdf_state<Model>::max_past;
+  bdf_state<Model> method;
+  member_counters counters;
+  member_status status = member_status::running;
+  long attempts = 0;
+  int directions = 0;
+  int parameter[Capacity] = {};
+  state_vector<Model> past[max_past][Capacity];  // tangents of method.y_past[j]
+  state_vector<Model> derivative0[Capacity];     // tangents of method.yp0 (the confluent node)
+  long tangent_factorizations = 0;
+  bool error_control = true;   // the tangents' local error limits the steps (header comment)
+  long tangent_rejections = 0;  // steps the state accepted and the tangents' error test rejected
+};
+
+// What the BDF and the Radau members share at the start: the checks, consistent initialization, the
+// method's start (start(init)) and the initial tangents, handed to store(d, s, s') (s' = the tangent of
+// the initial derivative BDF starts from). directions[d] (a phase vector, taken through the derivative
+// of the initialization, so it need not lie in the tangent space) for d < state_directions, then the
+// sensitivities to parameters[0 .. parameter_directions - 1]. status = running, or the reason the
+// member cannot start (invalid_input for options the tangents refuse).
+template <class Model, class TM, class Start, class Store>
+LOCKSTEP_HD void begin_member_with_tangents(TM& tm, double t0, double t1, const vec<double, Model::n>& q0,
+                                            const vec<double, Model::n>& v0, const double* p,
+                                            const solver_options& opt, const phase_vector<Model>* directions,
+                                            int state_directions, const int* parameters, int parameter_directions,
+                                            bool error_control, const Start& start, const Store& store) {
+  constexpr int n = Model::n;
+  tm.status = member_status::running;
+  tm.error_control = error_control;
+  tm.tangent_rejections = 0;
+  tm.counters = member_counters{};
+  tm.attempts = 0;
+  tm.tangent_factorizations = 0;
+  tm.directions = state_directions + parameter_directions;
+  if (tangent_check_options(opt)[0] != '\0' || !(t1 > t0) || tm.directions > TM::capacity || state_directions < 0 ||
+      parameter_directions < 0) {
+    tm.status = member_status::invalid_input;
+    return;
+  }
+  for (int d = 0; d < parameter_directions; ++d)
+    if (parameters[d] < 0 || parameters[d] >= Model::n_params) {
+      tm.status = member_status::invalid_input;
+      return;
+    }
+  initial_values<Model> init;
+  member_status st = consistent_initialization<Model>(t0, q0, v0, p, opt, init, tm.counters);
+  if (st != member_status::success) {
+    tm.status = st;
+    return;
+  }
+  start(init);
+  for (int d = 0; d < tm.directions; ++d) {
+    const bool is_state = d < state_directions;
+    tm.parameter[d] = is_state ? -1 : parameters[d - state_directions];
+    vec<double, n> dq0{}, dv0{}, dq, dv;
+    if (is_state)
+      for (int i = 0; i < n; ++i) {
+        dq0[i] = directions[d][i];
+        dv0[i] = directions[d][n + i];
+      }
+    // The initialization's metric is factored at the given q0 (stepper/initialize.hpp); at a consistent
+    // q0 it is the metric at init.q, and elsewhere the difference is of second order.
+    st = initial_phase_tangent<Model>(t0, init.q, init.v, p, opt.metric, dq0, dv0, tm.parameter[d], dq, dv);
+    state_vector<Model> s0, sp0;
+    if (st == member_status::success) st = initial_full_tangent<Model>(t0, init, p, dq, dv, tm.parameter[d], s0, sp0);
+    if (st != member_status::success) {
+      tm.status = st;
+      return;
+    }
+    store(d, s0, sp0);
+  }
+}
+
+// Consistent initialization, BDF's start and the initial tangents (begin_member_with_tangents).
+template <class Model, int Capacity>
+LOCKSTEP_HD void tangent_member_begin(tangent_member<Model, Capacity>& tm, double t0, double t1,
+                                      const vec<double, Model::n>& q0, const vec<double, Model::n>& v0,
+                                      const double* p, const solver_options& opt,
+                                      const phase_vector<Model>* directions, int state_directions,
+                                      const int* parameters, int parameter_directions, bool error_control = true) {
+  begin_member_with_tangents<Model>(
+      tm, t0, t1, q0, v0, p, opt, directions, state_directions, parameters, parameter_directions, error_control,
+      [&](const initial_values<Model>& init) { bdf_start(tm.method, t0, t1, init, opt); },
+      [&](int d, const state_vector<Model>& s0, const state_vector<Model>& sp0) {
+        tm.past[0][d] = s0;
+        tm.derivative0[d] = sp0;
+      });
+}
+
+namespace detail {
+
+// The BDF predictor of bdf_attempt applied to the past values `values` (tangents or states) of the
+// state `before` the step, for order k at t_new: value and derivative. The same nodes, the same
+// confluent initial node with its derivative `derivative0`, the same divided differences.
+template <class Model, class Values>
+LOCKSTEP_HD void predict_like_bdf(const bdf_state<Model>& before, int k, double t_new, const Values& values,
+                                  const state_vector<Model>& derivative0, state_vector<Model>& value,
+                                  state_vector<Model>& derivative) {
+  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+  double x[max_nodes];
+  state_vector<Model> dd[max_nodes];
+  bool confluent = false;
+  for (int j = 0; j < k + 1; ++j) {
+    const int src = j < before.past_count ? j : before.past_count - 1;
+    confluent = confluent || j >= before.past_count;
+    x[j] = before.t_past[src];
+    dd[j] = values(src);
+  }
+  divided_differences(k + 1, x, dd, confluent, derivative0);
+  evaluate_newton_form(k + 1, x, dd, t_new, value, &derivative);
+}
+
+// The method's attempt; a failure sets the member's status.
+template <class Member, class Attempt>
+LOCKSTEP_HD attempt_result run_member_attempt(Member& tm, const Attempt& attempt) {
+  member_status why = member_status::running;
+  const attempt_result r = attempt(why);
+  if (r == attempt_result::failed) tm.status = why;
+  return r;
+}
+
+// Puts the member back where it was before an attempt that the state's error test accepted and the
+// tangents' rejected (the tangents were not yet updated), counting the rejection.
+template <class Member, class State>
+LOCKSTEP_HD void undo_accepted_step(Member& tm, const State& before, long steps_before) {
+  tm.method = before;
+  tm.counters.steps = steps_before;
+  ++tm.counters.rejected_steps;
+  ++tm.tangent_rejections;
+}
+
+// How a direction's error is weighted: for a direction in the initial state relative to its own size,
+// weights 1 / (tol (|s_j| + max_i |s_i|)) (lyapunov/tangent.hpp header: such tangents have no natural
+// absolute scale, and the Lyapunov QR keeps them of size 1); for the sensitivity to a parameter, which
+// starts at zero when the initial state does not depend on it, IDAS's scaling by the parameter's size
+// (its pbar, IDASetSensParams): weights 1 / (tol |s_j| + atol'_group / pbar),
+// atol' the state's internal absolute tolerance (method/bdf.hpp) and pbar = |p_j| (1 when p_j = 0).
+struct tangent_weighting {
+  double tol = 0.0;         // BDF's internal rtol'
+  double absolute_q = 0.0;  // 0: relative to the direction's size
+  double absolute_v = 0.0;
+};
+
+template <class Model>
+LOCKSTEP_HD double tangent_error_norm(const state_vector<Model>& e, const state_vector<Model>& s,
+                                      const tangent_weighting& wt) {
+  using L = state_layout<Model>;
+  double size = 0.0;
+  const bool relative = !(wt.absolute_q > 0.0);
+  if (relative) {
+    for (int j = L::q; j < L::lambda; ++j) size = max(size, abs(s[j]));
+    if (!(size > 0.0)) return 0.0;
+  }
+  double sum = 0.0;
+  for (int j = L::q; j < L::lambda; ++j) {
+    const double floor = relative ? wt.tol * size : (j < L::v ? wt.absolute_q : wt.absolute_v);
+    const double x = e[j] / (wt.tol * abs(s[j]) + floor);
+    sum += x * x;
+  }
+  return sqrt(sum / (L::lambda - L::q));
+}
+
+// The weighting of direction d of a member (see tangent_weighting).
+// tolerance_factor: BDF's internal rtol' / rtol (the default), 1 for Radau, which uses rtol itself.
+LOCKSTEP_HD tangent_weighting weighting_for(int parameter, const double* p, const solver_options& opt,
+                                            double tolerance_factor = 0.0) {
+  tangent_weighting wt;
+  const double f = tolerance_factor > 0.0 ? tolerance_factor : internal_tolerance_factor(opt.rtol);
+  wt.tol = f * opt.rtol;
+  if (parameter >= 0) {
+    const double pbar = p[parameter] != 0.0 ? abs(p[parameter]) : 1.0;
+    wt.absolute_q = f * opt.atol_q / pbar;
+    wt.absolute_v = f * opt.atol_v / pbar;
+  }
+  return wt;
+}
+
+// A direction's local error estimate at order p, as detail::lte_estimate (method/bdf.hpp) forms the
+// state's: the divided difference over (t_new, tau_1 .. tau_{p+1}) of the direction's new value and
+// its history.
+template <class Model, class Values>
+LOCKSTEP_HD double tangent_lte(const bdf_state<Model>& before, int p, double t_new, const state_vector<Model>& s_new,
+                               const Values& values, const state_vector<Model>& derivative0,
+                               const tangent_weighting& wt) {
+  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+  double x[max_nodes];
+  state_vector<Model> dd[max_nodes];
+  x[0] = t_new;
+  dd[0] = s_new;
+  bool confluent = false;
+  for (int j = 0; j < p + 1; ++j) {
+    const int src = j < before.past_count ? j : before.past_count - 1;
+    confluent = confluent || j >= before.past_count;
+    x[j + 1] = before.t_past[src];
+    dd[j + 1] = values(src);
+  }
+  divided_differences(p + 2, x, dd, confluent, derivative0);
+  double prod = 1.0, cp = 0.0;
+  for (int j = 1; j <= p; ++j) {
+    prod *= t_new - x[j];
+    cp += 1.0 / (t_new - x[j]);
+  }
+  return tangent_error_norm<Model>(dd[p + 1], s_new, wt) * abs(prod) / cp;
+}
+
+}  // namespace detail
+
+// One step attempt of the member (bdf_attempt) and, when it is accepted, the tangents' step (T1).
+// Returns what bdf_attempt returned; a failure of the tangent step sets status and returns failed.
+template <class Model, int Capacity>
+LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity>& tm, double t_end, const double* p,
+                                                  const solver_options& opt) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n;
+  const bdf_state<Model> before = tm.method;  // the nodes and values the predictor uses
+  const long steps_before = tm.counters.steps;
+  const attempt_result r = detail::run_member_attempt(tm, [&](member_status& why) {
+    return bdf_attempt<Model>(tm.method, t_end, p, opt, tm.counters, why);
+  });
+  if (r != attempt_result::accepted) return r;
+
+  const bdf_state<Model>& s = tm.method;
+  const int k = s.last_order;
+  const double t_new = s.t;
+  // c and y' exactly as bdf_attempt formed them (same nodes, same operations).
+  double c = 0.0;
+  for (int j = 0; j < k; ++j) c += 1.0 / (t_new - before.t_past[j < before.past_count ? j : before.past_count - 1]);
+  state_vector<Model> y_pred, yp_pred;
+  detail::predict_like_bdf<Model>(before, k, t_new, [&](int j) { return before.y_past[j]; }, before.yp0, y_pred,
+                                  yp_pred);
+  const state_vector<Model>& y = s.y_past[0];
+  vec<double, n> vdot;
+  for (int i = 0; i < n; ++i) vdot[i] = yp_pred[L::v + i] + c * (y[L::v + i] - y_pred[L::v + i]);
+
+  tangent_step_matrix<Model> T;
+  const member_status fs = factor_tangent_step_matrix<Model>(opt.form, t_new, y, vdot, c, p, T);
+  ++tm.tangent_factorizations;
+  if (fs != member_status::success) {
+    tm.status = fs;
+    return attempt_result::failed;
+  }
+  state_vector<Model> fresh[Capacity], predicted[Capacity];
+  for (int d = 0; d < tm.directions; ++d) {
+    state_vector<Model>& s_pred = predicted[d];
+    state_vector<Model> sp_pred;
+    detail::predict_like_bdf<Model>(before, k, t_new, [&](int j) { return tm.past[j][d]; }, tm.derivative0[d], s_pred,
+                                    sp_pred);
+    state_vector<Model> rr;
+    for (int j = 0; j < L::size; ++j) rr[j] = sp_pred[j] - c * s_pred[j];
+    if (tm.parameter[d] >= 0) {
+      const state_vector<Model> dFdp = residual_parameter_derivative<Model>(opt.form, t_new, y, vdot, p, tm.parameter[d]);
+      fresh[d] = solve_tangent_step<Model>(T, rr, &dFdp);
+    } else {
+      fresh[d] = solve_tangent_step<Model>(T, rr, nullptr);
+    }
+  }
+  // The tangents' error test and BDF's order and step selection on the combined estimates (header
+  // comment), adaptive steps only.
+  if (tm.error_control && !(opt.fixed_h > 0.0)) {
+    const state_vector<Model> w = detail::error_weights<Model>(before, opt);
+    const double h = t_new - before.t;
+    const double x_k = before.t_past[k < before.past_count ? k : before.past_count - 1];
+    // Order k: the state's estimate exactly as bdf_attempt formed it, and the same for each direction.
+    state_vector<Model> e;
+    for (int j = 0; j < L::size; ++j) e[j] = y[j] - y_pred[j];
+    double err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (c * (t_new - x_k));
+    for (int d = 0; d < tm.directions; ++d) {
+      for (int j = 0; j < L::size; ++j) e[j] = fresh[d][j] - predicted[d][j];
+      const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt);
+      err_k = max(err_k, detail::tangent_error_norm<Model>(e, fresh[d], wt) / (c * (t_new - x_k)));
+    }
+    // Orders k - 1 and k + 1, where bdf_attempt would consider them.
+    const int steps_at_order = (k == before.order) ? before.steps_at_order + 1 : 1;
+    const bool can_lower = k > 1;
+    const bool can_raise = k < opt.max_order && steps_at_order >= k + 1 && detail::available_past(before) >= k + 2;
+    auto combined_lte = [&](int order) {
+      double err = detail::lte_estimate(before, order, t_new, y, w);
+      for (int d = 0; d < tm.directions; ++d)
+        err = max(err, detail::tangent_lte<Model>(before, order, t_new, fresh[d],
+                                                  [&](int j) { return tm.past[j][d]; }, tm.derivative0[d],
+                                                  detail::weighting_for(tm.parameter[d], p, opt)));
+      return err;
+    };
+    const double err_km1 = can_lower ? combined_lte(k - 1) : 0.0;
+    if (!(err_k <= 1.0)) {  // bdf_attempt's first-failure rule
+      const double ratio = max(0.25, min(0.9, 0.9 * pow(2.0 * err_k + 1e-4, -1.0 / (k + 1))));
+      detail::undo_accepted_step(tm, before, steps_before);
+      tm.method.order = (can_lower && err_km1 <= err_k) ? k - 1 : k;
+      tm.method.h = ratio * h;
+      return attempt_result::rejected;
+    }
+    int best_order = k;
+    double best_ratio = pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
+    if (can_lower) {
+      const double r_low = pow(2.0 * err_km1 + 1e-4, -1.0 / k);
+      if (r_low >= best_ratio) {
+        best_ratio = r_low;
+        best_order = k - 1;
+      }
+    }
+    if (can_raise) {
+      const double r_high = pow(2.0 * combined_lte(k + 1) + 1e-4, -1.0 / (k + 2));
+      if (r_high > best_ratio) {
+        best_ratio = r_high;
+        best_order = k + 1;
+      }
+    }
+    tm.method.steps_at_order = best_order != k ? 0 : steps_at_order;
+    tm.method.order = best_order;
+    const double ratio = best_ratio >= 2.0 ? 2.0 : (best_ratio > 1.0 ? 1.0 : max(0.5, min(0.9, best_ratio)));
+    tm.method.h = min(ratio * h, opt.h_max);
+  }
+  // Shift the tangent history exactly as bdf_attempt shifted the state's.
+  for (int j = tangent_member<Model, Capacity>::max_past - 1; j > 0; --j)
+    for (int d = 0; d < tm.directions; ++d) tm.past[j][d] = tm.past[j - 1][d];
+  for (int d = 0; d < tm.directions; ++d) tm.past[0][d] = fresh[d];
+  return r;
+}
+
+namespace detail {
+
+// slot[d] <- sum_e X(e, d) slot[e] for d < count.
+template <class Model, int Capacity>
+LOCKSTEP_HD void recombine_slot(state_vector<Model>* slot, const double (*X)[Capacity], int count) {
+  state_vector<Model> out[Capacity];
+  for (int d = 0; d < count; ++d) {
+    out[d] = state_vector<Model>{};
+    for (int e = 0; e < count; ++e)
+      if (X[e][d] != 0.0)
+        for (int j = 0; j < state_layout<Model>::size; ++j) out[d][j] += X[e][d] * slot[e][j];
+  }
+  for (int d = 0; d < count; ++d) slot[d] = out[d];
+}
+
+}  // namespace detail
+
+// Replaces every tangent direction d by sum_e X(e, d) direction e, at every past node and in the
+// confluent derivative: the tangent history is linear in the initial directions, so this is exactly
+// the history the member would have had from the initial directions combined by X (the discrete QR
+// re-orthonormalization uses it with X = R^-1).
+template <class Model, int Capacity>
+LOCKSTEP_HD void recombine_tangents(tangent_member<Model, Capacity>& tm, const double (*X)[Capacity], int count) {
+  for (int j = 0; j < tangent_member<Model, Capacity>::max_past; ++j)
+    detail::recombine_slot<Model, Capacity>(tm.past[j], X, count);
+  detail::recombine_slot<Model, Capacity>(tm.derivative0, X, count);
+}
+
+// The member's time, current point and current tangents (one interface for the BDF and Radau members).
+template <class Model, int Capacity>
+LOCKSTEP_HD double member_time(const tangent_member<Model, Capacity>& tm) {
+  return tm.method.t;
+}
+template <class Model, int Capacity>
+LOCKSTEP_HD const state_vector<Model>& member_point(const tangent_member<Model, Capacity>& tm) {
+  return tm.method.y_past[0];
+}
+template <class Model, int Capacity>
+LOCKSTEP_HD state_vector<Model>* current_tangents(tangent_member<Model, Capacity>& tm) {
+  return tm.past[0];
+}
+
+}  // namespace lockstep
