@@ -51,6 +51,11 @@ PYTHON=/usr/bin/python3   # Debian's interpreter with python3-matplotlib and pyt
 
 SECONDS=0
 START=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+# The source the benchmark is built from, taken before the build (the tree may change while it runs).
+REVISION="commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown) $(git -C "$ROOT" log -1 --format=%s 2>/dev/null | cut -c1-80 || true)"
+if [[ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null || true)" ]]; then
+  REVISION="$REVISION, with uncommitted changes"
+fi
 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DLOCKSTEP_CUDA=OFF -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_BUILD_TESTS=OFF >/dev/null
 cmake --build "$BUILD_DIR" -j2 --target work_precision
 BIN=$BUILD_DIR/bench/work_precision
@@ -155,10 +160,6 @@ for p in parts:
 json.dump(merged, open(out, "w"))
 EOF
 
-REVISION="commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown) $(git -C "$ROOT" log -1 --format=%s 2>/dev/null | cut -c1-80 || true)"
-if [[ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null || true)" ]]; then
-  REVISION="$REVISION, with uncommitted changes"
-fi
 COMMAND="$COMMAND" SECONDS_TOTAL=$SECONDS START="$START" REVISION="$REVISION" LOG="$LOG" PROFILES_JSON="$PROFILES_JSON" \
   NPROC=$(nproc) CPU_MODEL="$(lscpu | sed -n 's/^Model name: *//p' | head -n1)" KERNEL="$(uname -r)" \
   COMPILER="$(c++ --version | head -n1)" SUNDIALS_PACKAGE="$(dpkg-query -W -f='${Version}' libsundials-dev 2>/dev/null || echo unknown)" \

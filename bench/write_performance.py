@@ -63,10 +63,16 @@ changing them now, so they are proposed here, not made):
    G v + Phi_t (an automatic-differentiation pass over the constraints) only to update the counters
    `max_phi` and `max_velocity_residual`; an option to skip it, or taking the values from the last Newton
    residual, removes that evaluation.
-5. `kernels/omp/launch.hpp`: the dynamic schedule's grain of 64 members (chosen against false sharing
-   for many members) leaves one of two threads idle whenever fewer than 65 members are active — the
-   whole run for ensembles that small, and the tail of every run (the members with the most steps
-   finish alone). A grain that shrinks with the active count keeps both threads busy.
+5. `core/linalg.hpp`, `lu_solve`: `perf annotate` of andrews with BDF (one member, rtol 1e-8, 100
+   solves) puts 22 % of the time in `solve_newton`, most of it in the back substitution's single
+   dependent chain `s = s - LU(i, j) * b[j]` (19 unknowns; -ffp-contract=off keeps the multiply and
+   subtract apart): latency, not arithmetic. Two or four partial sums per row would cut it by about
+   that factor — but that reorders the additions, so it belongs with the numerics-changing items.
+
+Done since the profiles were first taken: the omp backend's dynamic-schedule grain, 64 members per
+grab, left one of two threads idle whenever at most 64 members were active (small ensembles, and the
+tail of every run); it now shrinks with the active count (`kernels/omp/launch.hpp`, bitwise the same
+results).
 
 Changes that alter the numerics, for the method owners to weigh against their accuracy measurements:
 
@@ -80,7 +86,7 @@ Changes that alter the numerics, for the method owners to weigh against their ac
    these small systems a Jacobian and two factorizations (one complex) cost several model evaluations
    each, and RADAU5 itself recommends a larger threshold (0.1) when Jacobians are expensive relative to
    the rest of the step.
-8. `core/linalg.hpp`, `lu_solve`: the back substitution divides by each pivot; storing the pivots'
+8. `core/linalg.hpp`, `lu_solve`: besides the partial sums of item 5, the back substitution divides by each pivot; storing the pivots'
    reciprocals at factorization time replaces N divisions per solve by multiplications (it changes the
    last bit of results, so the backends' bitwise agreement holds but stored reference values move).
 """
@@ -399,6 +405,16 @@ def write(args):
       f" {data.get('max_other_cores', 0.1):g} cores busy meanwhile (from /proc/stat), and a case without a clean run is"
       f" repeated up to {data.get('retries', 3)} times. `other cores (least)` is the fewest cores other processes kept"
       " busy during any run of the case.")
+    all_runs = [Run(p, raw) for p in problems_all for raw in p["runs"]]
+    disturbed = [r for r in all_runs if not r.clean]
+    if all_runs and len(disturbed) == len(all_runs):
+        w("- **Every timed run shared the machine with other processes** (other builds kept about"
+          f" {min(min(r.other_cores) for r in all_runs if r.other_cores):.1f} or more cores busy: see `other cores` in"
+          " the tables and the load log below). The solvers ran interleaved under the same load, so the ratios"
+          " compare like with like, but absolute times are slower than on an idle machine and the thread scaling"
+          " below is distorted. Rerun the command on an idle machine for clean figures.")
+    elif disturbed:
+        w(f"- {len(disturbed)} of {len(all_runs)} cases had no clean run (marked †).")
     if machine.get("load_log"):
         w("- Machine load while the benchmark ran (run log):")
         w("")
