@@ -291,6 +291,7 @@ const command_line_case command_line_cases[] = {
     {"StudyIsADirectory", {"run", "."}, {".: error: cannot open"}},
     {"DescribeUnknownModel", {"describe", "pendulm"}, {"unknown model \"pendulm\"; did you mean \"pendulum\"?"}},
     {"CudaBackendInABuildWithoutCuda", {"run", "s.toml", "--backend", "cuda", "-o", "out"}, {"cuda backend is not available"}},
+    {"CudaBackendOnAMachineWithoutAGpu", {"run", "s.toml", "--backend", "cuda", "-o", "out"}, {"needs a CUDA device"}},
 };
 
 class CommandLine : public ::testing::TestWithParam<command_line_case> {};
@@ -300,6 +301,10 @@ TEST_P(CommandLine, ExitsTwoWithTheReasonAndWritesNothing) {
   const command_line_case& c = GetParam();
   if (c.name == std::string("CudaBackendInABuildWithoutCuda") && LOCKSTEP_TEST_HAVE_CUDA)
     GTEST_SKIP() << "this build has CUDA";
+  if (c.name == std::string("CudaBackendOnAMachineWithoutAGpu")) {
+    if (!LOCKSTEP_TEST_HAVE_CUDA) GTEST_SKIP() << "this build has no CUDA backend";
+    if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "this machine has a GPU";
+  }
   scratch_dir dir;
   write_text(dir / "s.toml", "[model]\nname = \"pendulum\"\n[time]\nt1 = 0.5\n");
 
