@@ -22,7 +22,8 @@ Writes into DIR (default: the directory of RESULTS.h5) and prints the path of ev
 With /lyapunov (a study with a [lyapunov] section; host/io/results_h5.hpp):
 
   lyapunov_convergence.png   the running estimate of the largest exponent against t for up to 8
-                      members spread over the ensemble (/lyapunov/history), to judge convergence.
+                      members whose final values spread from the smallest to the largest
+                      (/lyapunov/history), to judge convergence.
   lyapunov_spectrum.png      every running estimate lambda_1..lambda_p of one member (--member, default
                       the first whose Lyapunov run succeeded) against t.
   heatmap_lambda_1.png       for a pure 2-D grid study: the largest exponent over the grid (members
@@ -323,8 +324,11 @@ def lyapunov_plots(np, plt, f, member, directory, written):
     if "lyapunov/history" in f and members > 0:
         history_t = f["lyapunov/history_t"]
         history = f["lyapunov/history"]
-        # A few members spread over the ensemble (reading 8 rows, never the whole history).
-        picks = sorted(set(int(round(i)) for i in np.linspace(0, members - 1, min(8, members))))
+        # Up to 8 members spread over the range of the final largest exponent (from the smallest to the
+        # largest, so regular and chaotic members both show), reading only their rows of the history.
+        finite = np.flatnonzero(np.isfinite(exponents[:, 0]))
+        ranked = finite[np.argsort(exponents[finite, 0], kind="stable")] if finite.size else np.arange(members)
+        picks = sorted(set(int(ranked[int(round(k))]) for k in np.linspace(0, ranked.size - 1, min(8, ranked.size))))
         fig, ax = plt.subplots(figsize=(7, 4))
         drawn = 0
         for i in picks:
@@ -338,7 +342,7 @@ def lyapunov_plots(np, plt, f, member, directory, written):
             ax.axhline(0.0, color="black", linewidth=0.6)
             ax.set_xlabel("t")
             ax.set_ylabel("running estimate of lambda_1")
-            ax.set_title(f"convergence of lambda_1 ({description})", fontsize="medium")
+            ax.set_title(f"convergence of lambda_1\n({description})", fontsize="medium")
             ax.legend(loc="best", fontsize="small", ncol=2)
             ax.grid(True, alpha=0.3)
             fig.tight_layout()
@@ -358,7 +362,7 @@ def lyapunov_plots(np, plt, f, member, directory, written):
             ax.axhline(0.0, color="black", linewidth=0.6)
             ax.set_xlabel("t")
             ax.set_ylabel("running estimate")
-            ax.set_title(f"Lyapunov spectrum of member {i} ({description})", fontsize="medium")
+            ax.set_title(f"Lyapunov spectrum of member {i}\n({description})", fontsize="medium")
             ax.legend(loc="best", fontsize="small")
             ax.grid(True, alpha=0.3)
             fig.tight_layout()
@@ -368,7 +372,7 @@ def lyapunov_plots(np, plt, f, member, directory, written):
         print("lockstep plot: /lyapunov has no history (history = false), no convergence plots", file=sys.stderr)
 
     if is_2d_grid(np, f, members):
-        grid_heat_map(np, plt, f, exponents[:, 0], "lambda_1", f"largest Lyapunov exponent ({description})",
+        grid_heat_map(np, plt, f, exponents[:, 0], "lambda_1", f"largest Lyapunov exponent\n({description})",
                       "heatmap_lambda_1.png", directory, written)
 
 
