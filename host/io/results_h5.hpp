@@ -43,8 +43,10 @@
 //   /lyapunov             group; attributes method ("qr" | "clone"), metric ("mass" | "euclidean"),
 //                         renormalize, transient, separation (clone only) (float64), dimension (d =
 //                         2 (n - m) - k), exponents (p), history_length (H) (int64)
-//   /lyapunov/exponents   float64 [N, p]                 the p leading exponents, decreasing; NaN for
-//                                                        a member whose Lyapunov run failed
+//   /lyapunov/exponents   float64 [N, p]                 the p leading exponents in the QR order
+//                                                        (decreasing, up to the finite-time error of
+//                                                        nearly equal ones); NaN for a member whose
+//                                                        Lyapunov run failed
 //   /lyapunov/status      int32 [N]                      member_status of the Lyapunov run (names as
 //                                                        /members/status)
 //   /lyapunov/t_start     float64 [N]                    where the averages started (after the transient)

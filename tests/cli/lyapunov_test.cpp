@@ -233,6 +233,65 @@ TEST(LyapunovStudy, ExponentsAreBitwiseTheSameForAnyThreadCountChunkingAndBacken
   }
 }
 
+// ---- a member whose spectrum fails --------------------------------------------------------------------
+
+// Three oscillators with damping 0.2, 5 and 1 on the default Radau IIA / index 3 at rtol 1e-8: their
+// Lyapunov runs take 1951, 2448 and 1939 accepted steps (the tangents' error test keeps the steps small
+// after the state has decayed), their plain solves at most 889. A step budget of 2200 therefore stops
+// the second member's Lyapunov run only (status max_steps), while every plain solve succeeds.
+constexpr const char* damping_study = R"([model]
+name = "linear_oscillator"
+
+[solver]
+rtol = 1e-8
+atol = 1e-8
+
+[time]
+t1 = 50.0
+save = { every = 10.0 }
+
+[ensemble]
+sampler = "grid"
+[ensemble.vary]
+"params.d" = { grid = [0.2, 5.0, 1.0] }
+
+[lyapunov]
+transient = 5.0
+)";
+
+TEST(LyapunovStudy, AFailedSpectrumGivesItsStatusAndNaNAndLeavesTheOtherMembersBitwiseAlone) {
+  // Arrange
+  scratch_dir dir;
+  const std::string limited = replace_key_value(damping_study, "atol", "1e-8\nmax_steps = 2200");
+
+  // Act
+  run_study(dir, "unlimited", damping_study, {"--quiet"}, 0, "unlimited");
+  const run_result r = run_study(dir, "limited", limited, {"--threads", "2"}, 1, "limited");
+  h5_file all(dir / "unlimited" / "results.h5"), some(dir / "limited" / "results.h5");
+  ASSERT_TRUE(all.is_open());
+  ASSERT_TRUE(some.is_open());
+
+  // Assert: exit 1 (results written), the failure counted in the summary, the plain solves untouched.
+  EXPECT_NE(r.err.find("Lyapunov exponents (qr): 1 of 3 members failed"), std::string::npos) << r.err;
+  EXPECT_EQ(some.int32s("/members/status"), (std::vector<std::int32_t>{1, 1, 1}));
+  EXPECT_EQ(some.int32s("/lyapunov/status"), (std::vector<std::int32_t>{1, 2, 1}));  // success, max_steps, success
+  const std::vector<double> e_all = all.doubles("/lyapunov/exponents"), e_some = some.doubles("/lyapunov/exponents");
+  ASSERT_EQ(e_some.size(), 12u);
+  for (std::size_t j = 0; j < 4; ++j) {
+    EXPECT_TRUE(std::isnan(e_some[4 + j])) << "lambda_" << j + 1 << " of the failed member";
+    EXPECT_TRUE(same_value(e_some[j], e_all[j])) << "member 0, lambda_" << j + 1;
+    EXPECT_TRUE(same_value(e_some[8 + j], e_all[8 + j])) << "member 2, lambda_" << j + 1;
+  }
+  // The failed member keeps the running estimates it had when it stopped.
+  const long H = some.int64_attribute("/lyapunov", "history_length");
+  const std::vector<double> history_t = some.doubles("/lyapunov/history_t");
+  EXPECT_TRUE(std::isfinite(history_t[static_cast<std::size_t>(H)]));
+  const csv_table csv = read_csv(dir / "limited" / "members.csv");
+  ASSERT_EQ(csv.rows.size(), 3u);
+  EXPECT_EQ(csv.rows[1][static_cast<std::size_t>(csv.column("lyapunov_status"))], "max_steps");
+  EXPECT_EQ(csv.rows[1][static_cast<std::size_t>(csv.column("lambda_1"))], "nan");
+}
+
 // ---- the clone estimate ------------------------------------------------------------------------------
 
 // On the linear oscillator the clone's separation evolves exactly linearly, so it finds l1 = -0.34211
