@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -328,12 +329,14 @@ inline lyapunov_options lyapunov_options_of(const io::lyapunov_spec& l) {
   return o;
 }
 
-// Members [first, first + count) of e through the Lyapunov driver, on `threads` OpenMP threads.
-// Members are independent (dynamic schedule: their costs differ widely between regular and chaotic
-// starts); member i writes only slot i.
+// Members [first, first + count) of e through the Lyapunov driver, on `threads` OpenMP threads (on the
+// host whatever the backend: one thread for serial and cuda). Members are independent (dynamic
+// schedule: their costs differ widely between regular and chaotic starts); member i writes only slot
+// i. With `progress`, thread 0 redraws "Lyapunov exponents: k/N members" on stderr at most every 0.1 s
+// (the plain solve's bar stops at 100 % before this phase of a chunk starts).
 template <class Model>
 void solve_lyapunov_chunk(const ensemble<Model>& e, const io::lyapunov_spec& l, long history_length, long first,
-                          long count, int threads, lyapunov_buffers& b) {
+                          long count, int threads, bool progress, lyapunov_buffers& b) {
   const auto N = static_cast<std::size_t>(count), p = static_cast<std::size_t>(l.exponents),
              H = static_cast<std::size_t>(history_length);
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -347,6 +350,8 @@ void solve_lyapunov_chunk(const ensemble<Model>& e, const io::lyapunov_spec& l, 
   b.messages.assign(N, std::string());
   const lyapunov_options lopt = lyapunov_options_of(l);
   const bool clone = l.method == io::lyapunov_method::clone;
+  std::atomic<long> done{0};
+  auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);  // thread 0's only
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
   for (long i = 0; i < count; ++i) {
     const long g = first + i;
@@ -399,6 +404,15 @@ void solve_lyapunov_chunk(const ensemble<Model>& e, const io::lyapunov_spec& l, 
     } catch (const std::exception& ex) {
       b.status[s] = member_status::invalid_input;
       b.messages[s] = ex.what();
+    }
+    const long finished = ++done;
+    if (progress && omp_get_thread_num() == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_draw >= std::chrono::milliseconds(100) || finished == count) {
+        last_draw = now;
+        std::fprintf(stderr, "\rLyapunov exponents: %ld/%ld members of this chunk   ", finished, count);
+        std::fflush(stderr);
+      }
     }
   }
 }
@@ -503,7 +517,8 @@ int run_study(const io::study_spec& spec, const run_settings& settings) {
     io::member_block block = detail::member_block_of(c, 0, detail::sample_inputs(plan, c.first, c.count, inputs));
     if (spec.lyapunov.enabled) {
       detail::solve_lyapunov_chunk<Model>(e, spec.lyapunov, history_length, c.first, c.count,
-                                          detail::thread_count(settings), lyapunov);
+                                          detail::thread_count(settings), settings.progress && !settings.quiet,
+                                          lyapunov);
       lyapunov_values = lyapunov.values();
       block.lyapunov = &lyapunov_values;
       tally.add_lyapunov(lyapunov);

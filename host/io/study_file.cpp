@@ -924,18 +924,18 @@ class study_reader {
                                          "to average over: the first at or after it (t0 + " + format_number(first) +
                                          ") is not before t1; shorten transient or renormalize");
     }
-    if (const toml::node* node = s.get("separation")) {
+    if (s.get("separation")) {
       if (!clone)
         fail(s.key_position("separation"), "[lyapunov] separation applies to method \"clone\" only (method is \"qr\")");
-      (void)node;
       l.separation = *bounded_number(s, "separation", 0.0, false);
     }
     if (const toml::node* node = s.get("history")) l.history = boolean(*node, s.what("history"));
-    // The history is stored for every member, padded to the longest possible (results_h5.hpp).
-    if (l.history && span / l.renormalize > static_cast<double>(max_save_times))
+    // Like save times: more re-orthonormalizations than this is a mistake (the history is stored for
+    // every member, padded to the longest possible; and a renormalize below the rounding of t would
+    // never advance the drivers' next re-orthonormalization time).
+    if (span / l.renormalize > static_cast<double>(max_save_times))
       fail(s.key_position("renormalize"), "[lyapunov] renormalize = " + format_number(l.renormalize) + " gives more than " +
-                                              std::to_string(max_save_times) +
-                                              " re-orthonormalizations over [t0, t1] to keep; raise it or set history = false");
+                                              std::to_string(max_save_times) + " re-orthonormalizations over [t0, t1]");
 
     // What the tangents refuse (lyapunov/tangent.hpp), reported at [lyapunov] method, or at the
     // section when the method is the default.

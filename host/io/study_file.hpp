@@ -62,7 +62,8 @@
 //   exponents = "all"        p leading exponents: an integer between 1 and d = 2 (n - m) - k (the
 //                            dimension of the model's constraint manifold), or "all" (= d)
 //                                                                  ["all"; 1 with method "clone"]
-//   renormalize = 1.0        time units between re-orthonormalizations, > 0                     [1.0]
+//   renormalize = 1.0        time units between re-orthonormalizations, > 0, at most 1,000,000 of
+//                            them over [t0, t1]                                                 [1.0]
 //   transient = 0.0          time discarded before the averages start, >= 0 and < t1 - t0; some
 //                            re-orthonormalization (at t0 + j renormalize, j >= 1) must fall after it
 //                            and before t1                                                      [0]
