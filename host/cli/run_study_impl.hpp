@@ -13,7 +13,7 @@
 // trajectories, statistics and /members are bitwise what the study gives without the section, and
 // the Lyapunov run (whose steps differ: the tangents' error test takes part in step selection) has
 // its own status and counters under /lyapunov. The price is one plain solve per member on top of the
-// spectrum (at most a third of the spectrum's cost on the double pendulum: bench/lyapunov_long). Each
+// spectrum (a spectrum costs 3.3-6.9 plain solves: docs/LYAPUNOV.md, so 15-30 % more). Each
 // member's spectrum depends on its inputs only, and each thread writes only its members' slots, so
 // the exponents are bitwise the same for any thread count and chunking; a member whose spectrum
 // fails keeps its status, NaN exponents and the running estimates it had, and the others go on.
@@ -410,7 +410,8 @@ void solve_lyapunov_chunk(const ensemble<Model>& e, const io::lyapunov_spec& l, 
       const auto now = std::chrono::steady_clock::now();
       if (now - last_draw >= std::chrono::milliseconds(100) || finished == count) {
         last_draw = now;
-        std::fprintf(stderr, "\rLyapunov exponents: %ld/%ld members of this chunk   ", finished, count);
+        // Padded to the width of the plain solve's bar, which it overwrites.
+        std::fprintf(stderr, "\rLyapunov exponents: %ld/%ld members of this chunk%-40s", finished, count, "");
         std::fflush(stderr);
       }
     }
