@@ -911,6 +911,12 @@ class study_reader {
 
     if (auto r = bounded_number(s, "renormalize", 0.0, false)) l.renormalize = *r;
     const double span = spec.t1 - spec.t0;
+    // Like save times: more re-orthonormalizations than this is a mistake (the history is stored for
+    // every member, padded to the longest possible; and a renormalize below the rounding of t would
+    // never advance the drivers' next re-orthonormalization time).
+    if (span / l.renormalize > static_cast<double>(max_save_times))
+      fail(s.key_position("renormalize"), "[lyapunov] renormalize = " + format_number(l.renormalize) + " gives more than " +
+                                              std::to_string(max_save_times) + " re-orthonormalizations over [t0, t1]");
     if (auto transient = bounded_number(s, "transient", 0.0, true)) {
       l.transient = *transient;
       if (!(l.transient < span))
@@ -930,12 +936,6 @@ class study_reader {
       l.separation = *bounded_number(s, "separation", 0.0, false);
     }
     if (const toml::node* node = s.get("history")) l.history = boolean(*node, s.what("history"));
-    // Like save times: more re-orthonormalizations than this is a mistake (the history is stored for
-    // every member, padded to the longest possible; and a renormalize below the rounding of t would
-    // never advance the drivers' next re-orthonormalization time).
-    if (span / l.renormalize > static_cast<double>(max_save_times))
-      fail(s.key_position("renormalize"), "[lyapunov] renormalize = " + format_number(l.renormalize) + " gives more than " +
-                                              std::to_string(max_save_times) + " re-orthonormalizations over [t0, t1]");
 
     // What the tangents refuse (lyapunov/tangent.hpp), reported at [lyapunov] method, or at the
     // section when the method is the default.

@@ -356,6 +356,7 @@ TEST(LyapunovStudy, BadLyapunovInputExitsWithTwoNamingFileLineColumnAndKey) {
       {"", "renormalize = 0", 1, 15, "[lyapunov] renormalize must be > 0 (got 0)"},
       {"", "renormalize = \"1\"", 1, 15, "[lyapunov] renormalize must be a number"},
       {"", "renormalize = 1e-6", 1, 1, "[lyapunov] renormalize = 1e-06 gives more than 1000000 re-orthonormalizations"},
+      {"", "transient = 1\nrenormalize = 1e-300", 2, 1, "[lyapunov] renormalize = 1e-300 gives more than 1000000"},
       {"", "transient = -1", 1, 13, "[lyapunov] transient must be >= 0 (got -1)"},
       {"", "transient = 10", 1, 13, "[lyapunov] transient must be < t1 - t0 = 10 (got 10)"},
       {"", "renormalize = 1\ntransient = 9.5", 2, 13, "leaves no re-orthonormalization to average over"},
