@@ -6,7 +6,7 @@
 //     mpirun -np R lockstep run ...    # the members split across R ranks, the same results (issue 9)
 //     lockstep models                  # the built-in models, one line each
 //     lockstep describe MODEL          # sizes, parameters with defaults, initial inputs with defaults
-//     lockstep plot OUT_DIR/results.h5 [-o DIR] [--outputs q0,v1,...] [--quantity q3]   # PNG figures
+//     lockstep plot OUT_DIR/results.h5 [-o DIR] [--outputs q0,v1,...] [--quantity q3] [--member I]   # PNG figures
 //
 // Exit codes: 0 every member succeeded; 1 some member failed (results still written); 2 bad study file,
 // command line or checkpoint (nothing written); 3 the results could not be written (nothing
@@ -96,7 +96,8 @@ std::string plot_script() {
   return "";
 }
 
-int plot(const std::string& results, const std::string& out_dir, const std::string& outputs, const std::string& quantity) {
+int plot(const std::string& results, const std::string& out_dir, const std::string& outputs, const std::string& quantity,
+         const std::string& member) {
   const std::string script = plot_script();
   if (script.empty()) return error("cannot find lockstep_plot.py (set LOCKSTEP_PLOT_SCRIPT)");
   // Debian's interpreter has numpy, h5py and matplotlib; the python3 first on PATH may not.
@@ -106,6 +107,7 @@ int plot(const std::string& results, const std::string& out_dir, const std::stri
   if (!out_dir.empty()) args.insert(args.end(), {"-o", out_dir});
   if (!outputs.empty()) args.insert(args.end(), {"--outputs", outputs});
   if (!quantity.empty()) args.insert(args.end(), {"--quantity", quantity});
+  if (!member.empty()) args.insert(args.end(), {"--member", member});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -189,7 +191,7 @@ int main(int argc, char** argv) {
   CLI::App app{"lockstep — ensembles of constrained mechanical systems (index-3 DAEs) on CPU cores and GPUs"};
   app.require_subcommand(1);
 
-  std::string results, plot_dir, plot_outputs, plot_quantity, model_name;
+  std::string results, plot_dir, plot_outputs, plot_quantity, plot_member, model_name;
   run_request request;
   request.where = "omp";
 
@@ -221,6 +223,8 @@ int main(int argc, char** argv) {
   plot_cmd->add_option("-o,--output", plot_dir, "directory for the figures (default: beside the results)");
   plot_cmd->add_option("--outputs", plot_outputs, "outputs to draw over time, e.g. q0,v1,lambda0 (default: q0..q3)");
   plot_cmd->add_option("--quantity", plot_quantity, "the final quantity of a 2-D grid's heat map, e.g. q3, v0, steps");
+  plot_cmd->add_option("--member", plot_member, "the member whose Lyapunov spectrum is drawn (default: the first that succeeded)")
+      ->check(CLI::NonNegativeNumber);
 
   try {
     app.parse(argc, argv);
@@ -237,6 +241,6 @@ int main(int argc, char** argv) {
   }
   if (models_cmd->parsed()) return list_models();
   if (describe_cmd->parsed()) return describe_model(model_name);
-  if (plot_cmd->parsed()) return plot(results, plot_dir, plot_outputs, plot_quantity);
+  if (plot_cmd->parsed()) return plot(results, plot_dir, plot_outputs, plot_quantity, plot_member);
   return cli::exit_bad_input;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """lockstep_plot.py — PNG plots of a lockstep results file (the `lockstep plot` command).
 
-    lockstep_plot.py RESULTS.h5 [-o DIR] [--outputs q0,q1,...] [--quantity q3]
+    lockstep_plot.py RESULTS.h5 [-o DIR] [--outputs q0,q1,...] [--quantity q3] [--member I]
 
 Writes into DIR (default: the directory of RESULTS.h5) and prints the path of every file written:
 
@@ -18,6 +18,16 @@ Writes into DIR (default: the directory of RESULTS.h5) and prints the path of ev
                       one-dimensional /members dataset (steps, rejected, final_h, max_phi, status, ...);
                       default: the last q component.
   status.png          when any member did not succeed: how many members ended with each status.
+
+With /lyapunov (a study with a [lyapunov] section; host/io/results_h5.hpp):
+
+  lyapunov_convergence.png   the running estimate of the largest exponent against t for up to 8
+                      members whose final values spread from the smallest to the largest
+                      (/lyapunov/history), to judge convergence.
+  lyapunov_spectrum.png      every running estimate lambda_1..lambda_p of one member (--member, default
+                      the first whose Lyapunov run succeeded) against t.
+  heatmap_lambda_1.png       for a pure 2-D grid study: the largest exponent over the grid (members
+                      whose Lyapunov run failed left blank).
 
 Needs numpy, h5py and matplotlib (Debian: python3-numpy python3-h5py python3-matplotlib; run with
 /usr/bin/python3). Exit status 0 on success, 2 on any error (usage, missing file, not a lockstep results
@@ -243,14 +253,24 @@ def cell_edges(np, centres):
     return np.concatenate(([c[0] - d[0] / 2], middle, [c[-1] + d[-1] / 2]))
 
 
-def heat_map(np, plt, f, quantity, n, status, directory, written, explicit):
+def is_2d_grid(np, f, members):
     names, dims, shape = grid_description(np, f)
-    members = status.size
-    if not (len(dims) == 2 and len(names) == 2 and len(shape) == 2 and shape[0] * shape[1] == members):
+    return len(dims) == 2 and len(names) == 2 and len(shape) == 2 and shape[0] * shape[1] == members
+
+
+def heat_map(np, plt, f, quantity, n, status, directory, written, explicit):
+    if not is_2d_grid(np, f, status.size):
         if explicit:
             print("lockstep plot: --quantity: no heat map, the study is not a pure 2-D grid", file=sys.stderr)
         return
-    values = final_quantity(np, f, quantity, n, status).reshape(shape)
+    values = final_quantity(np, f, quantity, n, status)
+    grid_heat_map(np, plt, f, values, quantity, f"final {quantity}", f"heatmap_{quantity}.png", directory, written)
+
+
+def grid_heat_map(np, plt, f, values, label, title, filename, directory, written):
+    """values [members] of a pure 2-D grid study drawn over the grid."""
+    names, dims, shape = grid_description(np, f)
+    values = np.asarray(values, dtype=float).reshape(shape)
     inputs = np.asarray(f["members/inputs"][:], dtype=float)
     # Members enumerate the grid in row-major order of the grid dimensions, the last fastest
     # (include/lockstep/study/sampling_plan.hpp): axis 0 is grid_dims[0], axis 1 grid_dims[1].
@@ -265,13 +285,95 @@ def heat_map(np, plt, f, quantity, n, status, directory, written, explicit):
         mesh = ax.pcolormesh(masked, shading="flat")
         ax.set_xticks(np.arange(len(cols)) + 0.5, [f"{c:g}" for c in cols])
         ax.set_yticks(np.arange(len(rows)) + 0.5, [f"{r:g}" for r in rows])
-    fig.colorbar(mesh, ax=ax, label=quantity)
+    fig.colorbar(mesh, ax=ax, label=label)
     ax.set_xlabel(names[dims[1]])
     ax.set_ylabel(names[dims[0]])
-    ax.set_title(f"final {quantity}" + (" (blank: no value, e.g. the member failed)" if np.ma.is_masked(masked) else ""))
+    ax.set_title(title + (" (blank: no value, e.g. the member failed)" if np.ma.is_masked(masked) else ""))
     fig.tight_layout()
-    save(fig, directory, f"heatmap_{quantity}.png", written)
+    save(fig, directory, filename, written)
     plt.close(fig)
+
+
+def lyapunov_description(f):
+    group = f["lyapunov"]
+    method = as_text(group.attrs.get("method", "qr"))
+    metric = as_text(group.attrs.get("metric", "mass"))
+    renormalize = float(group.attrs.get("renormalize", float("nan")))
+    transient = float(group.attrs.get("transient", float("nan")))
+    return f"{method}, {metric} metric, renormalize {renormalize:g}, transient {transient:g}"
+
+
+def lyapunov_member(np, f, requested):
+    """The member whose spectrum is drawn: --member, or the first whose Lyapunov run succeeded."""
+    status = np.asarray(f["lyapunov/status"][:], dtype=np.int64)
+    if requested is not None:
+        if not 0 <= requested < status.size:
+            raise PlotError(f"--member: {requested} is out of range (the study has {status.size} members)")
+        return requested
+    good = np.flatnonzero(status == SUCCESS)
+    return int(good[0]) if good.size else 0
+
+
+def lyapunov_plots(np, plt, f, member, directory, written):
+    """Convergence of the running estimates, and the largest exponent over a 2-D grid."""
+    if "lyapunov" not in f:
+        return
+    exponents = np.asarray(f["lyapunov/exponents"][:], dtype=float)  # [member, p]
+    members, p = exponents.shape
+    description = lyapunov_description(f)
+    if "lyapunov/history" in f and members > 0:
+        history_t = f["lyapunov/history_t"]
+        history = f["lyapunov/history"]
+        # Up to 8 members spread over the range of the final largest exponent (from the smallest to the
+        # largest, so regular and chaotic members both show), reading only their rows of the history.
+        finite = np.flatnonzero(np.isfinite(exponents[:, 0]))
+        ranked = finite[np.argsort(exponents[finite, 0], kind="stable")] if finite.size else np.arange(members)
+        picks = sorted(set(int(ranked[int(round(k))]) for k in np.linspace(0, ranked.size - 1, min(8, ranked.size))))
+        fig, ax = plt.subplots(figsize=(7, 4))
+        drawn = 0
+        for i in picks:
+            t = np.asarray(history_t[i, :], dtype=float)
+            y = np.asarray(history[i, :, 0], dtype=float)
+            keep = np.isfinite(t) & np.isfinite(y)
+            if np.any(keep):
+                ax.plot(t[keep], y[keep], linewidth=1.0, label=f"member {i}")
+                drawn += 1
+        if drawn:
+            ax.axhline(0.0, color="black", linewidth=0.6)
+            ax.set_xlabel("t")
+            ax.set_ylabel("running estimate of lambda_1")
+            ax.set_title(f"convergence of lambda_1\n({description})", fontsize="medium")
+            ax.legend(loc="best", fontsize="small", ncol=2)
+            ax.grid(True, alpha=0.3)
+            fig.tight_layout()
+            save(fig, directory, "lyapunov_convergence.png", written)
+        plt.close(fig)
+
+        i = lyapunov_member(np, f, member)
+        t = np.asarray(history_t[i, :], dtype=float)
+        ys = np.asarray(history[i, :, :], dtype=float)  # [renormalization, p]
+        keep = np.isfinite(t)
+        if np.any(keep):
+            fig, ax = plt.subplots(figsize=(7, 4))
+            for j in range(p):
+                final = exponents[i, j]
+                label = f"lambda_{j + 1}" + (f" = {final:.5g}" if np.isfinite(final) else "")
+                ax.plot(t[keep], ys[keep, j], linewidth=1.2, label=label)
+            ax.axhline(0.0, color="black", linewidth=0.6)
+            ax.set_xlabel("t")
+            ax.set_ylabel("running estimate")
+            ax.set_title(f"Lyapunov spectrum of member {i}\n({description})", fontsize="medium")
+            ax.legend(loc="best", fontsize="small")
+            ax.grid(True, alpha=0.3)
+            fig.tight_layout()
+            save(fig, directory, "lyapunov_spectrum.png", written)
+            plt.close(fig)
+    elif members > 0:
+        print("lockstep plot: /lyapunov has no history (history = false), no convergence plots", file=sys.stderr)
+
+    if is_2d_grid(np, f, members):
+        grid_heat_map(np, plt, f, exponents[:, 0], "lambda_1", f"largest Lyapunov exponent\n({description})",
+                      "heatmap_lambda_1.png", directory, written)
 
 
 def status_chart(np, plt, f, status, directory, written):
@@ -312,6 +414,10 @@ def run(args):
         # Check --quantity before drawing anything, so a typo costs no time.
         if args.quantity is not None:
             final_quantity(np, f, quantity, n, status)
+        if args.member is not None:
+            if "lyapunov" not in f:
+                raise PlotError("--member: the results have no /lyapunov (the study had no [lyapunov] section)")
+            lyapunov_member(np, f, args.member)
         try:
             os.makedirs(directory, exist_ok=True)
         except OSError as e:
@@ -324,6 +430,7 @@ def run(args):
                 histogram(np, plt, f, output, status, directory, written)
             heat_map(np, plt, f, quantity, n, status, directory, written, args.quantity is not None)
             status_chart(np, plt, f, status, directory, written)
+            lyapunov_plots(np, plt, f, args.member, directory, written)
         except OSError as e:
             raise PlotError(f"cannot write into {directory}: {e.strerror or e}") from None
     for path in written:
@@ -337,6 +444,7 @@ def main(argv=None):
     parser.add_argument("-o", "--output-dir", help="where to write the PNGs (default: beside the results file)")
     parser.add_argument("--outputs", help="comma-separated outputs: q<j>, v<j>, lambda<j>, mu<j>, nu<j> (default: q0..q3)")
     parser.add_argument("--quantity", help="heat-map quantity for 2-D grids: q<j>, v<j>, steps or any /members dataset")
+    parser.add_argument("--member", type=int, help="the member whose Lyapunov spectrum is drawn (default: the first that succeeded)")
     args = parser.parse_args(argv)
     try:
         return run(args)

@@ -6,16 +6,30 @@
 // statistics accumulators and is then dropped, so a study of 10^6 members with statistics only never
 // holds its trajectories (issue 6). Outputs are written under temporary names and renamed only when
 // complete (host/io/output_file.hpp).
+//
+// With a [lyapunov] section (issue 7) every finished chunk's members are also solved by the Lyapunov
+// driver (lyapunov_spectrum, or clone_largest_exponent for method "clone"; lyapunov/spectrum.hpp), in
+// parallel over the study's threads, before the chunk is written. The plain solve stays as it is, so
+// trajectories, statistics and /members are bitwise what the study gives without the section, and
+// the Lyapunov run (whose steps differ: the tangents' error test takes part in step selection) has
+// its own status and counters under /lyapunov. The price is one plain solve per member on top of the
+// spectrum (a spectrum costs 3.3-6.9 plain solves: docs/LYAPUNOV.md, so 15-30 % more). Each
+// member's spectrum depends on its inputs only, and each thread writes only its members' slots, so
+// the exponents are bitwise the same for any thread count and chunking; a member whose spectrum
+// fails keeps its status, NaN exponents and the running estimates it had, and the others go on.
 #pragma once
 
 #include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <string>
 #include <system_error>
@@ -27,6 +41,7 @@
 #include "host/io/output_file.hpp"
 #include "host/io/results_h5.hpp"
 #include "lockstep/lockstep.hpp"
+#include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/study/samplers.hpp"
 #include "lockstep/study/statistics.hpp"
 
@@ -202,6 +217,16 @@ io::results_layout results_layout_for(const io::study_spec& spec, long members) 
   out.has_nu = Model::k > 0;
   out.trajectories = spec.output.trajectories;
   out.save_times = spec.save_times;
+  if (const io::lyapunov_spec& l = spec.lyapunov; l.enabled) {
+    out.lyapunov.exponents = l.exponents;
+    out.lyapunov.dimension = l.dimension;
+    out.lyapunov.history = io::lyapunov_history_length(l, spec.t0, spec.t1);
+    out.lyapunov.method = io::lyapunov_method_name(l.method);
+    out.lyapunov.metric = io::lyapunov_metric_name(l.metric);
+    out.lyapunov.renormalize = l.renormalize;
+    out.lyapunov.transient = l.transient;
+    if (l.method == io::lyapunov_method::clone) out.lyapunov.separation = l.separation;
+  }
   for (std::size_t d = 0; d < plan.vary.size(); ++d) {
     out.varied_names.push_back(plan.vary[d].name);
     if (plan.vary[d].dist.kind == study::distribution_kind::grid) {
@@ -273,12 +298,142 @@ inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spe
   h5.set_attribute("mean_stderr_method", uses_replicate_errors(spec.plan) ? "replicates" : "std/sqrt(n)");
 }
 
+// ---- Lyapunov exponents of a chunk's members (issue 7) ----
+
+// One chunk's Lyapunov results, member-major, reused from chunk to chunk.
+struct lyapunov_buffers {
+  std::vector<member_status> status;
+  std::vector<double> exponents, t_start, history_t, history;
+  std::vector<std::int64_t> renormalizations, steps;
+  std::vector<std::string> messages;  // why a member's options were refused (first one reported)
+
+  io::lyapunov_values values() const {
+    io::lyapunov_values v;
+    v.status = status.data();
+    v.exponents = exponents.data();
+    v.t_start = t_start.data();
+    v.renormalizations = renormalizations.data();
+    v.steps = steps.data();
+    v.history_t = history_t.empty() ? nullptr : history_t.data();
+    v.history = history.empty() ? nullptr : history.data();
+    return v;
+  }
+};
+
+inline lyapunov_options lyapunov_options_of(const io::lyapunov_spec& l) {
+  lyapunov_options o;
+  o.exponents = l.exponents;
+  o.renormalize = l.renormalize;
+  o.transient = l.transient;
+  o.metric = l.metric == io::lyapunov_metric::mass ? tangent_metric::mass : tangent_metric::euclidean;
+  return o;
+}
+
+// Members [first, first + count) of e through the Lyapunov driver, on `threads` OpenMP threads (on the
+// host whatever the backend: one thread for serial and cuda). Members are independent (dynamic
+// schedule: their costs differ widely between regular and chaotic starts); member i writes only slot
+// i. With `progress`, thread 0 redraws "Lyapunov exponents: k/N members" on stderr at most every 0.1 s
+// (the plain solve's bar stops at 100 % before this phase of a chunk starts).
+template <class Model>
+void solve_lyapunov_chunk(const ensemble<Model>& e, const io::lyapunov_spec& l, long history_length, long first,
+                          long count, int threads, bool progress, lyapunov_buffers& b) {
+  const auto N = static_cast<std::size_t>(count), p = static_cast<std::size_t>(l.exponents),
+             H = static_cast<std::size_t>(history_length);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  b.status.assign(N, member_status::running);
+  b.exponents.assign(N * p, nan);
+  b.t_start.assign(N, nan);
+  b.renormalizations.assign(N, 0);
+  b.steps.assign(N, -1);
+  b.history_t.assign(N * H, nan);
+  b.history.assign(N * H * p, nan);
+  b.messages.assign(N, std::string());
+  const lyapunov_options lopt = lyapunov_options_of(l);
+  const bool clone = l.method == io::lyapunov_method::clone;
+  std::atomic<long> done{0};
+  auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);  // thread 0's only
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
+  for (long i = 0; i < count; ++i) {
+    const long g = first + i;
+    const auto s = static_cast<std::size_t>(i);
+    vec<double, Model::n> q0, v0;
+    for (int j = 0; j < Model::n; ++j) {
+      q0[j] = e.q0[static_cast<std::size_t>(g) * Model::n + j];
+      v0[j] = e.v0[static_cast<std::size_t>(g) * Model::n + j];
+    }
+    // Nothing may leave an OpenMP region by an exception: a member that throws (out of memory) fails alone.
+    try {
+      // Keeps the running estimates that fit (at most H: io::lyapunov_history_length bounds them).
+      auto keep_history = [&](const std::vector<double>& times, auto&& estimate_of) {
+        const std::size_t kept = std::min(times.size(), H);
+        for (std::size_t r = 0; r < kept; ++r) {
+          b.history_t[s * H + r] = times[r];
+          for (std::size_t j = 0; j < p; ++j) b.history[(s * H + r) * p + j] = estimate_of(r, j);
+        }
+      };
+      if (!clone) {
+        const lyapunov_result<Model> r =
+            lyapunov_spectrum<Model>(e.params_of(g), q0, v0, e.t0, e.t1, e.options, lopt);
+        b.status[s] = r.status;
+        b.messages[s] = r.message;
+        b.t_start[s] = r.t_start;
+        b.renormalizations[s] = r.renormalizations;
+        b.steps[s] = r.counters.steps;
+        keep_history(r.history_t, [&](std::size_t row, std::size_t j) { return r.history[row][j]; });
+        if (r.status == member_status::success)
+          for (std::size_t j = 0; j < p; ++j) b.exponents[s * p + j] = r.exponents[j];
+      } else {
+        const clone_result r =
+            clone_largest_exponent<Model>(e.params_of(g), q0, v0, e.t0, e.t1, e.options, lopt, l.separation);
+        b.status[s] = r.status;
+        b.messages[s] = r.message;
+        b.renormalizations[s] = r.intervals;
+        // clone_result does not say where its averages started: t0 without a transient, else the
+        // first point t0 + i renormalize (i >= 1; t1 at the latest) of its grid at or after
+        // t0 + transient, computed as clone_largest_exponent computes its grid.
+        double start = e.t0;
+        if (l.transient > 0.0)
+          for (long k = 1;; ++k) {
+            start = std::min(e.t0 + static_cast<double>(k) * l.renormalize, e.t1);
+            if (start >= e.t0 + l.transient || start >= e.t1) break;
+          }
+        if (!r.history_t.empty()) b.t_start[s] = start;
+        keep_history(r.history_t, [&](std::size_t row, std::size_t) { return r.history[row]; });
+        if (r.status == member_status::success) b.exponents[s] = r.exponent;
+      }
+    } catch (const std::exception& ex) {
+      b.status[s] = member_status::invalid_input;
+      b.messages[s] = ex.what();
+    }
+    const long finished = ++done;
+    if (progress && omp_get_thread_num() == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_draw >= std::chrono::milliseconds(100) || finished == count) {
+        last_draw = now;
+        // Padded to the width of the plain solve's bar, which it overwrites.
+        std::fprintf(stderr, "\rLyapunov exponents: %ld/%ld members of this chunk%-40s", finished, count, "");
+        std::fflush(stderr);
+      }
+    }
+  }
+}
+
 // Statuses and steps of the members written, for the closing summary and the exit code.
 struct member_tally {
   long members = 0;
   long succeeded = 0;
   long steps = 0;
   std::map<std::string, long> failed;
+  long lyapunov_failed = 0;
+  std::string lyapunov_message;  // the first reason a member's Lyapunov options were refused
+
+  void add_lyapunov(const lyapunov_buffers& b) {
+    for (std::size_t i = 0; i < b.status.size(); ++i)
+      if (b.status[i] != member_status::success) {
+        ++lyapunov_failed;
+        if (lyapunov_message.empty() && !b.messages[i].empty()) lyapunov_message = b.messages[i];
+      }
+  }
 
   void add(const io::member_block& block) {
     for (long i = 0; i < block.count; ++i) {
@@ -290,7 +445,7 @@ struct member_tally {
         ++failed[status_name(block.status[i])];
     }
   }
-  int exit_code() const { return succeeded == members ? exit_success : exit_members_failed; }
+  int exit_code() const { return succeeded == members && lyapunov_failed == 0 ? exit_success : exit_members_failed; }
 };
 
 inline void print_summary(const io::study_spec& spec, const member_tally& tally, double wall_seconds,
@@ -306,6 +461,10 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
                spec.name.c_str(), tally.members, tally.succeeded, tally.members - tally.succeeded, failures.c_str(),
                tally.steps, wall_seconds, backend_name(settings.where), threads, threads == 1 ? "" : "s",
                per_rank.c_str(), settings.out_dir.string().c_str());
+  if (spec.lyapunov.enabled)
+    std::fprintf(stderr, "lockstep: Lyapunov exponents (%s): %ld of %ld members failed%s%s\n",
+                 io::lyapunov_method_name(spec.lyapunov.method), tally.lyapunov_failed, tally.members,
+                 tally.lyapunov_message.empty() ? "" : "; first reason: ", tally.lyapunov_message.c_str());
 }
 
 // Checkpointed, resumed and MPI runs (issue 9): defined in run_study_journaled.hpp, which the
@@ -326,8 +485,13 @@ int run_study(const io::study_spec& spec, const run_settings& settings) {
   if (const std::string why = study::check_plan(plan); !why.empty())
     throw io::study_error(spec.path.string(), 0, 0, "[ensemble] " + why);
   const long members = study::member_count(plan);
-  if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1)
+  if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1) {
+    if (spec.lyapunov.enabled)
+      throw io::study_error(spec.path.string(), spec.lyapunov.line, spec.lyapunov.column,
+                            "[lyapunov] is not supported with --checkpoint-every, --resume or MPI ranks in this version; "
+                            "run the study without them");
     return detail::run_journaled<Model>(spec, settings, members);
+  }
   const ensemble<Model> e = detail::build_ensemble<Model>(spec, 0, members);
 
   // ---- outputs: OUT_DIR, results.h5, members.csv, statistics ----
@@ -347,8 +511,19 @@ int run_study(const io::study_spec& spec, const run_settings& settings) {
   run.keep_outputs = false;
   std::vector<double> inputs;
   detail::member_tally tally;
+  detail::lyapunov_buffers lyapunov;
+  io::lyapunov_values lyapunov_values;
+  const long history_length = io::lyapunov_history_length(spec.lyapunov, spec.t0, spec.t1);
   run.on_chunk = [&](const chunk_results& c) {
-    const io::member_block block = detail::member_block_of(c, 0, detail::sample_inputs(plan, c.first, c.count, inputs));
+    io::member_block block = detail::member_block_of(c, 0, detail::sample_inputs(plan, c.first, c.count, inputs));
+    if (spec.lyapunov.enabled) {
+      detail::solve_lyapunov_chunk<Model>(e, spec.lyapunov, history_length, c.first, c.count,
+                                          detail::thread_count(settings), settings.progress && !settings.quiet,
+                                          lyapunov);
+      lyapunov_values = lyapunov.values();
+      block.lyapunov = &lyapunov_values;
+      tally.add_lyapunov(lyapunov);
+    }
     h5.write_members(block);
     csv.write_members(block);
     stats.add_range(c.first, c.count, c.outputs);

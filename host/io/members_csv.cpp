@@ -51,6 +51,10 @@ members_csv_writer::members_csv_writer(std::filesystem::path final_path, const r
   }
   header += ",status,steps,final_t";
   for (int j = 0; j < layout_.n; ++j) header += ",q" + std::to_string(j);
+  if (layout_.lyapunov.exponents > 0) {
+    header += ",lyapunov_status";
+    for (int j = 1; j <= layout_.lyapunov.exponents; ++j) header += ",lambda_" + std::to_string(j);
+  }
   header += '\n';
   file_.write(header);
 }
@@ -66,6 +70,9 @@ void members_csv_writer::write_members(const member_block& b) {
   if (b.status == nullptr || b.counters == nullptr || b.final_t == nullptr || b.y_final == nullptr ||
       (b.inputs == nullptr && !layout_.varied_names.empty()))
     throw std::invalid_argument("members_csv_writer::write_members: status, counters, final_t, y_final and inputs are required");
+  const int p = layout_.lyapunov.exponents;
+  if (p > 0 && (b.lyapunov == nullptr || b.lyapunov->status == nullptr || b.lyapunov->exponents == nullptr))
+    throw std::invalid_argument("members_csv_writer::write_members: the Lyapunov results are required");
 
   const std::size_t V = layout_.varied_names.size(), Y = static_cast<std::size_t>(layout_.state_size());
   std::string rows;
@@ -85,6 +92,14 @@ void members_csv_writer::write_members(const member_block& b) {
     for (int j = 0; j < layout_.n; ++j) {
       rows += ',';
       append_number(rows, b.y_final[i * Y + static_cast<std::size_t>(j)]);
+    }
+    if (p > 0) {
+      rows += ',';
+      rows += status_name(b.lyapunov->status[i]);
+      for (int j = 0; j < p; ++j) {
+        rows += ',';
+        append_number(rows, b.lyapunov->exponents[i * static_cast<std::size_t>(p) + static_cast<std::size_t>(j)]);
+      }
     }
     rows += '\n';
     // Hand text down in pieces of about 1 MB so a large block never doubles its size in memory.

@@ -1,9 +1,11 @@
 // host/io/members_csv.hpp — members.csv, the one-row-per-member summary `lockstep run` writes beside
 // results.h5 (issue 6).
 //
-//   member,<varied input names...>,status,steps,final_t,q0,...,q<n-1>
+//   member,<varied input names...>,status,steps,final_t,q0,...,q<n-1>[,lyapunov_status,lambda_1,...,lambda_p]
 //   0,1.5,0.25,success,812,3,0.123,...
 //
+// The Lyapunov columns appear when the study has a [lyapunov] section (layout.lyapunov.exponents = p > 0):
+// the Lyapunov run's status and the p leading exponents (NaN when it failed).
 // status is the name of the member_status (core/status.hpp); numbers are written in the shortest form
 // that reads back to the same double (std::to_chars), so the CSV and results.h5 agree bitwise; nan and
 // inf are written as "nan", "inf", "-inf". Fields containing a comma, quote or line break are quoted

@@ -598,6 +598,7 @@ void validate(const results_layout& l) {
   if (l.has_nu && l.k == 0) bad("has_nu needs k > 0");
   if (l.grid_dims.size() != l.grid_shape.size()) bad("grid_dims and grid_shape must have the same length");
   if (l.gzip_level < 0 || l.gzip_level > 9) bad("gzip_level must be 0-9");
+  if (l.lyapunov.exponents < 0 || l.lyapunov.history < 0) bad("lyapunov exponents and history must be non-negative");
   long points = 1;
   std::vector<bool> seen(l.varied_names.size(), false);
   for (std::size_t g = 0; g < l.grid_dims.size(); ++g) {
@@ -700,6 +701,36 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
   }
 
   w.statistics_group = w.check(group_handle(H5Gcreate2(root, "statistics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create /statistics");
+
+  if (const lyapunov_layout& ly = l.lyapunov; ly.exponents > 0) {
+    // Created here and streamed like /members: a member's row arrives with its block.
+    group_handle g = w.check(group_handle(H5Gcreate2(root, "lyapunov", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create /lyapunov");
+    const hid_t lg = g.get();
+    w.string_attribute(lg, "method", ly.method);
+    w.string_attribute(lg, "metric", ly.metric);
+    w.double_attribute(lg, "renormalize", ly.renormalize);
+    w.double_attribute(lg, "transient", ly.transient);
+    if (!std::isnan(ly.separation)) w.double_attribute(lg, "separation", ly.separation);
+    w.int64_attribute(lg, "dimension", ly.dimension);
+    w.int64_attribute(lg, "exponents", ly.exponents);
+    w.int64_attribute(lg, "history_length", ly.history);
+    const hsize_t p = hs(ly.exponents), H = hs(ly.history);
+    w.create_dataset(lg, "/lyapunov/exponents", "exponents", H5T_IEEE_F64LE, sizeof(double), {N, p}, true, &nan);
+    w.create_dataset(lg, "/lyapunov/status", "status", H5T_STD_I32LE, sizeof(std::int32_t), {N}, true, &status_fill);
+    {
+      std::vector<std::string> names;
+      for (int c = 0; c < member_status_count; ++c) names.emplace_back(status_name(static_cast<member_status>(c)));
+      w.strings_attribute(w.dataset("/lyapunov/status"), "names", names);
+    }
+    w.create_dataset(lg, "/lyapunov/t_start", "t_start", H5T_IEEE_F64LE, sizeof(double), {N}, true, &nan);
+    w.create_dataset(lg, "/lyapunov/renormalizations", "renormalizations", H5T_STD_I64LE, sizeof(std::int64_t), {N}, true, &counter_fill);
+    w.create_dataset(lg, "/lyapunov/steps", "steps", H5T_STD_I64LE, sizeof(std::int64_t), {N}, true, &counter_fill);
+    if (H > 0) {
+      w.create_dataset(lg, "/lyapunov/history_t", "history_t", H5T_IEEE_F64LE, sizeof(double), {N, H}, true, &nan);
+      w.create_dataset(lg, "/lyapunov/history", "history", H5T_IEEE_F64LE, sizeof(double), {N, H, p}, true, &nan);
+    }
+    if (!g.close()) w.fail_h5("close /lyapunov");
+  }
 }
 
 results_writer::~results_writer() = default;
@@ -719,6 +750,12 @@ void results_writer::write_members(const member_block& b) {
   if (b.status == nullptr || b.counters == nullptr || b.final_t == nullptr || b.y_final == nullptr) bad("status, counters, final_t and y_final are required");
   if (b.inputs == nullptr && !l.varied_names.empty()) bad("inputs are required when inputs are varied");
   if (b.y == nullptr && l.trajectories && l.save_count() > 0) bad("y is required when trajectories are stored");
+  if (l.lyapunov.exponents > 0) {
+    const lyapunov_values* y = b.lyapunov;
+    if (y == nullptr || y->status == nullptr || y->exponents == nullptr || y->t_start == nullptr ||
+        y->renormalizations == nullptr || y->steps == nullptr || (l.lyapunov.history > 0 && (y->history_t == nullptr || y->history == nullptr)))
+      bad("the Lyapunov results are required when the layout has /lyapunov");
+  }
 
   error_printing_off quiet;
   const hsize_t S = hs(l.save_count()), Y = hs(l.state_size());
@@ -768,6 +805,21 @@ void results_writer::write_members(const member_block& b) {
   w.write_rows("/members/final_v", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, n, Y, n, b.y_final);
   const hsize_t V = l.varied_names.size();
   w.write_rows("/members/inputs", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, V, V, 0, b.inputs);
+  if (const lyapunov_layout& ly = l.lyapunov; ly.exponents > 0) {
+    const lyapunov_values& y = *b.lyapunov;
+    const hsize_t p = hs(ly.exponents), H = hs(ly.history);
+    std::vector<std::int32_t> status(count);
+    for (std::size_t i = 0; i < count; ++i) status[i] = static_cast<std::int32_t>(y.status[i]);
+    w.write_column("/lyapunov/status", H5T_NATIVE_INT32, b.first, status);
+    w.write_rows("/lyapunov/exponents", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, p, p, 0, y.exponents);
+    w.write_rows("/lyapunov/t_start", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, 1, 1, 0, y.t_start);
+    w.write_rows("/lyapunov/renormalizations", H5T_NATIVE_INT64, sizeof(std::int64_t), b.first, b.count, {}, 1, 1, 0, y.renormalizations);
+    w.write_rows("/lyapunov/steps", H5T_NATIVE_INT64, sizeof(std::int64_t), b.first, b.count, {}, 1, 1, 0, y.steps);
+    if (H > 0) {
+      w.write_rows("/lyapunov/history_t", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, H, H, 0, y.history_t);
+      w.write_rows("/lyapunov/history", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {H}, p, p, 0, y.history);
+    }
+  }
   w.record_written(b.first, b.count);
 }
 

@@ -37,6 +37,25 @@
 //                                                        state layout (q, v, lambda, mu, nu), when given
 //                         attribute probability (float64) on quantile groups only
 //
+// With layout.lyapunov.exponents = p > 0 (a study's [lyapunov] section, issue 7; H =
+// layout.lyapunov.history, the most running estimates a member can have):
+//
+//   /lyapunov             group; attributes method ("qr" | "clone"), metric ("mass" | "euclidean"),
+//                         renormalize, transient, separation (clone only) (float64), dimension (d =
+//                         2 (n - m) - k), exponents (p), history_length (H) (int64)
+//   /lyapunov/exponents   float64 [N, p]                 the p leading exponents in the QR order
+//                                                        (decreasing, up to the finite-time error of
+//                                                        nearly equal ones); NaN for a member whose
+//                                                        Lyapunov run failed
+//   /lyapunov/status      int32 [N]                      member_status of the Lyapunov run (names as
+//                                                        /members/status)
+//   /lyapunov/t_start     float64 [N]                    where the averages started (after the transient)
+//   /lyapunov/renormalizations  int64 [N]                re-orthonormalizations (clone: intervals) done
+//   /lyapunov/steps       int64 [N]                      accepted steps of the Lyapunov run (-1: clone,
+//                                                        which solves the member once per interval)
+//   /lyapunov/history_t   float64 [N, H]                 times of the running estimates (H > 0 only),
+//   /lyapunov/history     float64 [N, H, p]              and the estimates; NaN past a member's last
+//
 // Strings are variable-length UTF-8 (h5py reads them as str). Member datasets are chunked along the
 // member axis and, when layout.gzip_level > 0, shuffled and deflated. The file uses the HDF5 1.8
 // format (readable by every HDF5 since 1.8 and by h5py).
@@ -67,6 +86,18 @@
 
 namespace lockstep::io {
 
+// The /lyapunov group (exponents = 0: none).
+struct lyapunov_layout {
+  int exponents = 0;         // p
+  int dimension = 0;         // d
+  long history = 0;          // H: running estimates kept per member (0: no history datasets)
+  std::string method = "qr";
+  std::string metric = "mass";
+  double renormalize = 1.0;
+  double transient = 0.0;
+  double separation = std::numeric_limits<double>::quiet_NaN();  // written only when not NaN
+};
+
 struct results_layout {
   std::string model;              // the model's registry name
   long members = 0;
@@ -79,9 +110,21 @@ struct results_layout {
   std::vector<int> grid_dims;     // indices into varied_names of the grid dimensions, in grid order
   std::vector<long> grid_shape;   // their lengths (the last varies fastest over members)
   int gzip_level = 1;             // 0: no compression; 1-9: deflate level (with shuffle)
+  lyapunov_layout lyapunov;
 
   int state_size() const { return 2 * n + 2 * m + k; }  // Y: (q, v, lambda, mu, nu), state_layout
   int save_count() const { return static_cast<int>(save_times.size()); }
+};
+
+// The Lyapunov results of members [first, first + count), member-major (p, H from the layout).
+struct lyapunov_values {
+  const member_status* status = nullptr;           // [count]
+  const double* exponents = nullptr;               // [count][p]
+  const double* t_start = nullptr;                 // [count]
+  const std::int64_t* renormalizations = nullptr;  // [count]
+  const std::int64_t* steps = nullptr;             // [count]
+  const double* history_t = nullptr;               // [count][H], when H > 0
+  const double* history = nullptr;                 // [count][H][p], when H > 0
 };
 
 // Members [first, first + count), member-major arrays (as ensemble_result holds them, offset by first).
@@ -94,6 +137,7 @@ struct member_block {
   const double* inputs = nullptr;             // [count][V]; may be null when V = 0
   const double* y = nullptr;                  // [count][S][Y]; needed only when trajectories are stored
   const double* y_final = nullptr;            // [count][Y]; final_q and final_v are its q and v parts
+  const lyapunov_values* lyapunov = nullptr;  // required when layout.lyapunov.exponents > 0
 };
 
 // One statistic across members at every save time. Each array is [S][components]; a null pointer

@@ -2,7 +2,7 @@
 // study_file.hpp). toml++ does the TOML; everything here is the study's own rules.
 //
 // The reader walks the sections in a fixed order ([top level keys], model, solver, time, ensemble,
-// output) and throws at the first problem, so a file with one mistake gets exactly one diagnostic
+// output, lyapunov) and throws at the first problem, so a file with one mistake gets exactly one diagnostic
 // and its position. toml++ keeps a table's keys sorted by name, so wherever "first" or "as written"
 // matters (the first unknown key, the order of [ensemble.vary]) the keys are put back into file order
 // by their source positions.
@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "host/io/toml_guard.hpp"
+#include "lockstep/lyapunov/tangent.hpp"
 #include "lockstep/method/methods.hpp"
 #include "lockstep/model/registry.hpp"
 
@@ -265,7 +266,16 @@ constexpr choice sampler_choices[] = {
     {"grid", static_cast<int>(study::sampler_kind::grid), true},
 };
 
-constexpr std::string_view top_level_keys[] = {"model", "solver", "time", "ensemble", "output"};
+constexpr choice lyapunov_method_choices[] = {
+    {"qr", static_cast<int>(lyapunov_method::qr), true},
+    {"clone", static_cast<int>(lyapunov_method::clone), true},
+};
+constexpr choice lyapunov_metric_choices[] = {
+    {"mass", static_cast<int>(lyapunov_metric::mass), true},
+    {"euclidean", static_cast<int>(lyapunov_metric::euclidean), true},
+};
+
+constexpr std::string_view top_level_keys[] = {"model", "solver", "time", "ensemble", "output", "lyapunov"};
 constexpr std::string_view model_keys[] = {"name", "params", "initial"};
 constexpr std::string_view solver_keys[] = {
     "method",    "formulation",     "projection", "metric",    "init",       "baumgarte",
@@ -282,6 +292,8 @@ constexpr std::string_view normal_keys[] = {"mean", "std"};
 constexpr std::string_view lognormal_keys[] = {"mu", "sigma"};
 constexpr std::string_view output_keys[] = {"trajectories", "statistics", "quantile_memory_mb"};
 constexpr std::string_view plain_statistics[] = {"mean", "std", "min", "max"};
+constexpr std::string_view lyapunov_keys[] = {"exponents", "renormalize", "transient", "method",
+                                              "separation", "metric", "history"};
 
 // More save times than this is a mistake in `every`, not a study (and would exhaust memory).
 constexpr long max_save_times = 1000000;
@@ -312,6 +324,7 @@ class study_reader {
     read_time(root, spec);
     read_ensemble(root, model, spec.plan);
     read_output(root, spec.output);
+    read_lyapunov(root, model, spec);
     return spec;
   }
 
@@ -858,6 +871,86 @@ class study_reader {
     }
   }
 
+  // ---- [lyapunov] ----
+
+  void read_lyapunov(const section& root, const model_info& model, study_spec& spec) const {
+    const section s = child(root, "lyapunov");
+    if (!s.table) return;
+    check_keys(s, lyapunov_keys);
+    lyapunov_spec& l = spec.lyapunov;
+    l.enabled = true;
+    l.line = s.where.line;
+    l.column = s.where.column;
+    l.dimension = 2 * (model.n - model.m) - model.k;
+    const std::string d = std::to_string(l.dimension);
+    l.method = static_cast<lyapunov_method>(
+        choose(s, "method", "Lyapunov method", lyapunov_method_choices, static_cast<int>(l.method)));
+    l.metric = static_cast<lyapunov_metric>(choose(s, "metric", "metric", lyapunov_metric_choices, static_cast<int>(l.metric)));
+    const bool clone = l.method == lyapunov_method::clone;
+
+    // exponents: an integer p in [1, d], or "all".
+    l.exponents = clone ? 1 : l.dimension;
+    if (const toml::node* node = s.get("exponents")) {
+      const std::string range = "an integer between 1 and " + d + " (the dimension 2 (n - m) - k of model " +
+                                in_quotes(model.name) + "'s state manifold) or \"all\"";
+      if (const auto* text = node->as_string()) {
+        if (text->get() != "all") fail_at(*node, "[lyapunov] exponents must be " + range + " (got " + describe(*node) + ")");
+        l.exponents = l.dimension;
+      } else if (node->is_number()) {
+        const long long p = integer(*node, s.what("exponents"));
+        if (p < 1 || p > l.dimension)
+          fail_at(*node, "[lyapunov] exponents must be " + range + " (got " + std::to_string(p) + ")");
+        l.exponents = static_cast<int>(p);
+      } else {
+        fail_at(*node, "[lyapunov] exponents must be " + range + " (got " + describe(*node) + ")");
+      }
+      if (clone && l.exponents != 1)
+        fail_at(*node, "[lyapunov] method = \"clone\" estimates the largest exponent only: exponents must be 1 (got " +
+                           std::to_string(l.exponents) + "); use method = \"qr\" for more");
+    }
+
+    if (auto r = bounded_number(s, "renormalize", 0.0, false)) l.renormalize = *r;
+    const double span = spec.t1 - spec.t0;
+    // Like save times: more re-orthonormalizations than this is a mistake (the history is stored for
+    // every member, padded to the longest possible; and a renormalize below the rounding of t would
+    // never advance the drivers' next re-orthonormalization time).
+    if (span / l.renormalize > static_cast<double>(max_save_times))
+      fail(s.key_position("renormalize"), "[lyapunov] renormalize = " + format_number(l.renormalize) + " gives more than " +
+                                              std::to_string(max_save_times) + " re-orthonormalizations over [t0, t1]");
+    if (auto transient = bounded_number(s, "transient", 0.0, true)) {
+      l.transient = *transient;
+      if (!(l.transient < span))
+        fail_at(*s.get("transient"), "[lyapunov] transient must be < t1 - t0 = " + format_number(span) + " (got " +
+                                         format_number(l.transient) + ")");
+      // The averages start at the first re-orthonormalization at or after t0 + transient, whose own
+      // logarithms are discarded (lyapunov/spectrum.hpp): one must come after it for an estimate.
+      const double first = std::max(1.0, std::ceil(l.transient / l.renormalize)) * l.renormalize;
+      if (l.transient > 0.0 && !(first < span))
+        fail_at(*s.get("transient"), "[lyapunov] transient = " + format_number(l.transient) + " leaves no re-orthonormalization " +
+                                         "to average over: the first at or after it (t0 + " + format_number(first) +
+                                         ") is not before t1; shorten transient or renormalize");
+    }
+    if (s.get("separation")) {
+      if (!clone)
+        fail(s.key_position("separation"), "[lyapunov] separation applies to method \"clone\" only (method is \"qr\")");
+      l.separation = *bounded_number(s, "separation", 0.0, false);
+    }
+    if (const toml::node* node = s.get("history")) l.history = boolean(*node, s.what("history"));
+
+    // What the tangents refuse (lyapunov/tangent.hpp), reported at [lyapunov] method, or at the
+    // section when the method is the default.
+    if (!clone) {
+      const char* why = tangent_check_options(spec.solver);
+      if (why[0] != '\0')
+        fail(s.get("method") ? position_of(s.get("method")->source()) : s.where,
+             "[lyapunov] method = \"qr\" propagates tangents, which [solver] method " +
+                 in_quotes(method_name(spec.solver.method)) + " with formulation " +
+                 in_quotes(formulation_name(spec.solver.form)) + " and projection " +
+                 in_quotes(projection_name(spec.solver.projection)) + " cannot: " + why +
+                 "; method = \"clone\" works with any solver");
+    }
+  }
+
   // "q05" -> 5, "q97.5" -> 97.5; nullopt unless the name is 'q', digits, and optionally '.' and digits.
   static std::optional<double> quantile_percent(std::string_view name) {
     if (name.size() < 2 || name[0] != 'q') return std::nullopt;
@@ -878,6 +971,11 @@ class study_reader {
 };
 
 }  // namespace
+
+long lyapunov_history_length(const lyapunov_spec& l, double t0, double t1) {
+  if (!l.enabled || !l.history) return 0;
+  return static_cast<long>(std::floor((t1 - t0) / l.renormalize)) + 2;
+}
 
 study_spec parse_study(std::string_view text, std::string_view source_name) {
   refuse_unsafe_toml(text, source_name);  // toml++ 3.3 has undefined behaviour on some text (toml_guard.hpp)

@@ -58,6 +58,29 @@
 //                                                            [mean, std, min, max, q05, q50, q95]
 //   quantile_memory_mb = 1024  memory budget of the quantile estimators, >= 1                   [1024]
 //
+//   [lyapunov]               optional (issue 7): Lyapunov exponents of every member (lyapunov/spectrum.hpp)
+//   exponents = "all"        p leading exponents: an integer between 1 and d = 2 (n - m) - k (the
+//                            dimension of the model's constraint manifold), or "all" (= d)
+//                                                                  ["all"; 1 with method "clone"]
+//   renormalize = 1.0        time units between re-orthonormalizations, > 0, at most 1,000,000 of
+//                            them over [t0, t1]                                                 [1.0]
+//   transient = 0.0          time discarded before the averages start, >= 0 and < t1 - t0; some
+//                            re-orthonormalization (at t0 + j renormalize, j >= 1) must fall after it
+//                            and before t1                                                      [0]
+//   method = "qr"            qr | clone   qr: discrete QR on p tangent directions (needs a solver the
+//                            tangents support: bdf or radau5/radau3/euler on ggl or index3, no
+//                            projection — lyapunov/tangent.hpp; others are refused here, at this key);
+//                            clone: the two-trajectory estimate of the largest exponent (any solver;
+//                            exponents must then be 1)                                         ["qr"]
+//   separation = 1e-6        clone only: the clone's distance from the member, in the metric, > 0 [1e-6]
+//   metric = "mass"          mass | euclidean: the inner product on the tangent space        ["mass"]
+//   history = true           keep the running estimates at every re-orthonormalization (results.h5
+//                            /lyapunov/history); false keeps the final exponents only         [true]
+//   Each member is solved twice: once as without [lyapunov] (trajectories, statistics and /members are
+//   exactly what they would be without the section) and once by the Lyapunov driver, whose own status
+//   and counters go to /lyapunov (host/cli/run_study_impl.hpp). Checkpointed, resumed and MPI runs
+//   refuse the section (not implemented there).
+//
 // Types. Every number must be finite (TOML's nan and inf are refused; leave h_max out for "no limit").
 // An integer is accepted where a real number is expected. A real number is accepted where an integer
 // is expected only when it is integral and at most 2^53 in magnitude (members = 1e4 is fine, 2.5 is
@@ -116,6 +139,32 @@ struct output_spec {
   long quantile_memory_mb = 1024;
 };
 
+// The [lyapunov] section (see the top of this file); enabled = false when the file has none.
+enum class lyapunov_method : int { qr = 0, clone = 1 };
+enum class lyapunov_metric : int { mass = 0, euclidean = 1 };
+
+struct lyapunov_spec {
+  bool enabled = false;
+  int exponents = 0;  // p, resolved: "all" is the manifold dimension d
+  int dimension = 0;  // d = 2 (n - m) - k of the model
+  double renormalize = 1.0;
+  double transient = 0.0;
+  lyapunov_method method = lyapunov_method::qr;
+  double separation = 1e-6;  // clone only
+  lyapunov_metric metric = lyapunov_metric::mass;
+  bool history = true;
+  int line = 0, column = 0;  // where [lyapunov] is written, for diagnostics at run time
+};
+
+inline const char* lyapunov_method_name(lyapunov_method m) { return m == lyapunov_method::qr ? "qr" : "clone"; }
+inline const char* lyapunov_metric_name(lyapunov_metric m) { return m == lyapunov_metric::mass ? "mass" : "euclidean"; }
+
+// The most re-orthonormalizations (and so running estimates) a member of the study can have: the
+// drivers re-orthonormalize at the first accepted step at or after each t0 + j renormalize (j >= 1)
+// and once more at t1 (QR), or at t0 + j renormalize < t1 and t1 (clone): at most
+// floor((t1 - t0) / renormalize) + 1; one more absorbs the rounding of the drivers' running sums.
+long lyapunov_history_length(const lyapunov_spec& l, double t0, double t1);
+
 struct study_spec {
   std::filesystem::path path;  // as given to load_study_file (parse_study: its source_name)
   std::string name;            // the file's stem: "study" for "runs/study.toml"
@@ -138,6 +187,7 @@ struct study_spec {
 
   study::sampling_plan plan;
   output_spec output;
+  lyapunov_spec lyapunov;
 };
 
 // Reads and checks a study file. Throws study_error.

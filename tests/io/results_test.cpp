@@ -415,6 +415,81 @@ TEST(ResultsH5, LeavesTrajectoriesOutWhenTheStudyKeepsStatisticsOnly) {
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/members/final_q"), columns(s.y_final, 6, 0, 2)));
 }
 
+// /lyapunov: member rows in two blocks out of order, read back bitwise (NaN padding of the history
+// included), the settings as attributes; a block without the Lyapunov values is refused.
+TEST(ResultsH5, WritesTheLyapunovGroupFromMemberBlocks) {
+  // Arrange: 5 members, p = 2 exponents, H = 3 running estimates.
+  scratch_dir dir;
+  sample s = make_sample(5, 2, 1, 0, 2, false);
+  s.layout.lyapunov.exponents = 2;
+  s.layout.lyapunov.dimension = 2;
+  s.layout.lyapunov.history = 3;
+  s.layout.lyapunov.method = "clone";
+  s.layout.lyapunov.renormalize = 0.5;
+  s.layout.lyapunov.transient = 2.0;
+  s.layout.lyapunov.separation = 1e-7;
+  std::mt19937_64 rng(7);
+  std::vector<member_status> status = {member_status::success, member_status::max_steps, member_status::success,
+                                       member_status::success, member_status::newton_failure};
+  std::vector<double> exponents(10), t_start(5), history_t(15), history(30);
+  for (double& x : exponents) x = tricky_value(rng);
+  for (double& x : t_start) x = tricky_value(rng);
+  for (double& x : history_t) x = tricky_value(rng);
+  for (double& x : history) x = tricky_value(rng);
+  std::vector<std::int64_t> renormalizations = {3, 1, 3, 2, 0}, steps = {10, 20, -1, 40, 50};
+  auto values_of = [&](long first) {
+    const auto f = static_cast<std::size_t>(first);
+    io::lyapunov_values v;
+    v.status = status.data() + f;
+    v.exponents = exponents.data() + 2 * f;
+    v.t_start = t_start.data() + f;
+    v.renormalizations = renormalizations.data() + f;
+    v.steps = steps.data() + f;
+    v.history_t = history_t.data() + 3 * f;
+    v.history = history.data() + 6 * f;
+    return v;
+  };
+  const fs::path path = dir / "results.h5";
+
+  // Act
+  {
+    io::results_writer w(path, s.layout);
+    io::member_block missing = s.block(0, 2);
+    EXPECT_THROW(w.write_members(missing), std::invalid_argument);
+    const io::lyapunov_values late = values_of(2), early = values_of(0);
+    io::member_block b = s.block(2, 3);
+    b.lyapunov = &late;
+    w.write_members(b);
+    b = s.block(0, 2);
+    b.lyapunov = &early;
+    w.write_members(b);
+    w.commit();
+  }
+
+  // Assert
+  h5_file f(path);
+  ASSERT_GE(f.id, 0);
+  EXPECT_EQ(dims(f.id, "/lyapunov/exponents"), (std::vector<hsize_t>{5, 2}));
+  EXPECT_EQ(dims(f.id, "/lyapunov/history"), (std::vector<hsize_t>{5, 3, 2}));
+  EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/lyapunov/exponents"), exponents));
+  EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/lyapunov/t_start"), t_start));
+  EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/lyapunov/history_t"), history_t));
+  EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/lyapunov/history"), history));
+  EXPECT_EQ(read_int64s(f.id, "/lyapunov/renormalizations"), renormalizations);
+  EXPECT_EQ(read_int64s(f.id, "/lyapunov/steps"), steps);
+  const auto codes = read_dataset<std::int32_t>(f.id, "/lyapunov/status", H5T_NATIVE_INT32);
+  ASSERT_EQ(codes.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(codes[i], static_cast<std::int32_t>(status[i]));
+  EXPECT_EQ(read_string_attribute(f.id, "/lyapunov", "method"), "clone");
+  EXPECT_EQ(read_string_attribute(f.id, "/lyapunov", "metric"), "mass");
+  EXPECT_EQ(read_double_attribute(f.id, "/lyapunov", "renormalize"), 0.5);
+  EXPECT_EQ(read_double_attribute(f.id, "/lyapunov", "transient"), 2.0);
+  EXPECT_EQ(read_double_attribute(f.id, "/lyapunov", "separation"), 1e-7);
+  EXPECT_EQ(read_int_attribute(f.id, "/lyapunov", "dimension"), 2);
+  EXPECT_EQ(read_int_attribute(f.id, "/lyapunov", "exponents"), 2);
+  EXPECT_EQ(read_int_attribute(f.id, "/lyapunov", "history_length"), 3);
+}
+
 TEST(ResultsH5, NamesEveryStatusCodeInTheStatusAttribute) {
   // Arrange
   scratch_dir dir;

@@ -207,6 +207,42 @@ TEST(StudyFile, MinimalStudyTakesTheDocumentedDefaults) {
   EXPECT_EQ(spec.output.quantile_memory_mb, 1024);
 }
 
+TEST(StudyFile, LyapunovSectionTakesTheDocumentedDefaults) {
+  // Arrange: an empty [lyapunov] on the double pendulum (d = 2 (2 - 0) - 0 = 4), then clone and
+  // explicit values; without the section nothing is enabled.
+  const std::string base = "[model]\nname = \"double_pendulum\"\n[time]\nt1 = 10\n";
+
+  // Act
+  const study_spec none = parse_study(base, "none.toml");
+  const study_spec defaults = parse_study(base + "[lyapunov]\n", "defaults.toml");
+  const study_spec clone = parse_study(base + "[lyapunov]\nmethod = \"clone\"\n", "clone.toml");
+  const study_spec given = parse_study(base + "[lyapunov]\nexponents = 2\nrenormalize = 0.5\ntransient = 3\n"
+                                              "metric = \"euclidean\"\nhistory = false\n",
+                                       "given.toml");
+
+  // Assert
+  EXPECT_FALSE(none.lyapunov.enabled);
+  EXPECT_TRUE(defaults.lyapunov.enabled);
+  EXPECT_EQ(defaults.lyapunov.line, 5);
+  EXPECT_EQ(defaults.lyapunov.exponents, 4);
+  EXPECT_EQ(defaults.lyapunov.dimension, 4);
+  EXPECT_EQ(defaults.lyapunov.renormalize, 1.0);
+  EXPECT_EQ(defaults.lyapunov.transient, 0.0);
+  EXPECT_EQ(defaults.lyapunov.method, lyapunov_method::qr);
+  EXPECT_EQ(defaults.lyapunov.metric, lyapunov_metric::mass);
+  EXPECT_TRUE(defaults.lyapunov.history);
+  EXPECT_EQ(lyapunov_history_length(defaults.lyapunov, 0.0, 10.0), 12);
+  EXPECT_EQ(clone.lyapunov.method, lyapunov_method::clone);
+  EXPECT_EQ(clone.lyapunov.exponents, 1);
+  EXPECT_EQ(clone.lyapunov.separation, 1e-6);
+  EXPECT_EQ(given.lyapunov.exponents, 2);
+  EXPECT_EQ(given.lyapunov.renormalize, 0.5);
+  EXPECT_EQ(given.lyapunov.transient, 3.0);
+  EXPECT_EQ(given.lyapunov.metric, lyapunov_metric::euclidean);
+  EXPECT_FALSE(given.lyapunov.history);
+  EXPECT_EQ(lyapunov_history_length(given.lyapunov, 0.0, 10.0), 0);
+}
+
 TEST(StudyFile, SaveTimesAreSortedDeduplicatedAndEndWithT1) {
   // Arrange
   const char* text = "[model]\nname = \"pendulum\"\n[time]\nt0 = 1\nt1 = 2\nsave = { times = [1.5, 1, 1.5, 1.9999999999999999] }\n";
