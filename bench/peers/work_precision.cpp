@@ -582,27 +582,21 @@ std::string run_scaling(const settings& s) {
     int threads;
   };
   const solver_case cases[] = {{"lockstep-radau5", s.threads}, {"lockstep-radau5", 1}, {"lockstep-bdf", s.threads}, {"ida", s.threads}};
+  auto run_case = [&](const ensemble<Model>& e, const solver_case& c) {
+    const std::string name = c.name;
+    if (name == "ida") return run_ida(e, s.scaling_tol, c.threads);
+    return run_lockstep(e, name == "lockstep-bdf" ? method_kind::bdf : method_kind::radau5, s.scaling_tol, c.threads);
+  };
   // One untimed small run of each case first: the OpenMP thread pool, the allocator's arenas and
   // IDA's library pages are then warm, so the first timed case (the smallest N) does not pay for them.
-  {
-    const ensemble<Model> warm = peers::perturbed_ensemble<Model>(16, s.scaling_t1, inputs, s.seed, s.spread, s.save_count);
-    for (const solver_case& c : cases) {
-      const std::string name = c.name;
-      if (name == "ida")
-        run_ida(warm, s.scaling_tol, c.threads);
-      else
-        run_lockstep(warm, name == "lockstep-bdf" ? method_kind::bdf : method_kind::radau5, s.scaling_tol, c.threads);
-    }
-  }
+  const ensemble<Model> warm = peers::perturbed_ensemble<Model>(16, s.scaling_t1, inputs, s.seed, s.spread, s.save_count);
+  for (const solver_case& c : cases) run_case(warm, c);
   bool first = true;
   for (long members : s.scaling_sizes) {
     const ensemble<Model> e = peers::perturbed_ensemble<Model>(members, s.scaling_t1, inputs, s.seed, s.spread, s.save_count);
     for (const solver_case& c : cases) {
       wait_until_idle(s.idle_wait, s.max_other_cores);
-      const std::string name = c.name;
-      const run_outcome o = name == "ida" ? run_ida(e, s.scaling_tol, c.threads)
-                                          : run_lockstep(e, name == "lockstep-bdf" ? method_kind::bdf : method_kind::radau5,
-                                                         s.scaling_tol, c.threads);
+      const run_outcome o = run_case(e, c);
       std::fprintf(stderr, "scaling: N %ld %-16s %d thread(s) %9.3f s wall %9.3f s cpu, other cores %.2f\n", members,
                    c.name, c.threads, o.seconds, o.cpu_seconds, o.other_cores);
       js << (first ? "" : ", ") << "{\"solver\": " << json_string(c.name) << ", \"threads\": " << c.threads
