@@ -236,6 +236,25 @@ template <class E>
   }
 }
 
+// The textbook substitutions, row by row (each b[i] one dependent chain over j in increasing order):
+// lu_solve runs its forward substitution by columns for speed and claims the bitwise same result.
+template <class E, int N>
+[[gnu::noinline]] ls::vec<E, N> row_oriented_solve(const ls::mat<E, N, N>& LU, const ls::vec<int, N>& pivot,
+                                                  ls::vec<E, N> b) {
+  for (int k = 0; k < N; ++k) std::swap(b[k], b[pivot[k]]);
+  for (int i = 1; i < N; ++i) {
+    E s = b[i];
+    for (int j = 0; j < i; ++j) s = s - LU(i, j) * b[j];
+    b[i] = s;
+  }
+  for (int i = N - 1; i >= 0; --i) {
+    E s = b[i];
+    for (int j = i + 1; j < N; ++j) s = s - LU(i, j) * b[j];
+    b[i] = s / LU(i, i);
+  }
+  return b;
+}
+
 // Factors A with lu_factor, solves for b and for a block of three right-hand sides, and compares
 // both with Eigen's PartialPivLU. Returns the factorization's info and growth factor.
 template <class E, int N>
@@ -255,6 +274,10 @@ lu_outcome expect_lu_agrees_with_eigen(const ls::mat<E, N, N>& A, random_source&
 
   ls::vec<E, N> x = b;
   solve_lu(LU, pivot, x);
+  const ls::vec<E, N> x_rows = row_oriented_solve(LU, pivot, b);
+  bool rows_match = true;
+  for (int i = 0; i < N; ++i) rows_match = rows_match && to_std(x[i]) == to_std(x_rows[i]);
+  EXPECT_TRUE(rows_match) << "N = " << N << ": the column-oriented forward substitution differs from the row loop";
 
   // Several right-hand sides: each column must be exactly what the vector solve gives.
   ls::mat<E, N, 3> X = B;
@@ -267,6 +290,15 @@ lu_outcome expect_lu_agrees_with_eigen(const ls::mat<E, N, N>& A, random_source&
     for (int i = 0; i < N; ++i) columns_match = columns_match && to_std(X(i, c)) == to_std(column[i]);
   }
   EXPECT_TRUE(columns_match) << "N = " << N << ": the block solve differs from column-by-column solves";
+  // Only the first `count` columns are solved; the others are left exactly as they were.
+  ls::mat<E, N, 3> X2 = B;
+  ls::lu_solve(LU, pivot, X2, 2);
+  bool partial_match = true;
+  for (int i = 0; i < N; ++i) {
+    for (int c = 0; c < 2; ++c) partial_match = partial_match && to_std(X2(i, c)) == to_std(X(i, c));
+    partial_match = partial_match && to_std(X2(i, 2)) == to_std(B(i, 2));
+  }
+  EXPECT_TRUE(partial_match) << "N = " << N << ": lu_solve with count = 2 of 3 columns";
 
   expect_solutions_agree_with_eigen<E>(to_eigen(A), to_eigen(b), to_eigen(x), to_eigen(B), to_eigen(X));
   return outcome;

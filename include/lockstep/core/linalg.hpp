@@ -219,9 +219,13 @@ LOCKSTEP_HD factor_result lu_factor(mat<E, N, N>& A, vec<int, N>& pivot) {
     // Multipliers by division, not by a reciprocal: x / x is exactly 1, so a row equal to the pivot
     // row (a redundant constraint) is eliminated to exact zeros and always reported singular; with
     // x * (1 / x) its residue is rounding noise that exceeds the threshold in ~0.5% of random cases.
+    // A zero multiplier leaves its row as it is: with finite entries x - 0 * y == x, except that
+    // -0 - (-0) would give +0, a difference in the sign of a zero only. The saddle-point and stage
+    // matrices have whole zero blocks, so this skips a large part of the updates.
     for (int i = k + 1; i < N; ++i) {
       const E l = A(i, k) / A(k, k);
       A(i, k) = l;
+      if (abs1(l) == 0.0) continue;
       for (int j = k + 1; j < N; ++j) A(i, j) = A(i, j) - l * A(k, j);
     }
   }
@@ -229,6 +233,14 @@ LOCKSTEP_HD factor_result lu_factor(mat<E, N, N>& A, vec<int, N>& pivot) {
 }
 
 // Solves A x = b in place (b becomes x) with the factors of lu_factor.
+//
+// The forward substitution runs by columns (b[i] -= L(i, j) b[j] for all i > j, then the next j): every
+// b[i] receives exactly the subtractions of the row-oriented loop b[i] - L(i,0) b[0] - L(i,1) b[1] - ...
+// in the same order, so the result is bitwise that of the textbook loop, but the N - 1 - j updates of
+// one column are independent and overlap in the pipeline, where the row loop is one dependent chain per
+// row (measured: the chain was a fifth of andrews' BDF time, docs/PERFORMANCE.md). The back
+// substitution keeps its row order: by columns it would subtract in the opposite order and round
+// differently.
 template <class E, int N>
 LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, vec<E, N>& b) {
   // The interchange is unconditional (a self-swap when pivot[k] == k): with a branch on
@@ -239,10 +251,9 @@ LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, vec<
     b[p] = b[k];
     b[k] = t;
   }
-  for (int i = 1; i < N; ++i) {
-    E s = b[i];
-    for (int j = 0; j < i; ++j) s = s - LU(i, j) * b[j];
-    b[i] = s;
+  for (int j = 0; j < N; ++j) {
+    const E bj = b[j];
+    for (int i = j + 1; i < N; ++i) b[i] = b[i] - LU(i, j) * bj;
   }
   for (int i = N - 1; i >= 0; --i) {
     E s = b[i];
@@ -251,14 +262,31 @@ LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, vec<
   }
 }
 
-// Solves A X = B for several right-hand sides (the columns of B) in place.
+// Solves A X = B for the first `count` columns of B (all R by default) in place, each column bitwise as
+// the one-vector lu_solve would solve it (the same operations in the same order), the columns
+// interleaved in the innermost loops so that their independent dependency chains overlap.
 template <class E, int N, int R>
-LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, mat<E, N, R>& B) {
-  for (int c = 0; c < R; ++c) {
-    vec<E, N> x;
-    for (int i = 0; i < N; ++i) x[i] = B(i, c);
-    lu_solve(LU, pivot, x);
-    for (int i = 0; i < N; ++i) B(i, c) = x[i];
+LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, mat<E, N, R>& B, int count = R) {
+  for (int k = 0; k < N; ++k) {
+    const int p = pivot[k];
+    for (int c = 0; c < count; ++c) {
+      const E t = B(p, c);
+      B(p, c) = B(k, c);
+      B(k, c) = t;
+    }
+  }
+  for (int j = 0; j < N; ++j)
+    for (int i = j + 1; i < N; ++i) {
+      const E l = LU(i, j);
+      for (int c = 0; c < count; ++c) B(i, c) = B(i, c) - l * B(j, c);
+    }
+  for (int i = N - 1; i >= 0; --i) {
+    for (int j = i + 1; j < N; ++j) {
+      const E u = LU(i, j);
+      for (int c = 0; c < count; ++c) B(i, c) = B(i, c) - u * B(j, c);
+    }
+    const E d = LU(i, i);
+    for (int c = 0; c < count; ++c) B(i, c) = B(i, c) / d;
   }
 }
 
