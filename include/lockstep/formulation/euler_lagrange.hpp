@@ -374,21 +374,18 @@ LOCKSTEP_HD member_status factor_newton_matrix(formulation f, const jacobian_blo
   return member_status::success;
 }
 
-// The Newton increment Delta y for the residual r (Delta y solves J Delta y = -F), unscaled, in the
-// layout of y. E = double here; Radau's complex block uses its own transformation on top of this one.
+// The Newton solve in three parts, so that several right-hand sides can share one pass over the factors
+// (newton_solve_columns): the scaled right-hand side of the header comment, the triangular solves, and
+// the recovery of the unscaled increments and of Delta v.
 template <class Model, class E>
-LOCKSTEP_HD void solve_newton(formulation f, const jacobian_blocks<Model>& J, const newton_matrix<Model, E>& N,
-                              const vec<E, Model::n>& Fq,
-                              const vec<E, Model::n>& Fv, const vec<E, Model::m>& Fphi,
-                              const vec<E, Model::m>& Fpsi, const vec<E, Model::k>& Fa, vec<E, Model::n>& dq,
-                              vec<E, Model::n>& dv, vec<E, Model::m>& dlambda, vec<E, Model::m>& dmu,
-                              vec<E, Model::k>& dnu) {
+LOCKSTEP_HD void newton_right_side(formulation f, const jacobian_blocks<Model>& J, const E& c,
+                                   const vec<E, Model::n>& Fq, const vec<E, Model::n>& Fv,
+                                   const vec<E, Model::m>& Fphi, const vec<E, Model::m>& Fpsi,
+                                   const vec<E, Model::k>& Fa, vec<E, state_layout<Model>::newton_size>& b) {
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   constexpr int il = n, imu = n + m, inu = n + 2 * m;
-  const E c = N.c;
   const E inv_c = E(1.0) / c;
   const E inv_c2 = inv_c * inv_c;
-  vec<E, state_layout<Model>::newton_size> b;
   for (int i = 0; i < n; ++i) {
     E CvFq{};
     for (int j = 0; j < n; ++j) CvFq = CvFq + (c * E(J.M(i, j)) - E(J.dQ_dv(i, j))) * Fq[j];
@@ -424,7 +421,15 @@ LOCKSTEP_HD void solve_newton(formulation f, const jacobian_blocks<Model>& J, co
       b[inu + a] = -(Fa[a] + AFq) * inv_c;
     }
   }
-  lu_solve(N.lu, N.pivot, b);
+}
+
+template <class Model, class E>
+LOCKSTEP_HD void newton_recover(formulation f, const jacobian_blocks<Model>& J, const E& c,
+                                const vec<E, state_layout<Model>::newton_size>& b, const vec<E, Model::n>& Fq,
+                                vec<E, Model::n>& dq, vec<E, Model::n>& dv, vec<E, Model::m>& dlambda,
+                                vec<E, Model::m>& dmu, vec<E, Model::k>& dnu) {
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  constexpr int il = n, imu = n + m, inu = n + 2 * m;
   const E c2 = c * c;
   for (int i = 0; i < n; ++i) dq[i] = b[i];
   for (int a = 0; a < m; ++a) {
@@ -436,6 +441,57 @@ LOCKSTEP_HD void solve_newton(formulation f, const jacobian_blocks<Model>& J, co
     E s = c * dq[i] + Fq[i];
     for (int a = 0; a < m; ++a) s = s + E(J.G(a, i)) * dmu[a];
     dv[i] = s;
+  }
+}
+
+// The Newton increment Delta y for the residual r (Delta y solves J Delta y = -F), unscaled, in the
+// layout of y. E = double here; Radau's complex block uses its own transformation on top of this one.
+template <class Model, class E>
+LOCKSTEP_HD void solve_newton(formulation f, const jacobian_blocks<Model>& J, const newton_matrix<Model, E>& N,
+                              const vec<E, Model::n>& Fq,
+                              const vec<E, Model::n>& Fv, const vec<E, Model::m>& Fphi,
+                              const vec<E, Model::m>& Fpsi, const vec<E, Model::k>& Fa, vec<E, Model::n>& dq,
+                              vec<E, Model::n>& dv, vec<E, Model::m>& dlambda, vec<E, Model::m>& dmu,
+                              vec<E, Model::k>& dnu) {
+  vec<E, state_layout<Model>::newton_size> b;
+  newton_right_side<Model, E>(f, J, N.c, Fq, Fv, Fphi, Fpsi, Fa, b);
+  lu_solve(N.lu, N.pivot, b);
+  newton_recover<Model, E>(f, J, N.c, b, Fq, dq, dv, dlambda, dmu, dnu);
+}
+
+// solve_newton for the residuals r[0 .. count - 1] (count <= R), each increment (in the layout of y)
+// bitwise what solve_newton gives for it alone: the same operations, with the triangular solves of all
+// columns done in one pass (lu_solve's interleaved columns).
+template <class Model, int R>
+LOCKSTEP_HD void solve_newton_columns(formulation f, const jacobian_blocks<Model>& J,
+                                      const newton_matrix<Model, double>& N, const residual_parts<Model>* r,
+                                      int count, state_vector<Model>* increments) {
+  using L = state_layout<Model>;
+  constexpr int size = L::newton_size, n = Model::n, m = Model::m, k = Model::k;
+  mat<double, size, R> B;
+  for (int col = 0; col < count; ++col) {
+    vec<double, size> b;
+    newton_right_side<Model, double>(f, J, N.c, r[col].Fq, r[col].Fv, r[col].Fphi, r[col].Fpsi, r[col].Fa, b);
+    for (int i = 0; i < size; ++i) B(i, col) = b[i];
+  }
+  lu_solve(N.lu, N.pivot, B, count);
+  for (int col = 0; col < count; ++col) {
+    vec<double, size> b;
+    for (int i = 0; i < size; ++i) b[i] = B(i, col);
+    vec<double, n> dq, dv;
+    vec<double, m> dl, dm;
+    vec<double, k> dn;
+    newton_recover<Model, double>(f, J, N.c, b, r[col].Fq, dq, dv, dl, dm, dn);
+    state_vector<Model>& d = increments[col];
+    for (int i = 0; i < n; ++i) {
+      d[L::q + i] = dq[i];
+      d[L::v + i] = dv[i];
+    }
+    for (int a = 0; a < m; ++a) {
+      d[L::lambda + a] = dl[a];
+      d[L::mu + a] = dm[a];
+    }
+    for (int a = 0; a < k; ++a) d[L::nu + a] = dn[a];
   }
 }
 
