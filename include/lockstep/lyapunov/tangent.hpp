@@ -58,14 +58,19 @@
 // projection is a further map the tangents would have to follow). tangent_check_options refuses every
 // other combination (rho_inf, index1, projected invariants, projections) with a sentence.
 //
-// The linear system. y has 2n + 2m + k unknowns (tens for the built-in models); (T1) is assembled in
-// full from the AD Jacobian blocks of formulation/euler_lagrange.hpp plus the term d(G^T mu)/dq that
-// the simplified Newton matrix leaves out, scaled so that it tends to a nonsingular limit as h -> 0
-// (rows F_q / c and F_v / c; unknowns s_lambda = c x, s_mu = c x, s_nu = c x): the limit is the pair of
-// saddle points [I G^T; G 0] in (s_q, x_mu) and [M G^T A^T; G 0 0; A 0 0] in (s_v, x_lambda, x_nu),
-// so the condition number does not grow like h^-2 as the unscaled matrix's would (seed 000,
-// "Ill-conditioned Newton iteration matrix"). It is factored once per accepted step by the pivoted LU;
-// each direction costs one triangular solve.
+// The linear system. (T1) is the Newton system of the corrector with the exact Jacobian at the
+// converged point, so it is solved the way the corrector solves its own (formulation/euler_lagrange.hpp,
+// "The Newton matrix"): the kinematic rows F_q = q' - v + G^T mu are eliminated, leaving n + 2m + k
+// unknowns (not 2n + 2m + k) in a matrix scaled to a nonsingular limit as h -> 0 (seed 000,
+// "Ill-conditioned Newton iteration matrix"). Two differences from the corrector's matrix: the blocks
+// are evaluated at the converged point every accepted step, and on ggl the kinematic rows keep the term
+// H = d(G^T mu)/dq that the simplified Newton matrix leaves out, so the elimination reads
+// s_v = (c I + H) s_q + G^T s_mu + ..., which adds (c M - D_v) H, G H and A H to the blocks K, Psi_q and
+// A_q (factor_tangent_step_matrix). The unknown is the correction to the predicted tangent,
+// s = s_pred + delta, whose right-hand side is the linearized residual at the predictor: solving for s
+// itself, the recovery of s_v would cancel terms of size c |s| (solve_tangent_steps). The matrix is
+// factored once per accepted step by the pivoted LU and the directions are solved together
+// (euler_lagrange.hpp's solve_newton_columns). Measured cost of a full spectrum: docs/LYAPUNOV.md.
 #pragma once
 
 #include <type_traits>
@@ -232,140 +237,153 @@ LOCKSTEP_HD state_vector<Model> residual_parameter_derivative(formulation f, dou
   return out;
 }
 
-// The exact linearization of the residual at (t, y, y'): F_y in full (rows in the layout of y, as
-// residual_parameter_derivative) and F_y', which is I on the q' columns of the F_q rows and M on the v'
-// columns of the F_v rows. From the AD Jacobian blocks of formulation/euler_lagrange.hpp plus the term
-// d(G^T mu)/dq that the simplified Newton matrix leaves out.
+// The exact linearization of the residual at (t, y, y'): the AD Jacobian blocks of
+// formulation/euler_lagrange.hpp (K, D_v = dQ/dv, G, Psi_q, A, A_q and M, which is F_y' on the v' columns
+// of the F_v rows; F_y' is I on the q' columns of the F_q rows) and the term H = d(G^T mu)/dq of the
+// kinematic rows (ggl; zero on index3) that the simplified Newton matrix leaves out.
 template <class Model>
-struct tangent_jacobian {
-  static constexpr int size = state_layout<Model>::size;
-  mat<double, size, size> Fy;
-  mat<double, Model::n, Model::n> M;
+struct exact_jacobian {
+  jacobian_blocks<Model> jac;
+  mat<double, Model::n, Model::n> H;
 };
 
 template <class Model>
-LOCKSTEP_HD member_status evaluate_tangent_jacobian(formulation f, double t, const state_vector<Model>& y,
-                                                    const vec<double, Model::n>& vdot, const double* p,
-                                                    tangent_jacobian<Model>& out) {
+LOCKSTEP_HD member_status evaluate_exact_jacobian(formulation f, double t, const state_vector<Model>& y,
+                                                  const vec<double, Model::n>& vdot, const double* p,
+                                                  exact_jacobian<Model>& out) {
   using L = state_layout<Model>;
-  constexpr int n = Model::n, m = Model::m, k = Model::k;
-  jacobian_blocks<Model> J;
-  const member_status js = evaluate_jacobian<Model>(f, t, y, vdot, p, J);
+  constexpr int n = Model::n, m = Model::m;
+  const member_status js = evaluate_jacobian<Model>(f, t, y, vdot, p, out.jac);
   if (js != member_status::success) return js;
-  mat<double, n, n> Hmu{};
+  out.H = mat<double, n, n>{};
   if constexpr (m > 0) {
     if (uses_mu(f)) {
       vec<double, n> q;
       vec<double, m> mu;
       for (int i = 0; i < n; ++i) q[i] = y[L::q + i];
       for (int i = 0; i < m; ++i) mu[i] = y[L::mu + i];
-      Hmu = constraint_force_jacobian<Model>(t, q, mu, p);
+      out.H = constraint_force_jacobian<Model>(t, q, mu, p);
+      for (int i = 0; i < n * n; ++i)
+        if (!is_finite(out.H.a[i])) return member_status::model_not_finite;
     }
   }
-  auto& A = out.Fy;
-  A = mat<double, L::size, L::size>{};
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      A(L::q + i, L::q + j) = Hmu(i, j);  // F_q = q' - v + G^T mu
-      A(L::v + i, L::q + j) = J.K(i, j);  // F_v = M v' + G^T lambda + A^T nu - Q
-      A(L::v + i, L::v + j) = -J.dQ_dv(i, j);
-    }
-    A(L::q + i, L::v + i) = -1.0;
-  }
-  for (int a = 0; a < m; ++a) {
-    for (int i = 0; i < n; ++i) {
-      if (uses_mu(f)) A(L::q + i, L::mu + a) = J.G(a, i);
-      A(L::v + i, L::lambda + a) = J.G(a, i);
-      A(L::lambda + a, L::q + i) = J.G(a, i);  // Phi
-    }
-    if (f == formulation::ggl) {
-      for (int j = 0; j < n; ++j) {  // G v + Phi_t
-        A(L::mu + a, L::q + j) = J.Psi_q(a, j);
-        A(L::mu + a, L::v + j) = J.G(a, j);
-      }
-    } else {
-      A(L::mu + a, L::mu + a) = 1.0;  // index3: mu is pinned to zero
-    }
-  }
-  for (int a = 0; a < k; ++a)
-    for (int i = 0; i < n; ++i) {
-      A(L::v + i, L::nu + a) = J.A(a, i);
-      A(L::nu + a, L::q + i) = J.A_q(a, i);  // A v + a
-      A(L::nu + a, L::v + i) = J.A(a, i);
-    }
-  out.M = J.M;
   return member_status::success;
 }
 
-// The factored matrix of (T1), scaled (header comment), at one converged point.
+// The linearized residual F_y s + F_y' s' (+ F_p e_j) at the point X was evaluated at, in the layout of y
+// (rows as residual_parameter_derivative).
+template <class Model>
+LOCKSTEP_HD state_vector<Model> linearized_residual(formulation f, const exact_jacobian<Model>& X,
+                                                    const state_vector<Model>& s, const state_vector<Model>& sp,
+                                                    const state_vector<Model>* dFdp) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  const jacobian_blocks<Model>& J = X.jac;
+  state_vector<Model> R;
+  for (int i = 0; i < n; ++i) {
+    double rq = sp[L::q + i] - s[L::v + i], rv = 0.0;  // F_q = q' - v + G^T mu; F_v = M v' + ... - Q
+    for (int j = 0; j < n; ++j) {
+      rq += X.H(i, j) * s[L::q + j];
+      rv += J.M(i, j) * sp[L::v + j] + J.K(i, j) * s[L::q + j] - J.dQ_dv(i, j) * s[L::v + j];
+    }
+    for (int a = 0; a < m; ++a) {
+      if (uses_mu(f)) rq += J.G(a, i) * s[L::mu + a];
+      rv += J.G(a, i) * s[L::lambda + a];
+    }
+    for (int a = 0; a < k; ++a) rv += J.A(a, i) * s[L::nu + a];
+    R[L::q + i] = rq;
+    R[L::v + i] = rv;
+  }
+  for (int a = 0; a < m; ++a) {
+    double phi = 0.0, psi = 0.0;
+    for (int j = 0; j < n; ++j) {
+      phi += J.G(a, j) * s[L::q + j];
+      psi += J.Psi_q(a, j) * s[L::q + j] + J.G(a, j) * s[L::v + j];
+    }
+    R[L::lambda + a] = phi;
+    R[L::mu + a] = f == formulation::ggl ? psi : s[L::mu + a];  // index3: mu is pinned to zero
+  }
+  for (int a = 0; a < k; ++a) {
+    double r = 0.0;
+    for (int j = 0; j < n; ++j) r += J.A_q(a, j) * s[L::q + j] + J.A(a, j) * s[L::v + j];
+    R[L::nu + a] = r;
+  }
+  if (dFdp)
+    for (int j = 0; j < L::size; ++j) R[j] += (*dFdp)[j];
+  return R;
+}
+
+// The factored matrix of (T1) at one converged point: the reduced, scaled Newton matrix of
+// formulation/euler_lagrange.hpp built from the exact Jacobian, with H folded in (header comment, "The
+// linear system").
 template <class Model>
 struct tangent_step_matrix {
-  static constexpr int size = state_layout<Model>::size;
-  mat<double, size, size> lu;
-  vec<int, size> pivot;
-  mat<double, Model::n, Model::n> M;  // F_y' on the v rows
-  double c = 0.0;
+  exact_jacobian<Model> exact;
+  newton_matrix<Model, double> newton;
 };
 
-// F_y + c F_y' at (t, y, y' = (qdot, vdot)), scaled (rows F_q, F_v divided by c; the multiplier columns
-// multiplied by c), factored.
+// Evaluates and factors the matrix of (T1) at (t, y, y' = (qdot, vdot)) for the shift c.
 template <class Model>
 LOCKSTEP_HD member_status factor_tangent_step_matrix(formulation f, double t, const state_vector<Model>& y,
                                                      const vec<double, Model::n>& vdot, double c, const double* p,
                                                      tangent_step_matrix<Model>& T) {
-  using L = state_layout<Model>;
-  constexpr int n = Model::n;
-  tangent_jacobian<Model> J;
-  const member_status js = evaluate_tangent_jacobian<Model>(f, t, y, vdot, p, J);
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  const member_status js = evaluate_exact_jacobian<Model>(f, t, y, vdot, p, T.exact);
   if (js != member_status::success) return js;
-  auto& A = T.lu;
-  A = J.Fy;
-  for (int i = 0; i < n; ++i) {
-    A(L::q + i, L::q + i) += c;
-    for (int j = 0; j < n; ++j) A(L::v + i, L::v + j) += c * J.M(i, j);
-  }
-  const double ic = 1.0 / c;
-  for (int r = 0; r < L::size; ++r)
-    for (int col = 0; col < L::size; ++col) {
-      if (r < L::lambda) A(r, col) *= ic;
-      if (col >= L::lambda && !(col >= L::mu && col < L::nu && !uses_mu(f))) A(r, col) *= c;
+  if (!uses_mu(f)) return factor_newton_matrix<Model, double>(f, T.exact.jac, c, T.newton);
+  // Eliminating s_v = (c I + H) s_q + G^T s_mu + F_q instead of c s_q + ... adds (c M - D_v) H to the
+  // dynamic rows' K, G H to the velocity constraints' Psi_q and A H to the non-holonomic A_q; the
+  // right-hand sides are unchanged (euler_lagrange.hpp, "The Newton matrix").
+  const jacobian_blocks<Model>& J = T.exact.jac;
+  const mat<double, n, n>& H = T.exact.H;
+  jacobian_blocks<Model> folded = J;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0.0;
+      for (int l = 0; l < n; ++l) s += (c * J.M(i, l) - J.dQ_dv(i, l)) * H(l, j);
+      folded.K(i, j) += s;
     }
-  T.M = J.M;
-  T.c = c;
-  const factor_result fr = lu_factor(T.lu, T.pivot);
-  if (fr.info == lu_not_finite) return member_status::model_not_finite;
-  if (fr.info != lu_ok) return member_status::singular_matrix;
-  return member_status::success;
+  for (int a = 0; a < m; ++a)
+    for (int j = 0; j < n; ++j) {
+      double s = 0.0;
+      for (int l = 0; l < n; ++l) s += J.G(a, l) * H(l, j);
+      folded.Psi_q(a, j) += s;
+    }
+  for (int a = 0; a < k; ++a)
+    for (int j = 0; j < n; ++j) {
+      double s = 0.0;
+      for (int l = 0; l < n; ++l) s += J.A(a, l) * H(l, j);
+      folded.A_q(a, j) += s;
+    }
+  return factor_newton_matrix<Model, double>(f, folded, c, T.newton);
 }
 
-// Solves (T1) for one direction: r = s'_pred - c s_pred (only its q and v parts enter), dFdp = F_p e_j
-// or nullptr for a direction in the initial state.
-template <class Model>
-LOCKSTEP_HD state_vector<Model> solve_tangent_step(const tangent_step_matrix<Model>& T, const state_vector<Model>& r,
-                                                   const state_vector<Model>* dFdp) {
+// Solves (T1) for `count` directions from their predictors (s_pred[d], s'_pred[d]); dFdp[d] = F_p e_j, or
+// nullptr for a direction in the initial state. Written as s = s_pred + delta, (T1) is
+// (F_y + c F_y') delta = -R, R the linearized residual at the predictor, which is small (the predictor
+// nearly satisfies the linearized equations) where F_y' (s'_pred - c s_pred) is of size c |s|: solving
+// for s itself, the recovery s_v = c s_q + ... of the reduced system would cancel terms of size c |s| and
+// lose eps c |s| in s_v (measured: the tangents' error test then rejects steps of 1e-7 at rtol 1e-8).
+// delta is the Newton solve's increment for the residual R, plus the H delta_q that its recovery of
+// delta_v leaves out.
+template <class Model, int Capacity>
+LOCKSTEP_HD void solve_tangent_steps(formulation f, const tangent_step_matrix<Model>& T,
+                                     const state_vector<Model>* s_pred, const state_vector<Model>* sp_pred,
+                                     const state_vector<Model>* const* dFdp, int count, state_vector<Model>* out) {
   using L = state_layout<Model>;
-  constexpr int n = Model::n, m = Model::m, k = Model::k;
-  const double c = T.c, ic = 1.0 / c;
-  state_vector<Model> b{};
-  for (int i = 0; i < n; ++i) {
-    double Mr = 0.0;
-    for (int j = 0; j < n; ++j) Mr += T.M(i, j) * r[L::v + j];
-    b[L::q + i] = -r[L::q + i];
-    b[L::v + i] = -Mr;
+  constexpr int n = Model::n;
+  residual_parts<Model> R[Capacity];
+  for (int d = 0; d < count; ++d)
+    R[d] = detail::unflatten<Model>(linearized_residual<Model>(f, T.exact, s_pred[d], sp_pred[d], dFdp[d]));
+  solve_newton_columns<Model, Capacity>(f, T.exact.jac, T.newton, R, count, out);
+  for (int d = 0; d < count; ++d) {
+    for (int i = 0; i < n; ++i) {  // the H delta_q of the kinematic rows (ggl)
+      double Hq = 0.0;
+      for (int j = 0; j < n; ++j) Hq += T.exact.H(i, j) * out[d][L::q + j];
+      out[d][L::v + i] += Hq;
+    }
+    for (int j = 0; j < L::size; ++j) out[d][j] = s_pred[d][j] + out[d][j];
   }
-  if (dFdp)
-    for (int j = 0; j < L::size; ++j) b[j] -= (*dFdp)[j];
-  for (int i = 0; i < n; ++i) {
-    b[L::q + i] *= ic;
-    b[L::v + i] *= ic;
-  }
-  lu_solve(T.lu, T.pivot, b);
-  for (int a = 0; a < m; ++a) {
-    b[L::lambda + a] *= c;
-    b[L::mu + a] *= c;
-  }
-  for (int a = 0; a < k; ++a) b[L::nu + a] *= c;
-  return b;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -688,6 +706,71 @@ LOCKSTEP_HD void predict_like_bdf(const bdf_state<Model>& before, int k, double 
   evaluate_newton_form(k + 1, x, dd, t_new, value, &derivative);
 }
 
+// predict_like_bdf as weights, for applying it to many directions: the predictor is linear in the past
+// values and the confluent derivative, value = sum_j value_weight[j] values(source[j]) +
+// value_weight[k + 1] derivative0 (the same with derivative_weight), j over the k + 1 nodes. The weights
+// are predict_like_bdf applied to the unit vectors, all at once (the same nodes and divided
+// differences), so a direction costs 2 (k + 2) multiply-adds per component instead of the divided-
+// difference table, and the result is the same linear map up to rounding.
+template <class Model>
+struct predictor_weights {
+  static constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+  int nodes = 0;
+  bool confluent = false;  // the oldest node is the confluent one: derivative0 takes part
+  int source[max_nodes] = {};
+  double value_weight[max_nodes + 1] = {};
+  double derivative_weight[max_nodes + 1] = {};
+
+  template <class Values>
+  LOCKSTEP_HD void apply(const Values& values, const state_vector<Model>& derivative0, state_vector<Model>& value,
+                         state_vector<Model>& derivative) const {
+    constexpr int ny = state_layout<Model>::size;
+    // Without the confluent node derivative0 is not read at all (it may hold anything, as in
+    // predict_like_bdf: a recombination of stale values, not even finite).
+    for (int i = 0; i < ny; ++i) {
+      value[i] = confluent ? value_weight[nodes] * derivative0[i] : 0.0;
+      derivative[i] = confluent ? derivative_weight[nodes] * derivative0[i] : 0.0;
+    }
+    for (int j = 0; j < nodes; ++j) {
+      const state_vector<Model>& x = values(source[j]);
+      const double a = value_weight[j], b = derivative_weight[j];
+      for (int i = 0; i < ny; ++i) {
+        value[i] += a * x[i];
+        derivative[i] += b * x[i];
+      }
+    }
+  }
+};
+
+template <class Model>
+LOCKSTEP_HD predictor_weights<Model> bdf_predictor_weights(const bdf_state<Model>& before, int k, double t_new) {
+  constexpr int max_nodes = predictor_weights<Model>::max_nodes;
+  predictor_weights<Model> pw;
+  pw.nodes = k + 1;
+  double x[max_nodes];
+  vec<double, max_nodes + 1> dd[max_nodes], derivative0{};
+  bool confluent = false;
+  for (int j = 0; j < k + 1; ++j) {
+    pw.source[j] = j < before.past_count ? j : before.past_count - 1;
+    confluent = confluent || j >= before.past_count;
+    x[j] = before.t_past[pw.source[j]];
+    dd[j] = vec<double, max_nodes + 1>{};
+    dd[j][j] = 1.0;
+  }
+  derivative0[k + 1] = 1.0;
+  pw.confluent = confluent;
+  divided_differences(k + 1, x, dd, confluent, derivative0);
+  vec<double, max_nodes + 1> value, derivative;
+  evaluate_newton_form(k + 1, x, dd, t_new, value, &derivative);
+  for (int j = 0; j < k + 1; ++j) {
+    pw.value_weight[j] = value[j];
+    pw.derivative_weight[j] = derivative[j];
+  }
+  pw.value_weight[k + 1] = value[k + 1];
+  pw.derivative_weight[k + 1] = derivative[k + 1];
+  return pw;
+}
+
 // The method's attempt; a failure sets the member's status.
 template <class Member, class Attempt>
 LOCKSTEP_HD attempt_result run_member_attempt(Member& tm, const Attempt& attempt) {
@@ -817,21 +900,19 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
     tm.status = fs;
     return attempt_result::failed;
   }
-  state_vector<Model> fresh[Capacity], predicted[Capacity];
+  state_vector<Model> fresh[Capacity], predicted[Capacity], derivative_predicted[Capacity], dFdp[Capacity];
+  const state_vector<Model>* dFdp_of[Capacity];
+  const detail::predictor_weights<Model> pw = detail::bdf_predictor_weights<Model>(before, k, t_new);
   for (int d = 0; d < tm.directions; ++d) {
-    state_vector<Model>& s_pred = predicted[d];
-    state_vector<Model> sp_pred;
-    detail::predict_like_bdf<Model>(before, k, t_new, [&](int j) { return tm.past[j][d]; }, tm.derivative0[d], s_pred,
-                                    sp_pred);
-    state_vector<Model> rr;
-    for (int j = 0; j < L::size; ++j) rr[j] = sp_pred[j] - c * s_pred[j];
+    pw.apply([&](int j) -> const state_vector<Model>& { return tm.past[j][d]; }, tm.derivative0[d], predicted[d],
+             derivative_predicted[d]);
+    dFdp_of[d] = nullptr;
     if (tm.parameter[d] >= 0) {
-      const state_vector<Model> dFdp = residual_parameter_derivative<Model>(opt.form, t_new, y, vdot, p, tm.parameter[d]);
-      fresh[d] = solve_tangent_step<Model>(T, rr, &dFdp);
-    } else {
-      fresh[d] = solve_tangent_step<Model>(T, rr, nullptr);
+      dFdp[d] = residual_parameter_derivative<Model>(opt.form, t_new, y, vdot, p, tm.parameter[d]);
+      dFdp_of[d] = &dFdp[d];
     }
   }
+  solve_tangent_steps<Model, Capacity>(opt.form, T, predicted, derivative_predicted, dFdp_of, tm.directions, fresh);
   // The tangents' error test and BDF's order and step selection on the combined estimates (header
   // comment), adaptive steps only.
   if (tm.error_control && !(opt.fixed_h > 0.0)) {

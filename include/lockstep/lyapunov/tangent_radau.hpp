@@ -8,14 +8,21 @@
 // its derivative along s_n solves the linearized stage system for the stage tangents U_i = dY_i:
 //     F_y(i) U_i + F_y'(i) h^-1 sum_l (A^-1)_il (U_l - s_n) = -F_p(i) e_j,                           (R1)
 // F_y(i), F_y'(i) the exact Jacobians at the converged stage (t_i, Y_i, Y'_i) (tangent.hpp's
-// evaluate_tangent_jacobian), and s_{n+1} = U_s. The member's simplified Newton iteration uses one
+// evaluate_exact_jacobian), and s_{n+1} = U_s. The member's simplified Newton iteration uses one
 // Jacobian at (t_n, y_n) for all stages and transforms A^-1 to block-diagonal form; the tangents need
-// the exact derivative, with a different Jacobian at each stage, so (R1) is solved in full:
-// s (2n + 2m + k) unknowns (36 for the double pendulum with s = 3), equilibrated (rows, then columns,
-// scaled to unit largest entry, as LAPACK's dgeequ: the blocks scale like h^-1 and, on index3, the
-// multipliers' columns like h^-2) and factored once per accepted step by the pivoted LU. The stage
-// equations contain Phi(Y_i) = 0 (and on ggl G v + Phi_t = 0, and A v + a = 0), so every stage tangent,
-// and s_{n+1} = U_s, satisfies the linearized constraints to rounding, as for BDF.
+// the exact derivative, with a different Jacobian at each stage, so (R1) is solved in full. It is
+// solved for the stage increments W_i = U_i - s_n (the right-hand side is then the linearized residual
+// at W = 0, of the size of s, not of h^-1 |s|), and the velocity rows are eliminated as the Newton
+// matrix of formulation/euler_lagrange.hpp eliminates them: the kinematic rows of stage i give
+//     W_v,i = sum_l (A^-1)_il / h W_q,l + H_i W_q,i + G_i^T W_mu,i + R_q,i
+// (H_i = d(G^T mu)/dq on ggl, R_i the linearized residual at W = 0), which leaves s (n + 2m + k)
+// unknowns (W_q, W_lambda, W_mu, W_nu per stage; 24 for the double pendulum with s = 3 against 36 with
+// the velocities, a third of the factorization's work), coupled across stages through (A^-1)^2 / h^2 in
+// the dynamic rows. The blocks scale like h^-2 (dynamic rows), h^-1 and 1, so the matrix is equilibrated
+// (rows, then columns, scaled to unit largest entry, as LAPACK's dgeequ) and factored once per accepted
+// step by the pivoted LU; the directions are solved together. The stage equations contain
+// Phi(Y_i) = 0 (and on ggl G v + Phi_t = 0, and A v + a = 0), so every stage tangent, and
+// s_{n+1} = U_s, satisfies the linearized constraints to rounding, as for BDF.
 //
 // Error control of the tangents (why: tangent.hpp). Radau's estimate (radau.hpp header, Hairer & Wanner
 // IV.8 (8.19)-(8.20)), linearized: the state's err solves J(g / h) err = -F(t_n, y_n, -h^-1 sum d_i Z_i),
@@ -35,16 +42,65 @@ namespace lockstep {
 
 namespace detail {
 
-// The linearized stage system (R1), equilibrated and factored.
+// Rows, then columns, scaled to a largest entry of 1 (dgeequ's idea, without its powers of 2).
+template <int N>
+LOCKSTEP_HD void equilibrate(mat<double, N, N>& A, double* row_scale, double* column_scale) {
+  for (int r = 0; r < N; ++r) {
+    double big = 0.0;
+    for (int c = 0; c < N; ++c) big = max(big, abs(A(r, c)));
+    row_scale[r] = big > 0.0 ? 1.0 / big : 1.0;
+    for (int c = 0; c < N; ++c) A(r, c) *= row_scale[r];
+  }
+  for (int c = 0; c < N; ++c) {
+    double big = 0.0;
+    for (int r = 0; r < N; ++r) big = max(big, abs(A(r, c)));
+    column_scale[c] = big > 0.0 ? 1.0 / big : 1.0;
+    for (int r = 0; r < N; ++r) A(r, c) *= column_scale[c];
+  }
+}
+
+// The linearized stage system (R1) in the stage increments with the velocities eliminated (header
+// comment), equilibrated and factored. Unknowns (and their rows): per stage (W_q, W_lambda, W_nu) with
+// the dynamic, position-constraint and non-holonomic rows, then W_mu of every stage with the velocity-
+// constraint rows. On index3 W_mu is pinned to zero, so only the leading stages * (n + m + k) block is
+// factored (`reduced`; 18 unknowns instead of 24 for the double pendulum with s = 3).
+template <class Model, int Size>
+struct equilibrated_lu {
+  mat<double, Size, Size> lu;
+  vec<int, Size> pivot;
+  double row_scale[Size];
+  double column_scale[Size];
+};
+
 template <class Model, int Stages>
 struct radau_tangent_system {
-  static constexpr int ny = state_layout<Model>::size;
-  static constexpr int size = Stages * ny;
-  mat<double, size, size> lu;
-  vec<int, size> pivot;
-  double row_scale[size];
-  double column_scale[size];
+  static constexpr int per_stage = Model::n + Model::m + Model::k;  // without W_mu
+  static constexpr int reduced_size = Stages * per_stage;
+  static constexpr int size = reduced_size + Stages * Model::m;
+  mat<double, size, size> matrix;
+  equilibrated_lu<Model, size> full;             // ggl
+  equilibrated_lu<Model, reduced_size> reduced;  // index3
 };
+
+// Equilibrates and factors the leading Size x Size block of A into F.
+template <class Model, int Size, int N>
+LOCKSTEP_HD factor_result factor_equilibrated(const mat<double, N, N>& A, equilibrated_lu<Model, Size>& F) {
+  for (int r = 0; r < Size; ++r)
+    for (int c = 0; c < Size; ++c) F.lu(r, c) = A(r, c);
+  equilibrate<Size>(F.lu, F.row_scale, F.column_scale);
+  return lu_factor(F.lu, F.pivot);
+}
+
+// Solves the leading Size rows of the columns of B (count of them) with F, in place.
+template <class Model, int Size, int N, int R>
+LOCKSTEP_HD void solve_equilibrated(const equilibrated_lu<Model, Size>& F, mat<double, N, R>& B, int count) {
+  mat<double, Size, R> X;
+  for (int r = 0; r < Size; ++r)
+    for (int c = 0; c < count; ++c) X(r, c) = B(r, c) * F.row_scale[r];
+  lu_solve(F.lu, F.pivot, X, count);
+  for (int r = 0; r < Size; ++r)
+    for (int c = 0; c < count; ++c) B(r, c) = X(r, c) * F.column_scale[r];
+}
 
 }  // namespace detail
 
@@ -77,48 +133,13 @@ LOCKSTEP_HD void tangent_member_begin(radau_tangent_member<Model, Tableau, Capac
       [&](int d, const state_vector<Model>& s0, const state_vector<Model>&) { tm.current[d] = s0; });
 }
 
-namespace detail {
-
-// Rows, then columns, scaled to a largest entry of 1 (dgeequ's idea, without its powers of 2).
-template <int N>
-LOCKSTEP_HD void equilibrate(mat<double, N, N>& A, double* row_scale, double* column_scale) {
-  for (int r = 0; r < N; ++r) {
-    double big = 0.0;
-    for (int c = 0; c < N; ++c) big = max(big, abs(A(r, c)));
-    row_scale[r] = big > 0.0 ? 1.0 / big : 1.0;
-    for (int c = 0; c < N; ++c) A(r, c) *= row_scale[r];
-  }
-  for (int c = 0; c < N; ++c) {
-    double big = 0.0;
-    for (int r = 0; r < N; ++r) big = max(big, abs(A(r, c)));
-    column_scale[c] = big > 0.0 ? 1.0 / big : 1.0;
-    for (int r = 0; r < N; ++r) A(r, c) *= column_scale[c];
-  }
-}
-
-// F_y' x for the layout of y: x's q' part on the F_q rows, M x's v' part on the F_v rows.
-template <class Model>
-LOCKSTEP_HD state_vector<Model> apply_derivative_jacobian(const tangent_jacobian<Model>& J, const state_vector<Model>& x) {
-  using L = state_layout<Model>;
-  state_vector<Model> out{};
-  for (int i = 0; i < Model::n; ++i) {
-    out[L::q + i] = x[L::q + i];
-    double s = 0.0;
-    for (int j = 0; j < Model::n; ++j) s += J.M(i, j) * x[L::v + j];
-    out[L::v + i] = s;
-  }
-  return out;
-}
-
-}  // namespace detail
-
 // One step attempt of the member (radau_attempt) and, when it is accepted, the tangents' step (R1)
 // with their error test (header comment).
 template <class Model, class RT, int Capacity>
 LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT, Capacity>& tm, double t_end,
                                                   const double* p, const solver_options& opt) {
   using L = state_layout<Model>;
-  constexpr int ny = L::size, ns = RT::stages, N = ns * ny;
+  constexpr int ny = L::size, ns = RT::stages;
   const radau_state<Model, RT> before = tm.method;
   const long steps_before = tm.counters.steps;
   const attempt_result r = detail::run_member_attempt(tm, [&](member_status& why) {
@@ -134,59 +155,184 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT
     return attempt_result::failed;
   };
 
-  // ---- (R1): the stage Jacobians and the coupled system ----
-  tangent_jacobian<Model> J[ns];
+  // ---- (R1): the stage Jacobians and the coupled system (header comment) ----
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  using S_t = detail::radau_tangent_system<Model, ns>;
+  constexpr int nb = S_t::per_stage, N = S_t::size, Nr = S_t::reduced_size;
+  // Positions of the unknowns (and of their rows) in the system (detail::radau_tangent_system).
+  auto iq = [](int i, int j) { return i * nb + j; };
+  auto il = [](int i, int e) { return i * nb + n + e; };
+  auto inu = [](int i, int e) { return i * nb + n + m + e; };
+  auto imu = [](int i, int e) { return Nr + i * m + e; };
+  const bool ggl = uses_mu(opt.form);
+  exact_jacobian<Model> X[ns];
   state_vector<Model> Y[ns];
+  vec<double, Model::n> Ydot[ns];
   for (int i = 0; i < ns; ++i) {
-    vec<double, Model::n> vdot;
-    for (int j = 0; j < Model::n; ++j) vdot[j] = detail::stage_sum<ns>([i](int l) { return RT::Ainv(i, l); }, s.Z, L::v + j) / h;
+    for (int j = 0; j < n; ++j) Ydot[i][j] = detail::stage_sum<ns>([i](int l) { return RT::Ainv(i, l); }, s.Z, L::v + j) / h;
     Y[i] = y_n + s.Z[i];
-    const member_status js = evaluate_tangent_jacobian<Model>(opt.form, t_n + RT::c(i) * h, Y[i], vdot, p, J[i]);
+    const member_status js = evaluate_exact_jacobian<Model>(opt.form, t_n + RT::c(i) * h, Y[i], Ydot[i], p, X[i]);
     if (js != member_status::success) return fail(js);
   }
-  auto& S = tm.system;
-  S.lu = mat<double, N, N>{};
+  double a[ns][ns], a2[ns][ns];  // (A^-1) / h and its square
+  for (int i = 0; i < ns; ++i)
+    for (int l = 0; l < ns; ++l) a[i][l] = RT::Ainv(i, l) / h;
   for (int i = 0; i < ns; ++i)
     for (int l = 0; l < ns; ++l) {
-      const double a = RT::Ainv(i, l) / h;
-      for (int r = 0; r < ny; ++r)
-        for (int c = 0; c < ny; ++c) S.lu(i * ny + r, l * ny + c) = i == l ? J[i].Fy(r, c) : 0.0;
-      for (int k = 0; k < Model::n; ++k) {
-        S.lu(i * ny + L::q + k, l * ny + L::q + k) += a;
-        for (int j = 0; j < Model::n; ++j) S.lu(i * ny + L::v + k, l * ny + L::v + j) += a * J[i].M(k, j);
+      a2[i][l] = 0.0;
+      for (int j = 0; j < ns; ++j) a2[i][l] += a[i][j] * a[j][l];
+    }
+  auto& S = tm.system;
+  auto& A = S.matrix;
+  A = mat<double, N, N>{};
+  for (int i = 0; i < ns; ++i) {
+    const jacobian_blocks<Model>& J = X[i].jac;
+    const mat<double, n, n>& H = X[i].H;
+    for (int l = 0; l < ns; ++l) {
+      const mat<double, n, n>& Hl = X[l].H;
+      const auto& Gl = X[l].jac.G;
+      // Dynamic rows: M_i sum_j a_ij W_v,j - D_i W_v,i + K_i W_q,i + G_i^T W_lambda,i + A_i^T W_nu,i.
+      for (int r = 0; r < n; ++r) {
+        for (int c = 0; c < n; ++c) {
+          double e = a2[i][l] * J.M(r, c) - a[i][l] * J.dQ_dv(r, c);
+          if (i == l) e += J.K(r, c);
+          if (ggl) {  // H = 0 on index3
+            double MH = 0.0, DH = 0.0;
+            for (int j = 0; j < n; ++j) {
+              MH += J.M(r, j) * Hl(j, c);
+              if (i == l) DH += J.dQ_dv(r, j) * H(j, c);
+            }
+            e += a[i][l] * MH - DH;
+          }
+          A(iq(i, r), iq(l, c)) = e;
+        }
+        if (ggl)
+          for (int b = 0; b < m; ++b) {
+            double MG = 0.0, DG = 0.0;
+            for (int j = 0; j < n; ++j) {
+              MG += J.M(r, j) * Gl(b, j);
+              if (i == l) DG += J.dQ_dv(r, j) * J.G(b, j);
+            }
+            A(iq(i, r), imu(l, b)) = a[i][l] * MG - (i == l ? DG : 0.0);
+          }
+      }
+      // Velocity constraints (ggl) and non-holonomic rows see W_v,i: a_il G_i (A_i) on W_q,l.
+      for (int c = 0; c < n; ++c) {
+        if (ggl)
+          for (int b = 0; b < m; ++b) A(imu(i, b), iq(l, c)) = a[i][l] * J.G(b, c);
+        for (int b = 0; b < k; ++b) A(inu(i, b), iq(l, c)) = a[i][l] * J.A(b, c);
       }
     }
-  detail::equilibrate<N>(S.lu, S.row_scale, S.column_scale);
-  const factor_result fr = lu_factor(S.lu, S.pivot);
+    // Stage-diagonal blocks.
+    for (int r = 0; r < n; ++r) {
+      for (int b = 0; b < m; ++b) A(iq(i, r), il(i, b)) = J.G(b, r);
+      for (int b = 0; b < k; ++b) A(iq(i, r), inu(i, b)) = J.A(b, r);
+    }
+    for (int b = 0; b < m; ++b) {
+      for (int c = 0; c < n; ++c) A(il(i, b), iq(i, c)) = J.G(b, c);  // Phi
+      if (ggl) {
+        for (int c = 0; c < n; ++c) {  // Psi_q W_q + G (H W_q + G^T W_mu)
+          double GH = 0.0;
+          for (int j = 0; j < n; ++j) GH += J.G(b, j) * H(j, c);
+          A(imu(i, b), iq(i, c)) += J.Psi_q(b, c) + GH;
+        }
+        for (int e = 0; e < m; ++e) {
+          double GG = 0.0;
+          for (int j = 0; j < n; ++j) GG += J.G(b, j) * J.G(e, j);
+          A(imu(i, b), imu(i, e)) = GG;
+        }
+      }
+    }
+    for (int b = 0; b < k; ++b) {
+      for (int c = 0; c < n; ++c) {
+        double AH = 0.0;
+        if (ggl)
+          for (int j = 0; j < n; ++j) AH += J.A(b, j) * H(j, c);
+        A(inu(i, b), iq(i, c)) += J.A_q(b, c) + AH;
+      }
+      if (ggl)
+        for (int e = 0; e < m; ++e) {
+          double AG = 0.0;
+          for (int j = 0; j < n; ++j) AG += J.A(b, j) * J.G(e, j);
+          A(inu(i, b), imu(i, e)) = AG;
+        }
+    }
+  }
+  const factor_result fr = ggl ? detail::factor_equilibrated<Model, N>(A, S.full)
+                               : detail::factor_equilibrated<Model, Nr>(A, S.reduced);
   ++tm.tangent_factorizations;
   if (fr.info == lu_not_finite) return fail(member_status::model_not_finite);
   if (fr.info != lu_ok) return fail(member_status::singular_matrix);
 
+  // Right-hand sides: the linearized residuals R_i at W = 0, with the eliminated kinematic rows' R_q,i.
+  const state_vector<Model> zero{};
+  state_vector<Model> R[Capacity][ns];
+  mat<double, N, Capacity> B;
+  for (int d = 0; d < tm.directions; ++d) {
+    const state_vector<Model>& sn = tm.current[d];
+    for (int i = 0; i < ns; ++i) {
+      state_vector<Model> dFdp;
+      if (tm.parameter[d] >= 0)
+        dFdp = residual_parameter_derivative<Model>(opt.form, t_n + RT::c(i) * h, Y[i], Ydot[i], p, tm.parameter[d]);
+      R[d][i] = linearized_residual<Model>(opt.form, X[i], sn, zero, tm.parameter[d] >= 0 ? &dFdp : nullptr);
+    }
+    for (int i = 0; i < ns; ++i) {
+      const jacobian_blocks<Model>& J = X[i].jac;
+      const state_vector<Model>& Ri = R[d][i];
+      for (int r = 0; r < n; ++r) {  // -R_v,i - M_i sum_l a_il R_q,l + D_i R_q,i
+        double b = -Ri[L::v + r];
+        for (int j = 0; j < n; ++j) {
+          double aRq = 0.0;
+          for (int l = 0; l < ns; ++l) aRq += a[i][l] * R[d][l][L::q + j];
+          b += -J.M(r, j) * aRq + J.dQ_dv(r, j) * Ri[L::q + j];
+        }
+        B(iq(i, r), d) = b;
+      }
+      for (int e = 0; e < m; ++e) {
+        B(il(i, e), d) = -Ri[L::lambda + e];
+        double GRq = 0.0;
+        for (int j = 0; j < n; ++j) GRq += J.G(e, j) * Ri[L::q + j];
+        B(imu(i, e), d) = -Ri[L::mu + e] - GRq;  // ggl only: index3's W_mu is set below
+      }
+      for (int e = 0; e < k; ++e) {
+        double ARq = 0.0;
+        for (int j = 0; j < n; ++j) ARq += J.A(e, j) * Ri[L::q + j];
+        B(inu(i, e), d) = -Ri[L::nu + e] - ARq;
+      }
+    }
+  }
+  if (ggl)
+    detail::solve_equilibrated<Model, N>(S.full, B, tm.directions);
+  else
+    detail::solve_equilibrated<Model, Nr>(S.reduced, B, tm.directions);
+
   state_vector<Model> fresh[Capacity], increments[Capacity];  // s_{n+1}, and sum d_i (U_i - s_n)
   for (int d = 0; d < tm.directions; ++d) {
     const state_vector<Model>& sn = tm.current[d];
-    vec<double, N> b;
+    state_vector<Model> W[ns];
     for (int i = 0; i < ns; ++i) {
-      double row_sum = 0.0;
-      for (int l = 0; l < ns; ++l) row_sum += RT::Ainv(i, l);
-      state_vector<Model> rhs = detail::apply_derivative_jacobian<Model>(J[i], sn);
-      for (int j = 0; j < ny; ++j) rhs[j] *= row_sum / h;
-      if (tm.parameter[d] >= 0) {
-        vec<double, Model::n> vdot;
-        for (int j = 0; j < Model::n; ++j)
-          vdot[j] = detail::stage_sum<ns>([i](int l) { return RT::Ainv(i, l); }, s.Z, L::v + j) / h;
-        const state_vector<Model> dFdp =
-            residual_parameter_derivative<Model>(opt.form, t_n + RT::c(i) * h, Y[i], vdot, p, tm.parameter[d]);
-        for (int j = 0; j < ny; ++j) rhs[j] -= dFdp[j];
+      for (int j = 0; j < n; ++j) W[i][L::q + j] = B(iq(i, j), d);
+      for (int e = 0; e < m; ++e) {
+        W[i][L::lambda + e] = B(il(i, e), d);
+        W[i][L::mu + e] = ggl ? B(imu(i, e), d) : -sn[L::mu + e];  // index3: U_mu = 0
       }
-      for (int j = 0; j < ny; ++j) b[i * ny + j] = rhs[j] * S.row_scale[i * ny + j];
+      for (int e = 0; e < k; ++e) W[i][L::nu + e] = B(inu(i, e), d);
     }
-    lu_solve(S.lu, S.pivot, b);
-    for (int q = 0; q < N; ++q) b[q] *= S.column_scale[q];
+    for (int i = 0; i < ns; ++i) {  // W_v,i = sum_l a_il W_q,l + H_i W_q,i + G_i^T W_mu,i + R_q,i
+      for (int j = 0; j < n; ++j) {
+        double v = R[d][i][L::q + j];
+        for (int l = 0; l < ns; ++l) v += a[i][l] * W[l][L::q + j];
+        if (ggl) {
+          for (int c = 0; c < n; ++c) v += X[i].H(j, c) * W[i][L::q + c];
+          for (int e = 0; e < m; ++e) v += X[i].jac.G(e, j) * W[i][L::mu + e];
+        }
+        W[i][L::v + j] = v;
+      }
+    }
     increments[d] = state_vector<Model>{};
     for (int i = 0; i < ns; ++i)
-      for (int j = 0; j < ny; ++j) increments[d][j] += RT::d(i) * (b[i * ny + j] - sn[j]);
-    for (int j = 0; j < ny; ++j) fresh[d][j] = b[(ns - 1) * ny + j];
+      for (int j = 0; j < ny; ++j) increments[d][j] += RT::d(i) * W[i][j];
+    for (int j = 0; j < ny; ++j) fresh[d][j] = sn[j] + W[ns - 1][j];
   }
 
   // ---- the tangents' error test (adaptive steps only) ----
@@ -195,19 +341,19 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT
     for (int j = 0; j < ny; ++j) ypt[j] = -detail::stage_sum<ns>([](int l) { return RT::d(l); }, s.Z, j) / h;
     vec<double, Model::n> vdot0;
     for (int j = 0; j < Model::n; ++j) vdot0[j] = ypt[L::v + j];
-    tangent_jacobian<Model> J0;
-    const member_status js = evaluate_tangent_jacobian<Model>(opt.form, t_n, y_n, vdot0, p, J0);
+    exact_jacobian<Model> X0;
+    const member_status js = evaluate_exact_jacobian<Model>(opt.form, t_n, y_n, vdot0, p, X0);
     if (js != member_status::success) return fail(js);
     double err = 0.0;
     for (int d = 0; d < tm.directions; ++d) {
       const state_vector<Model>& sn = tm.current[d];
       state_vector<Model> shifted;
       for (int j = 0; j < ny; ++j) shifted[j] = -increments[d][j] / h;
-      state_vector<Model> dF = J0.Fy * sn + detail::apply_derivative_jacobian<Model>(J0, shifted);
-      if (tm.parameter[d] >= 0) {
-        const state_vector<Model> dFdp = residual_parameter_derivative<Model>(opt.form, t_n, y_n, vdot0, p, tm.parameter[d]);
-        for (int j = 0; j < ny; ++j) dF[j] += dFdp[j];
-      }
+      state_vector<Model> dFdp;
+      if (tm.parameter[d] >= 0)
+        dFdp = residual_parameter_derivative<Model>(opt.form, t_n, y_n, vdot0, p, tm.parameter[d]);
+      const state_vector<Model> dF =
+          linearized_residual<Model>(opt.form, X0, sn, shifted, tm.parameter[d] >= 0 ? &dFdp : nullptr);
       const residual_parts<Model> parts = detail::unflatten<Model>(dF);
       state_vector<Model> e, e_im;
       detail::filter_error(opt.form, s, parts, e, e_im);
