@@ -13,7 +13,7 @@
 // trajectories, statistics and /members are bitwise what the study gives without the section, and
 // the Lyapunov run (whose steps differ: the tangents' error test takes part in step selection) has
 // its own status and counters under /lyapunov. The price is one plain solve per member on top of the
-// spectrum (a spectrum costs 3.3-6.9 plain solves: docs/LYAPUNOV.md, so 15-30 % more). Each
+// spectrum (a full spectrum costs 2.5-3 plain solves: docs/LYAPUNOV.md, so a third or more). Each
 // member's spectrum depends on its inputs only, and each thread writes only its members' slots, so
 // the exponents are bitwise the same for any thread count and chunking; a member whose spectrum
 // fails keeps its status, NaN exponents and the running estimates it had, and the others go on.
