@@ -565,6 +565,52 @@ TEST(LuFactor, SolvesSaddlePointMatricesWithTheZeroBlockFirstThatDefeatUnpivoted
   });
 }
 
+// The textbook right-looking elimination with partial pivoting, without lu_factor's skip of zero
+// multipliers (for the bitwise comparison below; finite, nonsingular input only).
+template <int N>
+[[gnu::noinline]] void textbook_lu(ls::mat<double, N, N>& A, ls::vec<int, N>& pivot) {
+  for (int k = 0; k < N; ++k) {
+    int p = k;
+    for (int i = k + 1; i < N; ++i)
+      if (std::abs(A(i, k)) > std::abs(A(p, k))) p = i;
+    pivot[k] = p;
+    for (int j = 0; j < N; ++j) std::swap(A(k, j), A(p, j));
+    for (int i = k + 1; i < N; ++i) {
+      const double l = A(i, k) / A(k, k);
+      A(i, k) = l;
+      for (int j = k + 1; j < N; ++j) A(i, j) = A(i, j) - l * A(k, j);
+    }
+  }
+}
+
+// lu_factor skips the row update of a zero multiplier: on matrices with zero blocks (where it skips
+// most), the factors and pivots must equal the textbook elimination's (== : the sign of a zero is the
+// one difference the skip allows).
+TEST(LuFactor, SkippingZeroMultipliersLeavesTheFactorsBitwiseAsTheTextbookElimination) {
+  random_source random(47);
+  int skipped_somewhere = 0;
+  for_each_saddle_size([&](auto size) {
+    constexpr int M = decltype(size)::m;
+    constexpr int N = decltype(size)::n;
+    for (int trial = 0; trial < 3; ++trial) {
+      const auto G = random.template matrix<double, M, N>();
+      const auto K = random_symmetric_indefinite<N>(random);
+      for (const auto& A : {saddle_zero_first<double>(G, K), saddle_block_first<double>(G, K)}) {
+        auto ours = A, theirs = A;
+        ls::vec<int, M + N> p_ours, p_theirs;
+        ASSERT_EQ(factor_lu(ours, p_ours).info, ls::lu_ok);
+        textbook_lu(theirs, p_theirs);
+        bool same = true;
+        for (int i = 0; i < (M + N) * (M + N); ++i) same = same && ours.a[i] == theirs.a[i];
+        for (int i = 0; i < M + N; ++i) same = same && p_ours[i] == p_theirs[i];
+        EXPECT_TRUE(same) << "m = " << M << ", n = " << N;
+        for (int i = 0; i < (M + N) * (M + N); ++i) skipped_somewhere += (i % (M + N) < i / (M + N)) && ours.a[i] == 0.0;
+      }
+    }
+  });
+  EXPECT_GT(skipped_somewhere, 0) << "no zero multiplier occurred: the test would not see the skip";
+}
+
 TEST(LuFactor, SolvesSaddlePointMatricesWhoseLeadingEntryIsZeroOrTiny) {
   random_source random(43);
   for_each_saddle_size([&](auto size) {
