@@ -725,8 +725,9 @@ struct predictor_weights {
   LOCKSTEP_HD void apply(const Values& values, const state_vector<Model>& derivative0, state_vector<Model>& value,
                          state_vector<Model>& derivative) const {
     constexpr int ny = state_layout<Model>::size;
-    // Without the confluent node derivative0 is not read at all (it may hold anything, as in
-    // predict_like_bdf: a recombination of stale values, not even finite).
+    // Without the confluent node derivative0 is not read at all, as in predict_like_bdf: once t0 has
+    // left the window it is stale, and the Lyapunov re-orthonormalizations keep recombining it with
+    // R^-1 until it overflows (measured on the damped oscillator: 0 * inf poisoned every direction).
     for (int i = 0; i < ny; ++i) {
       value[i] = confluent ? value_weight[nodes] * derivative0[i] : 0.0;
       derivative[i] = confluent ? derivative_weight[nodes] * derivative0[i] : 0.0;
