@@ -224,7 +224,8 @@ TEST_F(LyapunovResume, ACheckpointOrJournalWithOtherLyapunovSettingsThanItsStudy
   const run_result other = run_lockstep(dir, {"run", "--resume", "other"});
   const run_result journal = run_lockstep(dir, {"run", "--resume", "journal"});
 
-  // Assert: exit 2, the file and the reason; nothing removed, nothing written.
+  // Assert: exit 2, the file and the reason, before any member is solved; nothing removed, nothing
+  // written.
   const struct {
     const run_result& r;
     std::vector<std::string> parts;
@@ -241,6 +242,7 @@ TEST_F(LyapunovResume, ACheckpointOrJournalWithOtherLyapunovSettingsThanItsStudy
   };
   for (const auto& c : cases) {
     EXPECT_EQ(c.r.exit_code, 2) << c.r.err;
+    EXPECT_EQ(c.r.err.find("resuming"), std::string::npos) << "refused only after solving:\n" << c.r.err;
     for (const std::string& part : c.parts) EXPECT_NE(c.r.err.find(part), std::string::npos) << "expected '" << part << "' in:\n" << c.r.err;
   }
   for (const char* refused : {"dropped", "added", "other", "journal"}) {
