@@ -1,7 +1,8 @@
 // fuzz/make_checkpoint_seeds.cpp — writes the seed corpus of fuzz_checkpoint (fuzz/corpus/checkpoint):
 // checkpoints of small studies whose statistics are in every mode (moments only, exact quantiles, the
 // sketch, replicate errors) and stopped at different places (inside a block, at a block boundary,
-// complete), and journal record payloads with and without trajectories.
+// complete), one with [lyapunov] settings, and journal record payloads with and without trajectories
+// and with Lyapunov values.
 //
 //   build-fuzz/make_checkpoint_seeds fuzz/corpus/checkpoint
 #include <cmath>
@@ -77,11 +78,14 @@ int main(int argc, char** argv) {
     state.checkpoint_every = 1.0;
     state.elapsed_seconds = 0.5;
     state.statistics = statistics_state(s);
+    if (std::string(s.name) == "moments-complete")
+      state.lyapunov = "method = qr, exponents = 2 of 2, renormalize = 0.5, transient = 0, metric = mass, history = 4 estimates";
     save(dir / (std::string("checkpoint-") + s.name), checkpoint::encode_checkpoint(state));
   }
 
   // Journal record payloads: a journal's first record, less the journal header and the record header.
-  for (const bool trajectories : {false, true}) {
+  for (const int kind : {0, 1, 2}) {  // plain, with trajectories, with Lyapunov values
+    const bool trajectories = kind == 1, lyapunov = kind == 2;
     const fs::path journal = dir / "journal.tmp";
     {
       checkpoint::journal_writer w(journal, checkpoint::journal_writer::mode::create, 1, 0);
@@ -97,13 +101,26 @@ int main(int argc, char** argv) {
       chunk.final_t = {1.0, 0.25, 1.0};
       chunk.y_final.assign(9, 0.5);
       chunk.y.assign(18, -1.5);
-      w.append(chunk.block(nullptr), chunk.save_count, chunk.ny, trajectories);
+      if (lyapunov) {
+        chunk.lyapunov_exponents = 2;
+        chunk.lyapunov_history = 2;
+        chunk.lyapunov_status = {member_status::success, member_status::max_steps, member_status::success};
+        chunk.exponents = {0.5, -0.5, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), 0.25, -0.25};
+        chunk.t_start = {0.0, 0.0, 0.5};
+        chunk.renormalizations = {2, 1, 2};
+        chunk.lyapunov_steps = {40, 17, -1};
+        chunk.history_t = {0.5, 1.0, 0.5, std::numeric_limits<double>::quiet_NaN(), 0.5, 1.0};
+        chunk.history.assign(12, 0.125);
+        chunk.lyapunov_message = "max_steps";
+      }
+      w.append(chunk.block(nullptr), chunk.shape(), chunk.lyapunov_message);
       w.close();
     }
     std::ifstream in(journal, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     constexpr std::size_t skip = checkpoint::journal_header_bytes + 16;
-    save(dir / (trajectories ? "journal-record-with-trajectories" : "journal-record"), bytes.substr(skip));
+    save(dir / (lyapunov ? "journal-record-with-lyapunov" : trajectories ? "journal-record-with-trajectories" : "journal-record"),
+         bytes.substr(skip));
     fs::remove(journal);
   }
   return 0;

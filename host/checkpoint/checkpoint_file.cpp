@@ -19,7 +19,7 @@ namespace lockstep::checkpoint {
 namespace {
 
 constexpr std::string_view magic = "LSTPCKPT";
-constexpr std::uint32_t format_version = 1;
+constexpr std::uint32_t format_version = 2;  // 2: the [lyapunov] settings (issue 7)
 constexpr std::size_t header_bytes = 8 + 4 + 8;
 constexpr std::size_t trailer_bytes = 4;
 
@@ -65,6 +65,7 @@ std::string encode_checkpoint(const checkpoint_state& s) {
   payload.f64(s.checkpoint_every);
   payload.f64(s.elapsed_seconds);
   payload.text(s.statistics);
+  payload.text(s.lyapunov);
 
   study::byte_writer file;
   for (const char c : magic) file.u8(static_cast<std::uint8_t>(c));
@@ -122,6 +123,7 @@ checkpoint_state decode_checkpoint(std::string_view bytes, const std::string& so
     s.checkpoint_every = in.f64();
     s.elapsed_seconds = in.f64();
     s.statistics = in.text();
+    s.lyapunov = in.text();
     if (!in.at_end()) in.fail(std::to_string(in.remaining()) + " bytes after the payload");
   } catch (const study::state_error& e) {
     throw refuse(std::string("is damaged: ") + e.what());

@@ -7,16 +7,21 @@
 // states and trajectories, appended chunk by chunk to the checkpoint's journal (member_journal.hpp)
 // — (2) the statistics accumulators (ensemble_statistics::serialize()) and (3) how far (1) and (2)
 // reach. This file holds (2) and (3), the study text (so a resumed run cannot pick up an edited study)
-// and the journal's valid length. Members in flight inside a chunk are not saved: a resumed run starts
+// and the journal's valid length. With a [lyapunov] section (issue 7) the journal holds each member's
+// Lyapunov values too, and this file the settings they were computed with as the study resolved them
+// (defaults included): a resumed run whose study resolves to other settings — an edited study text,
+// or a lockstep whose defaults changed — is refused rather than mixing two kinds of exponents.
+// Version 2 added those settings; a version 1 checkpoint is refused for its version. Members in flight inside a chunk are not saved: a resumed run starts
 // them again (chunks are sized so that a checkpoint is written at least every SECONDS, run_study_impl).
 //
 // Format (all numbers little-endian, byte_writer in study/statistics.hpp):
 //   8 bytes   "LSTPCKPT"
-//   u32       format version (1)
+//   u32       format version (2)
 //   u64       payload length P
 //   P bytes   payload: u64 run id, the study text and source path, the model, members total, rank,
 //             ranks, this rank's member range, members done, journal bytes and records, checkpoint
-//             interval, elapsed seconds, the statistics state (see encode_checkpoint)
+//             interval, elapsed seconds, the statistics state, the [lyapunov] settings (see
+//             encode_checkpoint)
 //   u32       CRC-32 (zlib's crc32: ISO-HDLC polynomial) of everything before it
 // A checkpoint is refused, with a message naming the file and what is wrong, when it is too short,
 // has another magic or version, a length that disagrees with the file's size, a CRC that does not
@@ -62,6 +67,8 @@ struct checkpoint_state {
   double checkpoint_every = 0.0;      // seconds, as given to --checkpoint-every
   double elapsed_seconds = 0.0;       // wall time of the run up to this checkpoint, over all sessions
   std::string statistics;             // ensemble_statistics::serialize()
+  std::string lyapunov;               // the resolved [lyapunov] settings, "" without the section
+                                      // (cli::detail::lyapunov_settings_text)
 };
 
 // The file's bytes, and back. decode_checkpoint throws checkpoint_error naming `source`.

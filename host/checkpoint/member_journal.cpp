@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <type_traits>
 
 #include "host/io/output_file.hpp"
@@ -17,7 +18,7 @@ namespace lockstep::checkpoint {
 namespace {
 
 constexpr std::string_view journal_magic = "LSTPJRNL";
-constexpr std::uint32_t journal_version = 1;
+constexpr std::uint32_t journal_version = 2;  // 2: Lyapunov values (issue 7)
 constexpr std::uint32_t record_magic = 0x524a534cu;  // "LSJR" little-endian
 constexpr std::size_t record_header_bytes = 4 + 8 + 4;
 // member_counters is written word by word, so that counters added to it later are journaled without
@@ -30,12 +31,21 @@ constexpr std::size_t counters_bytes = 4 + sizeof(member_counters);  // with the
 // Shapes beyond these are damage, not studies (save times are capped at 10^6 by the study loader).
 constexpr int max_save_count = 1 << 24;
 constexpr int max_ny = 1 << 16;
+// Exponents are at most the manifold dimension (< 2 Y); estimates at most 10^6 + 2 (the loader caps the
+// re-orthonormalizations at 10^6: io::lyapunov_history_length).
+constexpr int max_exponents = 1 << 17;
+constexpr long max_history = 1L << 24;
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
-std::uint64_t member_bytes(int save_count, int ny, bool trajectories) {
-  const std::uint64_t per_state = 8u * static_cast<std::uint64_t>(ny);
-  return counters_bytes + 8 + per_state + (trajectories ? per_state * static_cast<std::uint64_t>(save_count) : 0);
+std::uint64_t member_bytes(const journal_shape& shape) {
+  const std::uint64_t per_state = 8u * static_cast<std::uint64_t>(shape.ny);
+  const std::uint64_t plain =
+      counters_bytes + 8 + per_state + (shape.trajectories ? per_state * static_cast<std::uint64_t>(shape.save_count) : 0);
+  if (shape.lyapunov_exponents == 0) return plain;
+  const auto p = static_cast<std::uint64_t>(shape.lyapunov_exponents), h = static_cast<std::uint64_t>(shape.lyapunov_history);
+  // status, exponents, t_start, renormalizations, steps, history_t, history
+  return plain + 4 + 8 * p + 8 + 8 + 8 + 8 * h + 8 * h * p;
 }
 
 void sync_directory(const std::filesystem::path& file) {
@@ -62,6 +72,16 @@ std::string journal_header(std::uint64_t run_id, long first_member) {
 
 io::member_block journal_chunk::block(const double* inputs) const {
   io::member_block b;
+  if (lyapunov_exponents > 0) {
+    lyapunov_view_.status = lyapunov_status.data();
+    lyapunov_view_.exponents = exponents.data();
+    lyapunov_view_.t_start = t_start.data();
+    lyapunov_view_.renormalizations = renormalizations.data();
+    lyapunov_view_.steps = lyapunov_steps.data();
+    lyapunov_view_.history_t = lyapunov_history > 0 ? history_t.data() : nullptr;
+    lyapunov_view_.history = lyapunov_history > 0 ? history.data() : nullptr;
+    b.lyapunov = &lyapunov_view_;
+  }
   b.first = first;
   b.count = count;
   b.status = status.data();
@@ -88,7 +108,13 @@ void decode_journal_payload(std::string_view payload, journal_chunk& out, const 
       in.fail("member counters of " + std::to_string(words) + " words (this lockstep has " + std::to_string(counter_words) +
               "): written by another version");
     out.trajectories = trajectories == 1;
-    const std::uint64_t per_member = member_bytes(out.save_count, out.ny, out.trajectories);
+    out.lyapunov_exponents = in.i32();
+    out.lyapunov_history = in.i64();
+    if (out.lyapunov_exponents < 0 || out.lyapunov_exponents > max_exponents || out.lyapunov_history < 0 ||
+        out.lyapunov_history > max_history || (out.lyapunov_exponents == 0 && out.lyapunov_history != 0))
+      in.fail("impossible Lyapunov shape");
+    out.lyapunov_message = out.lyapunov_exponents > 0 ? in.text() : std::string();
+    const std::uint64_t per_member = member_bytes(out.shape());
     if (static_cast<std::uint64_t>(out.count) > in.remaining() / per_member ||
         static_cast<std::uint64_t>(out.count) * per_member != in.remaining())
       in.fail("its length does not match " + std::to_string(out.count) + " members");
@@ -100,6 +126,15 @@ void decode_journal_payload(std::string_view payload, journal_chunk& out, const 
     out.final_t.resize(n);
     out.y_final.resize(n * ny);
     out.y.resize(out.trajectories ? n * outputs : 0);
+    const auto p = static_cast<std::size_t>(out.lyapunov_exponents), h = static_cast<std::size_t>(out.lyapunov_history);
+    const std::size_t lyapunov_members = p > 0 ? n : 0;
+    out.lyapunov_status.resize(lyapunov_members);
+    out.exponents.resize(lyapunov_members * p);
+    out.t_start.resize(lyapunov_members);
+    out.renormalizations.resize(lyapunov_members);
+    out.lyapunov_steps.resize(lyapunov_members);
+    out.history_t.resize(lyapunov_members * h);
+    out.history.resize(lyapunov_members * h * p);
     for (std::size_t i = 0; i < n; ++i) {
       const std::int32_t status = in.i32();
       if (status < 0 || status >= member_status_count) in.fail("unknown member status " + std::to_string(status));
@@ -111,6 +146,17 @@ void decode_journal_payload(std::string_view payload, journal_chunk& out, const 
       for (std::size_t j = 0; j < ny; ++j) out.y_final[i * ny + j] = in.f64();
       if (out.trajectories)
         for (std::size_t j = 0; j < outputs; ++j) out.y[i * outputs + j] = in.f64();
+      if (p == 0) continue;
+      const std::int32_t lyapunov_status = in.i32();
+      if (lyapunov_status < 0 || lyapunov_status >= member_status_count)
+        in.fail("unknown Lyapunov status " + std::to_string(lyapunov_status));
+      out.lyapunov_status[i] = static_cast<member_status>(lyapunov_status);
+      for (std::size_t j = 0; j < p; ++j) out.exponents[i * p + j] = in.f64();
+      out.t_start[i] = in.f64();
+      out.renormalizations[i] = in.i64();
+      out.lyapunov_steps[i] = in.i64();
+      for (std::size_t r = 0; r < h; ++r) out.history_t[i * h + r] = in.f64();
+      for (std::size_t j = 0; j < h * p; ++j) out.history[i * h * p + j] = in.f64();
     }
   } catch (const study::state_error& e) {
     throw checkpoint_error(std::string(e.what()) + ": the journal is damaged; it cannot be resumed");
@@ -160,19 +206,29 @@ void journal_writer::fail(const std::string& doing, int system_error) {
                      "cannot " + doing + " checkpoint journal " + quoted(path_.string()) + ": " + std::strerror(system_error));
 }
 
-void journal_writer::append(const io::member_block& block, int save_count, int ny, bool trajectories) {
+void journal_writer::append(const io::member_block& block, const journal_shape& shape, std::string_view lyapunov_message) {
   if (block.first != next_member_)
     throw std::logic_error("journal_writer::append: members from " + std::to_string(block.first) + ", expected " +
                            std::to_string(next_member_));
+  const io::lyapunov_values* l = block.lyapunov;
+  const auto p = static_cast<std::size_t>(shape.lyapunov_exponents), h = static_cast<std::size_t>(shape.lyapunov_history);
+  if (p > 0 && (l == nullptr || l->status == nullptr || l->exponents == nullptr || l->t_start == nullptr ||
+                l->renormalizations == nullptr || l->steps == nullptr || (h > 0 && (l->history_t == nullptr || l->history == nullptr))))
+    throw std::invalid_argument("journal_writer::append: the Lyapunov values of members from " + std::to_string(block.first) +
+                                " are missing");
+  const bool trajectories = shape.trajectories;
   study::byte_writer payload;
   payload.i64(block.first);
   payload.i64(block.count);
-  payload.i32(save_count);
-  payload.i32(ny);
+  payload.i32(shape.save_count);
+  payload.i32(shape.ny);
   payload.u8(trajectories ? 1 : 0);
   payload.i32(counter_words);
-  const auto per_state = static_cast<std::size_t>(ny);
-  const std::size_t outputs = static_cast<std::size_t>(save_count) * per_state;
+  payload.i32(shape.lyapunov_exponents);
+  payload.i64(p > 0 ? shape.lyapunov_history : 0);
+  if (p > 0) payload.text(lyapunov_message);
+  const auto per_state = static_cast<std::size_t>(shape.ny);
+  const std::size_t outputs = static_cast<std::size_t>(shape.save_count) * per_state;
   for (long i = 0; i < block.count; ++i) {
     payload.i32(static_cast<std::int32_t>(block.status[i]));
     std::uint64_t words[counter_words];
@@ -182,6 +238,15 @@ void journal_writer::append(const io::member_block& block, int save_count, int n
     for (std::size_t j = 0; j < per_state; ++j) payload.f64(block.y_final[static_cast<std::size_t>(i) * per_state + j]);
     if (trajectories)
       for (std::size_t j = 0; j < outputs; ++j) payload.f64(block.y[static_cast<std::size_t>(i) * outputs + j]);
+    if (p == 0) continue;
+    const auto s = static_cast<std::size_t>(i);
+    payload.i32(static_cast<std::int32_t>(l->status[s]));
+    for (std::size_t j = 0; j < p; ++j) payload.f64(l->exponents[s * p + j]);
+    payload.f64(l->t_start[s]);
+    payload.i64(l->renormalizations[s]);
+    payload.i64(l->steps[s]);
+    for (std::size_t r = 0; r < h; ++r) payload.f64(l->history_t[s * h + r]);
+    for (std::size_t j = 0; j < h * p; ++j) payload.f64(l->history[s * h * p + j]);
   }
   study::byte_writer header;
   header.u32(record_magic);
@@ -231,6 +296,12 @@ journal_reader::journal_reader(std::istream& in, std::string source, std::uint64
   std::string header(journal_header_bytes, '\0');
   if (valid_bytes_ < journal_header_bytes || !in_.read(header.data(), static_cast<std::streamsize>(header.size())))
     damaged("its header is missing");
+  if (header.compare(0, journal_magic.size(), journal_magic) == 0) {
+    study::byte_reader h(std::string_view(header).substr(journal_magic.size(), 4), "journal header");
+    if (const std::uint32_t version = h.u32(); version != journal_version)
+      throw checkpoint_error("journal '" + source_ + "' has format version " + std::to_string(version) +
+                             " (this lockstep reads version " + std::to_string(journal_version) + "); it cannot be resumed");
+  }
   if (header != journal_header(run_id, first_member)) damaged("its header does not belong to this checkpoint");
   position_ = journal_header_bytes;
 }

@@ -7,13 +7,20 @@
 // Memory stays at one chunk: nothing is held beyond the record being written or read.
 //
 // Format (little-endian, byte_writer in study/statistics.hpp):
-//   header   "LSTPJRNL", u32 version (1), u64 run id, i64 first member, u32 CRC-32 of the 28 bytes before it
+//   header   "LSTPJRNL", u32 version (2), u64 run id, i64 first member, u32 CRC-32 of the 28 bytes before it
 //   records  u32 "LSJR", u64 payload length L, u32 CRC-32 of the payload, then L payload bytes:
 //            i64 first member, i64 count, i32 save count S, i32 Y, u8 trajectories (0/1), i32 W (the
-//            8-byte words of member_counters), then per member: i32 status, W words of member_counters
-//            in declaration order (integers and doubles' bit patterns), f64 final t, f64 x Y final
-//            state, and f64 x S x Y outputs when trajectories = 1.
+//            8-byte words of member_counters), i32 P (Lyapunov exponents per member, 0 without
+//            [lyapunov]), i64 H (running estimates per member), and when P > 0 the text (u64 length,
+//            bytes) of the first reason a member's Lyapunov run gave (for the run's summary); then per
+//            member: i32 status, W words of member_counters in declaration order (integers and doubles'
+//            bit patterns), f64 final t, f64 x Y final state, f64 x S x Y outputs when trajectories = 1,
+//            and when P > 0 the member's Lyapunov values as io::lyapunov_values holds them: i32 status,
+//            f64 x P exponents, f64 t_start, i64 renormalizations, i64 steps, f64 x H history_t,
+//            f64 x H x P history.
 // Records follow each other without gaps: each starts at the member after the previous one's last.
+// Version 2 (issue 7) added P, H and the Lyapunov values: a checkpointed [lyapunov] run resumes with
+// the exponents of the members it had finished, bit for bit, instead of solving them again.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +35,17 @@
 
 namespace lockstep::checkpoint {
 
+// What every member of a record holds: S save times of Y values (the outputs only with trajectories),
+// and P Lyapunov exponents with H running estimates (P = 0: the study has no [lyapunov]).
+struct journal_shape {
+  int save_count = 0;
+  int ny = 0;
+  bool trajectories = false;
+  int lyapunov_exponents = 0;
+  long lyapunov_history = 0;
+  friend bool operator==(const journal_shape&, const journal_shape&) = default;
+};
+
 // One record: members [first, first + count), member-major.
 struct journal_chunk {
   long first = 0;
@@ -41,8 +59,26 @@ struct journal_chunk {
   std::vector<double> y_final;  // [count][Y]
   std::vector<double> y;        // [count][S][Y] when trajectories
 
-  // A view for the writers; `inputs` ([count][V], or null) come from the sampling plan.
+  // The Lyapunov values (lyapunov_exponents = P > 0 only), as io::lyapunov_values holds them.
+  int lyapunov_exponents = 0;
+  long lyapunov_history = 0;  // H
+  std::vector<member_status> lyapunov_status;
+  std::vector<double> exponents;                  // [count][P]
+  std::vector<double> t_start;                    // [count]
+  std::vector<std::int64_t> renormalizations;     // [count]
+  std::vector<std::int64_t> lyapunov_steps;       // [count]
+  std::vector<double> history_t;                  // [count][H]
+  std::vector<double> history;                    // [count][H][P]
+  std::string lyapunov_message;                   // the first reason a member's Lyapunov run gave, if any
+
+  journal_shape shape() const { return {save_count, ny, trajectories, lyapunov_exponents, lyapunov_history}; }
+
+  // A view for the writers; `inputs` ([count][V], or null) come from the sampling plan. With P > 0 the
+  // block's Lyapunov values point into this chunk, which must outlive the block.
   io::member_block block(const double* inputs) const;
+
+ private:
+  mutable io::lyapunov_values lyapunov_view_;
 };
 
 // Decodes one record's payload (checkpoint_error naming `source` when it is malformed).
@@ -63,8 +99,14 @@ class journal_writer {
   journal_writer& operator=(const journal_writer&) = delete;
 
   // Appends members [block.first, block.first + block.count) (buffered; block.first must follow the
-  // previous record). Uses status, counters, final_t, y_final and, when trajectories, y.
-  void append(const io::member_block& block, int save_count, int ny, bool trajectories);
+  // previous record). Uses status, counters, final_t, y_final, y when trajectories and, when
+  // shape.lyapunov_exponents > 0, block.lyapunov (std::invalid_argument when it is missing) and
+  // `lyapunov_message`, the first reason one of these members' Lyapunov run gave.
+  void append(const io::member_block& block, const journal_shape& shape, std::string_view lyapunov_message = {});
+  // Without Lyapunov values.
+  void append(const io::member_block& block, int save_count, int ny, bool trajectories) {
+    append(block, journal_shape{save_count, ny, trajectories, 0, 0});
+  }
   // Everything appended so far reaches the disk (write + fsync) before this returns.
   void sync();
   void close();  // sync and close

@@ -17,6 +17,8 @@
 // member's spectrum depends on its inputs only, and each thread writes only its members' slots, so
 // the exponents are bitwise the same for any thread count and chunking; a member whose spectrum
 // fails keeps its status, NaN exponents and the running estimates it had, and the others go on.
+// Checkpointed, resumed and MPI runs (run_study_journaled.hpp) solve them the same way, chunk by
+// chunk, and journal the values with the members.
 #pragma once
 
 #include <omp.h>
@@ -307,6 +309,20 @@ struct lyapunov_buffers {
   std::vector<std::int64_t> renormalizations, steps;
   std::vector<std::string> messages;  // why a member's options were refused (first one reported)
 
+  // `members` members with p exponents and h running estimates each, as the driver starts them:
+  // running, NaN values, no renormalizations, steps -1 (what an unfinished member is written with).
+  void start(std::size_t members, std::size_t p, std::size_t h) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    status.assign(members, member_status::running);
+    exponents.assign(members * p, nan);
+    t_start.assign(members, nan);
+    renormalizations.assign(members, 0);
+    steps.assign(members, -1);
+    history_t.assign(members * h, nan);
+    history.assign(members * h * p, nan);
+    messages.assign(members, std::string());
+  }
+
   io::lyapunov_values values() const {
     io::lyapunov_values v;
     v.status = status.data();
@@ -339,15 +355,7 @@ void solve_lyapunov_chunk(const ensemble<Model>& e, const io::lyapunov_spec& l, 
                           long count, int threads, bool progress, lyapunov_buffers& b) {
   const auto N = static_cast<std::size_t>(count), p = static_cast<std::size_t>(l.exponents),
              H = static_cast<std::size_t>(history_length);
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  b.status.assign(N, member_status::running);
-  b.exponents.assign(N * p, nan);
-  b.t_start.assign(N, nan);
-  b.renormalizations.assign(N, 0);
-  b.steps.assign(N, -1);
-  b.history_t.assign(N * H, nan);
-  b.history.assign(N * H * p, nan);
-  b.messages.assign(N, std::string());
+  b.start(N, p, H);
   const lyapunov_options lopt = lyapunov_options_of(l);
   const bool clone = l.method == io::lyapunov_method::clone;
   std::atomic<long> done{0};
@@ -418,6 +426,14 @@ void solve_lyapunov_chunk(const ensemble<Model>& e, const io::lyapunov_spec& l, 
   }
 }
 
+// The first reason a member of the chunk gave for its failed Lyapunov run ("" when none did): the
+// summary names it, and journals keep it per record for the summary of a resumed or MPI run.
+inline std::string first_lyapunov_message(const lyapunov_buffers& b) {
+  for (std::size_t i = 0; i < b.status.size(); ++i)
+    if (b.status[i] != member_status::success && !b.messages[i].empty()) return b.messages[i];
+  return std::string();
+}
+
 // Statuses and steps of the members written, for the closing summary and the exit code.
 struct member_tally {
   long members = 0;
@@ -427,12 +443,14 @@ struct member_tally {
   long lyapunov_failed = 0;
   std::string lyapunov_message;  // the first reason a member's Lyapunov options were refused
 
+  // Members' Lyapunov statuses and the first reason their runs gave (first_lyapunov_message).
+  void add_lyapunov(const member_status* status, long count, const std::string& first_message) {
+    for (long i = 0; i < count; ++i)
+      if (status[i] != member_status::success) ++lyapunov_failed;
+    if (lyapunov_message.empty()) lyapunov_message = first_message;
+  }
   void add_lyapunov(const lyapunov_buffers& b) {
-    for (std::size_t i = 0; i < b.status.size(); ++i)
-      if (b.status[i] != member_status::success) {
-        ++lyapunov_failed;
-        if (lyapunov_message.empty() && !b.messages[i].empty()) lyapunov_message = b.messages[i];
-      }
+    add_lyapunov(b.status.data(), static_cast<long>(b.status.size()), first_lyapunov_message(b));
   }
 
   void add(const io::member_block& block) {
@@ -485,13 +503,8 @@ int run_study(const io::study_spec& spec, const run_settings& settings) {
   if (const std::string why = study::check_plan(plan); !why.empty())
     throw io::study_error(spec.path.string(), 0, 0, "[ensemble] " + why);
   const long members = study::member_count(plan);
-  if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1) {
-    if (spec.lyapunov.enabled)
-      throw io::study_error(spec.path.string(), spec.lyapunov.line, spec.lyapunov.column,
-                            "[lyapunov] is not supported with --checkpoint-every, --resume or MPI ranks in this version; "
-                            "run the study without them");
+  if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1)
     return detail::run_journaled<Model>(spec, settings, members);
-  }
   const ensemble<Model> e = detail::build_ensemble<Model>(spec, 0, members);
 
   // ---- outputs: OUT_DIR, results.h5, members.csv, statistics ----

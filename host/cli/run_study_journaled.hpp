@@ -37,6 +37,16 @@
 //   signal ends the process at once (SA_RESETHAND). Under mpirun every rank gets SIGTERM and writes its
 //   own checkpoint; OpenMPI sends SIGKILL one second later (odls_base_sigkill_timeout), which the
 //   periodic checkpoints make harmless, so ranks write no interrupted results.
+//
+// * [lyapunov] (issue 7). Each finished chunk's members go through the Lyapunov driver exactly as in
+//   the direct path (solve_lyapunov_chunk, run_study_impl.hpp) before the chunk is journaled, and the
+//   journal record carries their Lyapunov values beside the plain ones. A member's exponents depend on
+//   its inputs only, so whichever session or rank solved it, results.h5's /lyapunov and members.csv
+//   come out bitwise as in the direct path; the members a killed run had journaled keep the values
+//   they were journaled with (they are not solved again). The checkpoint records the settings as the
+//   study resolved them (lyapunov_settings_text) and the journal records P and H: a resume whose
+//   study resolves to other settings, or finds a journal without (or with other) Lyapunov values, is
+//   refused naming the file, instead of mixing exponents of two settings in one file.
 #pragma once
 
 #include <signal.h>
@@ -124,6 +134,48 @@ inline void remove_stale_temporaries(const std::filesystem::path& out_dir) {
   }
 }
 
+// The [lyapunov] settings the study resolves to (defaults included; numbers to 17 digits, so that
+// equal text means equal settings), "" without the section: what a checkpoint records and a resume
+// must find again.
+inline std::string lyapunov_settings_text(const io::study_spec& spec) {
+  const io::lyapunov_spec& l = spec.lyapunov;
+  if (!l.enabled) return std::string();
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "method = %s, exponents = %d of %d, renormalize = %.17g, transient = %.17g, metric = %s, "
+                "history = %ld estimates",
+                io::lyapunov_method_name(l.method), l.exponents, l.dimension, l.renormalize, l.transient,
+                io::lyapunov_metric_name(l.metric), io::lyapunov_history_length(l, spec.t0, spec.t1));
+  std::string out = text;
+  if (l.method == io::lyapunov_method::clone) {
+    std::snprintf(text, sizeof text, ", separation = %.17g", l.separation);
+    out += text;
+  }
+  return out;
+}
+
+// What every journal record of the study holds per member.
+inline checkpoint::journal_shape journal_shape_of(const io::results_layout& layout) {
+  return {layout.save_count(), layout.state_size(), layout.trajectories, layout.lyapunov.exponents, layout.lyapunov.history};
+}
+
+// checkpoint_error naming `journal` when a record it holds is not shaped as the study's members are.
+inline void check_journal_shape(const checkpoint::journal_chunk& chunk, const checkpoint::journal_shape& expected,
+                                const std::filesystem::path& journal) {
+  const checkpoint::journal_shape got = chunk.shape();
+  if (got == expected) return;
+  auto lyapunov = [](const checkpoint::journal_shape& s) {
+    return s.lyapunov_exponents == 0 ? std::string("no Lyapunov values")
+                                     : std::to_string(s.lyapunov_exponents) + " Lyapunov exponents and " +
+                                           std::to_string(s.lyapunov_history) + " running estimates";
+  };
+  if (got.lyapunov_exponents != expected.lyapunov_exponents || got.lyapunov_history != expected.lyapunov_history)
+    throw checkpoint::checkpoint_error("journal '" + journal.string() + "' holds members with " + lyapunov(got) +
+                                       " where the study's [lyapunov] settings give " + lyapunov(expected) +
+                                       ": it was written by another study; it cannot be resumed");
+  throw checkpoint::checkpoint_error("journal '" + journal.string() + "' holds members of another study");
+}
+
 // A journal opened for reading; checkpoint_error naming it when it cannot be.
 inline std::ifstream open_journal(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -169,20 +221,23 @@ member_tally write_members_from_journals(const io::study_spec& spec, const io::r
                                          io::results_writer& h5, io::members_csv_writer& csv, bool interrupted) {
   const int ny = layout.state_size();
   const int save_count = layout.save_count();
+  const checkpoint::journal_shape shape = journal_shape_of(layout);
   member_tally tally;
   std::vector<double> inputs;
   checkpoint::journal_chunk chunk;
+  lyapunov_buffers unfinished_lyapunov;
+  io::lyapunov_values unfinished_values;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const rank_report& rank = ranks[r];
     std::ifstream in = open_journal(journals[r]);
     checkpoint::journal_reader reader(in, journals[r].string(), rank.run_id, rank.first, rank.journal_bytes);
     while (reader.next(chunk)) {
-      if (chunk.save_count != save_count || chunk.ny != ny || chunk.trajectories != layout.trajectories)
-        throw checkpoint::checkpoint_error("journal '" + journals[r].string() + "' holds members of another study");
+      check_journal_shape(chunk, shape, journals[r]);
       const io::member_block block = chunk.block(sample_inputs(spec.plan, chunk.first, chunk.count, inputs));
       h5.write_members(block);
       csv.write_members(block);
       tally.add(block);
+      if (chunk.lyapunov_exponents > 0) tally.add_lyapunov(chunk.lyapunov_status.data(), chunk.count, chunk.lyapunov_message);
     }
     if (reader.next_member() != rank.done)
       throw checkpoint::checkpoint_error("journal '" + journals[r].string() + "' ends at member " +
@@ -202,7 +257,13 @@ member_tally write_members_from_journals(const io::study_spec& spec, const io::r
       unfinished.final_t.assign(count, nan);
       unfinished.y_final.assign(count * ny, nan);
       unfinished.y.assign(layout.trajectories ? count * save_count * ny : 0, nan);
-      const io::member_block block = unfinished.block(sample_inputs(spec.plan, first, unfinished.count, inputs));
+      io::member_block block = unfinished.block(sample_inputs(spec.plan, first, unfinished.count, inputs));
+      if (shape.lyapunov_exponents > 0) {
+        unfinished_lyapunov.start(count, static_cast<std::size_t>(shape.lyapunov_exponents),
+                                  static_cast<std::size_t>(shape.lyapunov_history));
+        unfinished_values = unfinished_lyapunov.values();
+        block.lyapunov = &unfinished_values;
+      }
       h5.write_members(block);
       csv.write_members(block);
     }
@@ -227,6 +288,8 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
   const mpi::member_range range = mpi::rank_members(members, rank, ranks);
   const io::results_layout layout = results_layout_for<Model>(spec, members);
   const int save_count = layout.save_count();
+  const checkpoint::journal_shape shape = journal_shape_of(layout);
+  const std::string lyapunov_settings = lyapunov_settings_text(spec);
   study::ensemble_statistics stats = statistics_for(spec, members, static_cast<std::size_t>(save_count) * ny);
   auto journal_of = [&](int r) {
     return checkpointing ? checkpoint::journal_path(out_dir, r, ranks) : checkpoint::shard_path(out_dir, r, ranks);
@@ -273,6 +336,13 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
         throw checkpoint::checkpoint_error("checkpoint '" + checkpoint_file.string() + "' " + why);
       };
       if (s->model != Model::name || s->members_total != members) refuse("does not match its study (model or members differ)");
+      if (s->lyapunov != lyapunov_settings) {
+        auto described = [](const std::string& settings) {
+          return settings.empty() ? std::string("no [lyapunov] section") : "[lyapunov] " + settings;
+        };
+        refuse("was written with " + described(s->lyapunov) + " but its study now gives " + described(lyapunov_settings) +
+               ": the Lyapunov values in its journal would not match them");
+      }
       if (s->ranks != ranks || s->rank != rank)
         refuse("was written by rank " + std::to_string(s->rank) + " of " + std::to_string(s->ranks) + "; resume with " +
                (s->ranks > 1 ? "mpirun -np " + std::to_string(s->ranks) : std::string("a single process")));
@@ -287,8 +357,7 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
         std::ifstream in = open_journal(journal_of(rank));
         checkpoint::journal_reader reader(in, journal_of(rank).string(), s->run_id, range.first, s->journal_bytes);
         checkpoint::journal_chunk chunk;
-        while (reader.next(chunk)) {
-        }
+        while (reader.next(chunk)) check_journal_shape(chunk, shape, journal_of(rank));
         if (reader.next_member() != s->members_done || reader.records() != s->journal_records)
           refuse("and its journal disagree on the members finished");
       }
@@ -311,6 +380,7 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
     cp.range_first = range.first;
     cp.range_end = range.end;
     cp.checkpoint_every = settings.checkpoint_every;
+    cp.lyapunov = lyapunov_settings;
     journal = std::make_unique<checkpoint::journal_writer>(journal_of(rank), checkpoint::journal_writer::mode::create,
                                                            cp.run_id, range.first);
     if (checkpointing) {
@@ -345,6 +415,8 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
     long piece = checkpointing ? std::max(16L, 4L * thread_count(settings)) : range.size();
     long steps_before = 0;
     auto last_draw = clock::now() - std::chrono::seconds(1);
+    lyapunov_buffers lyapunov;
+    io::lyapunov_values lyapunov_values;
     try {
       while (done < range.end) {
         const long first = done, count = std::min(piece, range.end - done);
@@ -355,9 +427,17 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
         run.chunk_size = settings.chunk_size;
         run.keep_outputs = false;
         run.on_chunk = [&](const chunk_results& c) {
-          const io::member_block block = member_block_of(c, first, nullptr);
+          io::member_block block = member_block_of(c, first, nullptr);
+          std::string lyapunov_message;
+          if (spec.lyapunov.enabled) {  // as in the direct path; c.first counts from this piece's first member
+            solve_lyapunov_chunk<Model>(e, spec.lyapunov, shape.lyapunov_history, c.first, c.count, thread_count(settings),
+                                        settings.progress && talk, lyapunov);
+            lyapunov_values = lyapunov.values();
+            block.lyapunov = &lyapunov_values;
+            lyapunov_message = first_lyapunov_message(lyapunov);
+          }
           stats.add_range(block.first, block.count, c.outputs);
-          journal->append(block, save_count, ny, layout.trajectories);
+          journal->append(block, shape, lyapunov_message);
           for (long i = 0; i < c.count; ++i) steps_before += c.counters[i].steps;
           done = block.first + block.count;
           if (checkpointing && seconds_since(last_checkpoint) >= piece_seconds) save_checkpoint();

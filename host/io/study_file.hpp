@@ -79,7 +79,9 @@
 //   Each member is solved twice: once as without [lyapunov] (trajectories, statistics and /members are
 //   exactly what they would be without the section) and once by the Lyapunov driver, whose own status
 //   and counters go to /lyapunov (host/cli/run_study_impl.hpp). Checkpointed, resumed and MPI runs
-//   refuse the section (not implemented there).
+//   journal each member's Lyapunov values with its plain ones and give the same results
+//   (host/cli/run_study_journaled.hpp); a checkpoint records the settings, and a resume whose study
+//   resolves them otherwise is refused.
 //
 // Types. Every number must be finite (TOML's nan and inf are refused; leave h_max out for "no limit").
 // An integer is accepted where a real number is expected. A real number is accepted where an integer

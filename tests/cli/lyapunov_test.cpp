@@ -2,8 +2,8 @@
 // exact exponents of the strongly damped linear oscillator read back from results.h5, the layout of
 // /lyapunov and the Lyapunov columns of members.csv, the plain solve left untouched by the section,
 // exponents bitwise independent of threads, chunking and backend on a chaotic model, the clone
-// estimate, refused [lyapunov] input (exit 2, file:line:col and the key) and `lockstep plot`'s
-// Lyapunov figures.
+// estimate, refused [lyapunov] input (exit 2, file:line:col and the key), a checkpointed run's
+// /lyapunov and members.csv as the plain run's, and `lockstep plot`'s Lyapunov figures.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -391,11 +391,28 @@ TEST(LyapunovStudy, BadLyapunovInputExitsWithTwoNamingFileLineColumnAndKey) {
   }
 }
 
-TEST(LyapunovStudy, CheckpointedRunsRefuseTheSectionWithItsPosition) {
+// Checkpointed runs journal the Lyapunov values with the members (host/cli/run_study_journaled.hpp);
+// tests/reliability/lyapunov_journal_test kills, resumes and splits them across MPI ranks.
+TEST(LyapunovStudy, ACheckpointedRunWritesTheSameLyapunovResultsAsThePlainRun) {
+  // Arrange
   scratch_dir dir;
-  const run_result r = run_study(dir, "ckpt", pendulum_study, {"--checkpoint-every", "60"}, 2);
-  EXPECT_NE(r.err.find("ckpt.toml:14:1: error: [lyapunov] is not supported with --checkpoint-every"), std::string::npos)
-      << r.err;
+
+  // Act
+  run_study(dir, "plain", pendulum_study, {"--quiet"}, 0, "plain");
+  run_study(dir, "ckpt", pendulum_study, {"--checkpoint-every", "60", "--chunk-size", "4", "--quiet"}, 0, "ckpt");
+  h5_file plain(dir / "plain" / "results.h5"), ckpt(dir / "ckpt" / "results.h5");
+  ASSERT_TRUE(plain.is_open());
+  ASSERT_TRUE(ckpt.is_open());
+
+  // Assert
+  for (const char* d : {"/lyapunov/exponents", "/lyapunov/t_start", "/lyapunov/history_t", "/lyapunov/history"}) {
+    ASSERT_FALSE(plain.doubles(d).empty()) << d;
+    EXPECT_EQ(count_mismatches(ckpt.doubles(d), plain.doubles(d)), 0) << d;
+  }
+  for (const char* d : {"/lyapunov/status", "/lyapunov/renormalizations", "/lyapunov/steps"})
+    EXPECT_EQ(ckpt.int64s(d), plain.int64s(d)) << d;
+  EXPECT_EQ(read_text(dir / "ckpt" / "members.csv"), read_text(dir / "plain" / "members.csv"));
+  EXPECT_FALSE(fs::exists(dir / "ckpt" / "checkpoint")) << "a completed run removes its checkpoint";
 }
 
 // ---- lockstep plot -----------------------------------------------------------------------------------

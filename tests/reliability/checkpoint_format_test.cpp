@@ -1,7 +1,8 @@
 // The checkpoint file and the member journal (host/checkpoint), and the split of members across MPI
 // ranks (host/mpi/decomposition.hpp): round trips bit for bit, atomic replacement under a failing
 // write, and refusal — with a message naming the file and what is wrong — of every truncation, every
-// single damaged byte, other formats, versions and runs.
+// single damaged byte, other formats, versions and runs; journal records with the Lyapunov values of
+// a [lyapunov] study (issue 7) read back bit for bit, and refused when damaged or cut short.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -73,6 +74,7 @@ checkpoint_state sample_state() {
   s.checkpoint_every = 2.5;
   s.elapsed_seconds = 31.25;
   s.statistics = std::string("\x00\x01\xff statistics bytes", 20);
+  s.lyapunov = "method = qr, exponents = 2 of 2, renormalize = 0.5, transient = 0, metric = mass, history = 4 estimates";
   return s;
 }
 
@@ -92,6 +94,7 @@ void expect_same(const checkpoint_state& a, const checkpoint_state& b) {
   EXPECT_EQ(a.checkpoint_every, b.checkpoint_every);
   EXPECT_EQ(a.elapsed_seconds, b.elapsed_seconds);
   EXPECT_EQ(a.statistics, b.statistics);
+  EXPECT_EQ(a.lyapunov, b.lyapunov);
 }
 
 std::string refusal(const std::string& bytes) {
@@ -152,13 +155,17 @@ TEST(CheckpointFile, EverySingleDamagedByteIsRefusedAsDamaged) {
 TEST(CheckpointFile, OtherFilesAndOtherVersionsAreRefusedWithTheReason) {
   EXPECT_NE(refusal("[model]\nname = \"pendulum\"\n").find("is not a lockstep checkpoint"), std::string::npos);
   EXPECT_NE(refusal("").find("is not a lockstep checkpoint"), std::string::npos);
-  // Version 2 with a valid CRC: refused for its version, not as damage.
-  std::string newer = checkpoint::encode_checkpoint(sample_state());
-  newer[8] = 2;
-  newer.resize(newer.size() - 4);
-  const std::uint32_t crc = checkpoint::crc32_of(newer);
-  for (int i = 0; i < 4; ++i) newer.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
-  EXPECT_NE(refusal(newer).find("has format version 2 (this lockstep reads version 1)"), std::string::npos) << refusal(newer);
+  // Versions 1 (before the [lyapunov] settings) and 3 with a valid CRC: refused for their version, not
+  // as damage.
+  for (const char version : {1, 3}) {
+    std::string other = checkpoint::encode_checkpoint(sample_state());
+    other[8] = version;
+    other.resize(other.size() - 4);
+    const std::uint32_t crc = checkpoint::crc32_of(other);
+    for (int i = 0; i < 4; ++i) other.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
+    const std::string expected = "has format version " + std::to_string(version) + " (this lockstep reads version 2)";
+    EXPECT_NE(refusal(other).find(expected), std::string::npos) << refusal(other);
+  }
 }
 
 TEST(CheckpointFile, AMissingCheckpointIsACheckpointErrorNamingThePath) {
@@ -308,6 +315,141 @@ TEST(MemberJournal, DamageShortnessAndForeignJournalsAreRefused) {
   EXPECT_THROW(checkpoint::journal_writer(p, checkpoint::journal_writer::mode::reopen, 9, 9, bytes, 1), checkpoint_error);
   write_bytes(p, intact);
   EXPECT_THROW(checkpoint::journal_writer(p, checkpoint::journal_writer::mode::reopen, 8, 9, bytes, 1), checkpoint_error);
+}
+
+// sample_chunk's members with the Lyapunov values of p = 2 exponents and h = 3 running estimates; the
+// failed members' Lyapunov runs failed too (NaN exponents, a message).
+checkpoint::journal_chunk sample_lyapunov_chunk(long first, long count) {
+  checkpoint::journal_chunk c = sample_chunk(first, count);
+  c.lyapunov_exponents = 2;
+  c.lyapunov_history = 3;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (long g = first; g < first + count; ++g) {
+    const bool failed = g % 5 == 3;
+    c.lyapunov_status.push_back(failed ? member_status::max_steps : member_status::success);
+    c.exponents.push_back(failed ? nan : 0.25 + 1.0 / static_cast<double>(g + 3));
+    c.exponents.push_back(failed ? nan : -std::ldexp(1.0, -static_cast<int>(g % 9)));
+    c.t_start.push_back(0.5 * static_cast<double>(g % 4));
+    c.renormalizations.push_back(10 + g);
+    c.lyapunov_steps.push_back(g % 7 == 1 ? -1 : 1000 + 3 * g);
+    for (int r = 0; r < 3; ++r) {
+      c.history_t.push_back(failed && r == 2 ? nan : 0.5 * (r + 1));
+      for (int j = 0; j < 2; ++j) c.history.push_back(failed && r == 2 ? nan : std::sin(static_cast<double>(g * 6 + r * 2 + j)));
+    }
+  }
+  c.lyapunov_message = "member 3: the tangents need projection = none";
+  return c;
+}
+
+void append_lyapunov(checkpoint::journal_writer& w, const checkpoint::journal_chunk& c) {
+  w.append(c.block(nullptr), c.shape(), c.lyapunov_message);
+}
+
+TEST(MemberJournal, LyapunovValuesReadBackBitwiseWithTheirShapeAndMessage) {
+  // Arrange
+  temporary_directory dir;
+  const fs::path p = dir.path / "checkpoint.journal";
+  const checkpoint::journal_chunk a = sample_lyapunov_chunk(20, 6), b = sample_lyapunov_chunk(26, 9);
+  std::uint64_t bytes = 0;
+  {
+    checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 5, 20);
+    append_lyapunov(w, a);
+    append_lyapunov(w, b);
+    w.close();
+    bytes = w.bytes();
+  }
+
+  // Act
+  const auto chunks = read_journal(p, 5, 20, bytes);
+
+  // Assert
+  ASSERT_EQ(chunks.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const checkpoint::journal_chunk& expected = k == 0 ? a : b;
+    const checkpoint::journal_chunk& c = chunks[k];
+    EXPECT_TRUE(c.shape() == expected.shape());
+    EXPECT_EQ(c.lyapunov_status, expected.lyapunov_status);
+    EXPECT_TRUE(same_bits(c.exponents, expected.exponents));
+    EXPECT_TRUE(same_bits(c.t_start, expected.t_start));
+    EXPECT_EQ(c.renormalizations, expected.renormalizations);
+    EXPECT_EQ(c.lyapunov_steps, expected.lyapunov_steps);
+    EXPECT_TRUE(same_bits(c.history_t, expected.history_t));
+    EXPECT_TRUE(same_bits(c.history, expected.history));
+    EXPECT_EQ(c.lyapunov_message, expected.lyapunov_message);
+    EXPECT_TRUE(same_bits(c.y, expected.y));  // the plain values are where they were
+    // The writers' view points at the values read.
+    const io::member_block block = c.block(nullptr);
+    ASSERT_NE(block.lyapunov, nullptr);
+    EXPECT_EQ(block.lyapunov->exponents, c.exponents.data());
+    EXPECT_EQ(block.lyapunov->history, c.history.data());
+  }
+  // A plain chunk's view has none.
+  EXPECT_EQ(sample_chunk(0, 2).block(nullptr).lyapunov, nullptr);
+}
+
+TEST(MemberJournal, ALyapunovRecordCutShortOrWithAnImpossibleShapeIsRefusedAsDamage) {
+  // Arrange: one record's payload, as the reader sees it after the record header.
+  temporary_directory dir;
+  const fs::path p = dir.path / "checkpoint.journal";
+  {
+    checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 5, 0);
+    append_lyapunov(w, sample_lyapunov_chunk(0, 4));
+    w.close();
+  }
+  const std::string payload = read_bytes(p).substr(checkpoint::journal_header_bytes + 16);
+  auto refusal_of = [](std::string_view bytes) -> std::string {
+    checkpoint::journal_chunk c;
+    try {
+      checkpoint::decode_journal_payload(bytes, c, "OUT/checkpoint.journal");
+    } catch (const checkpoint_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  ASSERT_EQ(refusal_of(payload), "");
+
+  // Act, Assert: every truncation, and P made impossible or wrong (the i32 P at bytes 29-32).
+  for (std::size_t length = 0; length < payload.size(); ++length) {
+    const std::string why = refusal_of(std::string_view(payload).substr(0, length));
+    ASSERT_NE(why, "") << "length " << length << " was accepted";
+    EXPECT_NE(why.find("'OUT/checkpoint.journal'"), std::string::npos) << why;
+  }
+  std::string negative = payload;
+  negative[32] = static_cast<char>(0x80);  // P's top byte: P < 0
+  EXPECT_NE(refusal_of(negative).find("impossible Lyapunov shape"), std::string::npos) << refusal_of(negative);
+  std::string other = payload;
+  other[29] = 3;  // P = 3 where the members hold 2 exponents each
+  EXPECT_NE(refusal_of(other).find("does not match 4 members"), std::string::npos) << refusal_of(other);
+}
+
+TEST(MemberJournal, AppendingWithoutTheLyapunovValuesTheShapeAsksForIsRefused) {
+  temporary_directory dir;
+  checkpoint::journal_writer w(dir.path / "checkpoint.journal", checkpoint::journal_writer::mode::create, 1, 0);
+  const checkpoint::journal_chunk c = sample_lyapunov_chunk(0, 3);
+  io::member_block without = c.block(nullptr);
+  without.lyapunov = nullptr;
+  EXPECT_THROW(w.append(without, c.shape(), ""), std::invalid_argument);
+}
+
+TEST(MemberJournal, AJournalOfAnotherFormatVersionIsRefusedForItsVersion) {
+  // Arrange: a version 1 journal (before the Lyapunov values) of the same run.
+  temporary_directory dir;
+  const fs::path p = dir.path / "checkpoint.journal";
+  std::string header = checkpoint::journal_header(9, 0);
+  header[8] = 1;
+  const std::uint32_t crc = checkpoint::crc32_of(std::string_view(header).substr(0, 28));
+  for (int i = 0; i < 4; ++i) header[28 + i] = static_cast<char>((crc >> (8 * i)) & 0xff);
+  write_bytes(p, header);
+
+  // Act, Assert
+  try {
+    read_journal(p, 9, 0, header.size());
+    FAIL() << "a version 1 journal was accepted";
+  } catch (const checkpoint_error& e) {
+    EXPECT_NE(std::string(e.what()).find("journal '" + p.string() + "' has format version 1 (this lockstep reads version 2)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(MemberJournal, AFullDiskIsAnIoErrorNamingTheJournal) {

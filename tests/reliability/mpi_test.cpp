@@ -5,7 +5,6 @@
 // Skipped in builds without MPI or without mpirun.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -43,19 +42,10 @@ trajectories = true
 statistics = ["mean", "std", "min", "max", "q05", "q50", "q95"]
 )";
 
-// Root may run mpirun only when it says so; --oversubscribe lets three ranks share two cores.
-std::vector<std::string> mpirun_args(int ranks, const std::vector<std::string>& lockstep_args) {
-  std::vector<std::string> args = {"--allow-run-as-root", "--oversubscribe", "-np", std::to_string(ranks),
-                                   "-x", "OMP_NUM_THREADS=1", LOCKSTEP_CLI_BINARY};
-  args.insert(args.end(), lockstep_args.begin(), lockstep_args.end());
-  return args;
-}
-
 class Mpi : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::string(LOCKSTEP_TEST_MPIRUN).empty()) GTEST_SKIP() << "lockstep was built without MPI";
-    if (::access(LOCKSTEP_TEST_MPIRUN, X_OK) != 0) GTEST_SKIP() << LOCKSTEP_TEST_MPIRUN << " cannot be run";
+    if (const std::string why = mpi_unavailable(); !why.empty()) GTEST_SKIP() << why;
     write_text(dir / "s.toml", study_text);
   }
   static fs::path single() { return reference_results(study_text); }  // one process, no checkpoints

@@ -16,6 +16,10 @@
 
 #include "host/checkpoint/checkpoint_file.hpp"
 
+#ifndef LOCKSTEP_TEST_MPIRUN
+#define LOCKSTEP_TEST_MPIRUN ""
+#endif
+
 extern char** environ;
 
 namespace lockstep::reliability_test {
@@ -139,6 +143,19 @@ void expect_same_results(const fs::path& a, const fs::path& b) {
   }
   EXPECT_EQ(read_text(a / "members.csv"), read_text(b / "members.csv"));
   EXPECT_EQ(read_text(a / "study.toml"), read_text(b / "study.toml"));
+}
+
+std::string mpi_unavailable() {
+  if (std::string(LOCKSTEP_TEST_MPIRUN).empty()) return "lockstep was built without MPI";
+  if (::access(LOCKSTEP_TEST_MPIRUN, X_OK) != 0) return std::string(LOCKSTEP_TEST_MPIRUN) + " cannot be run";
+  return "";
+}
+
+std::vector<std::string> mpirun_args(int ranks, const std::vector<std::string>& lockstep_args) {
+  std::vector<std::string> args = {"--allow-run-as-root", "--oversubscribe", "-np", std::to_string(ranks),
+                                   "-x", "OMP_NUM_THREADS=1", LOCKSTEP_CLI_BINARY};
+  args.insert(args.end(), lockstep_args.begin(), lockstep_args.end());
+  return args;
 }
 
 }  // namespace lockstep::reliability_test

@@ -54,4 +54,13 @@ fs::path reference_results(const std::string& study_text);
 // members.csv and study.toml are byte for byte the same.
 void expect_same_results(const fs::path& a, const fs::path& b);
 
+// ---- MPI (LOCKSTEP_TEST_MPIRUN: the launcher of the MPI the binary links, empty without MPI) ----
+
+// Why the MPI tests cannot run here ("" when they can): lockstep built without MPI, or no launcher.
+std::string mpi_unavailable();
+
+// The launcher's arguments for `lockstep lockstep_args...` on `ranks` ranks of one thread each. Root may
+// run mpirun only when it says so; --oversubscribe lets three ranks share two cores.
+std::vector<std::string> mpirun_args(int ranks, const std::vector<std::string>& lockstep_args);
+
 }  // namespace lockstep::reliability_test
