@@ -236,10 +236,13 @@ struct jacobian_blocks {
   mat<double, k, n> A_v;     // acceleration level only: dF_a/dv
 };
 
+// With mu_curvature, also H = d(G^T mu)/dq at y's mu (the term the Newton matrix leaves out, which the
+// exact tangent step needs: lyapunov/tangent.hpp), at little more than the cost of K's d(G^T lambda)/dq.
 template <class Model>
 LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state_vector<Model>& y,
                                             const vec<double, Model::n>& vdot, const double* p,
-                                            jacobian_blocks<Model>& J, baumgarte_gains gains = {}) {
+                                            jacobian_blocks<Model>& J, baumgarte_gains gains = {},
+                                            mat<double, Model::n, Model::n>* mu_curvature = nullptr) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   vec<double, n> q, v;
@@ -258,7 +261,15 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
   J.K = inertia_jacobian<Model>(q, vdot, p) - force.dQ_dq;
   if constexpr (m > 0) {
     J.G = constraint_jacobian<Model>(t, q, p);
-    J.K = J.K + constraint_force_jacobian<Model>(t, q, lambda, p);
+    if (mu_curvature) {  // d(G^T mu)/dq as well, from the same differentiated G (tangents, ggl)
+      vec<double, m> mu;
+      for (int i = 0; i < m; ++i) mu[i] = y[L::mu + i];
+      const auto both = constraint_force_jacobians<Model>(t, q, lambda, mu, p);
+      J.K = J.K + both.lambda;
+      *mu_curvature = both.mu;
+    } else {
+      J.K = J.K + constraint_force_jacobian<Model>(t, q, lambda, p);
+    }
     if (f == formulation::ggl) J.Psi_q = velocity_constraint_jacobian<Model>(t, q, v, p);
   }
   if constexpr (k > 0) {

@@ -251,22 +251,13 @@ template <class Model>
 LOCKSTEP_HD member_status evaluate_exact_jacobian(formulation f, double t, const state_vector<Model>& y,
                                                   const vec<double, Model::n>& vdot, const double* p,
                                                   exact_jacobian<Model>& out) {
-  using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m;
-  const member_status js = evaluate_jacobian<Model>(f, t, y, vdot, p, out.jac);
-  if (js != member_status::success) return js;
   out.H = mat<double, n, n>{};
-  if constexpr (m > 0) {
-    if (uses_mu(f)) {
-      vec<double, n> q;
-      vec<double, m> mu;
-      for (int i = 0; i < n; ++i) q[i] = y[L::q + i];
-      for (int i = 0; i < m; ++i) mu[i] = y[L::mu + i];
-      out.H = constraint_force_jacobian<Model>(t, q, mu, p);
-      for (int i = 0; i < n * n; ++i)
-        if (!is_finite(out.H.a[i])) return member_status::model_not_finite;
-    }
-  }
+  const bool curvature = m > 0 && uses_mu(f);
+  const member_status js = evaluate_jacobian<Model>(f, t, y, vdot, p, out.jac, {}, curvature ? &out.H : nullptr);
+  if (js != member_status::success) return js;
+  for (int i = 0; i < n * n; ++i)
+    if (!is_finite(out.H.a[i])) return member_status::model_not_finite;
   return member_status::success;
 }
 

@@ -224,6 +224,46 @@ LOCKSTEP_HD mat<T, Model::n, Model::n> constraint_force_jacobian(const T& t, con
       q);
 }
 
+// d(G^T lambda)/dq and d(G^T mu)/dq together: one differentiated evaluation of G serves both (the
+// tangents of the GGL formulation need the second, lyapunov/tangent.hpp). Each is the same sum as
+// constraint_force_jacobian forms.
+template <class Model, class T>
+struct constraint_force_jacobian_pair {
+  mat<T, Model::n, Model::n> lambda, mu;
+};
+
+template <class Model, class T, class P>
+LOCKSTEP_HD constraint_force_jacobian_pair<Model, T> constraint_force_jacobians(const T& t, const vec<T, Model::n>& q,
+                                                                              const vec<T, Model::m>& lambda,
+                                                                              const vec<T, Model::m>& mu, const P* p) {
+  constexpr int n = Model::n;
+  const auto both = ad::jacobian(
+      [&](const auto& qs) {
+        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
+        vec<S, Model::m> ls, ms;
+        for (int i = 0; i < Model::m; ++i) {
+          ls[i] = S(lambda[i]);
+          ms[i] = S(mu[i]);
+        }
+        const mat<S, Model::m, n> G = constraint_jacobian<Model>(S(t), qs, p);
+        const vec<S, n> Gl = transpose_times(G, ls), Gm = transpose_times(G, ms);
+        vec<S, 2 * n> out;
+        for (int i = 0; i < n; ++i) {
+          out[i] = Gl[i];
+          out[n + i] = Gm[i];
+        }
+        return out;
+      },
+      q);
+  constraint_force_jacobian_pair<Model, T> r;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      r.lambda(i, j) = both(i, j);
+      r.mu(i, j) = both(n + i, j);
+    }
+  return r;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Mass and applied forces
 // ---------------------------------------------------------------------------------------------------
