@@ -18,7 +18,8 @@
 // (H_i = d(G^T mu)/dq on ggl, R_i the linearized residual at W = 0), which leaves s (n + 2m + k)
 // unknowns (W_q, W_lambda, W_mu, W_nu per stage; 24 for the double pendulum with s = 3 against 36 with
 // the velocities, a third of the factorization's work), coupled across stages through (A^-1)^2 / h^2 in
-// the dynamic rows. The blocks scale like h^-2 (dynamic rows), h^-1 and 1, so the matrix is equilibrated
+// the dynamic rows; on index3, where mu is pinned (W_mu = -s_mu), s (n + m + k) (18: an eighth of the
+// work). The blocks scale like h^-2 (dynamic rows), h^-1 and 1, so the matrix is equilibrated
 // (rows, then columns, scaled to unit largest entry, as LAPACK's dgeequ) and factored once per accepted
 // step by the pivoted LU; the directions are solved together. The stage equations contain
 // Phi(Y_i) = 0 (and on ggl G v + Phi_t = 0, and A v + a = 0), so every stage tangent, and
