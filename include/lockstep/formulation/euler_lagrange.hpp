@@ -386,7 +386,7 @@ LOCKSTEP_HD member_status factor_newton_matrix(formulation f, const jacobian_blo
 }
 
 // The Newton solve in three parts, so that several right-hand sides can share one pass over the factors
-// (newton_solve_columns): the scaled right-hand side of the header comment, the triangular solves, and
+// (solve_newton_columns): the scaled right-hand side of the header comment, the triangular solves, and
 // the recovery of the unscaled increments and of Delta v.
 template <class Model, class E>
 LOCKSTEP_HD void newton_right_side(formulation f, const jacobian_blocks<Model>& J, const E& c,
