@@ -676,6 +676,13 @@ LOCKSTEP_HD void tangent_member_begin(tangent_member<Model, Capacity>& tm, doubl
 
 namespace detail {
 
+// Which stored past point node j of the predictor reads: the j-th newest, or the oldest again once j
+// reaches past_count (the confluent node at t0, whose first divided difference is the derivative).
+template <class Model>
+LOCKSTEP_HD int past_source(const bdf_state<Model>& before, int j) {
+  return j < before.past_count ? j : before.past_count - 1;
+}
+
 // The BDF predictor of bdf_attempt applied to the past values `values` (tangents or states) of the
 // state `before` the step, for order k at t_new: value and derivative. The same nodes, the same
 // confluent initial node with its derivative `derivative0`, the same divided differences.
@@ -688,7 +695,7 @@ LOCKSTEP_HD void predict_like_bdf(const bdf_state<Model>& before, int k, double 
   state_vector<Model> dd[max_nodes];
   bool confluent = false;
   for (int j = 0; j < k + 1; ++j) {
-    const int src = j < before.past_count ? j : before.past_count - 1;
+    const int src = past_source(before, j);
     confluent = confluent || j >= before.past_count;
     x[j] = before.t_past[src];
     dd[j] = values(src);
@@ -743,7 +750,7 @@ LOCKSTEP_HD predictor_weights<Model> bdf_predictor_weights(const bdf_state<Model
   vec<double, max_nodes + 1> dd[max_nodes], derivative0{};
   bool confluent = false;
   for (int j = 0; j < k + 1; ++j) {
-    pw.source[j] = j < before.past_count ? j : before.past_count - 1;
+    pw.source[j] = past_source(before, j);
     confluent = confluent || j >= before.past_count;
     x[j] = before.t_past[pw.source[j]];
     dd[j] = vec<double, max_nodes + 1>{};
@@ -842,7 +849,7 @@ LOCKSTEP_HD double tangent_lte(const bdf_state<Model>& before, int p, double t_n
   dd[0] = s_new;
   bool confluent = false;
   for (int j = 0; j < p + 1; ++j) {
-    const int src = j < before.past_count ? j : before.past_count - 1;
+    const int src = past_source(before, j);
     confluent = confluent || j >= before.past_count;
     x[j + 1] = before.t_past[src];
     dd[j + 1] = values(src);
@@ -877,7 +884,7 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
   const double t_new = s.t;
   // c and y' exactly as bdf_attempt formed them (same nodes, same operations).
   double c = 0.0;
-  for (int j = 0; j < k; ++j) c += 1.0 / (t_new - before.t_past[j < before.past_count ? j : before.past_count - 1]);
+  for (int j = 0; j < k; ++j) c += 1.0 / (t_new - before.t_past[detail::past_source(before, j)]);
   state_vector<Model> y_pred, yp_pred;
   detail::predict_like_bdf<Model>(before, k, t_new, [&](int j) { return before.y_past[j]; }, before.yp0, y_pred,
                                   yp_pred);

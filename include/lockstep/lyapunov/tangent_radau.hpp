@@ -65,7 +65,7 @@ LOCKSTEP_HD void equilibrate(mat<double, N, N>& A, double* row_scale, double* co
 // the dynamic, position-constraint and non-holonomic rows, then W_mu of every stage with the velocity-
 // constraint rows. On index3 W_mu is pinned to zero, so only the leading stages * (n + m + k) block is
 // factored (`reduced`; 18 unknowns instead of 24 for the double pendulum with s = 3).
-template <class Model, int Size>
+template <int Size>
 struct equilibrated_lu {
   mat<double, Size, Size> lu;
   vec<int, Size> pivot;
@@ -79,13 +79,13 @@ struct radau_tangent_system {
   static constexpr int reduced_size = Stages * per_stage;
   static constexpr int size = reduced_size + Stages * Model::m;
   mat<double, size, size> matrix;
-  equilibrated_lu<Model, size> full;             // ggl
-  equilibrated_lu<Model, reduced_size> reduced;  // index3
+  equilibrated_lu<size> full;             // ggl
+  equilibrated_lu<reduced_size> reduced;  // index3
 };
 
 // Equilibrates and factors the leading Size x Size block of A into F.
-template <class Model, int Size, int N>
-LOCKSTEP_HD factor_result factor_equilibrated(const mat<double, N, N>& A, equilibrated_lu<Model, Size>& F) {
+template <int Size, int N>
+LOCKSTEP_HD factor_result factor_equilibrated(const mat<double, N, N>& A, equilibrated_lu<Size>& F) {
   for (int r = 0; r < Size; ++r)
     for (int c = 0; c < Size; ++c) F.lu(r, c) = A(r, c);
   equilibrate<Size>(F.lu, F.row_scale, F.column_scale);
@@ -93,8 +93,8 @@ LOCKSTEP_HD factor_result factor_equilibrated(const mat<double, N, N>& A, equili
 }
 
 // Solves the leading Size rows of the columns of B (count of them) with F, in place.
-template <class Model, int Size, int N, int R>
-LOCKSTEP_HD void solve_equilibrated(const equilibrated_lu<Model, Size>& F, mat<double, N, R>& B, int count) {
+template <int Size, int N, int R>
+LOCKSTEP_HD void solve_equilibrated(const equilibrated_lu<Size>& F, mat<double, N, R>& B, int count) {
   mat<double, Size, R> X;
   for (int r = 0; r < Size; ++r)
     for (int c = 0; c < count; ++c) X(r, c) = B(r, c) * F.row_scale[r];
@@ -259,8 +259,8 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT
         }
     }
   }
-  const factor_result fr = ggl ? detail::factor_equilibrated<Model, N>(A, S.full)
-                               : detail::factor_equilibrated<Model, Nr>(A, S.reduced);
+  const factor_result fr = ggl ? detail::factor_equilibrated<N>(A, S.full)
+                               : detail::factor_equilibrated<Nr>(A, S.reduced);
   ++tm.tangent_factorizations;
   if (fr.info == lu_not_finite) return fail(member_status::model_not_finite);
   if (fr.info != lu_ok) return fail(member_status::singular_matrix);
@@ -303,9 +303,9 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT
     }
   }
   if (ggl)
-    detail::solve_equilibrated<Model, N>(S.full, B, tm.directions);
+    detail::solve_equilibrated<N>(S.full, B, tm.directions);
   else
-    detail::solve_equilibrated<Model, Nr>(S.reduced, B, tm.directions);
+    detail::solve_equilibrated<Nr>(S.reduced, B, tm.directions);
 
   state_vector<Model> fresh[Capacity], increments[Capacity];  // s_{n+1}, and sum d_i (U_i - s_n)
   for (int d = 0; d < tm.directions; ++d) {
