@@ -88,6 +88,9 @@ struct bdf_state {
   state_vector<Model> yp0;
   // max |y_j| over every accepted point: the round-off scale of component j (error_weights).
   state_vector<Model> y_scale;
+  // internal_tolerance_factor(tolerance_rtol), kept so that the step's pow is paid once per member.
+  double tolerance_rtol = 0.0;
+  double tolerance_factor = 1.0;
 
   corrector_matrices<Model> corrector;  // Jacobian and factored Newton matrix (method/corrector.hpp)
 };
@@ -134,7 +137,7 @@ template <class Model>
 LOCKSTEP_HD state_vector<Model> error_weights(const bdf_state<Model>& s, const solver_options& opt) {
   using L = state_layout<Model>;
   constexpr double roundoff = 1000.0 * std::numeric_limits<double>::epsilon();
-  const double f = internal_tolerance_factor(opt.rtol);
+  const double f = s.tolerance_rtol == opt.rtol ? s.tolerance_factor : internal_tolerance_factor(opt.rtol);
   const state_vector<Model>& y = s.y_past[0];
   state_vector<Model> w;
   for (int j = 0; j < L::size; ++j) {
@@ -206,6 +209,49 @@ LOCKSTEP_HD double lte_estimate(const bdf_state<Model>& s, int p, double t_new, 
   return wrms<Model>(dd[p + 1], w, L::q, L::lambda) * abs(prod) / cp;
 }
 
+// The order-selection estimates of an accepted step: LTE_{k-1} (when lower) and LTE_{k+1} (when
+// higher; requires k + 2 available past nodes), as lte_estimate gives them, from one divided-difference
+// table over (t_new, tau_1 .. tau_{k+2}) restricted to q and v (the only variables the norm reads).
+// Bitwise the same as two lte_estimate calls: the table's entry y[x_0 .. x_j] is computed from x_0 .. x_j
+// alone, with the same operations, however many nodes follow it; a confluent node can only be the
+// last one (load_past) and so lies beyond LTE_{k-1}'s nodes whenever LTE_{k+1} is wanted too.
+template <class Model>
+LOCKSTEP_HD void order_estimates(const bdf_state<Model>& s, int k, bool lower, bool higher, double t_new,
+                                 const state_vector<Model>& y_new, const state_vector<Model>& w, double& lte_lower,
+                                 double& lte_higher) {
+  using L = state_layout<Model>;
+  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+  constexpr int nqv = L::lambda - L::q;
+  const int p_max = higher ? k + 1 : k - 1;
+  double x[max_nodes];
+  state_vector<Model> past[max_nodes];
+  const bool confluent = load_past(s, p_max + 1, x + 1, past + 1);
+  x[0] = t_new;
+  vec<double, nqv> dd[max_nodes];
+  vec<double, nqv> derivative;
+  for (int j = 0; j < nqv; ++j) {
+    dd[0][j] = y_new[L::q + j];
+    derivative[j] = s.yp0[L::q + j];
+    for (int i = 1; i <= p_max + 1; ++i) dd[i][j] = past[i][L::q + j];
+  }
+  divided_differences(p_max + 2, x, dd, confluent, derivative);
+  auto estimate = [&](int p) {
+    double prod = 1.0, cp = 0.0;
+    for (int j = 1; j <= p; ++j) {
+      prod *= t_new - x[j];
+      cp += 1.0 / (t_new - x[j]);
+    }
+    double sum = 0.0;
+    for (int j = 0; j < nqv; ++j) {
+      const double e = dd[p + 1][j] * w[L::q + j];
+      sum += e * e;
+    }
+    return sqrt(sum / nqv) * abs(prod) / cp;
+  };
+  if (lower) lte_lower = estimate(k - 1);
+  if (higher) lte_higher = estimate(k + 1);
+}
+
 }  // namespace detail
 
 // Starts the method at t0 from consistent initial values (stepper/initialize.hpp).
@@ -275,6 +321,10 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   double c = 0.0;
   for (int j = 0; j < k; ++j) c += 1.0 / (t_new - x[j]);
 
+  if (s.tolerance_rtol != opt.rtol) {
+    s.tolerance_rtol = opt.rtol;
+    s.tolerance_factor = detail::internal_tolerance_factor(opt.rtol);
+  }
   const state_vector<Model> w = detail::error_weights<Model>(s, opt);
 
   // ---- corrector (method/corrector.hpp) ----
@@ -327,15 +377,19 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   if (!fixed) {
     s.steps_at_order = (k == s.order) ? s.steps_at_order + 1 : 1;
     best_ratio = pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
-    if (k > 1) {
-      const double r = pow(2.0 * detail::lte_estimate(s, k - 1, t_new, y, w) + 1e-4, -1.0 / k);
+    const bool lower = k > 1;
+    const bool higher = k < opt.max_order && s.steps_at_order >= k + 1 && detail::available_past(s) >= k + 2;
+    double lte_lower = 0.0, lte_higher = 0.0;
+    if (lower || higher) detail::order_estimates(s, k, lower, higher, t_new, y, w, lte_lower, lte_higher);
+    if (lower) {
+      const double r = pow(2.0 * lte_lower + 1e-4, -1.0 / k);
       if (r >= best_ratio) {
         best_ratio = r;
         best_order = k - 1;
       }
     }
-    if (k < opt.max_order && s.steps_at_order >= k + 1 && detail::available_past(s) >= k + 2) {
-      const double r = pow(2.0 * detail::lte_estimate(s, k + 1, t_new, y, w) + 1e-4, -1.0 / (k + 2));
+    if (higher) {
+      const double r = pow(2.0 * lte_higher + 1e-4, -1.0 / (k + 2));
       if (r > best_ratio) {
         best_ratio = r;
         best_order = k + 1;

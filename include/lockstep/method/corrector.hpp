@@ -173,7 +173,7 @@ LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, co
         }
         continue;
       }
-      rate = pow(dnorm / delta0, 1.0 / it);
+      rate = it == 1 ? dnorm / delta0 : pow(dnorm / delta0, 1.0 / it);  // pow(x, 1) is x: skip the call
       // The first correction may overshoot before the contraction sets in (the index-3 multipliers
       // move by O(lambda) in the first steps from consistent values): divergence is judged from the
       // second correction on.
