@@ -236,8 +236,9 @@ template <class E>
   }
 }
 
-// The textbook substitutions, row by row (each b[i] one dependent chain over j in increasing order):
-// lu_solve runs its forward substitution by columns for speed and claims the bitwise same result.
+// The textbook substitutions, row by row (each b[i] one dependent chain: over j in increasing order in
+// the forward substitution, in decreasing order in the back substitution, which multiplies by the
+// pivot's reciprocal): lu_solve runs both by columns for speed and claims the bitwise same result.
 template <class E, int N>
 [[gnu::noinline]] ls::vec<E, N> row_oriented_solve(const ls::mat<E, N, N>& LU, const ls::vec<int, N>& pivot,
                                                   ls::vec<E, N> b) {
@@ -249,8 +250,8 @@ template <class E, int N>
   }
   for (int i = N - 1; i >= 0; --i) {
     E s = b[i];
-    for (int j = i + 1; j < N; ++j) s = s - LU(i, j) * b[j];
-    b[i] = s / LU(i, i);
+    for (int j = N - 1; j > i; --j) s = s - LU(i, j) * b[j];
+    b[i] = s * (E(1.0) / LU(i, i));
   }
   return b;
 }

@@ -239,8 +239,14 @@ LOCKSTEP_HD factor_result lu_factor(mat<E, N, N>& A, vec<int, N>& pivot) {
 // in the same order, so the result is bitwise that of the textbook loop, but the N - 1 - j updates of
 // one column are independent and overlap in the pipeline, where the row loop is one dependent chain per
 // row (measured: the chain was a fifth of andrews' BDF time, docs/PERFORMANCE.md). The back
-// substitution keeps its row order: by columns it would subtract in the opposite order and round
-// differently.
+// substitution runs by columns too (x[i] = b[i] (1 / U(i,i)), then b[r] -= U(r,i) x[i] for all r < i),
+// so every x[i] is b[i] - U(i,N-1) x[N-1] - U(i,N-2) x[N-2] - ... - U(i,i+1) x[i+1]: the
+// row-oriented loop with its subtractions in decreasing j, times 1 / U(i,i). Its critical path is one
+// subtraction and one multiplication per unknown (the reciprocals do not depend on b, so their
+// divisions overlap the forward substitution), where the row loop in increasing j waits for x[i+1]
+// before it can start row i's chain of N - 1 - i dependent subtractions and a division: O(N) latency
+// instead of O(N^2) (perf annotate, car_axis with BDF: that chain, its store-to-load forwarding and
+// the divisions were a third of solve_corrector's samples).
 template <class E, int N>
 LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, vec<E, N>& b) {
   // The interchange is unconditional (a self-swap when pivot[k] == k): with a branch on
@@ -255,10 +261,12 @@ LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, vec<
     const E bj = b[j];
     for (int i = j + 1; i < N; ++i) b[i] = b[i] - LU(i, j) * bj;
   }
+  vec<E, N> inverse_pivot;  // independent of b: these divisions overlap the forward substitution
+  for (int i = 0; i < N; ++i) inverse_pivot[i] = E(1.0) / LU(i, i);
   for (int i = N - 1; i >= 0; --i) {
-    E s = b[i];
-    for (int j = i + 1; j < N; ++j) s = s - LU(i, j) * b[j];
-    b[i] = s / LU(i, i);
+    const E xi = b[i] * inverse_pivot[i];
+    b[i] = xi;
+    for (int r = 0; r < i; ++r) b[r] = b[r] - LU(r, i) * xi;
   }
 }
 
@@ -281,12 +289,12 @@ LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, mat<
       for (int c = 0; c < count; ++c) B(i, c) = B(i, c) - l * B(j, c);
     }
   for (int i = N - 1; i >= 0; --i) {
-    for (int j = i + 1; j < N; ++j) {
-      const E u = LU(i, j);
-      for (int c = 0; c < count; ++c) B(i, c) = B(i, c) - u * B(j, c);
+    const E d = E(1.0) / LU(i, i);
+    for (int c = 0; c < count; ++c) B(i, c) = B(i, c) * d;
+    for (int r = 0; r < i; ++r) {
+      const E u = LU(r, i);
+      for (int c = 0; c < count; ++c) B(r, c) = B(r, c) - u * B(i, c);
     }
-    const E d = LU(i, i);
-    for (int c = 0; c < count; ++c) B(i, c) = B(i, c) / d;
   }
 }
 
