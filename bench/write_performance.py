@@ -40,55 +40,57 @@ TITLES = {
 
 
 # What the measurements above mean for the targets, and what would close the gaps: the reading of the
-# per-step table and the profiles, with the code each item is about. It states no figure of its own:
-# the figures are in the generated tables above it.
+# per-step table and the profiles, with the code each item is about. Its own figures are the
+# before/after comparisons of changes (each measured in one run against the named commit or setting),
+# which a single run of this benchmark cannot show.
 ANALYSIS = """### What would close the gaps
 
-Where the ratio falls short: (a) BDF runs about two Newton iterations per step where IDA runs fewer
+Where the ratio falls short: (a) BDF runs two Newton iterations per step where IDA runs 1.4-1.7
 (table above), and every iteration costs a residual evaluation and a Newton solve; (b) Radau IIA
 re-evaluates the Jacobian and refactors both of its matrices after almost every accepted step; (c)
-per-step bookkeeping that does not depend on the step (see the profiles) is redone every step.
+per-step bookkeeping (predictor, error and order estimates) is a third of BDF's time on the small
+models (car_axis profile above).
 
-Changes that leave every result bit for bit the same (the method headers belong to the engineers
-changing them now, so they are proposed here, not made):
+Done in session 5 (the numbers above include them):
 
-1. `method/bdf.hpp`, `error_weights`: `internal_tolerance_factor(opt.rtol)` calls `pow(rtol, 1.25)` at
-   every step for a constant; compute it once per member (in `bdf_start`).
-2. `method/corrector.hpp`: the contraction rate `pow(dnorm / delta0, 1.0 / it)` at `it == 1` is
-   `dnorm / delta0` exactly (pow(x, 1) = x); most steps stop at the second iteration.
-3. `method/bdf.hpp`, order selection: `lte_estimate` builds a divided-difference table over
-   (t_new, tau_1 ..) for order k - 1 and another for k + 1; one table over the longer node list serves
-   both with identical arithmetic (each entry depends only on its own nodes).
-4. `stepper/member.hpp`, `record_constraint_residuals`: after every accepted step it evaluates Phi and
-   G v + Phi_t (an automatic-differentiation pass over the constraints) only to update the counters
-   `max_phi` and `max_velocity_residual`; an option to skip it, or taking the values from the last Newton
-   residual, removes that evaluation.
-5. `core/linalg.hpp`, `lu_solve`: `perf annotate` of andrews with BDF (one member, rtol 1e-8, 100
-   solves) puts 22 % of the time in `solve_newton`, most of it in the back substitution's single
-   dependent chain `s = s - LU(i, j) * b[j]` (19 unknowns; -ffp-contract=off keeps the multiply and
-   subtract apart): latency, not arithmetic. Two or four partial sums per row would cut it by about
-   that factor — but that reorders the additions, so it belongs with the numerics-changing items.
+1. Bitwise the same results (968 datasets of 16 studies compared, 4 problems x 2 methods x rtol 1e-4 and
+   1e-8): `internal_tolerance_factor`'s pow once per member; pow(x, 1) skipped in the contraction rate;
+   LTE_{k-1} and LTE_{k+1} of order selection from one divided-difference table over q and v only;
+   order selection by exact integer-power comparisons, with pow only for a step that shrinks
+   (`detail::choose_order`, shared with the tangent step).
+2. Last bits changed: `lu_solve`'s back substitution runs by columns and multiplies by the pivots'
+   reciprocals, O(N) latency per solve instead of O(N^2) (the row loop waited for x[i+1] before a
+   chain of N - 1 - i dependent subtractions and a division).
+   Together, same run, one thread, fastest of 2 rounds against commit 122b263: BDF at rtol 1e-8 0.69
+   (double pendulum), 0.73 (car_axis), 0.88 (slider_crank), 0.89 (andrews) of the time; Radau IIA at
+   1e-5 0.92-0.98.
 
-Done since the profiles were first taken: the omp backend's dynamic-schedule grain, 64 members per
-grab, left one of two threads idle whenever at most 64 members were active (small ensembles, and the
-tail of every run); it now shrinks with the active count (`kernels/omp/launch.hpp`, bitwise the same
-results).
+Measured and not adopted (car_axis and slider_crank, same-run comparisons):
 
-Changes that alter the numerics, for the method owners to weigh against their accuracy measurements:
+3. A contraction rate carried over to the next step's first iteration while the Newton matrix is
+   unchanged (IDA's test, restricted to the same matrix): Newton iterations per step fell from 2.0 to
+   1.2, but accepting the first iterate leaves an iteration error that is noise in the error estimate,
+   whose controller works at the edge r = 1 between keeping and cutting h: steps rose 8-12 %,
+   rejections 1.5-3x and LU factorizations 4-5x; the time changed by -7 % to +6 %. With the carried rate
+   floored at 0.2 the first iterate is almost never accepted.
+4. RADAU5's THET = 0.1 instead of 0.001 (keep the Jacobian unless the contraction was slow):
+   car_axis 10-18 % faster at rtol 1e-4 ... 1e-6, andrews within the noise, slider_crank lost a digit at
+   1e-6 (scd 2.42 -> 1.36).
+5. BDF's Jacobian refresh at a contraction rate of 0.25 or 0.5 instead of 0.1: slider_crank at rtol 1e-4
+   ... 1e-6 between 13 % faster and 12 % slower, with more rejected steps.
 
-6. BDF Newton (`method/corrector.hpp`): convergence is judged from a rate measured in the same step
-   (never carried over), so a step needs at least two iterations unless its Jacobian is fresh; IDA
-   carries the rate across steps (with epcon = 0.33, where lockstep uses 0.1). The Newton iterations per
-   step in the table above are the largest single factor in BDF's cost per step. A carried-over rate
-   accepted only when the Jacobian and the shift c are unchanged since it was measured would recover
-   most of the second iterations; docs/DESIGN-NOTES.md and method/bdf.hpp record why it was removed.
-7. Radau IIA (`method/radau.hpp`): RADAU5's rule keeps the Jacobian only when theta <= 0.001; for
-   these small systems a Jacobian and two factorizations (one complex) cost several model evaluations
-   each, and RADAU5 itself recommends a larger threshold (0.1) when Jacobians are expensive relative to
-   the rest of the step.
-8. `core/linalg.hpp`, `lu_solve`: besides the partial sums of item 5, the back substitution divides by each pivot; storing the pivots'
-   reciprocals at factorization time replaces N divisions per solve by multiplications (it changes the
-   last bit of results, so the backends' bitwise agreement holds but stored reference values move).
+What remains, by expected effect:
+
+6. The predictor's divided-difference table is rebuilt from the stored points at every attempt,
+   O(k^2) state vectors; IDA updates its modified divided differences in O(k) per step. Keeping the table
+   in the member state changes the representation the dense output and the tangent step read.
+7. The models evaluate their trigonometric functions separately in M, Q, Phi and G (andrews: sincos
+   is 10 % of BDF's time); a per-evaluation cache of the angles' sines and cosines in the model
+   interface would share them.
+8. `record_constraint_residuals` evaluates Phi and G v + Phi_t after every accepted step only for the
+   counters `max_phi` and `max_velocity_residual` (about 5 % of car_axis' BDF time with its AD pass).
+9. Radau IIA on the slider crank at loose tolerances rejects a quarter of its steps and runs 6-7 Newton
+   iterations per step; at 1 digit, its cost, not IDA's, sets the ratio of 2.
 """
 
 

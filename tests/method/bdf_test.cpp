@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <random>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -600,6 +601,86 @@ TEST(BdfStatus, AdaptiveBdfOnTheIndex3FormulationIsRefusedAsInvalidInputNamingFi
   EXPECT_EQ(r.status, member_status::invalid_input) << status_name(r.status);
   EXPECT_NE(r.message.find("fixed steps"), std::string::npos) << r.message;
   EXPECT_EQ(r.counters.steps, 0);
+}
+
+}  // namespace
+}  // namespace lockstep::test
+
+namespace lockstep::test {
+namespace {
+
+// detail::choose_order decides by exact integer-power comparisons; it must make the decisions of the
+// rule it replaces, written here with pow (the header comment's rule), on every estimate except near
+// ties, where the two roundings may disagree.
+struct pow_rule_choice {
+  int order;
+  double ratio;
+  bool shrinks;
+  bool near_tie;
+};
+
+pow_rule_choice choose_order_with_pow(int k, double lte_k, bool lower, double lte_lower, bool higher,
+                                      double lte_higher) {
+  auto r = [](double lte, int p) { return std::pow(2.0 * lte + 1e-4, -1.0 / (p + 1)); };
+  auto close = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); };
+  pow_rule_choice c{k, 0.0, false, false};
+  double best = r(lte_k, k);
+  if (lower) {
+    const double rl = r(lte_lower, k - 1);
+    c.near_tie = c.near_tie || close(rl, best);
+    if (rl >= best) {
+      best = rl;
+      c.order = k - 1;
+    }
+  }
+  if (higher) {
+    const double rh = r(lte_higher, k + 1);
+    c.near_tie = c.near_tie || close(rh, best);
+    if (rh > best) {
+      best = rh;
+      c.order = k + 1;
+    }
+  }
+  c.near_tie = c.near_tie || close(best, 1.0) || close(best, 2.0);
+  c.shrinks = best < 1.0;
+  c.ratio = best >= 2.0 ? 2.0 : (best <= 1.0 ? std::max(0.5, std::min(0.9, best)) : 1.0);
+  return c;
+}
+
+TEST(BdfOrderSelection, IntegerPowerComparisonsMakeThePowRulesDecisions) {
+  std::mt19937_64 random(20261122);
+  std::uniform_real_distribution<double> exponent(-7.0, 3.0);  // estimates from 1e-7 to 1e3
+  std::uniform_int_distribution<int> order(1, 5);
+  int compared = 0, lowered = 0, raised = 0, doubled = 0, kept = 0, cut = 0;
+  for (int trial = 0; trial < 200000; ++trial) {
+    const int k = order(random);
+    const bool lower = k > 1, higher = k < 5 && (trial % 3 != 0);
+    const double lte_k = std::min(1.0, std::pow(10.0, exponent(random)));  // accepted: LTE_k <= 1
+    const double lte_lower = std::pow(10.0, exponent(random)), lte_higher = std::pow(10.0, exponent(random));
+    const pow_rule_choice want = choose_order_with_pow(k, lte_k, lower, lte_lower, higher, lte_higher);
+    if (want.near_tie) continue;
+    const detail::order_choice got = detail::choose_order(k, lte_k, lower, lte_lower, higher, lte_higher);
+    ++compared;
+    ASSERT_EQ(got.order, want.order) << "k " << k << " estimates " << lte_k << " " << lte_lower << " " << lte_higher;
+    ASSERT_EQ(got.shrinks, want.shrinks) << "k " << k;
+    ASSERT_EQ(got.ratio, want.ratio) << "k " << k;  // bitwise: the same pow call when h shrinks
+    lowered += got.order < k;
+    raised += got.order > k;
+    doubled += got.ratio == 2.0;
+    kept += got.ratio == 1.0;
+    cut += got.ratio < 1.0;
+  }
+  EXPECT_GT(compared, 199000);
+  for (int count : {lowered, raised, doubled, kept, cut}) EXPECT_GT(count, 1000);  // every branch exercised
+}
+
+TEST(BdfOrderSelection, ANonFiniteEstimateNeverWins) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (double bad : {nan, inf}) {
+    const detail::order_choice c = detail::choose_order(3, 0.1, true, bad, true, bad);
+    EXPECT_EQ(c.order, 3);
+    EXPECT_EQ(c.ratio, choose_order_with_pow(3, 0.1, false, 0.0, false, 0.0).ratio);
+  }
 }
 
 }  // namespace

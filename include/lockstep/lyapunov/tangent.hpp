@@ -947,26 +947,11 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
       tm.method.h = ratio * h;
       return attempt_result::rejected;
     }
-    int best_order = k;
-    double best_ratio = pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
-    if (can_lower) {
-      const double r_low = pow(2.0 * err_km1 + 1e-4, -1.0 / k);
-      if (r_low >= best_ratio) {
-        best_ratio = r_low;
-        best_order = k - 1;
-      }
-    }
-    if (can_raise) {
-      const double r_high = pow(2.0 * combined_lte(k + 1) + 1e-4, -1.0 / (k + 2));
-      if (r_high > best_ratio) {
-        best_ratio = r_high;
-        best_order = k + 1;
-      }
-    }
-    tm.method.steps_at_order = best_order != k ? 0 : steps_at_order;
-    tm.method.order = best_order;
-    const double ratio = best_ratio >= 2.0 ? 2.0 : (best_ratio > 1.0 ? 1.0 : max(0.5, min(0.9, best_ratio)));
-    tm.method.h = min(ratio * h, opt.h_max);
+    const detail::order_choice next =
+        detail::choose_order(k, err_k, can_lower, err_km1, can_raise, can_raise ? combined_lte(k + 1) : 0.0);
+    tm.method.steps_at_order = next.order != k ? 0 : steps_at_order;
+    tm.method.order = next.order;
+    tm.method.h = min(next.ratio * h, opt.h_max);
   }
   // Shift the tangent history exactly as bdf_attempt shifted the state's.
   for (int j = tangent_member<Model, Capacity>::max_past - 1; j > 0; --j)

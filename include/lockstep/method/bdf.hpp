@@ -252,6 +252,59 @@ LOCKSTEP_HD void order_estimates(const bdf_state<Model>& s, int k, bool lower, b
   if (higher) lte_higher = estimate(k + 1);
 }
 
+// x^e for a small positive integer e, by repeated multiplication.
+LOCKSTEP_HD double integer_power(double x, int e) {
+  double r = x;
+  for (int i = 1; i < e; ++i) r *= x;
+  return r;
+}
+
+// The next order and step ratio after an accepted step of order k (the header's rules): the order
+// among k - 1 (when lower), k and k + 1 (when higher) whose admissible step ratio
+// r_p = (2 LTE_p + 1e-4)^(-1/(p+1)) is largest (ties favour k - 1 over k, and k over k + 1), then the
+// ratio 2 when r >= 2, 1 when 1 < r < 2, max(0.5, min(0.9, r)) when r <= 1. With a_p = 2 LTE_p + 1e-4
+// and e_p = p + 1, r_i >= r_j exactly when a_i^(e_j) <= a_j^(e_i), r >= 2 when a <= 2^-e and r <= 1
+// when a >= 1, so pow is needed only for a step that shrinks (it was three pow calls per step, 7 % of
+// car_axis' BDF time). A non-finite estimate never wins a comparison, as pow's NaN or 0 never did.
+// lyapunov/tangent.hpp makes the same choice with the tangents' estimates included.
+struct order_choice {
+  int order = 1;
+  double ratio = 1.0;
+  bool shrinks = false;  // r < 1: h shrinks (or would without the clamp); the error-failure count stays
+};
+LOCKSTEP_HD order_choice choose_order(int k, double lte_k, bool lower, double lte_lower, bool higher,
+                                      double lte_higher) {
+  double a = 2.0 * lte_k + 1e-4;
+  int e = k + 1;
+  order_choice choice;
+  choice.order = k;
+  if (lower) {
+    const double a_low = 2.0 * lte_lower + 1e-4;
+    if (integer_power(a_low, e) <= integer_power(a, k)) {  // r_{k-1} >= r_k
+      a = a_low;
+      e = k;
+      choice.order = k - 1;
+    }
+  }
+  if (higher) {
+    const double a_high = 2.0 * lte_higher + 1e-4;
+    if (integer_power(a_high, e) < integer_power(a, k + 2)) {  // r_{k+1} > r_best
+      a = a_high;
+      e = k + 2;
+      choice.order = k + 1;
+    }
+  }
+  choice.shrinks = a > 1.0;
+  if (a >= 1.0) {
+    choice.ratio = max(0.5, min(0.9, pow(a, -1.0 / e)));
+  } else if (a <= ldexp(1.0, -e)) {
+    choice.ratio = 2.0;
+  } else {
+    choice.ratio = 1.0;
+  }
+  return choice;
+}
+
 }  // namespace detail
 
 // Starts the method at t0 from consistent initial values (stepper/initialize.hpp).
@@ -372,29 +425,15 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   }
 
   // ---- next order (estimates over t_new and the past nodes, before they shift) ----
-  int best_order = k;
-  double best_ratio = 1.0;
+  detail::order_choice next;
+  next.order = k;
   if (!fixed) {
     s.steps_at_order = (k == s.order) ? s.steps_at_order + 1 : 1;
-    best_ratio = pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
     const bool lower = k > 1;
     const bool higher = k < opt.max_order && s.steps_at_order >= k + 1 && detail::available_past(s) >= k + 2;
     double lte_lower = 0.0, lte_higher = 0.0;
     if (lower || higher) detail::order_estimates(s, k, lower, higher, t_new, y, w, lte_lower, lte_higher);
-    if (lower) {
-      const double r = pow(2.0 * lte_lower + 1e-4, -1.0 / k);
-      if (r >= best_ratio) {
-        best_ratio = r;
-        best_order = k - 1;
-      }
-    }
-    if (higher) {
-      const double r = pow(2.0 * lte_higher + 1e-4, -1.0 / (k + 2));
-      if (r > best_ratio) {
-        best_ratio = r;
-        best_order = k + 1;
-      }
-    }
+    next = detail::choose_order(k, err_k, lower, lte_lower, higher, lte_higher);
   }
 
   // ---- accept ----
@@ -419,7 +458,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   // error — down to h = 1e-16: 2.5 % of the perturbed andrews members of bench/peers at rtol 1e-8
   // ended so. Counted across such steps, the third failure drops to order 1 (below) and the step
   // recovers.
-  if (!(best_ratio < 1.0)) s.error_failures = 0;
+  if (!next.shrinks) s.error_failures = 0;
   ++counters.steps;
   counters.last_h = h;
 
@@ -429,17 +468,9 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   }
 
   // ---- next step size ----
-  if (best_order != k) s.steps_at_order = 0;
-  s.order = best_order;
-  double ratio;
-  if (best_ratio >= 2.0) {
-    ratio = 2.0;
-  } else if (best_ratio <= 1.0) {
-    ratio = max(0.5, min(0.9, best_ratio));
-  } else {
-    ratio = 1.0;
-  }
-  s.h = min(ratio * h, opt.h_max);
+  if (next.order != k) s.steps_at_order = 0;
+  s.order = next.order;
+  s.h = min(next.ratio * h, opt.h_max);
   return attempt_result::accepted;
 }
 
