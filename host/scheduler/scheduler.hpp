@@ -23,6 +23,7 @@
 
 #include "kernels/common/member_kernels.hpp"
 #include "kernels/common/soa.hpp"
+#include "kernels/common/split_factor.hpp"
 #include "lockstep/stepper/member.hpp"
 
 namespace lockstep {
@@ -48,6 +49,11 @@ struct run_options {
                                           // of the backend's free memory (host: available RAM, capped
                                           // at 256 MiB: detail::host_memory_budget)
   int attempts_per_sync = 32;             // K: step attempts per member per launch
+  // serial and omp: run the split path of kernels/common/split_factor.hpp (factorizations in a phase
+  // between launches, by lu_factor) instead of the fused step: the CPU emulation of the CUDA backend's
+  // path for large members, with results bitwise those of the fused path (tests/backend/split_factor_test).
+  // Methods without a split path (rhoinf) run fused. The cuda backend chooses by size and ignores it.
+  bool split_factorization = false;
   std::function<void(const progress_report&)> on_progress;  // called after every launch
 
   // Streaming: when keep_outputs is false, ensemble_result::outputs stays empty and a chunk's
@@ -281,6 +287,9 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
   std::vector<unsigned char> finished(static_cast<std::size_t>(chunk));
   std::vector<long> active(static_cast<std::size_t>(chunk));
   std::vector<double> member_outputs;
+  constexpr bool can_split = has_split_factorization<Method>;
+  const bool split = can_split && ro.split_factorization;
+  std::vector<unsigned char> pending(split ? static_cast<std::size_t>(chunk) : 0);
 
   progress_report report;
   report.members_total = e.members;
@@ -318,8 +327,17 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
     };
     compact();
     while (n_active > 0) {
-      launch(advance_member<Model, Method>{view, ro.attempts_per_sync}, active.data(), n_active);
-      compact();
+      if constexpr (can_split) {
+        if (split) {  // kernels/common/split_factor.hpp: advance, then factor what the attempts left pending
+          launch(advance_member_split<Model, Method>{view, ro.attempts_per_sync, pending.data()}, active.data(), n_active);
+          compact();
+          launch(factor_member<Model, Method>{view, pending.data()}, active.data(), n_active);
+        }
+      }
+      if (!split) {
+        launch(advance_member<Model, Method>{view, ro.attempts_per_sync}, active.data(), n_active);
+        compact();
+      }
       if (ro.on_progress) {
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         ro.on_progress(report);

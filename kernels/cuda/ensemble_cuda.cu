@@ -11,19 +11,29 @@
 //      the host's scatter of chunk c + 1 and its gathering of chunk c - 1, not the computation of chunk
 //      c + 1: the device storage is single, so chunk c + 1 starts once chunk c's results are out
 //      (double device storage would overlap them at twice the memory; docs/GPU.md).
+// Members whose Newton matrices are larger than split_factorization_threshold (chain<16>) take the split
+// path of kernels/common/split_factor.hpp: the step kernel suspends attempts at their factorizations,
+// and a factor phase (gather, cublasDgetrfBatched / cublasZgetrfBatched, scatter) runs between launches
+// (docs/GPU.md section 5).
 // No GPU has run this code (none is available to the project): it is held to what the compiler
 // proves (no host function reachable from device code) and to ptxas's resource figures, which the
 // build records in build/ptxas/ensemble_cuda.txt.
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/partition.h>
 #include <thrust/sequence.h>
 
+#include <cstddef>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "ensemble_cuda.hpp"
 #include "kernels/common/member_kernels.hpp"
+#include "kernels/common/split_factor.hpp"
 #include "lockstep/model/registry.hpp"
 
 namespace lockstep::cuda {
@@ -65,6 +75,187 @@ struct not_finished {
   __host__ __device__ bool operator()(long i) const { return finished[i] == 0; }
 };
 
+void check(cublasStatus_t e, const char* what) {
+  if (e != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("lockstep cuda: ") + what + ": " + cublasGetStatusName(e) + " (" +
+                             cublasGetStatusString(e) + ")");
+}
+
+struct is_pending {
+  const unsigned char* pending;
+  __host__ __device__ bool operator()(long i) const { return pending[i] != 0; }
+};
+
+// ---- the split path's factor phase (kernels/common/split_factor.hpp, docs/GPU.md section 5) ----
+//
+// The pending members' Newton matrices are read from and written back to the SoA state images in place
+// (split_offsets), without loading whole states: a member's state is what does not fit a thread.
+
+// Bytes [offset, offset + size) of member i's state image in SoA words (soa.hpp's layout).
+__device__ void soa_read_bytes(const std::uint64_t* data, long stride, long i, long offset, void* out, int size) {
+  unsigned char* o = static_cast<unsigned char*>(out);
+  for (int b = 0; b < size;) {
+    const long w = (offset + b) / 8;
+    const int in = static_cast<int>((offset + b) % 8), take = 8 - in < size - b ? 8 - in : size - b;
+    const std::uint64_t word = data[w * stride + i];
+    memcpy(o + b, reinterpret_cast<const unsigned char*>(&word) + in, take);
+    b += take;
+  }
+}
+
+__device__ void soa_write_bytes(std::uint64_t* data, long stride, long i, long offset, const void* in_bytes, int size) {
+  const unsigned char* s = static_cast<const unsigned char*>(in_bytes);
+  for (int b = 0; b < size;) {
+    const long w = (offset + b) / 8;
+    const int in = static_cast<int>((offset + b) % 8), take = 8 - in < size - b ? 8 - in : size - b;
+    std::uint64_t word = data[w * stride + i];
+    memcpy(reinterpret_cast<unsigned char*>(&word) + in, s + b, take);
+    data[w * stride + i] = word;
+    b += take;
+  }
+}
+
+// One batch of pending members, batch[j] = member index in the chunk. E: double (BDF, Radau's real
+// block) or complex<double> (Radau's complex block; layout-compatible with cuDoubleComplex: two doubles,
+// real part first).
+template <class E>
+struct factor_batch {
+  std::uint64_t* states;
+  long stride;
+  const long* batch;
+  int n;                // the Newton matrix size N
+  long lu_offset, pivot_offset;
+  E* matrices;          // n x n column-major per member, contiguous (lda = n)
+  E** pointers;         // matrices + j n^2: the Aarray of cublas<t>getrfBatched
+  int* pivots;          // n per member: LAPACK's 1-based ipiv
+  int* info;            // per member
+  double* scale;        // max |a_ij| (|re| + |im|) of the unfactored matrix; NaN when an entry is not finite
+};
+
+// Gather: row-major mat<E, n, n> (core/linalg.hpp) to column-major, and lu_factor's singularity scale.
+template <class E>
+struct gather_matrix {
+  factor_batch<E> f;
+  __device__ void operator()(long j) const {
+    const long i = f.batch[j];
+    E* A = f.matrices + j * f.n * f.n;
+    f.pointers[j] = A;
+    double scale = 0.0;
+    bool finite = true;
+    for (int r = 0; r < f.n; ++r)
+      for (int c = 0; c < f.n; ++c) {
+        E a;
+        soa_read_bytes(f.states, f.stride, i, f.lu_offset + static_cast<long>(sizeof(E)) * (r * f.n + c), &a, sizeof(E));
+        A[c * f.n + r] = a;
+        const double m = abs1(a);
+        finite = finite && is_finite(m);
+        scale = max(scale, m);
+      }
+    f.scale[j] = finite ? scale : std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+// Scatter: the factors back into row-major storage, LAPACK's pivots (1-based; row k was interchanged
+// with row ipiv[k] at step k) as lu_factor's (0-based, the same meaning), and the status lu_factor
+// would have given: not finite before factoring, singular when a pivot |u_kk| <= n eps max |a_ij|
+// (core/linalg.hpp) or when getrf reports an exactly zero one (info > 0). `status` is the member's
+// status so far (the complex block is factored only when the real one succeeded, as in radau_attempt).
+template <class E>
+struct scatter_matrix {
+  factor_batch<E> f;
+  member_status* status;
+  __device__ void operator()(long j) const {
+    if (status[j] != member_status::success) return;
+    const long i = f.batch[j];
+    const E* A = f.matrices + j * f.n * f.n;
+    if (!is_finite(f.scale[j])) {
+      status[j] = member_status::model_not_finite;
+      return;
+    }
+    const double threshold = f.n * std::numeric_limits<double>::epsilon() * f.scale[j];
+    bool singular = f.info[j] != 0;
+    for (int k = 0; k < f.n; ++k) singular = singular || !(abs1(A[k * f.n + k]) > threshold);
+    if (singular) {
+      status[j] = member_status::singular_matrix;
+      return;
+    }
+    for (int r = 0; r < f.n; ++r)
+      for (int c = 0; c < f.n; ++c)
+        soa_write_bytes(f.states, f.stride, i, f.lu_offset + static_cast<long>(sizeof(E)) * (r * f.n + c), &A[c * f.n + r], sizeof(E));
+    for (int k = 0; k < f.n; ++k) {
+      const int p = f.pivots[j * f.n + k] - 1;
+      soa_write_bytes(f.states, f.stride, i, f.pivot_offset + static_cast<long>(sizeof(int)) * k, &p, sizeof(int));
+    }
+  }
+};
+
+// The factor phase's last word to the member: pending cleared, factors ready, their status.
+struct mark_ready {
+  std::uint64_t* states;
+  long stride;
+  const long* batch;
+  long external_offset;
+  const member_status* status;
+  __device__ void operator()(long j) const {
+    const long i = batch[j];
+    external_factors x;
+    soa_read_bytes(states, stride, i, external_offset, &x, sizeof(x));
+    x.pending = false;
+    x.ready = true;
+    x.status = status[j];
+    soa_write_bytes(states, stride, i, external_offset, &x, sizeof(x));
+  }
+};
+
+struct set_status {
+  member_status* status;
+  __device__ void operator()(long j) const { status[j] = member_status::success; }
+};
+
+// Refuses a kernel whose local memory the device cannot provide: a per-thread stack over CUDA's 512 KB
+// limit, or the driver's reservation for it (stack x every thread the device can hold, the formula of
+// device_check.cu) over the free memory. chain<16>'s step kernels are such, split or not: the split
+// takes the factorization out of the kernel, not the member state (docs/GPU.md section 5.4).
+template <class Kernel>
+void require_local_memory(Kernel kernel, const char* model, std::size_t free_bytes) {
+  cudaFuncAttributes attributes{};
+  int device = 0, threads_per_sm = 0, sms = 0;
+  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device), "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  const double per_thread = double(attributes.localSizeBytes), reservation = per_thread * threads_per_sm * sms;
+  if (per_thread > 512.0 * 1024.0 || reservation > double(free_bytes))
+    throw std::invalid_argument(std::string("lockstep: the cuda backend cannot run model ") + model +
+                                ": a kernel needs " + std::to_string(attributes.localSizeBytes) +
+                                " B of local memory per thread (CUDA allows 512 KB), " + std::to_string(reservation / 1e9) +
+                                " GB for the whole device, " + std::to_string(double(free_bytes) / 1e9) +
+                                " GB are free (docs/GPU.md section 5.4); use backend omp or serial");
+}
+
+// Where external_factors and the Newton matrices sit in Method's member state (byte offsets).
+template <class Model, class Method>
+split_offsets split_offsets_of() {
+  auto ms = std::make_unique<member_state<Model, Method>>();
+  const auto at = [base = reinterpret_cast<const char*>(ms.get())](const void* p) {
+    return static_cast<long>(reinterpret_cast<const char*>(p) - base);
+  };
+  split_offsets o;
+  o.external = at(&external_of(ms->method));
+  if (auto* R = real_matrix_of(ms->method)) {
+    o.real_lu = at(&R->lu.a[0]);
+    o.real_pivot = at(&R->pivot.a[0]);
+  }
+  if (auto* C = complex_matrix_of(ms->method)) {
+    o.complex_lu = at(&C->lu.a[0]);
+    o.complex_pivot = at(&C->pivot.a[0]);
+  }
+  return o;
+}
+
+// Stands in for split_factor_phase where the model is fused.
+struct no_split_phase {};
+
 }  // namespace
 
 // Outside the anonymous namespace so that ptxas reports carry readable names.
@@ -73,6 +264,82 @@ __global__ void __launch_bounds__(threads_per_block) for_each_active_member(cons
   const long a = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (a < count) f(active[a]);
 }
+
+template <class Functor>
+__global__ void __launch_bounds__(threads_per_block) for_each_index(long count, Functor f) {
+  const long j = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < count) f(j);
+}
+
+namespace {
+
+// The split path's device storage and the factor phase over the members an advance launch left
+// pending. Batches of at most `batch_capacity` members bound the workspace: per member n^2 doubles and
+// n^2 complex doubles (96 KB for chain<16>, n = 64), whatever the chunk size.
+template <class Model, class Method>
+struct split_factor_phase {
+  static constexpr int n = state_layout<Model>::newton_size;
+  static constexpr long batch_capacity = 1024;
+  split_offsets off = split_offsets_of<Model, Method>();
+  cublasHandle_t handle = nullptr;
+  device_buffer<unsigned char> pending;
+  device_buffer<long> batch;
+  device_buffer<double> real, scale;
+  device_buffer<complex<double>> cplx;
+  device_buffer<double*> real_ptr;
+  device_buffer<complex<double>*> cplx_ptr;
+  device_buffer<int> pivots, info;
+  device_buffer<member_status> status;
+
+  split_factor_phase(long chunk, cudaStream_t stream)
+      : pending(chunk), batch(chunk), real(off.real_lu >= 0 ? batch_capacity * n * n : 0), scale(batch_capacity),
+        cplx(off.complex_lu >= 0 ? batch_capacity * n * n : 0), real_ptr(batch_capacity), cplx_ptr(batch_capacity),
+        pivots(batch_capacity * n), info(batch_capacity), status(batch_capacity) {
+    check(cublasCreate(&handle), "cublasCreate");
+    check(cublasSetStream(handle, stream), "cublasSetStream");
+  }
+  ~split_factor_phase() { cublasDestroy(handle); }
+  split_factor_phase(const split_factor_phase&) = delete;
+  split_factor_phase& operator=(const split_factor_phase&) = delete;
+
+  template <class Functor>
+  static void over(long count, const Functor& f, cudaStream_t stream) {
+    const long blocks = (count + threads_per_block - 1) / threads_per_block;
+    for_each_index<<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(count, f);
+    check(cudaGetLastError(), "kernel launch");
+  }
+
+  // Factors every pending member among the n_active of `active`, in batches.
+  void run(std::uint64_t* states, long stride, const long* active, long n_active, cudaStream_t stream) {
+    const long* end = thrust::copy_if(thrust::cuda::par.on(stream), active, active + n_active, batch.p, is_pending{pending.p});
+    const long count = static_cast<long>(end - batch.p);
+    for (long first = 0; first < count; first += batch_capacity) {
+      const long b = std::min(batch_capacity, count - first);
+      const long* members = batch.p + first;
+      over(b, set_status{status.p}, stream);
+      // cuBLAS getrfBatched: LU with partial pivoting of each A[j] (n x n, column-major, lda = n), pivots
+      // in P[j n .. j n + n - 1] (1-based) and info[j] (k > 0: U(k, k) is exactly zero); cuBLAS Library
+      // User Guide, "cublas<t>getrfBatched()". The pivot row maximizes |re| + |im| as in LAPACK's
+      // izamax, the rule lu_factor follows (core/linalg.hpp), so the status test below is lu_factor's.
+      if (off.real_lu >= 0) {
+        const factor_batch<double> f{states, stride, members, n, off.real_lu, off.real_pivot, real.p, real_ptr.p, pivots.p, info.p, scale.p};
+        over(b, gather_matrix<double>{f}, stream);
+        check(cublasDgetrfBatched(handle, n, real_ptr.p, n, pivots.p, info.p, static_cast<int>(b)), "cublasDgetrfBatched");
+        over(b, scatter_matrix<double>{f, status.p}, stream);
+      }
+      if (off.complex_lu >= 0) {
+        const factor_batch<complex<double>> f{states, stride, members, n, off.complex_lu, off.complex_pivot, cplx.p, cplx_ptr.p, pivots.p, info.p, scale.p};
+        over(b, gather_matrix<complex<double>>{f}, stream);
+        check(cublasZgetrfBatched(handle, n, reinterpret_cast<cuDoubleComplex* const*>(cplx_ptr.p), n, pivots.p, info.p, static_cast<int>(b)),
+              "cublasZgetrfBatched");
+        over(b, scatter_matrix<complex<double>>{f, status.p}, stream);
+      }
+      over(b, mark_ready{states, stride, members, off.external, status.p}, stream);
+    }
+  }
+};
+
+}  // namespace
 
 int device_count() {
   int count = 0;
@@ -97,6 +364,11 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
 
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  require_local_memory(for_each_active_member<begin_member<Model, Method>>, Model::name, free_bytes);
+  if constexpr (uses_split_factorization<Model> && has_split_factorization<Method>)
+    require_local_memory(for_each_active_member<advance_member_split<Model, Method>>, Model::name, free_bytes);
+  else
+    require_local_memory(for_each_active_member<advance_member<Model, Method>>, Model::name, free_bytes);
   ensemble_result<Model> r = detail::empty_result(e, run);
   std::vector<double> member_outputs;
   const long chunk = detail::choose_chunk(e, run, run.memory_budget > 0 ? run.memory_budget : free_bytes / 4);
@@ -109,6 +381,8 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
       d_save_times{std::size_t(save_count)};
   device_buffer<unsigned char> d_finished(chunk);
   device_buffer<long> d_active(chunk);
+  // Fused or split by size at compile time (kernels/common/split_factor.hpp, docs/GPU.md section 5).
+  constexpr bool split = uses_split_factorization<Model> && has_split_factorization<Method>;
   // Pinned host buffers: inputs (one set) and results (two sets, for overlap).
   pinned_buffer<double> h_params(std::size_t(Model::n_params) * chunk), h_q0(std::size_t(Model::n) * chunk),
       h_v0(std::size_t(Model::n) * chunk);
@@ -119,6 +393,9 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   cudaStream_t compute = nullptr, copy = nullptr;
   check(cudaStreamCreate(&compute), "cudaStreamCreate");
   check(cudaStreamCreate(&copy), "cudaStreamCreate");
+  using factor_phase = std::conditional_t<split, split_factor_phase<Model, Method>, no_split_phase>;
+  std::unique_ptr<factor_phase> factors;
+  if constexpr (split) factors = std::make_unique<factor_phase>(chunk, compute);
   cudaEvent_t computed[2], copied[2];
   for (int b = 0; b < 2; ++b) {
     check(cudaEventCreateWithFlags(&computed[b], cudaEventDisableTiming), "cudaEventCreate");
@@ -181,7 +458,12 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
     };
     launch(begin_member<Model, Method>{view});
     while (n_active > 0) {
-      launch(advance_member<Model, Method>{view, run.attempts_per_sync});
+      if constexpr (split) {  // kernels/common/split_factor.hpp: advance, then factor what is pending
+        launch(advance_member_split<Model, Method>{view, run.attempts_per_sync, factors->pending.p});
+        factors->run(d_states.p, chunk, d_active.p, n_active, compute);
+      } else {
+        launch(advance_member<Model, Method>{view, run.attempts_per_sync});
+      }
       if (run.on_progress) {
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         run.on_progress(report);
@@ -223,10 +505,12 @@ ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_option
 }
 
 // The models the CUDA backend is built for. Each instantiation compiles the whole member stepper as
-// device code for sm_80 and sm_90, so the list is kept to models whose state fits a thread
-// comfortably; see docs/GPU.md for the figures and for why chain<16> waits for the split-kernel path.
+// device code for sm_80 and sm_90, so the list is kept short; see docs/GPU.md for the figures.
 template ensemble_result<models::pendulum> solve_ensemble(const ensemble<models::pendulum>&, const run_options&);
 template ensemble_result<models::double_pendulum> solve_ensemble(const ensemble<models::double_pendulum>&, const run_options&);
 template ensemble_result<models::andrews> solve_ensemble(const ensemble<models::andrews>&, const run_options&);
+// chain<16> (Newton matrix 64 x 64) takes the split path; its fused kernels could not be launched
+// (docs/GPU.md sections 3.2 and 5).
+template ensemble_result<models::chain<16>> solve_ensemble(const ensemble<models::chain<16>>&, const run_options&);
 
 }  // namespace lockstep::cuda

@@ -310,11 +310,19 @@ struct newton_matrix {
   E c{};  // the shift it was factored for
 };
 
-// Assembles the matrix of the header comment from the Jacobian blocks and factors it. Returns
-// success, singular_matrix or model_not_finite.
+// The member status of a Newton matrix's factorization: success, singular_matrix or model_not_finite.
+LOCKSTEP_HD constexpr member_status newton_factor_status(const factor_result& fr) {
+  if (fr.info == lu_not_finite) return member_status::model_not_finite;
+  if (fr.info != lu_ok) return member_status::singular_matrix;
+  return member_status::success;
+}
+
+// Assembles the matrix of the header comment from the Jacobian blocks into N.lu (unfactored) and sets
+// N.c. factor_newton_matrix is this followed by lu_factor; the split path of kernels/common/split_factor.hpp
+// stops here and factors the assembled matrices of many members in one batch (docs/GPU.md section 5).
 template <class Model, class E>
-LOCKSTEP_HD member_status factor_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c,
-                                               newton_matrix<Model, E>& N) {
+LOCKSTEP_HD void assemble_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c,
+                                        newton_matrix<Model, E>& N) {
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   constexpr int il = n, imu = n + m, inu = n + 2 * m;  // block offsets in the Newton unknowns
   const E inv_c = E(1.0) / c;
@@ -379,10 +387,15 @@ LOCKSTEP_HD member_status factor_newton_matrix(formulation f, const jacobian_blo
     for (int a = 0; a < m; ++a) N.lu(imu + a, imu + a) = E(1.0);  // mu is absent: Delta mu = 0
   }
 
-  const factor_result fr = lu_factor(N.lu, N.pivot);
-  if (fr.info == lu_not_finite) return member_status::model_not_finite;
-  if (fr.info != lu_ok) return member_status::singular_matrix;
-  return member_status::success;
+}
+
+// Assembles the matrix of the header comment from the Jacobian blocks and factors it. Returns
+// success, singular_matrix or model_not_finite.
+template <class Model, class E>
+LOCKSTEP_HD member_status factor_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c,
+                                               newton_matrix<Model, E>& N) {
+  assemble_newton_matrix<Model, E>(f, J, c, N);
+  return newton_factor_status(lu_factor(N.lu, N.pivot));
 }
 
 // The Newton solve in three parts, so that several right-hand sides can share one pass over the factors

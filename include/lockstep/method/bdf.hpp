@@ -387,6 +387,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   };
   state_vector<Model> y;
   const corrector_outcome solved = solve_corrector<Model>(form, t_new, y_pred, yp_pred, c, w, p, opt, s.corrector, counters, y);
+  if (solved.suspended) return attempt_result::suspended;  // nothing of s changed (method/attempt.hpp)
   if (!solved.converged) return fail_step(solved.reason);
   s.newton_cuts = 0;
 

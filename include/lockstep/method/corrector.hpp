@@ -18,6 +18,7 @@
 #include "lockstep/core/math.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/method/attempt.hpp"
 #include "lockstep/stepper/options.hpp"
 
 namespace lockstep {
@@ -30,6 +31,7 @@ struct corrector_matrices {
   bool jacobian_valid = false;
   bool newton_valid = false;
   bool jacobian_fresh = false;  // evaluated during the current step attempt
+  external_factors external;    // the split path (method/attempt.hpp)
 };
 
 namespace detail {
@@ -75,6 +77,7 @@ LOCKSTEP_HD double newton_norm(formulation f, const state_vector<Model>& delta, 
 struct corrector_outcome {
   bool converged = false;
   member_status reason = member_status::success;
+  bool suspended = false;  // the split path: stopped at a factorization done outside (method/attempt.hpp)
 };
 
 // Solves the corrector equation of the header comment from y = y_pred. w: the error weights of the
@@ -94,7 +97,9 @@ LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, co
   };
 
   // ---- Newton matrix: reuse, refactor or re-evaluate ----
-  cm.jacobian_fresh = false;
+  // A replay of a suspended attempt keeps the freshness of a Jacobian evaluated before the suspension.
+  if (!cm.external.resuming) cm.jacobian_fresh = false;
+  cm.external.resuming = false;
   for (int jacobian_round = 0; jacobian_round < 2; ++jacobian_round) {
     if (!cm.jacobian_valid) {
       vec<double, Model::n> vdot;
@@ -107,7 +112,19 @@ LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, co
       cm.newton_valid = false;
     }
     if (!cm.newton_valid || c != cm.newton.c) {
-      const member_status fs = factor_newton_matrix<Model, double>(form, cm.jac, c, cm.newton);
+      member_status fs;
+      if (cm.external.enabled) {  // the split path: take the factors of this request, or suspend for them
+        if (!(cm.external.ready && cm.external.key == c)) {
+          assemble_newton_matrix<Model, double>(form, cm.jac, c, cm.newton);
+          cm.newton_valid = false;
+          cm.external = external_factors{true, true, false, true, false, member_status::success, c};
+          return corrector_outcome{false, member_status::running, true};
+        }
+        cm.external.ready = false;
+        fs = cm.external.status;
+      } else {
+        fs = factor_newton_matrix<Model, double>(form, cm.jac, c, cm.newton);
+      }
       ++counters.lu_factorizations;
       if (fs != member_status::success) {
         if (!cm.jacobian_fresh) {  // the old Jacobian may be the cause: re-evaluate once

@@ -186,6 +186,7 @@ struct radau_state {
       complex_block;
   bool jacobian_valid = false;
   double factored_h = 0.0;
+  external_factors external;  // the split path (method/attempt.hpp)
 };
 
 LOCKSTEP_HD constexpr const char* radau_check_options(const solver_options& opt) {
@@ -422,9 +423,12 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   double theta = s.theta;
   int newton_iterations_used = 0;
   const int max_iterations = fixed ? 20 : 7;
+  // A replay of a suspended attempt (method/attempt.hpp) keeps the freshness of its Jacobian.
+  const bool resumed_fresh = s.external.resuming && s.external.fresh;
+  s.external.resuming = false;
   for (int round = 0; round < 2; ++round) {
     // ---- Jacobian at (t_n, y_n) and the factorizations for this h ----
-    bool fresh = false;
+    bool fresh = round == 0 && resumed_fresh;
     if (!s.jacobian_valid) {
       vec<double, Model::n> vdot;
       for (int i = 0; i < Model::n; ++i) vdot[i] = s.yp[L::v + i];
@@ -437,12 +441,25 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
     }
     if (s.factored_h != h) {
       member_status fs = member_status::success;
-      if constexpr (RT::has_real_eigenvalue)
-        fs = factor_newton_matrix<Model, double>(form, s.jac, RT::gamma / h, s.real_block);
-      if constexpr (RT::has_complex_pair)
-        if (fs == member_status::success)
-          fs = factor_newton_matrix<Model, complex<double>>(form, s.jac, complex<double>(RT::alpha / h, -RT::beta / h),
-                                                              s.complex_block);
+      if (s.external.enabled) {  // the split path: take the factors for this h, or suspend for them
+        if (!(s.external.ready && s.external.key == h)) {
+          if constexpr (RT::has_real_eigenvalue) assemble_newton_matrix<Model, double>(form, s.jac, RT::gamma / h, s.real_block);
+          if constexpr (RT::has_complex_pair)
+            assemble_newton_matrix<Model, complex<double>>(form, s.jac, complex<double>(RT::alpha / h, -RT::beta / h),
+                                                           s.complex_block);
+          s.external = external_factors{true, true, false, true, fresh, member_status::success, h};
+          return attempt_result::suspended;
+        }
+        s.external.ready = false;
+        fs = s.external.status;
+      } else {
+        if constexpr (RT::has_real_eigenvalue)
+          fs = factor_newton_matrix<Model, double>(form, s.jac, RT::gamma / h, s.real_block);
+        if constexpr (RT::has_complex_pair)
+          if (fs == member_status::success)
+            fs = factor_newton_matrix<Model, complex<double>>(form, s.jac, complex<double>(RT::alpha / h, -RT::beta / h),
+                                                                s.complex_block);
+      }
       counters.lu_factorizations += (RT::has_real_eigenvalue ? 1 : 0) + (RT::has_complex_pair ? 1 : 0);
       if (fs != member_status::success) {
         s.factored_h = 0.0;

@@ -156,6 +156,10 @@ LOCKSTEP_HD bool member_advance(member_state<Model, Method>& ms, int max_attempt
     }
     member_status why = member_status::running;
     const attempt_result r = Method::attempt(ms.method, t1, p, opt, ms.counters, why);
+    if (r == attempt_result::suspended) {  // the split path: replayed after the batched factorization
+      --ms.attempts;                          // (method/attempt.hpp), when it counts as this one attempt
+      return false;
+    }
     if (r == attempt_result::failed) {
       ms.status = why;
       return true;

@@ -1,0 +1,130 @@
+// kernels/common/split_factor.hpp — the split path: step attempts that leave their factorizations to a
+// batch phase between launches (DESIGN.md section 1's one documented exception; docs/GPU.md section 5).
+//
+// Per launch, `advance_member_split` runs member_advance with the method state's external_factors
+// enabled (method/attempt.hpp): an attempt that needs a factorization assembles its Newton matrices in
+// the member's state, flags them pending and suspends; the launch ends there for that member and
+// `pending[i]` says so. The host then runs a factor phase over the pending members — here
+// `factor_member` (lu_factor, one member per call: the CPU emulation, bitwise the fused path's
+// factorization because it is the same function on the same assembled matrix), on CUDA the batched
+// cuBLAS phase of kernels/cuda/ensemble_cuda.cu — and the next launch replays the suspended attempts.
+// Member results (states, outputs, statuses, counters) are those of the fused path: the attempt is a
+// deterministic function of the member state, and the suspension changed nothing but what the replay
+// needs (the assembled matrices, a Jacobian it evaluated, the freshness of that Jacobian).
+#pragma once
+
+#include <cstddef>
+
+#include "kernels/common/member_kernels.hpp"
+#include "lockstep/method/methods.hpp"
+
+namespace lockstep {
+
+// Fused or split, per model at compile time (used by the CUDA backend; the CPU backends are fused unless
+// run_options::split_factorization asks for the emulation). A member is split when its reduced Newton
+// matrix has more than 32 rows. The reasons (docs/GPU.md section 5): the fused step kernel keeps the
+// whole member state, its Newton matrices included (N^2 doubles, and N^2 complex doubles for Radau IIA),
+// in one thread's local memory, and the factorization is that thread's O(N^3) serial loop; ptxas puts
+// the fused kernels of andrews (N = 19) at 13-20 KB of stack, while chain<16> (N = 64) needs 500 KB (BDF)
+// and 661 KB (Radau IIA, over the 512 KB per-thread limit) and cannot be launched. The built-in models
+// at or below 32 (pendulum 4, double pendulum 8, chain<4> 16, andrews 19, slider crank 25, chain<8> 32)
+// stay fused: their factorization is a few microseconds of one thread, cheaper than the extra launch,
+// the gather and scatter of the split path, and 32 is also the size up to which cuBLAS's batched LU is
+// documented as the efficient choice ("small matrices").
+inline constexpr int split_factorization_threshold = 32;
+
+template <class Model>
+inline constexpr bool uses_split_factorization = state_layout<Model>::newton_size > split_factorization_threshold;
+
+// Methods with the split path: BDF (through method/corrector.hpp) and the Radau IIA family. The rho_inf
+// method shares the corrector but its attempt does not pass a suspension on; it runs fused.
+template <class Method>
+inline constexpr bool has_split_factorization = Method::kind != method_kind::rhoinf;
+
+template <class Model>
+LOCKSTEP_HD external_factors& external_of(bdf_state<Model>& s) {
+  return s.corrector.external;
+}
+template <class Model, class RT>
+LOCKSTEP_HD external_factors& external_of(radau_state<Model, RT>& s) {
+  return s.external;
+}
+
+// The real and complex Newton matrices of a method state that the split path factors (nullptr where
+// the method has none).
+template <class Model>
+LOCKSTEP_HD newton_matrix<Model, double>* real_matrix_of(bdf_state<Model>& s) {
+  return &s.corrector.newton;
+}
+template <class Model>
+LOCKSTEP_HD newton_matrix<Model, complex<double>>* complex_matrix_of(bdf_state<Model>&) {
+  return nullptr;
+}
+template <class Model, class RT>
+LOCKSTEP_HD newton_matrix<Model, double>* real_matrix_of(radau_state<Model, RT>& s) {
+  if constexpr (RT::has_real_eigenvalue) return &s.real_block;
+  else return nullptr;
+}
+template <class Model, class RT>
+LOCKSTEP_HD newton_matrix<Model, complex<double>>* complex_matrix_of(radau_state<Model, RT>& s) {
+  if constexpr (RT::has_complex_pair) return &s.complex_block;
+  else return nullptr;
+}
+
+// The factor phase of one member, as the fused attempt would have factored: the real matrix, then (if
+// that succeeded) the complex one, each by lu_factor, with factor_newton_matrix's status.
+template <class MethodState>
+LOCKSTEP_HD void factor_external(MethodState& s) {
+  external_factors& x = external_of(s);
+  if (!x.pending) return;
+  member_status status = member_status::success;
+  if (auto* R = real_matrix_of(s)) status = newton_factor_status(lu_factor(R->lu, R->pivot));
+  if (status == member_status::success)
+    if (auto* C = complex_matrix_of(s)) status = newton_factor_status(lu_factor(C->lu, C->pivot));
+  x.status = status;
+  x.pending = false;
+  x.ready = true;
+}
+
+// advance_member with the factorizations external; pending[i] = 1 when member i stopped at one.
+template <class Model, class Method>
+struct advance_member_split {
+  chunk_view<Model> c;
+  int max_attempts;
+  unsigned char* pending;
+  LOCKSTEP_HD void operator()(long i) const {
+    double p[Model::n_params];
+    detail::load_params(c, i, p);
+    member_state<Model, Method> ms;
+    soa_load(c.states, c.stride, i, ms);
+    external_of(ms.method).enabled = true;
+    detail::soa_output_sink<Model> sink{c.outputs, c.stride, i};
+    c.finished[i] = member_advance<Model>(ms, max_attempts, c.t1, p, c.options, c.save_times, c.save_count, sink);
+    pending[i] = external_of(ms.method).pending ? 1 : 0;
+    soa_store(c.states, c.stride, i, ms);
+  }
+};
+
+// The CPU factor phase: member i's pending matrices by lu_factor.
+template <class Model, class Method>
+struct factor_member {
+  chunk_view<Model> c;
+  const unsigned char* pending;
+  LOCKSTEP_HD void operator()(long i) const {
+    if (!pending[i]) return;
+    member_state<Model, Method> ms;
+    soa_load(c.states, c.stride, i, ms);
+    factor_external(ms.method);
+    soa_store(c.states, c.stride, i, ms);
+  }
+};
+
+// Where the split path's data sit in a member state's SoA image (byte offsets; the CUDA factor phase
+// reads and writes them in place, without loading whole states). -1 where the method has no such matrix.
+struct split_offsets {
+  long external = -1;
+  long real_lu = -1, real_pivot = -1;
+  long complex_lu = -1, complex_pivot = -1;
+};
+
+}  // namespace lockstep

@@ -1,0 +1,231 @@
+// The split path (kernels/common/split_factor.hpp, docs/GPU.md section 5) emulated on the CPU: step
+// attempts that suspend at every factorization, a factor phase between launches, and replays. Its
+// member results — outputs at the save times, final states and times, statuses and every counter — must
+// be bitwise those of the fused path, for BDF and the Radau IIA family, on the serial and omp backends,
+// with failing members and with attempts whose old Jacobian fails and is re-evaluated mid-attempt.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "lockstep/lockstep.hpp"
+
+namespace {
+
+using namespace lockstep;
+
+template <class Model>
+ensemble<Model> varied_ensemble(long members, double t1, method_kind method, formulation form) {
+  auto e = ensemble<Model>::with_defaults(members);
+  for (long i = 0; i < members; ++i) {
+    e.params_of(i)[0] *= 1.0 + 0.01 * std::sin(1.7 * static_cast<double>(i));
+    double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
+    if constexpr (Model::n_inputs > 0) {
+      for (int j = 0; j < Model::n_inputs; ++j) inputs[j] = Model::inputs[j].default_value;
+      if (!std::isnan(inputs[0])) inputs[0] += 0.05 * std::cos(0.9 * static_cast<double>(i));
+    }
+    e.set_initial_inputs(i, inputs);
+  }
+  e.t1 = t1;
+  e.save_times = {0.3 * t1, 0.7 * t1, t1};
+  e.options.method = method;
+  e.options.form = form;
+  e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = 1e-7;
+  e.options.max_steps = 20000;  // bounds the member made to fail, whichever way its NaN shows
+  return e;
+}
+
+template <class Model>
+::testing::AssertionResult same_member(const ensemble_result<Model>& ra, const ensemble_result<Model>& rb, long i) {
+  constexpr int ny = state_layout<Model>::size;
+  const std::size_t block = static_cast<std::size_t>(ra.save_count) * ny;
+  if (ra.status[i] != rb.status[i]) return ::testing::AssertionFailure() << "status differs";
+  if (std::memcmp(&ra.outputs[i * block], &rb.outputs[i * block], block * sizeof(double)) != 0)
+    return ::testing::AssertionFailure() << "outputs differ";
+  if (std::memcmp(&ra.y_final[i * ny], &rb.y_final[i * ny], ny * sizeof(double)) != 0)
+    return ::testing::AssertionFailure() << "final state differs";
+  if (std::memcmp(&ra.t_final[i], &rb.t_final[i], sizeof(double)) != 0)
+    return ::testing::AssertionFailure() << "final time differs";
+  if (std::memcmp(&ra.counters[i], &rb.counters[i], sizeof(member_counters)) != 0)
+    return ::testing::AssertionFailure() << "counters differ (fused " << ra.counters[i].lu_factorizations
+                                         << " LU, split " << rb.counters[i].lu_factorizations << ")";
+  return ::testing::AssertionSuccess();
+}
+
+// The fused serial run against the split path on serial (K = 3, chunk 5) and on two omp threads (K = 4,
+// chunk 4): every member bitwise. Member 2 has a NaN parameter; the others must succeed.
+template <class Model>
+void expect_split_bitwise_fused(ensemble<Model> e) {
+  e.params_of(2)[0] = std::numeric_limits<double>::quiet_NaN();
+  run_options fused;
+  fused.chunk_size = 5;
+  fused.attempts_per_sync = 3;
+  run_options split = fused;
+  split.split_factorization = true;
+  run_options split_omp;
+  split_omp.where = backend::omp;
+  split_omp.threads = 2;
+  split_omp.chunk_size = 4;
+  split_omp.attempts_per_sync = 4;
+  split_omp.split_factorization = true;
+  const auto reference = solve_ensemble(e, fused);
+  const auto serial = solve_ensemble(e, split);
+  const auto omp = solve_ensemble(e, split_omp);
+  EXPECT_NE(reference.status[2], member_status::success);
+  ::testing::Test::RecordProperty("nan_member_status", status_name(reference.status[2]));
+  for (long i = 0; i < e.members; ++i) {
+    if (i != 2) {
+      EXPECT_EQ(reference.status[i], member_status::success) << "member " << i;
+    }
+    EXPECT_GT(reference.counters[i].lu_factorizations + (i == 2 ? 1 : 0), 0) << "member " << i;
+    EXPECT_TRUE(same_member(reference, serial, i)) << "serial split, member " << i;
+    EXPECT_TRUE(same_member(reference, omp, i)) << "omp split, member " << i;
+  }
+}
+
+// One member driven by hand through the split path: member_advance with the factorizations external,
+// factor_external whenever it suspends. Returns how many attempts suspended twice (an old Jacobian's
+// factorization, a failed Newton round, the re-evaluated Jacobian's factorization) and the member state;
+// the caller compares it with the fused single-member driver.
+template <class Model, class Method>
+struct split_trace {
+  std::unique_ptr<member_state<Model, Method>> state = std::make_unique<member_state<Model, Method>>();
+  std::vector<double> outputs;
+  long suspensions = 0;
+  long double_suspensions = 0;
+};
+
+// keep_radau_jacobian: after every accepted step, keep the Jacobian as RADAU5 does when Newton
+// contracted very fast, whatever the rate was — a test-only rule applied at attempt boundaries, so that
+// old Jacobians fail to converge and the second Newton round (re-evaluate, refactor) runs.
+template <class Model, class Method>
+split_trace<Model, Method> drive_split(const ensemble<Model>& e, long i, bool split = true,
+                                       bool keep_radau_jacobian = false) {
+  split_trace<Model, Method> tr;
+  member_state<Model, Method>& ms = *tr.state;
+  constexpr int ny = state_layout<Model>::size;
+  tr.outputs.assign(e.save_times.size() * ny, std::numeric_limits<double>::quiet_NaN());
+  auto sink = [&](int s, double, const state_vector<Model>& y) {
+    for (int j = 0; j < ny; ++j) tr.outputs[static_cast<std::size_t>(s) * ny + j] = y[j];
+  };
+  vec<double, Model::n> q0, v0;
+  for (int j = 0; j < Model::n; ++j) {
+    q0[j] = e.q0[i * Model::n + j];
+    v0[j] = e.v0[i * Model::n + j];
+  }
+  const int save_count = static_cast<int>(e.save_times.size());
+  member_begin<Model>(ms, e.t0, e.t1, q0, v0, e.params_of(i), e.options, e.save_times.data(), save_count, sink);
+  long last_attempt = -1, in_attempt = 0, steps = 0;
+  for (int launch = 0; launch < 1000000; ++launch) {
+    if constexpr (Method::kind != method_kind::bdf) {
+      if (keep_radau_jacobian && !external_of(ms.method).resuming && ms.counters.steps > steps)
+        ms.method.jacobian_valid = true;
+    }
+    steps = ms.counters.steps;
+    external_of(ms.method).enabled = split;
+    const bool done = member_advance<Model>(ms, 1, e.t1, e.params_of(i), e.options, e.save_times.data(), save_count, sink);
+    if (done) break;
+    if (!external_of(ms.method).pending) continue;
+    ++tr.suspensions;
+    in_attempt = ms.attempts == last_attempt ? in_attempt + 1 : 1;
+    last_attempt = ms.attempts;
+    if (in_attempt == 2) ++tr.double_suspensions;
+    factor_external(ms.method);
+  }
+  return tr;
+}
+
+// The fused single-member driver's results against drive_split's, bitwise; returns the trace.
+template <class Model, class Method>
+split_trace<Model, Method> expect_driven_split_bitwise_fused(const ensemble<Model>& e, long i) {
+  auto tr = drive_split<Model, Method>(e, i);
+  run_options fused;
+  ensemble<Model> one = e;
+  one.members = 1;
+  one.params.assign(e.params_of(i), e.params_of(i) + Model::n_params);
+  one.q0.assign(e.q0.begin() + i * Model::n, e.q0.begin() + (i + 1) * Model::n);
+  one.v0.assign(e.v0.begin() + i * Model::n, e.v0.begin() + (i + 1) * Model::n);
+  const auto reference = solve_ensemble(one, fused);
+  const member_state<Model, Method>& ms = *tr.state;
+  EXPECT_EQ(ms.status, reference.status[0]);
+  EXPECT_EQ(std::memcmp(&ms.counters, &reference.counters[0], sizeof(member_counters)), 0);
+  EXPECT_EQ(std::memcmp(tr.outputs.data(), reference.outputs.data(), tr.outputs.size() * sizeof(double)), 0);
+  const double t = Method::time(ms.method);
+  EXPECT_EQ(std::memcmp(&t, &reference.t_final[0], sizeof(double)), 0);
+  // Every factorization went through a suspension: BDF counts one per suspension, Radau IIA (s = 3) two.
+  const long per = Method::kind == method_kind::radau5 ? 2 : 1;
+  EXPECT_EQ(tr.suspensions * per, ms.counters.lu_factorizations);
+  return tr;
+}
+
+TEST(SplitFactorization, ThresholdSplitsChain16AndKeepsTheSmallModelsFused) {
+  EXPECT_TRUE(uses_split_factorization<models::chain<16>>);
+  EXPECT_FALSE(uses_split_factorization<models::chain<8>>);
+  EXPECT_FALSE(uses_split_factorization<models::andrews>);
+  EXPECT_FALSE(uses_split_factorization<models::double_pendulum>);
+  EXPECT_FALSE(uses_split_factorization<models::pendulum>);
+}
+
+TEST(SplitFactorization, DoublePendulumBdfIsBitwiseTheFusedPathOnSerialAndOmp) {
+  expect_split_bitwise_fused(varied_ensemble<models::double_pendulum>(9, 1.0, method_kind::bdf, formulation::ggl));
+}
+
+TEST(SplitFactorization, DoublePendulumRadauIIAIsBitwiseTheFusedPathOnSerialAndOmp) {
+  expect_split_bitwise_fused(varied_ensemble<models::double_pendulum>(9, 1.0, method_kind::radau5, formulation::index3));
+  expect_split_bitwise_fused(varied_ensemble<models::double_pendulum>(9, 1.0, method_kind::radau3, formulation::ggl));
+  expect_split_bitwise_fused(varied_ensemble<models::double_pendulum>(9, 1.0, method_kind::euler, formulation::index3));
+}
+
+TEST(SplitFactorization, AndrewsBdfAndRadauIIAAreBitwiseTheFusedPath) {
+  expect_split_bitwise_fused(varied_ensemble<models::andrews>(7, 0.01, method_kind::bdf, formulation::ggl));
+  expect_split_bitwise_fused(varied_ensemble<models::andrews>(7, 0.01, method_kind::radau5, formulation::index3));
+}
+
+TEST(SplitFactorization, Chain4BdfAndRadauIIAAreBitwiseTheFusedPath) {
+  expect_split_bitwise_fused(varied_ensemble<models::chain<4>>(7, 1.0, method_kind::bdf, formulation::ggl));
+  expect_split_bitwise_fused(varied_ensemble<models::chain<4>>(7, 1.0, method_kind::radau5, formulation::index3));
+}
+
+TEST(SplitFactorization, Chain16TheSplitModelIsBitwiseTheFusedPath) {
+  expect_split_bitwise_fused(varied_ensemble<models::chain<16>>(4, 0.2, method_kind::bdf, formulation::ggl));
+  expect_split_bitwise_fused(varied_ensemble<models::chain<16>>(4, 0.2, method_kind::radau5, formulation::index3));
+}
+
+// Two Newton iterations at most: BDF's old Jacobians fail to converge, are re-evaluated and refactored
+// within the attempt, so such attempts suspend twice and replay from y_pred as the fused second round does.
+TEST(SplitFactorization, BdfNewtonFailureWithAnOldJacobianRefactorsMidAttemptBitwiseAsFused) {
+  auto e = varied_ensemble<models::double_pendulum>(9, 1.0, method_kind::bdf, formulation::ggl);
+  e.options.newton_max_iterations = 2;
+  const auto tr = expect_driven_split_bitwise_fused<models::double_pendulum, bdf_method>(e, 1);
+  EXPECT_GT(tr.double_suspensions, 0);
+  expect_split_bitwise_fused(e);
+}
+
+// Radau IIA keeps its Jacobian only after very fast contraction, so its second Newton round is rare;
+// the test-only rule of drive_split makes it frequent, in the fused and the split run alike.
+TEST(SplitFactorization, RadauIIANewtonFailureWithAnOldJacobianRefactorsMidAttemptBitwiseAsFused) {
+  auto e = varied_ensemble<models::double_pendulum>(3, 3.0, method_kind::radau5, formulation::index3);
+  e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = 1e-6;
+  const auto fused = drive_split<models::double_pendulum, radau5_method>(e, 1, false, true);
+  const auto split = drive_split<models::double_pendulum, radau5_method>(e, 1, true, true);
+  EXPECT_EQ(fused.suspensions, 0);
+  EXPECT_GT(split.double_suspensions, 0);
+  EXPECT_EQ(split.state->status, fused.state->status);
+  EXPECT_EQ(std::memcmp(&split.state->counters, &fused.state->counters, sizeof(member_counters)), 0);
+  EXPECT_EQ(std::memcmp(split.outputs.data(), fused.outputs.data(), split.outputs.size() * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(&split.state->method.y, &fused.state->method.y, sizeof(split.state->method.y)), 0);
+  EXPECT_EQ(std::memcmp(&split.state->method.t, &fused.state->method.t, sizeof(double)), 0);
+}
+
+TEST(SplitFactorization, RadauIIADrivenMemberIsBitwiseTheFusedPathAndSuspendsAtEveryFactorization) {
+  auto e = varied_ensemble<models::andrews>(3, 0.03, method_kind::radau5, formulation::index3);
+  e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = 1e-4;
+  const auto tr = expect_driven_split_bitwise_fused<models::andrews, radau5_method>(e, 1);
+  EXPECT_GT(tr.suspensions, 0);
+  ::testing::Test::RecordProperty("radau_double_suspensions", static_cast<int>(tr.double_suspensions));
+}
+
+}  // namespace
