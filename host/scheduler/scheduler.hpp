@@ -52,7 +52,8 @@ struct run_options {
   // serial and omp: run the split path of kernels/common/split_factor.hpp (factorizations in a phase
   // between launches, by lu_factor) instead of the fused step: the CPU emulation of the CUDA backend's
   // path for large members, with results bitwise those of the fused path (tests/backend/split_factor_test).
-  // Methods without a split path (rhoinf) run fused. The cuda backend chooses by size and ignores it.
+  // Methods without a split path (rhoinf) run fused. cuda: members above split_factorization_threshold
+  // always take the split path; this option sends every model there (cuBLAS factor phase).
   bool split_factorization = false;
   std::function<void(const progress_report&)> on_progress;  // called after every launch
 

@@ -29,8 +29,8 @@ namespace lockstep {
 // and 661 KB (Radau IIA, over the 512 KB per-thread limit) and cannot be launched. The built-in models
 // at or below 32 (pendulum 4, double pendulum 8, chain<4> 16, andrews 19, slider crank 25, chain<8> 32)
 // stay fused: their factorization is a few microseconds of one thread, cheaper than the extra launch,
-// the gather and scatter of the split path, and 32 is also the size up to which cuBLAS's batched LU is
-// documented as the efficient choice ("small matrices").
+// the gather and scatter of the split path (a model, not a measurement: no GPU has run this code).
+// run_options::split_factorization sends any model through the split path (docs/GPU.md 5.3 and 5.6).
 inline constexpr int split_factorization_threshold = 32;
 
 template <class Model>

@@ -365,7 +365,11 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   require_local_memory(for_each_active_member<begin_member<Model, Method>>, Model::name, free_bytes);
-  if constexpr (uses_split_factorization<Model> && has_split_factorization<Method>)
+  // Fused or split (kernels/common/split_factor.hpp, docs/GPU.md section 5): by size, or for every model
+  // on request (run_options::split_factorization).
+  constexpr bool can_split = has_split_factorization<Method>;
+  const bool split = can_split && (uses_split_factorization<Model> || run.split_factorization);
+  if (split)
     require_local_memory(for_each_active_member<advance_member_split<Model, Method>>, Model::name, free_bytes);
   else
     require_local_memory(for_each_active_member<advance_member<Model, Method>>, Model::name, free_bytes);
@@ -381,8 +385,6 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
       d_save_times{std::size_t(save_count)};
   device_buffer<unsigned char> d_finished(chunk);
   device_buffer<long> d_active(chunk);
-  // Fused or split by size at compile time (kernels/common/split_factor.hpp, docs/GPU.md section 5).
-  constexpr bool split = uses_split_factorization<Model> && has_split_factorization<Method>;
   // Pinned host buffers: inputs (one set) and results (two sets, for overlap).
   pinned_buffer<double> h_params(std::size_t(Model::n_params) * chunk), h_q0(std::size_t(Model::n) * chunk),
       h_v0(std::size_t(Model::n) * chunk);
@@ -393,9 +395,10 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   cudaStream_t compute = nullptr, copy = nullptr;
   check(cudaStreamCreate(&compute), "cudaStreamCreate");
   check(cudaStreamCreate(&copy), "cudaStreamCreate");
-  using factor_phase = std::conditional_t<split, split_factor_phase<Model, Method>, no_split_phase>;
+  using factor_phase = std::conditional_t<can_split, split_factor_phase<Model, Method>, no_split_phase>;
   std::unique_ptr<factor_phase> factors;
-  if constexpr (split) factors = std::make_unique<factor_phase>(chunk, compute);
+  if constexpr (can_split)
+    if (split) factors = std::make_unique<factor_phase>(chunk, compute);
   cudaEvent_t computed[2], copied[2];
   for (int b = 0; b < 2; ++b) {
     check(cudaEventCreateWithFlags(&computed[b], cudaEventDisableTiming), "cudaEventCreate");
@@ -458,12 +461,15 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
     };
     launch(begin_member<Model, Method>{view});
     while (n_active > 0) {
-      if constexpr (split) {  // kernels/common/split_factor.hpp: advance, then factor what is pending
-        launch(advance_member_split<Model, Method>{view, run.attempts_per_sync, factors->pending.p});
-        factors->run(d_states.p, chunk, d_active.p, n_active, compute);
-      } else {
-        launch(advance_member<Model, Method>{view, run.attempts_per_sync});
+      bool advanced = false;
+      if constexpr (can_split) {
+        if (split) {  // kernels/common/split_factor.hpp: advance, then factor what is pending
+          launch(advance_member_split<Model, Method>{view, run.attempts_per_sync, factors->pending.p});
+          factors->run(d_states.p, chunk, d_active.p, n_active, compute);
+          advanced = true;
+        }
       }
+      if (!advanced) launch(advance_member<Model, Method>{view, run.attempts_per_sync});
       if (run.on_progress) {
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         run.on_progress(report);
@@ -510,7 +516,10 @@ template ensemble_result<models::pendulum> solve_ensemble(const ensemble<models:
 template ensemble_result<models::double_pendulum> solve_ensemble(const ensemble<models::double_pendulum>&, const run_options&);
 template ensemble_result<models::andrews> solve_ensemble(const ensemble<models::andrews>&, const run_options&);
 // chain<16> (Newton matrix 64 x 64) takes the split path; its fused kernels could not be launched
-// (docs/GPU.md sections 3.2 and 5).
+// (docs/GPU.md sections 3.2 and 5). Opt-in (LOCKSTEP_CUDA_CHAIN16, kernels/cuda/CMakeLists.txt): about
+// 20 minutes of ptxas, and its step kernels still exceed the local memory a device grants for Radau IIA.
+#if defined(LOCKSTEP_CUDA_CHAIN16)
 template ensemble_result<models::chain<16>> solve_ensemble(const ensemble<models::chain<16>>&, const run_options&);
+#endif
 
 }  // namespace lockstep::cuda

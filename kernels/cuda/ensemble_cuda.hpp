@@ -16,8 +16,11 @@ namespace lockstep::cuda {
 template <class Model>
 inline constexpr bool built_for = std::is_same_v<Model, models::pendulum> ||
                                   std::is_same_v<Model, models::double_pendulum> ||
-                                  std::is_same_v<Model, models::andrews> ||
-                                  std::is_same_v<Model, models::chain<16>>;  // the split path
+                                  std::is_same_v<Model, models::andrews>
+#if defined(LOCKSTEP_CUDA_CHAIN16)
+                                  || std::is_same_v<Model, models::chain<16>>  // the split path (opt-in build)
+#endif
+    ;
 
 // Number of CUDA devices usable by this process (0 without a GPU or driver).
 int device_count();
