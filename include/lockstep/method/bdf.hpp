@@ -264,7 +264,9 @@ LOCKSTEP_HD double integer_power(double x, int e) {
 // r_p = (2 LTE_p + 1e-4)^(-1/(p+1)) is largest (ties favour k - 1 over k, and k over k + 1), then the
 // ratio 2 when r >= 2, 1 when 1 < r < 2, max(0.5, min(0.9, r)) when r <= 1. With a_p = 2 LTE_p + 1e-4
 // and e_p = p + 1, r_i >= r_j exactly when a_i^(e_j) <= a_j^(e_i), r >= 2 when a <= 2^-e and r <= 1
-// when a >= 1, so pow is needed only for a step that shrinks (it was three pow calls per step, 7 % of
+// when a >= 1 (in exact arithmetic: the two roundings can disagree only at near-ties, which
+// tests/method BdfOrderSelection leaves out of its comparison with the pow rule), so pow is needed
+// only for a step that shrinks (it was three pow calls per step, 7 % of
 // car_axis' BDF time). A non-finite estimate never wins a comparison, as pow's NaN or 0 never did.
 // lyapunov/tangent.hpp makes the same choice with the tangents' estimates included.
 struct order_choice {
