@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "lockstep/lockstep.hpp"
+#include "../support/same_member.hpp"
 
 namespace {
 
 using namespace lockstep;
+using lockstep::test::same_member;
 
 // Members that differ (parameters and start), so they take different numbers of steps and the
 // scheduler really interleaves them. `salt` picks the variation; member i of a large ensemble equals
@@ -59,24 +61,6 @@ ensemble<Model> select(const ensemble<Model>& e, const std::vector<long>& member
     s.v0.insert(s.v0.end(), e.v0.begin() + i * Model::n, e.v0.begin() + (i + 1) * Model::n);
   }
   return s;
-}
-
-// Bitwise comparison of member a of ra with member b of rb: outputs, final state, status, counters.
-template <class Model>
-::testing::AssertionResult same_member(const ensemble_result<Model>& ra, long a, const ensemble_result<Model>& rb,
-                                       long b) {
-  constexpr int ny = state_layout<Model>::size;
-  const std::size_t block = static_cast<std::size_t>(ra.save_count) * ny;
-  if (ra.status[a] != rb.status[b]) return ::testing::AssertionFailure() << "status differs";
-  if (std::memcmp(&ra.outputs[a * block], &rb.outputs[b * block], block * sizeof(double)) != 0)
-    return ::testing::AssertionFailure() << "outputs differ";
-  if (std::memcmp(&ra.y_final[a * ny], &rb.y_final[b * ny], ny * sizeof(double)) != 0)
-    return ::testing::AssertionFailure() << "final state differs";
-  if (std::memcmp(&ra.t_final[a], &rb.t_final[b], sizeof(double)) != 0)
-    return ::testing::AssertionFailure() << "final time differs";
-  if (std::memcmp(&ra.counters[a], &rb.counters[b], sizeof(member_counters)) != 0)
-    return ::testing::AssertionFailure() << "counters differ";
-  return ::testing::AssertionSuccess();
 }
 
 run_options make_run(backend where, long chunk, int threads, int attempts = 32) {

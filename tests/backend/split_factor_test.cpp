@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "lockstep/lockstep.hpp"
+#include "../support/same_member.hpp"
 
 namespace {
 
 using namespace lockstep;
+using lockstep::test::same_member;
 
 template <class Model>
 ensemble<Model> varied_ensemble(long members, double t1, method_kind method, formulation form) {
@@ -36,23 +38,6 @@ ensemble<Model> varied_ensemble(long members, double t1, method_kind method, for
   e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = 1e-7;
   e.options.max_steps = 20000;  // bounds the member made to fail, whichever way its NaN shows
   return e;
-}
-
-template <class Model>
-::testing::AssertionResult same_member(const ensemble_result<Model>& ra, const ensemble_result<Model>& rb, long i) {
-  constexpr int ny = state_layout<Model>::size;
-  const std::size_t block = static_cast<std::size_t>(ra.save_count) * ny;
-  if (ra.status[i] != rb.status[i]) return ::testing::AssertionFailure() << "status differs";
-  if (std::memcmp(&ra.outputs[i * block], &rb.outputs[i * block], block * sizeof(double)) != 0)
-    return ::testing::AssertionFailure() << "outputs differ";
-  if (std::memcmp(&ra.y_final[i * ny], &rb.y_final[i * ny], ny * sizeof(double)) != 0)
-    return ::testing::AssertionFailure() << "final state differs";
-  if (std::memcmp(&ra.t_final[i], &rb.t_final[i], sizeof(double)) != 0)
-    return ::testing::AssertionFailure() << "final time differs";
-  if (std::memcmp(&ra.counters[i], &rb.counters[i], sizeof(member_counters)) != 0)
-    return ::testing::AssertionFailure() << "counters differ (fused " << ra.counters[i].lu_factorizations
-                                         << " LU, split " << rb.counters[i].lu_factorizations << ")";
-  return ::testing::AssertionSuccess();
 }
 
 // The fused serial run against the split path on serial (K = 3, chunk 5) and on two omp threads (K = 4,
@@ -81,8 +66,8 @@ void expect_split_bitwise_fused(ensemble<Model> e) {
       EXPECT_EQ(reference.status[i], member_status::success) << "member " << i;
     }
     EXPECT_GT(reference.counters[i].lu_factorizations + (i == 2 ? 1 : 0), 0) << "member " << i;
-    EXPECT_TRUE(same_member(reference, serial, i)) << "serial split, member " << i;
-    EXPECT_TRUE(same_member(reference, omp, i)) << "omp split, member " << i;
+    EXPECT_TRUE(same_member(reference, i, serial, i)) << "serial split, member " << i;
+    EXPECT_TRUE(same_member(reference, i, omp, i)) << "omp split, member " << i;
   }
 }
 
