@@ -855,12 +855,8 @@ LOCKSTEP_HD double tangent_lte(const bdf_state<Model>& before, int p, double t_n
     dd[j + 1] = values(src);
   }
   divided_differences(p + 2, x, dd, confluent, derivative0);
-  double prod = 1.0, cp = 0.0;
-  for (int j = 1; j <= p; ++j) {
-    prod *= t_new - x[j];
-    cp += 1.0 / (t_new - x[j]);
-  }
-  return tangent_error_norm<Model>(dd[p + 1], s_new, wt) * abs(prod) / cp;
+  const lte_factors f = lte_factors_of(x, t_new, p);
+  return tangent_error_norm<Model>(dd[p + 1], s_new, wt) * abs(f.prod) / f.cp;
 }
 
 }  // namespace detail

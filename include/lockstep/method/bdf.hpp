@@ -188,6 +188,21 @@ LOCKSTEP_HD bool load_past(const bdf_state<Model>& s, int count, double* x, stat
   return confluent;
 }
 
+// The factors of the header comment's LTE_p = y[t_new, tau_1 .. tau_{p+1}] prod / c_p over the nodes
+// x[1 .. p] (x[0] = t_new): prod = prod_j (t_new - tau_j) and c_p = sum_j 1 / (t_new - tau_j).
+struct lte_factors {
+  double prod = 1.0;
+  double cp = 0.0;
+};
+LOCKSTEP_HD lte_factors lte_factors_of(const double* x, double t_new, int p) {
+  lte_factors f;
+  for (int j = 1; j <= p; ++j) {
+    f.prod *= t_new - x[j];
+    f.cp += 1.0 / (t_new - x[j]);
+  }
+  return f;
+}
+
 // LTE estimate at order p for the new point (t_new, y_new) from the divided difference over
 // (t_new, tau_1 .. tau_{p+1}); requires p + 1 available past nodes.
 template <class Model>
@@ -200,13 +215,9 @@ LOCKSTEP_HD double lte_estimate(const bdf_state<Model>& s, int p, double t_new, 
   dd[0] = y_new;
   const bool confluent = load_past(s, p + 1, x + 1, dd + 1);
   divided_differences(p + 2, x, dd, confluent, s.yp0);
-  double prod = 1.0, cp = 0.0;
-  for (int j = 1; j <= p; ++j) {
-    prod *= t_new - x[j];
-    cp += 1.0 / (t_new - x[j]);
-  }
+  const lte_factors f = lte_factors_of(x, t_new, p);
   using L = state_layout<Model>;
-  return wrms<Model>(dd[p + 1], w, L::q, L::lambda) * abs(prod) / cp;
+  return wrms<Model>(dd[p + 1], w, L::q, L::lambda) * abs(f.prod) / f.cp;
 }
 
 // The order-selection estimates of an accepted step: LTE_{k-1} (when lower) and LTE_{k+1} (when
@@ -236,17 +247,13 @@ LOCKSTEP_HD void order_estimates(const bdf_state<Model>& s, int k, bool lower, b
   }
   divided_differences(p_max + 2, x, dd, confluent, derivative);
   auto estimate = [&](int p) {
-    double prod = 1.0, cp = 0.0;
-    for (int j = 1; j <= p; ++j) {
-      prod *= t_new - x[j];
-      cp += 1.0 / (t_new - x[j]);
-    }
+    const lte_factors f = lte_factors_of(x, t_new, p);
     double sum = 0.0;
     for (int j = 0; j < nqv; ++j) {
       const double e = dd[p + 1][j] * w[L::q + j];
       sum += e * e;
     }
-    return sqrt(sum / nqv) * abs(prod) / cp;
+    return sqrt(sum / nqv) * abs(f.prod) / f.cp;
   };
   if (lower) lte_lower = estimate(k - 1);
   if (higher) lte_higher = estimate(k + 1);
