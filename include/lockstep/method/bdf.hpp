@@ -30,13 +30,13 @@
 // Newton (method/corrector.hpp, shared with the rho_inf method). Simplified Newton on the reduced
 // saddle-point system of formulation/euler_lagrange.hpp, with the Jacobian evaluated at a predicted
 // point and kept across steps while the contraction rate stays below 0.1; the matrix is refactored
-// (without re-evaluating the Jacobian) whenever c changes, since a stale shift slows the contraction of
-// the multipliers; a Newton failure with an old Jacobian re-evaluates it before the step is cut by 4.
-// Convergence follows IDA (at most 4 iterations,
-// rate / (1 - rate) ||Delta|| <= newton_tol, Hindmarsh et al. 2005) with three changes: newton_tol is
-// 0.1, not 0.33 (stepper/options.hpp says why); the rate is always measured in this step (never
-// carried over); and divergence (rate > 0.9) is judged from the second correction on; see newton_norm
-// for how multipliers are weighted.
+// (without re-evaluating the Jacobian) when c leaves IDA's band [0.6, 5/3] around the shift it was
+// factored for, and within it each increment is scaled by 2 / (1 + c / c_old) (corrector.hpp); a Newton
+// failure with an old Jacobian re-evaluates it before the step is cut by 4. Convergence follows IDA
+// (at most 4 iterations, rate / (1 - rate) ||Delta|| <= newton_tol, Hindmarsh et al. 2005) with three
+// changes: newton_tol is 0.1, not 0.33 (stepper/options.hpp says why); the rate is always measured in
+// this step (never carried over); and divergence (rate > 0.9) is judged from the second correction on;
+// see newton_norm for how multipliers are weighted.
 //
 // Tolerances. The error test and the Newton test use internally reshaped tolerances, for a global
 // error proportional to the user's tolerance; see internal_tolerance_factor and error_weights.

@@ -7,9 +7,10 @@
 // the leading coefficient over h; seed 001 eqs. 124-128). Simplified Newton on the reduced saddle-point
 // matrix J(c) = F_y + c F_y' of formulation/euler_lagrange.hpp, with the Jacobian evaluated at the
 // predicted point and kept across steps while the contraction rate stays below 0.1; the matrix is
-// refactored (without re-evaluating the Jacobian) whenever c changes, since a stale shift slows the
-// contraction of the multipliers; a failure with an old Jacobian re-evaluates it once. Convergence
-// follows IDA (rate / (1 - rate) ||Delta|| <= newton_tol, at most newton_max_iterations iterations,
+// refactored (without re-evaluating the Jacobian) when c leaves the band around the shift it was factored
+// for that IDA allows (stale_shift_ratio_ok), and within the band each increment is scaled for the stale
+// shift; a failure with an old Jacobian re-evaluates it once. Convergence follows IDA
+// (rate / (1 - rate) ||Delta|| <= newton_tol, at most newton_max_iterations iterations,
 // Hindmarsh et al. 2005) with the changes bdf.hpp's banner lists.
 #pragma once
 
@@ -69,6 +70,26 @@ LOCKSTEP_HD double newton_norm(formulation f, const state_vector<Model>& delta, 
   return sqrt(s / (L::size - Model::m + Model::n));
 }
 
+// Whether a Newton matrix factored for the shift c_old may serve the shift c (IDA, Hindmarsh et al.
+// 2005, section 3, and SUNDIALS' ida.c: lsetup is called when cj / cj_old leaves
+// [(1 - XRATE) / (1 + XRATE), (1 + XRATE) / (1 - XRATE)] = [0.6, 5/3], XRATE = 0.25). The
+// variable-coefficient c of bdf.hpp moves at every step for k steps after any change of h, so refactoring
+// at every change of c would factor on ~70 % of the steps of Andrews' squeezer at rtol 1e-4; within the
+// band, the scaled increment (stale_shift_scale) keeps the contraction and the accuracy (measured:
+// docs/PERFORMANCE.md, "What would close the gaps").
+LOCKSTEP_HD bool stale_shift_ratio_ok(double c, double c_old) {
+  constexpr double xrate = 0.25;
+  const double ratio = c / c_old;
+  return ratio >= (1.0 - xrate) / (1.0 + xrate) && ratio <= (1.0 + xrate) / (1.0 - xrate);
+}
+
+// The factor an increment computed with J(c_old) is multiplied by when the step asks for J(c):
+// 2 / (1 + c / c_old) (IDA's idaLsSolve, "scalesol"). For a differential component with y' ~ c y the
+// exact increment is (c_old / c) times the computed one, for a stiff or algebraic component 1 times; the
+// harmonic compromise errs by at most |1 - r| / (1 + r) <= 0.25 on either (r = c / c_old in the band), so
+// in this decoupled picture the stale shift alone costs a contraction rate of at most 0.25.
+LOCKSTEP_HD double stale_shift_scale(double c, double c_old) { return 2.0 / (1.0 + c / c_old); }
+
 }  // namespace detail
 
 // How a corrector solve ended: converged (y holds the solution), or not, and why (success: plain
@@ -111,7 +132,7 @@ LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, co
       cm.jacobian_fresh = true;
       cm.newton_valid = false;
     }
-    if (!cm.newton_valid || c != cm.newton.c) {
+    if (!cm.newton_valid || (c != cm.newton.c && !detail::stale_shift_ratio_ok(c, cm.newton.c))) {
       member_status fs;
       if (cm.external.enabled) {  // the split path: take the factors of this request, or suspend for them
         if (!(cm.external.ready && cm.external.key == c)) {
@@ -142,6 +163,7 @@ LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, co
     bool not_finite = false;
     double delta0 = 0.0;
     double rate = 0.0;
+    const double increment_scale = c == cm.newton.c ? 1.0 : detail::stale_shift_scale(c, cm.newton.c);
     for (int it = 0; it < opt.newton_max_iterations; ++it) {
       vec<double, Model::n> qdot, vdot;
       for (int i = 0; i < Model::n; ++i) {
@@ -169,6 +191,8 @@ LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, co
         delta[L::mu + i] = dm[i];
       }
       for (int i = 0; i < Model::k; ++i) delta[L::nu + i] = dn[i];
+      if (increment_scale != 1.0)
+        for (int j = 0; j < ny; ++j) delta[j] *= increment_scale;
       for (int j = 0; j < ny; ++j) y[j] = y[j] + delta[j];
       const double dnorm = detail::newton_norm<Model>(form, delta, w, cm.jac, c);
       if (!is_finite(dnorm)) {
