@@ -159,10 +159,18 @@ LOCKSTEP_HD mat<T, Model::m, Model::n> constraint_jacobian(const T& t, const vec
   return constraint_linearize<Model>(t, q, p).G;
 }
 
-// G v + Phi_t = d/ds Phi(t + s, q + s v) at s = 0.
+// Phi and G v + Phi_t = d/ds Phi(t + s, q + s v) at s = 0, from one evaluation along the line: the
+// dual's value is computed by the same operations as a plain evaluation, so phi is bitwise
+// Model::constraint(t, q).
+template <class T, int M>
+struct constraint_and_rate {
+  vec<T, M> phi;
+  vec<T, M> rate;  // G v + Phi_t
+};
+
 template <class Model, class T, class P>
-LOCKSTEP_HD vec<T, Model::m> velocity_constraint(const T& t, const vec<T, Model::n>& q,
-                                                 const vec<T, Model::n>& v, const P* p) {
+LOCKSTEP_HD constraint_and_rate<T, Model::m> constraint_along(const T& t, const vec<T, Model::n>& q,
+                                                              const vec<T, Model::n>& v, const P* p) {
   using S = dual<T, 1>;
   vec<S, Model::n> qs;
   for (int i = 0; i < Model::n; ++i) {
@@ -170,9 +178,19 @@ LOCKSTEP_HD vec<T, Model::m> velocity_constraint(const T& t, const vec<T, Model:
     qs[i].d[0] = v[i];
   }
   const vec<S, Model::m> phi = Model::template constraint<S, P>(ad::line_parameter(t), qs, p);
-  vec<T, Model::m> out;
-  for (int i = 0; i < Model::m; ++i) out[i] = phi[i].d[0];
+  constraint_and_rate<T, Model::m> out;
+  for (int i = 0; i < Model::m; ++i) {
+    out.phi[i] = phi[i].v;
+    out.rate[i] = phi[i].d[0];
+  }
   return out;
+}
+
+// G v + Phi_t.
+template <class Model, class T, class P>
+LOCKSTEP_HD vec<T, Model::m> velocity_constraint(const T& t, const vec<T, Model::n>& q,
+                                                 const vec<T, Model::n>& v, const P* p) {
+  return constraint_along<Model>(t, q, v, p).rate;
 }
 
 // gamma with G q'' = -gamma: d^2/ds^2 Phi(t + s, q + s v) at s = 0 (nested duals, exact).

@@ -50,9 +50,10 @@ LOCKSTEP_HD void record_constraint_residuals(double t, const state_vector<Model>
     q[i] = y[L::q + i];
     v[i] = y[L::v + i];
   }
-  if constexpr (Model::m > 0) {
-    c.max_phi = max(c.max_phi, norm_inf(Model::template constraint<double, double>(t, q, p)));
-    c.max_velocity_residual = max(c.max_velocity_residual, norm_inf(velocity_constraint<Model>(t, q, v, p)));
+  if constexpr (Model::m > 0) {  // one evaluation for both (after every accepted step: ~5 % of car_axis' time)
+    const auto both = constraint_along<Model>(t, q, v, p);
+    c.max_phi = max(c.max_phi, norm_inf(both.phi));
+    c.max_velocity_residual = max(c.max_velocity_residual, norm_inf(both.rate));
   }
   if constexpr (Model::k > 0)
     c.max_velocity_residual =
