@@ -683,5 +683,50 @@ TEST(BdfOrderSelection, ANonFiniteEstimateNeverWins) {
   }
 }
 
+// ==== 7. Newton matrix reuse across shifts (method/corrector.hpp) ===================================
+
+// IDA's band: a matrix factored for c_old serves c while 0.6 <= c / c_old <= 5/3; within it the scaled
+// increment 2 / (1 + r) is off by at most 1/4 both for a differential component (exact factor 1 / r) and
+// for a stiff or algebraic one (exact factor 1) — the bound the corrector's comment gives.
+TEST(StaleShift, TheBandIsIdasAndTheScaledIncrementErrsByAtMostAQuarter) {
+  int inside = 0;
+  for (int i = 0; i <= 2000; ++i) {
+    const double r = 0.4 + 1.6 * i / 2000.0;
+    const bool ok = detail::stale_shift_ratio_ok(r * 3.0, 3.0);
+    if (r < 0.6 - 1e-12 || r > 5.0 / 3.0 + 1e-12) {
+      EXPECT_FALSE(ok) << "r = " << r;
+    }
+    if (r > 0.6 + 1e-12 && r < 5.0 / 3.0 - 1e-12) {
+      EXPECT_TRUE(ok) << "r = " << r;
+    }
+    if (!ok) continue;
+    ++inside;
+    const double scale = detail::stale_shift_scale(r * 3.0, 3.0);
+    EXPECT_LE(std::abs(scale * r - 1.0), 0.25 + 1e-15) << "differential component, r = " << r;
+    EXPECT_LE(std::abs(scale - 1.0), 0.25 + 1e-15) << "algebraic component, r = " << r;
+  }
+  EXPECT_GT(inside, 800);
+  EXPECT_EQ(detail::stale_shift_scale(2.0, 2.0), 1.0);
+}
+
+// Andrews' squeezer at loose tolerances: BDF's variable coefficient c moves at every step for k steps
+// after a change of h; refactoring at every change factored on ~70 % of the steps at rtol 1e-4. With
+// the band, fewer than half of the attempts factor, and the positions keep check_hard_problem's digits
+// against the 1e-11 run.
+TEST(StaleShift, AndrewsFactorsOnFewerThanHalfOfItsAttemptsAndKeepsItsDigits) {
+  using Model = models::andrews;
+  const auto reference = run_hard<Model>(1e-11, 0.03);
+  ASSERT_EQ(reference.status, member_status::success);
+  for (const double tol : {1e-4, 1e-5, 1e-6}) {
+    const auto r = run_hard<Model>(tol, 0.03);
+    ASSERT_EQ(r.status, member_status::success) << "tol " << tol;
+    const long attempts = r.counters.steps + r.counters.rejected_steps;
+    std::printf("[ measured ] andrews tol %.0e: LU %ld of %ld attempts, scd %.2f\n", tol, r.counters.lu_factorizations,
+                attempts, scd<Model>(r.y_final, reference.y_final));
+    EXPECT_LT(2 * r.counters.lu_factorizations, attempts) << "tol " << tol;
+    EXPECT_GE(scd<Model>(r.y_final, reference.y_final), 3.5) << "tol " << tol;
+  }
+}
+
 }  // namespace
 }  // namespace lockstep::test
