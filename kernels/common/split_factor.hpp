@@ -183,4 +183,11 @@ struct split_offsets {
   long complex_lu = -1, complex_pivot = -1;
 };
 
+// Where the hand-over and the matrices of a projection_work sit in its SoA image (byte offsets), for
+// the CUDA factor phase.
+struct projection_offsets {
+  long external = -1;
+  long metric = -1, position_gram = -1, velocity_gram = -1;
+};
+
 }  // namespace lockstep
