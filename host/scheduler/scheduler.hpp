@@ -291,6 +291,11 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
   constexpr bool can_split = has_split_factorization<Method>;
   const bool split = can_split && ro.split_factorization;
   std::vector<unsigned char> pending(split ? static_cast<std::size_t>(chunk) : 0);
+  // The emulation splits every projection factorization too (projection_split_above(true)); the
+  // members' resumable projections live beside their states.
+  const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form);
+  std::vector<std::uint64_t> projections(
+      split_projections ? static_cast<std::size_t>(soa_image<projection_work<Model>>::words) * chunk : 0);
 
   progress_report report;
   report.members_total = e.members;
@@ -308,6 +313,10 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
     view.v0 = v0.data();
     view.outputs = outputs.data();
     view.finished = finished.data();
+    if (split_projections) {
+      std::fill(projections.begin(), projections.end(), 0);  // zero bytes: no projection under way
+      view.projections = projections.data();
+    }
     view.save_times = e.save_times.data();
     view.save_count = save_count;
     view.t0 = e.t0;
@@ -330,7 +339,8 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
     while (n_active > 0) {
       if constexpr (can_split) {
         if (split) {  // kernels/common/split_factor.hpp: advance, then factor what the attempts left pending
-          launch(advance_member_split<Model, Method>{view, ro.attempts_per_sync, pending.data()}, active.data(), n_active);
+          launch(advance_member_split<Model, Method>{view, ro.attempts_per_sync, pending.data(), projection_split_above(true)},
+                 active.data(), n_active);
           compact();
           launch(factor_member<Model, Method>{view, pending.data()}, active.data(), n_active);
         }

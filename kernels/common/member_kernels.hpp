@@ -26,6 +26,9 @@ struct chunk_view {
   const double* v0 = nullptr;       // n x stride
   double* outputs = nullptr;        // (save_count * layout::size) x stride; NaN until written
   unsigned char* finished = nullptr;  // 1 once the member has finished (success or failure)
+  // The split path's resumable projections (kernels/common/split_factor.hpp): soa_image<
+  // projection_work<Model>>::words x stride, or null where projections run in the thread.
+  std::uint64_t* projections = nullptr;
   const double* save_times = nullptr;
   int save_count = 0;
   double t0 = 0.0, t1 = 0.0;

@@ -86,36 +86,92 @@ LOCKSTEP_HD void factor_external(MethodState& s) {
   x.ready = true;
 }
 
-// advance_member with the factorizations external; pending[i] = 1 when member i stopped at one.
+// Which factorization a member left for the factor phase (the byte `pending[i]`): the Newton matrices
+// of a suspended attempt, or the Cholesky factorization a suspended projection awaits (the metric M,
+// G W^-1 G^T, or C W^-1 C^T: formulation/projection.hpp, projection_phase). The CUDA phase batches
+// each kind separately, since a batched call factors matrices of one size.
+enum class pending_factor : unsigned char { none = 0, newton = 1, metric = 2, position_gram = 3, velocity_gram = 4 };
+
+LOCKSTEP_HD constexpr pending_factor pending_factor_of(projection_phase phase) {
+  switch (phase) {
+    case projection_phase::metric: return pending_factor::metric;
+    case projection_phase::positions:
+    case projection_phase::stabilization_positions: return pending_factor::position_gram;
+    case projection_phase::velocities:
+    case projection_phase::stabilization_velocities: return pending_factor::velocity_gram;
+    case projection_phase::idle: break;
+  }
+  return pending_factor::none;
+}
+
+// Which projections split (docs/GPU.md section 5.3): a projection factorization of more rows than
+// this, or every one when run_options::split_factorization forces the split path. The Cholesky
+// factorizations of a projection are n x n (the metric M) and m x m or (m + k) x (m + k) (the Gram
+// matrices), and cost about a sixth of N^3 multiply-adds, half an LU of the same size; the threshold
+// is the Newton matrices' for the same reasons (the factor in one thread is cheap below it, while each
+// split factorization costs a launch, and a projection makes 2 to 12 of them per accepted step). No
+// built-in model has a projection matrix above it (chain<16>: n = 32, m = 16).
+inline constexpr int split_projection_threshold = split_factorization_threshold;
+
+template <class Model>
+inline constexpr bool uses_split_projection =
+    Model::n > split_projection_threshold || Model::m + Model::k > split_projection_threshold;
+
+// Rows above which a projection factorization is left to the factor phase: all when forced.
+LOCKSTEP_HD constexpr int projection_split_above(bool forced) { return forced ? 0 : split_projection_threshold; }
+
+// advance_member with the factorizations external; pending[i] says which one member i stopped at.
+// c.projections (when not null) holds the members' resumable projections: projections of more than
+// projection_split_above rows suspend at their factorizations too.
 template <class Model, class Method>
 struct advance_member_split {
   chunk_view<Model> c;
   int max_attempts;
   unsigned char* pending;
+  int projection_split_above = 0;
   LOCKSTEP_HD void operator()(long i) const {
     double p[Model::n_params];
     detail::load_params(c, i, p);
     member_state<Model, Method> ms;
     soa_load(c.states, c.stride, i, ms);
     external_of(ms.method).enabled = true;
+    projection_work<Model> w;
+    if (c.projections != nullptr) {
+      soa_load(c.projections, c.stride, i, w);
+      w.external.split_above = projection_split_above;
+    }
     detail::soa_output_sink<Model> sink{c.outputs, c.stride, i};
-    c.finished[i] = member_advance<Model>(ms, max_attempts, c.t1, p, c.options, c.save_times, c.save_count, sink);
-    pending[i] = external_of(ms.method).pending ? 1 : 0;
+    c.finished[i] = member_advance<Model>(ms, max_attempts, c.t1, p, c.options, c.save_times, c.save_count, sink,
+                                          c.projections != nullptr ? &w : nullptr);
+    pending_factor why = pending_factor::none;
+    if (external_of(ms.method).pending) why = pending_factor::newton;
+    else if (w.external.pending) why = pending_factor_of(w.phase);
+    pending[i] = static_cast<unsigned char>(why);
     soa_store(c.states, c.stride, i, ms);
+    if (c.projections != nullptr) soa_store(c.projections, c.stride, i, w);
   }
 };
 
-// The CPU factor phase: member i's pending matrices by lu_factor.
+// The CPU factor phase: member i's pending matrices, by lu_factor (Newton) or cholesky_factor
+// (projection).
 template <class Model, class Method>
 struct factor_member {
   chunk_view<Model> c;
   const unsigned char* pending;
   LOCKSTEP_HD void operator()(long i) const {
-    if (!pending[i]) return;
-    member_state<Model, Method> ms;
-    soa_load(c.states, c.stride, i, ms);
-    factor_external(ms.method);
-    soa_store(c.states, c.stride, i, ms);
+    const auto why = static_cast<pending_factor>(pending[i]);
+    if (why == pending_factor::none) return;
+    if (why == pending_factor::newton) {
+      member_state<Model, Method> ms;
+      soa_load(c.states, c.stride, i, ms);
+      factor_external(ms.method);
+      soa_store(c.states, c.stride, i, ms);
+    } else {
+      projection_work<Model> w;
+      soa_load(c.projections, c.stride, i, w);
+      factor_pending_projection(w);
+      soa_store(c.projections, c.stride, i, w);
+    }
   }
 };
 
@@ -125,6 +181,13 @@ struct split_offsets {
   long external = -1;
   long real_lu = -1, real_pivot = -1;
   long complex_lu = -1, complex_pivot = -1;
+};
+
+// Where the hand-over and the matrices of a projection_work sit in its SoA image (byte offsets), for
+// the CUDA factor phase.
+struct projection_offsets {
+  long external = -1;
+  long metric = -1, position_gram = -1, velocity_gram = -1;
 };
 
 }  // namespace lockstep

@@ -14,11 +14,14 @@
 // Members whose Newton matrices are larger than split_factorization_threshold (chain<16>) take the split
 // path of kernels/common/split_factor.hpp: the step kernel suspends attempts at their factorizations,
 // and a factor phase (gather, cublasDgetrfBatched / cublasZgetrfBatched, scatter) runs between launches
-// (docs/GPU.md section 5).
+// (docs/GPU.md section 5). Projections whose metric or Gram matrices exceed split_projection_threshold
+// rows (or all, when run_options::split_factorization forces the split path) suspend at their Cholesky
+// factorizations likewise, factored by cusolverDnDpotrfBatched in the same phase.
 // No GPU has run this code (none is available to the project): it is held to what the compiler
 // proves (no host function reachable from device code) and to ptxas's resource figures, which the
 // build records in build/ptxas/ensemble_cuda.txt.
 #include <cublas_v2.h>
+#include <cusolverDn.h>
 #include <cuda_runtime.h>
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
@@ -81,9 +84,16 @@ void check(cublasStatus_t e, const char* what) {
                              cublasGetStatusString(e) + ")");
 }
 
+void check(cusolverStatus_t e, const char* what) {
+  if (e != CUSOLVER_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("lockstep cuda: ") + what + ": cusolverStatus_t " + std::to_string(static_cast<int>(e)));
+}
+
+// Members that left this kind of factorization pending (split_factor.hpp, pending_factor).
 struct is_pending {
   const unsigned char* pending;
-  __host__ __device__ bool operator()(long i) const { return pending[i] != 0; }
+  pending_factor kind;
+  __host__ __device__ bool operator()(long i) const { return pending[i] == static_cast<unsigned char>(kind); }
 };
 
 // ---- the split path's factor phase (kernels/common/split_factor.hpp, docs/GPU.md section 5) ----
@@ -155,6 +165,19 @@ struct gather_matrix {
   }
 };
 
+// The status the CPU factorization gives the factor A of batch member j: model_not_finite when an
+// entry was not finite before factoring, singular_matrix when the library reports a failure (info > 0)
+// or when a diagonal entry d of A fails pivot_ok(d, n eps max |a_ij|) (core/linalg.hpp's threshold),
+// success otherwise.
+template <class E, class PivotOk>
+__device__ member_status factored_status(const factor_batch<E>& f, long j, const E* A, PivotOk pivot_ok) {
+  if (!is_finite(f.scale[j])) return member_status::model_not_finite;
+  const double threshold = f.n * std::numeric_limits<double>::epsilon() * f.scale[j];
+  bool singular = f.info[j] != 0;
+  for (int k = 0; k < f.n; ++k) singular = singular || !pivot_ok(A[k * f.n + k], threshold);
+  return singular ? member_status::singular_matrix : member_status::success;
+}
+
 // Scatter: the factors back into row-major storage, LAPACK's pivots (1-based; row k was interchanged
 // with row ipiv[k] at step k) as lu_factor's (0-based, the same meaning), and the status lu_factor
 // would have given: not finite before factoring, singular when a pivot |u_kk| <= n eps max |a_ij|
@@ -168,17 +191,8 @@ struct scatter_matrix {
     if (status[j] != member_status::success) return;
     const long i = f.batch[j];
     const E* A = f.matrices + j * f.n * f.n;
-    if (!is_finite(f.scale[j])) {
-      status[j] = member_status::model_not_finite;
-      return;
-    }
-    const double threshold = f.n * std::numeric_limits<double>::epsilon() * f.scale[j];
-    bool singular = f.info[j] != 0;
-    for (int k = 0; k < f.n; ++k) singular = singular || !(abs1(A[k * f.n + k]) > threshold);
-    if (singular) {
-      status[j] = member_status::singular_matrix;
-      return;
-    }
+    status[j] = factored_status(f, j, A, [](const E& u, double threshold) { return abs1(u) > threshold; });
+    if (status[j] != member_status::success) return;
     for (int r = 0; r < f.n; ++r)
       for (int c = 0; c < f.n; ++c)
         soa_write_bytes(f.states, f.stride, i, f.lu_offset + static_cast<long>(sizeof(E)) * (r * f.n + c), &A[c * f.n + r], sizeof(E));
@@ -189,7 +203,10 @@ struct scatter_matrix {
   }
 };
 
-// The factor phase's last word to the member: pending cleared, factors ready, their status.
+// The factor phase's last word to the member: pending cleared, factors ready, their status. External:
+// external_factors (Newton matrices, in the member state) or external_cholesky (a projection's matrix,
+// in its projection_work).
+template <class External>
 struct mark_ready {
   std::uint64_t* states;
   long stride;
@@ -198,12 +215,31 @@ struct mark_ready {
   const member_status* status;
   __device__ void operator()(long j) const {
     const long i = batch[j];
-    external_factors x;
+    External x;
     soa_read_bytes(states, stride, i, external_offset, &x, sizeof(x));
     x.pending = false;
     x.ready = true;
     x.status = status[j];
     soa_write_bytes(states, stride, i, external_offset, &x, sizeof(x));
+  }
+};
+
+// Scatter of a Cholesky factor: the lower triangle back into the row-major matrix (the upper one stays
+// as assembled, as cholesky_factor leaves it), and the status cholesky_status would give: not finite
+// before factoring, or not positive definite: potrfBatched's info > 0 (a leading minor not positive
+// definite), or a diagonal l_jj with l_jj^2 <= n eps max |a_ij|, cholesky_factor's test
+// (core/linalg.hpp) on d_j = l_jj^2.
+struct scatter_cholesky {
+  factor_batch<double> f;
+  member_status* status;
+  __device__ void operator()(long j) const {
+    const long i = f.batch[j];
+    const double* L = f.matrices + j * f.n * f.n;
+    status[j] = factored_status(f, j, L, [](double l, double threshold) { return l * l > threshold; });
+    if (status[j] != member_status::success) return;
+    for (int r = 0; r < f.n; ++r)
+      for (int c = 0; c <= r; ++c)
+        soa_write_bytes(f.states, f.stride, i, f.lu_offset + static_cast<long>(sizeof(double)) * (r * f.n + c), &L[c * f.n + r], sizeof(double));
   }
 };
 
@@ -253,6 +289,21 @@ split_offsets split_offsets_of() {
   return o;
 }
 
+// Where the matrices of a projection_work<Model> are (byte offsets in its image).
+template <class Model>
+projection_offsets projection_offsets_of() {
+  auto w = std::make_unique<projection_work<Model>>();
+  const auto at = [base = reinterpret_cast<const char*>(w.get())](const void* p) {
+    return static_cast<long>(reinterpret_cast<const char*>(p) - base);
+  };
+  projection_offsets o;
+  o.external = at(&w->external);
+  o.metric = at(&w->W.M_chol.a[0]);
+  o.position_gram = at(&w->Pq.gram.a[0]);
+  o.velocity_gram = at(&w->Pv.gram.a[0]);
+  return o;
+}
+
 // Stands in for split_factor_phase where the model is fused.
 struct no_split_phase {};
 
@@ -275,30 +326,43 @@ namespace {
 
 // The split path's device storage and the factor phase over the members an advance launch left
 // pending. Batches of at most `batch_capacity` members bound the workspace: per member n^2 doubles and
-// n^2 complex doubles (96 KB for chain<16>, n = 64), whatever the chunk size.
+// n^2 complex doubles (96 KB for chain<16>, n = 64), whatever the chunk size, and with split
+// projections max(n_q, m + k)^2 doubles for their Cholesky factorizations.
 template <class Model, class Method>
 struct split_factor_phase {
   static constexpr int n = state_layout<Model>::newton_size;
+  static constexpr int projection_rows = Model::n > Model::m + Model::k ? Model::n : Model::m + Model::k;
   static constexpr long batch_capacity = 1024;
   split_offsets off = split_offsets_of<Model, Method>();
+  projection_offsets projection_off = projection_offsets_of<Model>();
+  bool projections;  // whether projections split (their projection_work is in device memory)
   cublasHandle_t handle = nullptr;
+  cusolverDnHandle_t solver = nullptr;
   device_buffer<unsigned char> pending;
   device_buffer<long> batch;
-  device_buffer<double> real, scale;
+  device_buffer<double> real, scale, gram;
   device_buffer<complex<double>> cplx;
   device_buffer<double*> real_ptr;
   device_buffer<complex<double>*> cplx_ptr;
   device_buffer<int> pivots, info;
   device_buffer<member_status> status;
 
-  split_factor_phase(long chunk, cudaStream_t stream)
-      : pending(chunk), batch(chunk), real(off.real_lu >= 0 ? batch_capacity * n * n : 0), scale(batch_capacity),
+  split_factor_phase(long chunk, bool split_projections, cudaStream_t stream)
+      : projections(split_projections), pending(chunk), batch(chunk), real(off.real_lu >= 0 ? batch_capacity * n * n : 0),
+        scale(batch_capacity), gram(split_projections ? batch_capacity * projection_rows * projection_rows : 0),
         cplx(off.complex_lu >= 0 ? batch_capacity * n * n : 0), real_ptr(batch_capacity), cplx_ptr(batch_capacity),
         pivots(batch_capacity * n), info(batch_capacity), status(batch_capacity) {
     check(cublasCreate(&handle), "cublasCreate");
     check(cublasSetStream(handle, stream), "cublasSetStream");
+    if (projections) {
+      check(cusolverDnCreate(&solver), "cusolverDnCreate");
+      check(cusolverDnSetStream(solver, stream), "cusolverDnSetStream");
+    }
   }
-  ~split_factor_phase() { cublasDestroy(handle); }
+  ~split_factor_phase() {
+    if (solver != nullptr) cusolverDnDestroy(solver);
+    cublasDestroy(handle);
+  }
   split_factor_phase(const split_factor_phase&) = delete;
   split_factor_phase& operator=(const split_factor_phase&) = delete;
 
@@ -309,10 +373,50 @@ struct split_factor_phase {
     check(cudaGetLastError(), "kernel launch");
   }
 
-  // Factors every pending member among the n_active of `active`, in batches.
-  void run(std::uint64_t* states, long stride, const long* active, long n_active, cudaStream_t stream) {
-    const long* end = thrust::copy_if(thrust::cuda::par.on(stream), active, active + n_active, batch.p, is_pending{pending.p});
-    const long count = static_cast<long>(end - batch.p);
+  // The members among the n_active of `active` that left a factorization of this kind pending, listed
+  // in `batch`; returns how many.
+  long list_pending(const long* active, long n_active, pending_factor kind, cudaStream_t stream) {
+    const long* end = thrust::copy_if(thrust::cuda::par.on(stream), active, active + n_active, batch.p, is_pending{pending.p, kind});
+    return static_cast<long>(end - batch.p);
+  }
+
+  // Factors every pending matrix of the n_active members of `active`, in batches: the Newton matrices
+  // in `states`, then the projections' in `projection_states` (one kind, thus one size, per batch).
+  void run(std::uint64_t* states, std::uint64_t* projection_states, long stride, const long* active, long n_active,
+           cudaStream_t stream) {
+    run_newton(states, stride, active, n_active, stream);
+    if (!projections) return;
+    run_cholesky(projection_states, stride, active, n_active, pending_factor::metric, Model::n, projection_off.metric, stream);
+    run_cholesky(projection_states, stride, active, n_active, pending_factor::position_gram, Model::m,
+                 projection_off.position_gram, stream);
+    run_cholesky(projection_states, stride, active, n_active, pending_factor::velocity_gram, Model::m + Model::k,
+                 projection_off.velocity_gram, stream);
+  }
+
+  // cusolverDnDpotrfBatched (cuSOLVER Library documentation, "cusolverDn<t>potrfBatched()"): the
+  // Cholesky factorization of each Aarray[j], n x n column-major with lda = n; with
+  // CUBLAS_FILL_MODE_LOWER only the lower triangle is read and replaced by L (the other triangle may
+  // be used as workspace, so only L is scattered back); infoArray[j] = k > 0 when the leading minor of
+  // order k is not positive definite. The gather transposes our row-major matrix to column-major, so
+  // the lower triangle it passes is the one cholesky_factor reads.
+  void run_cholesky(std::uint64_t* projection_states, long stride, const long* active, long n_active, pending_factor kind,
+                    int rows, long offset, cudaStream_t stream) {
+    const long count = list_pending(active, n_active, kind, stream);
+    for (long first = 0; first < count; first += batch_capacity) {
+      const long b = std::min(batch_capacity, count - first);
+      const long* members = batch.p + first;
+      over(b, set_status{status.p}, stream);
+      const factor_batch<double> f{projection_states, stride, members, rows, offset, -1, gram.p, real_ptr.p, nullptr, info.p, scale.p};
+      over(b, gather_matrix<double>{f}, stream);
+      check(cusolverDnDpotrfBatched(solver, CUBLAS_FILL_MODE_LOWER, rows, real_ptr.p, rows, info.p, static_cast<int>(b)),
+            "cusolverDnDpotrfBatched");
+      over(b, scatter_cholesky{f, status.p}, stream);
+      over(b, mark_ready<external_cholesky>{projection_states, stride, members, projection_off.external, status.p}, stream);
+    }
+  }
+
+  void run_newton(std::uint64_t* states, long stride, const long* active, long n_active, cudaStream_t stream) {
+    const long count = list_pending(active, n_active, pending_factor::newton, stream);
     for (long first = 0; first < count; first += batch_capacity) {
       const long b = std::min(batch_capacity, count - first);
       const long* members = batch.p + first;
@@ -334,7 +438,7 @@ struct split_factor_phase {
               "cublasZgetrfBatched");
         over(b, scatter_matrix<complex<double>>{f, status.p}, stream);
       }
-      over(b, mark_ready{states, stride, members, off.external, status.p}, stream);
+      over(b, mark_ready<external_factors>{states, stride, members, off.external, status.p}, stream);
     }
   }
 };
@@ -395,10 +499,15 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   cudaStream_t compute = nullptr, copy = nullptr;
   check(cudaStreamCreate(&compute), "cudaStreamCreate");
   check(cudaStreamCreate(&copy), "cudaStreamCreate");
+  // Split projections (split_factor.hpp, docs/GPU.md 5.3): their projection_work in device memory.
+  const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form) &&
+                                 (run.split_factorization || uses_split_projection<Model>);
+  constexpr int projection_words = soa_image<projection_work<Model>>::words;
+  device_buffer<std::uint64_t> d_projections(split_projections ? std::size_t(projection_words) * chunk : 0);
   using factor_phase = std::conditional_t<can_split, split_factor_phase<Model, Method>, no_split_phase>;
   std::unique_ptr<factor_phase> factors;
   if constexpr (can_split)
-    if (split) factors = std::make_unique<factor_phase>(chunk, compute);
+    if (split) factors = std::make_unique<factor_phase>(chunk, split_projections, compute);
   cudaEvent_t computed[2], copied[2];
   for (int b = 0; b < 2; ++b) {
     check(cudaEventCreateWithFlags(&computed[b], cudaEventDisableTiming), "cudaEventCreate");
@@ -430,6 +539,8 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
     // that copy before this chunk overwrites them.
     if (pending_first[set ^ 1] >= 0) check(cudaStreamWaitEvent(compute, copied[set ^ 1], 0), "cudaStreamWaitEvent");
     check(cudaMemsetAsync(d_finished.p, 0, chunk, compute), "cudaMemsetAsync");
+    if (split_projections)  // zero bytes: no projection under way
+      check(cudaMemsetAsync(d_projections.p, 0, sizeof(std::uint64_t) * projection_words * chunk, compute), "cudaMemsetAsync");
     // NaN outputs until written (0xFF bytes are a NaN double).
     check(cudaMemsetAsync(d_outputs.p, 0xFF, sizeof(double) * save_count * ny * chunk, compute), "cudaMemsetAsync");
     thrust::sequence(thrust::cuda::par.on(compute), d_active.p, d_active.p + count, 0L);
@@ -442,6 +553,7 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
     view.v0 = d_v0.p;
     view.outputs = d_outputs.p;
     view.finished = d_finished.p;
+    if (split_projections) view.projections = d_projections.p;
     view.save_times = d_save_times.p;
     view.save_count = save_count;
     view.t0 = e.t0;
@@ -464,8 +576,9 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
       bool advanced = false;
       if constexpr (can_split) {
         if (split) {  // kernels/common/split_factor.hpp: advance, then factor what is pending
-          launch(advance_member_split<Model, Method>{view, run.attempts_per_sync, factors->pending.p});
-          factors->run(d_states.p, chunk, d_active.p, n_active, compute);
+          launch(advance_member_split<Model, Method>{view, run.attempts_per_sync, factors->pending.p,
+                                                     projection_split_above(run.split_factorization)});
+          factors->run(d_states.p, d_projections.p, chunk, d_active.p, n_active, compute);
           advanced = true;
         }
       }

@@ -41,9 +41,10 @@ ensemble<Model> varied_ensemble(long members, double t1, method_kind method, for
 }
 
 // The fused serial run against the split path on serial (K = 3, chunk 5) and on two omp threads (K = 4,
-// chunk 4): every member bitwise. Member 2 has a NaN parameter; the others must succeed.
+// chunk 4): every member bitwise. Member 2 has a NaN parameter; the others must succeed, but for
+// `projection_fails` (when not -1), whose projection must fail after some steps.
 template <class Model>
-void expect_split_bitwise_fused(ensemble<Model> e) {
+void expect_split_bitwise_fused(ensemble<Model> e, long projection_fails = -1) {
   e.params_of(2)[0] = std::numeric_limits<double>::quiet_NaN();
   run_options fused;
   fused.chunk_size = 5;
@@ -62,10 +63,16 @@ void expect_split_bitwise_fused(ensemble<Model> e) {
   EXPECT_NE(reference.status[2], member_status::success);
   ::testing::Test::RecordProperty("nan_member_status", status_name(reference.status[2]));
   for (long i = 0; i < e.members; ++i) {
-    if (i != 2) {
+    if (i == projection_fails) {
+      EXPECT_EQ(reference.status[i], member_status::projection_failed);
+      EXPECT_GT(reference.counters[i].steps, 0);
+    } else if (i != 2) {
       EXPECT_EQ(reference.status[i], member_status::success) << "member " << i;
     }
     EXPECT_GT(reference.counters[i].lu_factorizations + (i == 2 ? 1 : 0), 0) << "member " << i;
+    if (projects_after_steps(e.options.projection, e.options.form) && i != 2 && i != projection_fails) {
+      EXPECT_GT(reference.counters[i].projections, 0) << "member " << i;
+    }
     EXPECT_TRUE(same_member(reference, i, serial, i)) << "serial split, member " << i;
     EXPECT_TRUE(same_member(reference, i, omp, i)) << "omp split, member " << i;
   }
@@ -78,9 +85,11 @@ void expect_split_bitwise_fused(ensemble<Model> e) {
 template <class Model, class Method>
 struct split_trace {
   std::unique_ptr<member_state<Model, Method>> state = std::make_unique<member_state<Model, Method>>();
+  std::unique_ptr<projection_work<Model>> projection = std::make_unique<projection_work<Model>>();
   std::vector<double> outputs;
-  long suspensions = 0;
+  long suspensions = 0;             // at Newton factorizations
   long double_suspensions = 0;
+  long projection_suspensions = 0;  // at a projection's Cholesky factorizations
 };
 
 // force_old_jacobian_refactor: a test-only rule applied after every accepted step (never on a replay), so
@@ -116,8 +125,13 @@ split_trace<Model, Method> drive_split(const ensemble<Model>& e, long i, bool sp
     }
     steps = ms.counters.steps;
     external_of(ms.method).enabled = split;
-    const bool done = member_advance<Model>(ms, 1, e.t1, e.params_of(i), e.options, e.save_times.data(), save_count, sink);
+    const bool done = member_advance<Model>(ms, 1, e.t1, e.params_of(i), e.options, e.save_times.data(), save_count,
+                                            sink, split ? tr.projection.get() : nullptr);
     if (done) break;
+    if (tr.projection->external.pending) {
+      ++tr.projection_suspensions;
+      factor_pending_projection(*tr.projection);
+    }
     if (!external_of(ms.method).pending) continue;
     ++tr.suspensions;
     in_attempt = ms.attempts == last_attempt ? in_attempt + 1 : 1;
@@ -215,6 +229,56 @@ TEST(SplitFactorization, RadauIIANewtonFailureWithAnOldJacobianRefactorsMidAttem
   auto e = varied_ensemble<models::double_pendulum>(3, 3.0, method_kind::radau5, formulation::index3);
   e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = 1e-6;
   expect_old_jacobian_refactor_split_bitwise_fused<radau5_method>(e);
+}
+
+// ---- projections split at their Cholesky factorizations (formulation/projection.hpp, run_projection;
+// docs/GPU.md section 5.4): forced, every metric and Gram factorization of an accepted point's
+// projection suspends, the factor phase makes it, and the projection resumes where it stopped.
+
+template <class Model>
+ensemble<Model> projecting(ensemble<Model> e, projection_kind kind) {
+  e.options.projection = kind;
+  return e;
+}
+
+// Member 4's inertia i5 (andrews parameter 18) is negative enough that M(q) is SPD at the start but
+// not along the motion: its projection fails with a singular metric after some steps.
+ensemble<models::andrews> andrews_with_failing_projection(method_kind method, formulation form, projection_kind kind) {
+  auto e = projecting(varied_ensemble<models::andrews>(7, 0.011, method, form), kind);
+  e.params_of(4)[18] *= -4.64;
+  return e;
+}
+
+TEST(SplitProjection, AndrewsBdfProjectionsAreBitwiseTheFusedPath) {
+  for (projection_kind kind : {projection_kind::coordinate, projection_kind::post_stabilization})
+    expect_split_bitwise_fused(andrews_with_failing_projection(method_kind::bdf, formulation::ggl, kind), 4);
+}
+
+TEST(SplitProjection, AndrewsRadauIIAProjectionsAreBitwiseTheFusedPath) {
+  for (projection_kind kind : {projection_kind::coordinate, projection_kind::post_stabilization})
+    expect_split_bitwise_fused(andrews_with_failing_projection(method_kind::radau5, formulation::index3, kind), 4);
+}
+
+TEST(SplitProjection, Chain4ProjectionsAreBitwiseTheFusedPath) {
+  for (projection_kind kind : {projection_kind::coordinate, projection_kind::post_stabilization}) {
+    expect_split_bitwise_fused(projecting(varied_ensemble<models::chain<4>>(7, 1.0, method_kind::bdf, formulation::ggl), kind));
+    expect_split_bitwise_fused(projecting(varied_ensemble<models::chain<4>>(7, 1.0, method_kind::radau5, formulation::index3), kind));
+  }
+  // The projected-invariants formulation's own velocity projection (projection kind none).
+  expect_split_bitwise_fused(varied_ensemble<models::chain<4>>(7, 1.0, method_kind::bdf, formulation::projected_invariants));
+}
+
+// One member driven by hand: every accepted step's projection suspends at each of its factorizations
+// (the metric, one Gram matrix per Gauss-Newton iteration, the velocity Gram matrix), and the result
+// is bitwise the fused driver's.
+TEST(SplitProjection, DrivenMemberSuspendsAtEveryProjectionFactorizationAndIsBitwiseTheFusedPath) {
+  auto e = projecting(varied_ensemble<models::chain<4>>(3, 1.0, method_kind::bdf, formulation::ggl),
+                      projection_kind::coordinate);
+  const auto tr = expect_driven_split_bitwise_fused<models::chain<4>, bdf_method>(e, 1);
+  const long projections = tr.state->counters.projections;
+  ASSERT_GT(projections, 0);
+  EXPECT_GE(tr.projection_suspensions, 3 * projections);  // metric, >= 1 Gauss-Newton, velocities
+  EXPECT_EQ(tr.projection->phase, projection_phase::idle);
 }
 
 TEST(SplitFactorization, RadauIIADrivenMemberIsBitwiseTheFusedPathAndSuspendsAtEveryFactorization) {

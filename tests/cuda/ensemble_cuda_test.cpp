@@ -15,11 +15,13 @@ using namespace lockstep;
 template <class Model>
 void expect_cuda_agrees_with_serial(double t1, double tol, long members = 300,
                                     method_kind method = method_kind::bdf, formulation form = formulation::ggl,
-                                    bool may_not_fit = false, bool split = false) {
+                                    bool may_not_fit = false, bool split = false,
+                                    projection_kind projection = projection_kind::none) {
   if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
   auto e = ensemble<Model>::with_defaults(members);
   e.options.method = method;
   e.options.form = form;
+  e.options.projection = projection;
   for (long i = 0; i < e.members; ++i) e.params_of(i)[0] *= 1.0 + 1e-3 * static_cast<double>(i % 17);
   e.t1 = t1;
   e.save_times = {0.5 * t1, t1};
@@ -64,6 +66,16 @@ TEST(CudaEnsemble, DoublePendulumShortRunAgreesWithSerialWithinTenTimesTolerance
 TEST(CudaEnsemble, AndrewsForcedSplitPathAgreesWithSerialForBdfAndRadauIIA) {
   expect_cuda_agrees_with_serial<models::andrews>(0.003, 1e-8, 300, method_kind::bdf, formulation::ggl, false, true);
   expect_cuda_agrees_with_serial<models::andrews>(0.003, 1e-8, 300, method_kind::radau5, formulation::index3, false, true);
+}
+
+// Projections forced through the split path too: every metric and Gram factorization of an accepted
+// point's projection by cusolverDnDpotrfBatched between launches (docs/GPU.md section 5.2, item 4).
+TEST(CudaEnsemble, AndrewsForcedSplitProjectionsAgreeWithSerialForBdfAndRadauIIA) {
+  for (projection_kind kind : {projection_kind::coordinate, projection_kind::post_stabilization}) {
+    expect_cuda_agrees_with_serial<models::andrews>(0.003, 1e-8, 300, method_kind::bdf, formulation::ggl, false, true, kind);
+    expect_cuda_agrees_with_serial<models::andrews>(0.003, 1e-8, 300, method_kind::radau5, formulation::index3, false, true,
+                                                    kind);
+  }
 }
 
 #if defined(LOCKSTEP_CUDA_CHAIN16)

@@ -33,6 +33,8 @@
 //
 // None of this changes a step-size decision: the stepper applies it after acceptance and records the
 // size of the corrections. Everything here is LOCKSTEP_HD, allocation-free and returns a status.
+// project_state also exists as a computation resumable at its Cholesky factorizations (run_projection,
+// at the end), for the split path's batched factor phase.
 #pragma once
 
 #include <limits>
@@ -80,16 +82,28 @@ struct metric_factor {
   mat<double, Model::n, Model::n> M_chol;
 };
 
+// A Cholesky factorization's result as a member status: success, singular_matrix (not positive
+// definite) or model_not_finite.
+LOCKSTEP_HD constexpr member_status cholesky_status(const factor_result& fr) {
+  if (fr.info == lu_not_finite) return member_status::model_not_finite;
+  if (fr.info != lu_ok) return member_status::singular_matrix;
+  return member_status::success;
+}
+
+// M(q) into W.M_chol, unfactored: the first half of factor_metric (the split path factors it later).
+template <class Model>
+LOCKSTEP_HD void assemble_metric(projection_metric metric, const vec<double, Model::n>& q, const double* p,
+                                 metric_factor<Model>& W) {
+  W.metric = metric;
+  W.M_chol = Model::template mass<double, double>(q, p);
+}
+
 // Returns success, singular_matrix (M not SPD) or model_not_finite.
 template <class Model>
 LOCKSTEP_HD member_status factor_metric(projection_metric metric, const vec<double, Model::n>& q, const double* p,
                                         metric_factor<Model>& W) {
-  W.metric = metric;
-  W.M_chol = Model::template mass<double, double>(q, p);
-  const factor_result fr = cholesky_factor(W.M_chol);
-  if (fr.info == lu_not_finite) return member_status::model_not_finite;
-  if (fr.info != lu_ok) return member_status::singular_matrix;
-  return member_status::success;
+  assemble_metric<Model>(metric, q, p, W);
+  return cholesky_status(cholesky_factor(W.M_chol));
 }
 
 // W^-1 X, column by column.
@@ -115,17 +129,21 @@ struct minimal_norm_projector {
   mat<double, R, R> gram;           // Cholesky factor of B W^-1 B^T
 };
 
+// W^-1 B^T and the Gram matrix B W^-1 B^T, unfactored: the first half of factor_projector.
+template <class Model, int R>
+LOCKSTEP_HD void assemble_projector(const metric_factor<Model>& W, const mat<double, R, Model::n>& B,
+                                    minimal_norm_projector<Model, R>& P) {
+  P.WinvBt = apply_inverse_metric<Model, R>(W, transpose(B));
+  P.gram = B * P.WinvBt;
+}
+
 // Returns success, singular_matrix (dependent rows: the Gram matrix is not positive definite) or
 // model_not_finite.
 template <class Model, int R>
 LOCKSTEP_HD member_status factor_projector(const metric_factor<Model>& W, const mat<double, R, Model::n>& B,
                                            minimal_norm_projector<Model, R>& P) {
-  P.WinvBt = apply_inverse_metric<Model, R>(W, transpose(B));
-  P.gram = B * P.WinvBt;
-  const factor_result fr = cholesky_factor(P.gram);
-  if (fr.info == lu_not_finite) return member_status::model_not_finite;
-  if (fr.info != lu_ok) return member_status::singular_matrix;
-  return member_status::success;
+  assemble_projector<Model, R>(W, B, P);
+  return cholesky_status(cholesky_factor(P.gram));
 }
 
 // dx = -W^-1 B^T (B W^-1 B^T)^-1 r: the minimal-W-norm dx with B dx = -r.
@@ -168,6 +186,21 @@ LOCKSTEP_HD velocity_constraint_rows<Model> velocity_constraints_at(double t, co
   return out;
 }
 
+// One Gauss-Newton update q <- q - W^-1 G^T (G W^-1 G^T)^-1 Phi(q) with the factored projector of G at
+// q; true when converged (see project_positions). `previous` is the size of the last correction.
+template <class Model>
+LOCKSTEP_HD bool gauss_newton_update(const minimal_norm_projector<Model, Model::m>& P, const vec<double, Model::m>& phi,
+                                     vec<double, Model::n>& q, int iteration, double& previous) {
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  const vec<double, Model::n> dq = minimal_norm_correction<Model, Model::m>(P, phi);
+  q = q + dq;
+  const double size = norm_inf(dq), scale = 1.0 + norm_inf(q);
+  if (size <= 4.0 * eps * scale) return true;
+  if (iteration > 0 && size >= 0.5 * previous && size <= sqrt(eps) * scale) return true;
+  previous = size;
+  return false;
+}
+
 // Gauss-Newton onto Phi(t, q) = 0 in the metric W (see the header). Converged when the correction is
 // at round-off: below 4 eps (1 + |q|), or no longer contracting (at least half the previous one) while
 // below sqrt(eps) (1 + |q|), where a contracting iteration would be quadratically close to the
@@ -179,25 +212,27 @@ LOCKSTEP_HD member_status project_positions(double t, vec<double, Model::n>& q, 
                                             const metric_factor<Model>& W, int max_iterations) {
   constexpr int m = Model::m;
   if constexpr (m > 0) {
-    constexpr double eps = std::numeric_limits<double>::epsilon();
     double previous = 0.0;
     for (int iter = 0; iter < max_iterations; ++iter) {
       const auto con = constraint_linearize<Model>(t, q, p);
       minimal_norm_projector<Model, m> P;
       const member_status s = factor_projector<Model, m>(W, con.G, P);
       if (s != member_status::success) return s;
-      const vec<double, Model::n> dq = minimal_norm_correction<Model, m>(P, con.phi);
-      q = q + dq;
-      const double size = norm_inf(dq), scale = 1.0 + norm_inf(q);
-      if (size <= 4.0 * eps * scale) return member_status::success;
-      if (iter > 0 && size >= 0.5 * previous && size <= sqrt(eps) * scale) return member_status::success;
-      previous = size;
+      if (gauss_newton_update<Model>(P, con.phi, q, iter, previous)) return member_status::success;
     }
     return member_status::projection_failed;
   } else {
     (void)t, (void)q, (void)p, (void)W, (void)max_iterations;
     return member_status::success;
   }
+}
+
+// The two passes of the velocity projection with the factored projector P of rows.C.
+template <class Model>
+LOCKSTEP_HD void correct_velocities(const minimal_norm_projector<Model, Model::m + Model::k>& P,
+                                    const velocity_constraint_rows<Model>& rows, vec<double, Model::n>& v) {
+  for (int pass = 0; pass < 2; ++pass)
+    v = v + minimal_norm_correction<Model, Model::m + Model::k>(P, rows.C * v + rows.c);
 }
 
 // v onto C v + c = 0 at (t, q), minimal in the metric W (two passes with one factorization).
@@ -210,11 +245,36 @@ LOCKSTEP_HD member_status project_velocities(double t, const vec<double, Model::
     minimal_norm_projector<Model, r> P;
     const member_status s = factor_projector<Model, r>(W, rows.C, P);
     if (s != member_status::success) return s;
-    for (int pass = 0; pass < 2; ++pass) v = v + minimal_norm_correction<Model, r>(P, rows.C * v + rows.c);
+    correct_velocities<Model>(P, rows, v);
   } else {
     (void)t, (void)q, (void)v, (void)p, (void)W;
   }
   return member_status::success;
+}
+
+// The holonomic rows G of C = [G; A].
+template <class Model>
+LOCKSTEP_HD mat<double, Model::m, Model::n> holonomic_rows(const velocity_constraint_rows<Model>& rows) {
+  mat<double, Model::m, Model::n> G;
+  for (int a = 0; a < Model::m; ++a)
+    for (int j = 0; j < Model::n; ++j) G(a, j) = rows.C(a, j);
+  return G;
+}
+
+// Post-stabilization's `applications` of F h(q, v) with the factored Pq, Pv of the first point, whose
+// invariants are `rows` (overwritten by those of later points).
+template <class Model>
+LOCKSTEP_HD void apply_post_stabilization(const minimal_norm_projector<Model, Model::m>& Pq,
+                                          const minimal_norm_projector<Model, Model::m + Model::k>& Pv,
+                                          velocity_constraint_rows<Model>& rows, double t, vec<double, Model::n>& q,
+                                          vec<double, Model::n>& v, const double* p, int applications) {
+  constexpr int m = Model::m, r = Model::m + Model::k;
+  for (int application = 0; application < applications; ++application) {
+    if (application > 0) rows = velocity_constraints_at<Model>(t, q, p);  // h at the new point, F kept
+    const vec<double, r> w = rows.C * v + rows.c;
+    if constexpr (m > 0) q = q + minimal_norm_correction<Model, m>(Pq, rows.phi);
+    if constexpr (r > 0) v = v + minimal_norm_correction<Model, r>(Pv, w);
+  }
 }
 
 // Post-stabilization of (q, v) at t (see the header): `applications` times F h(q, v), with F and its
@@ -223,7 +283,7 @@ LOCKSTEP_HD member_status project_velocities(double t, const vec<double, Model::
 template <class Model>
 LOCKSTEP_HD member_status post_stabilize(double t, vec<double, Model::n>& q, vec<double, Model::n>& v, const double* p,
                                          projection_metric metric, int applications = 2) {
-  constexpr int n = Model::n, m = Model::m, r = Model::m + Model::k;
+  constexpr int m = Model::m, r = Model::m + Model::k;
   metric_factor<Model> W;
   member_status s = factor_metric<Model>(metric, q, p, W);
   if (s != member_status::success) return s;
@@ -231,22 +291,14 @@ LOCKSTEP_HD member_status post_stabilize(double t, vec<double, Model::n>& q, vec
   minimal_norm_projector<Model, m> Pq;
   minimal_norm_projector<Model, r> Pv;
   if constexpr (m > 0) {
-    mat<double, m, n> G;
-    for (int a = 0; a < m; ++a)
-      for (int j = 0; j < n; ++j) G(a, j) = rows.C(a, j);
-    s = factor_projector<Model, m>(W, G, Pq);
+    s = factor_projector<Model, m>(W, holonomic_rows<Model>(rows), Pq);
     if (s != member_status::success) return s;
   }
   if constexpr (r > 0) {
     s = factor_projector<Model, r>(W, rows.C, Pv);
     if (s != member_status::success) return s;
   }
-  for (int application = 0; application < applications; ++application) {
-    if (application > 0) rows = velocity_constraints_at<Model>(t, q, p);  // h at the new point, F kept
-    const vec<double, r> w = rows.C * v + rows.c;
-    if constexpr (m > 0) q = q + minimal_norm_correction<Model, m>(Pq, rows.phi);
-    if constexpr (r > 0) v = v + minimal_norm_correction<Model, r>(Pv, w);
-  }
+  apply_post_stabilization<Model>(Pq, Pv, rows, t, q, v, p, applications);
   return member_status::success;
 }
 
@@ -255,6 +307,38 @@ struct projection_sizes {
   double q = 0.0;
   double v = 0.0;
 };
+
+// Gauss-Newton iterations of the projection after a step: from a step's end point it converges
+// quadratically, 2-3 suffice.
+inline constexpr int accepted_point_gauss_newton_iterations = 10;
+
+// The end of project_state: the status of the projection that took y's (q, v) to (q, v) (a singular
+// Gram matrix reported as projection_failed, a non-finite result as model_not_finite); on success, y
+// takes (q, v) and `sizes` the corrections.
+template <class Model>
+LOCKSTEP_HD member_status accept_projection(member_status s, const vec<double, Model::n>& q,
+                                            const vec<double, Model::n>& v, state_vector<Model>& y,
+                                            projection_sizes& sizes) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n;
+  if (s == member_status::success)
+    for (int i = 0; i < n; ++i)
+      if (!is_finite(q[i]) || !is_finite(v[i])) s = member_status::model_not_finite;
+  if (s == member_status::singular_matrix) s = member_status::projection_failed;
+  if (s != member_status::success) return s;
+  vec<double, n> q0, v0;
+  for (int i = 0; i < n; ++i) {
+    q0[i] = y[L::q + i];
+    v0[i] = y[L::v + i];
+  }
+  sizes.q = norm_inf(q - q0);
+  sizes.v = norm_inf(v - v0);
+  for (int i = 0; i < n; ++i) {
+    y[L::q + i] = q[i];
+    y[L::v + i] = v[i];
+  }
+  return member_status::success;
+}
 
 // The projection after an accepted step at (t, y): `kind`, plus the projected-invariants formulation's
 // own velocity projection. Only q and v change; the multipliers are the method's (they are
@@ -265,13 +349,11 @@ LOCKSTEP_HD member_status project_state(projection_kind kind, formulation f, pro
                                         state_vector<Model>& y, const double* p, projection_sizes& sizes) {
   using L = state_layout<Model>;
   constexpr int n = Model::n;
-  constexpr int max_gauss_newton_iterations = 10;  // from a step's end point: quadratic, 2-3 suffice
-  vec<double, n> q0, v0;
+  vec<double, n> q, v;
   for (int i = 0; i < n; ++i) {
-    q0[i] = y[L::q + i];
-    v0[i] = y[L::v + i];
+    q[i] = y[L::q + i];
+    v[i] = y[L::v + i];
   }
-  vec<double, n> q = q0, v = v0;
   member_status s = member_status::success;
   if (kind == projection_kind::post_stabilization) {
     s = post_stabilize<Model>(t, q, v, p, metric);
@@ -279,21 +361,225 @@ LOCKSTEP_HD member_status project_state(projection_kind kind, formulation f, pro
     metric_factor<Model> W;
     s = factor_metric<Model>(metric, q, p, W);
     if (s == member_status::success && kind == projection_kind::coordinate)
-      s = project_positions<Model>(t, q, p, W, max_gauss_newton_iterations);
+      s = project_positions<Model>(t, q, p, W, accepted_point_gauss_newton_iterations);
     if (s == member_status::success) s = project_velocities<Model>(t, q, v, p, W);
   }
-  if (s == member_status::success)
-    for (int i = 0; i < n; ++i)
-      if (!is_finite(q[i]) || !is_finite(v[i])) s = member_status::model_not_finite;
-  if (s == member_status::singular_matrix) s = member_status::projection_failed;
-  if (s != member_status::success) return s;
-  sizes.q = norm_inf(q - q0);
-  sizes.v = norm_inf(v - v0);
-  for (int i = 0; i < n; ++i) {
-    y[L::q + i] = q[i];
-    y[L::v + i] = v[i];
+  return accept_projection<Model>(s, q, v, y, sizes);
+}
+
+// ---- project_state, resumable at its Cholesky factorizations (the split path) ----
+//
+// The split path (kernels/common/split_factor.hpp, docs/GPU.md section 5.4) moves the factorizations
+// of an accepted point's projection into the batch phase between launches, as it does for the Newton
+// matrices. Unlike a step attempt, the projection cannot be replayed from its start: its accepted step
+// has already moved the method's t and history. So it stops at each factorization and resumes there:
+// its locals are kept in `projection_work` (stored beside the member state, by the split path only:
+// the fused path calls project_state, whose locals stay in the thread and cost nothing more), and
+// where it stopped is the phase, named by the matrix that awaits its factor. The arithmetic is
+// project_state's, through the same functions in the same order, and the factor phase applies the same
+// cholesky_factor to the same matrix (on CUDA: cusolverDnDpotrfBatched), so the CPU emulation gives
+// bitwise the fused results.
+//
+//   coordinate:          metric -> positions (once per Gauss-Newton iteration, <= 10) -> velocities
+//   projected invariants (kind none): metric -> velocities
+//   post-stabilization:  metric -> stabilization_positions -> stabilization_velocities
+// (a phase whose matrix has no rows, m = 0 or m + k = 0, is skipped, as project_state skips it).
+enum class projection_phase : int {
+  idle = 0,                      // no projection under way
+  metric = 1,                    // M(q~) in W.M_chol (n x n)
+  positions = 2,                 // a Gauss-Newton iteration's G W^-1 G^T in Pq.gram (m x m)
+  velocities = 3,                // C W^-1 C^T at the projected q in Pv.gram ((m + k) x (m + k))
+  stabilization_positions = 4,   // post-stabilization's G W^-1 G^T in Pq.gram
+  stabilization_velocities = 5,  // post-stabilization's C W^-1 C^T in Pv.gram
+};
+
+// The factor phase's hand-over, like method/attempt.hpp's external_factors: a factorization of more
+// than `split_above` rows is left `pending` (the others are made in the thread); the factor phase sets
+// `ready` and the status cholesky_status would give.
+struct external_cholesky {
+  int split_above = 0;
+  bool pending = false;
+  bool ready = false;
+  member_status status = member_status::success;
+};
+
+template <class Model>
+struct projection_work {
+  projection_phase phase = projection_phase::idle;
+  external_cholesky external;
+  int iteration = 0;      // Gauss-Newton's
+  double previous = 0.0;  // the size of Gauss-Newton's last correction
+  vec<double, Model::n> q, v;
+  metric_factor<Model> W;
+  minimal_norm_projector<Model, Model::m> Pq;
+  minimal_norm_projector<Model, Model::m + Model::k> Pv;
+  velocity_constraint_rows<Model> rows;  // Gauss-Newton keeps its Phi in rows.phi
+};
+
+// The rows of the matrix a phase factors.
+template <class Model>
+LOCKSTEP_HD constexpr int cholesky_rows(projection_phase phase) {
+  switch (phase) {
+    case projection_phase::metric: return Model::n;
+    case projection_phase::positions:
+    case projection_phase::stabilization_positions: return Model::m;
+    case projection_phase::velocities:
+    case projection_phase::stabilization_velocities: return Model::m + Model::k;
+    case projection_phase::idle: break;
   }
-  return member_status::success;
+  return 0;
+}
+
+// cholesky_factor of the matrix the phase assembled, in place.
+template <class Model>
+LOCKSTEP_HD factor_result factor_phase_matrix(projection_work<Model>& w) {
+  switch (w.phase) {
+    case projection_phase::metric: return cholesky_factor(w.W.M_chol);
+    case projection_phase::positions:
+    case projection_phase::stabilization_positions: return cholesky_factor(w.Pq.gram);
+    case projection_phase::velocities:
+    case projection_phase::stabilization_velocities: return cholesky_factor(w.Pv.gram);
+    case projection_phase::idle: break;
+  }
+  return factor_result{};
+}
+
+namespace detail {
+
+// Each assembles the next phase's matrix and returns running, or ends the projection (phase idle) and
+// returns its status.
+template <class Model>
+LOCKSTEP_HD member_status end_projection(projection_work<Model>& w, member_status s) {
+  w.phase = projection_phase::idle;
+  return s;
+}
+
+template <class Model>
+LOCKSTEP_HD member_status begin_velocity_projection(projection_work<Model>& w, double t, const double* p) {
+  constexpr int r = Model::m + Model::k;
+  if constexpr (r > 0) {
+    w.rows = velocity_constraints_at<Model>(t, w.q, p);
+    assemble_projector<Model, r>(w.W, w.rows.C, w.Pv);
+    w.phase = projection_phase::velocities;
+    return member_status::running;
+  } else {
+    (void)t, (void)p;
+    return end_projection(w, member_status::success);
+  }
+}
+
+template <class Model>
+LOCKSTEP_HD member_status begin_gauss_newton_iteration(projection_work<Model>& w, double t, const double* p) {
+  if constexpr (Model::m > 0) {
+    const auto con = constraint_linearize<Model>(t, w.q, p);
+    w.rows.phi = con.phi;
+    assemble_projector<Model, Model::m>(w.W, con.G, w.Pq);
+    w.phase = projection_phase::positions;
+    return member_status::running;
+  } else {
+    return begin_velocity_projection(w, t, p);
+  }
+}
+
+template <class Model>
+LOCKSTEP_HD member_status begin_stabilization_velocities(projection_work<Model>& w, double t, const double* p) {
+  constexpr int r = Model::m + Model::k;
+  if constexpr (r > 0) {
+    (void)t, (void)p;
+    assemble_projector<Model, r>(w.W, w.rows.C, w.Pv);
+    w.phase = projection_phase::stabilization_velocities;
+    return member_status::running;
+  } else {
+    apply_post_stabilization<Model>(w.Pq, w.Pv, w.rows, t, w.q, w.v, p, 2);
+    return end_projection(w, member_status::success);
+  }
+}
+
+template <class Model>
+LOCKSTEP_HD member_status begin_stabilization(projection_work<Model>& w, double t, const double* p) {
+  w.rows = velocity_constraints_at<Model>(t, w.q, p);
+  if constexpr (Model::m > 0) {
+    assemble_projector<Model, Model::m>(w.W, holonomic_rows<Model>(w.rows), w.Pq);
+    w.phase = projection_phase::stabilization_positions;
+    return member_status::running;
+  } else {
+    return begin_stabilization_velocities(w, t, p);
+  }
+}
+
+// The work after the phase's matrix was factored with status `factored`, up to the next matrix.
+template <class Model>
+LOCKSTEP_HD member_status continue_projection(projection_work<Model>& w, member_status factored, projection_kind kind,
+                                              double t, const double* p) {
+  if (factored != member_status::success) return end_projection(w, factored);
+  switch (w.phase) {
+    case projection_phase::metric:
+      if (kind == projection_kind::post_stabilization) return begin_stabilization(w, t, p);
+      if (kind == projection_kind::coordinate) return begin_gauss_newton_iteration(w, t, p);
+      return begin_velocity_projection(w, t, p);
+    case projection_phase::positions:
+      if constexpr (Model::m > 0)
+        if (gauss_newton_update<Model>(w.Pq, w.rows.phi, w.q, w.iteration, w.previous))
+          return begin_velocity_projection(w, t, p);
+      if (++w.iteration == accepted_point_gauss_newton_iterations)
+        return end_projection(w, member_status::projection_failed);
+      return begin_gauss_newton_iteration(w, t, p);
+    case projection_phase::velocities:
+      correct_velocities<Model>(w.Pv, w.rows, w.v);
+      return end_projection(w, member_status::success);
+    case projection_phase::stabilization_positions: return begin_stabilization_velocities(w, t, p);
+    case projection_phase::stabilization_velocities:
+      apply_post_stabilization<Model>(w.Pq, w.Pv, w.rows, t, w.q, w.v, p, 2);
+      return end_projection(w, member_status::success);
+    case projection_phase::idle: break;
+  }
+  return end_projection(w, member_status::success);
+}
+
+}  // namespace detail
+
+// Starts project_state's computation on y's (q, v): assembles M(q~) (phase metric).
+template <class Model>
+LOCKSTEP_HD void begin_projection(projection_work<Model>& w, projection_metric metric, const state_vector<Model>& y,
+                                  const double* p) {
+  using L = state_layout<Model>;
+  for (int i = 0; i < Model::n; ++i) {
+    w.q[i] = y[L::q + i];
+    w.v[i] = y[L::v + i];
+  }
+  w.iteration = 0;
+  w.previous = 0.0;
+  assemble_metric<Model>(metric, w.q, p, w.W);
+  w.phase = projection_phase::metric;
+}
+
+// Runs a begun projection until it ends (returns project_state's status before accept_projection,
+// phase idle, the result in w.q, w.v) or leaves a factorization pending (returns running).
+template <class Model>
+LOCKSTEP_HD member_status run_projection(projection_work<Model>& w, projection_kind kind, double t, const double* p) {
+  for (;;) {
+    member_status factored;
+    if (w.external.ready) {
+      factored = w.external.status;
+      w.external.ready = false;
+    } else if (cholesky_rows<Model>(w.phase) > w.external.split_above) {
+      w.external.pending = true;
+      return member_status::running;
+    } else {
+      factored = cholesky_status(factor_phase_matrix(w));
+    }
+    const member_status s = detail::continue_projection(w, factored, kind, t, p);
+    if (w.phase == projection_phase::idle) return s;
+  }
+}
+
+// The factor phase of one projection (the CPU emulation): the pending matrix by cholesky_factor.
+template <class Model>
+LOCKSTEP_HD void factor_pending_projection(projection_work<Model>& w) {
+  if (!w.external.pending) return;
+  w.external.status = cholesky_status(factor_phase_matrix(w));
+  w.external.pending = false;
+  w.external.ready = true;
 }
 
 }  // namespace lockstep

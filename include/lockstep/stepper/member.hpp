@@ -18,6 +18,10 @@
 // interpolation accuracy, O(h^(p+1)). So a saved point between steps is projected too, by the same
 // projection, as an output only: it changes neither the trajectory nor the counters (which must not
 // depend on the save times), and when its projection fails the unprojected point is written.
+// On the split path (kernels/common/split_factor.hpp) the projection of an accepted step may stop at
+// its Cholesky factorizations, kept in a projection_work beside the member state, and the next call
+// of member_advance resumes it before anything else; save points and initialization project in the
+// thread (docs/GPU.md section 5.4 says why).
 #pragma once
 
 #include "lockstep/core/hd.hpp"
@@ -87,13 +91,12 @@ LOCKSTEP_HD void project_output(double t, state_vector<Model>& y, const double* 
     y = projected;
 }
 
-// The projection after an accepted step; false (with the member's status set) when it failed.
+// The member's record of its accepted point's projection that ended with status s: the projected y
+// becomes the current point and the corrections are counted; false (with the member's status set)
+// when it failed.
 template <class Model, class Method>
-LOCKSTEP_HD bool project_accepted_point(member_state<Model, Method>& ms, const double* p, const solver_options& opt) {
-  if (!projects_after_steps(opt.projection, opt.form)) return true;
-  state_vector<Model> y = Method::current(ms.method);
-  projection_sizes sizes;
-  const member_status s = project_state<Model>(opt.projection, opt.form, opt.metric, Method::time(ms.method), y, p, sizes);
+LOCKSTEP_HD bool record_projection(member_state<Model, Method>& ms, member_status s, const state_vector<Model>& y,
+                                   const projection_sizes& sizes) {
   if (s != member_status::success) {
     ms.status = s;
     return false;
@@ -105,11 +108,69 @@ LOCKSTEP_HD bool project_accepted_point(member_state<Model, Method>& ms, const d
   return true;
 }
 
+// The projection after an accepted step; false (with the member's status set) when it failed.
+template <class Model, class Method>
+LOCKSTEP_HD bool project_accepted_point(member_state<Model, Method>& ms, const double* p, const solver_options& opt) {
+  if (!projects_after_steps(opt.projection, opt.form)) return true;
+  state_vector<Model> y = Method::current(ms.method);
+  projection_sizes sizes;
+  const member_status s = project_state<Model>(opt.projection, opt.form, opt.metric, Method::time(ms.method), y, p, sizes);
+  return record_projection<Model>(ms, s, y, sizes);
+}
+
+// What became of an accepted step's completion (its projection, residuals and save points).
+enum class completion : int { done = 0, suspended = 1, failed = 2 };
+
+// The split path's projection of the accepted point (formulation/projection.hpp, run_projection):
+// begun after the accepted attempt, continued after each factor phase until it ends. The method's
+// current point and t stay those of the accepted step until then.
+template <class Model, class Method>
+LOCKSTEP_HD completion project_accepted_point_split(member_state<Model, Method>& ms, const double* p,
+                                                    const solver_options& opt, projection_work<Model>& w) {
+  if (!projects_after_steps(opt.projection, opt.form)) return completion::done;
+  state_vector<Model> y = Method::current(ms.method);
+  if (w.phase == projection_phase::idle) begin_projection<Model>(w, opt.metric, y, p);
+  const member_status s = run_projection<Model>(w, opt.projection, Method::time(ms.method), p);
+  if (w.phase != projection_phase::idle) return completion::suspended;
+  projection_sizes sizes;
+  const member_status accepted = accept_projection<Model>(s, w.q, w.v, y, sizes);
+  return record_projection<Model>(ms, accepted, y, sizes) ? completion::done : completion::failed;
+}
+
 template <class Model, class Sink>
 LOCKSTEP_HD void emit(int save_index, double t, state_vector<Model> y, const double* p, const solver_options& opt,
                       Sink& sink) {
   if (opt.consistent_multipliers) make_multipliers_consistent<Model>(t, y, p);
   sink(save_index, t, y);
+}
+
+
+// After an accepted attempt: the projection (fused, or resumable when `split_projection` is given),
+// the constraint residuals, and the save points the step passed.
+template <class Model, class Method, class Sink>
+LOCKSTEP_HD completion complete_accepted_step(member_state<Model, Method>& ms, const double* p, const solver_options& opt,
+                                              const double* save_times, int save_count, Sink& sink,
+                                              projection_work<Model>* split_projection) {
+  if (split_projection != nullptr) {
+    const completion c = project_accepted_point_split<Model>(ms, p, opt, *split_projection);
+    if (c != completion::done) return c;
+  } else if (!project_accepted_point<Model>(ms, p, opt)) {
+    return completion::failed;
+  }
+  const double t = Method::time(ms.method);
+  record_constraint_residuals<Model>(t, Method::current(ms.method), p, ms.counters);
+  while (ms.next_save < save_count && save_times[ms.next_save] <= t) {
+    state_vector<Model> y;
+    if (save_times[ms.next_save] == t) {
+      y = Method::current(ms.method);
+    } else {
+      Method::dense_output(ms.method, save_times[ms.next_save], y);
+      project_output<Model>(save_times[ms.next_save], y, p, opt);
+    }
+    emit<Model>(ms.next_save, save_times[ms.next_save], y, p, opt, sink);
+    ++ms.next_save;
+  }
+  return completion::done;
 }
 
 }  // namespace detail
@@ -141,11 +202,20 @@ LOCKSTEP_HD void member_begin(member_state<Model, Method>& ms, double t0, double
 }
 
 // At most max_attempts step attempts towards t1; returns true when the member has finished (status
-// success or a failure), false when it paused at an attempt boundary.
+// success or a failure), false when it paused at an attempt boundary or, on the split path, at a
+// factorization. `split_projection` (the split path only; kernels/common/split_factor.hpp) holds the
+// accepted point's projection when it suspends at a factorization: the next call resumes it before
+// any new attempt. Null, projections run in the thread (project_state).
 template <class Model, class Method, class Sink>
 LOCKSTEP_HD bool member_advance(member_state<Model, Method>& ms, int max_attempts, double t1, const double* p,
-                                const solver_options& opt, const double* save_times, int save_count, Sink& sink) {
+                                const solver_options& opt, const double* save_times, int save_count, Sink& sink,
+                                projection_work<Model>* split_projection = nullptr) {
   if (ms.status != member_status::running) return true;
+  if (split_projection != nullptr && split_projection->phase != projection_phase::idle) {
+    const detail::completion c = detail::complete_accepted_step<Model>(ms, p, opt, save_times, save_count, sink, split_projection);
+    if (c == detail::completion::suspended) return false;
+    if (c == detail::completion::failed) return true;
+  }
   for (int a = 0; a < max_attempts; ++a) {
     if (!(Method::time(ms.method) < t1)) {
       ms.status = member_status::success;
@@ -166,20 +236,9 @@ LOCKSTEP_HD bool member_advance(member_state<Model, Method>& ms, int max_attempt
       return true;
     }
     if (r != attempt_result::accepted) continue;
-    if (!detail::project_accepted_point<Model>(ms, p, opt)) return true;
-    const double t = Method::time(ms.method);
-    detail::record_constraint_residuals<Model>(t, Method::current(ms.method), p, ms.counters);
-    while (ms.next_save < save_count && save_times[ms.next_save] <= t) {
-      state_vector<Model> y;
-      if (save_times[ms.next_save] == t) {
-        y = Method::current(ms.method);
-      } else {
-        Method::dense_output(ms.method, save_times[ms.next_save], y);
-        detail::project_output<Model>(save_times[ms.next_save], y, p, opt);
-      }
-      detail::emit<Model>(ms.next_save, save_times[ms.next_save], y, p, opt, sink);
-      ++ms.next_save;
-    }
+    const detail::completion c = detail::complete_accepted_step<Model>(ms, p, opt, save_times, save_count, sink, split_projection);
+    if (c == detail::completion::suspended) return false;
+    if (c == detail::completion::failed) return true;
   }
   if (!(Method::time(ms.method) < t1)) {
     ms.status = member_status::success;
