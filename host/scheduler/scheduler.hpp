@@ -150,6 +150,14 @@ constexpr std::size_t bytes_per_member(int save_count, method_kind method = meth
   return visit_method(method, [save_count]<class Method>() { return bytes_per_member_with<Model, Method>(save_count); });
 }
 
+// Bytes the split path (docs/GPU.md section 5) adds to a member's chunk storage: its pending flag and
+// batch index, and its resumable projection when projections split.
+template <class Model>
+constexpr std::size_t split_bytes_per_member(bool split, bool split_projections) {
+  return (split ? sizeof(unsigned char) + sizeof(long) : 0) +
+         (split_projections ? sizeof(std::uint64_t) * soa_image<projection_work<Model>>::words : 0);
+}
+
 namespace detail {
 
 template <class Model>
@@ -255,11 +263,13 @@ inline std::size_t host_memory_budget() {
   return std::clamp<std::size_t>(available / 4, std::size_t(64) << 20, std::size_t(256) << 20);
 }
 
-// Members per chunk: the explicit chunk size, else what fits the memory budget.
+// Members per chunk: the explicit chunk size, else what fits the memory budget (split_extra: what the
+// split path adds per member, split_bytes_per_member).
 template <class Model>
-long choose_chunk(const ensemble<Model>& e, const run_options& ro, std::size_t budget) {
-  const long fit = static_cast<long>(
-      std::max<std::size_t>(1, budget / bytes_per_member<Model>(static_cast<int>(e.save_times.size()), e.options.method)));
+long choose_chunk(const ensemble<Model>& e, const run_options& ro, std::size_t budget, std::size_t split_extra = 0) {
+  const std::size_t per_member =
+      bytes_per_member<Model>(static_cast<int>(e.save_times.size()), e.options.method) + split_extra;
+  const long fit = static_cast<long>(std::max<std::size_t>(1, budget / per_member));
   const long chunk = ro.chunk_size > 0 ? ro.chunk_size : fit;
   return std::max(1L, std::min(chunk, std::max(1L, e.members)));
 }
@@ -277,7 +287,13 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
   const int save_count = static_cast<int>(e.save_times.size());
 
   ensemble_result<Model> r = detail::empty_result(e, ro);
-  const long chunk = detail::choose_chunk(e, ro, ro.memory_budget > 0 ? ro.memory_budget : detail::host_memory_budget());
+  constexpr bool can_split = has_split_factorization<Method>;
+  const bool split = can_split && ro.split_factorization;
+  // The emulation splits every projection factorization too (projection_split_above(true)); the
+  // members' resumable projections live beside their states.
+  const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form);
+  const long chunk = detail::choose_chunk(e, ro, ro.memory_budget > 0 ? ro.memory_budget : detail::host_memory_budget(),
+                                          split_bytes_per_member<Model>(split, split_projections));
   r.chunk_size = chunk;
 
   // Chunk storage, reused from chunk to chunk.
@@ -288,12 +304,7 @@ ensemble_result<Model> run_chunked(const ensemble<Model>& e, const run_options& 
   std::vector<unsigned char> finished(static_cast<std::size_t>(chunk));
   std::vector<long> active(static_cast<std::size_t>(chunk));
   std::vector<double> member_outputs;
-  constexpr bool can_split = has_split_factorization<Method>;
-  const bool split = can_split && ro.split_factorization;
   std::vector<unsigned char> pending(split ? static_cast<std::size_t>(chunk) : 0);
-  // The emulation splits every projection factorization too (projection_split_above(true)); the
-  // members' resumable projections live beside their states.
-  const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form);
   std::vector<std::uint64_t> projections(
       split_projections ? static_cast<std::size_t>(soa_image<projection_work<Model>>::words) * chunk : 0);
 

@@ -479,7 +479,11 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
     require_local_memory(for_each_active_member<advance_member<Model, Method>>, Model::name, free_bytes);
   ensemble_result<Model> r = detail::empty_result(e, run);
   std::vector<double> member_outputs;
-  const long chunk = detail::choose_chunk(e, run, run.memory_budget > 0 ? run.memory_budget : free_bytes / 4);
+  // Split projections (split_factor.hpp, docs/GPU.md 5.3): their projection_work in device memory.
+  const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form) &&
+                                 (run.split_factorization || uses_split_projection<Model>);
+  const long chunk = detail::choose_chunk(e, run, run.memory_budget > 0 ? run.memory_budget : free_bytes / 4,
+                                          split_bytes_per_member<Model>(split, split_projections));
   r.chunk_size = chunk;
 
   // Device storage for one chunk, reused.
@@ -499,9 +503,6 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   cudaStream_t compute = nullptr, copy = nullptr;
   check(cudaStreamCreate(&compute), "cudaStreamCreate");
   check(cudaStreamCreate(&copy), "cudaStreamCreate");
-  // Split projections (split_factor.hpp, docs/GPU.md 5.3): their projection_work in device memory.
-  const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form) &&
-                                 (run.split_factorization || uses_split_projection<Model>);
   constexpr int projection_words = soa_image<projection_work<Model>>::words;
   device_buffer<std::uint64_t> d_projections(split_projections ? std::size_t(projection_words) * chunk : 0);
   using factor_phase = std::conditional_t<can_split, split_factor_phase<Model, Method>, no_split_phase>;

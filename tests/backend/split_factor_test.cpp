@@ -259,6 +259,28 @@ TEST(SplitProjection, AndrewsRadauIIAProjectionsAreBitwiseTheFusedPath) {
     expect_split_bitwise_fused(andrews_with_failing_projection(method_kind::radau5, formulation::index3, kind), 4);
 }
 
+// A chunk sized from the memory budget counts what the split path adds per member (its pending flag and
+// batch index, and its resumable projection when projections split), so the split run's storage fits
+// the same budget as the fused run's.
+TEST(SplitProjection, ChunkFromTheMemoryBudgetCountsTheSplitPathsStorage) {
+  using Model = models::andrews;
+  const auto e = projecting(varied_ensemble<Model>(300, 0.001, method_kind::bdf, formulation::ggl),
+                            projection_kind::coordinate);
+  const std::size_t fused_bytes = bytes_per_member<Model>(static_cast<int>(e.save_times.size()), method_kind::bdf);
+  const std::size_t split_bytes = fused_bytes + split_bytes_per_member<Model>(true, true);
+  EXPECT_GT(split_bytes_per_member<Model>(true, true), split_bytes_per_member<Model>(true, false));
+  run_options fused;
+  fused.memory_budget = 100 * split_bytes;
+  run_options split = fused;
+  split.split_factorization = true;
+  const auto fused_result = solve_ensemble(e, fused);
+  const auto split_result = solve_ensemble(e, split);
+  EXPECT_EQ(split_result.chunk_size, 100);
+  EXPECT_EQ(fused_result.chunk_size, static_cast<long>(100 * split_bytes / fused_bytes));
+  EXPECT_GT(fused_result.chunk_size, 100);
+  for (long i = 0; i < e.members; ++i) EXPECT_TRUE(same_member(fused_result, i, split_result, i)) << "member " << i;
+}
+
 TEST(SplitProjection, Chain4ProjectionsAreBitwiseTheFusedPath) {
   for (projection_kind kind : {projection_kind::coordinate, projection_kind::post_stabilization}) {
     expect_split_bitwise_fused(projecting(varied_ensemble<models::chain<4>>(7, 1.0, method_kind::bdf, formulation::ggl), kind));
