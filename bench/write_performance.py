@@ -49,48 +49,61 @@ Where the ratio falls short: (a) BDF runs two Newton iterations per step where I
 (table above), and every iteration costs a residual evaluation and a Newton solve; (b) Radau IIA
 re-evaluates the Jacobian and refactors both of its matrices after almost every accepted step; (c)
 per-step bookkeeping (predictor, error and order estimates) is a third of BDF's time on the small
-models (car_axis profile above).
+models (car_axis profile above); (d) on the slider crank, the Jacobian (its d(G^T lambda)/dq by nested
+dual numbers is 15-20 % of BDF's time at rtol 1e-4) is re-evaluated on a third of the steps.
 
-Done in session 5 (the numbers above include them):
+Done (the numbers above include them):
 
-1. Bitwise the same results (968 datasets of 16 studies compared, 4 problems x 2 methods x rtol 1e-4 and
-   1e-8): `internal_tolerance_factor`'s pow once per member; pow(x, 1) skipped in the contraction rate;
-   LTE_{k-1} and LTE_{k+1} of order selection from one divided-difference table over q and v only;
-   order selection by exact integer-power comparisons, with pow only for a step that shrinks
-   (`detail::choose_order`, shared with the tangent step).
-2. Last bits changed: `lu_solve`'s back substitution runs by columns and multiplies by the pivots'
-   reciprocals, O(N) latency per solve instead of O(N^2) (the row loop waited for x[i+1] before a
-   chain of N - 1 - i dependent subtractions and a division).
-   Together, same run, one thread, fastest of 2 rounds against commit 122b263: BDF at rtol 1e-8 0.69
-   (double pendulum), 0.73 (car_axis), 0.88 (slider_crank), 0.89 (andrews) of the time; Radau IIA at
-   1e-5 0.92-0.98.
+1. Session 5, bitwise the same results (968 datasets of 16 studies compared, 4 problems x 2 methods x
+   rtol 1e-4 and 1e-8): `internal_tolerance_factor`'s pow once per member; pow(x, 1) skipped in the
+   contraction rate; LTE_{k-1} and LTE_{k+1} of order selection from one divided-difference table over
+   q and v only; order selection by exact integer-power comparisons, with pow only for a step that
+   shrinks (`detail::choose_order`, shared with the tangent step).
+2. Session 5, last bits changed: `lu_solve`'s back substitution runs by columns and multiplies by the
+   pivots' reciprocals, O(N) latency per solve instead of O(N^2). With item 1, same run, one thread,
+   fastest of 2 rounds against commit 122b263: BDF at rtol 1e-8 0.69 (double pendulum), 0.73
+   (car_axis), 0.88 (slider_crank), 0.89 (andrews) of the time; Radau IIA at 1e-5 0.92-0.98.
+3. Session 6, LU reuse across shifts (method/corrector.hpp, `stale_shift_ratio_ok`): BDF keeps its
+   factored Newton matrix while c / c_old stays in IDA's band [0.6, 5/3] and scales each increment by
+   2 / (1 + c / c_old) (IDA's XRATE = 0.25 and its scaled solve). BDF's variable coefficient c moves at
+   every step for k steps after a change of h, so refactoring at every change of c had factored on
+   ~70 % of andrews' steps at rtol 1e-4. Same run against 2858c93, one thread, rtol 1e-4 ... 1e-8:
+   1.8-3.9x fewer LU factorizations; time 0.90-0.94 (andrews), 0.90-0.93 (slider_crank), 0.92-1.0
+   (double pendulum), 0.98-1.0 (car_axis); median scd within 0.16 digits. Without the scaled increment
+   the scd fell by up to 0.4 digits (andrews, rtol 1e-6).
+4. Session 6: `record_constraint_residuals` takes Phi and G v + Phi_t from one evaluation along
+   (q, v) with a one-direction dual number instead of two evaluations (bitwise the same counters).
 
-Measured and not adopted (car_axis and slider_crank, same-run comparisons):
+Measured and not adopted (same-run comparisons):
 
-3. A contraction rate carried over to the next step's first iteration while the Newton matrix is
+5. A contraction rate carried over to the next step's first iteration while the Newton matrix is
    unchanged (IDA's test, restricted to the same matrix): Newton iterations per step fell from 2.0 to
    1.2, but accepting the first iterate leaves an iteration error that is noise in the error estimate,
    whose controller works at the edge r = 1 between keeping and cutting h: steps rose 8-12 %,
    rejections 1.5-3x and LU factorizations 4-5x; the time changed by -7 % to +6 %. With the carried rate
    floored at 0.2 the first iterate is almost never accepted.
-4. RADAU5's THET = 0.1 instead of 0.001 (keep the Jacobian unless the contraction was slow):
+6. RADAU5's THET = 0.1 instead of 0.001 (keep the Jacobian unless the contraction was slow):
    car_axis 10-18 % faster at rtol 1e-4 ... 1e-6, andrews within the noise, slider_crank lost a digit at
    1e-6 (scd 2.42 -> 1.36).
-5. BDF's Jacobian refresh at a contraction rate of 0.25 or 0.5 instead of 0.1: slider_crank at rtol 1e-4
-   ... 1e-6 between 13 % faster and 12 % slower, with more rejected steps.
+7. BDF's Jacobian refresh at a contraction rate of 0.3 or 0.5 instead of 0.1 (re-measured in session 6
+   with item 3, machine shared with a build): slider_crank 15-26 % faster at rtol 1e-4 ... 1e-6 and
+   0.92-1.01 of the time at 1e-7 (Jacobians 830 -> 342 per member at 1e-4), but car_axis and the double
+   pendulum up to 22 % slower at 0.5 (Newton iterations +15-55 %), andrews 0.80-1.05. The rule that
+   would serve all four weighs a Jacobian's measured cost against the iterations it saves: not built.
 
 What remains, by expected effect:
 
-6. The predictor's divided-difference table is rebuilt from the stored points at every attempt,
+8. The predictor's divided-difference table is rebuilt from the stored points at every attempt,
    O(k^2) state vectors; IDA updates its modified divided differences in O(k) per step. Keeping the table
    in the member state changes the representation the dense output and the tangent step read.
-7. The models evaluate their trigonometric functions separately in M, Q, Phi and G (andrews: sincos
+9. The models evaluate their trigonometric functions separately in M, Q, Phi and G (andrews: sincos
    is 10 % of BDF's time); a per-evaluation cache of the angles' sines and cosines in the model
    interface would share them.
-8. `record_constraint_residuals` evaluates Phi and G v + Phi_t after every accepted step only for the
-   counters `max_phi` and `max_velocity_residual` (about 5 % of car_axis' BDF time with its AD pass).
-9. Radau IIA on the slider crank at loose tolerances rejects a quarter of its steps and runs 6-7 Newton
-   iterations per step; at 1 digit, its cost, not IDA's, sets the ratio of 2.
+10. d(G^T lambda)/dq is the Hessian of lambda . Phi, computed by nested dual numbers that form both of
+   its symmetric halves; a second-derivative type that forms one half would take about half of that
+   pass (15-20 % of the slider crank's BDF time at rtol 1e-4, item (d) above).
+11. Radau IIA on the slider crank at loose tolerances rejects a quarter of its steps and runs 6-7 Newton
+   iterations per step; at 1 digit, its cost, not IDA's, sets the ratio.
 """
 
 
@@ -341,7 +354,10 @@ def write_scaling(w, scaling, figures, fig_rel):
         ida = by.get(("ida", sc["threads"], n))
         parts = []
         if two and one and sc["threads"] != 1:
-            parts.append(f"{sc['threads']} threads over 1: {one['seconds'] / two['seconds']:.2f}x")
+            speedup = one['seconds'] / two['seconds']
+            # Each (solver, N) runs once: a speed-up above the thread count is a disturbed run, not a result.
+            flag = f" (above the bound of {sc['threads']}: one of the two runs was disturbed)" if speedup > 1.02 * sc["threads"] else ""
+            parts.append(f"{sc['threads']} threads over 1: {speedup:.2f}x{flag}")
         if two and ida:
             parts.append(f"IDA / lockstep Radau IIA 5: {ida['seconds'] / two['seconds']:.2f}")
         if parts:
