@@ -144,7 +144,6 @@ LOCKSTEP_HD void emit(int save_index, double t, state_vector<Model> y, const dou
   sink(save_index, t, y);
 }
 
-
 // After an accepted attempt: the projection (fused, or resumable when `split_projection` is given),
 // the constraint residuals, and the save points the step passed.
 template <class Model, class Method, class Sink>
