@@ -78,9 +78,9 @@ LOCKSTEP_HD void factor_external(MethodState& s) {
   external_factors& x = external_of(s);
   if (!x.pending) return;
   member_status status = member_status::success;
-  if (auto* R = real_matrix_of(s)) status = newton_factor_status(lu_factor(R->lu, R->pivot));
+  if (auto* R = real_matrix_of(s)) status = factorization_status(lu_factor(R->lu, R->pivot));
   if (status == member_status::success)
-    if (auto* C = complex_matrix_of(s)) status = newton_factor_status(lu_factor(C->lu, C->pivot));
+    if (auto* C = complex_matrix_of(s)) status = factorization_status(lu_factor(C->lu, C->pivot));
   x.status = status;
   x.pending = false;
   x.ready = true;

@@ -225,7 +225,7 @@ struct mark_ready {
 };
 
 // Scatter of a Cholesky factor: the lower triangle back into the row-major matrix (the upper one stays
-// as assembled, as cholesky_factor leaves it), and the status cholesky_status would give: not finite
+// as assembled, as cholesky_factor leaves it), and the status factorization_status would give: not finite
 // before factoring, or not positive definite: potrfBatched's info > 0 (a leading minor not positive
 // definite), or a diagonal l_jj with l_jj^2 <= n eps max |a_ij|, cholesky_factor's test
 // (core/linalg.hpp) on d_j = l_jj^2.

@@ -310,8 +310,9 @@ struct newton_matrix {
   E c{};  // the shift it was factored for
 };
 
-// The member status of a Newton matrix's factorization: success, singular_matrix or model_not_finite.
-LOCKSTEP_HD constexpr member_status newton_factor_status(const factor_result& fr) {
+// The member status of a factorization (the Newton matrices' LU, projection's Cholesky factors):
+// success, singular_matrix (a zero pivot, or not positive definite) or model_not_finite.
+LOCKSTEP_HD constexpr member_status factorization_status(const factor_result& fr) {
   if (fr.info == lu_not_finite) return member_status::model_not_finite;
   if (fr.info != lu_ok) return member_status::singular_matrix;
   return member_status::success;
@@ -395,7 +396,7 @@ template <class Model, class E>
 LOCKSTEP_HD member_status factor_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c,
                                                newton_matrix<Model, E>& N) {
   assemble_newton_matrix<Model, E>(f, J, c, N);
-  return newton_factor_status(lu_factor(N.lu, N.pivot));
+  return factorization_status(lu_factor(N.lu, N.pivot));
 }
 
 // The Newton solve in three parts, so that several right-hand sides can share one pass over the factors

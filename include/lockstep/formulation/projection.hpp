@@ -82,14 +82,6 @@ struct metric_factor {
   mat<double, Model::n, Model::n> M_chol;
 };
 
-// A Cholesky factorization's result as a member status: success, singular_matrix (not positive
-// definite) or model_not_finite.
-LOCKSTEP_HD constexpr member_status cholesky_status(const factor_result& fr) {
-  if (fr.info == lu_not_finite) return member_status::model_not_finite;
-  if (fr.info != lu_ok) return member_status::singular_matrix;
-  return member_status::success;
-}
-
 // M(q) into W.M_chol, unfactored: the first half of factor_metric (the split path factors it later).
 template <class Model>
 LOCKSTEP_HD void assemble_metric(projection_metric metric, const vec<double, Model::n>& q, const double* p,
@@ -103,7 +95,7 @@ template <class Model>
 LOCKSTEP_HD member_status factor_metric(projection_metric metric, const vec<double, Model::n>& q, const double* p,
                                         metric_factor<Model>& W) {
   assemble_metric<Model>(metric, q, p, W);
-  return cholesky_status(cholesky_factor(W.M_chol));
+  return factorization_status(cholesky_factor(W.M_chol));
 }
 
 // W^-1 X, column by column.
@@ -143,7 +135,7 @@ template <class Model, int R>
 LOCKSTEP_HD member_status factor_projector(const metric_factor<Model>& W, const mat<double, R, Model::n>& B,
                                            minimal_norm_projector<Model, R>& P) {
   assemble_projector<Model, R>(W, B, P);
-  return cholesky_status(cholesky_factor(P.gram));
+  return factorization_status(cholesky_factor(P.gram));
 }
 
 // dx = -W^-1 B^T (B W^-1 B^T)^-1 r: the minimal-W-norm dx with B dx = -r.
@@ -395,7 +387,7 @@ enum class projection_phase : int {
 
 // The factor phase's hand-over, like method/attempt.hpp's external_factors: a factorization of more
 // than `split_above` rows is left `pending` (the others are made in the thread); the factor phase sets
-// `ready` and the status cholesky_status would give.
+// `ready` and the status factorization_status would give.
 struct external_cholesky {
   int split_above = 0;
   bool pending = false;
@@ -566,7 +558,7 @@ LOCKSTEP_HD member_status run_projection(projection_work<Model>& w, projection_k
       w.external.pending = true;
       return member_status::running;
     } else {
-      factored = cholesky_status(factor_phase_matrix(w));
+      factored = factorization_status(factor_phase_matrix(w));
     }
     const member_status s = detail::continue_projection(w, factored, kind, t, p);
     if (w.phase == projection_phase::idle) return s;
@@ -577,7 +569,7 @@ LOCKSTEP_HD member_status run_projection(projection_work<Model>& w, projection_k
 template <class Model>
 LOCKSTEP_HD void factor_pending_projection(projection_work<Model>& w) {
   if (!w.external.pending) return;
-  w.external.status = cholesky_status(factor_phase_matrix(w));
+  w.external.status = factorization_status(factor_phase_matrix(w));
   w.external.pending = false;
   w.external.ready = true;
 }
