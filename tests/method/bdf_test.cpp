@@ -206,7 +206,7 @@ TEST_P(FixedStepOrder, GlobalErrorsOfPositionsVelocitiesAndMultipliersDecreaseWi
     }
     ASSERT_EQ(s.t, 1.0);
     EXPECT_EQ(s.last_order, k);
-    const auto& yf = s.y_past[0];
+    const auto& yf = s.y_newest;
     double errq = 0.0, errv = 0.0;
     for (int i = 0; i < 2; ++i) {
       errq = std::max(errq, std::abs(yf[L::q + i] - end.q[i]));

@@ -592,7 +592,7 @@ struct tangent_member {
   long attempts = 0;
   int directions = 0;
   int parameter[Capacity] = {};
-  state_vector<Model> past[max_past][Capacity];  // tangents of method.y_past[j]
+  state_vector<Model> past[max_past][Capacity];  // tangents of the past points at method.t_past[j]
   state_vector<Model> derivative0[Capacity];     // tangents of method.yp0 (the confluent node)
   long tangent_factorizations = 0;
   bool error_control = true;   // the tangents' local error limits the steps (header comment)
@@ -683,33 +683,13 @@ LOCKSTEP_HD int past_source(const bdf_state<Model>& before, int j) {
   return j < before.past_count ? j : before.past_count - 1;
 }
 
-// The BDF predictor of bdf_attempt applied to the past values `values` (tangents or states) of the
-// state `before` the step, for order k at t_new: value and derivative. The same nodes, the same
-// confluent initial node with its derivative `derivative0`, the same divided differences.
-template <class Model, class Values>
-LOCKSTEP_HD void predict_like_bdf(const bdf_state<Model>& before, int k, double t_new, const Values& values,
-                                  const state_vector<Model>& derivative0, state_vector<Model>& value,
-                                  state_vector<Model>& derivative) {
-  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
-  double x[max_nodes];
-  state_vector<Model> dd[max_nodes];
-  bool confluent = false;
-  for (int j = 0; j < k + 1; ++j) {
-    const int src = past_source(before, j);
-    confluent = confluent || j >= before.past_count;
-    x[j] = before.t_past[src];
-    dd[j] = values(src);
-  }
-  divided_differences(k + 1, x, dd, confluent, derivative0);
-  evaluate_newton_form(k + 1, x, dd, t_new, value, &derivative);
-}
-
-// predict_like_bdf as weights, for applying it to many directions: the predictor is linear in the past
-// values and the confluent derivative, value = sum_j value_weight[j] values(source[j]) +
-// value_weight[k + 1] derivative0 (the same with derivative_weight), j over the k + 1 nodes. The weights
-// are predict_like_bdf applied to the unit vectors, all at once (the same nodes and divided
-// differences), so a direction costs 2 (k + 2) multiply-adds per component instead of the divided-
-// difference table, and the result is the same linear map up to rounding.
+// The BDF predictor of bdf_attempt as weights, for applying it to many directions (the tangents' past
+// values): the predictor is linear in the past values and the confluent derivative,
+// value = sum_j value_weight[j] values(source[j]) + value_weight[k + 1] derivative0 (the same with
+// derivative_weight), j over the k + 1 nodes. The weights are the divided-difference predictor over
+// the same nodes applied to the unit vectors, all at once, so a direction costs 2 (k + 2) multiply-adds
+// per component instead of a divided-difference table, and the result is the same linear map up to
+// rounding.
 template <class Model>
 struct predictor_weights {
   static constexpr int max_nodes = bdf_state<Model>::max_past + 2;
@@ -723,7 +703,7 @@ struct predictor_weights {
   LOCKSTEP_HD void apply(const Values& values, const state_vector<Model>& derivative0, state_vector<Model>& value,
                          state_vector<Model>& derivative) const {
     constexpr int ny = state_layout<Model>::size;
-    // Without the confluent node derivative0 is not read at all, as in predict_like_bdf: once t0 has
+    // Without the confluent node derivative0 is not read at all, as in bdf_attempt: once t0 has
     // left the window it is stale, and the Lyapunov re-orthonormalizations keep recombining it with
     // R^-1 until it overflows (measured on the damped oscillator: 0 * inf poisoned every direction).
     for (int i = 0; i < ny; ++i) {
@@ -882,9 +862,14 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
   double c = 0.0;
   for (int j = 0; j < k; ++j) c += 1.0 / (t_new - before.t_past[detail::past_source(before, j)]);
   state_vector<Model> y_pred, yp_pred;
-  detail::predict_like_bdf<Model>(before, k, t_new, [&](int j) { return before.y_past[j]; }, before.yp0, y_pred,
-                                  yp_pred);
-  const state_vector<Model>& y = s.y_past[0];
+  {
+    constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+    double x[max_nodes];
+    state_vector<Model> dd[max_nodes];
+    detail::past_newton_form(before, 0, k + 1, x, dd);
+    evaluate_newton_form(k + 1, x, dd, t_new, y_pred, &yp_pred);
+  }
+  const state_vector<Model>& y = s.y_newest;
   vec<double, n> vdot;
   for (int i = 0; i < n; ++i) vdot[i] = yp_pred[L::v + i] + c * (y[L::v + i] - y_pred[L::v + i]);
 
@@ -896,7 +881,7 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
     return attempt_result::failed;
   }
   state_vector<Model> fresh[Capacity], predicted[Capacity], derivative_predicted[Capacity], dFdp[Capacity];
-  const state_vector<Model>* dFdp_of[Capacity];
+  const state_vector<Model>* dFdp_of[Capacity] = {};  // g++ -Wmaybe-uninitialized: null past directions
   const detail::predictor_weights<Model> pw = detail::bdf_predictor_weights<Model>(before, k, t_new);
   for (int d = 0; d < tm.directions; ++d) {
     pw.apply([&](int j) -> const state_vector<Model>& { return tm.past[j][d]; }, tm.derivative0[d], predicted[d],
@@ -991,7 +976,7 @@ LOCKSTEP_HD double member_time(const tangent_member<Model, Capacity>& tm) {
 }
 template <class Model, int Capacity>
 LOCKSTEP_HD const state_vector<Model>& member_point(const tangent_member<Model, Capacity>& tm) {
-  return tm.method.y_past[0];
+  return tm.method.y_newest;
 }
 template <class Model, int Capacity>
 LOCKSTEP_HD state_vector<Model>* current_tangents(tangent_member<Model, Capacity>& tm) {

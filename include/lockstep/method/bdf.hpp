@@ -82,7 +82,13 @@ struct bdf_state {
   int newton_cuts = 0;      // consecutive step cuts after Newton failure
   int past_count = 0;
   double t_past[max_past] = {};
-  state_vector<Model> y_past[max_past];
+  // The history in Newton form (method/interpolation.hpp), so that a step forms the predictor's
+  // coefficients in O(k) state vectors, not O(k^2): y_newest is the solution at t_past[0] (projection
+  // may replace it, methods.hpp), older_differences[j] = y[t_past[1] .. t_past[j + 1]] the coefficients
+  // over the older nodes (with the confluent node at t0 last while it is in the window), past_count +
+  // initial_derivative - 1 of them. Each accepted step prepends its point (detail::past_newton_form).
+  state_vector<Model> y_newest;
+  state_vector<Model> older_differences[max_past];
   // While t0 is inside the window, it is also a confluent node with the consistent derivative y'(t0).
   bool initial_derivative = false;
   state_vector<Model> yp0;
@@ -138,7 +144,7 @@ LOCKSTEP_HD state_vector<Model> error_weights(const bdf_state<Model>& s, const s
   using L = state_layout<Model>;
   constexpr double roundoff = 1000.0 * std::numeric_limits<double>::epsilon();
   const double f = s.tolerance_rtol == opt.rtol ? s.tolerance_factor : internal_tolerance_factor(opt.rtol);
-  const state_vector<Model>& y = s.y_past[0];
+  const state_vector<Model>& y = s.y_newest;
   state_vector<Model> w;
   for (int j = 0; j < L::size; ++j) {
     const double atol = j < L::v ? opt.atol_q : (j < L::lambda ? opt.atol_v : opt.atol_lambda);
@@ -158,34 +164,21 @@ LOCKSTEP_HD double wrms(const state_vector<Model>& x, const state_vector<Model>&
   return end > begin ? sqrt(s / (end - begin)) : 0.0;
 }
 
-// The past nodes tau_1 .. tau_count (newest first), with the confluent initial node when needed.
-template <class Model>
-struct past_nodes {
-  int count = 0;
-  bool confluent_last = false;
-  double x[bdf_state<Model>::max_past + 2] = {};
-};
-
 template <class Model>
 LOCKSTEP_HD int available_past(const bdf_state<Model>& s) {
   return s.past_count + (s.initial_derivative ? 1 : 0);
 }
 
-// Fills dd[first .. first + count - 1] and x[first ..] with the newest `count` past points.
+// The newest `count` past nodes x[j] = tau_{j+1} (the confluent node at t0 repeats the oldest) and the
+// Newton coefficients dd[j] = y[tau_1 .. tau_{j+1}] over them, levels [first, count) (those below first
+// are already in dd): bdf_state's older differences with y_newest prepended, O(count) state vectors and
+// bitwise the divided-difference table over the stored points (interpolation.hpp, prepend_node).
 template <class Model>
-LOCKSTEP_HD bool load_past(const bdf_state<Model>& s, int count, double* x, state_vector<Model>* dd) {
-  bool confluent = false;
-  for (int j = 0; j < count; ++j) {
-    if (j < s.past_count) {
-      x[j] = s.t_past[j];
-      dd[j] = s.y_past[j];
-    } else {  // j == past_count: the confluent node at t0
-      x[j] = s.t_past[s.past_count - 1];
-      dd[j] = s.y_past[s.past_count - 1];
-      confluent = true;
-    }
-  }
-  return confluent;
+LOCKSTEP_HD void past_newton_form(const bdf_state<Model>& s, int first, int count, double* x,
+                                  state_vector<Model>* dd) {
+  for (int j = first; j < count; ++j) x[j] = s.t_past[j < s.past_count ? j : s.past_count - 1];
+  const bool confluent_next = s.past_count == 1;  // tau_2 is the confluent copy of tau_1 = t0
+  prepend_node(first, count, x, s.y_newest, s.older_differences, confluent_next ? &s.yp0 : nullptr, dd);
 }
 
 // The factors of the header comment's LTE_p = y[t_new, tau_1 .. tau_{p+1}] prod / c_p over the nodes
@@ -203,6 +196,23 @@ LOCKSTEP_HD lte_factors lte_factors_of(const double* x, double t_new, int p) {
   return f;
 }
 
+// The weighted norm over q and v of y[t_new, tau_1 .. tau_{p+1}] times prod / c_p: LTE_p of the header
+// comment, from the past coefficients dd (levels 0 .. p at least) and nodes past_x = tau_1 ...
+template <class Model>
+LOCKSTEP_HD double lte_from_newton_form(int p, const double* past_x, const state_vector<Model>* past_dd,
+                                        double t_new, const state_vector<Model>& y_new,
+                                        const state_vector<Model>& w) {
+  using L = state_layout<Model>;
+  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+  double x[max_nodes];
+  state_vector<Model> e[max_nodes];
+  x[0] = t_new;
+  for (int j = 0; j <= p; ++j) x[j + 1] = past_x[j];
+  prepend_node(0, p + 2, x, y_new, past_dd, static_cast<const state_vector<Model>*>(nullptr), e, L::q, L::lambda);
+  const lte_factors f = lte_factors_of(x, t_new, p);
+  return wrms<Model>(e[p + 1], w, L::q, L::lambda) * abs(f.prod) / f.cp;
+}
+
 // LTE estimate at order p for the new point (t_new, y_new) from the divided difference over
 // (t_new, tau_1 .. tau_{p+1}); requires p + 1 available past nodes.
 template <class Model>
@@ -211,49 +221,30 @@ LOCKSTEP_HD double lte_estimate(const bdf_state<Model>& s, int p, double t_new, 
   constexpr int max_nodes = bdf_state<Model>::max_past + 2;
   double x[max_nodes];
   state_vector<Model> dd[max_nodes];
-  x[0] = t_new;
-  dd[0] = y_new;
-  const bool confluent = load_past(s, p + 1, x + 1, dd + 1);
-  divided_differences(p + 2, x, dd, confluent, s.yp0);
-  const lte_factors f = lte_factors_of(x, t_new, p);
-  using L = state_layout<Model>;
-  return wrms<Model>(dd[p + 1], w, L::q, L::lambda) * abs(f.prod) / f.cp;
+  past_newton_form(s, 0, p + 1, x, dd);
+  return lte_from_newton_form<Model>(p, x, dd, t_new, y_new, w);
 }
 
 // The order-selection estimates of an accepted step: LTE_{k-1} (when lower) and LTE_{k+1} (when
-// higher; requires k + 2 available past nodes), as lte_estimate gives them, from one divided-difference
-// table over (t_new, tau_1 .. tau_{k+2}) restricted to q and v (the only variables the norm reads).
-// Bitwise the same as two lte_estimate calls: the table's entry y[x_0 .. x_j] is computed from x_0 .. x_j
-// alone, with the same operations, however many nodes follow it; a confluent node can only be the
-// last one (load_past) and so lies beyond LTE_{k-1}'s nodes whenever LTE_{k+1} is wanted too.
+// higher; requires k + 2 available past nodes), as lte_estimate gives them, from the past Newton form
+// (past_x, past_dd: levels 0 .. k + 1 when higher, else 0 .. k - 1) with (t_new, y_new) prepended once,
+// over q and v only (the only variables the norm reads). Bitwise the same as two lte_estimate calls:
+// entry y[t_new, tau_1 .. tau_j] depends on its own nodes alone, however many follow it.
 template <class Model>
-LOCKSTEP_HD void order_estimates(const bdf_state<Model>& s, int k, bool lower, bool higher, double t_new,
-                                 const state_vector<Model>& y_new, const state_vector<Model>& w, double& lte_lower,
-                                 double& lte_higher) {
+LOCKSTEP_HD void order_estimates(int k, bool lower, bool higher, const double* past_x,
+                                 const state_vector<Model>* past_dd, double t_new, const state_vector<Model>& y_new,
+                                 const state_vector<Model>& w, double& lte_lower, double& lte_higher) {
   using L = state_layout<Model>;
   constexpr int max_nodes = bdf_state<Model>::max_past + 2;
-  constexpr int nqv = L::lambda - L::q;
   const int p_max = higher ? k + 1 : k - 1;
   double x[max_nodes];
-  state_vector<Model> past[max_nodes];
-  const bool confluent = load_past(s, p_max + 1, x + 1, past + 1);
+  state_vector<Model> e[max_nodes];
   x[0] = t_new;
-  vec<double, nqv> dd[max_nodes];
-  vec<double, nqv> derivative;
-  for (int j = 0; j < nqv; ++j) {
-    dd[0][j] = y_new[L::q + j];
-    derivative[j] = s.yp0[L::q + j];
-    for (int i = 1; i <= p_max + 1; ++i) dd[i][j] = past[i][L::q + j];
-  }
-  divided_differences(p_max + 2, x, dd, confluent, derivative);
+  for (int j = 0; j <= p_max; ++j) x[j + 1] = past_x[j];
+  prepend_node(0, p_max + 2, x, y_new, past_dd, static_cast<const state_vector<Model>*>(nullptr), e, L::q, L::lambda);
   auto estimate = [&](int p) {
     const lte_factors f = lte_factors_of(x, t_new, p);
-    double sum = 0.0;
-    for (int j = 0; j < nqv; ++j) {
-      const double e = dd[p + 1][j] * w[L::q + j];
-      sum += e * e;
-    }
-    return sqrt(sum / nqv) * abs(f.prod) / f.cp;
+    return wrms<Model>(e[p + 1], w, L::q, L::lambda) * abs(f.prod) / f.cp;
   };
   if (lower) lte_lower = estimate(k - 1);
   if (higher) lte_higher = estimate(k + 1);
@@ -325,9 +316,9 @@ LOCKSTEP_HD void bdf_start(bdf_state<Model>& s, double t0, double t1, const init
   s.t = t0;
   s.past_count = 1;
   s.t_past[0] = t0;
-  initial_point(init, s.y_past[0], s.yp0);
-  s.initial_derivative = true;
-  for (int j = 0; j < L::size; ++j) s.y_scale[j] = abs(s.y_past[0][j]);
+  initial_point(init, s.y_newest, s.yp0);
+  s.initial_derivative = true;  // nodes t0 and its confluent copy: no older differences yet
+  for (int j = 0; j < L::size; ++j) s.y_scale[j] = abs(s.y_newest[j]);
 
   s.h = initial_step_size<Model>(t0, t1, init, opt);
   s.order = 1;
@@ -340,10 +331,10 @@ LOCKSTEP_HD void bdf_start_from_points(bdf_state<Model>& s, int count, const dou
                                        double h, int order) {
   s = bdf_state<Model>{};
   s.past_count = count;
-  for (int j = 0; j < count; ++j) {
-    s.t_past[j] = t[j];
-    s.y_past[j] = y[j];
-  }
+  for (int j = 0; j < count; ++j) s.t_past[j] = t[j];
+  s.y_newest = y[0];
+  for (int j = 1; j < count; ++j) s.older_differences[j - 1] = y[j];
+  divided_differences(count - 1, s.t_past + 1, s.older_differences, false, s.yp0);
   s.t = t[0];
   s.h = h;
   s.order = order;
@@ -375,9 +366,8 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
 
   // ---- predictor ----
   double x[max_nodes];
-  state_vector<Model> dd[max_nodes];
-  const bool confluent = detail::load_past(s, k + 1, x, dd);
-  divided_differences(k + 1, x, dd, confluent, s.yp0);
+  state_vector<Model> dd[max_nodes];  // the past Newton form, levels 0 .. k (all levels on acceptance)
+  detail::past_newton_form(s, 0, k + 1, x, dd);
   state_vector<Model> y_pred, yp_pred;
   evaluate_newton_form(k + 1, x, dd, t_new, y_pred, &yp_pred);
   double c = 0.0;
@@ -413,7 +403,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
       int new_order = k;
       if (s.error_failures == 1) {
         if (k > 1) {
-          const double err_km1 = detail::lte_estimate(s, k - 1, t_new, y, w);
+          const double err_km1 = detail::lte_from_newton_form<Model>(k - 1, x, dd, t_new, y, w);
           if (err_km1 <= err_k) new_order = k - 1;
         }
         ratio = 0.9 * pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
@@ -434,31 +424,35 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
     }
   }
 
+  // The past Newton form over every available node: the order estimates read up to level k + 1, and
+  // it becomes the older differences of the new window.
+  const int available = detail::available_past(s);
+  detail::past_newton_form(s, k + 1, available, x, dd);
+
   // ---- next order (estimates over t_new and the past nodes, before they shift) ----
   detail::order_choice next;
   next.order = k;
   if (!fixed) {
     s.steps_at_order = (k == s.order) ? s.steps_at_order + 1 : 1;
     const bool lower = k > 1;
-    const bool higher = k < opt.max_order && s.steps_at_order >= k + 1 && detail::available_past(s) >= k + 2;
+    const bool higher = k < opt.max_order && s.steps_at_order >= k + 1 && available >= k + 2;
     double lte_lower = 0.0, lte_higher = 0.0;
-    if (lower || higher) detail::order_estimates(s, k, lower, higher, t_new, y, w, lte_lower, lte_higher);
+    if (lower || higher) detail::order_estimates<Model>(k, lower, higher, x, dd, t_new, y, w, lte_lower, lte_higher);
     next = detail::choose_order(k, err_k, lower, lte_lower, higher, lte_higher);
   }
 
-  // ---- accept ----
-  for (int j = bdf_state<Model>::max_past - 1; j > 0; --j) {
-    s.t_past[j] = s.t_past[j - 1];
-    s.y_past[j] = s.y_past[j - 1];
-  }
+  // ---- accept: y becomes the newest point, the past Newton form the older differences ----
+  for (int j = bdf_state<Model>::max_past - 1; j > 0; --j) s.t_past[j] = s.t_past[j - 1];
   s.t_past[0] = t_new;
-  s.y_past[0] = y;
-  for (int j = 0; j < ny; ++j) s.y_scale[j] = max(s.y_scale[j], abs(y[j]));
   if (s.past_count < bdf_state<Model>::max_past) {
     ++s.past_count;
   } else {
     s.initial_derivative = false;  // t0 has left the window
   }
+  const int older = detail::available_past(s) - 1;
+  for (int j = 0; j < older; ++j) s.older_differences[j] = dd[j];
+  s.y_newest = y;
+  for (int j = 0; j < ny; ++j) s.y_scale[j] = max(s.y_scale[j], abs(y[j]));
   s.t = t_new;
   s.last_order = k;
   // An accepted step that shrinks h is no sign of recovery, so it does not clear the failure count
@@ -493,8 +487,7 @@ LOCKSTEP_HD void bdf_dense_output(const bdf_state<Model>& s, double t, state_vec
   double x[max_nodes];
   state_vector<Model> dd[max_nodes];
   const int count = s.last_order + 1 <= s.past_count ? s.last_order + 1 : s.past_count;
-  detail::load_past(s, count, x, dd);
-  divided_differences(count, x, dd, false, s.yp0);
+  detail::past_newton_form(s, 0, count, x, dd);
   evaluate_newton_form<state_layout<Model>::size>(count, x, dd, t, y, nullptr);
 }
 

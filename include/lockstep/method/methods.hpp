@@ -38,10 +38,10 @@ struct bdf_method {
   template <class Model>
   LOCKSTEP_HD static double time(const state<Model>& s) { return s.t; }
   template <class Model>
-  LOCKSTEP_HD static const state_vector<Model>& current(const state<Model>& s) { return s.y_past[0]; }
+  LOCKSTEP_HD static const state_vector<Model>& current(const state<Model>& s) { return s.y_newest; }
   // The newest past point: the next predictor and the dense-output polynomial pass through it.
   template <class Model>
-  LOCKSTEP_HD static void replace_current(state<Model>& s, const state_vector<Model>& y) { s.y_past[0] = y; }
+  LOCKSTEP_HD static void replace_current(state<Model>& s, const state_vector<Model>& y) { s.y_newest = y; }
 };
 
 // What the methods whose state holds the current point as (s.t, s.y) share: the Radau IIA family and
