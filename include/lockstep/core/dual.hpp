@@ -209,6 +209,13 @@ template <class T, int N>
 LOCKSTEP_HD dual<T, N> cos(const dual<T, N>& a) {
   return detail::chain(a, cos(a.v), -sin(a.v));
 }
+// Both at once (math.hpp, sin_cos): one sin and one cos of the value serve both results, bitwise
+// the values and derivative parts of sin(a) and cos(a) above.
+template <class T, int N>
+LOCKSTEP_HD sine_cosine<dual<T, N>> sin_cos(const dual<T, N>& a) {
+  const sine_cosine<T> v = sin_cos(a.v);
+  return {detail::chain(a, v.sine, v.cosine), detail::chain(a, v.cosine, -v.sine)};
+}
 template <class T, int N>
 LOCKSTEP_HD dual<T, N> tan(const dual<T, N>& a) {
   const T t = tan(a.v);

@@ -34,6 +34,22 @@ LOCKSTEP_HD double max(double a, double b) { return a < b ? b : a; }
 // -ffinite-math-only.
 LOCKSTEP_HD bool is_finite(double x) { return x - x == 0.0; }
 
+// sin x and cos x of one argument, for models that need both. A dual-number argument (dual.hpp) then
+// evaluates each once and takes the derivative parts from them (sin' = cos, cos' = -sin), where
+// sin(x) and cos(x) called separately would each evaluate both: on Andrews' squeezer the trigonometric
+// calls were a tenth of BDF's time (docs/PERFORMANCE.md). The values are bitwise those of sin(x) and
+// cos(x) (the same calls; for double, g++ fuses them into one sincos either way). Any other scalar
+// type with sin and cos gets the generic form.
+template <class T>
+struct sine_cosine {
+  T sine, cosine;
+};
+LOCKSTEP_HD sine_cosine<double> sin_cos(double x) { return {sin(x), cos(x)}; }
+template <class T>
+LOCKSTEP_HD sine_cosine<T> sin_cos(const T& x) {
+  return {sin(x), cos(x)};
+}
+
 // The value of a plain scalar is the scalar itself; dual.hpp overloads this to strip derivative parts.
 LOCKSTEP_HD double value_of(double x) { return x; }
 

@@ -121,7 +121,7 @@ struct andrews {
     const P &u = p[i_u], &zf = p[i_zf], &zt = p[i_zt], &fa = p[i_fa], &mom = p[i_mom];
 
     const T s_theta = sin(q[1]);
-    const T c_gamma = cos(q[2]), s_gamma = sin(q[2]);
+    const auto [s_gamma, c_gamma] = sin_cos(q[2]);
     const T c_phi = cos(q[3]);
     const T c_omega = cos(q[5]);
     const T &beta_dot = v[0], &theta_dot = v[1], &phi_dot = v[3], &delta_dot = v[4], &omega_dot = v[5],
@@ -156,13 +156,14 @@ struct andrews {
     const P &d = p[i_d], &e = p[i_e], &rr = p[i_rr], &ss = p[i_ss];
     const P &u = p[i_u], &zf = p[i_zf], &zt = p[i_zt];
 
-    const T c_beta = cos(q[0]), s_beta = sin(q[0]);
-    const T c_bt = cos(q[0] + q[1]), s_bt = sin(q[0] + q[1]);
-    const T c_gamma = cos(q[2]), s_gamma = sin(q[2]);
-    const T c_pd = cos(q[3] + q[4]), s_pd = sin(q[3] + q[4]);
-    const T c_delta = cos(q[4]), s_delta = sin(q[4]);
-    const T c_oe = cos(q[5] + q[6]), s_oe = sin(q[5] + q[6]);
-    const T c_epsilon = cos(q[6]), s_epsilon = sin(q[6]);
+    // sin_cos (core/math.hpp): on dual numbers, one evaluation of each serves both derivatives.
+    const auto [s_beta, c_beta] = sin_cos(q[0]);
+    const auto [s_bt, c_bt] = sin_cos(q[0] + q[1]);
+    const auto [s_gamma, c_gamma] = sin_cos(q[2]);
+    const auto [s_pd, c_pd] = sin_cos(q[3] + q[4]);
+    const auto [s_delta, c_delta] = sin_cos(q[4]);
+    const auto [s_oe, c_oe] = sin_cos(q[5] + q[6]);
+    const auto [s_epsilon, c_epsilon] = sin_cos(q[6]);
 
     // The point reached from the crank through bodies 1 and 2, shared by the three loops.
     const T px = rr * c_beta - d * c_bt;

@@ -31,7 +31,9 @@
 //     };
 //
 // Nothing else: every Jacobian and time derivative comes from model/derivatives.hpp by automatic
-// differentiation. `lockstep_check_model<M>()` turns a malformed model into one readable compile
+// differentiation. The functions call sqrt, sin, cos, atan2, ... unqualified; where both the sine
+// and the cosine of one angle are needed, `const auto [s, c] = sin_cos(angle);` (core/math.hpp) gives
+// the same values and saves half the trigonometric work when the library differentiates. `lockstep_check_model<M>()` turns a malformed model into one readable compile
 // error that names the missing piece (tests/model/compile_fail/ proves it).
 #pragma once
 

@@ -62,7 +62,8 @@ struct knife_edge {
   template <class T, class P>
   LOCKSTEP_HD static vec<T, k> nonholonomic(const T&, const vec<T, n>& q, const vec<T, n>& v, const P*) {
     vec<T, k> r;
-    r[0] = sin(q[2]) * v[0] - cos(q[2]) * v[1];
+    const auto [s, c] = sin_cos(q[2]);  // core/math.hpp
+    r[0] = s * v[0] - c * v[1];
     return r;
   }
 

@@ -83,8 +83,8 @@ struct slider_crank {
   LOCKSTEP_HD static vec<T, m> constraint(const T&, const vec<T, n>& q, const P* p) {
     const P half_l1 = 0.5 * p[0];
     const P half_l2 = 0.5 * p[1];
-    const T c1 = cos(q[2]), s1 = sin(q[2]);
-    const T c2 = cos(q[5]), s2 = sin(q[5]);
+    const auto [s1, c1] = sin_cos(q[2]);  // core/math.hpp: one evaluation of each on dual numbers
+    const auto [s2, c2] = sin_cos(q[5]);
     vec<T, m> phi;
     // crank pinned at the origin
     phi[0] = q[0] - half_l1 * c1;
