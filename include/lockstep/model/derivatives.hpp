@@ -120,19 +120,19 @@ LOCKSTEP_HD dual<T, 1> line_parameter(const T& base) {
 
 // ---- Hessians: one half of a symmetric second-derivative matrix ----
 //
-// The N inputs are split into the fewest blocks of at most max_chunk directions, of nearly equal size B
-// (n = 9: 5 + 4, not 8 + 1, whose second block would carry 7 unseeded directions). A diagonal block (I, I) comes
-// from one evaluation on hessian_dual<T, B> (core/hessian.hpp), which forms only its upper triangle; an
-// off-diagonal block (I, J), I < J, from one evaluation on dual<dual<T, B>, B> with the inner directions
-// seeded over block I and the outer ones over block J: that nested dual is exactly the value, the two
-// gradients and the B x B mixed block. Blocks J < I are never formed but mirrored, and t is never a
-// direction. With b blocks that is b evaluations of (B + 1)(B + 2) / 2 parts per scalar and
-// b (b - 1) / 2 of (B + 1)^2, where a Jacobian (chunks of 8) of the Jacobian over (q, t) takes
-// ceil(N / 8) ceil((N + 1) / 8) evaluations of 81 parts: chain<16> (N = 32) 4 x 45 + 6 x 81 parts
-// instead of 20 x 81, slider_crank (N = 9) 2 x 21 + 36 instead of 4 x 81. The largest temporary, the
-// input vector, is vec<dual<dual<T, 8>, 8>, N> at most, smaller than the nested pass's N + 1 inputs
-// (nvcc 13, sm_80, a kernel calling both functions below: stack frame 304 KB -> 123 KB for chain<16>,
-// 32 KB -> 5.5 KB for slider_crank, 552 B -> 40 B for andrews).
+// The N inputs are split into the fewest blocks of at most max_chunk directions, of nearly equal
+// size B (n = 9: 5 + 4, not 8 + 1, whose second block would carry 7 unseeded directions). A diagonal
+// block (I, I) comes from one evaluation on hessian_dual<T, B> (core/hessian.hpp), which forms only
+// its upper triangle; an off-diagonal block (I, J), I < J, from one evaluation on dual<dual<T, B>, B>
+// with the inner directions seeded over block I and the outer ones over block J: that nested dual is
+// exactly the value, the two gradients and the B x B mixed block. Blocks J < I are never formed but
+// mirrored, and t is never a direction. With b blocks that is b evaluations of (B + 1)(B + 2) / 2
+// parts per scalar and b (b - 1) / 2 of (B + 1)^2, where a Jacobian (chunks of 8) of the Jacobian
+// over (q, t) takes ceil(N / 8) ceil((N + 1) / 8) evaluations of 81 parts: chain<16> (N = 32)
+// 4 x 45 + 6 x 81 parts instead of 20 x 81, slider_crank (N = 9) 2 x 21 + 36 instead of 4 x 81.
+// The largest temporary, the input vector, is vec<dual<dual<T, 8>, 8>, N> at most, smaller than the
+// nested pass's N + 1 inputs (nvcc 13, sm_80, a kernel calling both functions below: stack frame
+// 304 KB -> 123 KB for chain<16>, 32 KB -> 5.5 KB for slider_crank, 552 B -> 40 B for andrews).
 
 constexpr int hessian_block_count(int inputs) { return inputs < 1 ? 1 : (inputs + max_chunk - 1) / max_chunk; }
 constexpr int hessian_block_size(int inputs) {
