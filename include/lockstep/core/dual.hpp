@@ -28,8 +28,80 @@ struct is_dual<dual<T, N>> : std::true_type {};
 template <class T>
 inline constexpr bool is_dual_v = is_dual<T>::value;
 
+// A forward-AD number: dual here, hessian_dual (core/hessian.hpp) specializes it too. Comparisons with
+// one compare values (below).
+template <class T>
+struct is_ad_number : is_dual<T> {};
+template <class T>
+inline constexpr bool is_ad_number_v = is_ad_number<T>::value;
+
+// What every forward-AD number Self over the value type T shares, whatever derivative parts it carries:
+// compound assignment, unary plus, addition and subtraction of a constant (only the value changes),
+// the mixed forms that reduce to Self's own operators, and the mixed forms with plain numbers. Self
+// supplies its member `v`, unary minus, + - * / with itself and * / with T. An empty base: it adds no
+// storage and keeps Self plain data.
+template <class Self, class T>
+struct ad_number_arithmetic {
+  LOCKSTEP_HD Self& operator+=(const Self& b) { return self() = self() + b; }
+  LOCKSTEP_HD Self& operator-=(const Self& b) { return self() = self() - b; }
+  LOCKSTEP_HD Self& operator*=(const Self& b) { return self() = self() * b; }
+  LOCKSTEP_HD Self& operator/=(const Self& b) { return self() = self() / b; }
+
+  LOCKSTEP_HD friend Self operator+(const Self& a) { return a; }
+
+  // Mixed with the value type T (cheaper than promoting T to Self).
+  LOCKSTEP_HD friend Self operator+(const Self& a, const T& b) {
+    Self r = a;
+    r.v = a.v + b;
+    return r;
+  }
+  LOCKSTEP_HD friend Self operator+(const T& a, const Self& b) { return b + a; }
+  LOCKSTEP_HD friend Self operator-(const Self& a, const T& b) {
+    Self r = a;
+    r.v = a.v - b;
+    return r;
+  }
+  LOCKSTEP_HD friend Self operator-(const T& a, const Self& b) {
+    Self r = -b;
+    r.v = a - b.v;
+    return r;
+  }
+  LOCKSTEP_HD friend Self operator*(const T& a, const Self& b) { return b * a; }
+  LOCKSTEP_HD friend Self operator/(const T& a, const Self& b) { return Self(a) / b; }
+
+  // Mixed with plain numbers. Templates so that, for nested duals, `x * 2.0` is an exact match here
+  // instead of an ambiguous choice between two user-defined conversions.
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  LOCKSTEP_HD friend Self operator+(const Self& a, S b) { return a + T(b); }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  LOCKSTEP_HD friend Self operator+(S a, const Self& b) { return b + T(a); }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  LOCKSTEP_HD friend Self operator-(const Self& a, S b) { return a - T(b); }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  LOCKSTEP_HD friend Self operator-(S a, const Self& b) { return T(a) - b; }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  LOCKSTEP_HD friend Self operator*(const Self& a, S b) { return a * T(b); }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  LOCKSTEP_HD friend Self operator*(S a, const Self& b) { return b * T(a); }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  LOCKSTEP_HD friend Self operator/(const Self& a, S b) { return a / T(b); }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  LOCKSTEP_HD friend Self operator/(S a, const Self& b) { return T(a) / b; }
+
+ private:
+  LOCKSTEP_HD Self& self() { return static_cast<Self&>(*this); }
+};
+
 template <class T, int N>
-struct dual {
+struct dual : ad_number_arithmetic<dual<T, N>, T> {
   static_assert(N >= 1, "a dual number needs at least one direction");
   using value_type = T;
   static constexpr int directions = N;
@@ -50,12 +122,6 @@ struct dual {
     return r;
   }
 
-  LOCKSTEP_HD dual& operator+=(const dual& b) { return *this = *this + b; }
-  LOCKSTEP_HD dual& operator-=(const dual& b) { return *this = *this - b; }
-  LOCKSTEP_HD dual& operator*=(const dual& b) { return *this = *this * b; }
-  LOCKSTEP_HD dual& operator/=(const dual& b) { return *this = *this / b; }
-
-  LOCKSTEP_HD friend dual operator+(const dual& a) { return a; }
   LOCKSTEP_HD friend dual operator-(const dual& a) {
     dual r;
     r.v = -a.v;
@@ -88,64 +154,19 @@ struct dual {
     return r;
   }
 
-  // Mixed with the value type T (cheaper than promoting T to a dual).
-  LOCKSTEP_HD friend dual operator+(const dual& a, const T& b) {
-    dual r = a;
-    r.v = a.v + b;
-    return r;
-  }
-  LOCKSTEP_HD friend dual operator+(const T& a, const dual& b) { return b + a; }
-  LOCKSTEP_HD friend dual operator-(const dual& a, const T& b) {
-    dual r = a;
-    r.v = a.v - b;
-    return r;
-  }
-  LOCKSTEP_HD friend dual operator-(const T& a, const dual& b) {
-    dual r = -b;
-    r.v = a - b.v;
-    return r;
-  }
+  // Scaled by the value type T (the other mixed forms: ad_number_arithmetic).
   LOCKSTEP_HD friend dual operator*(const dual& a, const T& b) {
     dual r;
     r.v = a.v * b;
     for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * b;
     return r;
   }
-  LOCKSTEP_HD friend dual operator*(const T& a, const dual& b) { return b * a; }
   LOCKSTEP_HD friend dual operator/(const dual& a, const T& b) {
     dual r;
     r.v = a.v / b;
     for (int i = 0; i < N; ++i) r.d[i] = a.d[i] / b;
     return r;
   }
-  LOCKSTEP_HD friend dual operator/(const T& a, const dual& b) { return dual(a) / b; }
-
-  // Mixed with plain numbers. Templates so that, for nested duals, `x * 2.0` is an exact match here
-  // instead of an ambiguous choice between two user-defined conversions.
-  template <class S>
-    requires std::is_arithmetic_v<S>
-  LOCKSTEP_HD friend dual operator+(const dual& a, S b) { return a + T(b); }
-  template <class S>
-    requires std::is_arithmetic_v<S>
-  LOCKSTEP_HD friend dual operator+(S a, const dual& b) { return b + T(a); }
-  template <class S>
-    requires std::is_arithmetic_v<S>
-  LOCKSTEP_HD friend dual operator-(const dual& a, S b) { return a - T(b); }
-  template <class S>
-    requires std::is_arithmetic_v<S>
-  LOCKSTEP_HD friend dual operator-(S a, const dual& b) { return T(a) - b; }
-  template <class S>
-    requires std::is_arithmetic_v<S>
-  LOCKSTEP_HD friend dual operator*(const dual& a, S b) { return a * T(b); }
-  template <class S>
-    requires std::is_arithmetic_v<S>
-  LOCKSTEP_HD friend dual operator*(S a, const dual& b) { return b * T(a); }
-  template <class S>
-    requires std::is_arithmetic_v<S>
-  LOCKSTEP_HD friend dual operator/(const dual& a, S b) { return a / T(b); }
-  template <class S>
-    requires std::is_arithmetic_v<S>
-  LOCKSTEP_HD friend dual operator/(S a, const dual& b) { return T(a) / b; }
 };
 
 // ---- value extraction and comparisons (on values only: branches follow the primal computation) ----
@@ -156,22 +177,22 @@ LOCKSTEP_HD double value_of(const dual<T, N>& a) {
 }
 
 template <class A, class B>
-  requires(is_dual_v<A> || is_dual_v<B>)
+  requires(is_ad_number_v<A> || is_ad_number_v<B>)
 LOCKSTEP_HD bool operator<(const A& a, const B& b) {
   return value_of(a) < value_of(b);
 }
 template <class A, class B>
-  requires(is_dual_v<A> || is_dual_v<B>)
+  requires(is_ad_number_v<A> || is_ad_number_v<B>)
 LOCKSTEP_HD bool operator>(const A& a, const B& b) {
   return value_of(a) > value_of(b);
 }
 template <class A, class B>
-  requires(is_dual_v<A> || is_dual_v<B>)
+  requires(is_ad_number_v<A> || is_ad_number_v<B>)
 LOCKSTEP_HD bool operator<=(const A& a, const B& b) {
   return value_of(a) <= value_of(b);
 }
 template <class A, class B>
-  requires(is_dual_v<A> || is_dual_v<B>)
+  requires(is_ad_number_v<A> || is_ad_number_v<B>)
 LOCKSTEP_HD bool operator>=(const A& a, const B& b) {
   return value_of(a) >= value_of(b);
 }

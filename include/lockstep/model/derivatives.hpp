@@ -9,18 +9,21 @@
 //                                     Phi_qq[v, v] + 2 Phi_qt v + Phi_tt, exactly d/dt (G v + Phi_t)
 //                                     with the G q'' term removed, time terms of rheonomic
 //                                     constraints included (seed 001 eq. 106; seed 003)
-//   d(G v + Phi_t)/dq, dQ/dq, dQ/dv, d(M a)/dq, d(G^T lambda)/dq      Jacobians in chunks
+//   d(G v + Phi_t)/dq, dQ/dq, dQ/dv, d(M a)/dq                      Jacobians in chunks
+//   d(G^T lambda)/dq                  the Hessian of lambda . Phi in q: one half, in blocks
 //   A, a, d(A^T nu)/dq, d(A v + a)/dq, gamma_nh (A q'' = -gamma_nh)  the non-holonomic analogues
 //   the acceleration-level rows G a + gamma (+ Baumgarte terms) and A a + gamma_nh, with their
 //   Jacobians in (q, v)                                              for index1, projected invariants
 //
-// All functions are generic in the base scalar T, so they nest: d(G^T lambda)/dq differentiates a
-// function that itself differentiates the model. Jacobians are taken in chunks of at most
-// `max_chunk` directions (never n directions nested n deep: DESIGN.md section 5).
+// All functions are generic in the base scalar T, so they nest. d(G^T lambda)/dq, the Hessian of
+// lambda . Phi, is formed one symmetric half at a time on second-order duals (core/hessian.hpp,
+// ad::hessians). Jacobians and Hessians are taken in chunks of at most `max_chunk` directions (never
+// n directions nested n deep: DESIGN.md section 5).
 #pragma once
 
 #include "lockstep/core/dual.hpp"
 #include "lockstep/core/hd.hpp"
+#include "lockstep/core/hessian.hpp"
 #include "lockstep/core/linalg.hpp"
 
 namespace lockstep {
@@ -113,6 +116,93 @@ LOCKSTEP_HD auto evaluate_with_state_jacobians(const F& f, const vec<T, N>& q, c
 template <class T>
 LOCKSTEP_HD dual<T, 1> line_parameter(const T& base) {
   return dual<T, 1>::variable(base, 0);
+}
+
+// ---- Hessians: one half of a symmetric second-derivative matrix ----
+//
+// The N inputs are split into the fewest blocks of at most max_chunk directions, of nearly equal
+// size B (n = 9: 5 + 4, not 8 + 1, whose second block would carry 7 unseeded directions). A diagonal
+// block (I, I) comes from one evaluation on hessian_dual<T, B> (core/hessian.hpp), which forms only
+// its upper triangle; an off-diagonal block (I, J), I < J, from one evaluation on dual<dual<T, B>, B>
+// with the inner directions seeded over block I and the outer ones over block J: that nested dual is
+// exactly the value, the two gradients and the B x B mixed block. Blocks J < I are never formed but
+// mirrored, and t is never a direction. With b blocks that is b evaluations of (B + 1)(B + 2) / 2
+// parts per scalar and b (b - 1) / 2 of (B + 1)^2, where a Jacobian (chunks of 8) of the Jacobian
+// over (q, t) takes ceil(N / 8) ceil((N + 1) / 8) evaluations of 81 parts: chain<16> (N = 32)
+// 4 x 45 + 6 x 81 parts instead of 20 x 81, slider_crank (N = 9) 2 x 21 + 36 instead of 4 x 81.
+// The largest temporary, the input vector, is vec<dual<dual<T, 8>, 8>, N> at most, smaller than the
+// nested pass's N + 1 inputs (nvcc 13, sm_80, a kernel calling both functions below: stack frame
+// 304 KB -> 123 KB for chain<16>, 32 KB -> 5.5 KB for slider_crank, 552 B -> 40 B for andrews).
+
+constexpr int hessian_block_count(int inputs) { return inputs < 1 ? 1 : (inputs + max_chunk - 1) / max_chunk; }
+constexpr int hessian_block_size(int inputs) {
+  return inputs < 1 ? 1 : (inputs + hessian_block_count(inputs) - 1) / hessian_block_count(inputs);
+}
+
+// K symmetric N x N matrices: of[c](i, j) = d^2 y_c / dx_i dx_j.
+template <class T, int N, int K>
+struct hessian_set {
+  mat<T, N, N> of[K];
+};
+
+namespace detail {
+
+// The diagonal block of the inputs i0 .. i0 + B - 1 (those below N) of every output, both halves.
+template <int B, class T, int N, int K, class F>
+LOCKSTEP_HD void hessian_diagonal_block(const F& f, const vec<T, N>& x, int i0, hessian_set<T, N, K>& out) {
+  using S = hessian_dual<T, B>;
+  vec<S, N> xs;
+  for (int i = 0; i < N; ++i) {
+    xs[i] = S(x[i]);
+    if (i >= i0 && i < i0 + B) xs[i].g[i - i0] = T(1.0);
+  }
+  const vec<S, K> y = f(xs);
+  for (int c = 0; c < K; ++c) {
+    int k = 0;
+    for (int a = 0; a < B; ++a)
+      for (int b = a; b < B; ++b, ++k)
+        if (i0 + b < N) {
+          out.of[c](i0 + a, i0 + b) = y[c].h[k];
+          out.of[c](i0 + b, i0 + a) = y[c].h[k];
+        }
+  }
+}
+
+// The block rows i0 .. i0 + B - 1, columns j0 .. j0 + B - 1 (i0 < j0, disjoint) and its mirror image.
+template <int B, class T, int N, int K, class F>
+LOCKSTEP_HD void hessian_mixed_block(const F& f, const vec<T, N>& x, int i0, int j0, hessian_set<T, N, K>& out) {
+  using S1 = dual<T, B>;
+  using S = dual<S1, B>;
+  vec<S, N> xs;
+  for (int i = 0; i < N; ++i) {
+    xs[i].v = S1(x[i]);
+    if (i >= i0 && i < i0 + B) xs[i].v.d[i - i0] = T(1.0);
+    if (i >= j0 && i < j0 + B) xs[i].d[i - j0] = S1(T(1.0));
+  }
+  const vec<S, K> y = f(xs);
+  for (int c = 0; c < K; ++c)
+    for (int a = 0; a < B && i0 + a < N; ++a)
+      for (int b = 0; b < B && j0 + b < N; ++b) {
+        out.of[c](i0 + a, j0 + b) = y[c].d[b].d[a];
+        out.of[c](j0 + b, i0 + a) = y[c].d[b].d[a];
+      }
+}
+
+}  // namespace detail
+
+// The Hessians of f : vec<S, N> -> vec<S, K> at x; f must accept hessian_dual<T, B> and
+// dual<dual<T, B>, B> inputs. Every entry is written once per half: the result is exactly symmetric.
+template <class T, int N, class F>
+LOCKSTEP_HD auto hessians(const F& f, const vec<T, N>& x) {
+  constexpr int B = hessian_block_size(N);
+  constexpr int K = decltype(f(vec<hessian_dual<T, B>, N>{}))::size;
+  hessian_set<T, N, K> out;
+  for (int i0 = 0; i0 < N; i0 += B) {
+    detail::hessian_diagonal_block<B>(f, x, i0, out);
+    if constexpr (N > B)
+      for (int j0 = i0 + B; j0 < N; j0 += B) detail::hessian_mixed_block<B>(f, x, i0, j0, out);
+  }
+  return out;
 }
 
 }  // namespace ad
@@ -228,21 +318,34 @@ LOCKSTEP_HD mat<T, Model::m, Model::n> velocity_constraint_jacobian(const T& t, 
       q);
 }
 
-// d(G^T lambda)/dq at fixed lambda: the Hessian of lambda . Phi, which enters every Newton matrix.
+namespace detail {
+// sum_i w_i phi_i for plain weights w and differentiated phi (w . Phi, whose q-Hessian is d(G^T w)/dq).
+template <class T, int M, class S>
+LOCKSTEP_HD S weighted_sum(const vec<T, M>& w, const vec<S, M>& phi) {
+  S s(T(0.0));
+  for (int i = 0; i < M; ++i) s = s + w[i] * phi[i];
+  return s;
+}
+}  // namespace detail
+
+// d(G^T lambda)/dq at fixed lambda: the Hessian of lambda . Phi in q (t held), which enters every Newton
+// matrix. One half of it is formed (ad::hessians), the other mirrored: the result is exactly symmetric.
 template <class Model, class T, class P>
 LOCKSTEP_HD mat<T, Model::n, Model::n> constraint_force_jacobian(const T& t, const vec<T, Model::n>& q,
                                                                 const vec<T, Model::m>& lambda, const P* p) {
-  return ad::jacobian(
-      [&](const auto& qs) {
-        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
-        vec<S, Model::m> ls;
-        for (int i = 0; i < Model::m; ++i) ls[i] = S(lambda[i]);
-        return transpose_times(constraint_jacobian<Model>(S(t), qs, p), ls);
-      },
-      q);
+  return ad::hessians(
+             [&](const auto& qs) {
+               using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
+               const vec<S, Model::m> phi = Model::template constraint<S, P>(S(t), qs, p);
+               vec<S, 1> out;
+               out[0] = detail::weighted_sum(lambda, phi);
+               return out;
+             },
+             q)
+      .of[0];
 }
 
-// d(G^T lambda)/dq and d(G^T mu)/dq together: one differentiated evaluation of G serves both (the
+// d(G^T lambda)/dq and d(G^T mu)/dq together: one differentiated evaluation of Phi serves both (the
 // tangents of the GGL formulation need the second, lyapunov/tangent.hpp). Each is the same sum as
 // constraint_force_jacobian forms.
 template <class Model, class T>
@@ -254,32 +357,17 @@ template <class Model, class T, class P>
 LOCKSTEP_HD constraint_force_jacobian_pair<Model, T> constraint_force_jacobians(const T& t, const vec<T, Model::n>& q,
                                                                               const vec<T, Model::m>& lambda,
                                                                               const vec<T, Model::m>& mu, const P* p) {
-  constexpr int n = Model::n;
-  const auto both = ad::jacobian(
+  const auto both = ad::hessians(
       [&](const auto& qs) {
         using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
-        vec<S, Model::m> ls, ms;
-        for (int i = 0; i < Model::m; ++i) {
-          ls[i] = S(lambda[i]);
-          ms[i] = S(mu[i]);
-        }
-        const mat<S, Model::m, n> G = constraint_jacobian<Model>(S(t), qs, p);
-        const vec<S, n> Gl = transpose_times(G, ls), Gm = transpose_times(G, ms);
-        vec<S, 2 * n> out;
-        for (int i = 0; i < n; ++i) {
-          out[i] = Gl[i];
-          out[n + i] = Gm[i];
-        }
+        const vec<S, Model::m> phi = Model::template constraint<S, P>(S(t), qs, p);
+        vec<S, 2> out;
+        out[0] = detail::weighted_sum(lambda, phi);
+        out[1] = detail::weighted_sum(mu, phi);
         return out;
       },
       q);
-  constraint_force_jacobian_pair<Model, T> r;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      r.lambda(i, j) = both(i, j);
-      r.mu(i, j) = both(n + i, j);
-    }
-  return r;
+  return {both.of[0], both.of[1]};
 }
 
 // ---------------------------------------------------------------------------------------------------
