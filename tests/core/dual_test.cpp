@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "lockstep/core/dual.hpp"
+#include "lockstep/core/hessian.hpp"
 
 namespace {
 
@@ -409,4 +411,52 @@ TEST(Dual, SeedsAVariableWithAUnitSlopeInOneDirection) {
   static_assert(ls::is_dual_v<dd23> && !ls::is_dual_v<double>);
   static_assert(dd23::directions == 3 && d2::directions == 2);
   static_assert(std::is_trivially_copyable_v<dd23>, "duals are plain data in member state");
+}
+
+// sin_cos (core/math.hpp) promises bitwise the values and derivative parts of sin and cos called
+// separately, for every scalar type the models are evaluated on: plain, dual, nested dual and the
+// symmetric second-order type (core/hessian.hpp). Compared by bit pattern at arguments whose every
+// derivative part is nonzero.
+namespace sin_cos_bits {
+
+template <class S>
+bool same_bits(const S& a, const S& b) {
+  return std::memcmp(&a, &b, sizeof(S)) == 0;
+}
+
+template <class S>
+void expect_sin_cos_bitwise(const S& x) {
+  const auto [s, c] = ls::sin_cos(x);
+  EXPECT_TRUE(same_bits(s, S(sin(x))));
+  EXPECT_TRUE(same_bits(c, S(cos(x))));
+}
+
+}  // namespace sin_cos_bits
+
+TEST(SinCos, IsBitwiseSinAndCosOnEveryScalarTheModelsSee) {
+  using namespace sin_cos_bits;
+  using ls::cos;
+  using ls::sin;
+  for (const double v : {-2.7, -0.3, 0.0, 0.9, 1.5707963267948966, 4.1}) {
+    expect_sin_cos_bitwise(v);
+    d3 a(v);
+    a.d[0] = 0.7;
+    a.d[1] = -1.3;
+    a.d[2] = 2.1;
+    expect_sin_cos_bitwise(a);
+    dd23 b;
+    b.v = d2(v);
+    b.v.d[0] = 0.4;
+    b.v.d[1] = -0.9;
+    for (int i = 0; i < 3; ++i) {
+      b.d[i] = d2(0.3 * (i + 1));
+      b.d[i].d[0] = -0.2 * (i + 2);
+      b.d[i].d[1] = 0.15 * (i + 1);
+    }
+    expect_sin_cos_bitwise(b);
+    ls::hessian_dual<double, 3> h(v);
+    for (int i = 0; i < 3; ++i) h.g[i] = 0.5 - 0.4 * i;
+    for (int i = 0; i < ls::hessian_dual<double, 3>::packed; ++i) h.h[i] = 0.25 * (i + 1) - 0.6;
+    expect_sin_cos_bitwise(h);
+  }
 }

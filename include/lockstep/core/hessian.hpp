@@ -207,6 +207,13 @@ LOCKSTEP_HD hessian_dual<T, N> cos(const hessian_dual<T, N>& a) {
   const T c = cos(a.v);
   return detail::chain2(a, c, -sin(a.v), -c);
 }
+// Both at once (core/math.hpp, sin_cos): one sin and one cos of the value serve both results, bitwise
+// those of sin(a) and cos(a) above.
+template <class T, int N>
+LOCKSTEP_HD sine_cosine<hessian_dual<T, N>> sin_cos(const hessian_dual<T, N>& a) {
+  const sine_cosine<T> v = sin_cos(a.v);
+  return {detail::chain2(a, v.sine, v.cosine, -v.sine), detail::chain2(a, v.cosine, -v.sine, -v.cosine)};
+}
 template <class T, int N>
 LOCKSTEP_HD hessian_dual<T, N> tan(const hessian_dual<T, N>& a) {
   const T t = tan(a.v);
