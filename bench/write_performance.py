@@ -47,10 +47,11 @@ ANALYSIS = """### What would close the gaps
 
 Where the ratio falls short: (a) BDF runs two Newton iterations per step where IDA runs 1.4-1.7
 (table above), and every iteration costs a residual evaluation and a Newton solve; (b) Radau IIA
-re-evaluates the Jacobian and refactors both of its matrices after almost every accepted step; (c)
-per-step bookkeeping (predictor, error and order estimates) is a third of BDF's time on the small
-models (car_axis profile above); (d) on the slider crank, the Jacobian (its d(G^T lambda)/dq by nested
-dual numbers is 15-20 % of BDF's time at rtol 1e-4) is re-evaluated on a third of the steps.
+re-evaluates the Jacobian and refactors both of its matrices after almost every accepted step; (c) at
+loose tolerances BDF re-evaluates its Jacobian on a quarter (andrews) to a third (slider crank) of its
+steps, where IDA does on a seventh, and the Jacobian with its factorization is then the larger part of
+the time; (d) per-step bookkeeping and the Newton solve's substitutions are what is left on the small
+models (profiles above).
 
 Done (the numbers above include them):
 
@@ -73,41 +74,57 @@ Done (the numbers above include them):
    the scd fell by up to 0.4 digits (andrews, rtol 1e-6).
 4. Session 6: `record_constraint_residuals` takes Phi and G v + Phi_t from one evaluation along
    (q, v) with a one-direction dual number instead of two evaluations (bitwise the same counters).
+5. Session 7, BDF's history in Newton form (method/bdf.hpp, `older_differences`; `prepend_node` in
+   method/interpolation.hpp): the divided-difference table was rebuilt from the stored points at every
+   attempt (O(k^2) state vectors, again for the order estimates and for every dense output); the state
+   now keeps the newest point and the Newton coefficients over the older nodes, and a step prepends its
+   point in O(k), bitwise the same results (968 datasets, 0 differences; tests/method/
+   interpolation_test.cpp compares bit patterns through a whole run). Same run, one thread, 200
+   members, fastest of 2 rounds against 52b2dad (machine shared with a build): car_axis
+   BDF 0.88 of the time at rtol 1e-4 ... 1e-6 and 1e-8, 0.96 at 1e-7; andrews within the noise.
+6. Session 7, `sin_cos` (core/math.hpp, with dual and hessian_dual overloads): sin(dual) and cos(dual)
+   each evaluated both the sine and the cosine of the value; andrews' constraint asks for seven angle
+   pairs on duals at every Newton iteration and in every Jacobian. The models that need both now call
+   sin_cos, bitwise the same values (968 datasets, 0 differences). Same run as item 5 against its
+   result: andrews BDF 0.81 (rtol 1e-4), 0.93, 0.90, 0.91, 0.90 (1e-8) of the time.
+7. Session 7, d(G^T lambda)/dq, the Hessian of lambda . Phi, was computed by nested dual numbers that
+   formed both of its symmetric halves and a t column; it now forms one half on a second-order type
+   (core/hessian.hpp), in blocks of at most 8 directions (bitwise the same matrices for every built-in
+   model at 200 random states each). Against the binary before it (64 members, 256 for andrews and
+   car_axis, 1 thread, rtol 1e-4 ... 1e-8, two alternating rounds, CPU time on a loaded machine):
+   slider crank BDF 0.78 and Radau IIA 0.79 of the time before, andrews 0.96 and 0.89, car axis 1.0 and
+   0.91, with steps, Jacobian counts and scd unchanged. The IDA peer's Jacobian calls the same function,
+   so IDA gains from it too.
 
 Measured and not adopted (same-run comparisons):
 
-5. A contraction rate carried over to the next step's first iteration while the Newton matrix is
+8. A contraction rate carried over to the next step's first iteration while the Newton matrix is
    unchanged (IDA's test, restricted to the same matrix): Newton iterations per step fell from 2.0 to
    1.2, but accepting the first iterate leaves an iteration error that is noise in the error estimate,
    whose controller works at the edge r = 1 between keeping and cutting h: steps rose 8-12 %,
    rejections 1.5-3x and LU factorizations 4-5x; the time changed by -7 % to +6 %. With the carried rate
    floored at 0.2 the first iterate is almost never accepted.
-6. RADAU5's THET = 0.1 instead of 0.001 (keep the Jacobian unless the contraction was slow):
+9. RADAU5's THET = 0.1 instead of 0.001 (keep the Jacobian unless the contraction was slow):
    car_axis 10-18 % faster at rtol 1e-4 ... 1e-6, andrews within the noise, slider_crank lost a digit at
    1e-6 (scd 2.42 -> 1.36).
-7. BDF's Jacobian refresh at a contraction rate of 0.3 or 0.5 instead of 0.1 (re-measured in session 6
+10. BDF's Jacobian refresh at a contraction rate of 0.3 or 0.5 instead of 0.1 (re-measured in session 6
    with item 3, machine shared with a build): slider_crank 15-26 % faster at rtol 1e-4 ... 1e-6 and
    0.92-1.01 of the time at 1e-7 (Jacobians 830 -> 342 per member at 1e-4), but car_axis and the double
-   pendulum up to 22 % slower at 0.5 (Newton iterations +15-55 %), andrews 0.80-1.05. The rule that
-   would serve all four weighs a Jacobian's measured cost against the iterations it saves: not built.
+   pendulum up to 22 % slower at 0.5 (Newton iterations +15-55 %), andrews 0.80-1.05. Session 7: after a
+   slow contraction with a stale shift (the matrix factored for another c), refactoring at the new c
+   instead of re-evaluating the Jacobian cut andrews' Jacobians by 26-30 % but raised its LU
+   factorizations by 44-72 % and the slider crank's steps by 1-3 %: no clear gain, not adopted.
 
 What remains, by expected effect:
 
-8. The predictor's divided-difference table is rebuilt from the stored points at every attempt,
-   O(k^2) state vectors; IDA updates its modified divided differences in O(k) per step. Keeping the table
-   in the member state changes the representation the dense output and the tangent step read.
-9. The models evaluate their trigonometric functions separately in M, Q, Phi and G (andrews: sincos
-   is 10 % of BDF's time); a per-evaluation cache of the angles' sines and cosines in the model
-   interface would share them.
-10. d(G^T lambda)/dq, the Hessian of lambda . Phi, was computed by nested dual numbers that formed both
-   of its symmetric halves and a t column; it now forms one half on a second-order type
-   (core/hessian.hpp), in blocks of at most 8 directions. Against the binary before it, in one session
-   (64 members, 256 for andrews and car_axis, 1 thread, rtol 1e-4 ... 1e-8, two alternating rounds,
-   CPU time on a loaded machine): slider crank BDF 0.78 and Radau IIA 0.79 of the time before, andrews
-   0.96 and 0.89, car axis 1.0 and 0.91, with steps, Jacobian counts and scd unchanged. The tables
-   above predate it.
-11. Radau IIA on the slider crank at loose tolerances rejects a quarter of its steps and runs 6-7 Newton
+11. A Jacobian refresh rule that weighs a Jacobian's cost (known per model: its evaluation and
+   factorization against a residual and a solve) against the iterations it saves, for (c) above;
+   items 9 and 10 show that one fixed threshold cannot serve all four problems.
+12. Radau IIA on the slider crank at loose tolerances rejects a quarter of its steps and runs 6-7 Newton
    iterations per step; at 1 digit, its cost, not IDA's, sets the ratio.
+13. The Newton solve's forward substitution reads L by columns with a stride of N doubles and keeps the
+   right-hand side in memory between columns (perf annotate, andrews BDF at rtol 1e-5: about a third
+   of solve_corrector's samples); L stored by columns would make those reads contiguous.
 """
 
 
