@@ -858,16 +858,14 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
   const bdf_state<Model>& s = tm.method;
   const int k = s.last_order;
   const double t_new = s.t;
-  // c and y' exactly as bdf_attempt formed them (same nodes, same operations).
-  double c = 0.0;
-  for (int j = 0; j < k; ++j) c += 1.0 / (t_new - before.t_past[detail::past_source(before, j)]);
+  // c and y' exactly as bdf_attempt formed them (the same function on the state before the step).
   state_vector<Model> y_pred, yp_pred;
+  double c;
   {
     constexpr int max_nodes = bdf_state<Model>::max_past + 2;
     double x[max_nodes];
     state_vector<Model> dd[max_nodes];
-    detail::past_newton_form(before, 0, k + 1, x, dd);
-    evaluate_newton_form(k + 1, x, dd, t_new, y_pred, &yp_pred);
+    c = detail::bdf_predict(before, k, t_new, x, dd, y_pred, yp_pred);
   }
   const state_vector<Model>& y = s.y_newest;
   vec<double, n> vdot;

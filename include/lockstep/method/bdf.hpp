@@ -181,6 +181,20 @@ LOCKSTEP_HD void past_newton_form(const bdf_state<Model>& s, int first, int coun
   prepend_node(first, count, x, s.y_newest, s.older_differences, confluent_next ? &s.yp0 : nullptr, dd);
 }
 
+// The predictor of an attempt of order k at t_new (header comment): the past Newton form over k + 1
+// nodes (x, dd: levels 0 .. k), y_pred = P_pred(t_new), y'_pred = P_pred'(t_new), and the returned
+// leading coefficient c = sum_{j<k} 1 / (t_new - tau_{j+1}). bdf_attempt and the tangent step
+// (lyapunov/tangent.hpp) both form it here, so theirs are the same numbers.
+template <class Model>
+LOCKSTEP_HD double bdf_predict(const bdf_state<Model>& s, int k, double t_new, double* x, state_vector<Model>* dd,
+                               state_vector<Model>& y_pred, state_vector<Model>& yp_pred) {
+  past_newton_form(s, 0, k + 1, x, dd);
+  evaluate_newton_form(k + 1, x, dd, t_new, y_pred, &yp_pred);
+  double c = 0.0;
+  for (int j = 0; j < k; ++j) c += 1.0 / (t_new - x[j]);
+  return c;
+}
+
 // The factors of the header comment's LTE_p = y[t_new, tau_1 .. tau_{p+1}] prod / c_p over the nodes
 // x[1 .. p] (x[0] = t_new): prod = prod_j (t_new - tau_j) and c_p = sum_j 1 / (t_new - tau_j).
 struct lte_factors {
@@ -367,11 +381,8 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   // ---- predictor ----
   double x[max_nodes];
   state_vector<Model> dd[max_nodes];  // the past Newton form, levels 0 .. k (all levels on acceptance)
-  detail::past_newton_form(s, 0, k + 1, x, dd);
   state_vector<Model> y_pred, yp_pred;
-  evaluate_newton_form(k + 1, x, dd, t_new, y_pred, &yp_pred);
-  double c = 0.0;
-  for (int j = 0; j < k; ++j) c += 1.0 / (t_new - x[j]);
+  const double c = detail::bdf_predict(s, k, t_new, x, dd, y_pred, yp_pred);
 
   if (s.tolerance_rtol != opt.rtol) {
     s.tolerance_rtol = opt.rtol;
