@@ -567,17 +567,24 @@ TEST(LuFactor, SolvesSaddlePointMatricesWithTheZeroBlockFirstThatDefeatUnpivoted
 }
 
 // The textbook right-looking elimination with partial pivoting, without lu_factor's skip of zero
-// multipliers (for the bitwise comparison below; finite, nonsingular input only).
-template <int N>
-[[gnu::noinline]] void textbook_lu(ls::mat<double, N, N>& A, ls::vec<int, N>& pivot) {
+// multipliers (for the bitwise comparisons below; finite, nonsingular input only).
+template <class E, int N>
+[[gnu::noinline]] void textbook_lu(ls::mat<E, N, N>& A, ls::vec<int, N>& pivot) {
+  // The pivot's magnitude as LAPACK's i<t>amax measures it: |x| for a real, |re| + |im| for a complex.
+  const auto magnitude = [](const E& x) {
+    if constexpr (std::is_same_v<E, double>)
+      return std::abs(x);
+    else
+      return std::abs(x.re) + std::abs(x.im);
+  };
   for (int k = 0; k < N; ++k) {
     int p = k;
     for (int i = k + 1; i < N; ++i)
-      if (std::abs(A(i, k)) > std::abs(A(p, k))) p = i;
+      if (magnitude(A(i, k)) > magnitude(A(p, k))) p = i;
     pivot[k] = p;
     for (int j = 0; j < N; ++j) std::swap(A(k, j), A(p, j));
     for (int i = k + 1; i < N; ++i) {
-      const double l = A(i, k) / A(k, k);
+      const E l = A(i, k) / A(k, k);
       A(i, k) = l;
       for (int j = k + 1; j < N; ++j) A(i, j) = A(i, j) - l * A(k, j);
     }
@@ -610,6 +617,33 @@ TEST(LuFactor, SkippingZeroMultipliersLeavesTheFactorsBitwiseAsTheTextbookElimin
     }
   });
   EXPECT_GT(skipped_somewhere, 0) << "no zero multiplier occurred: the test would not see the skip";
+}
+
+// The same for dense random matrices of every size, real and complex, bit pattern for bit pattern:
+// lu_factor must perform the textbook elimination's operations in its order on dense matrices too.
+template <class E>
+void expect_bitwise_textbook_factors_on_every_size(std::uint64_t seed) {
+  random_source random(seed);
+  for_each_size(std::make_integer_sequence<int, 32>{}, [&](auto size) {
+    constexpr int N = decltype(size)::value;
+    for (int trial = 0; trial < 3; ++trial) {
+      const auto A = random.template matrix<E, N, N>();
+      auto ours = A, theirs = A;
+      ls::vec<int, N> p_ours, p_theirs;
+      ASSERT_EQ(factor_lu(ours, p_ours).info, ls::lu_ok) << "N = " << N;
+      textbook_lu(theirs, p_theirs);
+      EXPECT_EQ(std::memcmp(ours.a, theirs.a, sizeof ours.a), 0) << "N = " << N << ": factors differ";
+      EXPECT_EQ(std::memcmp(p_ours.a, p_theirs.a, sizeof p_ours.a), 0) << "N = " << N << ": pivots differ";
+    }
+  });
+}
+
+TEST(LuFactor, IsBitwiseTheTextbookEliminationOnRandomMatricesOfEverySizeUpTo32) {
+  expect_bitwise_textbook_factors_on_every_size<double>(11);
+}
+
+TEST(LuFactorComplex, IsBitwiseTheTextbookEliminationOnRandomMatricesOfEverySizeUpTo32) {
+  expect_bitwise_textbook_factors_on_every_size<ls::complex<double>>(13);
 }
 
 TEST(LuFactor, SolvesSaddlePointMatricesWhoseLeadingEntryIsZeroOrTiny) {

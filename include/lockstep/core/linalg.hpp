@@ -247,6 +247,21 @@ LOCKSTEP_HD factor_result lu_factor(mat<E, N, N>& A, vec<int, N>& pivot) {
 // before it can start row i's chain of N - 1 - i dependent subtractions and a division: O(N) latency
 // instead of O(N^2) (perf annotate, car_axis with BDF: that chain, its store-to-load forwarding and
 // the divisions were a third of solve_corrector's samples).
+//
+// From N = substitution_block_min_size on, both substitutions take four columns per sweep: the four
+// unknowns of the block first (the triangle among them, in the column loop's order), then every
+// remaining b[r] receives the block's four subtractions one after the other, in the order the column
+// loop would apply them, so again every b[i] sees the textbook loop's operations in its order and
+// the result is bitwise the same (tests/core/linalg_test.cpp compares bit patterns with the row loop
+// for N = 1 ... 32). The point is memory traffic: by single columns, each b[r] is loaded and stored
+// once per column, and the compiler's two-wide loads straddle the previous column's two-wide stores
+// (their pairs start one element later), so store-to-load forwarding fails on every one (perf annotate,
+// andrews with BDF at rtol 1e-4: a tenth of solve_corrector's samples on the instruction after that
+// load). By four columns, b is loaded and stored a quarter as often and L is read four entries of a
+// row at a time. Below N = 12 the sweeps are short and the block's triangle costs more than it saves
+// (measured: docs/PERFORMANCE.md item 14).
+inline constexpr int substitution_block_min_size = 12;
+
 template <class E, int N>
 LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, vec<E, N>& b) {
   // The interchange is unconditional (a self-swap when pivot[k] == k): with a branch on
@@ -257,13 +272,42 @@ LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, vec<
     b[p] = b[k];
     b[k] = t;
   }
-  for (int j = 0; j < N; ++j) {
+  constexpr int block = N >= substitution_block_min_size ? 4 : 1;
+  int j = 0;
+  if constexpr (block == 4)
+    for (; j + 4 <= N; j += 4) {
+      const E b0 = b[j];
+      const E b1 = b[j + 1] - LU(j + 1, j) * b0;
+      const E b2 = (b[j + 2] - LU(j + 2, j) * b0) - LU(j + 2, j + 1) * b1;
+      const E b3 = ((b[j + 3] - LU(j + 3, j) * b0) - LU(j + 3, j + 1) * b1) - LU(j + 3, j + 2) * b2;
+      b[j + 1] = b1;
+      b[j + 2] = b2;
+      b[j + 3] = b3;
+      for (int i = j + 4; i < N; ++i)
+        b[i] = (((b[i] - LU(i, j) * b0) - LU(i, j + 1) * b1) - LU(i, j + 2) * b2) - LU(i, j + 3) * b3;
+    }
+  for (; j < N; ++j) {
     const E bj = b[j];
     for (int i = j + 1; i < N; ++i) b[i] = b[i] - LU(i, j) * bj;
   }
   vec<E, N> inverse_pivot;  // independent of b: these divisions overlap the forward substitution
   for (int i = 0; i < N; ++i) inverse_pivot[i] = E(1.0) / LU(i, i);
-  for (int i = N - 1; i >= 0; --i) {
+  int i = N - 1;
+  if constexpr (block == 4)
+    for (; i >= 3; i -= 4) {
+      const E x0 = b[i] * inverse_pivot[i];
+      const E x1 = (b[i - 1] - LU(i - 1, i) * x0) * inverse_pivot[i - 1];
+      const E x2 = ((b[i - 2] - LU(i - 2, i) * x0) - LU(i - 2, i - 1) * x1) * inverse_pivot[i - 2];
+      const E x3 =
+          (((b[i - 3] - LU(i - 3, i) * x0) - LU(i - 3, i - 1) * x1) - LU(i - 3, i - 2) * x2) * inverse_pivot[i - 3];
+      b[i] = x0;
+      b[i - 1] = x1;
+      b[i - 2] = x2;
+      b[i - 3] = x3;
+      for (int r = 0; r < i - 3; ++r)
+        b[r] = (((b[r] - LU(r, i) * x0) - LU(r, i - 1) * x1) - LU(r, i - 2) * x2) - LU(r, i - 3) * x3;
+    }
+  for (; i >= 0; --i) {
     const E xi = b[i] * inverse_pivot[i];
     b[i] = xi;
     for (int r = 0; r < i; ++r) b[r] = b[r] - LU(r, i) * xi;
