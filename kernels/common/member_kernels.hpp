@@ -59,7 +59,7 @@ LOCKSTEP_HD void load_params(const chunk_view<Model>& c, long i, double (&p)[Mod
 // memory: a slot in memory the backend allocates (device global memory on CUDA), one per member of the
 // chunk. By default (InWorkspace = false) the functors keep it in locals, loaded from and stored to the
 // SoA chunk. Why a workspace: a GPU reserves a kernel's local memory for every thread the device can
-// hold (CUDA Programming Guide, "Device Memory Accesses", local memory; docs/GPU.md section 1), so
+// hold (CUDA Programming Guide, "Device Memory Accesses", local memory; docs/GPU.md sections 1 and 5.7), so
 // chain<16>'s 77-141 KB state in locals costs its size x 270k threads on an H100, while a workspace
 // costs its size x the members of the chunk, and is counted in the chunk's memory budget. The
 // functions run on the slot by reference, the same code on the same values: results cannot differ.

@@ -27,7 +27,7 @@ namespace lockstep {
 // in one thread's local memory, and the factorization is that thread's O(N^3) serial loop; ptxas puts
 // the fused kernels of andrews (N = 19) at 13-20 KB of stack, while chain<16> (N = 64) needed 500 KB (BDF)
 // and 661 KB (Radau IIA, over the 512 KB per-thread limit) fused; split, with its state in a
-// member_workspace (uses_member_workspace below), it needs about a fifth of that (docs/GPU.md 5.5). The built-in models
+// member_workspace (uses_member_workspace below), about a fifth of that (docs/GPU.md 5.7). The built-in models
 // at or below 32 (pendulum 4, double pendulum 8, chain<4> 16, andrews 19, slider crank 25, chain<8> 32)
 // stay fused: their factorization is a few microseconds of one thread, cheaper than the extra launch,
 // the gather and scatter of the split path (a model, not a measurement: no GPU has run this code).

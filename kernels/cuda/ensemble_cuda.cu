@@ -251,7 +251,7 @@ struct set_status {
 // Refuses a kernel whose local memory the device cannot provide: a per-thread stack over CUDA's 512 KB
 // limit, or the driver's reservation for it (stack x every thread the device can hold, the formula of
 // device_check.cu) over the free memory. chain<16>'s step kernels were such until its member state
-// moved to a workspace in device memory and its AD passes became separate calls (docs/GPU.md 5.5); a
+// moved to a workspace in device memory and its AD passes became separate calls (docs/GPU.md 5.7); a
 // device with less free memory than the reservation still refuses them.
 template <class Kernel>
 void require_local_memory(Kernel kernel, const char* model, std::size_t free_bytes) {
@@ -470,7 +470,7 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   // Large members run in a workspace in device memory, not in the threads' local memory
-  // (member_kernels.hpp, member_workspace; docs/GPU.md section 5.5).
+  // (member_kernels.hpp, member_workspace; docs/GPU.md section 5.7).
   constexpr bool in_workspace = uses_member_workspace<Model>;
   using workspace_type = member_workspace<Model, Method>;
   require_local_memory(for_each_active_member<begin_member<Model, Method, in_workspace>>, Model::name, free_bytes);
@@ -642,7 +642,7 @@ template ensemble_result<models::pendulum> solve_ensemble(const ensemble<models:
 template ensemble_result<models::double_pendulum> solve_ensemble(const ensemble<models::double_pendulum>&, const run_options&);
 template ensemble_result<models::andrews> solve_ensemble(const ensemble<models::andrews>&, const run_options&);
 // chain<16> (Newton matrix 64 x 64) takes the split path, with its member state in a workspace in device
-// memory (docs/GPU.md section 5.5). Opt-in (LOCKSTEP_CUDA_CHAIN16, kernels/cuda/CMakeLists.txt): minutes
+// memory (docs/GPU.md section 5.7). Opt-in (LOCKSTEP_CUDA_CHAIN16, kernels/cuda/CMakeLists.txt): minutes
 // of ptxas per kernel and architecture.
 #if defined(LOCKSTEP_CUDA_CHAIN16)
 template ensemble_result<models::chain<16>> solve_ensemble(const ensemble<models::chain<16>>&, const run_options&);

@@ -20,7 +20,7 @@ namespace lockstep {
 // (__noinline__): the phase's locals then live in the callee's frame only while it runs, and a
 // thread's stack is its caller's frame plus the largest phase instead of the sum of every inlined
 // phase, which is what nvcc 13 gives (measured with ptxas for chain<16>'s Jacobian, docs/GPU.md
-// section 5.5; device_check.hpp makes the same choice). On the host, and without Separate, f is an
+// section 5.7; device_check.hpp makes the same choice). On the host, and without Separate, f is an
 // ordinary inline call: the same operations on the same values either way, so results cannot differ.
 #if defined(__CUDACC__)
 template <class F>

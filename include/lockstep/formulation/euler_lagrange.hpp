@@ -148,7 +148,7 @@ using state_vector = vec<double, state_layout<Model>::size>;
 // Whether device code runs the model's evaluations (a residual, each AD pass of a Jacobian) as separate
 // calls (core/hd.hpp, phase): for members whose reduced Newton matrix has more than 32 rows, chain<16>
 // among the built-in models, where inlined passes add up to hundreds of KB of local memory per thread
-// (docs/GPU.md section 5.5). Smaller members stay inlined, as their kernels were measured.
+// (docs/GPU.md section 5.7). Smaller members stay inlined, as their kernels were measured.
 template <class Model>
 inline constexpr bool separate_device_phases = state_layout<Model>::newton_size > 32;
 
@@ -286,7 +286,9 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
         t, q, v, p, [](int, double) {}, [&](int i, int j, double d) { J.K(i, j) = d; },
         [&](int i, int j, double d) { J.dQ_dv(i, j) = d; });
   });
-  phase<separate>([&] { inertia_jacobian_entries<Model, Chunk>(q, vdot, p, [&](int i, int j, double d) { J.K(i, j) = d - J.K(i, j); }); });
+  phase<separate>([&] {
+    inertia_jacobian_entries<Model, Chunk>(q, vdot, p, [&](int i, int j, double d) { J.K(i, j) = d - J.K(i, j); });
+  });
   if constexpr (m > 0) {
     phase<separate>([&] { J.G = constraint_jacobian<Model, Chunk>(t, q, p); });
     if (mu_curvature) {  // d(G^T mu)/dq as well, from the same differentiated G (tangents, ggl)
@@ -306,7 +308,8 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
         });
       });
     }
-    if (f == formulation::ggl) phase<separate>([&] { J.Psi_q = velocity_constraint_jacobian<Model, Chunk>(t, q, v, p); });
+    if (f == formulation::ggl)
+      phase<separate>([&] { J.Psi_q = velocity_constraint_jacobian<Model, Chunk>(t, q, v, p); });
   }
   if constexpr (k > 0) {
     phase<separate>([&] { J.A = nonholonomic_linearize<Model, Chunk>(t, q, p).A; });

@@ -40,7 +40,7 @@ inline constexpr int max_chunk = 8;
 // Why a different width on the device: a pass holds every temporary of the model's functions on
 // dual<T, C>, C + 1 doubles per scalar, in one thread's local memory, and d(M a)/dq builds the whole
 // n x n mass matrix on them (chain<16>: 32 x 32 x 9 doubles = 74 KB at C = 8, 24 KB at C = 2;
-// docs/GPU.md section 5.5). The total work barely changes (chain<16>, n + 1 = 33 inputs: 5 passes of
+// docs/GPU.md section 5.7). The total work barely changes (chain<16>, n + 1 = 33 inputs: 5 passes of
 // 9 parts at C = 8, 17 of 3 at C = 2). The results do not change at all: every dual operation
 // (core/dual.hpp) forms derivative part i from the values and the parts i of its operands only, and
 // the value from the values only, so a Jacobian column is the same sequence of operations whichever
@@ -52,7 +52,9 @@ inline constexpr int default_chunk = device_chunk;
 inline constexpr int default_chunk = max_chunk;
 #endif
 
-constexpr int chunk_for(int inputs, int limit = max_chunk) { return inputs < 1 ? 1 : (inputs < limit ? inputs : limit); }
+constexpr int chunk_for(int inputs, int limit = max_chunk) {
+  return inputs < 1 ? 1 : (inputs < limit ? inputs : limit);
+}
 
 // x with directions j0 .. j0 + C - 1 seeded: the dual input for one chunk of Jacobian columns.
 template <int C, class T, int N>
@@ -388,8 +390,8 @@ LOCKSTEP_HD S weighted_sum(const vec<T, M>& w, const vec<S, M>& phi) {
 // d(G^T lambda)/dq at fixed lambda: the Hessian of lambda . Phi in q (t held), which enters every Newton
 // matrix, one half of it: entry(i, j, h_ij) once for every i <= j (ad::hessian_entries).
 template <class Model, int Chunk = ad::default_chunk, class T, class P, class Entry>
-LOCKSTEP_HD void constraint_force_jacobian_entries(const T& t, const vec<T, Model::n>& q, const vec<T, Model::m>& lambda,
-                                                   const P* p, const Entry& entry) {
+LOCKSTEP_HD void constraint_force_jacobian_entries(const T& t, const vec<T, Model::n>& q,
+                                                   const vec<T, Model::m>& lambda, const P* p, const Entry& entry) {
   ad::hessian_entries<Chunk>(
       [&](const auto& qs) {
         using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
