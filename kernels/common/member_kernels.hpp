@@ -55,10 +55,33 @@ LOCKSTEP_HD void load_params(const chunk_view<Model>& c, long i, double (&p)[Mod
 
 }  // namespace detail
 
+// Where a kernel keeps the member it works on when the member is too large for one thread's local
+// memory: a slot in memory the backend allocates (device global memory on CUDA), one per member of the
+// chunk. By default (InWorkspace = false) the functors keep it in locals, loaded from and stored to the
+// SoA chunk. Why a workspace: a GPU reserves a kernel's local memory for every thread the device can
+// hold (CUDA Programming Guide, "Device Memory Accesses", local memory; docs/GPU.md sections 1 and 5.7), so
+// chain<16>'s 77-141 KB state in locals costs its size x 270k threads on an H100, while a workspace
+// costs its size x the members of the chunk, and is counted in the chunk's memory budget. The
+// functions run on the slot by reference, the same code on the same values: results cannot differ.
 template <class Model, class Method>
+struct member_workspace {
+  member_state<Model, Method> state;
+  projection_work<Model> projection;  // advance_member_split's resumable projection
+};
+
+template <class Model, class Method, bool InWorkspace = false>
 struct begin_member {
   chunk_view<Model> c;
+  member_workspace<Model, Method>* workspace = nullptr;  // InWorkspace: slot i serves member i
   LOCKSTEP_HD void operator()(long i) const {
+    if constexpr (InWorkspace) {
+      run(i, workspace[i].state);
+    } else {
+      member_state<Model, Method> ms;
+      run(i, ms);
+    }
+  }
+  LOCKSTEP_HD void run(long i, member_state<Model, Method>& ms) const {
     double p[Model::n_params];
     detail::load_params(c, i, p);
     vec<double, Model::n> q0, v0;
@@ -66,7 +89,6 @@ struct begin_member {
       q0[j] = c.q0[j * c.stride + i];
       v0[j] = c.v0[j * c.stride + i];
     }
-    member_state<Model, Method> ms;
     detail::soa_output_sink<Model> sink{c.outputs, c.stride, i};
     member_begin<Model>(ms, c.t0, c.t1, q0, v0, p, c.options, c.save_times, c.save_count, sink);
     c.finished[i] = ms.status != member_status::running;

@@ -25,8 +25,9 @@ namespace lockstep {
 // matrix has more than 32 rows. The reasons (docs/GPU.md section 5): the fused step kernel keeps the
 // whole member state, its Newton matrices included (N^2 doubles, and N^2 complex doubles for Radau IIA),
 // in one thread's local memory, and the factorization is that thread's O(N^3) serial loop; ptxas puts
-// the fused kernels of andrews (N = 19) at 13-20 KB of stack, while chain<16> (N = 64) needs 500 KB (BDF)
-// and 661 KB (Radau IIA, over the 512 KB per-thread limit) and cannot be launched. The built-in models
+// the fused kernels of andrews (N = 19) at 13-20 KB of stack, while chain<16> (N = 64) needed 500 KB (BDF)
+// and 661 KB (Radau IIA, over the 512 KB per-thread limit) fused; split, with its state in a
+// member_workspace (uses_member_workspace below), about a fifth of that (docs/GPU.md 5.7). The built-in models
 // at or below 32 (pendulum 4, double pendulum 8, chain<4> 16, andrews 19, slider crank 25, chain<8> 32)
 // stay fused: their factorization is a few microseconds of one thread, cheaper than the extra launch,
 // the gather and scatter of the split path (a model, not a measurement: no GPU has run this code).
@@ -120,22 +121,37 @@ inline constexpr bool uses_split_projection =
 // Rows above which a projection factorization is left to the factor phase: all when forced.
 LOCKSTEP_HD constexpr int projection_split_above(bool forced) { return forced ? 0 : split_projection_threshold; }
 
+// Members whose state the CUDA backend keeps in a member_workspace (member_kernels.hpp) instead of the
+// thread's local memory: those that split. The same size rule: both the factorization and the state
+// (and the Jacobian's temporaries) of a member above it are too much for one thread.
+template <class Model>
+inline constexpr bool uses_member_workspace = uses_split_factorization<Model>;
+
 // advance_member with the factorizations external; pending[i] says which one member i stopped at.
 // c.projections (when not null) holds the members' resumable projections: projections of more than
-// projection_split_above rows suspend at their factorizations too.
-template <class Model, class Method>
+// projection_split_above rows suspend at their factorizations too. InWorkspace: the member and its
+// projection_work live in workspace[i] while the launch runs (member_kernels.hpp, member_workspace).
+template <class Model, class Method, bool InWorkspace = false>
 struct advance_member_split {
   chunk_view<Model> c;
   int max_attempts;
   unsigned char* pending;
   int projection_split_above = 0;
+  member_workspace<Model, Method>* workspace = nullptr;
   LOCKSTEP_HD void operator()(long i) const {
+    if constexpr (InWorkspace) {
+      run(i, workspace[i].state, workspace[i].projection);
+    } else {
+      member_state<Model, Method> ms;
+      projection_work<Model> w;
+      run(i, ms, w);
+    }
+  }
+  LOCKSTEP_HD void run(long i, member_state<Model, Method>& ms, projection_work<Model>& w) const {
     double p[Model::n_params];
     detail::load_params(c, i, p);
-    member_state<Model, Method> ms;
     soa_load(c.states, c.stride, i, ms);
     external_of(ms.method).enabled = true;
-    projection_work<Model> w;
     if (c.projections != nullptr) {
       soa_load(c.projections, c.stride, i, w);
       w.external.split_above = projection_split_above;
@@ -145,7 +161,7 @@ struct advance_member_split {
                                           c.projections != nullptr ? &w : nullptr);
     pending_factor why = pending_factor::none;
     if (external_of(ms.method).pending) why = pending_factor::newton;
-    else if (w.external.pending) why = pending_factor_of(w.phase);
+    else if (c.projections != nullptr && w.external.pending) why = pending_factor_of(w.phase);  // else w is unused
     pending[i] = static_cast<unsigned char>(why);
     soa_store(c.states, c.stride, i, ms);
     if (c.projections != nullptr) soa_store(c.projections, c.stride, i, w);

@@ -250,8 +250,9 @@ struct set_status {
 
 // Refuses a kernel whose local memory the device cannot provide: a per-thread stack over CUDA's 512 KB
 // limit, or the driver's reservation for it (stack x every thread the device can hold, the formula of
-// device_check.cu) over the free memory. chain<16>'s step kernels are such, split or not: the split
-// takes the factorization out of the kernel, not the member state (docs/GPU.md section 5.4).
+// device_check.cu) over the free memory. chain<16>'s step kernels were such until its member state
+// moved to a workspace in device memory and its AD passes became separate calls (docs/GPU.md 5.7); a
+// device with less free memory than the reservation still refuses them.
 template <class Kernel>
 void require_local_memory(Kernel kernel, const char* model, std::size_t free_bytes) {
   cudaFuncAttributes attributes{};
@@ -468,22 +469,30 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
 
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  require_local_memory(for_each_active_member<begin_member<Model, Method>>, Model::name, free_bytes);
+  // Large members run in a workspace in device memory, not in the threads' local memory
+  // (member_kernels.hpp, member_workspace; docs/GPU.md section 5.7).
+  constexpr bool in_workspace = uses_member_workspace<Model>;
+  using workspace_type = member_workspace<Model, Method>;
+  require_local_memory(for_each_active_member<begin_member<Model, Method, in_workspace>>, Model::name, free_bytes);
   // Fused or split (kernels/common/split_factor.hpp, docs/GPU.md section 5): by size, or for every model
   // on request (run_options::split_factorization).
   constexpr bool can_split = has_split_factorization<Method>;
+  // A model that always splits never launches the fused kernel: it is not compiled (for chain<16> it
+  // would be another ptxas run of minutes for a kernel that cannot run; docs/GPU.md section 5.6).
+  constexpr bool always_split = can_split && uses_split_factorization<Model>;
   const bool split = can_split && (uses_split_factorization<Model> || run.split_factorization);
   if (split)
-    require_local_memory(for_each_active_member<advance_member_split<Model, Method>>, Model::name, free_bytes);
-  else
-    require_local_memory(for_each_active_member<advance_member<Model, Method>>, Model::name, free_bytes);
+    require_local_memory(for_each_active_member<advance_member_split<Model, Method, in_workspace>>, Model::name, free_bytes);
+  if constexpr (!always_split)
+    if (!split) require_local_memory(for_each_active_member<advance_member<Model, Method>>, Model::name, free_bytes);
   ensemble_result<Model> r = detail::empty_result(e, run);
   std::vector<double> member_outputs;
   // Split projections (split_factor.hpp, docs/GPU.md 5.3): their projection_work in device memory.
   const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form) &&
                                  (run.split_factorization || uses_split_projection<Model>);
   const long chunk = detail::choose_chunk(e, run, run.memory_budget > 0 ? run.memory_budget : free_bytes / 4,
-                                          split_bytes_per_member<Model>(split, split_projections));
+                                          split_bytes_per_member<Model>(split, split_projections) +
+                                              (in_workspace ? sizeof(workspace_type) : 0));
   r.chunk_size = chunk;
 
   // Device storage for one chunk, reused.
@@ -493,6 +502,7 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
       d_save_times{std::size_t(save_count)};
   device_buffer<unsigned char> d_finished(chunk);
   device_buffer<long> d_active(chunk);
+  device_buffer<workspace_type> d_workspace(in_workspace ? chunk : 0);
   // Pinned host buffers: inputs (one set) and results (two sets, for overlap).
   pinned_buffer<double> h_params(std::size_t(Model::n_params) * chunk), h_q0(std::size_t(Model::n) * chunk),
       h_v0(std::size_t(Model::n) * chunk);
@@ -572,18 +582,20 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
       report.members_finished += n_active - still;
       n_active = still;
     };
-    launch(begin_member<Model, Method>{view});
+    launch(begin_member<Model, Method, in_workspace>{view, d_workspace.p});
     while (n_active > 0) {
       bool advanced = false;
       if constexpr (can_split) {
         if (split) {  // kernels/common/split_factor.hpp: advance, then factor what is pending
-          launch(advance_member_split<Model, Method>{view, run.attempts_per_sync, factors->pending.p,
-                                                     projection_split_above(run.split_factorization)});
+          launch(advance_member_split<Model, Method, in_workspace>{view, run.attempts_per_sync, factors->pending.p,
+                                                                   projection_split_above(run.split_factorization),
+                                                                   d_workspace.p});
           factors->run(d_states.p, d_projections.p, chunk, d_active.p, n_active, compute);
           advanced = true;
         }
       }
-      if (!advanced) launch(advance_member<Model, Method>{view, run.attempts_per_sync});
+      if constexpr (!always_split)
+        if (!advanced) launch(advance_member<Model, Method>{view, run.attempts_per_sync});
       if (run.on_progress) {
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         run.on_progress(report);
@@ -629,9 +641,9 @@ ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_option
 template ensemble_result<models::pendulum> solve_ensemble(const ensemble<models::pendulum>&, const run_options&);
 template ensemble_result<models::double_pendulum> solve_ensemble(const ensemble<models::double_pendulum>&, const run_options&);
 template ensemble_result<models::andrews> solve_ensemble(const ensemble<models::andrews>&, const run_options&);
-// chain<16> (Newton matrix 64 x 64) takes the split path; its fused kernels could not be launched
-// (docs/GPU.md sections 3.2 and 5). Opt-in (LOCKSTEP_CUDA_CHAIN16, kernels/cuda/CMakeLists.txt): about
-// 20 minutes of ptxas, and its step kernels still exceed the local memory a device grants for Radau IIA.
+// chain<16> (Newton matrix 64 x 64) takes the split path, with its member state in a workspace in device
+// memory (docs/GPU.md section 5.7). Opt-in (LOCKSTEP_CUDA_CHAIN16, kernels/cuda/CMakeLists.txt): minutes
+// of ptxas per kernel and architecture.
 #if defined(LOCKSTEP_CUDA_CHAIN16)
 template ensemble_result<models::chain<16>> solve_ensemble(const ensemble<models::chain<16>>&, const run_options&);
 #endif

@@ -314,4 +314,87 @@ TEST(SplitFactorization, RadauIIADrivenMemberIsBitwiseTheFusedPathAndSuspendsAtE
   ::testing::Test::RecordProperty("radau_double_suspensions", static_cast<int>(tr.double_suspensions));
 }
 
+// The CUDA backend keeps large members in a member_workspace (kernels/common/member_kernels.hpp)
+// instead of the thread's locals. The functors are LOCKSTEP_HD, so that path runs here too, member by
+// member in one thread with the workspace in host memory: the chunk it leaves (every state word, every
+// output, the finished flags) must be bitwise the one the locals leave, with and without resumable
+// projections (whose projection_work then sits in the workspace too). Slots start as garbage, as
+// cudaMalloc leaves them.
+template <class Model, class Method, bool InWorkspace>
+struct split_chunk_run {
+  std::vector<std::uint64_t> states, projections;
+  std::vector<double> outputs;
+  std::vector<unsigned char> finished;
+};
+
+template <class Model, class Method, bool InWorkspace>
+split_chunk_run<Model, Method, InWorkspace> run_split_chunk(const ensemble<Model>& e, bool split_projections) {
+  const long chunk = e.members;
+  const int save_count = static_cast<int>(e.save_times.size());
+  split_chunk_run<Model, Method, InWorkspace> r;
+  r.states.assign(std::size_t(soa_image<member_state<Model, Method>>::words) * chunk, 0);
+  r.projections.assign(split_projections ? std::size_t(soa_image<projection_work<Model>>::words) * chunk : 0, 0);
+  r.outputs.assign(std::size_t(save_count) * state_layout<Model>::size * chunk, std::numeric_limits<double>::quiet_NaN());
+  r.finished.assign(std::size_t(chunk), 0);
+  std::vector<double> params(std::size_t(Model::n_params) * chunk), q0(std::size_t(Model::n) * chunk), v0(q0.size());
+  detail::scatter_inputs(e, 0, chunk, chunk, params.data(), q0.data(), v0.data());
+  std::vector<unsigned char> pending(std::size_t(chunk), 0);
+  auto workspace = std::make_unique<member_workspace<Model, Method>[]>(std::size_t(chunk));
+  std::memset(static_cast<void*>(workspace.get()), 0xA5, sizeof(member_workspace<Model, Method>) * chunk);
+  chunk_view<Model> view;
+  view.stride = chunk;
+  view.states = r.states.data();
+  view.params = params.data();
+  view.q0 = q0.data();
+  view.v0 = v0.data();
+  view.outputs = r.outputs.data();
+  view.finished = r.finished.data();
+  if (split_projections) view.projections = r.projections.data();
+  view.save_times = e.save_times.data();
+  view.save_count = save_count;
+  view.t0 = e.t0;
+  view.t1 = e.t1;
+  view.options = e.options;
+  const begin_member<Model, Method, InWorkspace> begin{view, workspace.get()};
+  for (long i = 0; i < chunk; ++i) begin(i);
+  const advance_member_split<Model, Method, InWorkspace> advance{view, 3, pending.data(),
+                                                                projection_split_above(split_projections), workspace.get()};
+  const factor_member<Model, Method> factor{view, pending.data()};
+  for (int launch = 0; launch < 100000; ++launch) {
+    bool any = false;
+    for (long i = 0; i < chunk; ++i)
+      if (r.finished[std::size_t(i)] == 0) {
+        advance(i);
+        factor(i);
+        any = true;
+      }
+    if (!any) break;
+  }
+  return r;
+}
+
+template <class Model, class Method>
+void expect_workspace_bitwise_locals(ensemble<Model> e, projection_kind projection) {
+  e.options.projection = projection;
+  e.params_of(2)[0] = std::numeric_limits<double>::quiet_NaN();
+  const bool split_projections = projects_after_steps(projection, e.options.form);
+  const auto locals = run_split_chunk<Model, Method, false>(e, split_projections);
+  const auto in_workspace = run_split_chunk<Model, Method, true>(e, split_projections);
+  EXPECT_EQ(in_workspace.finished, locals.finished);
+  EXPECT_EQ(std::memcmp(in_workspace.states.data(), locals.states.data(), locals.states.size() * 8), 0);
+  EXPECT_EQ(std::memcmp(in_workspace.projections.data(), locals.projections.data(), locals.projections.size() * 8), 0);
+  EXPECT_EQ(std::memcmp(in_workspace.outputs.data(), locals.outputs.data(), locals.outputs.size() * sizeof(double)), 0);
+  EXPECT_EQ(locals.finished, std::vector<unsigned char>(locals.finished.size(), 1));
+}
+
+TEST(MemberWorkspace, SplitChunkInAWorkspaceIsBitwiseTheChunkInLocals) {
+  static_assert(uses_member_workspace<models::chain<16>> && !uses_member_workspace<models::andrews>);
+  for (projection_kind kind : {projection_kind::none, projection_kind::coordinate}) {
+    expect_workspace_bitwise_locals<models::andrews, bdf_method>(
+        varied_ensemble<models::andrews>(5, 0.003, method_kind::bdf, formulation::ggl), kind);
+    expect_workspace_bitwise_locals<models::chain<4>, radau5_method>(
+        varied_ensemble<models::chain<4>>(5, 0.3, method_kind::radau5, formulation::index3), kind);
+  }
+}
+
 }  // namespace

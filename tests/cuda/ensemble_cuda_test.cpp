@@ -80,9 +80,12 @@ TEST(CudaEnsemble, AndrewsForcedSplitProjectionsAgreeWithSerialForBdfAndRadauIIA
 
 #if defined(LOCKSTEP_CUDA_CHAIN16)
 // chain<16> takes the split path (kernels/common/split_factor.hpp): factorizations by
-// cublasDgetrfBatched / cublasZgetrfBatched between launches, in batches over several chunks. Its step
-// kernels still hold the member state in local memory: ptxas gives 500 KB (BDF) and 634 KB (Radau IIA)
-// per thread (docs/GPU.md section 5.5), so a device may refuse them (std::invalid_argument, a skip).
+// cublasDgetrfBatched / cublasZgetrfBatched between launches, in batches over several chunks, with the
+// member in a workspace in device memory. ptxas probes put its kernels at 108 KB (BDF) and
+// 112 KB (Radau IIA) of local memory per thread (sm_90, docs/GPU.md section 5.7), under CUDA's
+// 512 KB; the reservation for every thread a device can hold (29.2 and 30.3 GB on an H100)
+// fits an 80 GB device, but a device with less free memory still refuses them (std::invalid_argument,
+// a skip).
 TEST(CudaEnsemble, Chain16SplitPathBdfAgreesWithSerialWithinTenTimesTolerance) {
   static_assert(uses_split_factorization<models::chain<16>>);
   expect_cuda_agrees_with_serial<models::chain<16>>(0.2, 1e-8, 200, method_kind::bdf, formulation::ggl, true);

@@ -5,8 +5,10 @@
 // differences with h = 1e-3.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 
+#include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/model/derivatives.hpp"
 #include "model_test_support.hpp"
 
@@ -19,6 +21,10 @@ TYPED_TEST_SUITE(Derivatives, all_models, model_names);
 
 template <class Model>
 class NonholonomicDerivatives : public ::testing::Test {};
+
+template <class Model>
+class ChunkWidth : public ::testing::Test {};
+TYPED_TEST_SUITE(ChunkWidth, all_models, model_names);
 TYPED_TEST_SUITE(NonholonomicDerivatives, nonholonomic_models, model_names);
 
 template <class Model>
@@ -220,6 +226,76 @@ TYPED_TEST(NonholonomicDerivatives, GammaMatchesCentralDifferenceAlongTheMotion)
     const auto fd = first_difference([&](double h) { return residual_of(s, s.t + h, s.q + h * s.v, s.v); },
                                      motion_step(s.v));
     EXPECT_TRUE(rows_agree(ad, fd, fd_tolerance)) << "gamma_nh, state " << r;
+  }
+}
+
+// The device takes its AD passes ad::device_chunk directions at a time, the host ad::max_chunk
+// (model/derivatives.hpp, default_chunk): the Jacobian blocks, d(G^T lambda)/dq and d(G^T mu)/dq must be
+// the same bits at every width, partial last chunks (3) and single directions (1) included, in every
+// formulation and with Baumgarte gains. Compared byte for byte (memcmp), so even a changed sign of zero
+// fails.
+template <class Model, int Chunk>
+member_status jacobian_at(formulation f, const model_state<Model>& s, const vec<double, Model::m>& mu,
+                          jacobian_blocks<Model>& J, mat<double, Model::n, Model::n>& H) {
+  using L = state_layout<Model>;
+  state_vector<Model> y;
+  for (int i = 0; i < Model::n; ++i) {
+    y[L::q + i] = s.q[i];
+    y[L::v + i] = s.v[i];
+  }
+  for (int i = 0; i < Model::m; ++i) {
+    y[L::lambda + i] = s.lambda[i];
+    y[L::mu + i] = mu[i];
+  }
+  for (int i = 0; i < Model::k; ++i) y[L::nu + i] = s.nu[i];
+  return evaluate_jacobian<Model, Chunk>(f, s.t, y, s.a, s.p.data(), J, baumgarte_gains{0.7, 1.3}, &H);
+}
+
+template <class Block>
+bool same_bytes(const Block& a, const Block& b) {
+  return std::memcmp(&a, &b, sizeof(Block)) == 0;
+}
+
+template <class Model, int Chunk>
+void expect_same_bits_as_max_chunk(formulation f, const model_state<Model>& s, const vec<double, Model::m>& mu) {
+  jacobian_blocks<Model> J, J_max;
+  mat<double, Model::n, Model::n> H, H_max;
+  const member_status status = jacobian_at<Model, Chunk>(f, s, mu, J, H);
+  const member_status status_max = jacobian_at<Model, ad::max_chunk>(f, s, mu, J_max, H_max);
+  ASSERT_EQ(status, status_max);
+  const char* form = formulation_name(f);
+  EXPECT_TRUE(same_bytes(J.M, J_max.M)) << form << ", chunk " << Chunk;
+  EXPECT_TRUE(same_bytes(J.dQ_dv, J_max.dQ_dv)) << form << ", chunk " << Chunk;
+  EXPECT_TRUE(same_bytes(J.K, J_max.K)) << form << ", chunk " << Chunk;
+  EXPECT_TRUE(same_bytes(J.G, J_max.G)) << form << ", chunk " << Chunk;
+  EXPECT_TRUE(same_bytes(J.Psi_q, J_max.Psi_q)) << form << ", chunk " << Chunk;
+  EXPECT_TRUE(same_bytes(J.Psi_v, J_max.Psi_v)) << form << ", chunk " << Chunk;
+  EXPECT_TRUE(same_bytes(J.A, J_max.A)) << form << ", chunk " << Chunk;
+  EXPECT_TRUE(same_bytes(J.A_q, J_max.A_q)) << form << ", chunk " << Chunk;
+  EXPECT_TRUE(same_bytes(J.A_v, J_max.A_v)) << form << ", chunk " << Chunk;
+  EXPECT_TRUE(same_bytes(H, H_max)) << "d(G^T mu)/dq, " << form << ", chunk " << Chunk;
+  // Without the mu curvature, K comes from constraint_force_jacobian alone.
+  jacobian_blocks<Model> K_only;
+  state_vector<Model> y{};
+  evaluate_jacobian<Model, Chunk>(f, s.t, y, s.a, s.p.data(), K_only);
+  jacobian_blocks<Model> K_only_max;
+  evaluate_jacobian<Model, ad::max_chunk>(f, s.t, y, s.a, s.p.data(), K_only_max);
+  EXPECT_TRUE(same_bytes(K_only.K, K_only_max.K)) << form << ", chunk " << Chunk;
+}
+
+TYPED_TEST(ChunkWidth, JacobianBlocksAreTheSameBitsAtEveryChunkWidth) {
+  using Model = TypeParam;
+  static_assert(ad::device_chunk < ad::max_chunk);
+  std::mt19937_64 rng(rng_seed);
+  for (int r = 0; r < n_random_states; ++r) {
+    const auto s = random_state<Model>(rng);
+    vec<double, Model::m> mu;
+    for (int i = 0; i < Model::m; ++i) mu[i] = uniform(rng, -1.0, 1.0);
+    for (formulation f : {formulation::index3, formulation::ggl, formulation::index1, formulation::projected_invariants}) {
+      expect_same_bits_as_max_chunk<Model, ad::device_chunk>(f, s, mu);
+      expect_same_bits_as_max_chunk<Model, 1>(f, s, mu);
+      expect_same_bits_as_max_chunk<Model, 3>(f, s, mu);
+    }
   }
 }
 

@@ -13,3 +13,30 @@
 #define LOCKSTEP_HD inline
 #define LOCKSTEP_DEVICE_COMPILE 0
 #endif
+
+namespace lockstep {
+
+// f() as a phase of its caller. With Separate in device code, a real call that nvcc never inlines
+// (__noinline__): the phase's locals then live in the callee's frame only while it runs, and a
+// thread's stack is its caller's frame plus the largest phase instead of the sum of every inlined
+// phase, which is what nvcc 13 gives (measured with ptxas for chain<16>'s Jacobian, docs/GPU.md
+// section 5.7; device_check.hpp makes the same choice). On the host, and without Separate, f is an
+// ordinary inline call: the same operations on the same values either way, so results cannot differ.
+#if defined(__CUDACC__)
+template <class F>
+__host__ __device__ __noinline__ void separate_phase(const F& f) {
+  f();
+}
+#endif
+
+template <bool Separate, class F>
+LOCKSTEP_HD void phase(const F& f) {
+#if defined(__CUDACC__)
+  if constexpr (Separate) separate_phase(f);
+  else f();
+#else
+  f();
+#endif
+}
+
+}  // namespace lockstep

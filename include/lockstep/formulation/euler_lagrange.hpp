@@ -145,6 +145,13 @@ LOCKSTEP_HD constexpr int variable_index(formulation f, int j) {
 template <class Model>
 using state_vector = vec<double, state_layout<Model>::size>;
 
+// Whether device code runs the model's evaluations (a residual, each AD pass of a Jacobian) as separate
+// calls (core/hd.hpp, phase): for members whose reduced Newton matrix has more than 32 rows, chain<16>
+// among the built-in models, where inlined passes add up to hundreds of KB of local memory per thread
+// (docs/GPU.md section 5.7). Smaller members stay inlined, as their kernels were measured.
+template <class Model>
+inline constexpr bool separate_device_phases = state_layout<Model>::newton_size > 32;
+
 // Residual of the formulation at (t, y, y'); only the q' and v' parts of y' enter. For index1 and
 // projected invariants, F_phi holds the acceleration rows and (projected invariants) F_psi holds Phi.
 template <class Model>
@@ -163,11 +170,12 @@ LOCKSTEP_HD bool all_finite(const residual_parts<Model>& r) {
   return ok;
 }
 
+namespace detail {
 template <class Model>
-LOCKSTEP_HD residual_parts<Model> evaluate_residual(formulation f, double t, const state_vector<Model>& y,
-                                                    const vec<double, Model::n>& qdot,
-                                                    const vec<double, Model::n>& vdot, const double* p,
-                                                    baumgarte_gains gains = {}) {
+LOCKSTEP_HD residual_parts<Model> formulation_residual(formulation f, double t, const state_vector<Model>& y,
+                                                       const vec<double, Model::n>& qdot,
+                                                       const vec<double, Model::n>& vdot, const double* p,
+                                                       baumgarte_gains gains) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   vec<double, n> q, v;
@@ -218,6 +226,17 @@ LOCKSTEP_HD residual_parts<Model> evaluate_residual(formulation f, double t, con
   }
   return r;
 }
+}  // namespace detail
+
+template <class Model>
+LOCKSTEP_HD residual_parts<Model> evaluate_residual(formulation f, double t, const state_vector<Model>& y,
+                                                    const vec<double, Model::n>& qdot,
+                                                    const vec<double, Model::n>& vdot, const double* p,
+                                                    baumgarte_gains gains = {}) {
+  residual_parts<Model> r;
+  phase<separate_device_phases<Model>>([&] { r = detail::formulation_residual<Model>(f, t, y, qdot, vdot, p, gains); });
+  return r;
+}
 
 // The Jacobian blocks at one point (t, y, v'): evaluated by automatic differentiation, kept while
 // simplified Newton reuses them, and refactored for a new shift without re-evaluation (RADAU5 keeps
@@ -238,7 +257,9 @@ struct jacobian_blocks {
 
 // With mu_curvature, also H = d(G^T mu)/dq at y's mu (the term the Newton matrix leaves out, which the
 // exact tangent step needs: lyapunov/tangent.hpp), at little more than the cost of K's d(G^T lambda)/dq.
-template <class Model>
+// Chunk: the directions per AD pass (model/derivatives.hpp, ad::default_chunk); the blocks are the same
+// bits for every Chunk.
+template <class Model, int Chunk = ad::default_chunk>
 LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state_vector<Model>& y,
                                             const vec<double, Model::n>& vdot, const double* p,
                                             jacobian_blocks<Model>& J, baumgarte_gains gains = {},
@@ -255,41 +276,61 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
   for (int i = 0; i < m; ++i) lambda[i] = y[L::lambda + i];
   for (int i = 0; i < k; ++i) nu[i] = y[L::nu + i];
 
-  J.M = Model::template mass<double, double>(q, p);
-  const auto force = force_linearize<Model>(t, q, v, p);
-  J.dQ_dv = force.dQ_dv;
-  J.K = inertia_jacobian<Model>(q, vdot, p) - force.dQ_dq;
+  // Each evaluation is a phase (core/hd.hpp): on the device, for large members, a separate call whose
+  // AD temporaries are gone when it returns. dQ/dq waits in J.K until d(M a)/dq is formed, so K is
+  // d(M a)/dq - dQ/dq entry by entry as in one expression.
+  constexpr bool separate = separate_device_phases<Model>;
+  phase<separate>([&] { J.M = Model::template mass<double, double>(q, p); });
+  phase<separate>([&] {
+    force_entries<Model, Chunk>(
+        t, q, v, p, [](int, double) {}, [&](int i, int j, double d) { J.K(i, j) = d; },
+        [&](int i, int j, double d) { J.dQ_dv(i, j) = d; });
+  });
+  phase<separate>([&] {
+    inertia_jacobian_entries<Model, Chunk>(q, vdot, p, [&](int i, int j, double d) { J.K(i, j) = d - J.K(i, j); });
+  });
   if constexpr (m > 0) {
-    J.G = constraint_jacobian<Model>(t, q, p);
+    phase<separate>([&] { J.G = constraint_jacobian<Model, Chunk>(t, q, p); });
     if (mu_curvature) {  // d(G^T mu)/dq as well, from the same differentiated G (tangents, ggl)
-      vec<double, m> mu;
-      for (int i = 0; i < m; ++i) mu[i] = y[L::mu + i];
-      const auto both = constraint_force_jacobians<Model>(t, q, lambda, mu, p);
-      J.K = J.K + both.lambda;
-      *mu_curvature = both.mu;
+      phase<separate>([&] {
+        vec<double, m> mu;
+        for (int i = 0; i < m; ++i) mu[i] = y[L::mu + i];
+        const auto both = constraint_force_jacobians<Model, Chunk>(t, q, lambda, mu, p);
+        J.K = J.K + both.lambda;
+        *mu_curvature = both.mu;
+      });
     } else {
-      J.K = J.K + constraint_force_jacobian<Model>(t, q, lambda, p);
+      // Added into K where formed (each entry once, its mirror too): K + d(G^T lambda)/dq entry by entry.
+      phase<separate>([&] {
+        constraint_force_jacobian_entries<Model, Chunk>(t, q, lambda, p, [&](int i, int j, double h) {
+          J.K(i, j) = J.K(i, j) + h;
+          if (i != j) J.K(j, i) = J.K(j, i) + h;
+        });
+      });
     }
-    if (f == formulation::ggl) J.Psi_q = velocity_constraint_jacobian<Model>(t, q, v, p);
+    if (f == formulation::ggl)
+      phase<separate>([&] { J.Psi_q = velocity_constraint_jacobian<Model, Chunk>(t, q, v, p); });
   }
   if constexpr (k > 0) {
-    J.A = nonholonomic_linearize<Model>(t, q, p).A;
-    J.K = J.K + nonholonomic_force_jacobian<Model>(t, q, nu, p);
-    if (!acceleration_level(f)) J.A_q = nonholonomic_jacobian_q<Model>(t, q, v, p);
+    phase<separate>([&] { J.A = nonholonomic_linearize<Model, Chunk>(t, q, p).A; });
+    phase<separate>([&] { J.K = J.K + nonholonomic_force_jacobian<Model, Chunk>(t, q, nu, p); });
+    if (!acceleration_level(f)) phase<separate>([&] { J.A_q = nonholonomic_jacobian_q<Model, Chunk>(t, q, v, p); });
   }
   if (acceleration_level(f)) {
-    const baumgarte_gains g = f == formulation::index1 ? gains : baumgarte_gains{};
-    const auto acc = acceleration_rows_linearize<Model>(t, q, v, vdot, g.alpha, g.beta, p);
-    for (int j = 0; j < n; ++j) {
-      for (int a = 0; a < m; ++a) {
-        J.Psi_q(a, j) = acc.d_dq(a, j);
-        J.Psi_v(a, j) = acc.d_dv(a, j);
+    phase<separate>([&] {
+      const baumgarte_gains g = f == formulation::index1 ? gains : baumgarte_gains{};
+      const auto acc = acceleration_rows_linearize<Model, Chunk>(t, q, v, vdot, g.alpha, g.beta, p);
+      for (int j = 0; j < n; ++j) {
+        for (int a = 0; a < m; ++a) {
+          J.Psi_q(a, j) = acc.d_dq(a, j);
+          J.Psi_v(a, j) = acc.d_dv(a, j);
+        }
+        for (int a = 0; a < k; ++a) {
+          J.A_q(a, j) = acc.d_dq(m + a, j);
+          J.A_v(a, j) = acc.d_dv(m + a, j);
+        }
       }
-      for (int a = 0; a < k; ++a) {
-        J.A_q(a, j) = acc.d_dq(m + a, j);
-        J.A_v(a, j) = acc.d_dv(m + a, j);
-      }
-    }
+    });
   }
   bool finite = true;
   for (int i = 0; i < n * n; ++i) finite = finite && is_finite(J.M.a[i]) && is_finite(J.dQ_dv.a[i]) && is_finite(J.K.a[i]);
@@ -330,13 +371,22 @@ LOCKSTEP_HD void assemble_newton_matrix(formulation f, const jacobian_blocks<Mod
   const E inv_c2 = inv_c * inv_c;
   N.c = c;
   N.lu = mat<E, newton_matrix<Model, E>::size, newton_matrix<Model, E>::size>{};
-  // (M - D_v / c) appears twice: in the leading block and, times G^T, in the mu column.
-  mat<E, n, n> Mc;
-  for (int i = 0; i < n; ++i)
+  // (M - D_v / c) appears twice: in the leading block and, times G^T, in the mu columns. One row of it
+  // at a time serves both (each entry is the same sum either way), so no n x n temporary is held: on
+  // the GPU it would sit in the thread's local memory (8 KB, 16 KB complex, for chain<16>).
+  for (int i = 0; i < n; ++i) {
+    vec<E, n> Mc;
     for (int j = 0; j < n; ++j) {
-      Mc(i, j) = E(J.M(i, j)) - E(J.dQ_dv(i, j)) * inv_c;
-      N.lu(i, j) = Mc(i, j) + E(J.K(i, j)) * inv_c2;
+      Mc[j] = E(J.M(i, j)) - E(J.dQ_dv(i, j)) * inv_c;
+      N.lu(i, j) = Mc[j] + E(J.K(i, j)) * inv_c2;
     }
+    if (uses_mu(f))
+      for (int b = 0; b < m; ++b) {
+        E s{};
+        for (int j = 0; j < n; ++j) s = s + Mc[j] * E(J.G(b, j));
+        N.lu(i, imu + b) = s;
+      }
+  }
   for (int i = 0; i < n; ++i)
     for (int a = 0; a < m; ++a) {
       N.lu(i, il + a) = E(J.G(a, i));
@@ -356,12 +406,6 @@ LOCKSTEP_HD void assemble_newton_matrix(formulation f, const jacobian_blocks<Mod
     for (int a = 0; a < m; ++a)
       for (int j = 0; j < n; ++j)
         N.lu(imu + a, j) = f == formulation::ggl ? E(J.G(a, j)) + E(J.Psi_q(a, j)) * inv_c : E(J.G(a, j));
-    for (int i = 0; i < n; ++i)
-      for (int b = 0; b < m; ++b) {
-        E s{};
-        for (int j = 0; j < n; ++j) s = s + Mc(i, j) * E(J.G(b, j));
-        N.lu(i, imu + b) = s;
-      }
     // The rows that see v (velocity-level rows in ggl, acceleration rows in projected invariants)
     // see Delta v's G^T Delta mu term, through G (and A) or through G + Acc_v / c (and A + A_v / c).
     for (int b = 0; b < m; ++b) {

@@ -21,6 +21,9 @@
 // n directions nested n deep: DESIGN.md section 5).
 #pragma once
 
+#include <type_traits>
+#include <utility>
+
 #include "lockstep/core/dual.hpp"
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/hessian.hpp"
@@ -32,7 +35,26 @@ namespace ad {
 
 inline constexpr int max_chunk = 8;
 
-constexpr int chunk_for(int inputs) { return inputs < 1 ? 1 : (inputs < max_chunk ? inputs : max_chunk); }
+// The directions per Jacobian pass (and per sub-block of a Hessian's off-diagonal block, below) that
+// the functions of this header take by default: max_chunk on the host, device_chunk in device code.
+// Why a different width on the device: a pass holds every temporary of the model's functions on
+// dual<T, C>, C + 1 doubles per scalar, in one thread's local memory, and d(M a)/dq builds the whole
+// n x n mass matrix on them (chain<16>: 32 x 32 x 9 doubles = 74 KB at C = 8, 24 KB at C = 2;
+// docs/GPU.md section 5.7). The total work barely changes (chain<16>, n + 1 = 33 inputs: 5 passes of
+// 9 parts at C = 8, 17 of 3 at C = 2). The results do not change at all: every dual operation
+// (core/dual.hpp) forms derivative part i from the values and the parts i of its operands only, and
+// the value from the values only, so a Jacobian column is the same sequence of operations whichever
+// chunk carries it (tests/model/derivatives_test.cpp, ChunkWidth, checks it bit for bit).
+inline constexpr int device_chunk = 2;
+#if defined(__CUDA_ARCH__)
+inline constexpr int default_chunk = device_chunk;
+#else
+inline constexpr int default_chunk = max_chunk;
+#endif
+
+constexpr int chunk_for(int inputs, int limit = max_chunk) {
+  return inputs < 1 ? 1 : (inputs < limit ? inputs : limit);
+}
 
 // x with directions j0 .. j0 + C - 1 seeded: the dual input for one chunk of Jacobian columns.
 template <int C, class T, int N>
@@ -51,27 +73,42 @@ struct value_and_jacobian {
   mat<T, M, N> jacobian;  // jacobian(i, j) = d value_i / d x_j
 };
 
-// f(x) and its Jacobian for f : vec<S, N> -> vec<S, M>, S = dual<T, C>; f must accept duals.
-template <class T, int N, class F>
-LOCKSTEP_HD auto evaluate_with_jacobian(const F& f, const vec<T, N>& x) {
-  constexpr int C = chunk_for(N);
+// f : vec<S, N> -> vec<S, M> at x, S = dual<T, C>, C <= Chunk (f must accept duals), handed over as it
+// is formed: value(i, f_i) once per output, entry(i, j, d f_i / d x_j) once per Jacobian entry. The
+// callers below store them where they are wanted, so no copy of the Jacobian is held in between (on
+// the GPU, each copy of chain<16>'s 32 x 64 dQ/d(q, v) is 16 KB of a thread's local memory).
+template <int Chunk, class T, int N, class F, class Value, class Entry>
+LOCKSTEP_HD void jacobian_entries(const F& f, const vec<T, N>& x, const Value& value, const Entry& entry) {
+  constexpr int C = chunk_for(N, Chunk);
   using Result = decltype(f(vec<dual<T, C>, N>{}));
   constexpr int M = Result::size;
-  value_and_jacobian<T, M, N> out;
   for (int j0 = 0; j0 < N; j0 += C) {
     const Result y = f(seed<C>(x, j0));
     for (int i = 0; i < M; ++i) {
-      if (j0 == 0) out.value[i] = y[i].v;
-      for (int c = 0; c < C && j0 + c < N; ++c) out.jacobian(i, j0 + c) = y[i].d[c];
+      if (j0 == 0) value(i, y[i].v);
+      for (int c = 0; c < C && j0 + c < N; ++c) entry(i, j0 + c, y[i].d[c]);
     }
   }
+}
+
+// The output size M of such an f (from the type jacobian_entries evaluates it on).
+template <int Chunk, class T, int N, class F>
+inline constexpr int output_size = decltype(std::declval<const F&>()(vec<dual<T, chunk_for(N, Chunk)>, N>{}))::size;
+
+// f(x) and its Jacobian for f : vec<S, N> -> vec<S, M>, S = dual<T, C>, C <= Chunk; f must accept
+// duals.
+template <int Chunk = default_chunk, class T, int N, class F>
+LOCKSTEP_HD auto evaluate_with_jacobian(const F& f, const vec<T, N>& x) {
+  value_and_jacobian<T, output_size<Chunk, T, N, F>, N> out;
+  jacobian_entries<Chunk>(
+      f, x, [&](int i, const T& y) { out.value[i] = y; }, [&](int i, int j, const T& d) { out.jacobian(i, j) = d; });
   if constexpr (N == 0) out.value = decltype(out.value){};
   return out;
 }
 
-template <class T, int N, class F>
+template <int Chunk = default_chunk, class T, int N, class F>
 LOCKSTEP_HD auto jacobian(const F& f, const vec<T, N>& x) {
-  return evaluate_with_jacobian(f, x).jacobian;
+  return evaluate_with_jacobian<Chunk>(f, x).jacobian;
 }
 
 template <class T, int M, int N>
@@ -81,16 +118,18 @@ struct value_and_state_jacobians {
   mat<T, M, N> d_dv;  // at fixed q
 };
 
-// f(q, v) and its Jacobians in q and in v for f : (vec<S, N>, vec<S, N>) -> vec<S, M>: one
-// differentiated evaluation over the 2N inputs (q, v), in chunks.
-template <class T, int N, class F>
-LOCKSTEP_HD auto evaluate_with_state_jacobians(const F& f, const vec<T, N>& q, const vec<T, N>& v) {
+// f(q, v) for f : (vec<S, N>, vec<S, N>) -> vec<S, M> with its Jacobians in q and in v: one
+// differentiated evaluation over the 2N inputs (q, v), in chunks, handed over as jacobian_entries
+// does: value(i, f_i), dq(i, j, d f_i / d q_j), dv(i, j, d f_i / d v_j).
+template <int Chunk, class T, int N, class F, class Value, class Dq, class Dv>
+LOCKSTEP_HD void state_jacobian_entries(const F& f, const vec<T, N>& q, const vec<T, N>& v, const Value& value,
+                                        const Dq& dq, const Dv& dv) {
   vec<T, 2 * N> x;
   for (int i = 0; i < N; ++i) {
     x[i] = q[i];
     x[N + i] = v[i];
   }
-  const auto vj = evaluate_with_jacobian(
+  jacobian_entries<Chunk>(
       [&](const auto& xs) {
         using S = typename std::remove_cvref_t<decltype(xs)>::value_type;
         vec<S, N> qs, vs;
@@ -100,15 +139,20 @@ LOCKSTEP_HD auto evaluate_with_state_jacobians(const F& f, const vec<T, N>& q, c
         }
         return f(qs, vs);
       },
-      x);
-  constexpr int M = decltype(vj.value)::size;
+      x, value, [&](int i, int j, const T& d) {
+        if (j < N) dq(i, j, d);
+        else dv(i, j - N, d);
+      });
+}
+
+template <int Chunk = default_chunk, class T, int N, class F>
+LOCKSTEP_HD auto evaluate_with_state_jacobians(const F& f, const vec<T, N>& q, const vec<T, N>& v) {
+  using S = dual<T, chunk_for(2 * N, Chunk)>;
+  constexpr int M = decltype(f(vec<S, N>{}, vec<S, N>{}))::size;
   value_and_state_jacobians<T, M, N> out;
-  out.value = vj.value;
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      out.d_dq(i, j) = vj.jacobian(i, j);
-      out.d_dv(i, j) = vj.jacobian(i, N + j);
-    }
+  state_jacobian_entries<Chunk>(
+      f, q, v, [&](int i, const T& y) { out.value[i] = y; }, [&](int i, int j, const T& d) { out.d_dq(i, j) = d; },
+      [&](int i, int j, const T& d) { out.d_dv(i, j) = d; });
   return out;
 }
 
@@ -147,61 +191,76 @@ struct hessian_set {
 
 namespace detail {
 
-// The diagonal block of the inputs i0 .. i0 + B - 1 (those below N) of every output, both halves.
-template <int B, class T, int N, int K, class F>
-LOCKSTEP_HD void hessian_diagonal_block(const F& f, const vec<T, N>& x, int i0, hessian_set<T, N, K>& out) {
+// The diagonal block of the inputs i0 .. i0 + B - 1 (those below N) of every output, its upper half:
+// entry(c, i, j, d^2 y_c / dx_i dx_j) for i <= j.
+template <int B, class T, int N, class F, class Entry>
+LOCKSTEP_HD void hessian_diagonal_block(const F& f, const vec<T, N>& x, int i0, const Entry& entry) {
   using S = hessian_dual<T, B>;
   vec<S, N> xs;
   for (int i = 0; i < N; ++i) {
     xs[i] = S(x[i]);
     if (i >= i0 && i < i0 + B) xs[i].g[i - i0] = T(1.0);
   }
-  const vec<S, K> y = f(xs);
-  for (int c = 0; c < K; ++c) {
+  const auto y = f(xs);
+  for (int c = 0; c < decltype(y)::size; ++c) {
     int k = 0;
     for (int a = 0; a < B; ++a)
       for (int b = a; b < B; ++b, ++k)
-        if (i0 + b < N) {
-          out.of[c](i0 + a, i0 + b) = y[c].h[k];
-          out.of[c](i0 + b, i0 + a) = y[c].h[k];
-        }
+        if (i0 + b < N) entry(c, i0 + a, i0 + b, y[c].h[k]);
   }
 }
 
-// The block rows i0 .. i0 + B - 1, columns j0 .. j0 + B - 1 (i0 < j0, disjoint) and its mirror image.
-template <int B, class T, int N, int K, class F>
-LOCKSTEP_HD void hessian_mixed_block(const F& f, const vec<T, N>& x, int i0, int j0, hessian_set<T, N, K>& out) {
+// The block rows i0 .. i0 + B - 1, columns j0 .. j0 + B - 1 (i0 < j0, disjoint), as entry(c, i, j, .)
+// with i < j, its columns Co at a time (Co <= B: the outer directions of one evaluation). Splitting the columns
+// changes no bit of the block: the outer dual's operations are componentwise (dual.hpp), so column b
+// is the same sequence of inner-dual operations in any evaluation that carries it, while each
+// evaluation's inputs shrink from (B + 1)^2 to (B + 1)(Co + 1) doubles per scalar (default_chunk says
+// why the device wants that).
+template <int B, int Co, class T, int N, class F, class Entry>
+LOCKSTEP_HD void hessian_mixed_block(const F& f, const vec<T, N>& x, int i0, int j0, const Entry& entry) {
   using S1 = dual<T, B>;
-  using S = dual<S1, B>;
-  vec<S, N> xs;
-  for (int i = 0; i < N; ++i) {
-    xs[i].v = S1(x[i]);
-    if (i >= i0 && i < i0 + B) xs[i].v.d[i - i0] = T(1.0);
-    if (i >= j0 && i < j0 + B) xs[i].d[i - j0] = S1(T(1.0));
+  using S = dual<S1, Co>;
+  for (int c0 = j0; c0 < j0 + B && c0 < N; c0 += Co) {
+    vec<S, N> xs;
+    for (int i = 0; i < N; ++i) {
+      xs[i].v = S1(x[i]);
+      if (i >= i0 && i < i0 + B) xs[i].v.d[i - i0] = T(1.0);
+      if (i >= c0 && i < c0 + Co && i < j0 + B) xs[i].d[i - c0] = S1(T(1.0));
+    }
+    const auto y = f(xs);
+    for (int c = 0; c < decltype(y)::size; ++c)
+      for (int a = 0; a < B && i0 + a < N; ++a)
+        for (int b = 0; b < Co && c0 + b < j0 + B && c0 + b < N; ++b) entry(c, i0 + a, c0 + b, y[c].d[b].d[a]);
   }
-  const vec<S, K> y = f(xs);
-  for (int c = 0; c < K; ++c)
-    for (int a = 0; a < B && i0 + a < N; ++a)
-      for (int b = 0; b < B && j0 + b < N; ++b) {
-        out.of[c](i0 + a, j0 + b) = y[c].d[b].d[a];
-        out.of[c](j0 + b, i0 + a) = y[c].d[b].d[a];
-      }
 }
 
 }  // namespace detail
 
-// The Hessians of f : vec<S, N> -> vec<S, K> at x; f must accept hessian_dual<T, B> and
-// dual<dual<T, B>, B> inputs. Every entry is written once per half: the result is exactly symmetric.
-template <class T, int N, class F>
-LOCKSTEP_HD auto hessians(const F& f, const vec<T, N>& x) {
+// The Hessians of f : vec<S, N> -> vec<S, K> at x, one half: entry(c, i, j, d^2 y_c / dx_i dx_j) once
+// for every i <= j. f must accept hessian_dual<T, B> and dual<dual<T, B>, Co> inputs, B =
+// hessian_block_size(N), Co = min(B, Chunk). The blocks themselves never depend on Chunk (a diagonal
+// block's entries come from hessian_dual's rules, an off-diagonal one's from the nested dual's, and the
+// two round differently), so every Chunk gives the same bits.
+template <int Chunk = default_chunk, class T, int N, class F, class Entry>
+LOCKSTEP_HD void hessian_entries(const F& f, const vec<T, N>& x, const Entry& entry) {
   constexpr int B = hessian_block_size(N);
-  constexpr int K = decltype(f(vec<hessian_dual<T, B>, N>{}))::size;
-  hessian_set<T, N, K> out;
+  constexpr int Co = B < Chunk ? B : Chunk;
   for (int i0 = 0; i0 < N; i0 += B) {
-    detail::hessian_diagonal_block<B>(f, x, i0, out);
+    detail::hessian_diagonal_block<B>(f, x, i0, entry);
     if constexpr (N > B)
-      for (int j0 = i0 + B; j0 < N; j0 += B) detail::hessian_mixed_block<B>(f, x, i0, j0, out);
+      for (int j0 = i0 + B; j0 < N; j0 += B) detail::hessian_mixed_block<B, Co>(f, x, i0, j0, entry);
   }
+}
+
+// The Hessians as matrices, both halves written from the one formed: exactly symmetric.
+template <int Chunk = default_chunk, class T, int N, class F>
+LOCKSTEP_HD auto hessians(const F& f, const vec<T, N>& x) {
+  constexpr int K = decltype(f(vec<hessian_dual<T, hessian_block_size(N)>, N>{}))::size;
+  hessian_set<T, N, K> out;
+  hessian_entries<Chunk>(f, x, [&](int c, int i, int j, const T& h) {
+    out.of[c](i, j) = h;
+    out.of[c](j, i) = h;
+  });
   return out;
 }
 
@@ -219,7 +278,7 @@ struct constraint_linearization {
 };
 
 // Phi, G = Phi_q and Phi_t in one differentiated evaluation over (q, t).
-template <class Model, class T, class P>
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
 LOCKSTEP_HD constraint_linearization<T, Model::m, Model::n> constraint_linearize(const T& t,
                                                                                const vec<T, Model::n>& q,
                                                                                const P* p) {
@@ -227,7 +286,7 @@ LOCKSTEP_HD constraint_linearization<T, Model::m, Model::n> constraint_linearize
   vec<T, n + 1> x;
   for (int i = 0; i < n; ++i) x[i] = q[i];
   x[n] = t;
-  const auto vj = ad::evaluate_with_jacobian(
+  const auto vj = ad::evaluate_with_jacobian<Chunk>(
       [p](const auto& xs) {
         using S = typename std::remove_cvref_t<decltype(xs)>::value_type;
         vec<S, n> qs;
@@ -244,9 +303,9 @@ LOCKSTEP_HD constraint_linearization<T, Model::m, Model::n> constraint_linearize
   return out;
 }
 
-template <class Model, class T, class P>
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
 LOCKSTEP_HD mat<T, Model::m, Model::n> constraint_jacobian(const T& t, const vec<T, Model::n>& q, const P* p) {
-  return constraint_linearize<Model>(t, q, p).G;
+  return constraint_linearize<Model, Chunk>(t, q, p).G;
 }
 
 // Phi and G v + Phi_t = d/ds Phi(t + s, q + s v) at s = 0, from one evaluation along the line: the
@@ -305,10 +364,10 @@ LOCKSTEP_HD vec<T, Model::m> constraint_gamma(const T& t, const vec<T, Model::n>
 }
 
 // d(G v + Phi_t)/dq at fixed v.
-template <class Model, class T, class P>
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
 LOCKSTEP_HD mat<T, Model::m, Model::n> velocity_constraint_jacobian(const T& t, const vec<T, Model::n>& q,
                                                                    const vec<T, Model::n>& v, const P* p) {
-  return ad::jacobian(
+  return ad::jacobian<Chunk>(
       [&](const auto& qs) {
         using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
         vec<S, Model::n> vs;
@@ -329,20 +388,31 @@ LOCKSTEP_HD S weighted_sum(const vec<T, M>& w, const vec<S, M>& phi) {
 }  // namespace detail
 
 // d(G^T lambda)/dq at fixed lambda: the Hessian of lambda . Phi in q (t held), which enters every Newton
-// matrix. One half of it is formed (ad::hessians), the other mirrored: the result is exactly symmetric.
-template <class Model, class T, class P>
+// matrix, one half of it: entry(i, j, h_ij) once for every i <= j (ad::hessian_entries).
+template <class Model, int Chunk = ad::default_chunk, class T, class P, class Entry>
+LOCKSTEP_HD void constraint_force_jacobian_entries(const T& t, const vec<T, Model::n>& q,
+                                                   const vec<T, Model::m>& lambda, const P* p, const Entry& entry) {
+  ad::hessian_entries<Chunk>(
+      [&](const auto& qs) {
+        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
+        const vec<S, Model::m> phi = Model::template constraint<S, P>(S(t), qs, p);
+        vec<S, 1> out;
+        out[0] = detail::weighted_sum(lambda, phi);
+        return out;
+      },
+      q, [&](int, int i, int j, const T& h) { entry(i, j, h); });
+}
+
+// The whole matrix, the other half mirrored: exactly symmetric.
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
 LOCKSTEP_HD mat<T, Model::n, Model::n> constraint_force_jacobian(const T& t, const vec<T, Model::n>& q,
                                                                 const vec<T, Model::m>& lambda, const P* p) {
-  return ad::hessians(
-             [&](const auto& qs) {
-               using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
-               const vec<S, Model::m> phi = Model::template constraint<S, P>(S(t), qs, p);
-               vec<S, 1> out;
-               out[0] = detail::weighted_sum(lambda, phi);
-               return out;
-             },
-             q)
-      .of[0];
+  mat<T, Model::n, Model::n> out;
+  constraint_force_jacobian_entries<Model, Chunk>(t, q, lambda, p, [&](int i, int j, const T& h) {
+    out(i, j) = h;
+    out(j, i) = h;
+  });
+  return out;
 }
 
 // d(G^T lambda)/dq and d(G^T mu)/dq together: one differentiated evaluation of Phi serves both (the
@@ -353,11 +423,11 @@ struct constraint_force_jacobian_pair {
   mat<T, Model::n, Model::n> lambda, mu;
 };
 
-template <class Model, class T, class P>
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
 LOCKSTEP_HD constraint_force_jacobian_pair<Model, T> constraint_force_jacobians(const T& t, const vec<T, Model::n>& q,
                                                                               const vec<T, Model::m>& lambda,
                                                                               const vec<T, Model::m>& mu, const P* p) {
-  const auto both = ad::hessians(
+  const auto both = ad::hessians<Chunk>(
       [&](const auto& qs) {
         using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
         const vec<S, Model::m> phi = Model::template constraint<S, P>(S(t), qs, p);
@@ -374,18 +444,27 @@ LOCKSTEP_HD constraint_force_jacobian_pair<Model, T> constraint_force_jacobians(
 // Mass and applied forces
 // ---------------------------------------------------------------------------------------------------
 
-// d(M(q) a)/dq at fixed a.
-template <class Model, class T, class P>
-LOCKSTEP_HD mat<T, Model::n, Model::n> inertia_jacobian(const vec<T, Model::n>& q, const vec<T, Model::n>& a,
-                                                       const P* p) {
-  return ad::jacobian(
+// d(M(q) a)/dq at fixed a, handed over entry by entry: entry(i, j, d(M a)_i / dq_j) (ad::jacobian_entries).
+template <class Model, int Chunk = ad::default_chunk, class T, class P, class Entry>
+LOCKSTEP_HD void inertia_jacobian_entries(const vec<T, Model::n>& q, const vec<T, Model::n>& a, const P* p,
+                                          const Entry& entry) {
+  ad::jacobian_entries<Chunk>(
       [&](const auto& qs) {
         using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
         vec<S, Model::n> as;
         for (int i = 0; i < Model::n; ++i) as[i] = S(a[i]);
         return Model::template mass<S, P>(qs, p) * as;
       },
-      q);
+      q, [](int, const T&) {}, entry);
+}
+
+// d(M(q) a)/dq at fixed a.
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
+LOCKSTEP_HD mat<T, Model::n, Model::n> inertia_jacobian(const vec<T, Model::n>& q, const vec<T, Model::n>& a,
+                                                       const P* p) {
+  mat<T, Model::n, Model::n> out;
+  inertia_jacobian_entries<Model, Chunk>(q, a, p, [&](int i, int j, const T& d) { out(i, j) = d; });
+  return out;
 }
 
 template <class T, int N>
@@ -395,17 +474,27 @@ struct force_linearization {
   mat<T, N, N> dQ_dv;
 };
 
-// Q with dQ/dq and dQ/dv, differentiating over the 2n inputs (q, v) in chunks.
-template <class Model, class T, class P>
-LOCKSTEP_HD force_linearization<T, Model::n> force_linearize(const T& t, const vec<T, Model::n>& q,
-                                                            const vec<T, Model::n>& v, const P* p) {
-  const auto qv = ad::evaluate_with_state_jacobians(
+// Q with dQ/dq and dQ/dv, differentiating over the 2n inputs (q, v) in chunks, handed over entry by
+// entry (ad::state_jacobian_entries).
+template <class Model, int Chunk = ad::default_chunk, class T, class P, class Value, class Dq, class Dv>
+LOCKSTEP_HD void force_entries(const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v, const P* p,
+                               const Value& value, const Dq& dq, const Dv& dv) {
+  ad::state_jacobian_entries<Chunk>(
       [&](const auto& qs, const auto& vs) {
         using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
         return Model::template force<S, P>(S(t), qs, vs, p);
       },
-      q, v);
-  return {qv.value, qv.d_dq, qv.d_dv};
+      q, v, value, dq, dv);
+}
+
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
+LOCKSTEP_HD force_linearization<T, Model::n> force_linearize(const T& t, const vec<T, Model::n>& q,
+                                                            const vec<T, Model::n>& v, const P* p) {
+  force_linearization<T, Model::n> out;
+  force_entries<Model, Chunk>(
+      t, q, v, p, [&](int i, const T& y) { out.Q[i] = y; }, [&](int i, int j, const T& d) { out.dQ_dq(i, j) = d; },
+      [&](int i, int j, const T& d) { out.dQ_dv(i, j) = d; });
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -418,11 +507,11 @@ struct nonholonomic_linearization {
   vec<T, K> a;      // the residual at v = 0
 };
 
-template <class Model, class T, class P>
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
 LOCKSTEP_HD nonholonomic_linearization<T, Model::k, Model::n> nonholonomic_linearize(const T& t,
                                                                                    const vec<T, Model::n>& q,
                                                                                    const P* p) {
-  const auto vj = ad::evaluate_with_jacobian(
+  const auto vj = ad::evaluate_with_jacobian<Chunk>(
       [&](const auto& vs) {
         using S = typename std::remove_cvref_t<decltype(vs)>::value_type;
         vec<S, Model::n> qs;
@@ -434,10 +523,10 @@ LOCKSTEP_HD nonholonomic_linearization<T, Model::k, Model::n> nonholonomic_linea
 }
 
 // d(A v + a)/dq at fixed v.
-template <class Model, class T, class P>
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
 LOCKSTEP_HD mat<T, Model::k, Model::n> nonholonomic_jacobian_q(const T& t, const vec<T, Model::n>& q,
                                                               const vec<T, Model::n>& v, const P* p) {
-  return ad::jacobian(
+  return ad::jacobian<Chunk>(
       [&](const auto& qs) {
         using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
         vec<S, Model::n> vs;
@@ -448,15 +537,15 @@ LOCKSTEP_HD mat<T, Model::k, Model::n> nonholonomic_jacobian_q(const T& t, const
 }
 
 // d(A^T nu)/dq at fixed nu.
-template <class Model, class T, class P>
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
 LOCKSTEP_HD mat<T, Model::n, Model::n> nonholonomic_force_jacobian(const T& t, const vec<T, Model::n>& q,
                                                                   const vec<T, Model::k>& nu, const P* p) {
-  return ad::jacobian(
+  return ad::jacobian<Chunk>(
       [&](const auto& qs) {
         using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
         vec<S, Model::k> nus;
         for (int i = 0; i < Model::k; ++i) nus[i] = S(nu[i]);
-        return transpose_times(nonholonomic_linearize<Model>(S(t), qs, p).A, nus);
+        return transpose_times(nonholonomic_linearize<Model, Chunk>(S(t), qs, p).A, nus);
       },
       q);
 }
@@ -534,11 +623,11 @@ LOCKSTEP_HD vec<T, Model::m + Model::k> acceleration_constraint_rows(const T& t,
 
 // The acceleration rows (value) with their Jacobians d_dq at fixed v and a, and d_dv at fixed q and a
 // (d/da is [G; A]).
-template <class Model, class T, class P>
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
 LOCKSTEP_HD ad::value_and_state_jacobians<T, Model::m + Model::k, Model::n> acceleration_rows_linearize(
     const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v, const vec<T, Model::n>& a, double alpha,
     double beta, const P* p) {
-  return ad::evaluate_with_state_jacobians(
+  return ad::evaluate_with_state_jacobians<Chunk>(
       [&](const auto& qs, const auto& vs) {
         using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
         vec<S, Model::n> as;

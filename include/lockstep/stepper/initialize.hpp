@@ -92,20 +92,24 @@ LOCKSTEP_HD member_status consistent_initialization(double t0, const vec<double,
   for (int i = 0; i < n; ++i)
     if (!is_finite(q0[i]) || !is_finite(v0[i])) return member_status::model_not_finite;
 
+  // Each step is a phase (core/hd.hpp): for large members, on the device, a separate call whose
+  // matrices are gone when it returns.
+  constexpr bool separate = separate_device_phases<Model>;
   metric_factor<Model> W;  // M(q0) must be SPD whatever the metric
-  member_status s = factor_metric<Model>(opt.metric, q0, p, W);
+  member_status s = member_status::success;
+  phase<separate>([&] { s = factor_metric<Model>(opt.metric, q0, p, W); });
   if (s != member_status::success) return s;
 
   // 1. positions: Gauss-Newton until the correction is at round-off level.
   constexpr int max_gauss_newton_iterations = 30;  // from an arbitrary start: generous
-  s = project_positions<Model>(t0, out.q, p, W, max_gauss_newton_iterations);
+  phase<separate>([&] { s = project_positions<Model>(t0, out.q, p, W, max_gauss_newton_iterations); });
   if (s == member_status::projection_failed) return member_status::initialization_failed;
   if (s != member_status::success) return s;
   counters.init_q_correction = norm_inf(out.q - q0);
 
   // 2. velocities: one linear projection onto [G; A] v + [Phi_t; a] = 0 (repeated once so that the
   // residual is at round-off even when the Gram matrix is poorly conditioned).
-  s = project_velocities<Model>(t0, out.q, out.v, p, W);
+  phase<separate>([&] { s = project_velocities<Model>(t0, out.q, out.v, p, W); });
   if (s != member_status::success) return s;
   counters.init_v_correction = norm_inf(out.v - v0);
 
@@ -114,7 +118,8 @@ LOCKSTEP_HD member_status consistent_initialization(double t0, const vec<double,
     return member_status::inconsistent_initial;
 
   // 3. accelerations and multipliers from the index-1 system.
-  return accelerations_and_multipliers<Model>(t0, out.q, out.v, p, out.a, out.lambda, out.nu);
+  phase<separate>([&] { s = accelerations_and_multipliers<Model>(t0, out.q, out.v, p, out.a, out.lambda, out.nu); });
+  return s;
 }
 
 }  // namespace lockstep

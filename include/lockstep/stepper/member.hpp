@@ -85,10 +85,13 @@ LOCKSTEP_HD void make_multipliers_consistent(double t, state_vector<Model>& y, c
 template <class Model>
 LOCKSTEP_HD void project_output(double t, state_vector<Model>& y, const double* p, const solver_options& opt) {
   if (!projects_after_steps(opt.projection, opt.form)) return;
-  state_vector<Model> projected = y;
-  projection_sizes sizes;
-  if (project_state<Model>(opt.projection, opt.form, opt.metric, t, projected, p, sizes) == member_status::success)
-    y = projected;
+  // A phase (core/hd.hpp): for large members the projection's matrices live only while it runs.
+  phase<separate_device_phases<Model>>([&] {
+    state_vector<Model> projected = y;
+    projection_sizes sizes;
+    if (project_state<Model>(opt.projection, opt.form, opt.metric, t, projected, p, sizes) == member_status::success)
+      y = projected;
+  });
 }
 
 // The member's record of its accepted point's projection that ended with status s: the projected y
@@ -114,7 +117,9 @@ LOCKSTEP_HD bool project_accepted_point(member_state<Model, Method>& ms, const d
   if (!projects_after_steps(opt.projection, opt.form)) return true;
   state_vector<Model> y = Method::current(ms.method);
   projection_sizes sizes;
-  const member_status s = project_state<Model>(opt.projection, opt.form, opt.metric, Method::time(ms.method), y, p, sizes);
+  member_status s = member_status::success;
+  phase<separate_device_phases<Model>>(
+      [&] { s = project_state<Model>(opt.projection, opt.form, opt.metric, Method::time(ms.method), y, p, sizes); });
   return record_projection<Model>(ms, s, y, sizes);
 }
 
@@ -140,7 +145,7 @@ LOCKSTEP_HD completion project_accepted_point_split(member_state<Model, Method>&
 template <class Model, class Sink>
 LOCKSTEP_HD void emit(int save_index, double t, state_vector<Model> y, const double* p, const solver_options& opt,
                       Sink& sink) {
-  if (opt.consistent_multipliers) make_multipliers_consistent<Model>(t, y, p);
+  if (opt.consistent_multipliers) phase<separate_device_phases<Model>>([&] { make_multipliers_consistent<Model>(t, y, p); });
   sink(save_index, t, y);
 }
 
