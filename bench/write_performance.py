@@ -124,7 +124,33 @@ What remains, by expected effect:
    iterations per step; at 1 digit, its cost, not IDA's, sets the ratio.
 13. The Newton solve's forward substitution reads L by columns with a stride of N doubles and keeps the
    right-hand side in memory between columns (perf annotate, andrews BDF at rtol 1e-5: about a third
-   of solve_corrector's samples); L stored by columns would make those reads contiguous.
+   of solve_corrector's samples). Session 8 found the cost to be failed store-to-load forwarding rather
+   than the stride, and item 14 addresses it from N = 12 on.
+
+Session 8 (same-run A/B on one thread, the least CPU time of 3 repetitions per round, 100 members, on a
+machine shared with a build; CPU time varied by 1-2 % between rounds):
+
+14. Done: `lu_solve` substitutes four columns per sweep from N = 12 on (core/linalg.hpp,
+   `substitution_block_min_size`). By single columns every b[r] was loaded and stored once per column,
+   and the compiler's two-wide loads straddled the previous column's two-wide stores, so store-to-load
+   forwarding failed on each (perf annotate, andrews BDF at rtol 1e-4: a tenth of solve_corrector's
+   samples on the instruction after that load). Each b[i] still receives the textbook loop's
+   operations in its order: bitwise the same results (tests/core/linalg_test.cpp compares bit
+   patterns with the row-oriented loops for N = 1 ... 32, real and complex). Against 17a004f: andrews
+   BDF 0.93-0.98 of the time (rtol 1e-4 ... 1e-8), Radau IIA 0.97-1.02; with blocks at N = 8
+   car_axis BDF took 1.03 of the time, hence the threshold.
+15. Measured, not adopted: two pivot steps per sweep in `lu_factor` (also bitwise the same factors):
+   no gain beyond the noise for andrews, and Radau IIA on the slider crank took 1.01-1.13 of the time
+   (its complex factorization).
+16. Measured, not adopted: BDF's Jacobian refresh threshold raised by the stale shift's own contraction
+   |1 - r| / (1 + r), r = c / c_old (corrector.hpp), so that a slow contraction the shift explains keeps
+   the Jacobian (rtol 1e-4, 1e-6, 1e-8): 0.97-1.0 of the time on all four problems, Jacobians -6 to
+   -30 %, Newton iterations +0.3 to +9 %. Thresholds 0.15 and 0.2 instead of 0.1 (cachegrind
+   instruction counts, scd not measured): andrews -2 to -6 %, car_axis -2 to +3 %, the slider crank
+   -8 to +0.3 %. Neither closes andrews' gap at 3-5 digits, which needs about 1.25x.
+17. Measured, not adopted: compiling for the host's instruction set (-march=native, AVX-512, with
+   -ffp-contract=off kept: the same steps and iterations): 0.92-1.02 of the time (andrews and car_axis,
+   both methods). The IDA peer is Debian's generic build, so lockstep stays generic too.
 """
 
 
