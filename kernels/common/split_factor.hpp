@@ -32,7 +32,7 @@ namespace lockstep {
 // stay fused: their factorization is a few microseconds of one thread, cheaper than the extra launch,
 // the gather and scatter of the split path (a model, not a measurement: no GPU has run this code).
 // run_options::split_factorization sends any model through the split path (docs/GPU.md 5.3 and 5.6).
-inline constexpr int split_factorization_threshold = 32;
+inline constexpr int split_factorization_threshold = large_member_newton_rows;  // formulation/euler_lagrange.hpp
 
 template <class Model>
 inline constexpr bool uses_split_factorization = state_layout<Model>::newton_size > split_factorization_threshold;
