@@ -1,4 +1,4 @@
-// bench/lyapunov_long.cpp — the long-horizon Lyapunov comparisons of issue 7, for docs/LYAPUNOV.md
+// bench/lyapunov_long.cpp — the long-horizon Lyapunov comparisons, for docs/LYAPUNOV.md
 // (the test suite checks the same properties at t <= 300 / 3000: tests/lyapunov).
 //
 // Sections (each printed as a Markdown table):
@@ -203,12 +203,12 @@ void section_chaotic(int members, double T) {
     std::printf("| %zu | %.4f | %.5f | %.5f | %.4f | %.4f | %.4f | %.4f |\n", i, l[0], l[1], l[2], l[3], a, b, c);
   }
   const auto sq = statistics(qr), sc = statistics(clone);
-  std::printf("\nHamiltonian form: largest of |l2|, |l3|, |l1 + l4| over l1 across members: %.4f (issue: < 0.02).\n\n", worst);
+  std::printf("\nHamiltonian form: largest of |l2|, |l3|, |l1 + l4| over l1 across members: %.4f (required: < 0.02).\n\n", worst);
   std::printf("| estimate | members | mean l1 | standard error | spread | wall |\n|---|---|---|---|---|---|\n");
   std::printf("| discrete QR | %zu | %.4f | %.4f | %.4f | %.1f s |\n", qr.size(), sq.mean, sq.standard_error, sq.spread, wall);
   std::printf("| clone (separation 1e-6) | %zu | %.4f | %.4f | %.4f | %.1f s |\n", clone.size(), sc.mean, sc.standard_error,
               sc.spread, clone_wall);
-  std::printf("\nclone / QR - 1 = %+.4f (issue: within 3 %%)\n", sc.mean / sq.mean - 1.0);
+  std::printf("\nclone / QR - 1 = %+.4f (required: within 3 %%)\n", sc.mean / sq.mean - 1.0);
 }
 
 void section_variants(int members, double T, bool tolerance_only) {
@@ -218,7 +218,7 @@ void section_variants(int members, double T, bool tolerance_only) {
   const auto ref = statistics(reference_l1);
   std::printf("\n### Variants, %d members, t = %g (mean QR l1 against BDF on ggl, rtol 1e-8, renormalize 1: %.4f +- %.4f)\n\n",
               members, T, ref.mean, ref.standard_error);
-  std::printf("| variant | mean l1 | standard error | relative to the reference | issue's bound | wall |\n|---|---|---|---|---|---|\n");
+  std::printf("| variant | mean l1 | standard error | relative to the reference | required bound | wall |\n|---|---|---|---|---|---|\n");
   struct variant {
     const char* name;
     solver_options opt;

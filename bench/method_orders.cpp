@@ -283,7 +283,7 @@ Step ranges: the N columns of the table. They start where the slopes have settle
 round-off or, on index3, before the Newton iteration stalls. Reasons behind some of them: Radau IIA 5
 fails Newton on the knife edge at N = 8; the rho_inf method with rho_inf = 0.9 needs more than about
 100 steps before its parasitic root -0.9 has damped the multipliers' start-up oscillation; BDF on
-index3 meets the h^-3 growth of the Newton matrix's condition (seed 000), and the tight Newton test
+index3 meets the h^-3 growth of the Newton matrix's condition (Ascher & Petzold 1998, ch. 10), and the tight Newton test
 fails first (k = 1 at N = 800, k = 4 and 5 at N = 640), so index3 BDF uses smaller N than ggl.
 Every error of every fit is printed by `build/bench/method_orders --raw`.
 
@@ -370,14 +370,14 @@ projected variables, and it holds: q and v keep at least their orders.
 - **rho_inf close to 1 on index3 with adaptive steps**: allowed for rho_inf < 1; the method's own
   multipliers degrade under step-size changes as rho_inf -> 1 (`method/rhoinf.hpp`, header); with fixed
   steps rho_inf = 0.9 converges with order 2 but only after ~100 steps (table).
-- **BDF on index3 with fixed steps at small h**: the Newton matrix's condition grows like h^-3 (seed 000,
+- **BDF on index3 with fixed steps at small h**: the Newton matrix's condition grows like h^-3 (Ascher & Petzold 1998, ch. 10,
   10.1.4), and with a tight Newton test the iteration stalls in round-off. On the pendulum with the
   table's settings: k = 1, N = 800: `%s`; k = 4, N = 640: `%s`; k = 5, N = 640: `%s` (the same N on
   ggl: `%s`, `%s`, `%s`).
 - **index1 without Baumgarte gains** drifts off Phi = 0 (|Phi| grows with t; measured in
   `tests/formulation/index1_test.cpp` and docs/DESIGN-NOTES.md); over t in [0, 1] with fixed steps the
   drift is of the method's order, so the table shows the ODE orders.
-- **ggl with very different masses** (seed 004, section 4: the index-2 discretization treats the term
+- **ggl with very different masses** (Ascher & Petzold 1993, section 4: the index-2 discretization treats the term
   R S explicitly, so a large F C' forces small steps): allowed. On the double pendulum with masses 1e-6
   and 1 neither ggl nor projected invariants showed the step restriction, because the mass matrix is
   constant (docs/DESIGN-NOTES.md, "Heterogeneous masses, measured").
@@ -421,7 +421,7 @@ the car axis and wall times, come from `build/bench/hard_problems`.
   const andrews_steps st = andrews_section();
   const double t6 = radau5_internal_tolerance(1e-6), t8 = radau5_internal_tolerance(1e-8);
   std::printf(R"(Hairer's RADAU5 (atol = rtol, index hints (7, 7, 13), its approximate analytic Jacobian) needs about
-105 steps at 1e-6 and 159 at 1e-8 on this problem (issue 4). Where we stand: %ld steps at 1e-6 and %ld
+105 steps at 1e-6 and 159 at 1e-8 on this problem. Where we stand: %ld steps at 1e-6 and %ld
 at 1e-8 (%.2f and %.2f times RADAU5's); at the tolerances RADAU5 actually works with for those two,
 %ld and %ld (%.2f and %.2f times). Why:
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run_performance.sh — lockstep against SUNDIALS IDA (issue 8): builds and runs
+# bench/run_performance.sh — lockstep against SUNDIALS IDA: builds and runs
 # bench/peers/work_precision (work-precision data of lockstep BDF, lockstep Radau IIA 5 and IDA on
 # andrews, car_axis, slider_crank and the double pendulum), profiles one case per solver with perf
 # where perf works, and writes docs/PERFORMANCE.md and docs/figures/performance/*.png with
@@ -52,7 +52,7 @@ PYTHON=/usr/bin/python3   # Debian's interpreter with python3-matplotlib and pyt
 SECONDS=0
 START=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 # The source the benchmark is built from, taken before the build (the tree may change while it runs).
-REVISION="commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown) $(git -C "$ROOT" log -1 --format=%s 2>/dev/null | cut -c1-80 || true)"
+REVISION="commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"  # the hash alone: docs/ quote it
 if [[ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null || true)" ]]; then
   REVISION="$REVISION, with uncommitted changes"
 fi

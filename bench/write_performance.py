@@ -55,16 +55,16 @@ models (profiles above).
 
 Done (the numbers above include them):
 
-1. Session 5, bitwise the same results (968 datasets of 16 studies compared, 4 problems x 2 methods x
+1. Bitwise the same results (968 datasets of 16 studies compared, 4 problems x 2 methods x
    rtol 1e-4 and 1e-8): `internal_tolerance_factor`'s pow once per member; pow(x, 1) skipped in the
    contraction rate; LTE_{k-1} and LTE_{k+1} of order selection from one divided-difference table over
    q and v only; order selection by exact integer-power comparisons, with pow only for a step that
    shrinks (`detail::choose_order`, shared with the tangent step).
-2. Session 5, last bits changed: `lu_solve`'s back substitution runs by columns and multiplies by the
+2. Last bits changed: `lu_solve`'s back substitution runs by columns and multiplies by the
    pivots' reciprocals, O(N) latency per solve instead of O(N^2). With item 1, same run, one thread,
    fastest of 2 rounds against commit 122b263: BDF at rtol 1e-8 0.69 (double pendulum), 0.73
    (car_axis), 0.88 (slider_crank), 0.89 (andrews) of the time; Radau IIA at 1e-5 0.92-0.98.
-3. Session 6, LU reuse across shifts (method/corrector.hpp, `stale_shift_ratio_ok`): BDF keeps its
+3. LU reuse across shifts (method/corrector.hpp, `stale_shift_ratio_ok`): BDF keeps its
    factored Newton matrix while c / c_old stays in IDA's band [0.6, 5/3] and scales each increment by
    2 / (1 + c / c_old) (IDA's XRATE = 0.25 and its scaled solve). BDF's variable coefficient c moves at
    every step for k steps after a change of h, so refactoring at every change of c had factored on
@@ -72,9 +72,9 @@ Done (the numbers above include them):
    1.8-3.9x fewer LU factorizations; time 0.90-0.94 (andrews), 0.90-0.93 (slider_crank), 0.92-1.0
    (double pendulum), 0.98-1.0 (car_axis); median scd within 0.16 digits. Without the scaled increment
    the scd fell by up to 0.4 digits (andrews, rtol 1e-6).
-4. Session 6: `record_constraint_residuals` takes Phi and G v + Phi_t from one evaluation along
+4. `record_constraint_residuals` takes Phi and G v + Phi_t from one evaluation along
    (q, v) with a one-direction dual number instead of two evaluations (bitwise the same counters).
-5. Session 7, BDF's history in Newton form (method/bdf.hpp, `older_differences`; `prepend_node` in
+5. BDF's history in Newton form (method/bdf.hpp, `older_differences`; `prepend_node` in
    method/interpolation.hpp): the divided-difference table was rebuilt from the stored points at every
    attempt (O(k^2) state vectors, again for the order estimates and for every dense output); the state
    now keeps the newest point and the Newton coefficients over the older nodes, and a step prepends its
@@ -82,12 +82,12 @@ Done (the numbers above include them):
    interpolation_test.cpp compares bit patterns through a whole run). Same run, one thread, 200
    members, fastest of 2 rounds against 52b2dad (machine shared with a build): car_axis
    BDF 0.88 of the time at rtol 1e-4 ... 1e-6 and 1e-8, 0.96 at 1e-7; andrews within the noise.
-6. Session 7, `sin_cos` (core/math.hpp, with dual and hessian_dual overloads): sin(dual) and cos(dual)
+6. `sin_cos` (core/math.hpp, with dual and hessian_dual overloads): sin(dual) and cos(dual)
    each evaluated both the sine and the cosine of the value; andrews' constraint asks for seven angle
    pairs on duals at every Newton iteration and in every Jacobian. The models that need both now call
    sin_cos, bitwise the same values (968 datasets, 0 differences). Same run as item 5 against its
    result: andrews BDF 0.81 (rtol 1e-4), 0.93, 0.90, 0.91, 0.90 (1e-8) of the time.
-7. Session 7, d(G^T lambda)/dq, the Hessian of lambda . Phi, was computed by nested dual numbers that
+7. d(G^T lambda)/dq, the Hessian of lambda . Phi, was computed by nested dual numbers that
    formed both of its symmetric halves and a t column; it now forms one half on a second-order type
    (core/hessian.hpp), in blocks of at most 8 directions (bitwise the same matrices for every built-in
    model at 200 random states each). Against the binary before it (64 members, 256 for andrews and
@@ -107,10 +107,10 @@ Measured and not adopted (same-run comparisons):
 9. RADAU5's THET = 0.1 instead of 0.001 (keep the Jacobian unless the contraction was slow):
    car_axis 10-18 % faster at rtol 1e-4 ... 1e-6, andrews within the noise, slider_crank lost a digit at
    1e-6 (scd 2.42 -> 1.36).
-10. BDF's Jacobian refresh at a contraction rate of 0.3 or 0.5 instead of 0.1 (re-measured in session 6
-   with item 3, machine shared with a build): slider_crank 15-26 % faster at rtol 1e-4 ... 1e-6 and
+10. BDF's Jacobian refresh at a contraction rate of 0.3 or 0.5 instead of 0.1 (re-measured with
+   item 3, machine shared with a build): slider_crank 15-26 % faster at rtol 1e-4 ... 1e-6 and
    0.92-1.01 of the time at 1e-7 (Jacobians 830 -> 342 per member at 1e-4), but car_axis and the double
-   pendulum up to 22 % slower at 0.5 (Newton iterations +15-55 %), andrews 0.80-1.05. Session 7: after a
+   pendulum up to 22 % slower at 0.5 (Newton iterations +15-55 %), andrews 0.80-1.05. Later: after a
    slow contraction with a stale shift (the matrix factored for another c), refactoring at the new c
    instead of re-evaluating the Jacobian cut andrews' Jacobians by 26-30 % but raised its LU
    factorizations by 44-72 % and the slider crank's steps by 1-3 %: no clear gain, not adopted.
@@ -124,10 +124,10 @@ What remains, by expected effect:
    iterations per step; at 1 digit, its cost, not IDA's, sets the ratio.
 13. The Newton solve's forward substitution reads L by columns with a stride of N doubles and keeps the
    right-hand side in memory between columns (perf annotate, andrews BDF at rtol 1e-5: about a third
-   of solve_corrector's samples). Session 8 found the cost to be failed store-to-load forwarding rather
-   than the stride, and item 14 addresses it from N = 12 on.
+   of solve_corrector's samples). Item 14 found the cost to be failed store-to-load forwarding rather
+   than the stride and addresses it from N = 12 on.
 
-Session 8 (same-run A/B on one thread, the least CPU time of 3 repetitions per round, 100 members, on a
+Items 14-17 (same-run A/B on one thread, the least CPU time of 3 repetitions per round, 100 members, on a
 machine shared with a build; CPU time varied by 1-2 % between rounds):
 
 14. Done: `lu_solve` substitutes four columns per sweep from N = 12 on (core/linalg.hpp,
@@ -368,7 +368,7 @@ def shorten(sym, width=90):
 
 
 def write_scaling(w, scaling, figures, fig_rel):
-    """The scaling section (issue 8, deliverable 5) from work_precision --scaling's JSON."""
+    """The scaling section from work_precision --scaling's JSON."""
     sc = scaling["scaling"]
     runs = sc["runs"]
     w("## Scaling with the ensemble size and the thread count")
@@ -556,7 +556,7 @@ def write(args):
     w(table(["problem", "reference", "checked against", "members", "failed", "agreement digits (min)",
              "(median)"], rows))
     w("")
-    w("The issue asks the reference and IDA at its tightest setting to agree to 8 digits:")
+    w("The target: the reference and IDA at its tightest setting agree to 8 digits:")
     w("")
     for p in problems:
         ida_checks = [c for c in p["reference"]["checks"] if c["what"].startswith("ida")]

@@ -5,7 +5,7 @@
 #     ptxas_capture.sh OUTPUT_DIR [further launcher, e.g. ccache] nvcc ... -c SOURCE.cu -o OBJECT
 #
 # The .cu files are compiled with --resource-usage, so ptxas prints, per kernel and per architecture,
-# the registers, stack frame and spill stores/loads on stderr (DESIGN.md section 2 asks the build to
+# the registers, stack frame and spill stores/loads on stderr (docs/ARCHITECTURE.md section 2 asks the build to
 # record them). This wrapper runs the compile command unchanged, moves those ptxas lines out of the
 # console into OUTPUT_DIR/SOURCE.txt (a summary table, then ptxas' own words), and passes every other
 # line of stderr through, so the build log stays readable and real warnings stay visible. The compile's

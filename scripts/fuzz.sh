@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh — builds the libFuzzer targets of fuzz/ with clang (AddressSanitizer, LeakSanitizer,
-# UndefinedBehaviorSanitizer) and runs each for a bounded time (issue 9):
+# UndefinedBehaviorSanitizer) and runs each for a bounded time:
 #
 #   fuzz_study_file   the study-file loader (host/io/study_file.cpp parse_study) and its sampling plan
 #   fuzz_checkpoint   the checkpoint reader, the statistics state inside it, journal records

@@ -1,7 +1,7 @@
 // tools/member_footprint.cpp — the per-member figures docs/GPU.md's performance model is built on.
 //
 // Built nowhere by default; run it ad hoc:
-//     g++ -std=c++20 -O2 -I/work/main/include -I/work/main tools/member_footprint.cpp -o /tmp/member_footprint
+//     g++ -std=c++20 -O2 -Iinclude -I. tools/member_footprint.cpp -o /tmp/member_footprint
 //     /tmp/member_footprint
 //
 // Prints, for pendulum, double_pendulum, andrews and chain<16> (bdf_method and radau5_method):

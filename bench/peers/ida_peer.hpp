@@ -1,5 +1,5 @@
 // bench/peers/ida_peer.hpp — SUNDIALS IDA solving a lockstep model in the stabilized index-2 (GGL)
-// form: the peer lockstep is measured against (issue 8).
+// form: the peer lockstep is measured against.
 //
 // The setting is the one a careful IDA user would choose for a multibody DAE (IDA user guide, v6.4,
 // sections 2.1 and 4.5; SUNDIALS' own multibody example examples/ida/serial/idaSlCrank_dns.c solves

@@ -1,9 +1,9 @@
-// bench/peers/peer_problems.hpp — the ensembles lockstep and its peers are measured on (issue 8), and
+// bench/peers/peer_problems.hpp — the ensembles lockstep and its peers are measured on, and
 // the accuracy measure, shared by the work-precision program and the agreement test.
 //
 // Members differ: every parameter of member i is the model's default times (1 + spread (2 u - 1)),
 // u uniform on (0, 1) from Philox keyed by (seed, i) and counted by the parameter index (the
-// counter-based draw of DESIGN.md section 3, lockstep::study::philox_word), so any member can be
+// counter-based draw, lockstep::study::philox_word; docs/DESIGN-NOTES.md, "Determinism"), so any member can be
 // rebuilt alone and every run sees the same ensemble. Parameters whose default is 0 stay 0.
 // Initial (q0, v0) come from the model's initial_state with the member's parameters; where that
 // start holds for the default parameters only (andrews, car_axis) the consistent initialization of

@@ -1,4 +1,4 @@
-// bench/peers/work_precision.cpp — work-precision data for lockstep against SUNDIALS IDA (issue 8).
+// bench/peers/work_precision.cpp — work-precision data for lockstep against SUNDIALS IDA.
 //
 // For each problem (andrews on [0, 0.03], car_axis on [0, 3], slider_crank on [0, 1], double_pendulum
 // from theta1 = theta2 = 0.5 on [0, 10]), an ensemble of perturbed members (bench/peers/
@@ -563,7 +563,7 @@ settings parse(int argc, char** argv) {
 }
 
 
-// ---- scaling (issue 8, deliverable 5) ----------------------------------------------------------------
+// ---- scaling ----------------------------------------------------------------------------------------
 // Time per member against the ensemble size N for lockstep (both methods, `threads` threads, and
 // Radau IIA 5 on one thread: the thread scaling) and IDA (`threads` threads), on the regular double
 // pendulum over [0, scaling_t1] at rtol = atol = scaling_tol. The horizon is short so that N = 10^5
@@ -634,7 +634,7 @@ static std::string run_all(const settings& s, std::chrono::steady_clock::time_po
     } else if (p == "slider_crank") {
       one = run_problem<models::slider_crank>(s, p, 1.0, nullptr);
     } else if (p == "double_pendulum") {
-      const double inputs[4] = {0.5, 0.5, 0.0, 0.0};  // regular motion (issue 8)
+      const double inputs[4] = {0.5, 0.5, 0.0, 0.0};  // regular motion
       one = run_problem<models::double_pendulum>(s, p, 10.0, inputs);
     } else {
       throw std::invalid_argument("unknown problem " + p);

@@ -19,7 +19,7 @@ namespace lockstep::checkpoint {
 namespace {
 
 constexpr std::string_view magic = "LSTPCKPT";
-constexpr std::uint32_t format_version = 2;  // 2: the [lyapunov] settings (issue 7)
+constexpr std::uint32_t format_version = 2;  // 2: the [lyapunov] settings
 constexpr std::size_t header_bytes = 8 + 4 + 8;
 constexpr std::size_t trailer_bytes = 4;
 

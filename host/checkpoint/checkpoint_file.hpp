@@ -1,5 +1,5 @@
-// host/checkpoint/checkpoint_file.hpp — the checkpoint of `lockstep run --checkpoint-every SECONDS`
-// (issue 9): what a run has finished, so that `lockstep run --resume OUT_DIR` continues it and ends
+// host/checkpoint/checkpoint_file.hpp — the checkpoint of `lockstep run --checkpoint-every SECONDS`:
+// what a run has finished, so that `lockstep run --resume OUT_DIR` continues it and ends
 // with results bitwise identical to an uninterrupted run.
 //
 // What a checkpoint holds. The scheduler finishes members chunk by chunk in member order. At a chunk
@@ -7,7 +7,7 @@
 // states and trajectories, appended chunk by chunk to the checkpoint's journal (member_journal.hpp)
 // — (2) the statistics accumulators (ensemble_statistics::serialize()) and (3) how far (1) and (2)
 // reach. This file holds (2) and (3), the study text (so a resumed run cannot pick up an edited study)
-// and the journal's valid length. With a [lyapunov] section (issue 7) the journal holds each member's
+// and the journal's valid length. With a [lyapunov] section the journal holds each member's
 // Lyapunov values too, and this file the settings they were computed with as the study resolved them
 // (defaults included): a resumed run whose study resolves to other settings — an edited study text,
 // or a lockstep whose defaults changed — is refused rather than mixing two kinds of exponents.

@@ -18,7 +18,7 @@ namespace lockstep::checkpoint {
 namespace {
 
 constexpr std::string_view journal_magic = "LSTPJRNL";
-constexpr std::uint32_t journal_version = 2;  // 2: Lyapunov values (issue 7)
+constexpr std::uint32_t journal_version = 2;  // 2: Lyapunov values
 constexpr std::uint32_t record_magic = 0x524a534cu;  // "LSJR" little-endian
 constexpr std::size_t record_header_bytes = 4 + 8 + 4;
 // member_counters is written word by word, so that counters added to it later are journaled without

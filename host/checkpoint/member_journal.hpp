@@ -1,4 +1,4 @@
-// host/checkpoint/member_journal.hpp — the journal: finished members, appended chunk by chunk (issue 9).
+// host/checkpoint/member_journal.hpp — the journal: finished members, appended chunk by chunk.
 //
 // A checkpointed run appends every finished chunk here (statuses, counters, final times and states,
 // and the trajectories when the study stores them), and its checkpoint records how many bytes of the
@@ -19,7 +19,7 @@
 //            f64 x P exponents, f64 t_start, i64 renormalizations, i64 steps, f64 x H history_t,
 //            f64 x H x P history.
 // Records follow each other without gaps: each starts at the member after the previous one's last.
-// Version 2 (issue 7) added P, H and the Lyapunov values: a checkpointed [lyapunov] run resumes with
+// Version 2 added P, H and the Lyapunov values: a checkpointed [lyapunov] run resumes with
 // the exponents of the members it had finished, bit for bit, instead of solving them again.
 #pragma once
 

@@ -1,9 +1,9 @@
-// host/cli/lockstep.cpp — the `lockstep` command (issue 6):
+// host/cli/lockstep.cpp — the `lockstep` command:
 //
 //     lockstep run STUDY.toml [-o OUT_DIR] [--backend serial|omp|cuda] [--threads N] [--chunk-size N]
 //                  [--checkpoint-every SECONDS] [--quiet]
 //     lockstep run --resume OUT_DIR [--backend ...] [--threads N] [--checkpoint-every SECONDS] [--quiet]
-//     mpirun -np R lockstep run ...    # the members split across R ranks, the same results (issue 9)
+//     mpirun -np R lockstep run ...    # the members split across R ranks, the same results
 //     lockstep models                  # the built-in models, one line each
 //     lockstep describe MODEL          # sizes, parameters with defaults, initial inputs with defaults
 //     lockstep plot OUT_DIR/results.h5 [-o DIR] [--outputs q0,v1,...] [--quantity q3] [--member I]   # PNG figures

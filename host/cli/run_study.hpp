@@ -29,15 +29,15 @@ struct run_settings {
   bool quiet = false;      // only errors on stderr
   bool progress = false;   // a progress bar on stderr (when stderr is a terminal and not quiet)
 
-  // Issue 9. checkpoint_every > 0: write OUT_DIR/checkpoint (and its journal) at least every that many
+  // Checkpoints and MPI. checkpoint_every > 0: write OUT_DIR/checkpoint (and its journal) at least every that many
   // seconds, and on SIGINT/SIGTERM. resume: continue the run this checkpoint describes (out_dir is
   // its directory; the study is the checkpoint's copy). Under mpirun the members are split across
-  // the ranks (host/mpi). Without any of these, run_study runs exactly as before issue 9.
+  // the ranks (host/mpi). Without any of these, run_study runs exactly as without them.
   double checkpoint_every = 0.0;
   const checkpoint::checkpoint_state* resume = nullptr;
 };
 
-// Exit codes of `lockstep run` (issue 6; issue 9 adds 3 for output failures).
+// Exit codes of `lockstep run` (3 for output failures).
 inline constexpr int exit_success = 0;         // every member succeeded
 inline constexpr int exit_members_failed = 1;  // some member failed; all results written
 inline constexpr int exit_bad_input = 2;       // bad study file, command line or checkpoint; nothing written

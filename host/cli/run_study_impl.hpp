@@ -4,10 +4,10 @@
 // The flow: members from the sampling plan (study/samplers.hpp) -> ensemble<Model> -> solve_ensemble
 // with keep_outputs = false: each finished chunk streams into results.h5, members.csv and the
 // statistics accumulators and is then dropped, so a study of 10^6 members with statistics only never
-// holds its trajectories (issue 6). Outputs are written under temporary names and renamed only when
+// holds its trajectories. Outputs are written under temporary names and renamed only when
 // complete (host/io/output_file.hpp).
 //
-// With a [lyapunov] section (issue 7) every finished chunk's members are also solved by the Lyapunov
+// With a [lyapunov] section every finished chunk's members are also solved by the Lyapunov
 // driver (lyapunov_spectrum, or clone_largest_exponent for method "clone"; lyapunov/spectrum.hpp), in
 // parallel over the study's threads, before the chunk is written. The plain solve stays as it is, so
 // trajectories, statistics and /members are bitwise what the study gives without the section, and
@@ -300,7 +300,7 @@ inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spe
   h5.set_attribute("mean_stderr_method", uses_replicate_errors(spec.plan) ? "replicates" : "std/sqrt(n)");
 }
 
-// ---- Lyapunov exponents of a chunk's members (issue 7) ----
+// ---- Lyapunov exponents of a chunk's members ----
 
 // One chunk's Lyapunov results, member-major, reused from chunk to chunk.
 struct lyapunov_buffers {
@@ -485,7 +485,7 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
                  tally.lyapunov_message.empty() ? "" : "; first reason: ", tally.lyapunov_message.c_str());
 }
 
-// Checkpointed, resumed and MPI runs (issue 9): defined in run_study_journaled.hpp, which the
+// Checkpointed, resumed and MPI runs: defined in run_study_journaled.hpp, which the
 // generated translation units include after this file.
 template <class Model>
 int run_journaled(const io::study_spec& spec, const run_settings& settings, long members);

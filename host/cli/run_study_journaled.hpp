@@ -1,5 +1,5 @@
 // host/cli/run_study_journaled.hpp — `lockstep run` with checkpoints, resumed from one, or split across
-// MPI ranks (issue 9): detail::run_journaled<Model>, declared in run_study_impl.hpp.
+// MPI ranks: detail::run_journaled<Model>, declared in run_study_impl.hpp.
 //
 // Every finished chunk goes to the statistics accumulators and to a journal (host/checkpoint/
 // member_journal.hpp) instead of straight to the writers; results.h5 and members.csv are written from
@@ -38,7 +38,7 @@
 //   own checkpoint; OpenMPI sends SIGKILL one second later (odls_base_sigkill_timeout), which the
 //   periodic checkpoints make harmless, so ranks write no interrupted results.
 //
-// * [lyapunov] (issue 7). Each finished chunk's members go through the Lyapunov driver exactly as in
+// * [lyapunov]. Each finished chunk's members go through the Lyapunov driver exactly as in
 //   the direct path (solve_lyapunov_chunk, run_study_impl.hpp) before the chunk is journaled, and the
 //   journal record carries their Lyapunov values beside the plain ones. A member's exponents depend on
 //   its inputs only, so whichever session or rank solved it, results.h5's /lyapunov and members.csv

@@ -1,5 +1,5 @@
 // host/io/members_csv.hpp — members.csv, the one-row-per-member summary `lockstep run` writes beside
-// results.h5 (issue 6).
+// results.h5.
 //
 //   member,<varied input names...>,status,steps,final_t,q0,...,q<n-1>[,lyapunov_status,lambda_1,...,lambda_p]
 //   0,1.5,0.25,success,812,3,0.123,...

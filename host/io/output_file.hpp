@@ -2,7 +2,7 @@
 // becomes visible under its final name only when it is complete, and a fault-injection seam that
 // simulates a full disk in tests.
 //
-// Output safety (issue 6). A writer never writes to its final path. It creates a new temporary file
+// Output safety. A writer never writes to its final path. It creates a new temporary file
 // beside it (same directory, so the final rename(2) cannot cross file systems and is atomic), writes,
 // fsyncs, renames it over the final path and fsyncs the directory. A reader therefore sees either the
 // previous file or the complete new one; a run that fails or is abandoned leaves no file under the

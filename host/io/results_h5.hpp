@@ -1,4 +1,4 @@
-// host/io/results_h5.hpp — results.h5, the file `lockstep run` writes (issue 6).
+// host/io/results_h5.hpp — results.h5, the file `lockstep run` writes.
 //
 // The writer receives members in contiguous ranges (member_block), in any order, and never holds more
 // than one block: a study of 10^6 members that keeps statistics only streams through it chunk by
@@ -37,7 +37,7 @@
 //                                                        state layout (q, v, lambda, mu, nu), when given
 //                         attribute probability (float64) on quantile groups only
 //
-// With layout.lyapunov.exponents = p > 0 (a study's [lyapunov] section, issue 7; H =
+// With layout.lyapunov.exponents = p > 0 (a study's [lyapunov] section; H =
 // layout.lyapunov.history, the most running estimates a member can have):
 //
 //   /lyapunov             group; attributes method ("qr" | "clone"), metric ("mass" | "euclidean"),

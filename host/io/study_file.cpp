@@ -508,8 +508,8 @@ class study_reader {
 
     // Baumgarte's gains stabilize formulation index1 (stepper/options.hpp); with any other formulation
     // they would be silently meaningless, so non-zero gains are refused there. alpha = beta = 0 is no
-    // stabilization at all and is accepted with any formulation (the sample study writes it).
-    // Negative gains would make the constraint drift grow instead of decay (seed 002).
+    // stabilization at all and is accepted with any formulation (sample studies write it).
+    // Negative gains would make the constraint drift grow instead of decay (Baumgarte 1972).
     if (s.get("baumgarte")) {
       const section b = child(s, "baumgarte");
       check_keys(b, baumgarte_keys);

@@ -1,4 +1,4 @@
-// host/io/study_file.hpp — the study file of `lockstep run STUDY.toml` (issue 6): TOML in, a checked
+// host/io/study_file.hpp — the study file of `lockstep run STUDY.toml`: TOML in, a checked
 // study_spec out, or one compiler-style diagnostic naming the file, line, column and key.
 //
 // The file (every section but [model] name and [time] t1 is optional; defaults in brackets):
@@ -58,7 +58,7 @@
 //                                                            [mean, std, min, max, q05, q50, q95]
 //   quantile_memory_mb = 1024  memory budget of the quantile estimators, >= 1                   [1024]
 //
-//   [lyapunov]               optional (issue 7): Lyapunov exponents of every member (lyapunov/spectrum.hpp)
+//   [lyapunov]               optional: Lyapunov exponents of every member (lyapunov/spectrum.hpp)
 //   exponents = "all"        p leading exponents: an integer between 1 and d = 2 (n - m) - k (the
 //                            dimension of the model's constraint manifold), or "all" (= d)
 //                                                                  ["all"; 1 with method "clone"]

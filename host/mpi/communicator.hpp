@@ -1,4 +1,4 @@
-// host/mpi/communicator.hpp — the little of MPI that `lockstep run` needs (issue 9), behind an interface
+// host/mpi/communicator.hpp — the little of MPI that `lockstep run` needs, behind an interface
 // that also exists, as a single process, in builds without MPI.
 //
 // MPI is started only when the process was launched by an MPI launcher (mpirun, mpiexec, srun: they

@@ -1,4 +1,4 @@
-// host/mpi/decomposition.hpp — which members each MPI rank solves (issue 9).
+// host/mpi/decomposition.hpp — which members each MPI rank solves.
 //
 // Statistics are accumulated in fixed blocks of statistics_block members, in member order inside a
 // block (study/statistics.hpp). A block split between two ranks would be summed in another order, so

@@ -2,7 +2,7 @@
 // every member has finished, and gathers the results.
 //
 // The scheduler is the only place that knows about memory budgets, chunk sizes and progress
-// (DESIGN.md section 1). Per chunk: the inputs are transposed to SoA, `begin_member` runs once over all
+// (docs/ARCHITECTURE.md section 1). Per chunk: the inputs are transposed to SoA, `begin_member` runs once over all
 // members, then `advance_member` (at most K attempts each) runs over the list of active members, which
 // is compacted after every launch (std::partition; on the device, thrust::partition). Members
 // never see the chunk they are in, its size, or K: a member's result depends on its own inputs only.
@@ -59,7 +59,7 @@ struct run_options {
 
   // Streaming: when keep_outputs is false, ensemble_result::outputs stays empty and a chunk's
   // trajectories exist only while on_chunk runs, so a study of 10^6 members that keeps statistics
-  // only never holds all trajectories (issue 6). Statuses, counters and final states are always kept.
+  // only never holds all trajectories. Statuses, counters and final states are always kept.
   bool keep_outputs = true;
   std::function<void(const struct chunk_results&)> on_chunk;  // called once per finished chunk, in
                                                               // increasing member order

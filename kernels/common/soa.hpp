@@ -1,7 +1,7 @@
 // kernels/common/soa.hpp — structure-of-arrays storage of plain-data member states.
 //
 // A chunk of C members keeps word j of member i at data[j * stride + i] (stride >= C), so neighbouring
-// GPU threads touch neighbouring addresses (DESIGN.md section 3). A member's state is any trivially
+// GPU threads touch neighbouring addresses (docs/ARCHITECTURE.md section 3). A member's state is any trivially
 // copyable struct; it is moved through its image as 64-bit words, which is exact (bitwise) and needs no
 // per-field code: a kernel loads a member into locals, works, and stores it back.
 #pragma once

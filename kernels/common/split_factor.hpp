@@ -1,5 +1,5 @@
 // kernels/common/split_factor.hpp — the split path: step attempts that leave their factorizations to a
-// batch phase between launches (DESIGN.md section 1's one documented exception; docs/GPU.md section 5).
+// batch phase between launches (docs/ARCHITECTURE.md section 1's one documented exception; docs/GPU.md section 5).
 //
 // Per launch, `advance_member_split` runs member_advance with the method state's external_factors
 // enabled (method/attempt.hpp): an attempt that needs a factorization assembles its Newton matrices in

@@ -5,14 +5,14 @@
 // Gram matrix C M^-1 C^T, C = [G; A].
 //
 // Why it exists: no GPU is available to develop on, so the CUDA build is held to what a compiler can
-// prove (DESIGN.md section 2). device_check.cu instantiates check_member<Model> in a __global__ kernel
+// prove (docs/ARCHITECTURE.md section 2). device_check.cu instantiates check_member<Model> in a __global__ kernel
 // for every model of lockstep::builtin_models, so nvcc must compile every LOCKSTEP_HD function the
 // step kernels will reach, with diagnostics 20011/20013/20014 (a host function called from device code)
 // as errors, and ptxas reports registers, stack and spills for each. Where a GPU exists,
 // tests/cuda/device_check_test.cpp runs the kernels and compares them with check_member<Model> compiled
 // by the host compiler: the same source on both sides.
 //
-// Storage is structure-of-arrays as in the real batch kernels (DESIGN.md section 3): variable j of
+// Storage is structure-of-arrays as in the real batch kernels (docs/ARCHITECTURE.md section 3): variable j of
 // member i at data[j * stride + i]. Matrices are flattened row-major, one variable per entry; complex
 // entries take two variables (re, im).
 #pragma once
@@ -318,7 +318,7 @@ LOCKSTEP_CHECK_PHASE void check_complex_lu(const soa_view<const double>& in, con
   store(out, L::out_zlu_x, rhs);
 }
 
-// Cholesky of M, and of the Gram matrix C M^-1 C^T, C = [G; A], of projections (seed 000, 10.2).
+// Cholesky of M, and of the Gram matrix C M^-1 C^T, C = [G; A], of projections (Ascher & Petzold 1998, 10.2).
 template <class Model>
 LOCKSTEP_CHECK_PHASE void check_cholesky(const soa_view<double>& out) {
   using L = layout<Model>;

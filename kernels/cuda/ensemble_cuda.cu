@@ -1,7 +1,7 @@
 // kernels/cuda/ensemble_cuda.cu — the CUDA backend: the member functors of kernels/common, launched
 // one thread per active member, with the chunk's storage in device memory.
 //
-// Per chunk (DESIGN.md section 1; host/scheduler/scheduler.hpp is the host twin):
+// Per chunk (docs/ARCHITECTURE.md section 1; host/scheduler/scheduler.hpp is the host twin):
 //   1. the inputs are scattered to SoA in a pinned host buffer and copied to the device (stream 0);
 //   2. begin_member runs on every member, then advance_member (K attempts) on the active list, which
 //      thrust::partition compacts on the device after every launch (the number still active is the

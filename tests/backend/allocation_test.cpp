@@ -1,4 +1,4 @@
-// The member stepper never allocates (DESIGN.md section 1), so neither does the stepping loop: once a
+// The member stepper never allocates (docs/ARCHITECTURE.md section 1), so neither does the stepping loop: once a
 // chunk's storage exists, any number of `advance_member` launches runs without touching the heap.
 //
 // This binary replaces every global operator new and delete (plain, array, sized, aligned, nothrow)

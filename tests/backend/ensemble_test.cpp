@@ -1,6 +1,6 @@
 // The batched engine: a member's results depend on its own inputs only — never on the ensemble it is in,
 // the chunk size, the number of attempts between syncs, the thread count or the backend (serial vs
-// omp: bitwise, DESIGN.md section 3) — and one failing member never changes another.
+// omp: bitwise, docs/DESIGN-NOTES.md, "Determinism") — and one failing member never changes another.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -72,8 +72,8 @@ run_options make_run(backend where, long chunk, int threads, int attempts = 32) 
   return r;
 }
 
-// The full matrix of DESIGN.md section 3 for one model: alone, in 100 and in 10,000; chunks 7, 1000
-// and all; K = 32 and 5; serial, omp with 1 and 2 threads.
+// The full determinism matrix (docs/DESIGN-NOTES.md, "Determinism") for one model: alone, in 100 and in 10,000;
+// chunks 7, 1000 and all; K = 32 and 5; serial, omp with 1 and 2 threads.
 template <class Model>
 void check_full_determinism_matrix(double t1, double tol) {
   const auto big = make_ensemble<Model>(10000, t1, tol);

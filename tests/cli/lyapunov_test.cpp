@@ -1,4 +1,4 @@
-// End-to-end tests of a study's [lyapunov] section (issue 7) through the built `lockstep` binary: the
+// End-to-end tests of a study's [lyapunov] section through the built `lockstep` binary: the
 // exact exponents of the strongly damped linear oscillator read back from results.h5, the layout of
 // /lyapunov and the Lyapunov columns of members.csv, the plain solve left untouched by the section,
 // exponents bitwise independent of threads, chunking and backend on a chaotic model, the clone
@@ -19,13 +19,13 @@ namespace {
 
 using namespace lockstep::cli_test;
 
-// linear_oscillator with d = 5: both modes over-damped, four distinct exponents, exact to the five
-// decimals of /work/shared/problems/linear_oscillator.md (tests/lyapunov/spectrum_test.cpp computes them
+// linear_oscillator with d = 5: both modes over-damped, four distinct exponents, exact to five
+// decimals (tests/lyapunov/spectrum_test.cpp computes them
 // from the reduced system's eigenvalues and checks these decimals to 6e-6).
 const double exact[4] = {-0.34211, -1.07544, -3.92455, -4.65789};
 
 // A 2 x 2 grid of initial positions (the exponents of a linear system do not depend on the start), on
-// the library's default study pair Radau IIA 5 / index 3, at the issue's horizon and bound: 1e-4 at
+// the library's default study pair Radau IIA 5 / index 3, at the required horizon and bound: 1e-4 at
 // t = 300 with a transient of 20 (the run takes about 1 s). The error of the discrete QR estimate on a
 // constant-coefficient system comes from the basis' misalignment with the Schur vectors, which decays
 // like e^(-g t) with g = 0.73 the smallest gap between exponents (after the transient: e^(-14.6) ~ 5e-7,

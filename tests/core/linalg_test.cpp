@@ -1,7 +1,7 @@
 // Tests of lockstep/core/linalg.hpp against Eigen on the host.
 //
 // The fixed-size kernels are our own because Eigen's decompositions cannot run in device code
-// (DESIGN.md section 2); Eigen (dynamic-size, so that one instantiation serves every size) is the
+// (docs/ARCHITECTURE.md section 2); Eigen (dynamic-size, so that one instantiation serves every size) is the
 // reference they must agree with. Every matrix comes from a fixed-seed std::mt19937_64.
 //
 // Agreement criteria, used throughout:
@@ -333,7 +333,7 @@ lu_outcome expect_lu_agrees_with_eigen(const ls::mat<E, N, N>& A, random_source&
   EXPECT_LE(relative_difference<double>(x, reference.solve(b)), kForwardTol * cond) << "N = " << A.rows();
 }
 
-// ---- a deliberately unpivoted LU: what KokkosKernels' SerialLU does and DESIGN.md section 2 forbids.
+// ---- a deliberately unpivoted LU: what KokkosKernels' SerialLU does and docs/ARCHITECTURE.md section 2 forbids.
 // It exists only to show that the saddle-point matrices below defeat it.
 
 template <class E, int N>

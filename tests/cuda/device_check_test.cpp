@@ -3,10 +3,10 @@
 //
 // Compiled by g++: check_member<Model> from device_check.hpp is the host reference, and the CUDA
 // runtime is reached only through device_check::run / gpu_count. The GPU comparison is skipped where
-// no device exists (DESIGN.md section 2); the host reference's own sanity test runs everywhere.
+// no device exists (docs/ARCHITECTURE.md section 2); the host reference's own sanity test runs everywhere.
 //
 // Tolerances: CUDA results cannot be bitwise equal to the CPU's (different math libraries, FMA
-// contraction: DESIGN.md section 3). Single evaluations (model functions, Jacobians) agree to a few
+// contraction: docs/DESIGN-NOTES.md, "Determinism"). Single evaluations (model functions, Jacobians) agree to a few
 // ulps of their section's largest entry; factors and solutions to that times the condition of the
 // matrix, which for andrews (scales differing by 1e5) is large, hence the looser bound there. LU
 // factors and pivot vectors are not compared: where two candidate pivots are within rounding of each

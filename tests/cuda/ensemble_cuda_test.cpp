@@ -1,6 +1,6 @@
 // The CUDA backend against the serial reference. CUDA results cannot be bitwise equal to the CPU's
 // (other math library, FMA contraction): the contract is agreement within 10 x rtol on non-chaotic
-// runs (DESIGN.md section 3). Without a GPU every test here skips.
+// runs (docs/DESIGN-NOTES.md, "Determinism"). Without a GPU every test here skips.
 #include <gtest/gtest.h>
 
 #include <cmath>

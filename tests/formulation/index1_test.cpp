@@ -1,13 +1,13 @@
 // The acceleration-level formulations (formulation/euler_lagrange.hpp: index1 with optional
 // Baumgarte stabilization, projected invariants) and the drift they show with and without the
 // projections of formulation/projection.hpp:
-//   - the acceleration rows against finite differences of Phi along a motion (seed 001 eq. 106b);
-//   - index1 drifts without stabilization (seed 002), less with Baumgarte, not at all with
-//     coordinate projection; post-stabilization after backward Euler has seed 000's per-step
+//   - the acceleration rows against finite differences of Phi along a motion (Mantegazza & Masarati 2012, eq. 106b);
+//   - index1 drifts without stabilization (Baumgarte 1972), less with Baumgarte, not at all with
+//     coordinate projection; post-stabilization after backward Euler has the per-step (Ascher & Petzold 1998, 10.2.1)
 //     |Phi| = O(h^(2(p+1))) = O(h^4) slope, and after methods of order >= 3 keeps |Phi| <= 1e-13;
 //   - the knife edge (non-holonomic) under index1 and projections, against its exact solution;
 //   - projected invariants against the reference solution, and a heterogeneous-mass double pendulum
-//     (masses 1e-6 and 1, seed 004 section 5) with ggl, projected invariants and index1 + projection.
+//     (masses 1e-6 and 1, Ascher & Petzold 1993, section 5) with ggl, projected invariants and index1 + projection.
 // The Newton matrices of both formulations are checked against finite differences, and their
 // condition numbers as h -> 0, in newton_system_test.cpp. Measured numbers are printed
 // ("[ measured ]" lines).
@@ -123,9 +123,9 @@ TEST(AccelerationRows, VelocityJacobianIsTwiceTheVelocityConstraintJacobianPlusT
 
 // ==== drift ==========================================================================================
 
-// Seed 002: the acceleration-level constraint admits Phi = c1 + c2 t, and the local errors keep
+// Baumgarte 1972: the acceleration-level constraint admits Phi = c1 + c2 t, and the local errors keep
 // feeding c1, c2: |Phi| grows with t. Coordinate projection after every step puts it back at
-// round-off; Baumgarte's gains make the drift decay instead (seed 001 eq. 106b).
+// round-off; Baumgarte's gains make the drift decay instead (Mantegazza & Masarati 2012, eq. 106b).
 TEST(Index1Drift, GrowsWithoutStabilizationAndStaysAtRoundoffWithCoordinateProjection) {
   using Model = models::double_pendulum;
   const auto p = default_params<Model>();
@@ -176,8 +176,8 @@ TEST(Index1Drift, GrowsWithoutStabilizationAndStaysAtRoundoffWithCoordinateProje
 
 // One backward Euler step (BDF of fixed order 1: Ascher & Petzold 10.1.1) from a consistent point of
 // the double pendulum, then post-stabilization. The tentative step has |Phi| = O(h^2) (order p = 1);
-// one application of F = B (G B)^-1 leaves O(h^(2(p+1))) = O(h^4) (seed 000 section 10.2.1, H F = I
-// on the position part). The seed's algorithm, which projection = post-stabilization runs, applies F
+// one application of F = B (G B)^-1 leaves O(h^(2(p+1))) = O(h^4) (Ascher & Petzold 1998, section 10.2.1, H F = I
+// on the position part). Ascher & Petzold's algorithm, which projection = post-stabilization runs, applies F
 // twice: then the velocity invariant shows the O(h^4) slope and |Phi| falls faster still. Slopes are
 // measured where |Phi| > 1e-13, above round-off.
 TEST(PostStabilization, AfterBackwardEulerHasThePerStepSlopeOfSeed000) {
@@ -235,10 +235,10 @@ TEST(PostStabilization, AfterBackwardEulerHasThePerStepSlopeOfSeed000) {
               "after two: |G v + Phi_t| %.2f (|Phi| below 1e-13 at every h); in runs: |Phi| %.2f, "
               "|G v + Phi_t| %.2f\n", s_tentative, s_once, s_twice_w, s_run_phi, s_run_w);
   EXPECT_NEAR(s_tentative, 2.0, 0.2);
-  EXPECT_NEAR(s_once, 4.0, 0.3);  // seed 000: O(h^(2(p+1)))
+  EXPECT_NEAR(s_once, 4.0, 0.3);  // Ascher & Petzold 1998, 10.2.1: O(h^(2(p+1)))
   EXPECT_NEAR(s_twice_w, 4.0, 0.3);
   for (std::size_t i = 0; i < hs.size(); ++i) EXPECT_LE(twice_phi[i], std::max(once[i], 1e-13)) << "h = " << hs[i];
-  EXPECT_GT(s_run_phi, 3.7);  // at least the seed's O(h^4); measured 6
+  EXPECT_GT(s_run_phi, 3.7);  // at least Ascher & Petzold's O(h^4); measured 6
   EXPECT_NEAR(s_run_w, 4.0, 0.3);
 }
 
@@ -351,7 +351,7 @@ TEST(ProjectedInvariants, MatchesTheReferenceAndHoldsBothInvariants) {
   }
 }
 
-// Seed 004 section 5 recommends projected invariants for heterogeneous masses. A double pendulum whose
+// Ascher & Petzold 1993, section 5 recommends projected invariants for heterogeneous masses. A double pendulum whose
 // inner bob weighs 1e-6 of the outer one: when the rods line up the light joint whips round, the
 // mass matrix spans six decades and cond(G M^-1 G^T) ~ 1e6. Every pairing must succeed and be accurate
 // against a tight-tolerance Radau run on ggl (validated by a BDF run on projected invariants); the

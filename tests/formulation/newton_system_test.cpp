@@ -174,8 +174,8 @@ TYPED_TEST(NewtonSystem, ReducedProjectedInvariantsIncrementEqualsFullSystemIncr
     check_reduced_increment_equals_full_increment<TypeParam>(formulation::projected_invariants, c);
 }
 
-// The point of the scaling (seed 000, "Ill-conditioned Newton iteration matrix"): the reduced matrix's
-// condition number stays bounded as h -> 0 instead of growing like h^-3. The acceleration-level
+// The point of the scaling (Ascher & Petzold 1998, ch. 10, "Ill-conditioned Newton iteration matrix"): the reduced
+// matrix's condition number stays bounded as h -> 0 instead of growing like h^-3. The acceleration-level
 // formulations' matrices tend to nonsingular limits too (with Baumgarte's gains in the rows).
 TEST(NewtonSystem, ScaledMatrixConditionStaysBoundedAsStepShrinks) {
   using Model = models::pendulum;

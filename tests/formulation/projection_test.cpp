@@ -1,7 +1,7 @@
 // The projections of formulation/projection.hpp, alone and after the steps of every method
 // (stepper/member.hpp): constraint residuals at round-off after a projection, corrections in the
-// metric's minimal-norm direction, post-stabilization's two applications (seed 000 section 10.2,
-// notes 2-3), non-holonomic rows, failure statuses, and independence of the save times.
+// metric's minimal-norm direction, post-stabilization's two applications (Ascher & Petzold 1998, section
+// 10.2.2), non-holonomic rows, failure statuses, and independence of the save times.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -53,7 +53,8 @@ TYPED_TEST_SUITE(CoordinateProjection, HolonomicModels);
 
 // Arrange: a consistent start moved 1e-4 off the constraints, in q and in v. Act: the coordinate
 // projection. Assert: Phi and the velocity constraints at round-off, and M dq in range(G^T) (the
-// optimality condition of min ||dq||_M subject to Phi = 0), to the first order the seed promises.
+// optimality condition of min ||dq||_M subject to Phi = 0), to the first
+// order Ascher & Petzold 1998 (10.2.1) promise.
 TYPED_TEST(CoordinateProjection, PutsThePointOnTheManifoldAlongTheMassWeightedNormal) {
   using Model = TypeParam;
   using L = state_layout<Model>;
@@ -154,7 +155,7 @@ TEST(VelocityProjection, SatisfiesTheKnifeEdgeNonholonomicConstraint) {
   EXPECT_EQ(v[2], v0[2]);  // theta' is not constrained: untouched
 }
 
-// Seed 000, notes 2-3: H F = [I 0; L I], so one application leaves O(delta) in the velocity
+// Ascher & Petzold 1998, 10.2.2: H F = [I 0; L I], so one application leaves O(delta) in the velocity
 // invariant (through L) and O(delta^2) in Phi; the second application, with F kept, removes the rest
 // to O(delta^2) or better (measured on slider_crank at delta = 1e-4, 1e-5: Phi 7.8e-5, 7.8e-6 before,
 // 9.6e-9, 9.6e-11 after one application, 6e-16, 4e-22 after two; the velocity invariant 6.0e-4,

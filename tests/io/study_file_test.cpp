@@ -313,7 +313,7 @@ params.L = { grid = [1, 2, 3] }
 }
 
 TEST(StudyFile, BaumgarteWithZeroGainsIsNoStabilizationAndAcceptedWithAnyFormulation) {
-  // Arrange: the issue's sample [solver] section writes it with index3.
+  // Arrange: a sample [solver] section that writes it with index3.
   const char* text = R"([model]
 name = "pendulum"
 [solver]

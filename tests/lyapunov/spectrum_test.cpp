@@ -46,7 +46,7 @@ Eigen::Matrix4d reduced_oscillator(const std::vector<double>& p) {
 
 // With d = 5 both modes are over-damped: four distinct real exponents. The discrete QR basis aligns with
 // the Schur vectors at the rate of the smallest gap (0.73 per time unit), so after the transient of 20 the
-// estimate's error is the method's (rtol 1e-7) plus e^(-0.73 * 20) / 280 ~ 1e-9: 1e-4 is the issue's
+// estimate's error is the method's (rtol 1e-7) plus e^(-0.73 * 20) / 280 ~ 1e-9: 1e-4 is the required
 // bound. This run needs the tangents' error control: the state decays below its tolerance within
 // t ~ 50, and without it the steps grow to 10 time units (lyapunov/tangent.hpp).
 TEST(LyapunovSpectrum, LinearOscillatorWithStrongDampingMatchesTheExactExponents) {
@@ -57,8 +57,8 @@ TEST(LyapunovSpectrum, LinearOscillatorWithStrongDampingMatchesTheExactExponents
   std::vector<double> exact;
   for (int i = 0; i < 4; ++i) exact.push_back(es.eigenvalues()[i].real());
   std::sort(exact.begin(), exact.end(), std::greater<>());
-  const double issue[4] = {-0.34211, -1.07544, -3.92455, -4.65789};  // linear_oscillator.md
-  for (int i = 0; i < 4; ++i) EXPECT_NEAR(exact[i], issue[i], 6e-6);  // the issue's 5 decimals
+  const double published[4] = {-0.34211, -1.07544, -3.92455, -4.65789};  // tests/cli/lyapunov_test.cpp
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(exact[i], published[i], 6e-6);  // those 5 decimals
 
   solver_options radau = bdf_ggl(1e-8);  // the default study pair: Radau IIA 5 on index 3
   radau.method = method_kind::radau5;
@@ -122,7 +122,7 @@ TEST(LyapunovSpectrum, LinearOscillatorDefaultsStayWithinTheDerivedBoundOfMinusO
     EXPECT_NEAR(partial, -0.1 * (i + 1), (i + 1) * std::log(kappa) / T + 1e-6);
     worst = std::max(worst, std::abs(r.exponents[i] + 0.1));
   }
-  std::printf("[ measured ] kappa = %.3f, largest error %.2e (issue's target 1e-3), %ld steps, %.2f s\n", kappa,
+  std::printf("[ measured ] kappa = %.3f, largest error %.2e (target 1e-3), %ld steps, %.2f s\n", kappa,
               worst, r.counters.steps, wall);
   EXPECT_LT(worst, 1e-3);
 }
@@ -134,7 +134,7 @@ TEST(LyapunovSpectrum, LinearOscillatorDefaultsStayWithinTheDerivedBoundOfMinusO
 // flow direction's tangent is f(x(t)), bounded on the energy surface, and a change of energy shears the
 // motion linearly in t (log 300 / 300 = 0.019); the sum of all four is O(1 / T) (phase volume is
 // preserved up to the bounded density of the Cartesian (q, v) chart and BDF's dissipation O(rtol)). So
-// at T = 280 (t = 300, transient 20) the issue's relative bounds 0.02 l1 (l1 ~ 1.4: 0.028) hold with
+// at T = 280 (t = 300, transient 20) the required relative bounds 0.02 l1 (l1 ~ 1.4: 0.028) hold with
 // a margin that the measured values show.
 void expect_hamiltonian_form(const solver_options& opt) {
   using Model = models::double_pendulum;
@@ -177,13 +177,14 @@ TEST(LyapunovSpectrum, ChaoticDoublePendulumHasTheHamiltonianFormWithRadauOnInde
 // error control off, so its steps, and therefore its fiducial trajectory, are bitwise those of the
 // plain solve (tangents never change the state). (With the control on, the steps differ slightly and
 // the chaotic trajectories decorrelate: two independent finite-time samples at T = 280 differ by
-// ~0.1 = 7 % (measured 5-8 % as rounding in the tangents moved the steps: 1.43-1.46 vs 1.547), consistent with the issue's spread of 0.019 at T = 2000
+// ~0.1 = 7 % (measured 5-8 % as rounding in the tangents moved the steps: 1.43-1.46 vs 1.547), consistent with the
+// reference spread of 0.019 at T = 2000
 // scaled by sqrt(2000 / 280).) On one trajectory the estimates differ only by (i) the alignment of the
 // clone's direction, which starts as the first basis vector and converges like the QR's first column,
 // (ii) nonlinearity, O(separation e^(l1 renormalize)) ~ 1e-5 relative per interval, and (iii) the
 // solver's error over the separation, rtol' / separation ~ 5e-5 relative per interval (rtol' = BDF's
 // internal tolerance at rtol 1e-8), averaging over 280 intervals. Bound: 1 % of l1, a third of the
-// issue's 3 % for means over 16 members (which also contain the sampling spread).
+// required 3 % for means over 16 members (which also contain the sampling spread).
 TEST(CloneEstimate, AgreesWithTheQrLargestExponentOnTheSameChaoticTrajectory) {
   using Model = models::double_pendulum;
   const start_point<Model> member;

@@ -2,9 +2,9 @@
 // independent references: the minimal-coordinate ODEs of the pendulum and the double pendulum
 // (tests/support/reference.hpp), the knife edge's exact solution, energy conservation, and
 // tight-tolerance runs of the hard problems (andrews, car_axis). Every expected value comes from the
-// problem statements (problems/*.md) or from the reference, never from this solver's own output —
+// published problem statements or from the reference, never from this solver's own output —
 // except the hard problems, which have no closed form: there the 1e-11 run is the reference
-// (problems/andrews.md and car_axis.md say to validate against one's own tight-tolerance runs).
+// (the IVP Test Set advises to validate against one's own tight-tolerance runs).
 //
 // Measured numbers are printed ("[ measured ]" lines) so a run documents itself.
 #include <gtest/gtest.h>
@@ -496,7 +496,7 @@ TEST(BdfHardProblems, CarAxisSucceedsAtEveryToleranceAndGainsDigitsAsTheToleranc
   check_hard_problem<models::car_axis>(3.0);
 }
 
-// Andrews' squeezer with every parameter perturbed by up to 1 % (the members of the issue-8
+// Andrews' squeezer with every parameter perturbed by up to 1 % (the members of the
 // work-precision ensembles, bench/peers/peer_problems.hpp): all of the first 200 succeed at
 // rtol = atol = 1e-8. Before the error-failure count survived step-shrinking acceptances
 // (method/bdf.hpp, "accept"), members 127, 167, 180 and 182 alternated accept-and-shrink with reject at

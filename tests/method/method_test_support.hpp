@@ -124,7 +124,7 @@ inline fixed_step_errors pendulum_fixed_step_errors(solver_options opt, int step
 }
 
 // Fits the orders of q, v and lambda over `steps` (h = 1 / steps) and expects each within 0.3 of the
-// theory's (the acceptance band). Prints the errors and the slopes.
+// theory's (the acceptance band). Prints the errors and the slopes.
 inline void expect_fixed_step_orders(const solver_options& opt, const std::vector<int>& steps, double q_order,
                                      double v_order, double lambda_order) {
   std::vector<double> eq, ev, el;

@@ -1,4 +1,4 @@
-// Radau IIA with 2 stages, order 3 (seed 001 eq. 79; method/radau.hpp with radau3_tableau): the
+// Radau IIA with 2 stages, order 3 (Mantegazza & Masarati 2012, eq. 79; method/radau.hpp with radau3_tableau): the
 // tableaus of the Radau family, global orders against the theory, adaptive runs on the pendulum and
 // on the hard problems, and the failure statuses.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@ namespace lockstep::test {
 namespace {
 
 // Every tableau of method/radau.hpp against its Butcher matrix A (Hairer & Wanner IV.5, Table 5.6 for
-// s = 3; seed 001 eq. 79 for s = 2; A = 1 for backward Euler): A^-1 is the inverse of A, c its row
+// s = 3; Mantegazza & Masarati 2012, eq. 79 for s = 2; A = 1 for backward Euler): A^-1 is the inverse of A, c its row
 // sums, T Lambda T^-1 = A^-1 with Lambda built from gamma and (alpha, beta) as radau_attempt uses them,
 // and the error weights d are those of an embedded formula of order s: u^T = d^T A satisfies
 // sum_i u_i c_i^k = -[k = 0] for k < s (radau.hpp's header comment).

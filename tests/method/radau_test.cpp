@@ -22,7 +22,7 @@ TEST(Radau5, ReachesOrdersFiveFiveThreeOnTheGglPendulum) {
   expect_fixed_step_orders(method_options(method_kind::radau5, formulation::ggl), {20, 40, 80, 160}, 5, 5, 3);
 }
 
-// Two different methods on two different formulations at rtol = atol = 1e-12 (issue 4: at least 7
+// Two different methods on two different formulations at rtol = atol = 1e-12 (the agreement asked for: at least 7
 // significant digits in common).
 template <class Model>
 void expect_radau_index3_and_bdf_ggl_agree(double t1) {

@@ -1,6 +1,7 @@
-// The two-step method with tunable spectral radius rho_inf (seed 001 eqs. 74-77; method/rhoinf.hpp):
-// its coefficients against the seed and the order conditions, zero-stability for the step ratios the
-// controller allows, global orders against the theory, why rho_inf = 1 is refused on index3, the
+// The two-step method with tunable spectral radius rho_inf (Mantegazza & Masarati 2012, eqs. 74-77;
+// method/rhoinf.hpp):
+// its coefficients against Mantegazza & Masarati 2012 and the order conditions, zero-stability for the step ratios
+// the controller allows, global orders against the theory, why rho_inf = 1 is refused on index3, the
 // multipliers after a step change, adaptive runs, and the failure statuses.
 #include <gtest/gtest.h>
 
@@ -17,8 +18,8 @@ namespace {
 
 const double rhos[] = {0.0, 0.25, 0.5, 0.6, 0.9, 1.0};
 
-// Seed 001 eq. 76 with eq. 77's beta and delta: y_k = (1 - beta) y_{k-1} + beta y_{k-2} + h ((1/2 + delta)
-// f_k + (1/2 + beta/2 - 2 delta) f_{k-1} + (beta/2 + delta) f_{k-2}).
+// Mantegazza & Masarati 2012, eq. 76 with eq. 77's beta and delta: y_k = (1 - beta) y_{k-1} + beta y_{k-2} + h ((1/2
+// + delta) f_k + (1/2 + beta/2 - 2 delta) f_{k-1} + (beta/2 + delta) f_{k-2}).
 TEST(RhoinfCoefficients, AreSeedEquations76And77WithConstantSteps) {
   for (double rho : rhos) {
     const double beta = (4 * rho * rho - (1 - rho) * (1 - rho)) / (4 - (1 - rho) * (1 - rho));
@@ -30,7 +31,7 @@ TEST(RhoinfCoefficients, AreSeedEquations76And77WithConstantSteps) {
     EXPECT_NEAR(k.b0 * k.e1, 0.5 + beta / 2 - 2 * delta, 1e-15) << rho;
     EXPECT_NEAR(k.b0 * k.e2, beta / 2 + delta, 1e-15) << rho;
   }
-  // rho = 0 is BDF2 (seed 001 eq. 73).
+  // rho = 0 is BDF2 (Mantegazza & Masarati 2012, eq. 73).
   const rhoinf_coefficients bdf2 = rhoinf_coefficients_for(0.0, 1.0, false);
   EXPECT_NEAR(bdf2.a1, 4.0 / 3.0, 1e-15);
   EXPECT_NEAR(bdf2.a2, -1.0 / 3.0, 1e-15);

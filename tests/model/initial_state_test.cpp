@@ -1,6 +1,6 @@
 // Each model's initial_state maps its named initial inputs to a consistent (q0, v0): Phi = 0 and
 // G v + Phi_t = 0 (and A v + a = 0 where k > 0) to round-off, for the defaults and for other valid
-// inputs and parameters (problems/*.md, "Named initial inputs"). andrews and car_axis have no inputs:
+// inputs and parameters (`lockstep describe MODEL`). andrews and car_axis have no inputs:
 // their published start is checked, together with the published accelerations and multipliers.
 #include <gtest/gtest.h>
 
@@ -74,7 +74,7 @@ TYPED_TEST(InitialInputs, OtherValidInputsAndParametersGiveConsistentStates) {
   }
 }
 
-// problems/chain.md: theta_i overrides theta0 for link i only; an unset (NaN) theta_i follows theta0.
+// The chain's inputs: theta_i overrides theta0 for link i only; an unset (NaN) theta_i follows theta0.
 TEST(Chain, UnsetLinkAnglesFollowTheta0AndOverridesMoveOnlyTheirLink) {
   using Model = models::chain<4>;
   const std::vector<double> p = default_params<Model>();
@@ -134,7 +134,7 @@ Eigen::VectorXd accelerations_and_multipliers() {
 
 TEST(PublishedStart, AndrewsAccelerationsAndMultipliersMatchTheTestSet) {
   const Eigen::VectorXd x = accelerations_and_multipliers<models::andrews>();
-  // problems/andrews.md (IVP Test Set).
+  // The IVP Test Set's andrews.
   const double qdd[7] = {14222.4439199541138705911625887, -10666.8329399655854029433719415, 0, 0, 0, 0, 0};
   const double lambda[6] = {98.5668703962410896057654982170, -6.12268834425566265503114393122, 0, 0, 0, 0};
   // Relative to the largest entry of each block: the published zeros come out at round-off of the
@@ -145,7 +145,7 @@ TEST(PublishedStart, AndrewsAccelerationsAndMultipliersMatchTheTestSet) {
 
 TEST(PublishedStart, CarAxisAccelerationsAndMultipliersMatchTheTestSet) {
   const Eigen::VectorXd x = accelerations_and_multipliers<models::car_axis>();
-  // problems/car_axis.md: q''(0) = (0, -1, 0, -1), lambda(0) = 0.
+  // IVP Test Set, car axis: q''(0) = (0, -1, 0, -1), lambda(0) = 0.
   const double qdd[4] = {0.0, -1.0, 0.0, -1.0};
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(x[i], qdd[i], 1e-12) << "q''_" << i + 1;
   for (int i = 0; i < 2; ++i) EXPECT_NEAR(x[4 + i], 0.0, 1e-12) << "lambda_" << i + 1;

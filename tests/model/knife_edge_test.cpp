@@ -1,4 +1,4 @@
-// The knife edge's exact solution (problems/knife_edge.md, tau = 0, theta0 = u0 = x0 = y0 = 0):
+// The knife edge's exact solution (tau = 0, theta0 = u0 = x0 = y0 = 0):
 //     theta = w t,  x = G / (2 w^2) sin(w t)^2,  y = G / (2 w^2) (w t - sin(w t) cos(w t)),
 // G = g sin(alpha), w = omega0, checked against the model: it starts where initial_state starts, it
 // never violates the non-holonomic constraint, and it satisfies the equations of motion with some

@@ -87,7 +87,7 @@ std::vector<double> perturbed_params(std::mt19937_64& rng) {
 }
 
 // The size of the random velocity perturbation. Andrews' mechanism runs at angular velocities ~1e3
-// (problems/andrews.md); at speeds ~1 its Coriolis terms (~1e-7) would drown in the motor torque
+// (IVP Test Set); at speeds ~1 its Coriolis terms (~1e-7) would drown in the motor torque
 // (0.033) and no difference quotient could resolve their derivatives.
 template <class Model>
 struct typical_speed {

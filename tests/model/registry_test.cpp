@@ -103,7 +103,7 @@ TYPED_TEST(RegistryInfo, MatchesTheModelsSizesAndTables) {
   EXPECT_TRUE(lockstep_check_model<Model>());
 }
 
-// The sizes each problems/*.md states.
+// The sizes each model's description states.
 TEST(Registry, BuiltInSizesMatchTheProblemFiles) {
   struct expected {
     const char* name;

@@ -1,6 +1,6 @@
 // tests/peers/ida_agreement_test.cpp — the IDA peer (bench/peers/ida_peer.hpp) solves the problem
 // lockstep solves, with the Jacobian it claims, and its results do not depend on what its workspace
-// solved before (issue 8: the peer cannot silently solve a different problem).
+// solved before (the peer cannot silently solve a different problem).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -117,7 +117,7 @@ TEST(IdaPeer, IterationMatrixOfCarAxisMatchesDifferencesOfTheResidual) {
   expect_iteration_matrix_matches_differences<models::car_axis>(0.7, 50.0);
 }
 
-// The issue's check: at rtol = atol = 1e-8 on Andrews' squeezer (three perturbed members of the
+// The agreement check: at rtol = atol = 1e-8 on Andrews' squeezer (three perturbed members of the
 // benchmark ensemble, positions at all ten save times), IDA and lockstep's BDF, both on ggl, agree to
 // the accuracy they claim, and each is that close to a tight reference (lockstep's Radau IIA 5 at
 // 1e-12, the work-precision program's reference method). "Claim": the global error of a code

@@ -2,7 +2,7 @@
 // ranks (host/mpi/decomposition.hpp): round trips bit for bit, atomic replacement under a failing
 // write, and refusal — with a message naming the file and what is wrong — of every truncation, every
 // single damaged byte, other formats, versions and runs; journal records with the Lyapunov values of
-// a [lyapunov] study (issue 7) read back bit for bit, and refused when damaged or cut short.
+// a [lyapunov] study read back bit for bit, and refused when damaged or cut short.
 #include <gtest/gtest.h>
 
 #include <unistd.h>

@@ -1,9 +1,9 @@
-// End to end: a study with [lyapunov] (issue 7) run with checkpoints, killed and resumed, and under
+// End to end: a study with [lyapunov] run with checkpoints, killed and resumed, and under
 // mpirun with 2 and 3 ranks gives results.h5 (every dataset, /lyapunov included) and members.csv
 // bitwise identical to the plain run; the Lyapunov values of members journaled before a SIGKILL are
 // the ones the resumed run writes; a run stopped by SIGINT writes the finished members' exponents and
 // the others as running; a checkpoint or journal whose [lyapunov] settings are not its study's is
-// refused with exit 2, naming the file and the reason (issue 9's checkpoints and ranks).
+// refused with exit 2, naming the file and the reason (as for checkpoints and ranks without [lyapunov]).
 #include <gtest/gtest.h>
 #include <signal.h>
 

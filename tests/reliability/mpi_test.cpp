@@ -1,7 +1,7 @@
 // End to end under OpenMPI: `mpirun -np R lockstep run` gives the single-process results.h5 datasets and
 // members.csv bitwise for R = 1, 2, 3 (ranks own whole statistics blocks; rank 0 writes from every
 // rank's journal and merges their statistics at their places in the fixed tree), and a checkpointed
-// MPI run stopped by SIGTERM resumes with the same number of ranks to the same results (issue 9).
+// MPI run stopped by SIGTERM resumes with the same number of ranks to the same results.
 // Skipped in builds without MPI or without mpirun.
 #include <gtest/gtest.h>
 #include <signal.h>

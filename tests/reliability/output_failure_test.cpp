@@ -1,5 +1,5 @@
 // End to end: `lockstep run` that cannot write exits 3 with the path and the system's reason and leaves
-// no results.h5 (nor any temporary) behind (issue 9, output safety). Permission denied is real: the run
+// no results.h5 (nor any temporary) behind (output safety). Permission denied is real: the run
 // is switched to the unprivileged user nobody with setpriv (root is never denied). A full disk is the
 // fault-injection seam LOCKSTEP_IO_FAIL_AFTER_BYTES (host/io/output_file.hpp); a checkpointed run that
 // fails this way keeps its last checkpoint and is resumed, once there is room, to the results of an

@@ -1,4 +1,4 @@
-// tests/reliability/reliability_support.hpp — what the end-to-end tests of issue 9 add to
+// tests/reliability/reliability_support.hpp — what the end-to-end tests of checkpoints and MPI add to
 // tests/cli/cli_support.hpp: a `lockstep` process that runs while the test watches it and then kills
 // or signals it, waiting for a checkpoint to advance, and the bitwise comparison of two runs' results.
 #pragma once

@@ -1,7 +1,7 @@
 // End to end: `lockstep run --checkpoint-every` killed (SIGKILL) or stopped (SIGINT, SIGTERM) and
 // continued with `lockstep run --resume OUT_DIR` gives results.h5 datasets, members.csv and study.toml
 // bitwise identical to an uninterrupted run without checkpoints; damaged checkpoints and journals are
-// refused with exit 2 and a message naming the file (issue 9).
+// refused with exit 2 and a message naming the file.
 #include <gtest/gtest.h>
 #include <signal.h>
 

@@ -1,5 +1,5 @@
-// Consistent initialization (seed 001 eqs. 120-123): projection of a start off the constraints, and
-// the published consistent accelerations and multipliers of Andrews' squeezer.
+// Consistent initialization (Mantegazza & Masarati 2012, eqs. 120-123): projection of a start off the constraints,
+// and the published consistent accelerations and multipliers of Andrews' squeezer.
 #include <gtest/gtest.h>
 
 #include <cmath>

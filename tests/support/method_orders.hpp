@@ -16,7 +16,7 @@
 //     order);
 //   - knife edge (tau = 0, theta0 = 0, spinning at omega0 = 2 with u0 = 0 from the origin: one non-holonomic constraint,
 //     no holonomic one) against its exact solution x = G sin^2(w t) / (2 w^2),
-//     y = G (w t - sin(w t) cos(w t)) / (2 w^2), theta = w t, G = g sin(alpha) (problems/knife_edge.md),
+//     y = G (w t - sin(w t) cos(w t)) / (2 w^2), theta = w t, G = g sin(alpha),
 //     q only.
 // Newton is converged far below the discretization error (error weights 1e-12, newton_tol 1e-4, up to
 // 30 iterations), as tests/method/method_test_support.hpp does. The observed order is the least-squares
@@ -24,7 +24,7 @@
 // every error at least 1e3 ulps above round-off.
 //
 // Starting values. The convergence theorems for k-step BDF assume k + 1 starting values accurate to
-// O(h^(k+1)) (Brenan, Campbell & Petzold 1996, ch. 3; seed 000, 10.1.2). The library's own start raises
+// O(h^(k+1)) (Brenan, Campbell & Petzold 1996, ch. 3; Ascher & Petzold 1998, 10.1.2). The library's own start raises
 // the order one step at a time from t0, whose first (order-1) step alone contributes an O(h^2) error, so
 // for BDF of fixed order k >= 2 the k + 1 points at t = 0, h, ..., k h are taken from the exact solution
 // (multipliers from the index-1 system of stepper/initialize.hpp, mu = 0) and the member continues from
@@ -322,26 +322,26 @@ inline const std::vector<citation>& citations() {
        "Hessenberg index 3 converges with O(h^k) in every component after k + 1 steps, given starting values "
        "accurate to O(h^(k+1)). Backward Euler is BDF 1."},
       {"BDF2",
-       "Brenan, Campbell & Petzold 1996, ch. 3 (seed 000, 10.1.2): k-step BDF, k < 7, with constant steps on index "
+       "Brenan, Campbell & Petzold 1996, ch. 3 (Ascher & Petzold 1998, 10.1.2): k-step BDF, k < 7, with constant steps on index "
        "1 and on Hessenberg index 2: O(h^k) in every component. Backward Euler is BDF 1."},
       {"ODE1",
-       "Index 1 (seed 000, 10.1; Hairer & Wanner II, VI.1): lambda = lambda(q, v), the method is the ODE method on "
+       "Index 1 (Ascher & Petzold 1998, 10.1; Hairer & Wanner II, VI.1): lambda = lambda(q, v), the method is the ODE method on "
        "the underlying ODE, and a stiffly accurate method (Radau IIA, BDF, the rho_inf method) has its ODE order "
        "p in every component (Radau IIA: 2s - 1)."},
       {"RHO",
-       "Seed 001 eqs. 74-77 (Masarati, Lanz & Mantegazza 2001): second order for every rho_inf in [0, 1]; on index "
+       "Mantegazza & Masarati 2012, eqs. 74-77 (Masarati, Lanz & Mantegazza 2001): second order for every rho_inf in [0, 1]; on index "
        "1 and Hessenberg index 2 a linear multistep method needs extra DAE order conditions only above order 2 "
-       "(seed 000, 10.1.2), so it keeps order 2 in every component."},
+       "(Ascher & Petzold 1998, 10.1.2), so it keeps order 2 in every component."},
       {"RHO3",
-       "Seed 001 eqs. 74-77 on index 3: a multistep method whose roots at infinity (-rho_inf, double) lie strictly "
+       "Mantegazza & Masarati 2012, eqs. 74-77 on index 3: a multistep method whose roots at infinity (-rho_inf, double) lie strictly "
        "inside the unit circle keeps its order in every component (Hairer & Wanner II, VII.3; Arnold & Bruls, "
        "Multibody Syst. Dyn. 18 (2007), for the related generalized-alpha method); rho_inf = 1 is refused there."},
       {"PI",
-       "Ascher & Petzold, SIAM J. Sci. Comput. 14 (1993) (seed 004), eq. 4.14: Hessenberg index 2 in (q, mu), "
+       "Ascher & Petzold, SIAM J. Sci. Comput. 14 (1993), eq. 4.14: Hessenberg index 2 in (q, mu), "
        "index 1 in lambda, followed by the velocity projection of its section 5: the method's ODE order p in "
        "every component (HLR2 and ODE1 for the parts, PROJ for the velocity projection)."},
       {"PROJ",
-       "Projection after every step keeps the method's order p (seed 000, 10.2: \"stabilization does not change "
+       "Projection after every step keeps the method's order p (Ascher & Petzold 1998, 10.2: \"stabilization does not change "
        "the method's order of convergence\"; Ascher, Chin & Reich, Numer. Math. 67 (1994); Hairer & Wanner II, "
        "VII.2)."},
   };
@@ -377,8 +377,8 @@ inline theory theory_of(const method_variant& m, formulation f) {
 // ---- the table ------------------------------------------------------------------------------------
 
 // Fit ranges (N, h = 1 / N, multiples of 4): in the asymptotic range and above round-off. Index 3 has
-// Newton matrices with condition ~ h^-3 (seed 000): BDF there stops short of the N that ggl reaches
-// (k = 1 met newton_failure at N = 800, k = 4 and 5 at N = 640 with the tight Newton test).
+// Newton matrices with condition ~ h^-3 (Ascher & Petzold 1998, ch. 10): BDF there stops short of the N that ggl
+// reaches (k = 1 met newton_failure at N = 800, k = 4 and 5 at N = 640 with the tight Newton test).
 inline std::vector<int> pendulum_steps_of(const method_variant& m, formulation f) {
   const bool index3 = f == formulation::index3;
   switch (m.kind) {

@@ -1,5 +1,5 @@
 // tests/support/reference.hpp — independent references for the pendulum and the double pendulum:
-// their minimal-coordinate ODEs (problems/pendulum.md, problems/double_pendulum.md), integrated in
+// their minimal-coordinate ODEs integrated in
 // long double by Gragg-Bulirsch-Stoer extrapolation, and mapped to the Cartesian q, v and the
 // multipliers lambda of the project's formulation.
 //

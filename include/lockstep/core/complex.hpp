@@ -2,7 +2,7 @@
 //
 // Radau IIA's transformed Newton system has one complex block (Hairer & Wanner IV.8, (8.16)); the
 // dense kernels factor it in complex arithmetic. std::complex's operators are host functions under
-// nvcc, hence this plain-data type (DESIGN.md section 5).
+// nvcc, hence this plain-data type (docs/DESIGN-NOTES.md, "Conventions").
 #pragma once
 
 #include "lockstep/core/hd.hpp"

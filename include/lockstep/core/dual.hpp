@@ -3,12 +3,12 @@
 // A dual<T, N> carries a value and N directional derivatives: x = v + sum_i d_i eps_i with eps_i eps_j = 0.
 // Every operation applies the chain rule to the derivative parts, so evaluating a model written for a
 // generic scalar on duals seeded with unit directions yields exact (to round-off) Jacobian columns; this
-// is how the library derives every Jacobian from a model (DESIGN.md section 1: models never hand-code a
+// is how the library derives every Jacobian from a model (docs/ARCHITECTURE.md section 1: models never hand-code a
 // derivative). T may itself be a dual: dual<dual<double, 1>, 1> carries second directional derivatives
 // (the acceleration term gamma = d^2/ds^2 Phi(t + s, q + s v)).
 //
 // Directions are a compile-time count; Jacobians are taken in chunks of a few directions
-// (model/derivatives.hpp), never n directions nested n deep (DESIGN.md section 5).
+// (model/derivatives.hpp), never n directions nested n deep (docs/DESIGN-NOTES.md, "Conventions").
 #pragma once
 
 #include <type_traits>

@@ -2,7 +2,7 @@
 //
 // Per-member mathematics is written once and compiled for the host (g++, serial and OpenMP backends)
 // and for the device (nvcc, CUDA backend), so the code the CPU tests exercise is the code the GPU runs
-// (DESIGN.md section 2). Outside nvcc the marker degrades to `inline`, as CUTLASS's CUTLASS_HOST_DEVICE
+// (docs/ARCHITECTURE.md section 2). Outside nvcc the marker degrades to `inline`, as CUTLASS's CUTLASS_HOST_DEVICE
 // does.
 #pragma once
 

@@ -1,7 +1,7 @@
 // lockstep/core/linalg.hpp — fixed-size dense vectors, matrices and factorizations, host and device.
 //
 // Sizes are compile-time constants, storage is a plain array (row-major for matrices), nothing
-// allocates: a member's Newton matrix lives in registers or local memory of one thread (DESIGN.md
+// allocates: a member's Newton matrix lives in registers or local memory of one thread (docs/ARCHITECTURE.md
 // sections 2-3). Eigen's decompositions cannot be called from device code, so the factorizations are
 // ours and are tested against Eigen on the host (tests/core/linalg_test.cpp).
 //
@@ -344,7 +344,7 @@ LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, mat<
 
 // ---- Cholesky factorization A = L L^T of a symmetric positive definite matrix ----
 //
-// Used for the Gram matrices G M^-1 G^T of projections and consistent initialization (seed 000,
+// Used for the Gram matrices G M^-1 G^T of projections and consistent initialization (Ascher & Petzold 1998,
 // section 10.2), which are SPD when the constraints are independent. Overwrites the lower triangle
 // with L; returns lu_singular (with the column) when a diagonal is not safely positive, which is how a
 // redundant constraint or a singular configuration shows.

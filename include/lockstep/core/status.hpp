@@ -1,6 +1,6 @@
 // lockstep/core/status.hpp — how a member's integration ended.
 //
-// Every member ends with one of these codes (DESIGN.md section 3). The codes are stable integers:
+// Every member ends with one of these codes (docs/ARCHITECTURE.md section 3). The codes are stable integers:
 // they are written to results files with their names as an attribute, so never renumber one.
 #pragma once
 

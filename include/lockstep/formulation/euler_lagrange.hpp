@@ -11,14 +11,15 @@
 //            F_v = M v' + G^T lambda + A^T nu - Q = 0   (n)
 //            F_phi = Phi(t, q)                = 0   (m)      lambda: index 3
 //            F_a = A v + a                    = 0   (k)      nu: index 2
-//   ggl:     F_q = q' - v + G^T mu            = 0   (Gear, Gupta & Leimkuhler 1985; seed 003)
+//   ggl:     F_q = q' - v + G^T mu            = 0   (Gear, Gupta & Leimkuhler 1985; Haug 1989, ch. 7)
 //            F_v, F_phi, F_a as above;  F_psi = G v + Phi_t = 0   (m)   lambda, mu: index 2
 //   index1:  F_q, F_v as in index3;
-//            F_phi = G v' + gamma + 2 alpha (G v + Phi_t) + beta^2 Phi = 0   (seed 001 eqs. 106-107)
+//            F_phi = G v' + gamma + 2 alpha (G v + Phi_t) + beta^2 Phi = 0   (Mantegazza & Masarati
+//                                                                             2012, eqs. 106-107)
 //            F_a   = A v' + gamma_nh + 2 alpha (A v + a)               = 0   lambda, nu: index 1
 //            (alpha, beta: Baumgarte's gains, 0 by default; model/derivatives.hpp,
 //            acceleration_constraint_rows). The constraints themselves are not imposed: without
-//            stabilization or projection (formulation/projection.hpp) Phi drifts (seed 002).
+//            stabilization or projection (formulation/projection.hpp) Phi drifts (Baumgarte 1972).
 //   projected invariants (Ascher & Petzold 1993, eq. 4.14 with D = G^T, the "C^T" projection they
 //            recommend for heterogeneous masses in their section 5):
 //            F_q = q' - v + G^T mu = 0,  F_v as above,  F_phi = G v' + gamma = 0,
@@ -27,21 +28,21 @@
 //            invariant Phi = 0 is reimposed through mu. The velocity invariants are not imposed; the
 //            member stepper projects v onto them after every step (their section 5).
 //
-// GGL weighting. We use the original q' = v - G^T mu, not the M^-1 G^T mu of seed 001 eq. (114a):
+// GGL weighting. We use the original q' = v - G^T mu, not the M^-1 G^T mu of Mantegazza & Masarati 2012, eq. (114a):
 // mu vanishes on the exact solution either way, and without M^-1 the kinematic row stays free of the
 // inverse mass matrix, so the eliminated Newton matrix below needs no factorization of M and no
-// derivative of M^-1. Heterogeneous masses, where the metric matters (seed 004 section 5), are served
+// derivative of M^-1. Heterogeneous masses, where the metric matters (Ascher & Petzold 1993, section 5), are served
 // by the projected-invariants formulation and mass-weighted projections.
 //
-// One implementation serves both formulations with a run-time switch (DESIGN.md section 5: all members
-// of a batch take the same branch); for index3 the mu unknowns stay in the layout, fixed at zero by
+// One implementation serves both formulations with a run-time switch (docs/DESIGN-NOTES.md, "Conventions": all
+// members of a batch take the same branch); for index3 the mu unknowns stay in the layout, fixed at zero by
 // identity rows, so both share one compile-time size.
 //
 // The Newton matrix. With y' = c y + r (c = a_0 / h for BDF, a complex eigenvalue shift for Radau), the
 // linearization of F_q gives Delta v = c Delta q + G^T Delta mu + F_q (the term d(G^T mu)/dq is left out:
 // mu = O(tolerance), so this is a simplified-Newton approximation of relative size |mu| / c). Eliminating
 // Delta v leaves the unknowns (Delta q, Delta lambda, Delta mu, Delta nu), size n + 2m + k — the velocity
-// rows are never factored (the issue's reduced saddle-point form). Scaling (seed 000, "Ill-conditioned
+// rows are never factored (the reduced saddle-point form). Scaling (Ascher & Petzold 1998, ch. 10, "Ill-conditioned
 // Newton iteration matrix": the condition number grows like h^-index otherwise): the dynamic row is
 // divided by c^2, the velocity-level rows by c, and the multipliers are scaled as Delta lambda =
 // c^2 Delta lambda~, Delta nu = c^2 Delta nu~, Delta mu = c Delta mu~, so every block is O(1) as h -> 0:
@@ -54,7 +55,7 @@
 // with D_v = dQ/dv, K = d(M a)/dq + d(G^T lambda)/dq + d(A^T nu)/dq - dQ/dq at a = v', Psi_q =
 // d(G v + Phi_t)/dq, A_q = d(A v + a)/dq. Right-hand sides:
 //   -(F_v + (c M - D_v) F_q) / c^2,  -F_phi,  -(F_psi + G F_q) / c,  -(F_a + A F_q) / c.
-// This is seed 001 eqs. (124)-(128) (matrix f_y' + c f_y) with the kinematic rows eliminated.
+// This is Mantegazza & Masarati 2012, eqs. (124)-(128) (matrix f_y' + c f_y) with the kinematic rows eliminated.
 //
 // Acceleration-level rows (index1, projected invariants). F_phi = G v' + g(t, q, v) depends on v', so
 // with Delta v' = c Delta v its linearization is Acc_q Delta q + (c G + Acc_v) Delta v (Acc_q = dF_phi/dq
@@ -109,7 +110,7 @@ LOCKSTEP_HD constexpr bool acceleration_level(formulation f) {
   return f == formulation::index1 || f == formulation::projected_invariants;
 }
 
-// Baumgarte's gains of the index1 rows (seed 001 eq. 106b); the other formulations ignore them.
+// Baumgarte's gains of the index1 rows (Mantegazza & Masarati 2012, eq. 106b); the other formulations ignore them.
 struct baumgarte_gains {
   double alpha = 0.0;
   double beta = 0.0;
@@ -129,8 +130,8 @@ struct state_layout {
 // nu (velocity-level constraints) is of index 2 in both. At acceleration level (index1, projected
 // invariants) q, v, lambda and nu are of index 1 (lambda and nu solve a nonsingular linear system
 // given q, v), and the projected invariants' mu is of index 2 (Hessenberg in (q, mu)). Error tests
-// treat the higher-index variables specially (BDF leaves them out, seed 000 "Error estimation for
-// index-2 DAEs"; Radau scales them by h^(index - 1), Hairer, Lubich & Roche 1989); Newton convergence
+// treat the higher-index variables specially (BDF leaves them out, Ascher & Petzold 1998, ch. 10, "Error estimation
+// for index-2 DAEs"; Radau scales them by h^(index - 1), Hairer, Lubich & Roche 1989); Newton convergence
 // tests keep them all. A pinned mu (index3, index1) is reported as index 1 and weighted zero.
 template <class Model>
 LOCKSTEP_HD constexpr int variable_index(formulation f, int j) {

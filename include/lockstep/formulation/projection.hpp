@@ -1,12 +1,12 @@
 // lockstep/formulation/projection.hpp — projections onto the constraint manifold: after an accepted
 // step of any method (stepper/member.hpp), and for consistent initial values (stepper/initialize.hpp).
 //
-// Every correction is of minimal norm in a metric W (seed 001 eq. 121: W = K for positions, D M^-1 for
-// velocities): W = M(q) (kinetic energy, the default) or W = I. For constraints B x = -r (to first
+// Every correction is of minimal norm in a metric W (Mantegazza & Masarati 2012, eq. 121: W = K for positions, D M^-1
+// for velocities): W = M(q) (kinetic energy, the default) or W = I. For constraints B x = -r (to first
 // order) the correction is dx = -W^-1 B^T (B W^-1 B^T)^-1 r; its Gram matrix B W^-1 B^T is SPD when the
 // constraints are independent and is factored by Cholesky, which reports a singular one.
 //
-// Coordinate projection (seed 000 section 10.2.1, "co-ordinate projection"):
+// Coordinate projection (Ascher & Petzold 1998, section 10.2.1, "co-ordinate projection"):
 //   q: the point of Phi(t, q) = 0 nearest to the step's q~ in the metric, by Gauss-Newton
 //          q <- q - W^-1 G^T (G W^-1 G^T)^-1 Phi(q),   G at the current iterate, W = W(q~) fixed,
 //      until the correction is at round-off. Every correction lies in W^-1 range(G^T): the optimality
@@ -15,16 +15,17 @@
 //      c = [Phi_t; a], at the projected q: holonomic and non-holonomic rows together. The problem is
 //      linear; the solve is repeated once so the residual is at round-off even for a poorly
 //      conditioned Gram matrix.
-// Post-stabilization (seed 000 section 10.2.2, the multibody algorithm, Example 3): with the
+// Post-stabilization (Ascher & Petzold 1998, section 10.2.2, the algorithm for multibody systems): with the
 //   invariants h(q, v) = (Phi, C v + c),
 //       (q, v) <- (q, v) - F h(q, v),   F = diag(B (G B)^-1, B_C (C B_C)^-1),  B = W^-1 G^T, B_C = W^-1 C^T,
-//   applied twice with F, and its factorizations, kept from the first application: by note 2,
+//   applied twice with F, and its factorizations, kept from the first application: as they note,
 //   H F = [I 0; L I] with L = d(G v)/dq B (G B)^-1, so (I - H F)^2 = 0 and the second application
-//   removes what the first leaves in the velocity invariant; by note 3 it costs one evaluation of h.
-//   W = M is the seed's B = M^-1 G^T; W = I is its note 5's F = G^T (G G^T)^-1. The non-holonomic rows
-//   join the velocity part (note 6: they would need one application only; the second is harmless).
-//   Since G F_q = I, one application leaves |Phi| = O(h^(2(p+1))) after a method of order p (the seed's
-//   bound with rho = 0); after the second, with F frozen at the first point, |G v + Phi_t| is
+//   removes what the first leaves in the velocity invariant; with its factorizations kept it costs one
+//   evaluation of h.
+//   W = M is their B = M^-1 G^T; W = I is their alternative F = G^T (G G^T)^-1. The non-holonomic rows
+//   join the velocity part (they note these would need one application only; the second is harmless).
+//   Since G F_q = I, one application leaves |Phi| = O(h^(2(p+1))) after a method of order p (their section
+//   10.2.1 bound with rho = 0); after the second, with F frozen at the first point, |G v + Phi_t| is
 //   O(h^(2(p+1))) and |Phi| O(h^(3(p+1))) (measured after backward Euler: slopes 4.0 and 6.0,
 //   tests/formulation/index1_test.cpp).
 // Projected invariants (Ascher & Petzold 1993, end of section 4 and recommendation 5 of section 5):
@@ -55,7 +56,7 @@ enum class projection_metric : int { mass = 0, euclidean = 1 };
 enum class projection_kind : int {
   none = 0,
   coordinate = 1,          // q onto Phi = 0 by Gauss-Newton, then v onto C v + c = 0
-  post_stabilization = 2,  // (q, v) -= F h(q, v), twice, F = B (G B)^-1 kept (seed 000, Example 3)
+  post_stabilization = 2,  // (q, v) -= F h(q, v), twice, F = B (G B)^-1 kept (Ascher & Petzold 1998, 10.2.2)
 };
 
 // The name used in study files and results.
@@ -270,7 +271,7 @@ LOCKSTEP_HD void apply_post_stabilization(const minimal_norm_projector<Model, Mo
 }
 
 // Post-stabilization of (q, v) at t (see the header): `applications` times F h(q, v), with F and its
-// factorizations from the first point. The seed's algorithm is applications = 2; 1 is its one-step
+// factorizations from the first point. Ascher & Petzold's algorithm is applications = 2; 1 is its one-step
 // bound, kept callable for the tests that measure it.
 template <class Model>
 LOCKSTEP_HD member_status post_stabilize(double t, vec<double, Model::n>& q, vec<double, Model::n>& v, const double* p,

@@ -4,8 +4,8 @@
 // ("clone") estimate of the largest exponent as an independent cross-check.
 //
 // The state space is the constraint manifold {Phi = 0, G v + Phi_t = 0, A v + a = 0}, of dimension
-// d = 2 (n - m) - k (seed 001 section 3.4.1 eq. 71 defines the exponents by the growth of the axes of an
-// infinitesimal ellipsoid; on a manifold those axes are tangent vectors). The spectrum has d exponents.
+// d = 2 (n - m) - k (Mantegazza & Masarati 2012, section 3.4.1 eq. 71 defines the exponents by the growth of the axes
+// of an infinitesimal ellipsoid; on a manifold those axes are tangent vectors). The spectrum has d exponents.
 //
 // Discrete QR (Benettin, Galgani, Giorgilli & Strelcyn 1980, Meccanica 15, Part 2; Shimada &
 // Nagashima 1979, Prog. Theor. Phys. 61; the "discrete QR" method of Dieci, Russell & Van Vleck 1997,
@@ -15,7 +15,7 @@
 //     lambda_i ~ (1 / (t - t_start)) sum over re-orthonormalizations of log R_ii,                     (L1)
 // the p leading exponents in decreasing order (the i-th diagonal entry measures the growth of the
 // i-dimensional volume beyond the (i-1)-dimensional one). Steps are never shortened for a
-// re-orthonormalization (DESIGN.md section 1): it happens at the first step at or after each multiple
+// re-orthonormalization (docs/ARCHITECTURE.md section 1): it happens at the first step at or after each multiple
 // of `renormalize`, and (L1) divides by the true elapsed time, so nothing is lost. Replacing S by
 // Q = S R^-1 is applied to the whole tangent history (recombine_tangents: BDF's past points and
 // confluent derivative; Radau has only the current point): the history is linear in the directions,
@@ -30,8 +30,8 @@
 // measured).
 //
 // Initial basis. The tangent space at (q0, v0) is {(dq, dv) : G dq = 0, Psi_q dq + G dv = 0,
-// A_q dq + A dv = 0}. Its basis: the null space of G from the Householder QR of G^T (seed 001 section
-// 1.8, eq. 24: the columns Q2), each completed by the minimal-norm dv that satisfies the velocity rows
+// A_q dq + A dv = 0}. Its basis: the null space of G from the Householder QR of G^T (Mantegazza & Masarati 2012,
+// section 1.8, eq. 24: the columns Q2), each completed by the minimal-norm dv that satisfies the velocity rows
 // (initial_phase_tangent), and (0, w) for w in the null space of [G; A] (the QR of [G; A]^T); then
 // orthonormalized in the metric.
 //
@@ -99,8 +99,8 @@ LOCKSTEP_HD double tangent_inner(const mat<double, Model::n, Model::n>& W, const
 }
 
 // An orthonormal basis (Euclidean) of the null space of the R x N matrix B (R <= N, full rank): the
-// last N - R columns of Q in the Householder QR of B^T (seed 001 eq. 24). Returns them as the first
-// N - R columns of the result.
+// last N - R columns of Q in the Householder QR of B^T (Mantegazza & Masarati 2012, eq. 24). Returns them as the
+// first N - R columns of the result.
 template <int N, int R>
 LOCKSTEP_HD mat<double, N, N> null_space_basis(const mat<double, R, N>& B) {
   mat<double, N, R> A = transpose(B);

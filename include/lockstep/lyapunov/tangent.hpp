@@ -33,7 +33,7 @@
 // construction, to the rounding of one linear solve, and no projection of the tangents is needed
 // (tests/lyapunov/tangent_test.cpp checks |G s_q| and |Psi_q s_q + G s_v| at every step). The initial
 // tangents are put in that space by the exact derivative of consistent initialization (stepper/
-// initialize.hpp) at a consistent point: the minimal-norm projector of seed 001 eq. (121), see
+// initialize.hpp) at a consistent point: the minimal-norm projector of Mantegazza & Masarati 2012, eq. (121), see
 // initial_phase_tangent and initial_full_tangent below.
 //
 // Error control of the tangents (IDAS's IDASetSensErrCon; Maly & Petzold 1996). The state's error
@@ -61,7 +61,7 @@
 // The linear system. (T1) is the Newton system of the corrector with the exact Jacobian at the
 // converged point, so it is solved the way the corrector solves its own (formulation/euler_lagrange.hpp,
 // "The Newton matrix"): the kinematic rows F_q = q' - v + G^T mu are eliminated, leaving n + 2m + k
-// unknowns (not 2n + 2m + k) in a matrix scaled to a nonsingular limit as h -> 0 (seed 000,
+// unknowns (not 2n + 2m + k) in a matrix scaled to a nonsingular limit as h -> 0 (Ascher & Petzold 1998, ch. 10,
 // "Ill-conditioned Newton iteration matrix"). Two differences from the corrector's matrix: the blocks
 // are evaluated at the converged point every accepted step, and on ggl the kinematic rows keep the term
 // H = d(G^T mu)/dq that the simplified Newton matrix leaves out, so the elimination reads
@@ -419,8 +419,8 @@ LOCKSTEP_HD linearized_constraint_residuals<Model> linearized_constraints(double
 
 // The derivative of consistent initialization (stepper/initialize.hpp) at a consistent point (q, v):
 // along a change (dq0, dv0) of the given initial values and, when parameter >= 0, of that parameter
-// (with (q0, v0) held). Differentiating the minimal-norm projections of seed 001 eq. (121) at a point
-// where their corrections vanish (the correction's own derivative multiplies a zero multiplier) gives
+// (with (q0, v0) held). Differentiating the minimal-norm projections of Mantegazza & Masarati 2012, eq. (121) at a
+// point where their corrections vanish (the correction's own derivative multiplies a zero multiplier) gives
 //     dq = dq0 - W^-1 G^T (G W^-1 G^T)^-1 (G dq0 + Phi_p),
 //     dv = dv0 - W^-1 C^T (C W^-1 C^T)^-1 (C dv0 + C_q dq + (C v + c)_p),   C = [G; A],
 // W the initialization metric (opt.metric: M(q0) or I). On the tangent space (parameter < 0 and
@@ -480,7 +480,7 @@ LOCKSTEP_HD member_status initial_phase_tangent(double t, const vec<double, Mode
 }
 
 // The full initial tangent (s, s') of BDF's starting data from a phase tangent (dq, dv): the
-// multipliers' and the acceleration's tangents from the linearized index-1 system (seed 001 eqs.
+// multipliers' and the acceleration's tangents from the linearized index-1 system (Mantegazza & Masarati 2012, eqs.
 // 122-123) at the consistent point,
 //     [ M  G^T  A^T ] [ da      ]     [ K dq - D_v dv + (M a + G^T lambda + A^T nu - Q)_p ]
 //     [ G   0    0  ] [ dlambda ] = - [ Acc_q dq + Acc_v dv + (G a + gamma)_p            ]

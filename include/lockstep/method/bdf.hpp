@@ -18,8 +18,8 @@
 //   LTE_p = y[t_n, tau_1 .. tau_{p+1}] prod_{j<=p} (t_n - tau_j) / c_p,   c_p = sum_{j<=p} 1 / (t_n - tau_j).
 // The norm is the weighted RMS norm over the differential variables q and v only: for index-2 (ggl)
 // multipliers the divided-difference estimate does not vanish as h -> 0 and would reject forever, while
-// they are accurate anyway (seed 000, "Error estimation for index-2 DAEs"; Brenan et al. 5.4.1). They
-// stay in the Newton convergence test.
+// they are accurate anyway (Ascher & Petzold 1998, ch. 10, "Error estimation for index-2 DAEs"; Brenan et al. 5.4.1).
+// They stay in the Newton convergence test.
 //
 // Step and order selection follow IDA (Hindmarsh et al. 2005, section 3 and the IDA user guide's
 // "Step size and order selection"): after acceptance the order with the largest admissible step among
@@ -43,10 +43,10 @@
 //
 // index3. Variable-step BDF on the index-3 form gives O(1) errors in the multipliers after every step
 // change (Petzold 1982; Brenan, Campbell & Petzold 3.2.2), and its Newton matrix is ill-conditioned as
-// h^-3 (seed 000). BDF on index3 is therefore allowed with fixed steps only (bdf_check_options).
+// h^-3 (Ascher & Petzold 1998, ch. 10). BDF on index3 is therefore allowed with fixed steps only (bdf_check_options).
 //
 // Everything here is LOCKSTEP_HD, allocation-free and exception-free: a member's state is plain data
-// and each call is one step attempt (DESIGN.md, "member stepper").
+// and each call is one step attempt (docs/ARCHITECTURE.md section 1).
 #pragma once
 
 #include <limits>

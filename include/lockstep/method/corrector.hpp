@@ -4,8 +4,8 @@
 //     F(t_new, y, y'_pred + c (y - y_pred)) = 0,
 //
 // where the method supplies the predictor (y_pred, y'_pred) and the shift c (y' = c y + known terms:
-// the leading coefficient over h; seed 001 eqs. 124-128). Simplified Newton on the reduced saddle-point
-// matrix J(c) = F_y + c F_y' of formulation/euler_lagrange.hpp, with the Jacobian evaluated at the
+// the leading coefficient over h; Mantegazza & Masarati 2012, eqs. 124-128). Simplified Newton on the reduced
+// saddle-point matrix J(c) = F_y + c F_y' of formulation/euler_lagrange.hpp, with the Jacobian evaluated at the
 // predicted point and kept across steps while the contraction rate stays below 0.1; the matrix is
 // refactored (without re-evaluating the Jacobian) when c leaves the band around the shift it was factored
 // for that IDA allows (stale_shift_ratio_ok), and within the band each increment is scaled for the stale
@@ -37,7 +37,7 @@ struct corrector_matrices {
 
 namespace detail {
 
-// The norm of a Newton increment. All variables count (seed 000: algebraic variables stay in the
+// The norm of a Newton increment. All variables count (Ascher & Petzold 1998, ch. 10: algebraic variables stay in the
 // Newton test), with the scaling RADAU5 applies to higher-index components (Hairer & Wanner IV.8 and
 // VII.4): an index-2 multiplier counts h times (h^2 for index 3), because its round-off in the Newton
 // iteration grows like 1/h (1/h^2): the corrector's q' and v' carry eps |q| c and eps |v| c. Without it,

@@ -5,7 +5,7 @@
 // last step, report the current point, and replace the current point by its projection
 // (formulation/projection.hpp) after an accepted step: the next step starts from, and the dense output
 // of the last step ends at, the projected point. The member stepper (stepper/member.hpp) and the batch
-// kernels are templates on the method (DESIGN.md section 5: templates on the Model and the method's
+// kernels are templates on the method (docs/DESIGN-NOTES.md, "Conventions": templates on the Model and the method's
 // kernel; everything else is chosen at run time).
 #pragma once
 

@@ -1,6 +1,6 @@
 // lockstep/method/radau.hpp — the Radau IIA family for one member, in the way of Hairer's RADAU5
 // (Hairer & Wanner, Solving ODEs II, IV.8; the code radau5.f), on the formulations of
-// formulation/euler_lagrange.hpp: s = 3 stages (order 5, RADAU5 itself), s = 2 (order 3, seed 001
+// formulation/euler_lagrange.hpp: s = 3 stages (order 5, RADAU5 itself), s = 2 (order 3, Mantegazza & Masarati 2012,
 // eq. 79) and s = 1 (backward Euler). One implementation, templated on the tableau.
 //
 // Stage equations. With Z_i = Y_i - y_n and Y'_i = h^-1 (A^-1 Z)_i (collocation), the stages solve
@@ -106,7 +106,7 @@ struct radau5_tableau {
   }
 };
 
-// Radau IIA (s = 2, order 3; seed 001 eq. 79: A = [[5/12, -1/12], [3/4, 1/4]], c = (1/3, 1)).
+// Radau IIA (s = 2, order 3; Mantegazza & Masarati 2012, eq. 79: A = [[5/12, -1/12], [3/4, 1/4]], c = (1/3, 1)).
 // A^-1 = [[3/2, 1/2], [-9/2, 5/2]] has the eigenvalues 2 +- i sqrt 2; t1 - i t2 = (1, 1 - 2 sqrt 2 i) is
 // an eigenvector of 2 - i sqrt 2, so T = [t1 t2] = [[1, 0], [1, 2 sqrt 2]] gives A^-1 T = T Lambda.
 // d = (-9/2, 1/2): u = (-3/2, 1/2) solves u1 + u2 = -1, u1 / 3 + u2 = 0, and d^T = u^T A^-1.

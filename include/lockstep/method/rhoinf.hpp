@@ -1,7 +1,7 @@
-// lockstep/method/rhoinf.hpp — the two-step method with tunable spectral radius at infinity (seed 001
-// eqs. 74-77; Masarati's multistep method, MBDyn's workhorse) for one member, fixed-step and adaptive.
+// lockstep/method/rhoinf.hpp — the two-step method with tunable spectral radius at infinity (Mantegazza & Masarati
+// 2012, eqs. 74-77; Masarati's multistep method, MBDyn's workhorse) for one member, fixed-step and adaptive.
 //
-// The method (seed 001 eq. 76), for y' = f and, in the same way, for F(t, y, y') = 0:
+// The method (Mantegazza & Masarati 2012, eq. 76), for y' = f and, in the same way, for F(t, y, y') = 0:
 //     y_{k+1} = a1 y_k + a2 y_{k-1} + h b0 (y'_{k+1} + e1 y'_k + e2 y'_{k-1}),   a1 + a2 = 1,
 // second order for every rho = rho_inf in [0, 1]. With constant steps eq. 77 gives
 // a2 = beta = (3 rho - 1) / (3 - rho), b0 = 1/2 + delta = 2 / ((1 + rho) (3 - rho)), e1 = 2 rho,
@@ -59,8 +59,8 @@
 // factors (the corrector's, method/corrector.hpp, which keeps it across steps while Newton contracts).
 // F is affine in y' in every formulation (euler_lagrange.hpp): F_y' tau = (tau_q, M tau_v, G tau_v, 0,
 // A tau_v), the G and A rows only at acceleration level (index1, projected invariants: G v' + gamma = 0,
-// seed 001 eqs. 106-107, Ascher & Petzold eq. 4.14); on index3 and ggl the constraint rows hold no y'.
-// With the same blocks on both sides the identity behind the filter holds exactly,
+// Mantegazza & Masarati 2012, eqs. 106-107, Ascher & Petzold eq. 4.14); on index3 and ggl the constraint rows hold no
+// y'. With the same blocks on both sides the identity behind the filter holds exactly,
 //     LE = -J(c)^-1 c F_y' tau = -tau + J(c)^-1 F_y tau,
 // so LE is O(tau) = O(h^3) in every component (the multipliers' part is J(c)^-1 F_y tau: tau has no
 // multiplier components), also when J(c) is some steps old: its age perturbs J(c)^-1 F_y tau

@@ -1,5 +1,5 @@
 // lockstep/model/andrews.hpp — Andrews' squeezing mechanism, seven rigid bodies in a plane
-// (problems/andrews.md; Hairer & Wanner, Solving ODEs II, sec. VII.7; Mazzia, Iavernaro & Magherini,
+// (Hairer & Wanner, Solving ODEs II, sec. VII.7; Mazzia, Iavernaro & Magherini,
 // Test Set for IVP Solvers, problem "andrews"). The standard hard index-3 benchmark.
 //
 // q = (beta, Theta, gamma, Phi, delta, Omega, epsilon). The published problem is written
@@ -19,7 +19,7 @@ struct andrews {
   static constexpr int m = 6;
   static constexpr int k = 0;
 
-  // Parameter indices, in the order of problems/andrews.md.
+  // Parameter indices, in the order of the IVP Test Set.
   enum param_index : int {
     i_m1, i_m2, i_m3, i_m4, i_m5, i_m6, i_m7,
     i_xa, i_ya, i_xb, i_yb, i_xc, i_yc, i_c0,
@@ -75,7 +75,7 @@ struct andrews {
       {"fa", 1421e-5, "geometry length fa [m]"},
       {"mom", 33e-3, "motor torque [N m]"},
   };
-  // No named initial inputs: the published start is the only one (problems/andrews.md). There is no
+  // No named initial inputs: the published start is the only one (IVP Test Set). There is no
   // `inputs` table because a zero-length array is ill-formed; the concept and registry accept that.
   static constexpr int n_inputs = 0;
 
@@ -178,7 +178,7 @@ struct andrews {
     return phi;
   }
 
-  // The published consistent start (problems/andrews.md), valid for the default parameters; v0 = 0.
+  // The published consistent start (IVP Test Set), valid for the default parameters; v0 = 0.
   LOCKSTEP_HD static void initial_state(const double*, const double*, vec<double, n>& q0, vec<double, n>& v0) {
     q0[0] = -0.0617138900142764496358948458001;
     q0[1] = 0.0;

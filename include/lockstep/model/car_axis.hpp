@@ -1,10 +1,10 @@
-// lockstep/model/car_axis.hpp — a car axle on a bumpy road (problems/car_axis.md; Mazzia, Iavernaro &
+// lockstep/model/car_axis.hpp — a car axle on a bumpy road (Mazzia, Iavernaro &
 // Magherini, Test Set for IVP Solvers, problem "caraxis", index 3). Stiff springs, light masses and a
 // rheonomic constraint: the left wheel follows the road height yb(t) = r sin(w t), so Phi_t and Phi_tt
 // are non-zero and a wrong time derivative in a formulation shows at once as drift.
 //
 // Sign: the Test Set writes K q'' = Q + G^T lambda_pub; this project writes K q'' + G^T lambda = Q,
-// so lambda = -lambda_pub (problems/car_axis.md). Phi2 is not halved, exactly as published.
+// so lambda = -lambda_pub (IVP Test Set). Phi2 is not halved, exactly as published.
 #pragma once
 
 #include "lockstep/model/concept.hpp"
@@ -30,7 +30,7 @@ struct car_axis {
       {"w", 10.0, "angular frequency of the road bumps"},
       {"g", 1.0, "gravitational acceleration along -y"},
   };
-  // No named initial inputs: the published start is the only one (problems/car_axis.md). There is no
+  // No named initial inputs: the published start is the only one (IVP Test Set). There is no
   // `inputs` table because a zero-length array is ill-formed; the concept and registry accept that.
   static constexpr int n_inputs = 0;
 
@@ -73,7 +73,7 @@ struct car_axis {
     return phi;
   }
 
-  // The published consistent start (problems/car_axis.md), valid for the default parameters: then
+  // The published consistent start (IVP Test Set), valid for the default parameters: then
   // lambda(0) = 0 and q''(0) = (0, -1, 0, -1).
   LOCKSTEP_HD static void initial_state(const double*, const double*, vec<double, n>& q0, vec<double, n>& v0) {
     q0[0] = 0.0;

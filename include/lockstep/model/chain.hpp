@@ -1,5 +1,5 @@
-// lockstep/model/chain.hpp — N point masses linked by rigid rods, pinned at the origin
-// (problems/chain.md): n = 2N, m = N, the scaling axis in system size.
+// lockstep/model/chain.hpp — N point masses linked by rigid rods, pinned at the origin:
+// n = 2N, m = N, the scaling axis in system size.
 #pragma once
 
 #include <array>
@@ -61,7 +61,7 @@ struct chain_labels {
 };
 
 // inputs = (theta0, theta_1, ..., theta_N). A per-link angle defaults to NaN, which means "not set:
-// use theta0" (problems/chain.md: theta_i override theta0 link by link), so a study that sets only
+// use theta0" (theta_i override theta0 link by link), so a study that sets only
 // theta0 moves every link and one that sets theta_3 moves only link 3.
 template <int N, class Links = std::make_index_sequence<N>>
 struct chain_input_table;

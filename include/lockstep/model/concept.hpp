@@ -4,7 +4,7 @@
 //
 //     M(q, p) q'' + G^T lambda + A^T nu = Q(t, q, v, p),   Phi(t, q, p) = 0,   A(t, q, p) v + a(t, q, p) = 0
 //
-// (problems/README.md; DESIGN.md section 1) by its sizes, its parameter and initial-input tables, and
+// (docs/ARCHITECTURE.md section 1) by its sizes, its parameter and initial-input tables, and
 // four functions written once for a generic scalar T (double, or dual numbers when the library
 // differentiates) and a parameter scalar P:
 //

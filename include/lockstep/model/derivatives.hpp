@@ -1,6 +1,6 @@
 // lockstep/model/derivatives.hpp — every derivative a formulation needs, from the model alone.
 //
-// Users never write a derivative (DESIGN.md section 1). Each quantity below is obtained by evaluating
+// Users never write a derivative (docs/ARCHITECTURE.md section 1). Each quantity below is obtained by evaluating
 // the model's own functions on dual numbers:
 //
 //   G = Phi_q and Phi_t               one pass over the n + 1 inputs (q, t), in chunks of directions
@@ -8,7 +8,7 @@
 //   gamma (G q'' = -gamma)            = d^2/ds^2 Phi(t + s, q + s v) at s = 0: a nested dual. Expanding,
 //                                     Phi_qq[v, v] + 2 Phi_qt v + Phi_tt, exactly d/dt (G v + Phi_t)
 //                                     with the G q'' term removed, time terms of rheonomic
-//                                     constraints included (seed 001 eq. 106; seed 003)
+//                                     constraints included (Mantegazza & Masarati 2012, eq. 106; Haug 1989, ch. 7)
 //   d(G v + Phi_t)/dq, dQ/dq, dQ/dv, d(M a)/dq                      Jacobians in chunks
 //   d(G^T lambda)/dq                  the Hessian of lambda . Phi in q: one half, in blocks
 //   A, a, d(A^T nu)/dq, d(A v + a)/dq, gamma_nh (A q'' = -gamma_nh)  the non-holonomic analogues
@@ -18,7 +18,7 @@
 // All functions are generic in the base scalar T, so they nest. d(G^T lambda)/dq, the Hessian of
 // lambda . Phi, is formed one symmetric half at a time on second-order duals (core/hessian.hpp,
 // ad::hessians). Jacobians and Hessians are taken in chunks of at most `max_chunk` directions (never
-// n directions nested n deep: DESIGN.md section 5).
+// n directions nested n deep: docs/DESIGN-NOTES.md, "Conventions").
 #pragma once
 
 #include <type_traits>
@@ -572,12 +572,14 @@ LOCKSTEP_HD vec<T, Model::k> nonholonomic_gamma(const T& t, const vec<T, Model::
 // ---------------------------------------------------------------------------------------------------
 
 // The constraint rows at acceleration level along a motion with q' = v, q'' = a, stabilized by
-// Baumgarte's gains (seed 001 eq. 106b, seed 002: z'' + 2 alpha z' + beta^2 z = 0 for z = Phi):
+// Baumgarte's gains (Mantegazza & Masarati 2012, eq. 106b; Baumgarte 1972: z'' + 2 alpha z' + beta^2 z = 0,
+// z = Phi):
 //     holonomic       Phi'' + 2 alpha Phi' + beta^2 Phi  =  G a + gamma + 2 alpha (G v + Phi_t) + beta^2 Phi
 //     non-holonomic   w' + 2 alpha w,   w = A v + a      =  A a + gamma_nh + 2 alpha (A v + a)
 // (m rows, then k rows). The non-holonomic rows are first order in time, so only the damping gain
 // applies to them: it plays for w the part 2 alpha plays for Phi' (w is a velocity-level quantity).
-// alpha = beta = 0 gives the plain index-1 rows G a = -gamma, A a = -gamma_nh (seed 001 eqs. 122-123).
+// alpha = beta = 0 gives the plain index-1 rows G a = -gamma, A a = -gamma_nh (Mantegazza &
+// Masarati 2012, eqs. 122-123).
 //
 // All three derivatives of Phi come from one nested-dual evaluation on the two-parameter curve
 // q(s1, s2) = q + (s1 + s2) v + s1 s2 a, t(s1, s2) = t + s1 + s2: its s1 part is Phi' = G v + Phi_t

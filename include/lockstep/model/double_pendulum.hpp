@@ -1,5 +1,5 @@
-// lockstep/model/double_pendulum.hpp — two point masses on massless rods in Cartesian coordinates
-// (problems/double_pendulum.md): chaotic and conservative, the model for Lyapunov spectra and Monte
+// lockstep/model/double_pendulum.hpp — two point masses on massless rods in Cartesian coordinates:
+// chaotic and conservative, the model for Lyapunov spectra and Monte
 // Carlo studies.
 #pragma once
 

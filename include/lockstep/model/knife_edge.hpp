@@ -1,4 +1,4 @@
-// lockstep/model/knife_edge.hpp — a knife edge on an inclined plane (problems/knife_edge.md): the
+// lockstep/model/knife_edge.hpp — a knife edge on an inclined plane: the
 // classic non-holonomic system (m = 0, k = 1), centre of mass at the contact point, with an exact
 // solution for tau = 0.
 #pragma once

@@ -1,5 +1,5 @@
 // lockstep/model/linear_oscillator.hpp — a particle on the tilted plane z = a x + b y with springs to
-// the origin and isotropic damping (problems/linear_oscillator.md): linear, with exactly known
+// the origin and isotropic damping: linear, with exactly known
 // Lyapunov exponents.
 #pragma once
 

@@ -1,5 +1,5 @@
-// lockstep/model/pendulum.hpp — point mass on a massless rod in Cartesian coordinates
-// (problems/pendulum.md): the smallest index-3 system, with an exact minimal-coordinate ODE.
+// lockstep/model/pendulum.hpp — point mass on a massless rod in Cartesian coordinates:
+// the smallest index-3 system, with an exact minimal-coordinate ODE.
 #pragma once
 
 #include "lockstep/model/concept.hpp"

@@ -1,5 +1,5 @@
 // lockstep/model/slider_crank.hpp — planar crank, connecting rod and slider in absolute (body)
-// coordinates (problems/slider_crank.md): each body free in the plane, the joints as 8 constraints,
+// coordinates: each body free in the plane, the joints as 8 constraints,
 // one degree of freedom; masses and lengths from Simeon's slider crank (IVP Test Set, "crank").
 #pragma once
 

@@ -1,6 +1,6 @@
 // lockstep/stepper/initialize.hpp — consistent initial values for the index-3 system.
 //
-// A user gives (q0, v0) that may violate Phi = 0 and the velocity constraints. Following seed 001
+// A user gives (q0, v0) that may violate Phi = 0 and the velocity constraints. Following Mantegazza & Masarati 2012,
 // eqs. (120)-(123):
 //   1. q0 is corrected to the nearest point of Phi(t0, q) = 0 in the metric W (M(q0) or I), by
 //      Gauss-Newton on the minimal-norm problem  min ||q - q0||_W  s.t.  Phi(q) = 0  (eq. 121a):
@@ -31,7 +31,7 @@ struct initial_values {
   vec<double, Model::k> nu;
 };
 
-// q'', lambda and nu of the state (t, q, v) from the index-1 system (seed 001 eqs. 122-123)
+// q'', lambda and nu of the state (t, q, v) from the index-1 system (Mantegazza & Masarati 2012, eqs. 122-123)
 //     [ M  G^T  A^T ] [ q''    ]   [ Q         ]
 //     [ G   0    0  ] [ lambda ] = [ -gamma    ]
 //     [ A   0    0  ] [ nu     ]   [ -gamma_nh ]

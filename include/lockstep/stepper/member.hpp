@@ -3,7 +3,7 @@
 // The single-member driver (solve_member.hpp) and the batch kernels (kernels/common/) run exactly this
 // code, so a member's results cannot depend on which of them ran it, on the batch it was in, or on how
 // often the host paused it: `member_advance` performs at most K step attempts and returns, and all the
-// member knows lives in member_state (DESIGN.md sections 1 and 3: a sync point is an attempt boundary).
+// member knows lives in member_state (docs/ARCHITECTURE.md section 1: a sync point is an attempt boundary).
 //
 // Outputs go to a sink, called as sink(save_index, t, y) for every save time passed, in order, with y
 // from dense output; multipliers are made consistent with (q, v) when the options ask for it.

@@ -11,7 +11,7 @@
 
 namespace lockstep {
 
-// How initial (q0, v0) that violate the constraints are treated (seed 001 eqs. 120-123).
+// How initial (q0, v0) that violate the constraints are treated (Mantegazza & Masarati 2012, eqs. 120-123).
 enum class init_mode : int {
   project = 0,  // correct them by a minimal-norm projection and report the size of the correction
   strict = 1,   // refuse them (status inconsistent_initial) when a correction above init_tolerance is needed
@@ -24,9 +24,9 @@ enum class init_mode : int {
 enum class method_kind : int {
   bdf = 0,     // variable-order variable-step BDF 1-5 (ggl; index3 with fixed steps only)
   radau5 = 1,  // Radau IIA, 3 stages, order 5 (index3 and ggl)
-  radau3 = 2,  // Radau IIA, 2 stages, order 3 (seed 001 eq. 79; index3 and ggl)
+  radau3 = 2,  // Radau IIA, 2 stages, order 3 (Mantegazza & Masarati 2012, eq. 79; index3 and ggl)
   euler = 3,   // backward Euler, Radau IIA with 1 stage (index3 and ggl)
-  rhoinf = 4,  // the two-step method of seed 001 eqs. 74-77 with spectral radius rho_inf at infinity
+  rhoinf = 4,  // the two-step method of Mantegazza & Masarati 2012, eqs. 74-77 with spectral radius rho_inf at infinity
 };
 
 // The name used in study files and results.
@@ -47,7 +47,7 @@ struct solver_options {
 
   // Error control: weighted RMS norm with weights 1 / (rtol |y_i| + atol_group) (Hairer, Norsett &
   // Wanner I.4; IDA user guide, "error test"). Multipliers are weighted by atol_lambda in the Newton
-  // test; the error test leaves them out (seed 000).
+  // test; the error test leaves them out (Ascher & Petzold 1998, ch. 10).
   double rtol = 1e-6;
   double atol_q = 1e-6;
   double atol_v = 1e-6;
@@ -64,7 +64,7 @@ struct solver_options {
   double fixed_h = 0.0;
   int fixed_order = 1;
 
-  // The rhoinf method's spectral radius at infinity (seed 001 eqs. 76-77), in [0, 1]: 0 is BDF2
+  // The rhoinf method's spectral radius at infinity (Mantegazza & Masarati 2012, eqs. 76-77), in [0, 1]: 0 is BDF2
   // (L-stable), 1 the undamped two-step trapezoidal rule (A-stable only), refused on index3, where the
   // multipliers converge only while the roots -rho_inf at infinity lie inside the unit circle, and
   // allowed elsewhere with fixed steps only (method/rhoinf.hpp).
@@ -94,9 +94,9 @@ struct solver_options {
   projection_kind projection = projection_kind::none;
 
   // Baumgarte's gains for formulation index1: the acceleration rows enforce
-  // Phi'' + 2 alpha Phi' + beta^2 Phi = 0 (seed 001 eq. 106b; seed 002), so a drift decays like the
-  // damped oscillator z'' + 2 alpha z' + beta^2 z = 0. 0, 0: the plain index-1 system, which drifts.
-  // Large gains make the problem stiff (seed 002); the other formulations ignore them.
+  // Phi'' + 2 alpha Phi' + beta^2 Phi = 0 (Mantegazza & Masarati 2012, eq. 106b; Baumgarte 1972), so a drift decays
+  // like the damped oscillator z'' + 2 alpha z' + beta^2 z = 0. 0, 0: the plain index-1 system, which drifts.
+  // Large gains make the problem stiff (Baumgarte 1972); the other formulations ignore them.
   double baumgarte_alpha = 0.0;
   double baumgarte_beta = 0.0;
 };
@@ -105,7 +105,7 @@ LOCKSTEP_HD constexpr baumgarte_gains baumgarte_of(const solver_options& opt) {
   return {opt.baumgarte_alpha, opt.baumgarte_beta};
 }
 
-// Counters every member reports (DESIGN.md section 3).
+// Counters every member reports (docs/ARCHITECTURE.md section 3).
 struct member_counters {
   long steps = 0;                 // accepted steps
   long rejected_steps = 0;        // error-test failures and Newton-failure step cuts

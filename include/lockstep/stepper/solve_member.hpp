@@ -1,7 +1,7 @@
 // lockstep/stepper/solve_member.hpp — one member from t0 to t1: the single-member driver.
 //
 // Consistent initialization, then BDF step attempts until t1, with outputs at the requested save times
-// served by dense output (no step is ever shortened for a save time: DESIGN.md section 1). This host
+// served by dense output (no step is ever shortened for a save time: docs/ARCHITECTURE.md section 1). This host
 // function is the reference the batch kernels are compared with; the stepping itself is the
 // LOCKSTEP_HD member stepper of method/bdf.hpp.
 #pragma once

@@ -11,7 +11,7 @@
 //
 // Nothing here keeps a stream: every value comes from Random123's Philox4x64-10 (Salmon et al.,
 // "Parallel random numbers: as easy as 1, 2, 3", SC 2011) on a key and counter built from the seed
-// and indices (DESIGN.md section 3), so members may be computed in any order, by any thread, chunk
+// and indices (docs/DESIGN-NOTES.md, "Determinism"), so members may be computed in any order, by any thread, chunk
 // or rank, and come out bitwise the same. sample_member allocates nothing; the Sobol direction
 // numbers are extracted from Boost once per process (a function-local static).
 //

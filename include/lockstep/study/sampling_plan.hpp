@@ -11,7 +11,7 @@
 // `members` and `replicates`. The drawn values depend on (seed, replicate, draw) only, so every grid
 // point sees the same drawn points (a crossed design: differences between grid points are not masked
 // by different draws). Every member's values depend on (plan, i) only — never on which chunk, thread
-// or rank computes them (DESIGN.md section 3).
+// or rank computes them (docs/DESIGN-NOTES.md, "Determinism").
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 // values per member, the count of values that entered, mean, sample standard deviation, min, max,
 // quantiles and the Monte Carlo standard error of the mean.
 //
-// Determinism (DESIGN.md section 3). Members are grouped into fixed blocks of `statistics_block`
+// Determinism (docs/DESIGN-NOTES.md, "Conventions"). Members are grouped into fixed blocks of `statistics_block`
 // consecutive member indices (block b = members [4096 b, 4096 b + 4096) clipped to the ensemble). Inside a
 // block, values are accumulated in member order; blocks are combined in a fixed binary tree over the
 // block indices (a perfect binary tree over 0..2^L-1, L = ceil(log2 B), whose empty right subtrees are
