@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/sanitize.sh — the unit tests built and run under AddressSanitizer + UndefinedBehaviorSanitizer
-#, in a build directory of their own:
+# in a build directory of their own:
 #
 #   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo (-O1 -g1)
 #         -DLOCKSTEP_CUDA=OFF -DLOCKSTEP_BUILD_BENCH=OFF -DLOCKSTEP_MPI=OFF
