@@ -26,6 +26,7 @@
 #include "host/checkpoint/checkpoint_file.hpp"
 #include "host/cli/run_study.hpp"
 #include "host/io/output_file.hpp"
+#include "host/io/results_h5.hpp"
 #include "host/io/study_file.hpp"
 #include "host/mpi/communicator.hpp"
 #include "lockstep/model/registry.hpp"
@@ -98,6 +99,12 @@ std::string plot_script() {
 
 int plot(const std::string& results, const std::string& out_dir, const std::string& outputs, const std::string& quantity,
          const std::string& member) {
+  // A file of another results format is refused here, before Python starts (the script checks it too).
+  try {
+    io::check_results_file(results);
+  } catch (const io::io_error& e) {
+    return error(e.what());
+  }
   const std::string script = plot_script();
   if (script.empty()) return error("cannot find lockstep_plot.py (set LOCKSTEP_PLOT_SCRIPT)");
   // Debian's interpreter has numpy, h5py and matplotlib; the python3 first on PATH may not.

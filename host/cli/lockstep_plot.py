@@ -31,7 +31,8 @@ With /lyapunov (a study with a [lyapunov] section; host/io/results_h5.hpp):
 
 Needs numpy, h5py and matplotlib (Debian: python3-numpy python3-h5py python3-matplotlib; run with
 /usr/bin/python3). Exit status 0 on success, 2 on any error (usage, missing file, not a lockstep results
-file, unknown output or quantity), with a message on stderr.
+file, a results format version other than RESULTS_FORMAT_VERSION, unknown output or quantity), with a
+message on stderr.
 """
 
 import argparse
@@ -40,6 +41,9 @@ import re
 import sys
 
 EXIT_ERROR = 2
+# The results format this script reads (docs/RESULTS-FORMAT.md; host/io/results_h5.hpp writes it).
+RESULTS_FORMAT = "lockstep-results"
+RESULTS_FORMAT_VERSION = 1
 SUCCESS = 1  # member_status::success (include/lockstep/core/status.hpp)
 DEFAULT_OUTPUTS = 4
 # Beyond this many values, bands are not recomputed from trajectories (it would read them all).
@@ -70,13 +74,34 @@ def open_results(h5py, path):
         f = h5py.File(path, "r")
     except OSError as e:
         raise PlotError(f"{path}: not an HDF5 file ({e})") from None
-    fmt = f.attrs.get("format")
-    # Files written before the format attribute existed are recognized by their layout.
-    recognized = as_text(fmt) == "lockstep-results" if fmt is not None else ("members/status" in f and "t" in f)
-    if not recognized:
+    try:
+        check_format(f, path)
+    except PlotError:
         f.close()
-        raise PlotError(f"{path}: not a lockstep results file (no format = 'lockstep-results' attribute)")
+        raise
     return f
+
+
+def check_format(f, path):
+    """Refuses a file that is not a lockstep results file of RESULTS_FORMAT_VERSION (host/io/results_h5.hpp,
+    check_results_file, says the same in C++)."""
+    fmt = f.attrs.get("format")
+    version = f.attrs.get("format_version")
+    # Files written before the root carried its format have version 1's layout: read as version 1.
+    if fmt is None and version is None and "members/status" in f and "t" in f:
+        return
+    if fmt is None or as_text(fmt) != RESULTS_FORMAT:
+        raise PlotError(f"{path}: not a lockstep results file (no format = '{RESULTS_FORMAT}' attribute)")
+    try:
+        version = int(version)
+    except (TypeError, ValueError):
+        raise PlotError(f"{path}: a lockstep results file without a readable integer format_version attribute") from None
+    if version != RESULTS_FORMAT_VERSION:
+        writer = f.attrs.get("lockstep_version")
+        by = f" (written by lockstep {as_text(writer)})" if writer is not None else ""
+        raise PlotError(f"{path}: results format version {version}{by}; this lockstep reads version "
+                        f"{RESULTS_FORMAT_VERSION} (docs/RESULTS-FORMAT.md): read it with the lockstep that "
+                        "wrote it, or run the study again")
 
 
 def sizes(f):

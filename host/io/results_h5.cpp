@@ -20,7 +20,7 @@ namespace lockstep::io {
 
 namespace {
 
-constexpr std::int64_t format_version = 1;
+constexpr std::int64_t format_version = results_format_version;
 
 // ---- RAII for hid_t --------------------------------------------------------------------------------
 template <herr_t (*Close)(hid_t)>
@@ -647,7 +647,7 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
   }
   const hid_t root = w.file.get();
 
-  w.string_attribute(root, "format", "lockstep-results");
+  w.string_attribute(root, "format", results_format);
   w.int64_attribute(root, "format_version", format_version);
   w.string_attribute(root, "model", l.model);
   w.int64_attribute(root, "n", l.n);
@@ -923,6 +923,75 @@ void results_writer::commit() {
   if (!w.file.close()) w.fail_h5("close");
   w.check_record("close");
   w.file_name.commit();
+}
+
+// ---- the reader's check ----------------------------------------------------------------------------
+
+namespace {
+
+// A scalar string attribute of the root (variable or fixed length), or nullopt when it cannot be read.
+std::optional<std::string> read_string_attribute(hid_t file, const char* name) {
+  if (H5Aexists(file, name) <= 0) return std::nullopt;
+  attribute_handle a(H5Aopen(file, name, H5P_DEFAULT));
+  if (!a.valid()) return std::nullopt;
+  type_handle stored(H5Aget_type(a.get()));
+  if (!stored.valid() || H5Tget_class(stored.get()) != H5T_STRING) return std::nullopt;
+  if (H5Tis_variable_str(stored.get()) > 0) {
+    type_handle memory(H5Tcopy(H5T_C_S1));
+    if (!memory.valid() || H5Tset_size(memory.get(), H5T_VARIABLE) < 0) return std::nullopt;
+    H5Tset_cset(memory.get(), H5Tget_cset(stored.get()));
+    char* text = nullptr;
+    if (H5Aread(a.get(), memory.get(), &text) < 0) return std::nullopt;
+    std::string value = text != nullptr ? text : "";
+    H5free_memory(text);
+    return value;
+  }
+  const std::size_t size = H5Tget_size(stored.get());
+  std::string value(size, '\0');
+  type_handle memory(H5Tcopy(stored.get()));
+  if (!memory.valid() || H5Aread(a.get(), memory.get(), value.data()) < 0) return std::nullopt;
+  value.resize(std::strlen(value.c_str()));
+  return value;
+}
+
+}  // namespace
+
+void check_results_file(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  const auto refuse = [&](int system_error, const std::string& why) -> void {
+    throw io_error(path, system_error, "'" + name + "': " + why);
+  };
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) refuse(ENOENT, "no such file");
+  if (std::filesystem::is_directory(path, ec)) refuse(EISDIR, "is a directory, not a results file");
+  const error_printing_off quiet;
+  file_handle file(H5Fopen(name.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!file.valid()) refuse(0, "not an HDF5 file (or not readable)");
+  const hid_t f = file.get();
+  const auto has_link = [&](const char* link) { return H5Lexists(f, link, H5P_DEFAULT) > 0; };
+  const bool has_format = H5Aexists(f, "format") > 0;
+  const bool has_version = H5Aexists(f, "format_version") > 0;
+  // Written before the root carried its format: version 1's layout.
+  if (!has_format && !has_version && has_link("t") && has_link("members") && has_link("members/status")) return;
+  const std::optional<std::string> format = read_string_attribute(f, "format");
+  if (!format || *format != results_format)
+    refuse(0, "not a lockstep results file (no format = \"" + std::string(results_format) + "\" attribute)");
+  std::int64_t version = 0;
+  bool version_read = false;
+  if (has_version) {
+    attribute_handle a(H5Aopen(f, "format_version", H5P_DEFAULT));
+    type_handle stored(a.valid() ? H5Aget_type(a.get()) : H5I_INVALID_HID);
+    version_read = stored.valid() && H5Tget_class(stored.get()) == H5T_INTEGER &&
+                   H5Aread(a.get(), H5T_NATIVE_INT64, &version) >= 0;
+  }
+  if (!version_read) refuse(0, "a lockstep results file without a readable integer format_version attribute");
+  if (version != results_format_version) {
+    const std::optional<std::string> writer = read_string_attribute(f, "lockstep_version");
+    refuse(0, "results format version " + std::to_string(version) +
+                  (writer ? " (written by lockstep " + *writer + ")" : std::string()) + "; this lockstep reads version " +
+                  std::to_string(results_format_version) +
+                  " (docs/RESULTS-FORMAT.md): read it with the lockstep that wrote it, or run the study again");
+  }
 }
 
 }  // namespace lockstep::io

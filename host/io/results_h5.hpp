@@ -5,56 +5,10 @@
 // chunk. It writes into a temporary beside the final path and renames it into place on commit()
 // (output_file.hpp), so a results.h5 under its final name is always complete.
 //
-// Layout (N = members, S = save times, n/m/k = model sizes, V = varied inputs, Y = 2n + 2m + k):
-//
-//   /                     attributes: format = "lockstep-results", format_version = 1, model, n, m, k,
-//                         members, trajectories (0/1); from set_run_info: study (the study file's
-//                         text), lockstep_version, git_revision, backend, threads, wall_time_seconds;
-//                         any others from set_attribute
-//   /t                    float64 [S]                    save times
-//   /q, /v                float64 [N, S, n]              only when layout.trajectories
-//   /lambda               float64 [N, S, m]              only when layout.trajectories
-//   /mu                   float64 [N, S, m]              only when trajectories and layout.has_mu (ggl,
-//                                                        projected invariants)
-//   /nu                   float64 [N, S, k]              only when trajectories and layout.has_nu
-//   /members/status       int32 [N]                      member_status codes; attribute names (string
-//                                                        [member_status_count], names[code])
-//   /members/steps, rejected, newton_iterations, newton_failures, jacobian_evaluations,
-//            lu_factorizations, model_evaluations, projections   int64 [N]
-//   /members/final_t, final_h, max_phi, max_velocity_residual,
-//            init_q_correction, init_v_correction,
-//            max_projection_q, max_projection_v                  float64 [N]
-//   /members/final_q, final_v   float64 [N, n]           the state at final_t (t1 for successful members)
-//   /members/inputs       float64 [N, V]                 attributes names (string [V]), grid_shape
-//                                                        (int64 [G], lengths of the grid dimensions in
-//                                                        order), grid_dims (int32 [G], their indices
-//                                                        among names); G = 0 gives empty arrays
-//   /statistics           group; attribute quantile_rank_error (float64) when set
-//   /statistics/<stat>/q, v     float64 [S, n]
-//   /statistics/<stat>/lambda   float64 [S, m]
-//   /statistics/<stat>/mu       float64 [S, m]           when has_mu; /nu float64 [S, k] when has_nu
-//   /statistics/<stat>/count    int64 [S, Y]             members that entered each value, columns in the
-//                                                        state layout (q, v, lambda, mu, nu), when given
-//                         attribute probability (float64) on quantile groups only
-//
-// With layout.lyapunov.exponents = p > 0 (a study's [lyapunov] section; H =
-// layout.lyapunov.history, the most running estimates a member can have):
-//
-//   /lyapunov             group; attributes method ("qr" | "clone"), metric ("mass" | "euclidean"),
-//                         renormalize, transient, separation (clone only) (float64), dimension (d =
-//                         2 (n - m) - k), exponents (p), history_length (H) (int64)
-//   /lyapunov/exponents   float64 [N, p]                 the p leading exponents in the QR order
-//                                                        (decreasing, up to the finite-time error of
-//                                                        nearly equal ones); NaN for a member whose
-//                                                        Lyapunov run failed
-//   /lyapunov/status      int32 [N]                      member_status of the Lyapunov run (names as
-//                                                        /members/status)
-//   /lyapunov/t_start     float64 [N]                    where the averages started (after the transient)
-//   /lyapunov/renormalizations  int64 [N]                re-orthonormalizations (clone: intervals) done
-//   /lyapunov/steps       int64 [N]                      accepted steps of the Lyapunov run (-1: clone,
-//                                                        which solves the member once per interval)
-//   /lyapunov/history_t   float64 [N, H]                 times of the running estimates (H > 0 only),
-//   /lyapunov/history     float64 [N, H, p]              and the estimates; NaN past a member's last
+// Layout: docs/RESULTS-FORMAT.md, the reference for format version results_format_version (below).
+// A change that a reader of the current version would misread (a dataset renamed, removed or reshaped,
+// a meaning changed) raises the version and updates that document and both readers' checks
+// (check_results_file below, host/cli/lockstep_plot.py); a new dataset or attribute does not.
 //
 // Strings are variable-length UTF-8 (h5py reads them as str). Member datasets are chunked along the
 // member axis and, when layout.gzip_level > 0, shuffled and deflated. The file uses the HDF5 1.8
@@ -85,6 +39,17 @@
 #include "lockstep/stepper/options.hpp"
 
 namespace lockstep::io {
+
+// The results format this lockstep writes and reads: the root attributes format and format_version.
+inline constexpr std::string_view results_format = "lockstep-results";
+inline constexpr std::int64_t results_format_version = 1;
+
+// Checks that `path` is a lockstep results file this lockstep can read: format = results_format and
+// format_version = results_format_version. A file written before the root carried these attributes
+// (none of them, but /t and /members/status) has version 1's layout and is accepted as version 1.
+// Throws io_error naming the file otherwise: missing, not HDF5, not a lockstep results file, or of
+// another version ("results format version 2 ...; this lockstep reads version 1").
+void check_results_file(const std::filesystem::path& path);
 
 // The /lyapunov group (exponents = 0: none).
 struct lyapunov_layout {

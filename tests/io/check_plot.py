@@ -4,8 +4,8 @@
 Writes sample results with write_sample_results (a 6 x 5 grid study, two failed members), runs the
 plot script on them and checks that it writes exactly the expected PNGs, each a readable non-empty
 image; then checks the variants (no grid, no trajectories, no statistics), the error exits (missing
-file, a file that is not HDF5, an HDF5 file that is not a lockstep results file, unknown output or
-quantity: exit status 2 with a message) and that the writer's fault-injection variable
+file, a file that is not HDF5, an HDF5 file that is not a lockstep results file, another results
+format version, unknown output or quantity: exit status 2 with a message) and that the writer's fault-injection variable
 LOCKSTEP_IO_FAIL_AFTER_BYTES makes it fail naming the file and leave no results.h5 behind.
 Exits 77 (ctest: skipped) when numpy, h5py or matplotlib are missing.
 """
@@ -130,6 +130,36 @@ def main():
     with h5py.File(foreign, "w") as f:
         f["x"] = [1.0, 2.0]
     check_error(plot(args.script, foreign), "foreign HDF5", "not a lockstep results file")
+
+    # The results format version (docs/RESULTS-FORMAT.md): another version is refused naming the file,
+    # the version found and the version read; a lockstep file without a version is refused; a file
+    # from before the root carried its format is read as version 1.
+    def variant(name, change):
+        path = os.path.join(args.workdir, name, "results.h5")
+        os.makedirs(os.path.dirname(path))
+        shutil.copy(grid, path)
+        with h5py.File(path, "r+") as f:
+            change(f.attrs)
+        return path
+
+    def version_2(attrs):
+        attrs["format_version"] = numpy.int64(2)
+        attrs["lockstep_version"] = "9.9.9"
+
+    newer = variant("version_2", version_2)
+    check_error(plot(args.script, newer), "version 2", newer, "results format version 2 (written by lockstep 9.9.9)",
+                "this lockstep reads version 1")
+    unversioned = variant("unversioned", lambda attrs: attrs.__delitem__("format_version"))
+    check_error(plot(args.script, unversioned), "no version", unversioned, "without a readable integer format_version")
+
+    def before_format(attrs):
+        del attrs["format"]
+        del attrs["format_version"]
+
+    old = variant("before_format", before_format)
+    out = os.path.join(args.workdir, "before_format_plots")
+    check_images(plot(args.script, old, "-o", out, "--outputs", "q0"), out,
+                 ["band_q0.png", "hist_q0.png", "heatmap_q1.png", "status.png"], "file from before the format attributes")
     check_error(plot(args.script, grid, "--outputs", "q9"), "bad output", "q9")
     check_error(plot(args.script, grid, "--quantity", "nonsense"), "bad quantity", "nonsense")
     check(run([sys.executable, args.script]).returncode == 2, "no arguments: exit status 2")

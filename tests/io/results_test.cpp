@@ -17,6 +17,7 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -957,4 +958,100 @@ TEST(MembersCsv, CreatingInAMissingDirectoryFailsNamingThePath) {
     EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(std::strerror(ENOENT)), std::string::npos) << e.what();
   }
+}
+
+// ---- the reader's format check (check_results_file; docs/RESULTS-FORMAT.md) -------------------------
+
+namespace {
+
+// A small results file from the writer, then its root attribute `name` rewritten (int64) or removed.
+fs::path written_results(const scratch_dir& dir) {
+  const fs::path path = dir / "results.h5";
+  const sample s = make_sample(3, 2, 1, 0, 2, true);
+  io::run_info run;
+  run.lockstep_version = "9.9.9";
+  io::results_writer w(path, s.layout);
+  w.write_members(s.block(0, 3));
+  w.set_run_info(run);
+  w.commit();
+  return path;
+}
+
+void rewrite_root_attribute(const fs::path& path, const char* name, std::optional<std::int64_t> value) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  ASSERT_GE(H5Adelete(file, name), 0);
+  if (value) {
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t attribute = H5Acreate2(file, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(attribute, 0);
+    EXPECT_GE(H5Awrite(attribute, H5T_NATIVE_INT64, &*value), 0);
+    H5Aclose(attribute);
+    H5Sclose(space);
+  }
+  H5Fclose(file);
+}
+
+// The message of the io_error check_results_file throws for `path` ("" when it throws none).
+std::string refusal(const fs::path& path) {
+  try {
+    io::check_results_file(path);
+  } catch (const io::io_error& e) {
+    EXPECT_EQ(e.path, path);
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(ResultsFormat, AcceptsTheFilesThisWriterWrites) {
+  scratch_dir dir;
+  const fs::path path = written_results(dir);
+  EXPECT_EQ(io::results_format_version, 1);
+  EXPECT_EQ(refusal(path), "");
+}
+
+TEST(ResultsFormat, RefusesAnotherVersionNamingTheFileTheVersionFoundAndTheVersionSupported) {
+  // Arrange
+  scratch_dir dir;
+  const fs::path path = written_results(dir);
+  rewrite_root_attribute(path, "format_version", 2);
+
+  // Act
+  const std::string message = refusal(path);
+
+  // Assert
+  EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+  EXPECT_NE(message.find("results format version 2 (written by lockstep 9.9.9)"), std::string::npos) << message;
+  EXPECT_NE(message.find("this lockstep reads version 1"), std::string::npos) << message;
+}
+
+TEST(ResultsFormat, RefusesALockstepFileWhoseVersionIsMissing) {
+  scratch_dir dir;
+  const fs::path path = written_results(dir);
+  rewrite_root_attribute(path, "format_version", std::nullopt);
+  EXPECT_NE(refusal(path).find("without a readable integer format_version"), std::string::npos) << refusal(path);
+}
+
+TEST(ResultsFormat, ReadsAFileWrittenBeforeTheFormatAttributesAsVersionOne) {
+  scratch_dir dir;
+  const fs::path path = written_results(dir);
+  rewrite_root_attribute(path, "format_version", std::nullopt);
+  rewrite_root_attribute(path, "format", std::nullopt);
+  EXPECT_EQ(refusal(path), "");
+}
+
+TEST(ResultsFormat, RefusesOtherFilesNamingThem) {
+  // Arrange: a missing file, a text file, and an HDF5 file that is not a lockstep results file.
+  scratch_dir dir;
+  const fs::path text = dir / "members.csv";
+  std::ofstream(text) << "member,status\n";
+  const fs::path foreign = dir / "foreign.h5";
+  H5Fclose(H5Fcreate(foreign.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+
+  // Act, Assert
+  EXPECT_NE(refusal(dir / "missing.h5").find("no such file"), std::string::npos);
+  EXPECT_NE(refusal(text).find(text.string() + "': not an HDF5 file"), std::string::npos) << refusal(text);
+  EXPECT_NE(refusal(foreign).find("not a lockstep results file"), std::string::npos) << refusal(foreign);
 }
