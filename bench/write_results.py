@@ -237,7 +237,7 @@ def write(args):
     w(f"- Command, from the repository root: `{args.command}` (wall time {args.seconds} s, including waits"
       f" for an idle machine)")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    commit = sh(["git", "-C", root, "log", "-1", "--format=%h %s"])
+    commit = sh(["git", "-C", root, "log", "-1", "--format=%h"])  # the hash alone: the document quotes it
     # "XY path" lines; the first one's leading blank is stripped by sh(), so split instead of slicing.
     dirty = [l.split(None, 1)[1] for l in sh(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"]).splitlines() if l.strip()]
     w(f"- Date: {args.start} (UTC, start of the run)")
