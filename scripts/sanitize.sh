@@ -11,7 +11,7 @@
 #
 # Which tests: every unit-test executable of the layers (core, model, formulation, method, stepper,
 # study, io, lyapunov) and the reliability tests that run in-process (statistics state, checkpoint
-# format, TOML guard): 679 tests. Measured on 2 idle cores (2026-11-22): build about 410 s, tests 75 s.
+# format, TOML guard); their count and the stage's measured time: CONTRIBUTING.md.
 # Left out, to keep this second build short (the whole suite has already run in Release): the
 # end-to-end tests that start the lockstep binary (cli, reliability_end_to_end; they exercise the same
 # host/io and host/checkpoint code these tests cover, plus process handling), the backend ensemble
@@ -21,7 +21,7 @@
 # LeakSanitizer's report). UBSan's three null-pointer checks are off: with any of them GCC 12 no
 # longer evaluates constexpr pointer comparisons (static_assert(find_model(...) != nullptr) in
 # tests/model fails to compile; GCC PR 71962); a null dereference is still an ASan SEGV report. -O1
-# keeps the build within CI's budget (measured numbers: .ci/run's banner). Any sanitizer report fails
+# keeps the build within CI's budget (measured numbers: CONTRIBUTING.md). Any sanitizer report fails
 # the test it happens in: ASan aborts on its first error, UBSan halts on its first (halt_on_error=1),
 # LSan reports leaks at exit with a non-zero status.
 #
