@@ -174,7 +174,7 @@ TEST(Index1Drift, GrowsWithoutStabilizationAndStaysAtRoundoffWithCoordinateProje
   }
 }
 
-// One backward Euler step (BDF of fixed order 1: Ascher & Petzold 10.1.1) from a consistent point of
+// One backward Euler step (BDF of fixed order 1: Ascher & Petzold 1998, 10.1.1) from a consistent point of
 // the double pendulum, then post-stabilization. The tentative step has |Phi| = O(h^2) (order p = 1);
 // one application of F = B (G B)^-1 leaves O(h^(2(p+1))) = O(h^4) (Ascher & Petzold 1998, section 10.2.1, H F = I
 // on the position part). Ascher & Petzold's algorithm, which projection = post-stabilization runs, applies F

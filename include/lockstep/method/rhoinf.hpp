@@ -59,7 +59,7 @@
 // factors (the corrector's, method/corrector.hpp, which keeps it across steps while Newton contracts).
 // F is affine in y' in every formulation (euler_lagrange.hpp): F_y' tau = (tau_q, M tau_v, G tau_v, 0,
 // A tau_v), the G and A rows only at acceleration level (index1, projected invariants: G v' + gamma = 0,
-// Mantegazza & Masarati 2012, eqs. 106-107, Ascher & Petzold eq. 4.14); on index3 and ggl the constraint rows hold no
+// Mantegazza & Masarati 2012, eqs. 106-107, Ascher & Petzold 1993, eq. 4.14); on index3 and ggl the constraint rows hold no
 // y'. With the same blocks on both sides the identity behind the filter holds exactly,
 //     LE = -J(c)^-1 c F_y' tau = -tau + J(c)^-1 F_y tau,
 // so LE is O(tau) = O(h^3) in every component (the multipliers' part is J(c)^-1 F_y tau: tau has no
