@@ -27,6 +27,7 @@
 #include "lockstep/lyapunov/tangent.hpp"
 #include "lockstep/method/methods.hpp"
 #include "lockstep/model/registry.hpp"
+#include "lockstep/study/samplers.hpp"
 
 namespace lockstep::io {
 
@@ -551,10 +552,29 @@ class study_reader {
     if (auto tol = bounded_number(s, "newton_tol", 0.0, false)) opt.newton_tol = *tol;
     if (auto iterations = bounded_integer(s, "newton_max_iterations", 1, INT_MAX))
       opt.newton_max_iterations = static_cast<int>(*iterations);
+    // The Radau IIA family runs RADAU5's Newton iteration with its own tolerance and iteration limit
+    // (method/radau.hpp): these two keys set the corrector of bdf and rhoinf only.
+    if (opt.method != method_kind::bdf && opt.method != method_kind::rhoinf)
+      for (const char* key : {"newton_tol", "newton_max_iterations"})
+        if (s.get(key))
+          fail(s.key_position(key), std::string("[solver] ") + key + " applies to methods \"bdf\" and \"rhoinf\" only " +
+                                        "(method is \"" + method_name(opt.method) + "\", whose Newton iteration " +
+                                        "takes RADAU5's tolerance and limit); remove it");
     if (const toml::node* node = s.get("consistent_multipliers"))
       opt.consistent_multipliers = boolean(*node, s.what("consistent_multipliers"));
     if (auto tol = bounded_number(s, "init_tolerance", 0.0, false)) opt.init_tolerance = *tol;
+    // A key without effect is refused, never ignored: init_tolerance bounds strict initialization only.
+    if (s.get("init_tolerance") && opt.init != init_mode::strict)
+      fail(s.key_position("init_tolerance"),
+           "[solver] init_tolerance applies to init = \"strict\" only (init is \"project\", which corrects any "
+           "violation); remove it or set init = \"strict\"");
     if (auto h = bounded_number(s, "fixed_h", 0.0, false)) opt.fixed_h = *h;
+    // With fixed steps there is no step-size control for these to bound.
+    if (opt.fixed_h > 0.0)
+      for (const char* key : {"h_initial", "h_min", "h_max"})
+        if (s.get(key))
+          fail(s.key_position(key), std::string("[solver] ") + key + " has no effect with fixed_h (every step is " +
+                                        "fixed_h long); remove one of the two");
     if (auto order = bounded_integer(s, "fixed_order", 1, bdf_max_order)) {
       if (opt.method != method_kind::bdf)
         fail(s.key_position("fixed_order"), "[solver] fixed_order applies to method \"bdf\" only (method is " +
@@ -698,6 +718,20 @@ class study_reader {
                                               std::string(distribution_keys[static_cast<int>(plan.vary[i].dist.kind)]));
     }
 
+    // Keys without effect are refused, never ignored. A pure grid has exactly its grid's members, drawn
+    // by no generator; a study that varies nothing has members identical copies of one member (useful
+    // to measure throughput) and draws nothing either.
+    const bool pure_grid = study::is_pure_grid(plan);
+    for (const char* key : {"members", "replicates", "seed"})
+      if (pure_grid && s.get(key))
+        fail(s.key_position(key), std::string("[ensemble] ") + key + " has no effect: every [ensemble.vary] entry " +
+                                      "is a grid, so the study has one member per grid point; remove it, or " +
+                                      "draw some entry at random");
+    for (const char* key : {"seed", "sampler"})
+      if (plan.vary.empty() && s.get(key))
+        fail(s.key_position(key), std::string("[ensemble] ") + key + " has no effect: [ensemble.vary] varies " +
+                                      "nothing, so every member is the same; remove it, or add an [ensemble.vary] entry");
+
     // G x members x replicates, or G for a pure grid (study/sampling_plan.hpp).
     double total = 1.0;
     bool drawn = false;
@@ -840,7 +874,7 @@ class study_reader {
     if (const toml::node* node = s.get("trajectories")) output.trajectories = boolean(*node, s.what("trajectories"));
     if (auto mb = bounded_integer(s, "quantile_memory_mb", 1, LONG_MAX)) output.quantile_memory_mb = static_cast<long>(*mb);
     const toml::node* node = s.get("statistics");
-    if (!node) return;
+    if (!node) return;  // the default statistics include quantiles
     const toml::array* list = node->as_array();
     if (!list) fail_at(*node, "[output] statistics must be an array of names (got " + describe(*node) + ")");
     output.statistics.clear();
@@ -869,6 +903,10 @@ class study_reader {
       }
       output.statistics.push_back(name);
     }
+    // A key without effect is refused, never ignored: the budget is the quantile estimators'.
+    if (s.get("quantile_memory_mb") && output.quantiles.empty())
+      fail(s.key_position("quantile_memory_mb"),
+           "[output] quantile_memory_mb has no effect: the study asks for no quantile (qNN) statistic");
   }
 
   // ---- [lyapunov] ----

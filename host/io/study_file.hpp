@@ -18,8 +18,10 @@
 //   rtol = 1e-6                                      > 0                                        [1e-6]
 //   atol = 1e-6              a number, or { q = .., v = .., lambda = .. } (> 0; groups left
 //                            out keep the default)                                              [1e-6]
-//   max_steps, h_initial, h_min, h_max, max_order (bdf only), newton_tol, newton_max_iterations,
-//   consistent_multipliers, init_tolerance, fixed_h, fixed_order (bdf only, needs fixed_h)
+//   max_steps, h_initial, h_min, h_max, max_order (bdf only), newton_tol and newton_max_iterations
+//   (bdf and rhoinf: the Radau IIA methods take RADAU5's),
+//   consistent_multipliers, init_tolerance (init = "strict" only), fixed_h, fixed_order (bdf only,
+//   needs fixed_h); h_initial, h_min and h_max are refused with fixed_h (they would have no effect)
 //                            as in stepper/options.hpp, with its defaults
 //   baumgarte = { alpha, beta }   Baumgarte's gains (>= 0) for formulation index1 [0, 0]; non-zero
 //                                 gains with another formulation are refused (0, 0 is no stabilization
@@ -39,10 +41,14 @@
 //     times: each inside [t0, t1]; sorted, duplicates removed, t1 appended if absent (same rule).
 //
 //   [ensemble]
-//   members = 1              >= 1, drawn points per replicate (ignored for a pure grid)         [1]
+//   members = 1              >= 1, drawn points per replicate; with nothing varied, that many   [1]
+//                            identical members (a throughput measurement)
 //   sampler = "random"       random | sobol | lhs | grid (grid: every vary entry a grid)        ["random"]
 //   seed = 1                 >= 0                                                               [1]
 //   replicates = 1           >= 1                                                               [1]
+//   A key without effect is refused, as every such key of the file: members, replicates and seed
+//   with a pure grid (every vary entry a grid: one member per grid point, nothing drawn); seed and
+//   sampler when nothing is varied.
 //   [ensemble.vary]          "params.NAME" or "initial.NAME" (quoted, or as a dotted key) =
 //     { uniform = [lower, upper] }            lower <= upper
 //     { normal = { mean = .., std = .. } }    std >= 0
@@ -56,7 +62,8 @@
 //   trajectories = false     store q, v, lambda of every member at every save time              [false]
 //   statistics = [...]       mean | std | min | max | qNN | qNN.N (the NN percent quantile, 0..100)
 //                                                            [mean, std, min, max, q05, q50, q95]
-//   quantile_memory_mb = 1024  memory budget of the quantile estimators, >= 1                   [1024]
+//   quantile_memory_mb = 1024  memory budget of the quantile estimators, >= 1; refused when no
+//                              qNN statistic is asked for                                     [1024]
 //
 //   [lyapunov]               optional: Lyapunov exponents of every member (lyapunov/spectrum.hpp)
 //   exponents = "all"        p leading exponents: an integer between 1 and d = 2 (n - m) - k (the

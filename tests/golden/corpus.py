@@ -54,6 +54,9 @@ MODELS = {
 def study(model, method, formulation, projection="none", members=6, sampler="random", solver="", extra="",
           trajectories=True, vary=None, t1=None):
     vary_line, horizon = MODELS[model]
+    # A pure grid has one member per grid point and draws nothing: members and seed would have no
+    # effect, and a study file refuses them.
+    drawn = f"members = {members}\nseed = 7\n" if sampler != "grid" else ""
     return f"""[model]
 name = "{model}"
 
@@ -69,9 +72,7 @@ t1 = {t1 if t1 is not None else horizon}
 save = {{ every = {(t1 if t1 is not None else horizon) / 10} }}
 
 [ensemble]
-members = {members}
-sampler = "{sampler}"
-seed = 7
+{drawn}sampler = "{sampler}"
 [ensemble.vary]
 {vary if vary is not None else vary_line}
 

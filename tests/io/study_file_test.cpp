@@ -16,6 +16,7 @@
 
 #include "host/io/study_file.hpp"
 #include "lockstep/model/registry.hpp"
+#include "lockstep/study/samplers.hpp"
 
 namespace lockstep::io {
 namespace {
@@ -48,7 +49,7 @@ params  = { m1 = 1.5, L2 = 0.8 }
 initial = { theta2 = 2.5, theta1 = 2 }
 
 [solver]
-method = "radau5"
+method = "bdf"
 formulation = "ggl"
 projection = "none"
 metric = "euclidean"
@@ -56,6 +57,7 @@ init = "strict"
 rtol = 1e-8
 atol = { q = 1e-9, v = 1e-7, lambda = 1e-5 }
 max_steps = 20000
+max_order = 4
 h_initial = 1e-4
 h_min = 1e-14
 h_max = 0.1
@@ -103,7 +105,8 @@ TEST(StudyFile, FullStudyParsesIntoExactlyTheExpectedSpec) {
             (std::vector<indexed_value>{{input_index(model, "theta1"), 2.0}, {input_index(model, "theta2"), 2.5}}));
 
   const solver_options& opt = spec.solver;
-  EXPECT_EQ(opt.method, method_kind::radau5);
+  EXPECT_EQ(opt.method, method_kind::bdf);
+  EXPECT_EQ(opt.max_order, 4);
   EXPECT_EQ(opt.form, formulation::ggl);
   EXPECT_EQ(opt.metric, projection_metric::euclidean);
   EXPECT_EQ(opt.projection, projection_kind::none);
@@ -121,7 +124,6 @@ TEST(StudyFile, FullStudyParsesIntoExactlyTheExpectedSpec) {
   EXPECT_FALSE(opt.consistent_multipliers);
   EXPECT_EQ(opt.init_tolerance, 1e-12);
   const solver_options untouched;
-  EXPECT_EQ(opt.max_order, untouched.max_order);
   EXPECT_EQ(opt.fixed_h, untouched.fixed_h);
   EXPECT_EQ(opt.fixed_order, untouched.fixed_order);
 
@@ -278,7 +280,9 @@ TEST(StudyFile, SaveEveryThatDoesNotDivideTheSpanStopsBeforeT1) {
 
 TEST(StudyFile, IntegralRealIsAcceptedWhereAnIntegerIsExpected) {
   // Arrange
-  const char* text = "[model]\nname = \"pendulum\"\n[time]\nt1 = 1\n[ensemble]\nmembers = 1e4\nseed = 3.0\n";
+  const char* text =
+      "[model]\nname = \"pendulum\"\n[time]\nt1 = 1\n[ensemble]\nmembers = 1e4\nseed = 3.0\n"
+      "[ensemble.vary]\n\"initial.theta0\" = { uniform = [0.5, 1.0] }\n";
 
   // Act
   const study_spec spec = parse_study(text, "s.toml");
@@ -310,6 +314,26 @@ params.L = { grid = [1, 2, 3] }
   EXPECT_EQ(spec.plan.vary[0].name, "initial.theta0");
   EXPECT_EQ(spec.plan.vary[1].name, "params.L");
   EXPECT_EQ(spec.plan.vary[1].dist.grid, (std::vector<double>{1.0, 2.0, 3.0}));
+}
+
+TEST(StudyFile, MembersWithNothingVariedAreThatManyIdenticalMembers) {
+  // Arrange: 1000 members, 3 replicates, nothing varied (a throughput measurement).
+  const char* text = R"([model]
+name = "pendulum"
+[time]
+t1 = 1
+[ensemble]
+members = 1000
+replicates = 3
+)";
+
+  // Act
+  const study_spec spec = parse_study(text, "s.toml");
+
+  // Assert: every one of them is run, not one.
+  EXPECT_TRUE(spec.plan.vary.empty());
+  EXPECT_FALSE(study::is_pure_grid(spec.plan));
+  EXPECT_EQ(study::member_count(spec.plan), 3000);
 }
 
 TEST(StudyFile, BaumgarteWithZeroGainsIsNoStabilizationAndAcceptedWithAnyFormulation) {
@@ -594,6 +618,25 @@ const malformed_case malformed_cases[] = {
     {"statistics not an array", BASE "[output]\nstatistics = \"mean\"\n", "6:14", "[output] statistics must be an array of names (got a string \"mean\")"},
     {"trajectories not a boolean", BASE "[output]\ntrajectories = \"yes\"\n", "6:16", "[output] trajectories must be true or false"},
     {"quantile_memory_mb = 0", BASE "[output]\nquantile_memory_mb = 0\n", "6:22", "[output] quantile_memory_mb must be >= 1 (got 0)"},
+    // Keys that would have no effect in the study as written are refused, never ignored.
+    {"members with a pure grid", BASE "[ensemble]\nmembers = 10\n[ensemble.vary]\n\"initial.theta1\" = { grid = [1.0, 2.0] }\n",
+     "6:1", "[ensemble] members has no effect: every [ensemble.vary] entry is a grid"},
+    {"replicates with a pure grid", BASE "[ensemble]\nreplicates = 2\n[ensemble.vary]\n\"params.L1\" = { grid = [1.0, 2.0] }\n",
+     "6:1", "[ensemble] replicates has no effect: every [ensemble.vary] entry is a grid"},
+    {"seed with a pure grid", BASE "[ensemble]\nsampler = \"grid\"\nseed = 4\n[ensemble.vary]\n\"params.L1\" = { grid = [1.0] }\n",
+     "7:1", "[ensemble] seed has no effect: every [ensemble.vary] entry is a grid"},
+    {"seed when nothing is varied", BASE "[ensemble]\nmembers = 8\nseed = 3\n", "7:1",
+     "[ensemble] seed has no effect: [ensemble.vary] varies nothing"},
+    {"sampler when nothing is varied", BASE "[ensemble]\nsampler = \"sobol\"\n", "6:1",
+     "[ensemble] sampler has no effect: [ensemble.vary] varies nothing"},
+    {"init_tolerance without strict initialization", BASE "[solver]\ninit_tolerance = 1e-8\n", "6:1",
+     "[solver] init_tolerance applies to init = \"strict\" only"},
+    {"newton_tol with a Radau IIA method", BASE "[solver]\nmethod = \"radau5\"\nnewton_tol = 0.05\n", "7:1",
+     "[solver] newton_tol applies to methods \"bdf\" and \"rhoinf\" only (method is \"radau5\""},
+    {"h_max with fixed steps", BASE "[solver]\nmethod = \"radau5\"\nfixed_h = 0.01\nh_max = 0.1\n", "8:1",
+     "[solver] h_max has no effect with fixed_h"},
+    {"quantile budget without a quantile", BASE "[output]\nstatistics = [\"mean\"]\nquantile_memory_mb = 10\n", "7:1",
+     "[output] quantile_memory_mb has no effect: the study asks for no quantile (qNN) statistic"},
 };
 
 #undef BASE

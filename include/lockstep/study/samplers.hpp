@@ -198,7 +198,9 @@ inline int drawn_dimension_count(const sampling_plan& plan) {
   return n;
 }
 
-inline bool is_pure_grid(const sampling_plan& plan) { return drawn_dimension_count(plan) == 0; }
+// A plan that varies at least one entry, every one on a grid: G members, one per grid point. A plan that
+// varies nothing is not a grid: it has `members` x `replicates` identical members.
+inline bool is_pure_grid(const sampling_plan& plan) { return !plan.vary.empty() && drawn_dimension_count(plan) == 0; }
 
 // G x members x replicates, or G for a pure grid. The plan must pass check_plan.
 inline long member_count(const sampling_plan& plan) {
