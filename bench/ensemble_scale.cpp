@@ -43,6 +43,8 @@
 #include <string>
 #include <vector>
 
+#include "host/scheduler/launch.hpp"
+#include "lockstep/detail/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
 
 namespace {
@@ -144,7 +146,7 @@ void report(benchmark::State& state, const ensemble_result<Model>& r, double rss
   // (status, counters, saved outputs, final t and state), which peak RSS includes too.
   state.counters["io_bytes_per_member"] =
       static_cast<double>(sizeof(double) * (Model::n_params + 2 * Model::n) + sizeof(member_status) +
-                          sizeof(member_counters) + sizeof(double) * (1 + ensemble_result<Model>::ny * (1 + r.save_count)));
+                          sizeof(member_counters) + sizeof(double) * (1 + state_layout<Model>::size * (1 + r.save_count)));
   state.counters["peak_rss"] = peak_rss_bytes();
 }
 
@@ -167,13 +169,18 @@ void run_ensemble(benchmark::State& state, ensemble<Model> (*make)(long), long n
 
 // ---- the bound for the thread ratio -----------------------------------------------------------------
 
-struct spin_item {
+// Through the omp backend's own launch (blocks of members on its team), as the scheduler calls it.
+struct spin_items final : detail::block_task {
   double* out;
-  void operator()(long i) const {
-    // A dependent chain of multiply-adds on registers only: the work scales with cores, nothing else.
-    double x = 1.0 + 1e-9 * static_cast<double>(i);
-    for (int k = 0; k < 20000; ++k) x = x * 0.999999 + 1e-6;
-    out[i] = x;
+  explicit spin_items(double* o) : out(o) {}
+  void operator()(const long* members, long count) const override {
+    for (long a = 0; a < count; ++a) {
+      const long i = members[a];
+      // A dependent chain of multiply-adds on registers only: the work scales with cores, nothing else.
+      double x = 1.0 + 1e-9 * static_cast<double>(i);
+      for (int k = 0; k < 20000; ++k) x = x * 0.999999 + 1e-6;
+      out[i] = x;
+    }
   }
 };
 
@@ -184,7 +191,8 @@ void spin(benchmark::State& state, int threads) {
   std::vector<double> out(items);
   const load_meter load;
   for (auto _ : state) {
-    omp::for_each_member(active.data(), items, spin_item{out.data()}, threads);
+    const spin_items task(out.data());
+    lockstep_omp_launch(threads, active.data(), items, &task);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }

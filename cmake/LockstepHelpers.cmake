@@ -5,7 +5,7 @@
 function(lockstep_add_test)
   cmake_parse_arguments(ARG "" "NAME" "SOURCES;LIBRARIES;LABELS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
-  target_link_libraries(${ARG_NAME} PRIVATE lockstep::lockstep lockstep_warnings GTest::gtest_main ${ARG_LIBRARIES})
+  target_link_libraries(${ARG_NAME} PRIVATE lockstep::lockstep lockstep_warnings lockstep_internal GTest::gtest_main ${ARG_LIBRARIES})
   include(GoogleTest)
   gtest_discover_tests(${ARG_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
 endfunction()

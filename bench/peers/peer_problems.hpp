@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "host/scheduler/scheduler.hpp"
+#include "lockstep/detail/typed_chunks.hpp"
 #include "lockstep/study/samplers.hpp"
 
 namespace lockstep::peers {

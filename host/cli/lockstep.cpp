@@ -29,7 +29,7 @@
 #include "host/io/results_h5.hpp"
 #include "host/io/study_file.hpp"
 #include "host/mpi/communicator.hpp"
-#include "lockstep/model/registry.hpp"
+#include "lockstep/engine/builtin.hpp"
 
 #ifndef LOCKSTEP_PLOT_SCRIPT_BUILD
 #define LOCKSTEP_PLOT_SCRIPT_BUILD ""
@@ -54,7 +54,7 @@ int error(const std::string& message, int code = cli::exit_bad_input) {
 // "did you mean" over the built-in model names.
 std::string model_hint(const std::string& name) {
   std::vector<std::string_view> names;
-  for (const auto& info : builtin_model_table) names.push_back(info.name);
+  for (const engine& e : builtin_engines()) names.push_back(e.name());
   const std::string close = io::closest_name(name, names);
   std::string all;
   for (const auto n : names) all += (all.empty() ? "" : ", ") + std::string(n);
@@ -62,29 +62,27 @@ std::string model_hint(const std::string& name) {
 }
 
 int list_models() {
-  for (const auto& info : builtin_model_table)
-    std::printf("%-18s n=%-2d m=%-2d k=%d  %s\n", std::string(info.name).c_str(), info.n, info.m, info.k,
-                std::string(info.description).c_str());
+  for (const engine& e : builtin_engines())
+    std::printf("%-18s n=%-2d m=%-2d k=%d  %s\n", std::string(e.name()).c_str(), e.n(), e.m(), e.k(),
+                std::string(e.description()).c_str());
   return 0;
 }
 
 int describe_model(const std::string& name) {
-  const model_info* info = find_model(name);
-  if (!info) return error("unknown model \"" + name + "\"" + model_hint(name));
-  std::printf("%s — %s\n", std::string(info->name).c_str(), std::string(info->description).c_str());
+  const engine* model = find_builtin_engine(name);
+  if (!model) return error("unknown model \"" + name + "\"" + model_hint(name));
+  std::printf("%s — %s\n", std::string(model->name()).c_str(), std::string(model->description()).c_str());
   std::printf("sizes: n = %d coordinates, m = %d holonomic constraints, k = %d velocity constraints, %d degrees "
               "of freedom\n",
-              info->n, info->m, info->k, info->n - info->m - info->k);
+              model->n(), model->m(), model->k(), model->n() - model->m() - model->k());
   std::printf("parameters ([model] params, [ensemble.vary] \"params.NAME\"):\n");
-  for (const auto& p : info->params)
-    std::printf("  %-10s = %-12.6g %s\n", std::string(p.name).c_str(), p.default_value, std::string(p.description).c_str());
-  if (info->inputs.empty()) {
+  for (const auto& p : model->params())
+    std::printf("  %-10s = %-12.6g %s\n", p.name, p.default_value, p.description);
+  if (model->inputs().empty()) {
     std::printf("initial inputs: none (the model's initial state is fixed by its parameters)\n");
   } else {
     std::printf("initial inputs ([model] initial, [ensemble.vary] \"initial.NAME\"):\n");
-    for (const auto& p : info->inputs)
-      std::printf("  %-10s = %-12.6g %s\n", std::string(p.name).c_str(), p.default_value,
-                  std::string(p.description).c_str());
+    for (const auto& p : model->inputs()) std::printf("  %-10s = %-12.6g %s\n", p.name, p.default_value, p.description);
   }
   return 0;
 }
@@ -183,10 +181,10 @@ int run(const run_request& request) {
     settings.chunk_size = request.chunk;
     settings.quiet = request.quiet;
     settings.progress = isatty(STDERR_FILENO) != 0 && comm.rank() == 0;
-    code = cli::exit_bad_input;
-    const bool known = visit_model(spec.model, [&]<class Model>() { code = cli::run_study<Model>(spec, settings); });
-    if (!known) return comm.rank() == 0 ? error("unknown model \"" + spec.model + "\"" + model_hint(spec.model)) : cli::exit_bad_input;
-    return code;
+    const engine* model = find_builtin_engine(spec.model);
+    if (model == nullptr)
+      return comm.rank() == 0 ? error("unknown model \"" + spec.model + "\"" + model_hint(spec.model)) : cli::exit_bad_input;
+    return cli::run_study(*model, spec, settings);
   } catch (...) {
     return cli::report_current_exception(comm);
   }

@@ -1,10 +1,8 @@
-// host/cli/run_study.hpp — `lockstep run`: one checked study, solved for one built-in model, its results
-// written to OUT_DIR (results.h5, members.csv, the study file).
+// host/cli/run_study.hpp — `lockstep run`: one checked study, solved for one model's engine, its
+// results written to OUT_DIR (results.h5, members.csv, the study file).
 //
-// run_study<Model> is defined in run_study_impl.hpp (checkpointed, resumed and MPI runs in
-// run_study_journaled.hpp) and instantiated once per built-in model, each in its own translation unit
-// (CMake generates them from the model list), so the models compile in parallel and lockstep.cpp
-// instantiates none.
+// run_study is defined in run_study_impl.hpp (checkpointed, resumed and MPI runs in
+// run_study_journaled.hpp), compiled once in run_study.cpp: it knows the model only through its engine.
 #pragma once
 
 #include <cstdio>
@@ -16,7 +14,8 @@
 #include "host/io/output_file.hpp"
 #include "host/io/study_file.hpp"
 #include "host/mpi/communicator.hpp"
-#include "host/scheduler/scheduler.hpp"
+#include "lockstep/engine/engine.hpp"
+#include "lockstep/ensemble.hpp"
 #include "lockstep/study/statistics.hpp"
 
 namespace lockstep::cli {
@@ -75,7 +74,6 @@ inline int report_current_exception(const mpi::communicator& comm = mpi::communi
 
 // Solves the study and writes its results; returns one of the exit codes above. Throws
 // io::study_error for a study the model or backend refuses (exit 2), io::io_error when writing fails.
-template <class Model>
-int run_study(const io::study_spec& spec, const run_settings& settings);
+int run_study(const engine& model, const io::study_spec& spec, const run_settings& settings);
 
 }  // namespace lockstep::cli

@@ -1,14 +1,14 @@
-// host/cli/run_study_impl.hpp — the definition of run_study<Model> (run_study.hpp), included only by the
-// generated per-model translation units.
+// host/cli/run_study_impl.hpp — the definition of run_study (run_study.hpp), included only by
+// run_study.cpp. It sees the model only through its engine (lockstep/engine/engine.hpp).
 //
-// The flow: members from the sampling plan (study/samplers.hpp) -> ensemble<Model> -> solve_ensemble
+// The flow: members from the sampling plan (study/samplers.hpp) -> ensemble_problem -> solve_ensemble
 // with keep_outputs = false: each finished chunk streams into results.h5, members.csv and the
 // statistics accumulators and is then dropped, so a study of 10^6 members with statistics only never
 // holds its trajectories. Outputs are written under temporary names and renamed only when
 // complete (host/io/output_file.hpp).
 //
 // With a [lyapunov] section every finished chunk's members are also solved by the Lyapunov
-// driver (lyapunov_spectrum, or clone_largest_exponent for method "clone"; lyapunov/spectrum.hpp), in
+// driver (the engine's lyapunov: lyapunov_spectrum, or clone_largest_exponent for method "clone"), in
 // parallel over the study's threads, before the chunk is written. The plain solve stays as it is, so
 // trajectories, statistics and /members are bitwise what the study gives without the section, and
 // the Lyapunov run (whose steps differ: the tangents' error test takes part in step selection) has
@@ -42,7 +42,7 @@
 #include "host/io/members_csv.hpp"
 #include "host/io/output_file.hpp"
 #include "host/io/results_h5.hpp"
-#include "lockstep/lockstep.hpp"
+#include "lockstep/ensemble.hpp"
 #include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/study/samplers.hpp"
 #include "lockstep/study/statistics.hpp"
@@ -60,42 +60,40 @@ namespace detail {
 
 // The ensemble the study describes, or its members [first, end) (numbered from 0 in the ensemble):
 // every member's parameters and initial inputs are the model's defaults, then the [model] overrides,
-// then the member's sampled values.
-template <class Model>
-ensemble<Model> build_ensemble(const io::study_spec& spec, long first, long end) {
+// then the member's sampled values; the model's initial_state maps the inputs to (q0, v0).
+inline ensemble_problem build_ensemble(const engine& model, const io::study_spec& spec, long first, long end) {
   const long members = end - first;
-  ensemble<Model> e;
+  const int n = model.n(), n_params = model.n_params(), n_inputs = model.n_inputs();
+  ensemble_problem e;
   e.members = members;
   e.t0 = spec.t0;
   e.t1 = spec.t1;
   e.save_times = spec.save_times;
   e.options = spec.solver;
-  e.params.resize(static_cast<std::size_t>(members) * Model::n_params);
-  e.q0.resize(static_cast<std::size_t>(members) * Model::n);
+  e.params.resize(static_cast<std::size_t>(members) * n_params);
+  e.q0.resize(static_cast<std::size_t>(members) * n);
   e.v0.resize(e.q0.size());
 
-  double base_params[Model::n_params];
-  for (int j = 0; j < Model::n_params; ++j) base_params[j] = Model::params[j].default_value;
+  std::vector<double> base_params(static_cast<std::size_t>(n_params));
+  for (int j = 0; j < n_params; ++j) base_params[j] = model.params()[j].default_value;
   for (const auto& o : spec.params) base_params[o.index] = o.value;
-  constexpr int n_inputs = Model::n_inputs > 0 ? Model::n_inputs : 1;
-  double base_inputs[n_inputs] = {};
-  if constexpr (Model::n_inputs > 0)
-    for (int j = 0; j < Model::n_inputs; ++j) base_inputs[j] = Model::inputs[j].default_value;
+  std::vector<double> base_inputs(static_cast<std::size_t>(std::max(n_inputs, 1)), 0.0);
+  for (int j = 0; j < n_inputs; ++j) base_inputs[j] = model.inputs()[j].default_value;
   for (const auto& o : spec.initial) base_inputs[o.index] = o.value;
 
   const std::size_t varied = spec.plan.vary.size();
   std::vector<double> x(std::max<std::size_t>(varied, 1));
+  std::vector<double> inputs(base_inputs.size());
   for (long i = 0; i < members; ++i) {
-    double* p = e.params_of(i);
-    std::copy(base_params, base_params + Model::n_params, p);
-    double inputs[n_inputs];
-    std::copy(base_inputs, base_inputs + n_inputs, inputs);
+    double* p = e.params.data() + i * n_params;
+    std::copy(base_params.begin(), base_params.end(), p);
+    std::copy(base_inputs.begin(), base_inputs.end(), inputs.begin());
     if (varied > 0) study::sample_member(spec.plan, first + i, x.data());
     for (std::size_t d = 0; d < varied; ++d) {
       const auto& v = spec.plan.vary[d];
-      (v.is_param ? p : inputs)[v.index] = x[d];
+      (v.is_param ? p : inputs.data())[v.index] = x[d];
     }
-    e.set_initial_inputs(i, inputs);
+    model.initial_state(p, inputs.data(), e.q0.data() + i * n, e.v0.data() + i * n);
   }
   return e;
 }
@@ -206,17 +204,16 @@ inline void commit_outputs(const std::filesystem::path& out_dir, const io::study
 }
 
 // What results.h5 and members.csv hold for this study.
-template <class Model>
-io::results_layout results_layout_for(const io::study_spec& spec, long members) {
+inline io::results_layout results_layout_for(const engine& model, const io::study_spec& spec, long members) {
   const study::sampling_plan& plan = spec.plan;
   io::results_layout out;
-  out.model = Model::name;
+  out.model = std::string(model.name());
   out.members = members;
-  out.n = Model::n;
-  out.m = Model::m;
-  out.k = Model::k;
-  out.has_mu = uses_mu(spec.solver.form) && Model::m > 0;
-  out.has_nu = Model::k > 0;
+  out.n = model.n();
+  out.m = model.m();
+  out.k = model.k();
+  out.has_mu = uses_mu(spec.solver.form) && model.m() > 0;
+  out.has_nu = model.k() > 0;
   out.trajectories = spec.output.trajectories;
   out.save_times = spec.save_times;
   if (const io::lyapunov_spec& l = spec.lyapunov; l.enabled) {
@@ -336,67 +333,68 @@ struct lyapunov_buffers {
   }
 };
 
-inline lyapunov_options lyapunov_options_of(const io::lyapunov_spec& l) {
-  lyapunov_options o;
-  o.exponents = l.exponents;
-  o.renormalize = l.renormalize;
-  o.transient = l.transient;
-  o.metric = l.metric == io::lyapunov_metric::mass ? tangent_metric::mass : tangent_metric::euclidean;
-  return o;
+// The engine's request for the study's [lyapunov] section, with room for `history_length` estimates.
+inline lockstep_lyapunov_request lyapunov_request_of(const io::lyapunov_spec& l, long history_length) {
+  const lyapunov_options defaults;
+  lockstep_lyapunov_request r{};
+  r.header = abi_header_for<lockstep_lyapunov_request>();
+  r.method = l.method == io::lyapunov_method::clone ? 1 : 0;
+  r.exponents = l.exponents;
+  r.renormalize = l.renormalize;
+  r.transient = l.transient;
+  r.metric = l.metric == io::lyapunov_metric::mass ? 0 : 1;
+  r.tangent_error_control = defaults.tangent_error_control ? 1 : 0;
+  r.separation = l.separation;
+  r.history_capacity = history_length;
+  return r;
 }
 
-// Members [first, first + count) of e through the Lyapunov driver, on `threads` OpenMP threads (on the
-// host whatever the backend: one thread for serial and cuda). Members are independent (dynamic
-// schedule: their costs differ widely between regular and chaotic starts); member i writes only slot
-// i. With `progress`, thread 0 redraws "Lyapunov exponents: k/N members" on stderr at most every 0.1 s
-// (the plain solve's bar stops at 100 % before this phase of a chunk starts).
-template <class Model>
-void solve_lyapunov_chunk(const ensemble<Model>& e, const io::lyapunov_spec& l, long history_length, long first,
-                          long count, int threads, bool progress, lyapunov_buffers& b) {
+// Members [first, first + count) of e through the engine's Lyapunov driver (lyapunov_spectrum, or
+// clone_largest_exponent for method "clone"), on `threads` OpenMP threads (on the host whatever the
+// backend: one thread for serial and cuda). Members are independent (dynamic schedule: their costs
+// differ widely between regular and chaotic starts); member i writes only slot i. With `progress`,
+// thread 0 redraws "Lyapunov exponents: k/N members" on stderr at most every 0.1 s (the plain solve's
+// bar stops at 100 % before this phase of a chunk starts).
+inline void solve_lyapunov_chunk(const engine& model, const ensemble_problem& e, const io::lyapunov_spec& l,
+                                 long history_length, long first, long count, int threads, bool progress,
+                                 lyapunov_buffers& b) {
   const auto N = static_cast<std::size_t>(count), p = static_cast<std::size_t>(l.exponents),
              H = static_cast<std::size_t>(history_length);
   b.start(N, p, H);
-  const lyapunov_options lopt = lyapunov_options_of(l);
+  const lockstep_lyapunov_request request = lyapunov_request_of(l, history_length);
   const bool clone = l.method == io::lyapunov_method::clone;
+  const int n = model.n(), n_params = model.n_params();
   std::atomic<long> done{0};
   auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);  // thread 0's only
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
   for (long i = 0; i < count; ++i) {
     const long g = first + i;
     const auto s = static_cast<std::size_t>(i);
-    vec<double, Model::n> q0, v0;
-    for (int j = 0; j < Model::n; ++j) {
-      q0[j] = e.q0[static_cast<std::size_t>(g) * Model::n + j];
-      v0[j] = e.v0[static_cast<std::size_t>(g) * Model::n + j];
-    }
     // Nothing may leave an OpenMP region by an exception: a member that throws (out of memory) fails alone.
     try {
-      // Keeps the running estimates that fit (at most H: io::lyapunov_history_length bounds them).
-      auto keep_history = [&](const std::vector<double>& times, auto&& estimate_of) {
-        const std::size_t kept = std::min(times.size(), H);
-        for (std::size_t r = 0; r < kept; ++r) {
-          b.history_t[s * H + r] = times[r];
-          for (std::size_t j = 0; j < p; ++j) b.history[(s * H + r) * p + j] = estimate_of(r, j);
-        }
-      };
+      std::vector<double> exponents(std::max<std::size_t>(p, 1), std::numeric_limits<double>::quiet_NaN());
+      member_counters counters;
+      lockstep_lyapunov_output out{};
+      out.header = abi_header_for<lockstep_lyapunov_output>();
+      out.exponents = exponents.data();
+      // The running estimates that fit (at most H: io::lyapunov_history_length bounds them) go straight
+      // into the member's slots.
+      out.history_t = H > 0 ? &b.history_t[s * H] : nullptr;
+      out.history = H > 0 ? &b.history[s * H * p] : nullptr;
+      out.counters = &counters;
+      model.lyapunov(e.params.data() + g * n_params, e.q0.data() + g * n, e.v0.data() + g * n, e.t0, e.t1, e.options,
+                     request, out);
+      const auto st = static_cast<member_status>(out.status);
+      b.status[s] = st;
+      b.messages[s] = out.message;
+      b.renormalizations[s] = out.renormalizations;
       if (!clone) {
-        const lyapunov_result<Model> r =
-            lyapunov_spectrum<Model>(e.params_of(g), q0, v0, e.t0, e.t1, e.options, lopt);
-        b.status[s] = r.status;
-        b.messages[s] = r.message;
-        b.t_start[s] = r.t_start;
-        b.renormalizations[s] = r.renormalizations;
-        b.steps[s] = r.counters.steps;
-        keep_history(r.history_t, [&](std::size_t row, std::size_t j) { return r.history[row][j]; });
-        if (r.status == member_status::success)
-          for (std::size_t j = 0; j < p; ++j) b.exponents[s * p + j] = r.exponents[j];
+        b.t_start[s] = out.t_start;
+        b.steps[s] = counters.steps;
+        if (st == member_status::success)
+          for (std::size_t j = 0; j < p; ++j) b.exponents[s * p + j] = exponents[j];
       } else {
-        const clone_result r =
-            clone_largest_exponent<Model>(e.params_of(g), q0, v0, e.t0, e.t1, e.options, lopt, l.separation);
-        b.status[s] = r.status;
-        b.messages[s] = r.message;
-        b.renormalizations[s] = r.intervals;
-        // clone_result does not say where its averages started: t0 without a transient, else the
+        // The clone estimate does not say where its averages started: t0 without a transient, else the
         // first point t0 + i renormalize (i >= 1; t1 at the latest) of its grid at or after
         // t0 + transient, computed as clone_largest_exponent computes its grid.
         double start = e.t0;
@@ -405,9 +403,8 @@ void solve_lyapunov_chunk(const ensemble<Model>& e, const io::lyapunov_spec& l, 
             start = std::min(e.t0 + static_cast<double>(k) * l.renormalize, e.t1);
             if (start >= e.t0 + l.transient || start >= e.t1) break;
           }
-        if (!r.history_t.empty()) b.t_start[s] = start;
-        keep_history(r.history_t, [&](std::size_t row, std::size_t) { return r.history[row]; });
-        if (r.status == member_status::success) b.exponents[s] = r.exponent;
+        if (out.history_count > 0) b.t_start[s] = start;
+        if (st == member_status::success) b.exponents[s] = exponents[0];
       }
     } catch (const std::exception& ex) {
       b.status[s] = member_status::invalid_input;
@@ -485,17 +482,14 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
                  tally.lyapunov_message.empty() ? "" : "; first reason: ", tally.lyapunov_message.c_str());
 }
 
-// Checkpointed, resumed and MPI runs: defined in run_study_journaled.hpp, which the
-// generated translation units include after this file.
-template <class Model>
-int run_journaled(const io::study_spec& spec, const run_settings& settings, long members);
+// Checkpointed, resumed and MPI runs: defined in run_study_journaled.hpp, which run_study.cpp
+// includes after this file.
+int run_journaled(const engine& model, const io::study_spec& spec, const run_settings& settings, long members);
 
 }  // namespace detail
 
-template <class Model>
-int run_study(const io::study_spec& spec, const run_settings& settings) {
-  using layout = state_layout<Model>;
-  constexpr int ny = layout::size;
+int run_study(const engine& model, const io::study_spec& spec, const run_settings& settings) {
+  const int ny = model.ny();
   const auto wall_start = std::chrono::steady_clock::now();
   const study::sampling_plan& plan = spec.plan;
 
@@ -504,14 +498,14 @@ int run_study(const io::study_spec& spec, const run_settings& settings) {
     throw io::study_error(spec.path.string(), 0, 0, "[ensemble] " + why);
   const long members = study::member_count(plan);
   if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1)
-    return detail::run_journaled<Model>(spec, settings, members);
-  const ensemble<Model> e = detail::build_ensemble<Model>(spec, 0, members);
+    return detail::run_journaled(model, spec, settings, members);
+  const ensemble_problem e = detail::build_ensemble(model, spec, 0, members);
 
   // ---- outputs: OUT_DIR, results.h5, members.csv, statistics ----
   detail::created_directory dir{settings.out_dir};
   detail::create_output_directory(dir);
 
-  const io::results_layout out = detail::results_layout_for<Model>(spec, members);
+  const io::results_layout out = detail::results_layout_for(model, spec, members);
   io::results_writer h5(settings.out_dir / "results.h5", out);
   io::members_csv_writer csv(settings.out_dir / "members.csv", out);
   study::ensemble_statistics stats = detail::statistics_for(spec, members, spec.save_times.size() * ny);
@@ -530,7 +524,7 @@ int run_study(const io::study_spec& spec, const run_settings& settings) {
   run.on_chunk = [&](const chunk_results& c) {
     io::member_block block = detail::member_block_of(c, 0, detail::sample_inputs(plan, c.first, c.count, inputs));
     if (spec.lyapunov.enabled) {
-      detail::solve_lyapunov_chunk<Model>(e, spec.lyapunov, history_length, c.first, c.count,
+      detail::solve_lyapunov_chunk(model, e, spec.lyapunov, history_length, c.first, c.count,
                                           detail::thread_count(settings), settings.progress && !settings.quiet,
                                           lyapunov);
       lyapunov_values = lyapunov.values();
@@ -551,7 +545,7 @@ int run_study(const io::study_spec& spec, const run_settings& settings) {
       detail::draw_progress(r);
     };
 
-  solve_ensemble(e, run);
+  solve_ensemble(model, e, run);
   if (settings.progress && !settings.quiet) std::fputc('\n', stderr);
 
   // ---- statistics, attributes, commit ----

@@ -1,5 +1,5 @@
 // host/cli/run_study_journaled.hpp — `lockstep run` with checkpoints, resumed from one, or split across
-// MPI ranks: detail::run_journaled<Model>, declared in run_study_impl.hpp.
+// MPI ranks: detail::run_journaled, declared in run_study_impl.hpp.
 //
 // Every finished chunk goes to the statistics accumulators and to a journal (host/checkpoint/
 // member_journal.hpp) instead of straight to the writers; results.h5 and members.csv are written from
@@ -215,8 +215,7 @@ struct rank_report {
 
 // Writes the members of every rank's journal, in rank order, to `h5` and `csv`. `interrupted`: members a
 // rank had not finished are written as status running with NaN values.
-template <class Model>
-member_tally write_members_from_journals(const io::study_spec& spec, const io::results_layout& layout,
+inline member_tally write_members_from_journals(const io::study_spec& spec, const io::results_layout& layout,
                                          const std::vector<rank_report>& ranks, const std::vector<std::filesystem::path>& journals,
                                          io::results_writer& h5, io::members_csv_writer& csv, bool interrupted) {
   const int ny = layout.state_size();
@@ -271,11 +270,10 @@ member_tally write_members_from_journals(const io::study_spec& spec, const io::r
   return tally;
 }
 
-template <class Model>
-int run_journaled(const io::study_spec& spec, const run_settings& settings, long members) {
+int run_journaled(const engine& model, const io::study_spec& spec, const run_settings& settings, long members) {
   namespace fs = std::filesystem;
   using clock = std::chrono::steady_clock;
-  constexpr int ny = state_layout<Model>::size;
+  const int ny = model.ny();
   const auto session_start = clock::now();
   auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
 
@@ -286,7 +284,7 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
   const bool talk = root && !settings.quiet;
   const fs::path& out_dir = settings.out_dir;
   const mpi::member_range range = mpi::rank_members(members, rank, ranks);
-  const io::results_layout layout = results_layout_for<Model>(spec, members);
+  const io::results_layout layout = results_layout_for(model, spec, members);
   const int save_count = layout.save_count();
   const checkpoint::journal_shape shape = journal_shape_of(layout);
   const std::string lyapunov_settings = lyapunov_settings_text(spec);
@@ -335,7 +333,7 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
       auto refuse = [&](const std::string& why) {
         throw checkpoint::checkpoint_error("checkpoint '" + checkpoint_file.string() + "' " + why);
       };
-      if (s->model != Model::name || s->members_total != members) refuse("does not match its study (model or members differ)");
+      if (s->model != model.name() || s->members_total != members) refuse("does not match its study (model or members differ)");
       if (s->lyapunov != lyapunov_settings) {
         auto described = [](const std::string& settings) {
           return settings.empty() ? std::string("no [lyapunov] section") : "[lyapunov] " + settings;
@@ -373,7 +371,7 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
     cp.run_id = std::random_device{}() * std::uint64_t{0x100000000} + std::random_device{}();
     cp.study_text = spec.text;
     cp.study_source = spec.path.string();
-    cp.model = Model::name;
+    cp.model = std::string(model.name());
     cp.members_total = members;
     cp.rank = rank;
     cp.ranks = ranks;
@@ -420,7 +418,7 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
     try {
       while (done < range.end) {
         const long first = done, count = std::min(piece, range.end - done);
-        const ensemble<Model> e = build_ensemble<Model>(spec, first, first + count);
+        const ensemble_problem e = build_ensemble(model, spec, first, first + count);
         run_options run;
         run.where = settings.where;
         run.threads = settings.threads;
@@ -430,7 +428,7 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
           io::member_block block = member_block_of(c, first, nullptr);
           std::string lyapunov_message;
           if (spec.lyapunov.enabled) {  // as in the direct path; c.first counts from this piece's first member
-            solve_lyapunov_chunk<Model>(e, spec.lyapunov, shape.lyapunov_history, c.first, c.count, thread_count(settings),
+            solve_lyapunov_chunk(model, e, spec.lyapunov, shape.lyapunov_history, c.first, c.count, thread_count(settings),
                                         settings.progress && talk, lyapunov);
             lyapunov_values = lyapunov.values();
             block.lyapunov = &lyapunov_values;
@@ -457,7 +455,7 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
           draw_progress(whole);
         };
         const auto piece_start = clock::now();
-        solve_ensemble(e, run);
+        solve_ensemble(model, e, run);
         // The next piece from this one's throughput, growing at most fourfold (members differ in cost).
         const double took = seconds_since(piece_start);
         const double fit = took > 0 ? static_cast<double>(count) * piece_seconds / took : 4.0 * static_cast<double>(count);
@@ -513,7 +511,7 @@ int run_journaled(const io::study_spec& spec, const run_settings& settings, long
     }
     io::results_writer h5(out_dir / results_name, layout);
     io::members_csv_writer csv(out_dir / members_name, layout);
-    tally = write_members_from_journals<Model>(spec, layout, all, journals, h5, csv, interrupted);
+    tally = write_members_from_journals(spec, layout, all, journals, h5, csv, interrupted);
     if (!interrupted) write_statistics(h5, spec, stats.finish());
     set_run_attributes(h5, spec, settings, wall);
     if (ranks > 1) h5.set_attribute("mpi_ranks", ranks);

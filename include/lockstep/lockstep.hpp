@@ -8,22 +8,26 @@
 //     lockstep::run_options run; run.where = lockstep::backend::omp;
 //     auto r = lockstep::solve_ensemble(e, run);                    // r.status[i], r.q(i, s, j), ...
 //
-// Backends: serial (the reference), omp (OpenMP; the translation unit must be compiled with -fopenmp,
-// which the lockstep::omp CMake target adds) and cuda (built where nvcc exists; kernels/cuda).
-// serial and omp give bitwise identical results for any thread count, chunk size and K.
+// solve_ensemble<Model> is a thin template: it builds the engine table of Model
+// (lockstep/engine/model_engine.hpp) and hands it to the model-agnostic scheduler, the same code that
+// serves the `lockstep` command and engines loaded at run time (lockstep/engine/loader.hpp).
+// Backends: serial (the reference), omp (link lockstep::omp) and cuda (link lockstep::cuda, built
+// where nvcc exists, for the models of lockstep/detail/device_models.hpp). serial and omp give bitwise
+// identical results for any thread count, chunk size and K.
 #pragma once
 
 #include <stdexcept>
 #include <string>
 
-#include "host/scheduler/scheduler.hpp"
-#include "kernels/omp/launch.hpp"
-#include "kernels/serial/launch.hpp"
+#include "lockstep/engine/model_engine.hpp"
+#include "lockstep/ensemble.hpp"
 #include "lockstep/model/registry.hpp"
 #include "lockstep/stepper/solve_member.hpp"
+#include "lockstep/typed_ensemble.hpp"
 
-#if defined(LOCKSTEP_WITH_CUDA)
-#include "kernels/cuda/ensemble_cuda.hpp"
+#if defined(LOCKSTEP_WITH_CUDA)  // defined by the lockstep::cuda target for everything that links it
+#include "lockstep/detail/device_models.hpp"
+#include "lockstep/engine/builtin.hpp"
 #endif
 
 namespace lockstep {
@@ -31,35 +35,12 @@ namespace lockstep {
 template <class Model>
 ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_options& run) {
   static_assert(lockstep_check_model<Model>());
-  switch (run.where) {
-    case backend::serial:
-      return visit_method(e.options.method, [&]<class Method>() {
-        return run_chunked<Model, Method>(e, run, [](const auto& f, const long* active, long count) {
-          serial::for_each_member(active, count, f);
-        });
-      });
-    case backend::omp:
-      if (!omp::available())
-        throw std::invalid_argument("lockstep: backend omp requested but this program was built without OpenMP");
-      return visit_method(e.options.method, [&]<class Method>() {
-        return run_chunked<Model, Method>(e, run, [threads = run.threads](const auto& f, const long* active, long count) {
-          omp::for_each_member(active, count, f, threads);
-        });
-      });
-    case backend::cuda:
 #if defined(LOCKSTEP_WITH_CUDA)
-      if constexpr (cuda::built_for<Model>) {
-        return cuda::solve_ensemble(e, run);
-      } else {
-        throw std::invalid_argument(std::string("lockstep: the cuda backend is not built for model ") + Model::name +
-                                    " (kernels/cuda/ensemble_cuda.cu lists the models it instantiates)");
-      }
-#else
-      throw std::invalid_argument("lockstep: the cuda backend is not available in this build (no nvcc, or "
-                                  "the program does not link lockstep::cuda)");
+  // The device kernels exist for the built-in models of device_models.hpp, in their built-in engines.
+  if constexpr (cuda::built_for<Model>)
+    if (run.where == backend::cuda) return ensemble_result<Model>(solve_ensemble(*find_builtin_engine(Model::name), e, run));
 #endif
-  }
-  throw std::invalid_argument("lockstep: unknown backend");
+  return ensemble_result<Model>(solve_ensemble(engine(model_engine<Model>()), e, run));
 }
 
 }  // namespace lockstep

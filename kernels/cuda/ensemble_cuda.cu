@@ -1,7 +1,7 @@
-// kernels/cuda/ensemble_cuda.cu — the CUDA backend: the member functors of kernels/common, launched
+// kernels/cuda/ensemble_cuda.cu — the CUDA backend: the member functors of lockstep/detail, launched
 // one thread per active member, with the chunk's storage in device memory.
 //
-// Per chunk (docs/ARCHITECTURE.md section 1; host/scheduler/scheduler.hpp is the host twin):
+// Per chunk (docs/ARCHITECTURE.md section 1; host/scheduler/scheduler.cpp is the host twin):
 //   1. the inputs are scattered to SoA in a pinned host buffer and copied to the device (stream 0);
 //   2. begin_member runs on every member, then advance_member (K attempts) on the active list, which
 //      thrust::partition compacts on the device after every launch (the number still active is the
@@ -12,7 +12,7 @@
 //      c + 1: the device storage is single, so chunk c + 1 starts once chunk c's results are out
 //      (double device storage would overlap them at twice the memory; docs/GPU.md).
 // Members whose Newton matrices are larger than split_factorization_threshold (chain<16>) take the split
-// path of kernels/common/split_factor.hpp: the step kernel suspends attempts at their factorizations,
+// path of lockstep/detail/split_factor.hpp: the step kernel suspends attempts at their factorizations,
 // and a factor phase (gather, cublasDgetrfBatched / cublasZgetrfBatched, scatter) runs between launches
 // (docs/GPU.md section 5). Projections whose metric or Gram matrices exceed split_projection_threshold
 // rows (or all, when run_options::split_factorization forces the split path) suspend at their Cholesky
@@ -34,9 +34,12 @@
 #include <string>
 #include <type_traits>
 
-#include "ensemble_cuda.hpp"
-#include "kernels/common/member_kernels.hpp"
-#include "kernels/common/split_factor.hpp"
+#include "kernels/cuda/device_solve.hpp"
+#include "kernels/cuda/ensemble_cuda.hpp"
+#include "lockstep/detail/member_kernels.hpp"
+#include "lockstep/detail/split_factor.hpp"
+#include "lockstep/detail/typed_chunks.hpp"
+#include "lockstep/engine/abi_support.hpp"
 #include "lockstep/model/registry.hpp"
 
 namespace lockstep::cuda {
@@ -96,7 +99,7 @@ struct is_pending {
   __host__ __device__ bool operator()(long i) const { return pending[i] == static_cast<unsigned char>(kind); }
 };
 
-// ---- the split path's factor phase (kernels/common/split_factor.hpp, docs/GPU.md section 5) ----
+// ---- the split path's factor phase (lockstep/detail/split_factor.hpp, docs/GPU.md section 5) ----
 //
 // The pending members' Newton matrices are read from and written back to the SoA state images in place
 // (split_offsets), without loading whole states: a member's state is what does not fit a thread.
@@ -474,7 +477,7 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   constexpr bool in_workspace = uses_member_workspace<Model>;
   using workspace_type = member_workspace<Model, Method>;
   require_local_memory(for_each_active_member<begin_member<Model, Method, in_workspace>>, Model::name, free_bytes);
-  // Fused or split (kernels/common/split_factor.hpp, docs/GPU.md section 5): by size, or for every model
+  // Fused or split (lockstep/detail/split_factor.hpp, docs/GPU.md section 5): by size, or for every model
   // on request (run_options::split_factorization).
   constexpr bool can_split = has_split_factorization<Method>;
   // A model that always splits never launches the fused kernel: it is not compiled (for chain<16> it
@@ -586,7 +589,7 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
     while (n_active > 0) {
       bool advanced = false;
       if constexpr (can_split) {
-        if (split) {  // kernels/common/split_factor.hpp: advance, then factor what is pending
+        if (split) {  // lockstep/detail/split_factor.hpp: advance, then factor what is pending
           launch(advance_member_split<Model, Method, in_workspace>{view, run.attempts_per_sync, factors->pending.p,
                                                                    projection_split_above(run.split_factorization),
                                                                    d_workspace.p});
@@ -636,16 +639,52 @@ ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_option
                               method_name(e.options.method) + " runs on the serial and omp backends");
 }
 
-// The models the CUDA backend is built for. Each instantiation compiles the whole member stepper as
-// device code for sm_80 and sm_90, so the list is kept short; see docs/GPU.md for the figures.
-template ensemble_result<models::pendulum> solve_ensemble(const ensemble<models::pendulum>&, const run_options&);
-template ensemble_result<models::double_pendulum> solve_ensemble(const ensemble<models::double_pendulum>&, const run_options&);
-template ensemble_result<models::andrews> solve_ensemble(const ensemble<models::andrews>&, const run_options&);
-// chain<16> (Newton matrix 64 x 64) takes the split path, with its member state in a workspace in device
-// memory (docs/GPU.md section 5.7). Opt-in (LOCKSTEP_CUDA_CHAIN16, kernels/cuda/CMakeLists.txt): minutes
-// of ptxas per kernel and architecture.
-#if defined(LOCKSTEP_CUDA_CHAIN16)
-template ensemble_result<models::chain<16>> solve_ensemble(const ensemble<models::chain<16>>&, const run_options&);
-#endif
+}  // namespace lockstep::cuda
+
+// The scheduler's sign that this program has the CUDA backend (a weak reference there).
+extern "C" int lockstep_cuda_device_count() { return lockstep::cuda::device_count(); }
+
+namespace lockstep::cuda {
+
+template <class Model>
+lockstep_result solve_on_device(lockstep_device_run* run, lockstep_error* error) {
+  return engine_detail::guarded(error, [&] {
+    engine_detail::check_header(run, "device run");
+    ensemble<Model> e;
+    e.members = run->members;
+    const auto members = static_cast<std::size_t>(run->members);
+    e.params.assign(run->params, run->params + members * Model::n_params);
+    e.q0.assign(run->q0, run->q0 + members * Model::n);
+    e.v0.assign(run->v0, run->v0 + members * Model::n);
+    e.t0 = run->t0;
+    e.t1 = run->t1;
+    e.save_times.assign(run->save_times, run->save_times + run->save_count);
+    e.options = engine_detail::options_of(run->options, run->options_size);
+    run_options ro;
+    ro.where = backend::cuda;
+    ro.chunk_size = run->chunk_size;
+    ro.memory_budget = run->memory_budget;
+    ro.attempts_per_sync = run->attempts_per_sync;
+    ro.split_factorization = run->split_factorization != 0;
+    ro.keep_outputs = false;
+    // member_status is an enum with int as its underlying type: its array is an int array.
+    static_assert(sizeof(member_status) == sizeof(int));
+    ro.on_chunk = [&](const chunk_results& c) {
+      run->on_chunk(run->context, c.first, c.count, c.outputs, reinterpret_cast<const int*>(c.status), c.counters,
+                    c.t_final, c.y_final);
+    };
+    ro.on_progress = [&](const progress_report& p) { run->on_progress(run->context, p.members_finished, p.steps); };
+    const ensemble_result<Model> r = solve_ensemble<Model>(e, ro);
+    run->chunk_size_used = r.chunk_size;
+    return LOCKSTEP_OK;
+  });
+}
+
+// The models of device_models.hpp, the one list of what the CUDA backend is built for.
+#define LOCKSTEP_INSTANTIATE_DEVICE_MODEL(type)                                                   \
+  template ensemble_result<type> solve_ensemble(const ensemble<type>&, const run_options&);     \
+  template lockstep_result solve_on_device<type>(lockstep_device_run*, lockstep_error*);
+LOCKSTEP_DEVICE_MODELS(LOCKSTEP_INSTANTIATE_DEVICE_MODEL)
+#undef LOCKSTEP_INSTANTIATE_DEVICE_MODEL
 
 }  // namespace lockstep::cuda

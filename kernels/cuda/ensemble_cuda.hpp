@@ -1,32 +1,20 @@
 // kernels/cuda/ensemble_cuda.hpp — the CUDA backend of solve_ensemble, as seen from host code.
 //
-// Defined in ensemble_cuda.cu (compiled by nvcc, explicitly instantiated for the models listed there)
-// and linked through the lockstep::cuda target, which also defines LOCKSTEP_WITH_CUDA so that
-// lockstep.hpp routes backend::cuda here.
+// Defined in ensemble_cuda.cu (compiled by nvcc, explicitly instantiated for the models of
+// device_models.hpp) and linked through the lockstep::cuda target, which also defines
+// LOCKSTEP_WITH_CUDA so that lockstep.hpp and the built-in engines route backend::cuda here.
 #pragma once
 
-#include <type_traits>
-
-#include "host/scheduler/scheduler.hpp"
-#include "lockstep/model/registry.hpp"
+#include "lockstep/detail/device_models.hpp"
+#include "lockstep/typed_ensemble.hpp"
 
 namespace lockstep::cuda {
-
-// The models ensemble_cuda.cu instantiates the backend for (keep the two lists equal).
-template <class Model>
-inline constexpr bool built_for = std::is_same_v<Model, models::pendulum> ||
-                                  std::is_same_v<Model, models::double_pendulum> ||
-                                  std::is_same_v<Model, models::andrews>
-#if defined(LOCKSTEP_CUDA_CHAIN16)
-                                  || std::is_same_v<Model, models::chain<16>>  // the split path (opt-in build)
-#endif
-    ;
 
 // Number of CUDA devices usable by this process (0 without a GPU or driver).
 int device_count();
 
-// The same chunked algorithm as run_chunked (host/scheduler/scheduler.hpp) with chunk storage in
-// device memory: the member functors run one thread per member, the active list is compacted with
+// The same chunked algorithm as the host scheduler (host/scheduler/scheduler.cpp) with chunk storage
+// in device memory: the member functors run one thread per member, the active list is compacted with
 // thrust::partition, outputs come back through pinned host buffers on a second stream while the next
 // chunk computes. Throws std::runtime_error naming the CUDA call that failed, and
 // std::invalid_argument for a method other than bdf and radau5 (the only ones compiled for the device)

@@ -24,6 +24,10 @@
 #include <numeric>
 #include <vector>
 
+#include <omp.h>
+
+#include "lockstep/detail/member_kernels.hpp"
+#include "lockstep/detail/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
 
 // ---- counting replacements of the global allocation functions --------------------------------------
@@ -120,11 +124,23 @@ ensemble<Model> make_ensemble(long members, double t1) {
   return e;
 }
 
+// The member kernels over the active members: a plain loop (as the serial backend runs them), and an
+// OpenMP loop with a dynamic schedule (as the omp backend runs its blocks).
+template <class Functor>
+void serial_launch(const long* active, long count, const Functor& f) {
+  for (long a = 0; a < count; ++a) f(active[a]);
+}
+template <class Functor>
+void omp_launch(const long* active, long count, const Functor& f) {
+#pragma omp parallel for schedule(dynamic, 8) num_threads(omp_threads)
+  for (long a = 0; a < count; ++a) f(active[a]);
+}
+
 // Runs the first OpenMP parallel region (thread team creation) before anything is counted.
 void warm_up_openmp() {
   const long members[4] = {0, 1, 2, 3};
   std::atomic<long> visited{0};
-  omp::for_each_member(members, 4, [&](long) { visited.fetch_add(1, std::memory_order_relaxed); }, omp_threads);
+  omp_launch(members, 4, [&](long) { visited.fetch_add(1, std::memory_order_relaxed); });
   ASSERT_EQ(visited.load(), 4);
 }
 
@@ -222,7 +238,7 @@ void expect_member_kernels_do_not_allocate(const kernel_run& run, long members) 
 TEST(BackendAllocation, SerialMemberKernelsNeverAllocateAcrossHundredsOfAdvanceLaunches) {
   const auto e = make_ensemble(40, 1.0);
   const kernel_run run = run_member_kernels(e, [](const auto& f, const long* active, long count) {
-    serial::for_each_member(active, count, f);
+    serial_launch(active, count, f);
   });
   expect_member_kernels_do_not_allocate(run, e.members);
 }
@@ -232,7 +248,7 @@ TEST(BackendAllocation, OmpMemberKernelsNeverAllocateAcrossHundredsOfAdvanceLaun
   warm_up_openmp();
   const auto e = make_ensemble(40, 1.0);
   const kernel_run run = run_member_kernels(e, [](const auto& f, const long* active, long count) {
-    omp::for_each_member(active, count, f, omp_threads);
+    omp_launch(active, count, f);
   });
   expect_member_kernels_do_not_allocate(run, e.members);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lockstep/detail/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
 #include "../support/same_member.hpp"
 

@@ -1,4 +1,4 @@
-// The split path (kernels/common/split_factor.hpp, docs/GPU.md section 5) emulated on the CPU: step
+// The split path (lockstep/detail/split_factor.hpp, docs/GPU.md section 5) emulated on the CPU: step
 // attempts that suspend at every factorization, a factor phase between launches, and replays. Its
 // member results — outputs at the save times, final states and times, statuses and every counter — must
 // be bitwise those of the fused path, for BDF and the Radau IIA family, on the serial and omp backends,
@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "lockstep/detail/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
 #include "../support/same_member.hpp"
 
@@ -314,7 +315,7 @@ TEST(SplitFactorization, RadauIIADrivenMemberIsBitwiseTheFusedPathAndSuspendsAtE
   ::testing::Test::RecordProperty("radau_double_suspensions", static_cast<int>(tr.double_suspensions));
 }
 
-// The CUDA backend keeps large members in a member_workspace (kernels/common/member_kernels.hpp)
+// The CUDA backend keeps large members in a member_workspace (lockstep/detail/member_kernels.hpp)
 // instead of the thread's locals. The functors are LOCKSTEP_HD, so that path runs here too, member by
 // member in one thread with the workspace in host memory: the chunk it leaves (every state word, every
 // output, the finished flags) must be bitwise the one the locals leave, with and without resumable

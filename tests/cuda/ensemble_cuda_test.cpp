@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels/cuda/ensemble_cuda.hpp"
 #include "lockstep/lockstep.hpp"
 
 namespace {
@@ -79,7 +80,7 @@ TEST(CudaEnsemble, AndrewsForcedSplitProjectionsAgreeWithSerialForBdfAndRadauIIA
 }
 
 #if defined(LOCKSTEP_CUDA_CHAIN16)
-// chain<16> takes the split path (kernels/common/split_factor.hpp): factorizations by
+// chain<16> takes the split path (lockstep/detail/split_factor.hpp): factorizations by
 // cublasDgetrfBatched / cublasZgetrfBatched between launches, in batches over several chunks, with the
 // member in a workspace in device memory. ptxas probes put its kernels at 108 KB (BDF) and
 // 112 KB (Radau IIA) of local memory per thread (sm_90, docs/GPU.md section 5.7), under CUDA's

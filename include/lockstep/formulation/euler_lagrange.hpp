@@ -151,7 +151,7 @@ using state_vector = vec<double, state_layout<Model>::size>;
 // among the built-in models, where inlined passes add up to hundreds of KB of local memory per thread
 // (docs/GPU.md section 5.7). Smaller members stay inlined, as their kernels were measured. The same
 // size separates the members whose factorizations the GPU path splits out of the step kernel
-// (kernels/common/split_factor.hpp, split_factorization_threshold): one rule for "too large for one
+// (lockstep/detail/split_factor.hpp, split_factorization_threshold): one rule for "too large for one
 // thread", kept in one place.
 inline constexpr int large_member_newton_rows = 32;
 
@@ -366,7 +366,7 @@ LOCKSTEP_HD constexpr member_status factorization_status(const factor_result& fr
 }
 
 // Assembles the matrix of the header comment from the Jacobian blocks into N.lu (unfactored) and sets
-// N.c. factor_newton_matrix is this followed by lu_factor; the split path of kernels/common/split_factor.hpp
+// N.c. factor_newton_matrix is this followed by lu_factor; the split path of lockstep/detail/split_factor.hpp
 // stops here and factors the assembled matrices of many members in one batch (docs/GPU.md section 5).
 template <class Model, class E>
 LOCKSTEP_HD void assemble_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c,

@@ -362,7 +362,7 @@ LOCKSTEP_HD member_status project_state(projection_kind kind, formulation f, pro
 
 // ---- project_state, resumable at its Cholesky factorizations (the split path) ----
 //
-// The split path (kernels/common/split_factor.hpp, docs/GPU.md section 5.4) moves the factorizations
+// The split path (lockstep/detail/split_factor.hpp, docs/GPU.md section 5.4) moves the factorizations
 // of an accepted point's projection into the batch phase between launches, as it does for the Newton
 // matrices. Unlike a step attempt, the projection cannot be replayed from its start: its accepted step
 // has already moved the method's t and history. So it stops at each factorization and resumes there:

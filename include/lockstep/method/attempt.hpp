@@ -13,7 +13,7 @@ namespace lockstep {
 // Newton iterations of an earlier round), which the replay does not repeat.
 enum class attempt_result : int { accepted = 0, rejected = 1, failed = 2, suspended = 3 };
 
-// The split path (docs/GPU.md section 5; kernels/common/split_factor.hpp): with `enabled`, an attempt
+// The split path (docs/GPU.md section 5; lockstep/detail/split_factor.hpp): with `enabled`, an attempt
 // that reaches a factorization does not factor. If the factors of exactly this request are `ready`
 // (the same Jacobian, `key` the same shift: BDF's c, Radau's h), it takes them; otherwise it assembles
 // the matrices into the method state's Newton-matrix storage, sets `pending` and returns `suspended`.

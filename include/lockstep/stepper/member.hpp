@@ -1,6 +1,6 @@
 // lockstep/stepper/member.hpp — one member's whole integration as resumable plain data.
 //
-// The single-member driver (solve_member.hpp) and the batch kernels (kernels/common/) run exactly this
+// The single-member driver (solve_member.hpp) and the batch kernels (lockstep/detail/member_kernels.hpp) run exactly this
 // code, so a member's results cannot depend on which of them ran it, on the batch it was in, or on how
 // often the host paused it: `member_advance` performs at most K step attempts and returns, and all the
 // member knows lives in member_state (docs/ARCHITECTURE.md section 1: a sync point is an attempt boundary).
@@ -18,7 +18,7 @@
 // interpolation accuracy, O(h^(p+1)). So a saved point between steps is projected too, by the same
 // projection, as an output only: it changes neither the trajectory nor the counters (which must not
 // depend on the save times), and when its projection fails the unprojected point is written.
-// On the split path (kernels/common/split_factor.hpp) the projection of an accepted step may stop at
+// On the split path (lockstep/detail/split_factor.hpp) the projection of an accepted step may stop at
 // its Cholesky factorizations, kept in a projection_work beside the member state, and the next call
 // of member_advance resumes it before anything else; save points and initialization project in the
 // thread (docs/GPU.md section 5.4 says why).
@@ -207,7 +207,7 @@ LOCKSTEP_HD void member_begin(member_state<Model, Method>& ms, double t0, double
 
 // At most max_attempts step attempts towards t1; returns true when the member has finished (status
 // success or a failure), false when it paused at an attempt boundary or, on the split path, at a
-// factorization. `split_projection` (the split path only; kernels/common/split_factor.hpp) holds the
+// factorization. `split_projection` (the split path only; lockstep/detail/split_factor.hpp) holds the
 // accepted point's projection when it suspends at a factorization: the next call resumes it before
 // any new attempt. Null, projections run in the thread (project_state).
 template <class Model, class Method, class Sink>

@@ -1,4 +1,4 @@
-// kernels/common/soa.hpp — structure-of-arrays storage of plain-data member states.
+// lockstep/detail/soa.hpp — structure-of-arrays storage of plain-data member states.
 //
 // A chunk of C members keeps word j of member i at data[j * stride + i] (stride >= C), so neighbouring
 // GPU threads touch neighbouring addresses (docs/ARCHITECTURE.md section 3). A member's state is any trivially

@@ -1,4 +1,4 @@
-// kernels/common/split_factor.hpp — the split path: step attempts that leave their factorizations to a
+// lockstep/detail/split_factor.hpp — the split path: step attempts that leave their factorizations to a
 // batch phase between launches (docs/ARCHITECTURE.md section 1's one documented exception; docs/GPU.md section 5).
 //
 // Per launch, `advance_member_split` runs member_advance with the method state's external_factors
@@ -15,7 +15,7 @@
 
 #include <cstddef>
 
-#include "kernels/common/member_kernels.hpp"
+#include "lockstep/detail/member_kernels.hpp"
 #include "lockstep/method/methods.hpp"
 
 namespace lockstep {

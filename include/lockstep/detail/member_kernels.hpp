@@ -1,4 +1,4 @@
-// kernels/common/member_kernels.hpp — the per-member functors every backend launches.
+// lockstep/detail/member_kernels.hpp — the per-member functors every backend launches.
 //
 // One algorithm, one declaration (Ginkgo's batch solvers are the model): `begin_member` initializes
 // member i of a chunk, `advance_member` performs at most K step attempts of member i and writes the
@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "kernels/common/soa.hpp"
+#include "lockstep/detail/soa.hpp"
 #include "lockstep/core/hd.hpp"
 #include "lockstep/stepper/member.hpp"
 
@@ -26,7 +26,7 @@ struct chunk_view {
   const double* v0 = nullptr;       // n x stride
   double* outputs = nullptr;        // (save_count * layout::size) x stride; NaN until written
   unsigned char* finished = nullptr;  // 1 once the member has finished (success or failure)
-  // The split path's resumable projections (kernels/common/split_factor.hpp): soa_image<
+  // The split path's resumable projections (lockstep/detail/split_factor.hpp): soa_image<
   // projection_work<Model>>::words x stride, or null where projections run in the thread.
   std::uint64_t* projections = nullptr;
   const double* save_times = nullptr;

@@ -1,0 +1,381 @@
+// host/scheduler/scheduler.cpp — splits an ensemble into chunks, launches the engine's kernels until
+// every member has finished, and gathers the results.
+//
+// The scheduler is the only place that knows about memory budgets, chunk sizes and progress, and it
+// knows nothing of the model: it sees one through its engine (lockstep/engine/engine.hpp). Per chunk:
+// the inputs are transposed to SoA, `begin` runs once over all members, then `advance` (at most K
+// attempts each) runs over the list of active members, which is compacted after every launch. Members
+// never see the chunk they are in, its size, or K: a member's result depends on its own inputs only.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "host/scheduler/launch.hpp"
+#include "lockstep/detail/split_factor.hpp"
+#include "lockstep/ensemble.hpp"
+#include "lockstep/formulation/projection.hpp"
+
+// Weak: present when the program links lockstep::omp (whose link options pull it in).
+extern "C" __attribute__((weak)) void lockstep_omp_launch(int threads, const long* active, long count,
+                                                          const lockstep::detail::block_task* task);
+
+// Weak: present when the program links lockstep::cuda (kernels/cuda/ensemble_cuda.cu).
+extern "C" __attribute__((weak)) int lockstep_cuda_device_count();
+
+namespace lockstep {
+
+bool omp::available() { return &lockstep_omp_launch != nullptr; }
+
+std::size_t bytes_per_member(const engine& model, int save_count, method_kind method) {
+  const lockstep_chunk_layout layout = model.chunk_layout(method);
+  return sizeof(std::uint64_t) * static_cast<std::size_t>(layout.state_words) +
+         sizeof(double) * (static_cast<std::size_t>(model.n_params()) + 2 * static_cast<std::size_t>(model.n()) +
+                           static_cast<std::size_t>(save_count) * static_cast<std::size_t>(model.ny())) +
+         sizeof(unsigned char) + sizeof(long);
+}
+
+std::size_t split_bytes_per_member(const engine& model, method_kind method, bool split, bool split_projections) {
+  const lockstep_chunk_layout layout = model.chunk_layout(method);
+  return (split ? sizeof(unsigned char) + sizeof(long) : 0) +
+         (split_projections ? sizeof(std::uint64_t) * static_cast<std::size_t>(layout.projection_words) : 0);
+}
+
+namespace {
+
+void check_problem(const engine& model, const ensemble_problem& e, const run_options& ro) {
+  auto fail = [](const std::string& why) { throw std::invalid_argument("lockstep ensemble: " + why); };
+  if (e.members < 0) fail("members must be non-negative");
+  const auto n = static_cast<std::size_t>(e.members);
+  if (e.params.size() != n * static_cast<std::size_t>(model.n_params())) fail("params must hold members x n_params values");
+  if (e.q0.size() != n * static_cast<std::size_t>(model.n()) || e.v0.size() != n * static_cast<std::size_t>(model.n()))
+    fail("q0 and v0 must hold members x n values");
+  if (!(e.t1 > e.t0)) fail("t1 must be greater than t0");
+  for (std::size_t s = 0; s < e.save_times.size(); ++s) {
+    if (!(e.save_times[s] >= e.t0 && e.save_times[s] <= e.t1))
+      fail("save time " + std::to_string(e.save_times[s]) + " outside [t0, t1]");
+    if (s > 0 && !(e.save_times[s] > e.save_times[s - 1])) fail("save times must be strictly increasing");
+  }
+  if (const std::string why = model.refusal(e.options); !why.empty()) fail(why);
+  if (ro.attempts_per_sync < 1) fail("attempts_per_sync must be at least 1");
+  if (ro.chunk_size < 0) fail("chunk_size must be non-negative");
+}
+
+// An empty result of the right shape: statuses running, outputs NaN.
+ensemble_solution empty_solution(const engine& model, const ensemble_problem& e, const run_options& ro) {
+  ensemble_solution r;
+  r.members = e.members;
+  r.save_count = static_cast<int>(e.save_times.size());
+  r.n = model.n();
+  r.m = model.m();
+  r.k = model.k();
+  r.ny = model.ny();
+  const auto n = static_cast<std::size_t>(e.members);
+  r.status.assign(n, member_status::running);
+  r.counters.assign(n, member_counters{});
+  if (ro.keep_outputs)
+    r.outputs.assign(n * static_cast<std::size_t>(r.save_count) * static_cast<std::size_t>(r.ny),
+                     std::numeric_limits<double>::quiet_NaN());
+  r.t_final.assign(n, e.t0);
+  r.y_final.assign(n * static_cast<std::size_t>(r.ny), 0.0);
+  return r;
+}
+
+// A quarter of the host's available physical memory, at least 64 MiB and at most 256 MiB. The cap:
+// CPU cores gain nothing from chunks beyond a few thousand members each (256 MiB holds 10^4 to 10^5
+// members of every built-in model), while a chunk's outputs exist twice while it is gathered, so an
+// uncapped quarter of RAM let a statistics-only study of 10^6 pendulums (101 save times) hold 80 % of
+// its trajectories at once (10.9 GB resident, measured); streaming needs chunks well below the ensemble.
+std::size_t host_memory_budget() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const std::size_t available = pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : std::size_t(1) << 30;
+  return std::clamp<std::size_t>(available / 4, std::size_t(64) << 20, std::size_t(256) << 20);
+}
+
+// Members per chunk: the explicit chunk size, else what fits the memory budget.
+long choose_chunk(const engine& model, const ensemble_problem& e, const run_options& ro, std::size_t budget,
+                  std::size_t split_extra) {
+  const std::size_t per_member =
+      bytes_per_member(model, static_cast<int>(e.save_times.size()), e.options.method) + split_extra;
+  const long fit = static_cast<long>(std::max<std::size_t>(1, budget / per_member));
+  const long chunk = ro.chunk_size > 0 ? ro.chunk_size : fit;
+  return std::max(1L, std::min(chunk, std::max(1L, e.members)));
+}
+
+// One launch's engine call on each block, with the first failure kept for after the launch.
+template <class Call>
+struct engine_task final : detail::block_task {
+  explicit engine_task(Call c) : call(std::move(c)) {}
+  Call call;
+  mutable std::mutex mutex;
+  mutable std::exception_ptr failure;
+  void operator()(const long* members, long count) const override {
+    try {
+      call(members, count);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (!failure) failure = std::current_exception();
+    }
+  }
+};
+
+class launcher {
+ public:
+  launcher(backend where, int threads) : where_(where), threads_(threads) {}
+  template <class Call>
+  void operator()(const long* active, long count, Call call) const {
+    engine_task<Call> task(std::move(call));
+    if (where_ == backend::omp)
+      lockstep_omp_launch(threads_, active, count, &task);
+    else
+      task(active, count);
+    if (task.failure) std::rethrow_exception(task.failure);
+  }
+
+ private:
+  backend where_;
+  int threads_;
+};
+
+ensemble_solution run_chunked(const engine& model, const ensemble_problem& e, const run_options& ro,
+                              const launcher& launch) {
+  check_problem(model, e, ro);
+  const auto start = std::chrono::steady_clock::now();
+  const int ny = model.ny(), n = model.n(), n_params = model.n_params();
+  const int save_count = static_cast<int>(e.save_times.size());
+  const lockstep_chunk_layout layout = model.chunk_layout(e.options.method);
+
+  ensemble_solution r = empty_solution(model, e, ro);
+  const bool split = layout.can_split != 0 && ro.split_factorization;
+  // The emulation splits every projection factorization too (projection_split_above(true)); the
+  // members' resumable projections live beside their states.
+  const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form);
+  const long chunk = choose_chunk(model, e, ro, ro.memory_budget > 0 ? ro.memory_budget : host_memory_budget(),
+                                  split_bytes_per_member(model, e.options.method, split, split_projections));
+  r.chunk_size = chunk;
+
+  // Chunk storage, reused from chunk to chunk.
+  const auto C = static_cast<std::size_t>(chunk);
+  std::vector<std::uint64_t> states(static_cast<std::size_t>(layout.state_words) * C);
+  std::vector<double> params(static_cast<std::size_t>(n_params) * C);
+  std::vector<double> q0(static_cast<std::size_t>(n) * C), v0(q0.size());
+  std::vector<double> outputs(static_cast<std::size_t>(save_count) * static_cast<std::size_t>(ny) * C);
+  std::vector<unsigned char> finished(C);
+  std::vector<long> active(C);
+  std::vector<double> member_outputs;
+  std::vector<unsigned char> pending(split ? C : 0);
+  std::vector<std::uint64_t> projections(split_projections ? static_cast<std::size_t>(layout.projection_words) * C : 0);
+  std::vector<int> status_codes(C);
+
+  lockstep_chunk view{};
+  view.header = abi_header_for<lockstep_chunk>();
+  view.stride = chunk;
+  view.states = states.data();
+  view.params = params.data();
+  view.q0 = q0.data();
+  view.v0 = v0.data();
+  view.outputs = outputs.data();
+  view.finished = finished.data();
+  view.projections = split_projections ? projections.data() : nullptr;
+  view.pending = split ? pending.data() : nullptr;
+  view.save_times = e.save_times.data();
+  view.save_count = save_count;
+  view.method = static_cast<int>(e.options.method);
+  view.t0 = e.t0;
+  view.t1 = e.t1;
+  view.options = &e.options;
+  view.options_size = sizeof(solver_options);
+
+  progress_report report;
+  report.members_total = e.members;
+  for (long first = 0; first < e.members; first += chunk) {
+    const long count = std::min(chunk, e.members - first);
+    // Member-major inputs of members [first, first + count) to SoA arrays of stride `chunk`.
+    for (long i = 0; i < count; ++i) {
+      for (int j = 0; j < n_params; ++j) params[j * C + i] = e.params[(first + i) * n_params + j];
+      for (int j = 0; j < n; ++j) {
+        q0[j * C + i] = e.q0[(first + i) * n + j];
+        v0[j * C + i] = e.v0[(first + i) * n + j];
+      }
+    }
+    std::fill(outputs.begin(), outputs.end(), std::numeric_limits<double>::quiet_NaN());
+    std::fill(finished.begin(), finished.end(), 0);
+    if (split_projections) std::fill(projections.begin(), projections.end(), 0);  // no projection under way
+
+    std::iota(active.begin(), active.begin() + count, 0L);
+    long n_active = count;
+    launch(active.data(), n_active, [&](const long* m, long c) { model.begin(view, m, c); });
+    auto compact = [&] {
+      // In place and allocation-free (std::stable_partition may allocate): the order of the active
+      // list only decides which member a thread takes next, never a member's result.
+      const auto end = std::partition(active.begin(), active.begin() + n_active,
+                                      [&](long i) { return finished[static_cast<std::size_t>(i)] == 0; });
+      const long still = static_cast<long>(end - active.begin());
+      report.members_finished += n_active - still;
+      n_active = still;
+    };
+    compact();
+    while (n_active > 0) {
+      if (split) {  // advance, then factor what the attempts left pending
+        launch(active.data(), n_active, [&](const long* m, long c) {
+          model.advance_split(view, m, c, ro.attempts_per_sync, projection_split_above(true));
+        });
+        compact();
+        launch(active.data(), n_active, [&](const long* m, long c) { model.factor(view, m, c); });
+      } else {
+        launch(active.data(), n_active, [&](const long* m, long c) { model.advance(view, m, c, ro.attempts_per_sync); });
+        compact();
+      }
+      if (ro.on_progress) {
+        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        ro.on_progress(report);
+      }
+    }
+
+    // The finished chunk into the member-major result (outputs only when kept), then on_chunk.
+    const std::size_t per_member = static_cast<std::size_t>(save_count) * static_cast<std::size_t>(ny);
+    member_outputs.resize(per_member * static_cast<std::size_t>(count));
+    for (long i = 0; i < count; ++i)
+      for (int s = 0; s < save_count; ++s)
+        for (int j = 0; j < ny; ++j)
+          member_outputs[static_cast<std::size_t>(i) * per_member + static_cast<std::size_t>(s) * ny + j] =
+              outputs[(static_cast<std::size_t>(s) * ny + j) * C + i];
+    model.finish(view, 0, count, status_codes.data(), r.counters.data() + first, r.t_final.data() + first,
+                 r.y_final.data() + first * ny);
+    for (long i = 0; i < count; ++i) {
+      r.status[first + i] = static_cast<member_status>(status_codes[i]);
+      report.steps += r.counters[first + i].steps;
+    }
+    if (!r.outputs.empty())
+      std::copy(member_outputs.begin(), member_outputs.end(),
+                r.outputs.begin() + static_cast<std::ptrdiff_t>(per_member * static_cast<std::size_t>(first)));
+    if (ro.on_chunk) {
+      chunk_results c;
+      c.first = first;
+      c.count = count;
+      c.save_count = save_count;
+      c.ny = ny;
+      c.outputs = member_outputs.data();
+      c.status = r.status.data() + first;
+      c.counters = r.counters.data() + first;
+      c.t_final = r.t_final.data() + first;
+      c.y_final = r.y_final.data() + first * ny;
+      ro.on_chunk(c);
+    }
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+// The device backend runs its own chunking (kernels/cuda); its chunks come back through on_chunk.
+ensemble_solution solve_on_device(const engine& model, const ensemble_problem& e, const run_options& ro) {
+  check_problem(model, e, ro);
+  if (&lockstep_cuda_device_count == nullptr)
+    throw std::invalid_argument("lockstep: the cuda backend is not available in this build (no nvcc, or the program "
+                                "does not link lockstep::cuda)");
+  if (!model.device_built())
+    throw std::invalid_argument(std::string("lockstep: the cuda backend is not built for model ") +
+                                std::string(model.name()) +
+                                " (lockstep/detail/device_models.hpp lists the models it instantiates)");
+  const auto start = std::chrono::steady_clock::now();
+  ensemble_solution r = empty_solution(model, e, ro);
+  struct context_t {
+    ensemble_solution* r;
+    const run_options* ro;
+    progress_report report;
+    std::chrono::steady_clock::time_point start;
+    std::exception_ptr failure;
+  } context{&r, &ro, {}, start, nullptr};
+  context.report.members_total = e.members;
+  lockstep_device_run run{};
+  run.header = abi_header_for<lockstep_device_run>();
+  run.members = e.members;
+  run.params = e.params.data();
+  run.q0 = e.q0.data();
+  run.v0 = e.v0.data();
+  run.t0 = e.t0;
+  run.t1 = e.t1;
+  run.save_times = e.save_times.data();
+  run.save_count = static_cast<int>(e.save_times.size());
+  run.options = &e.options;
+  run.options_size = sizeof(solver_options);
+  run.chunk_size = ro.chunk_size;
+  run.memory_budget = ro.memory_budget;
+  run.attempts_per_sync = ro.attempts_per_sync;
+  run.split_factorization = ro.split_factorization ? 1 : 0;
+  run.context = &context;
+  run.on_chunk = [](void* raw, long first, long count, const double* outputs, const int* status, const void* counters,
+                    const double* t_final, const double* y_final) {
+    auto& cx = *static_cast<context_t*>(raw);
+    if (cx.failure) return;
+    try {
+      ensemble_solution& s = *cx.r;
+      const auto ny = static_cast<std::size_t>(s.ny), per_member = static_cast<std::size_t>(s.save_count) * ny;
+      const auto* c = static_cast<const member_counters*>(counters);
+      for (long i = 0; i < count; ++i) {
+        s.status[first + i] = static_cast<member_status>(status[i]);
+        s.counters[first + i] = c[i];
+        s.t_final[first + i] = t_final[i];
+      }
+      std::copy(y_final, y_final + count * ny, s.y_final.begin() + static_cast<std::ptrdiff_t>(first * ny));
+      if (!s.outputs.empty())
+        std::copy(outputs, outputs + count * per_member, s.outputs.begin() + static_cast<std::ptrdiff_t>(first * per_member));
+      if (cx.ro->on_chunk) {
+        chunk_results cr;
+        cr.first = first;
+        cr.count = count;
+        cr.save_count = s.save_count;
+        cr.ny = s.ny;
+        cr.outputs = outputs;
+        cr.status = s.status.data() + first;
+        cr.counters = s.counters.data() + first;
+        cr.t_final = s.t_final.data() + first;
+        cr.y_final = s.y_final.data() + first * static_cast<long>(ny);
+        cx.ro->on_chunk(cr);
+      }
+    } catch (...) {
+      cx.failure = std::current_exception();
+    }
+  };
+  run.on_progress = [](void* raw, long finished, long steps) {
+    auto& cx = *static_cast<context_t*>(raw);
+    if (cx.failure || !cx.ro->on_progress) return;
+    cx.report.members_finished = finished;
+    cx.report.steps = steps;
+    cx.report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cx.start).count();
+    try {
+      cx.ro->on_progress(cx.report);
+    } catch (...) {
+      cx.failure = std::current_exception();
+    }
+  };
+  model.solve_on_device(run);
+  if (context.failure) std::rethrow_exception(context.failure);
+  r.chunk_size = run.chunk_size_used;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace
+
+ensemble_solution solve_ensemble(const engine& model, const ensemble_problem& problem, const run_options& run) {
+  switch (run.where) {
+    case backend::serial: return run_chunked(model, problem, run, launcher(backend::serial, 1));
+    case backend::omp:
+      if (!omp::available())
+        throw std::invalid_argument("lockstep: backend omp requested but this program does not link lockstep::omp");
+      return run_chunked(model, problem, run, launcher(backend::omp, run.threads));
+    case backend::cuda: return solve_on_device(model, problem, run);
+  }
+  throw std::invalid_argument("lockstep: unknown backend");
+}
+
+}  // namespace lockstep

@@ -1,0 +1,149 @@
+// lockstep/detail/typed_chunks.hpp — chunk sizing and the member-major <-> SoA transfers of a model
+// known at compile time: what a backend that runs its own chunking (the CUDA backend, kernels/cuda)
+// needs. The model-agnostic scheduler (host/scheduler) does the same through the engine. Not API.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lockstep/detail/member_kernels.hpp"
+#include "lockstep/detail/soa.hpp"
+#include "lockstep/detail/split_factor.hpp"
+#include "lockstep/stepper/member.hpp"
+#include "lockstep/typed_ensemble.hpp"
+
+namespace lockstep {
+
+// Bytes of chunk storage one member needs: its state, parameters, initial state, outputs, flag.
+template <class Model, class Method>
+constexpr std::size_t bytes_per_member_with(int save_count) {
+  return sizeof(std::uint64_t) * soa_image<member_state<Model, Method>>::words +
+         sizeof(double) * (Model::n_params + 2 * Model::n + static_cast<std::size_t>(save_count) * state_layout<Model>::size) +
+         sizeof(unsigned char) + sizeof(long);
+}
+
+template <class Model>
+constexpr std::size_t bytes_per_member(int save_count, method_kind method = method_kind::bdf) {
+  return visit_method(method, [save_count]<class Method>() { return bytes_per_member_with<Model, Method>(save_count); });
+}
+
+// Bytes the split path (docs/GPU.md section 5) adds to a member's chunk storage: its pending flag and
+// batch index, and its resumable projection when projections split.
+template <class Model>
+constexpr std::size_t split_bytes_per_member(bool split, bool split_projections) {
+  return (split ? sizeof(unsigned char) + sizeof(long) : 0) +
+         (split_projections ? sizeof(std::uint64_t) * soa_image<projection_work<Model>>::words : 0);
+}
+
+namespace detail {
+
+template <class Model>
+void check_ensemble(const ensemble<Model>& e, const run_options& ro) {
+  auto fail = [](const std::string& why) { throw std::invalid_argument("lockstep ensemble: " + why); };
+  if (e.members < 0) fail("members must be non-negative");
+  const auto n = static_cast<std::size_t>(e.members);
+  if (e.params.size() != n * Model::n_params) fail("params must hold members x n_params values");
+  if (e.q0.size() != n * Model::n || e.v0.size() != n * Model::n) fail("q0 and v0 must hold members x n values");
+  if (!(e.t1 > e.t0)) fail("t1 must be greater than t0");
+  for (std::size_t s = 0; s < e.save_times.size(); ++s) {
+    if (!(e.save_times[s] >= e.t0 && e.save_times[s] <= e.t1)) fail("save time " + std::to_string(e.save_times[s]) + " outside [t0, t1]");
+    if (s > 0 && !(e.save_times[s] > e.save_times[s - 1])) fail("save times must be strictly increasing");
+  }
+  if (const char* why = check_method_options(e.options); why[0] != '\0') fail(why);
+  if (ro.attempts_per_sync < 1) fail("attempts_per_sync must be at least 1");
+  if (ro.chunk_size < 0) fail("chunk_size must be non-negative");
+}
+
+// Member-major inputs of members [first, first + count) to SoA arrays of stride `chunk`.
+template <class Model>
+void scatter_inputs(const ensemble<Model>& e, long first, long count, long chunk, double* params, double* q0,
+                    double* v0) {
+  for (long i = 0; i < count; ++i) {
+    for (int j = 0; j < Model::n_params; ++j) params[j * chunk + i] = e.params[(first + i) * Model::n_params + j];
+    for (int j = 0; j < Model::n; ++j) {
+      q0[j * chunk + i] = e.q0[(first + i) * Model::n + j];
+      v0[j * chunk + i] = e.v0[(first + i) * Model::n + j];
+    }
+  }
+}
+
+// A finished chunk's SoA states and outputs into the member-major result (outputs only when kept),
+// then handed to on_chunk; returns the chunk's accepted steps. `member_outputs` is scratch of
+// count x save x ny doubles, reused from chunk to chunk.
+template <class Model, class Method>
+long gather_results(const ensemble<Model>& e, const run_options& ro, long first, long count, long chunk,
+                    const std::uint64_t* states, const double* outputs, std::vector<double>& member_outputs,
+                    ensemble_result<Model>& r) {
+  constexpr int ny = state_layout<Model>::size;
+  const int save_count = r.save_count;
+  const std::size_t per_member = static_cast<std::size_t>(save_count) * ny;
+  member_outputs.resize(per_member * static_cast<std::size_t>(count));
+  long steps = 0;
+  for (long i = 0; i < count; ++i) {
+    const long g = first + i;
+    for (int s = 0; s < save_count; ++s)
+      for (int j = 0; j < ny; ++j)
+        member_outputs[static_cast<std::size_t>(i) * per_member + static_cast<std::size_t>(s) * ny + j] =
+            outputs[(static_cast<std::size_t>(s) * ny + j) * chunk + i];
+    member_state<Model, Method> ms;
+    soa_load(states, chunk, i, ms);
+    r.status[g] = ms.status;
+    r.counters[g] = ms.counters;
+    r.t_final[g] = Method::time(ms.method);
+    const state_vector<Model> y = member_final_state<Model>(ms, e.params_of(g), e.options);
+    for (int j = 0; j < ny; ++j) r.y_final[g * ny + j] = y[j];
+    steps += ms.counters.steps;
+  }
+  if (!r.outputs.empty())
+    std::copy(member_outputs.begin(), member_outputs.end(),
+              r.outputs.begin() + static_cast<std::ptrdiff_t>(per_member * static_cast<std::size_t>(first)));
+  if (ro.on_chunk) {
+    chunk_results c;
+    c.first = first;
+    c.count = count;
+    c.save_count = save_count;
+    c.ny = ny;
+    c.outputs = member_outputs.data();
+    c.status = r.status.data() + first;
+    c.counters = r.counters.data() + first;
+    c.t_final = r.t_final.data() + first;
+    c.y_final = r.y_final.data() + first * ny;
+    ro.on_chunk(c);
+  }
+  return steps;
+}
+
+// An empty result of the right shape: statuses running, outputs NaN.
+template <class Model>
+ensemble_result<Model> empty_result(const ensemble<Model>& e, const run_options& ro) {
+  constexpr int ny = state_layout<Model>::size;
+  ensemble_result<Model> r;
+  r.members = e.members;
+  r.save_count = static_cast<int>(e.save_times.size());
+  const auto n = static_cast<std::size_t>(e.members);
+  r.status.assign(n, member_status::running);
+  r.counters.assign(n, member_counters{});
+  if (ro.keep_outputs) r.outputs.assign(n * r.save_count * ny, std::numeric_limits<double>::quiet_NaN());
+  r.t_final.assign(n, e.t0);
+  r.y_final.assign(n * ny, 0.0);
+  return r;
+}
+
+// Members per chunk: the explicit chunk size, else what fits the memory budget (split_extra: what the
+// split path adds per member, split_bytes_per_member).
+template <class Model>
+long choose_chunk(const ensemble<Model>& e, const run_options& ro, std::size_t budget, std::size_t split_extra = 0) {
+  const std::size_t per_member =
+      bytes_per_member<Model>(static_cast<int>(e.save_times.size()), e.options.method) + split_extra;
+  const long fit = static_cast<long>(std::max<std::size_t>(1, budget / per_member));
+  const long chunk = ro.chunk_size > 0 ? ro.chunk_size : fit;
+  return std::max(1L, std::min(chunk, std::max(1L, e.members)));
+}
+
+}  // namespace detail
+
+}  // namespace lockstep

@@ -1,0 +1,263 @@
+/* lockstep/engine/abi.h — the C ABI of an engine: the compiled kernels of one model behind a table of
+ * plain C functions.
+ *
+ * An engine is everything lockstep compiles per model: the per-member step kernels run over a chunk of
+ * members in structure-of-arrays storage, the outputs at save times, the tangent solves behind
+ * Lyapunov exponents and sensitivities, and the evaluations a model doctor needs. Everything above the
+ * engine (scheduler, study layer, I/O, the command line, MPI, checkpoints, the Lyapunov driver, Python)
+ * is compiled once and sees a model only through this table. Built-in models are engines linked into
+ * the program; a user's model is an engine in a shared library loaded at run time
+ * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
+ * must follow are in docs/ENGINE-ABI.md.
+ *
+ * Conventions (ABI version 1):
+ *   - Every struct that crosses the boundary starts with lockstep_abi_header: the ABI version, its own
+ *     size, and the build id of the lockstep headers it was compiled from. A host refuses a table whose
+ *     version or size differs from its own, and an engine refuses a request struct likewise.
+ *   - Every function returns a lockstep_result code and, on failure, writes a message into the
+ *     caller's lockstep_error; no C++ exception ever crosses the boundary.
+ *   - Engines run on the calling thread and start no threads: the host owns the threads, and may call
+ *     the chunk functions from several threads at once on disjoint member lists of one chunk.
+ *   - Integers that count members or steps are `long` (64 bits: Linux LP64, the only platform).
+ *   - `options` points to a lockstep::solver_options (lockstep/stepper/options.hpp) and
+ *     `options_size` is its size: a plain C++ struct of enums and numbers, part of this ABI (changing it
+ *     changes LOCKSTEP_ENGINE_ABI_VERSION). The same holds for lockstep::member_counters.
+ */
+#ifndef LOCKSTEP_ENGINE_ABI_H
+#define LOCKSTEP_ENGINE_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOCKSTEP_ENGINE_ABI_VERSION 1u
+/* The symbol an engine library exports: `const lockstep_engine* lockstep_engine_v1(void)`. */
+#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v1"
+
+typedef struct lockstep_abi_header {
+  uint32_t abi_version; /* LOCKSTEP_ENGINE_ABI_VERSION */
+  uint32_t struct_size; /* sizeof the struct this header starts */
+  const char* build_id; /* lockstep version and engine ABI, e.g. "lockstep 0.1.0 abi 1" */
+} lockstep_abi_header;
+
+typedef enum lockstep_result {
+  LOCKSTEP_OK = 0,
+  LOCKSTEP_INVALID_ARGUMENT = 1, /* a request the engine refuses (sizes, options, indices) */
+  LOCKSTEP_UNSUPPORTED = 2,      /* a request this engine was not built for (a method, a backend) */
+  LOCKSTEP_OUT_OF_MEMORY = 3,
+  LOCKSTEP_INTERNAL_ERROR = 4 /* anything else an engine caught */
+} lockstep_result;
+
+typedef struct lockstep_error {
+  char message[512]; /* NUL-terminated, truncated when longer */
+} lockstep_error;
+
+/* A parameter or named initial input: its name, default and description with units. */
+typedef struct lockstep_value_info {
+  const char* name;
+  double default_value;
+  const char* description;
+} lockstep_value_info;
+
+/* Bytes a chunk needs per member for one method (words are 64-bit): the member state, and what the
+ * split path adds (its resumable projection). */
+typedef struct lockstep_chunk_layout {
+  lockstep_abi_header header;
+  long state_words;      /* words of one member's state */
+  long projection_words; /* words of one member's resumable projection (split path) */
+  int can_split;         /* the method has a split path (factorizations between launches) */
+} lockstep_chunk_layout;
+
+/* One chunk of members in structure-of-arrays storage: variable j of member i at [j * stride + i].
+ * The host allocates it; the engine's functions read and write only the members they are given. */
+typedef struct lockstep_chunk {
+  lockstep_abi_header header;
+  long stride;               /* members in the chunk */
+  uint64_t* states;          /* state_words x stride */
+  const double* params;      /* n_params x stride */
+  const double* q0;          /* n x stride */
+  const double* v0;          /* n x stride */
+  double* outputs;           /* save_count * (2n + 2m + k) x stride, NaN until written */
+  unsigned char* finished;   /* [stride]: set to 1 when a member has finished */
+  uint64_t* projections;     /* projection_words x stride, or NULL (split path with split projections) */
+  unsigned char* pending;    /* [stride], split path: a member waits for its factorization */
+  const double* save_times;  /* [save_count], increasing, within [t0, t1] */
+  int save_count;
+  int method;                /* lockstep::method_kind of options (repeated for a cheap dispatch) */
+  double t0, t1;
+  const void* options;       /* const lockstep::solver_options* */
+  size_t options_size;
+} lockstep_chunk;
+
+/* What a member ended with. `counters` points to a lockstep::member_counters per member. */
+typedef struct lockstep_member_results {
+  lockstep_abi_header header;
+  int* status;          /* [count] lockstep::member_status codes */
+  void* counters;       /* [count] lockstep::member_counters */
+  double* t_final;      /* [count] */
+  double* y_final;      /* [count][2n + 2m + k]: (q, v, lambda, mu, nu) at t_final */
+} lockstep_member_results;
+
+/* A Lyapunov run of one member (lockstep/lyapunov/spectrum.hpp). */
+typedef struct lockstep_lyapunov_request {
+  lockstep_abi_header header;
+  int method;                 /* 0: discrete QR on `exponents` tangents; 1: the clone estimate */
+  int exponents;              /* p; 0: all d = 2 (n - m) - k */
+  double renormalize;
+  double transient;
+  int metric;                 /* 0: mass, 1: euclidean */
+  int tangent_error_control;  /* QR: the tangents' local error takes part in the step choice */
+  double separation;          /* clone: the clone's initial distance */
+  long history_capacity;      /* rows of history_t / history the caller provides */
+} lockstep_lyapunov_request;
+
+typedef struct lockstep_lyapunov_output {
+  lockstep_abi_header header;
+  int status;                /* lockstep::member_status */
+  char message[256];         /* why the options were refused, or "" */
+  double t_start;            /* QR: where the averages started */
+  double t_final;
+  long renormalizations;     /* QR: re-orthonormalizations; clone: intervals */
+  long history_count;        /* running estimates the run produced (those beyond capacity are dropped) */
+  double* exponents;         /* [p], written when status is success */
+  double* history_t;         /* [history_capacity] */
+  double* history;           /* [history_capacity][p] */
+  void* counters;            /* lockstep::member_counters (QR), may be NULL */
+} lockstep_lyapunov_output;
+
+/* Forward sensitivities of one member (lockstep/lyapunov/sensitivity.hpp). */
+typedef struct lockstep_sensitivity_request {
+  lockstep_abi_header header;
+  int state_directions;      /* directions (dq0, dv0), each 2n values, in `directions` */
+  const double* directions;
+  int parameter_count;       /* d/dp_j for these parameter indices */
+  const int* parameters;
+} lockstep_sensitivity_request;
+
+typedef struct lockstep_sensitivity_output {
+  lockstep_abi_header header;
+  int status;
+  char message[256];
+  double t_final;
+  double* y_final;           /* [2n + 2m + k] */
+  double* sensitivities;     /* [state_directions + parameter_count][2n + 2m + k] */
+  void* counters;            /* lockstep::member_counters, may be NULL */
+} lockstep_sensitivity_output;
+
+/* The model's equations at one state, for a model doctor: M (n x n, row-major), Q (n), Phi (m),
+ * G = dPhi/dq (m x n), Phi_t (m), and for k > 0 the residual A v + a (k) and A (k x n). Derivatives are
+ * the automatic-differentiation values the solver uses. Any pointer may be NULL (not wanted). */
+typedef struct lockstep_model_values {
+  lockstep_abi_header header;
+  double* mass;
+  double* force;
+  double* constraint;
+  double* constraint_jacobian;
+  double* constraint_rate;
+  double* velocity_constraint;
+  double* velocity_jacobian;
+} lockstep_model_values;
+
+/* Consistent initial values (lockstep/stepper/initialize.hpp) for a model doctor. */
+typedef struct lockstep_initial_values {
+  lockstep_abi_header header;
+  int status;
+  double* q;      /* [n] */
+  double* v;      /* [n] */
+  double* a;      /* [n] q''(t0) */
+  double* lambda; /* [m] */
+  double* nu;     /* [k] */
+  void* counters; /* lockstep::member_counters: the corrections made, may be NULL */
+} lockstep_initial_values;
+
+/* Host callbacks of a device solve (the CUDA backend runs its own chunking on the device). */
+typedef struct lockstep_device_run {
+  lockstep_abi_header header;
+  long members;
+  const double* params;      /* members x n_params, member-major */
+  const double* q0;          /* members x n */
+  const double* v0;
+  double t0, t1;
+  const double* save_times;
+  int save_count;
+  const void* options;
+  size_t options_size;
+  long chunk_size;           /* 0: from the device's memory */
+  size_t memory_budget;
+  int attempts_per_sync;
+  int split_factorization;
+  /* Called once per finished chunk in member order, with member-major outputs [count][save][ny]. */
+  void (*on_chunk)(void* context, long first, long count, const double* outputs, const int* status,
+                   const void* counters, const double* t_final, const double* y_final);
+  /* Called after every launch with the members finished so far and their accepted steps. */
+  void (*on_progress)(void* context, long finished, long steps);
+  void* context;
+  long chunk_size_used;      /* out */
+} lockstep_device_run;
+
+typedef struct lockstep_engine {
+  lockstep_abi_header header;
+
+  /* ---- what the model is ---- */
+  const char* name;
+  const char* description;
+  int n, m, k;
+  int n_params, n_inputs;
+  const lockstep_value_info* params; /* [n_params] */
+  const lockstep_value_info* inputs; /* [n_inputs] */
+  int device_built;                  /* solve_on_device is available (a CUDA build of this model) */
+
+  /* ---- per member, on the host ---- */
+  /* The named initial inputs mapped to (q0, v0). */
+  lockstep_result (*initial_state)(const double* params, const double* inputs, double* q0, double* v0,
+                                   lockstep_error* error);
+  /* Why the solver options cannot run (a message in `error`, LOCKSTEP_INVALID_ARGUMENT), else OK. */
+  lockstep_result (*check_options)(const void* options, size_t options_size, lockstep_error* error);
+
+  /* ---- a chunk of members ---- */
+  lockstep_result (*chunk_layout)(int method, lockstep_chunk_layout* layout, lockstep_error* error);
+  /* Initializes the listed members of the chunk (consistent initialization, first outputs). */
+  lockstep_result (*begin)(const lockstep_chunk* chunk, const long* members, long count, lockstep_error* error);
+  /* At most max_attempts step attempts of each listed member; outputs as they are passed. */
+  lockstep_result (*advance)(const lockstep_chunk* chunk, const long* members, long count, int max_attempts,
+                             lockstep_error* error);
+  /* The split path (docs/GPU.md section 5), emulated on the host: attempts that suspend at their
+   * factorizations (marking `pending`), and the factor phase between launches. */
+  lockstep_result (*advance_split)(const lockstep_chunk* chunk, const long* members, long count, int max_attempts,
+                                   int projection_split_above, lockstep_error* error);
+  lockstep_result (*factor)(const lockstep_chunk* chunk, const long* members, long count, lockstep_error* error);
+  /* Status, counters, final time and final state of members [first, first + count) of the chunk;
+   * `member_params` holds their parameters member-major. */
+  lockstep_result (*finish)(const lockstep_chunk* chunk, long first, long count, const lockstep_member_results* out,
+                            lockstep_error* error);
+
+  /* ---- tangents ---- */
+  lockstep_result (*lyapunov)(const double* params, const double* q0, const double* v0, double t0, double t1,
+                              const void* options, size_t options_size, const lockstep_lyapunov_request* request,
+                              lockstep_lyapunov_output* out, lockstep_error* error);
+  lockstep_result (*sensitivities)(const double* params, const double* q0, const double* v0, double t0, double t1,
+                                   const void* options, size_t options_size,
+                                   const lockstep_sensitivity_request* request, lockstep_sensitivity_output* out,
+                                   lockstep_error* error);
+
+  /* ---- a model doctor's hooks ---- */
+  lockstep_result (*evaluate)(const double* params, double t, const double* q, const double* v,
+                              lockstep_model_values* out, lockstep_error* error);
+  lockstep_result (*initialize)(const double* params, double t0, const double* q0, const double* v0,
+                                const void* options, size_t options_size, lockstep_initial_values* out,
+                                lockstep_error* error);
+
+  /* ---- a whole ensemble on a device (NULL unless device_built) ---- */
+  lockstep_result (*solve_on_device)(lockstep_device_run* run, lockstep_error* error);
+} lockstep_engine;
+
+typedef const lockstep_engine* (*lockstep_engine_entry)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOCKSTEP_ENGINE_ABI_H */

@@ -1,0 +1,22 @@
+// lockstep/engine/builtin.hpp — the built-in models as engines (the lockstep::builtin_models library).
+//
+// Each built-in model (lockstep/model/registry.hpp) is compiled once into this library as an engine,
+// through the same table (lockstep/engine/model_engine.hpp) as an engine library loaded at run time, so
+// every test of a built-in model exercises the boundary. Where the CUDA backend is built for a model
+// (lockstep/detail/device_models.hpp), its engine can also solve on the device.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "lockstep/engine/engine.hpp"
+
+namespace lockstep {
+
+// Every built-in engine, in the registry's order.
+std::span<const engine> builtin_engines();
+
+// The built-in engine called `name`, or nullptr.
+const engine* find_builtin_engine(std::string_view name);
+
+}  // namespace lockstep

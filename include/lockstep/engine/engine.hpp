@@ -1,0 +1,87 @@
+// lockstep/engine/engine.hpp — a model-agnostic handle on an engine table (lockstep/engine/abi.h).
+//
+// The host side of the library (scheduler, study layer, I/O, the command line, MPI, checkpoints, the
+// Lyapunov driver, Python) sees a model only through this class: its sizes and tables, and the
+// table's functions with C++ error handling (a failing call throws engine_error, or
+// std::invalid_argument for a request the engine refuses). Copies are cheap: an engine is a pointer
+// to a table that lives as long as the program (engines are never unloaded).
+#pragma once
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "lockstep/engine/abi.h"
+#include "lockstep/engine/abi_support.hpp"
+#include "lockstep/stepper/options.hpp"
+
+namespace lockstep {
+
+// A call into an engine failed for a reason other than a refused request (out of memory, an
+// unexpected exception inside the engine).
+class engine_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class engine {
+ public:
+  // Checks the table's ABI header: another version or size is refused with std::invalid_argument
+  // naming both builds.
+  explicit engine(const lockstep_engine* table);
+
+  const lockstep_engine& table() const { return *table_; }
+  std::string_view name() const { return table_->name; }
+  std::string_view description() const { return table_->description; }
+  int n() const { return table_->n; }
+  int m() const { return table_->m; }
+  int k() const { return table_->k; }
+  // Values per member and save time: (q, v, lambda, mu, nu).
+  int ny() const { return 2 * table_->n + 2 * table_->m + table_->k; }
+  int n_params() const { return table_->n_params; }
+  int n_inputs() const { return table_->n_inputs; }
+  std::span<const lockstep_value_info> params() const { return {table_->params, std::size_t(table_->n_params)}; }
+  std::span<const lockstep_value_info> inputs() const {
+    return {table_->inputs, std::size_t(table_->n_inputs > 0 ? table_->n_inputs : 0)};
+  }
+  bool device_built() const { return table_->device_built != 0 && table_->solve_on_device != nullptr; }
+
+  // (q0, v0) of the named initial inputs (Model::initial_state).
+  void initial_state(const double* params, const double* inputs, double* q0, double* v0) const;
+  // Why the method and formulation cannot run this model ("" when they can).
+  std::string refusal(const solver_options& options) const;
+  lockstep_chunk_layout chunk_layout(method_kind method) const;
+
+  void begin(const lockstep_chunk& chunk, const long* members, long count) const;
+  void advance(const lockstep_chunk& chunk, const long* members, long count, int max_attempts) const;
+  void advance_split(const lockstep_chunk& chunk, const long* members, long count, int max_attempts,
+                     int projection_split_above) const;
+  void factor(const lockstep_chunk& chunk, const long* members, long count) const;
+  void finish(const lockstep_chunk& chunk, long first, long count, int* status, member_counters* counters,
+              double* t_final, double* y_final) const;
+
+  void lyapunov(const double* params, const double* q0, const double* v0, double t0, double t1,
+                const solver_options& options, const lockstep_lyapunov_request& request,
+                lockstep_lyapunov_output& out) const;
+  void sensitivities(const double* params, const double* q0, const double* v0, double t0, double t1,
+                     const solver_options& options, const lockstep_sensitivity_request& request,
+                     lockstep_sensitivity_output& out) const;
+  void evaluate(const double* params, double t, const double* q, const double* v, lockstep_model_values& out) const;
+  void initialize(const double* params, double t0, const double* q0, const double* v0, const solver_options& options,
+                  lockstep_initial_values& out) const;
+  void solve_on_device(lockstep_device_run& run) const;
+
+  friend bool operator==(const engine& a, const engine& b) { return a.table_ == b.table_; }
+
+ private:
+  const lockstep_engine* table_;
+};
+
+// Throws for a failed engine call: std::invalid_argument for LOCKSTEP_INVALID_ARGUMENT and
+// LOCKSTEP_UNSUPPORTED, std::bad_alloc for LOCKSTEP_OUT_OF_MEMORY, engine_error otherwise; the
+// message names the engine and the call.
+void throw_engine_failure(const lockstep_engine& table, const char* call, lockstep_result result,
+                          const lockstep_error& error);
+
+}  // namespace lockstep

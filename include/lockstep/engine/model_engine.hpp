@@ -1,0 +1,381 @@
+// lockstep/engine/model_engine.hpp — the engine table (lockstep/engine/abi.h) of a model compiled into
+// the program: model_engine<Model>().
+//
+// Every function of the table is a thin adapter from the C ABI to the header code the library is made
+// of: the per-member functors of lockstep/detail/member_kernels.hpp and split_factor.hpp over a list of
+// members, the Lyapunov and sensitivity drivers, consistent initialization and the AD-derived model
+// values. Nothing is computed differently from a direct call, so a member's result through the table
+// is bitwise the result of the template code. Each adapter catches every exception and returns it as a
+// status and a message (no exception crosses the C ABI). The built-in models are engines built by this
+// template (host/engines), and so is the engine library of a user's model header.
+#pragma once
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <vector>
+
+#include "lockstep/detail/member_kernels.hpp"
+#include "lockstep/detail/split_factor.hpp"
+#include "lockstep/engine/abi.h"
+#include "lockstep/engine/abi_support.hpp"
+#include "lockstep/lyapunov/sensitivity.hpp"
+#include "lockstep/lyapunov/spectrum.hpp"
+#include "lockstep/model/concept.hpp"
+#include "lockstep/model/derivatives.hpp"
+#include "lockstep/stepper/initialize.hpp"
+#include "lockstep/stepper/member.hpp"
+#include "lockstep/version.hpp"
+
+namespace lockstep {
+
+namespace engine_detail {
+
+template <class Model>
+chunk_view<Model> view_of(const lockstep_chunk* c) {
+  check_header(c, "chunk");
+  chunk_view<Model> v;
+  v.stride = c->stride;
+  v.states = c->states;
+  v.params = c->params;
+  v.q0 = c->q0;
+  v.v0 = c->v0;
+  v.outputs = c->outputs;
+  v.finished = c->finished;
+  v.projections = c->projections;
+  v.save_times = c->save_times;
+  v.save_count = c->save_count;
+  v.t0 = c->t0;
+  v.t1 = c->t1;
+  v.options = options_of(c->options, c->options_size);
+  return v;
+}
+
+template <class Functor>
+void for_members(const Functor& f, const long* members, long count) {
+  for (long a = 0; a < count; ++a) f(members[a]);
+}
+
+template <int N>
+vec<double, N> vec_from(const double* x) {
+  vec<double, N> v;
+  for (int i = 0; i < N; ++i) v[i] = x[i];
+  return v;
+}
+
+template <class Model>
+struct functions {
+  static constexpr int ny = state_layout<Model>::size;
+
+  static lockstep_result initial_state(const double* params, const double* inputs, double* q0, double* v0,
+                                       lockstep_error* error) {
+    return guarded(error, [&] {
+      vec<double, Model::n> q, v;
+      Model::initial_state(params, inputs, q, v);
+      for (int j = 0; j < Model::n; ++j) {
+        q0[j] = q[j];
+        v0[j] = v[j];
+      }
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result check_options(const void* options, std::size_t size, lockstep_error* error) {
+    return guarded(error, [&] {
+      const char* why = check_method_options(options_of(options, size));
+      if (why[0] == '\0') return LOCKSTEP_OK;
+      set_message(error, why);
+      return LOCKSTEP_INVALID_ARGUMENT;
+    });
+  }
+
+  static lockstep_result chunk_layout(int method, lockstep_chunk_layout* layout, lockstep_error* error) {
+    return guarded(error, [&] {
+      check_header(layout, "chunk layout");
+      visit_method(static_cast<method_kind>(method), [&]<class Method>() {
+        layout->state_words = soa_image<member_state<Model, Method>>::words;
+        layout->projection_words = soa_image<projection_work<Model>>::words;
+        layout->can_split = has_split_factorization<Method> ? 1 : 0;
+      });
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result begin(const lockstep_chunk* c, const long* members, long count, lockstep_error* error) {
+    return guarded(error, [&] {
+      const chunk_view<Model> view = view_of<Model>(c);
+      visit_method(view.options.method, [&]<class Method>() { for_members(begin_member<Model, Method>{view}, members, count); });
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result advance(const lockstep_chunk* c, const long* members, long count, int max_attempts,
+                                 lockstep_error* error) {
+    return guarded(error, [&] {
+      const chunk_view<Model> view = view_of<Model>(c);
+      visit_method(view.options.method, [&]<class Method>() {
+        for_members(advance_member<Model, Method>{view, max_attempts}, members, count);
+      });
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result advance_split(const lockstep_chunk* c, const long* members, long count, int max_attempts,
+                                       int projection_split_above, lockstep_error* error) {
+    return guarded(error, [&] {
+      const chunk_view<Model> view = view_of<Model>(c);
+      lockstep_result r = LOCKSTEP_OK;
+      visit_method(view.options.method, [&]<class Method>() {
+        if constexpr (has_split_factorization<Method>) {
+          for_members(advance_member_split<Model, Method>{view, max_attempts, c->pending, projection_split_above},
+                      members, count);
+        } else {
+          set_message(error, "this method has no split path");
+          r = LOCKSTEP_UNSUPPORTED;
+        }
+      });
+      return r;
+    });
+  }
+
+  static lockstep_result factor(const lockstep_chunk* c, const long* members, long count, lockstep_error* error) {
+    return guarded(error, [&] {
+      const chunk_view<Model> view = view_of<Model>(c);
+      lockstep_result r = LOCKSTEP_OK;
+      visit_method(view.options.method, [&]<class Method>() {
+        if constexpr (has_split_factorization<Method>) {
+          for_members(factor_member<Model, Method>{view, c->pending}, members, count);
+        } else {
+          set_message(error, "this method has no split path");
+          r = LOCKSTEP_UNSUPPORTED;
+        }
+      });
+      return r;
+    });
+  }
+
+  static lockstep_result finish(const lockstep_chunk* c, long first, long count, const lockstep_member_results* out,
+                                lockstep_error* error) {
+    return guarded(error, [&] {
+      check_header(out, "member results");
+      const chunk_view<Model> view = view_of<Model>(c);
+      visit_method(view.options.method, [&]<class Method>() {
+        auto* counters = static_cast<member_counters*>(out->counters);
+        for (long i = 0; i < count; ++i) {
+          member_state<Model, Method> ms;
+          soa_load(view.states, view.stride, first + i, ms);
+          double p[Model::n_params];
+          detail::load_params(view, first + i, p);
+          out->status[i] = static_cast<int>(ms.status);
+          counters[i] = ms.counters;
+          out->t_final[i] = Method::time(ms.method);
+          const state_vector<Model> y = member_final_state<Model>(ms, p, view.options);
+          for (int j = 0; j < ny; ++j) out->y_final[i * ny + j] = y[j];
+        }
+      });
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result lyapunov(const double* params, const double* q0, const double* v0, double t0, double t1,
+                                  const void* options, std::size_t options_size, const lockstep_lyapunov_request* request,
+                                  lockstep_lyapunov_output* out, lockstep_error* error) {
+    return guarded(error, [&] {
+      check_header(request, "Lyapunov request");
+      check_header(out, "Lyapunov output");
+      const solver_options& opt = options_of(options, options_size);
+      lyapunov_options lopt;
+      lopt.exponents = request->exponents;
+      lopt.renormalize = request->renormalize;
+      lopt.transient = request->transient;
+      lopt.metric = request->metric == 0 ? tangent_metric::mass : tangent_metric::euclidean;
+      lopt.tangent_error_control = request->tangent_error_control != 0;
+      const auto q = vec_from<Model::n>(q0), v = vec_from<Model::n>(v0);
+      const long capacity = request->history_capacity;
+      if (request->method == 0) {
+        const lyapunov_result<Model> r = lyapunov_spectrum<Model>(params, q, v, t0, t1, opt, lopt);
+        out->status = static_cast<int>(r.status);
+        std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
+        out->t_start = r.t_start;
+        out->t_final = r.t_final;
+        out->renormalizations = r.renormalizations;
+        out->history_count = static_cast<long>(r.history_t.size());
+        const std::size_t p = r.exponents.size();
+        for (long row = 0; row < std::min<long>(capacity, out->history_count); ++row) {
+          out->history_t[row] = r.history_t[static_cast<std::size_t>(row)];
+          for (std::size_t j = 0; j < r.history[static_cast<std::size_t>(row)].size(); ++j)
+            out->history[static_cast<std::size_t>(row) * r.history[static_cast<std::size_t>(row)].size() + j] =
+                r.history[static_cast<std::size_t>(row)][j];
+        }
+        for (std::size_t j = 0; j < p; ++j) out->exponents[j] = r.exponents[j];
+        if (out->counters != nullptr) *static_cast<member_counters*>(out->counters) = r.counters;
+      } else {
+        const clone_result r = clone_largest_exponent<Model>(params, q, v, t0, t1, opt, lopt, request->separation);
+        out->status = static_cast<int>(r.status);
+        std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
+        out->renormalizations = r.intervals;
+        out->history_count = static_cast<long>(r.history_t.size());
+        for (long row = 0; row < std::min<long>(capacity, out->history_count); ++row) {
+          out->history_t[row] = r.history_t[static_cast<std::size_t>(row)];
+          out->history[row] = r.history[static_cast<std::size_t>(row)];
+        }
+        out->exponents[0] = r.exponent;
+      }
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result sensitivities(const double* params, const double* q0, const double* v0, double t0, double t1,
+                                       const void* options, std::size_t options_size,
+                                       const lockstep_sensitivity_request* request, lockstep_sensitivity_output* out,
+                                       lockstep_error* error) {
+    return guarded(error, [&] {
+      check_header(request, "sensitivity request");
+      check_header(out, "sensitivity output");
+      const solver_options& opt = options_of(options, options_size);
+      std::vector<phase_vector<Model>> directions(static_cast<std::size_t>(std::max(0, request->state_directions)));
+      for (std::size_t d = 0; d < directions.size(); ++d)
+        for (int j = 0; j < 2 * Model::n; ++j) directions[d][j] = request->directions[d * 2 * Model::n + j];
+      const std::vector<int> parameters(request->parameters, request->parameters + std::max(0, request->parameter_count));
+      const sensitivity_result<Model> r = solve_member_with_sensitivities<Model>(
+          params, vec_from<Model::n>(q0), vec_from<Model::n>(v0), t0, t1, opt, directions, parameters);
+      out->status = static_cast<int>(r.status);
+      std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
+      out->t_final = r.t_final;
+      for (int j = 0; j < ny; ++j) out->y_final[j] = r.y_final[j];
+      for (std::size_t d = 0; d < r.sensitivities.size(); ++d)
+        for (int j = 0; j < ny; ++j) out->sensitivities[d * ny + j] = r.sensitivities[d][j];
+      if (out->counters != nullptr) *static_cast<member_counters*>(out->counters) = r.counters;
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result evaluate(const double* params, double t, const double* q_in, const double* v_in,
+                                  lockstep_model_values* out, lockstep_error* error) {
+    return guarded(error, [&] {
+      check_header(out, "model values");
+      constexpr int n = Model::n, m = Model::m, k = Model::k;
+      const auto q = vec_from<n>(q_in), v = vec_from<n>(v_in);
+      if (out->mass != nullptr) {
+        const mat<double, n, n> M = Model::template mass<double, double>(q, params);
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) out->mass[i * n + j] = M(i, j);
+      }
+      if (out->force != nullptr) {
+        const vec<double, n> Q = Model::template force<double, double>(t, q, v, params);
+        for (int i = 0; i < n; ++i) out->force[i] = Q[i];
+      }
+      if constexpr (m > 0) {
+        const auto lin = constraint_linearize<Model>(t, q, params);
+        for (int i = 0; i < m; ++i) {
+          if (out->constraint != nullptr) out->constraint[i] = lin.phi[i];
+          if (out->constraint_rate != nullptr) out->constraint_rate[i] = lin.phi_t[i];
+          if (out->constraint_jacobian != nullptr)
+            for (int j = 0; j < n; ++j) out->constraint_jacobian[i * n + j] = lin.G(i, j);
+        }
+      }
+      if constexpr (k > 0) {
+        const auto a = ad::evaluate_with_state_jacobians(
+            [&](const auto& qq, const auto& vv) {
+              using S = typename std::decay_t<decltype(qq)>::value_type;
+              return Model::template nonholonomic<S, double>(S(t), qq, vv, params);
+            },
+            q, v);
+        for (int i = 0; i < k; ++i) {
+          if (out->velocity_constraint != nullptr) out->velocity_constraint[i] = a.value[i];
+          if (out->velocity_jacobian != nullptr)
+            for (int j = 0; j < n; ++j) out->velocity_jacobian[i * n + j] = a.d_dv(i, j);
+        }
+      }
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result initialize(const double* params, double t0, const double* q0, const double* v0,
+                                    const void* options, std::size_t options_size, lockstep_initial_values* out,
+                                    lockstep_error* error) {
+    return guarded(error, [&] {
+      check_header(out, "initial values");
+      const solver_options& opt = options_of(options, options_size);
+      initial_values<Model> init;
+      member_counters counters;
+      const member_status s = consistent_initialization<Model>(t0, vec_from<Model::n>(q0), vec_from<Model::n>(v0),
+                                                               params, opt, init, counters);
+      out->status = static_cast<int>(s);
+      for (int j = 0; j < Model::n; ++j) {
+        if (out->q != nullptr) out->q[j] = init.q[j];
+        if (out->v != nullptr) out->v[j] = init.v[j];
+        if (out->a != nullptr) out->a[j] = init.a[j];
+      }
+      for (int j = 0; j < Model::m; ++j)
+        if (out->lambda != nullptr) out->lambda[j] = init.lambda[j];
+      for (int j = 0; j < Model::k; ++j)
+        if (out->nu != nullptr) out->nu[j] = init.nu[j];
+      if (out->counters != nullptr) *static_cast<member_counters*>(out->counters) = counters;
+      return LOCKSTEP_OK;
+    });
+  }
+};
+
+template <class Model>
+struct value_tables {
+  static constexpr int param_count = Model::n_params > 0 ? Model::n_params : 1;
+  static constexpr int input_count = Model::n_inputs > 0 ? Model::n_inputs : 1;
+  lockstep_value_info params[param_count] = {};
+  lockstep_value_info inputs[input_count] = {};
+  value_tables() {
+    for (int j = 0; j < Model::n_params; ++j)
+      params[j] = {Model::params[j].name, Model::params[j].default_value, Model::params[j].description};
+    if constexpr (Model::n_inputs > 0)
+      for (int j = 0; j < Model::n_inputs; ++j)
+        inputs[j] = {Model::inputs[j].name, Model::inputs[j].default_value, Model::inputs[j].description};
+  }
+};
+
+template <class Model>
+lockstep_engine make_engine_table() {
+  static const value_tables<Model> tables;
+  using F = functions<Model>;
+  lockstep_engine e{};
+  e.header = abi_header_for<lockstep_engine>();
+  e.name = Model::name;
+  if constexpr (requires { Model::description; }) e.description = Model::description;
+  else e.description = "";
+  e.n = Model::n;
+  e.m = Model::m;
+  e.k = Model::k;
+  e.n_params = Model::n_params;
+  e.n_inputs = Model::n_inputs;
+  e.params = tables.params;
+  e.inputs = tables.inputs;
+  e.device_built = 0;
+  e.initial_state = &F::initial_state;
+  e.check_options = &F::check_options;
+  e.chunk_layout = &F::chunk_layout;
+  e.begin = &F::begin;
+  e.advance = &F::advance;
+  e.advance_split = &F::advance_split;
+  e.factor = &F::factor;
+  e.finish = &F::finish;
+  e.lyapunov = &F::lyapunov;
+  e.sensitivities = &F::sensitivities;
+  e.evaluate = &F::evaluate;
+  e.initialize = &F::initialize;
+  e.solve_on_device = nullptr;
+  return e;
+}
+
+}  // namespace engine_detail
+
+// The engine table of Model: one per program, built on first use.
+template <class Model>
+const lockstep_engine* model_engine() {
+  static_assert(lockstep_check_model<Model>());
+  static const lockstep_engine table = engine_detail::make_engine_table<Model>();
+  return &table;
+}
+
+}  // namespace lockstep

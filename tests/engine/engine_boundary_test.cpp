@@ -1,0 +1,204 @@
+// The engine boundary: a model compiled into its own shared library and loaded by path through the C
+// ABI (lockstep/engine/loader.hpp) gives bitwise the results of the same model compiled into the
+// program; the loader refuses what is not an engine of this build, naming the library and the reason;
+// an exception inside an engine comes back as an error, never across the C ABI; and the built-in
+// engines are the registry's models.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "lockstep/engine/builtin.hpp"
+#include "lockstep/engine/loader.hpp"
+#include "lockstep/lockstep.hpp"
+#include "tests/engine/cart_pendulum.hpp"
+
+namespace {
+
+using namespace lockstep;
+using Model = tests::cart_pendulum;
+
+ensemble_problem cart_ensemble(const engine& model, method_kind method, formulation form) {
+  constexpr long members = 40;
+  ensemble_problem e;
+  e.members = members;
+  e.t1 = 2.0;
+  e.save_times = {0.5, 1.0, 2.0};
+  e.options.method = method;
+  e.options.form = form;
+  e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = 1e-7;
+  e.params.resize(members * model.n_params());
+  e.q0.resize(members * model.n());
+  e.v0.resize(members * model.n());
+  for (long i = 0; i < members; ++i) {
+    for (int j = 0; j < model.n_params(); ++j) e.params[i * model.n_params() + j] = model.params()[j].default_value;
+    const double inputs[2] = {0.2 + 1.2 * static_cast<double>(i) / members, 0.05};
+    model.initial_state(&e.params[i * model.n_params()], inputs, &e.q0[i * model.n()], &e.v0[i * model.n()]);
+  }
+  return e;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+TEST(EngineBoundary, LoadedLibraryGivesBitwiseTheResultsOfTheSameModelCompiledIn) {
+  // Arrange: the same model through its library and through the program's own table.
+  const engine loaded = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);
+  const engine linked(model_engine<Model>());
+  ASSERT_EQ(loaded.name(), "cart_pendulum");
+  ASSERT_FALSE(loaded == linked) << "the library's table must be its own, not the program's";
+  for (const auto& [method, form] : {std::pair{method_kind::radau5, formulation::index3},
+                                     std::pair{method_kind::bdf, formulation::ggl},
+                                     std::pair{method_kind::radau3, formulation::ggl}}) {
+    for (const backend where : {backend::serial, backend::omp}) {
+      run_options run;
+      run.where = where;
+      run.threads = 2;
+      run.chunk_size = 7;
+      // Act
+      const ensemble_solution a = solve_ensemble(loaded, cart_ensemble(loaded, method, form), run);
+      const ensemble_solution b = solve_ensemble(linked, cart_ensemble(linked, method, form), run);
+      // Assert
+      const std::string what = std::string(method_name(method)) + " on " + formulation_name(form) + ", " + backend_name(where);
+      for (long i = 0; i < a.members; ++i) EXPECT_EQ(a.status[i], member_status::success) << what << ", member " << i;
+      EXPECT_TRUE(same_bits(a.outputs, b.outputs)) << what;
+      EXPECT_TRUE(same_bits(a.y_final, b.y_final)) << what;
+      EXPECT_TRUE(same_bits(a.t_final, b.t_final)) << what;
+      EXPECT_TRUE(same_bits(a.status, b.status)) << what;
+      EXPECT_EQ(std::memcmp(a.counters.data(), b.counters.data(), a.counters.size() * sizeof(member_counters)), 0) << what;
+    }
+  }
+}
+
+TEST(EngineBoundary, TheTypedApiIsTheEngineOfTheModelCompiledIn) {
+  // Arrange: solve_ensemble<Model> and the model-agnostic call on the model's own table.
+  auto typed = ensemble<Model>::with_defaults(12);
+  for (long i = 0; i < typed.members; ++i) {
+    const double inputs[2] = {0.1 * static_cast<double>(i + 1), 0.0};
+    typed.set_initial_inputs(i, inputs);
+  }
+  typed.t1 = 1.0;
+  typed.save_times = {1.0};
+  run_options run;
+  // Act
+  const ensemble_result<Model> r = solve_ensemble(typed, run);
+  const ensemble_solution s = solve_ensemble(engine(model_engine<Model>()), typed, run);
+  // Assert
+  EXPECT_TRUE(same_bits(r.outputs, s.outputs));
+  EXPECT_EQ(r.q(3, 0, 2), s.outputs[(3 * 1 + 0) * s.ny + 2]);
+}
+
+TEST(EngineBoundary, LoadingOneLibraryTwiceGivesOneTable) {
+  const engine first = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);
+  const engine second = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);
+  EXPECT_TRUE(first == second);
+}
+
+TEST(EngineBoundary, LoaderRefusesAnotherAbiVersionNamingTheLibrary) {
+  try {
+    (void)load_engine_library(LOCKSTEP_TEST_ENGINE_WRONG_ABI);
+    FAIL() << "a table of another ABI version was accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(LOCKSTEP_TEST_ENGINE_WRONG_ABI), std::string::npos) << message;
+    EXPECT_NE(message.find("ABI version " + std::to_string(LOCKSTEP_ENGINE_ABI_VERSION + 1)), std::string::npos) << message;
+  }
+}
+
+TEST(EngineBoundary, LoaderRefusesALibraryWithoutTheEntryPoint) {
+  try {
+    (void)load_engine_library(LOCKSTEP_TEST_ENGINE_NO_ENTRY);
+    FAIL() << "a library without " << LOCKSTEP_ENGINE_ENTRY_POINT << " was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(std::string("no entry point ") + LOCKSTEP_ENGINE_ENTRY_POINT), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(EngineBoundary, LoaderRefusesAMissingFileWithTheSystemsReason) {
+  try {
+    (void)load_engine_library("/nonexistent/libengine.so");
+    FAIL() << "a missing library was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libengine.so"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EngineBoundary, AnExceptionInsideTheEngineComesBackAsAnErrorNamingTheModel) {
+  // Arrange: a rod of length zero makes the model's initial_state throw inside the library.
+  const engine loaded = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);
+  const double params[5] = {2.0, 1.0, 0.0, 10.0, 9.81};
+  const double inputs[2] = {0.5, 0.0};
+  double q0[3], v0[3];
+  // Act, Assert
+  try {
+    loaded.initial_state(params, inputs, q0, v0);
+    FAIL() << "the model's exception was lost";
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("cart_pendulum"), std::string::npos) << message;
+    EXPECT_NE(message.find("the rod length L must be positive"), std::string::npos) << message;
+  }
+}
+
+TEST(EngineBoundary, EngineRefusesOptionsTheMethodRefuses) {
+  const engine loaded = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);
+  solver_options bdf_on_index3;
+  bdf_on_index3.method = method_kind::bdf;
+  bdf_on_index3.form = formulation::index3;
+  EXPECT_EQ(loaded.refusal(bdf_on_index3), std::string(check_method_options(bdf_on_index3)));
+  EXPECT_FALSE(loaded.refusal(bdf_on_index3).empty());
+  EXPECT_TRUE(loaded.refusal(solver_options{}).empty());
+}
+
+TEST(EngineBoundary, ModelValuesAreTheModelsFunctionsAndTheirDerivatives) {
+  // Arrange
+  const engine loaded = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);
+  const double p[5] = {2.0, 1.0, 1.5, 10.0, 9.81};
+  const double q[3] = {0.3, 0.9, -1.2}, v[3] = {0.1, -0.2, 0.4};
+  double M[9], Q[3], phi[1], G[3], phi_t[1];
+  lockstep_model_values out{};
+  out.header = abi_header_for<lockstep_model_values>();
+  out.mass = M;
+  out.force = Q;
+  out.constraint = phi;
+  out.constraint_jacobian = G;
+  out.constraint_rate = phi_t;
+  // Act
+  loaded.evaluate(p, 0.0, q, v, out);
+  // Assert: by hand, Phi = ((x_b - x_c)^2 + y_b^2 - L^2) / 2, G = (-(x_b - x_c), x_b - x_c, y_b).
+  EXPECT_EQ(M[0], 2.0);
+  EXPECT_EQ(M[4], 1.0);
+  EXPECT_EQ(M[1], 0.0);
+  EXPECT_EQ(Q[0], -10.0 * 0.3);
+  EXPECT_EQ(Q[2], -9.81);
+  EXPECT_DOUBLE_EQ(phi[0], 0.5 * (0.6 * 0.6 + 1.44 - 2.25));
+  EXPECT_DOUBLE_EQ(G[0], -0.6);
+  EXPECT_DOUBLE_EQ(G[1], 0.6);
+  EXPECT_DOUBLE_EQ(G[2], -1.2);
+  EXPECT_EQ(phi_t[0], 0.0);
+}
+
+TEST(EngineBoundary, BuiltinEnginesAreTheRegistrysModelsInItsOrder) {
+  const auto engines = builtin_engines();
+  ASSERT_EQ(engines.size(), builtin_model_table.size());
+  for (std::size_t i = 0; i < engines.size(); ++i) {
+    const model_info& info = builtin_model_table[i];
+    EXPECT_EQ(engines[i].name(), info.name);
+    EXPECT_EQ(engines[i].n(), info.n);
+    EXPECT_EQ(engines[i].m(), info.m);
+    EXPECT_EQ(engines[i].k(), info.k);
+    ASSERT_EQ(engines[i].params().size(), info.params.size());
+    for (std::size_t j = 0; j < info.params.size(); ++j) {
+      EXPECT_STREQ(engines[i].params()[j].name, info.params[j].name);
+      EXPECT_EQ(engines[i].params()[j].default_value, info.params[j].default_value);
+    }
+    EXPECT_EQ(find_builtin_engine(info.name), &engines[i]);
+  }
+  EXPECT_EQ(find_builtin_engine("no_such_model"), nullptr);
+}
+
+}  // namespace
