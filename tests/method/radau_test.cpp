@@ -39,5 +39,56 @@ TEST(Radau5, SolvesAndrewsAndCarAxisOnIndex3AtEveryToleranceAndGainsDigits) {
   expect_index3_hard_problems_gain_digits(method_kind::radau5, {1e-4, 1e-6, 1e-8, 1e-10});
 }
 
+// RADAU5 keeps h_new / h within [WORK(8), WORK(9)] = [0.2, 8] (Hairer & Wanner 1996, IV.8; radau5.f clamps
+// QUOT = HOLD / HNEW to [1/8, 5]). One step from the exact pendulum with an error far below the
+// tolerance proposes the largest growth, 8; one with an error far above it (not the first step, which
+// RADAU5 cuts by 10 instead) the largest cut, 0.2. With the bounds reversed they were 5 and 1/8.
+radau_state<models::pendulum> pendulum_step_state(double h) {
+  const exact_point now = pendulum_exact(0.5);
+  radau_state<models::pendulum> s;
+  s.t = 0.5;
+  s.h = h;
+  s.y = now.y;
+  s.yp = now.yp;
+  s.first = false;
+  s.h_accepted = h;  // Gustafsson's controller sees a previous step like this one
+  s.err_accepted = 0.5;
+  // A previous step on the exact solution, so that the stages start from its extrapolation (accurate
+  // to O(h^4)) and Newton converges even at tight tolerances.
+  s.have_step = true;
+  s.h_last = h;
+  s.y_last = pendulum_exact(0.5 - h).y;
+  for (int i = 0; i < 3; ++i) s.Z[i] = pendulum_exact(0.5 - h + radau5_tableau::c(i) * h).y - s.y_last;
+  return s;
+}
+
+TEST(Radau5, StepRatioStaysWithinRadau5Bounds) {
+  using Model = models::pendulum;
+  const double p[3] = {1.0, 1.0, 9.81};
+  const double h = 1e-3;
+  {
+    solver_options opt;
+    opt.form = formulation::index3;
+    opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-2;  // err ~ 1e-10: the bound decides
+    radau_state<Model> s = pendulum_step_state(h);
+    member_counters counters;
+    member_status status = member_status::running;
+    ASSERT_EQ(radau_attempt<Model>(s, 1.0, p, opt, counters, status), attempt_result::accepted);
+    EXPECT_DOUBLE_EQ(s.h / h, 8.0) << "err " << s.error;
+  }
+  {
+    solver_options opt;
+    opt.form = formulation::index3;
+    opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-12;
+    radau_state<Model> s = pendulum_step_state(0.01);  // err ~ 6e3
+    member_counters counters;
+    member_status status = member_status::running;
+    ASSERT_EQ(radau_attempt<Model>(s, 1.0, p, opt, counters, status), attempt_result::rejected);
+    EXPECT_EQ(status, member_status::running);
+    EXPECT_GT(s.error, 1e3);
+    EXPECT_DOUBLE_EQ(s.h / 0.01, 0.2) << "err " << s.error;
+  }
+}
+
 }  // namespace
 }  // namespace lockstep::test

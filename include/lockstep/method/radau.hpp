@@ -37,9 +37,10 @@
 // multiplied by h and index-3 components by h^2 before the weighted RMS norm (RADAU5 with its
 // NIND2/NIND3 index hints; Hairer, Lubich & Roche 1989), the same scaling in the Newton norm.
 //
-// Step control: RADAU5's: h_new = h / quot, quot = err^(1/(s+1)) / fac within [1/8, 5] (fac: safety 0.9
-// lowered when Newton needed many iterations), combined with Gustafsson's predictive controller
-// (Gustafsson 1994), h kept when the change is within [1, 1.2] so the factorizations are reused.
+// Step control: RADAU5's: h_new = h / quot, quot = err^(1/(s+1)) / fac within [1/8, 5], i.e.
+// h_new / h within [0.2, 8] (RADAU5's WORK(8), WORK(9); fac: safety 0.9 lowered when Newton needed
+// many iterations), combined with Gustafsson's predictive controller (Gustafsson 1994), h kept when
+// the change is within [1, 1.2] so the factorizations are reused.
 // Dense output: the collocation polynomial through (t_n, y_n) and (t_n + c_i h, y_n + Z_i).
 #pragma once
 
@@ -384,6 +385,16 @@ LOCKSTEP_HD double error_norm(const state_vector<Model>& e, const state_vector<M
   }
 }
 
+// RADAU5's step-size quotient quot = h / h_new from a factor x = err^(1/(s+1)) / fac (or Gustafsson's
+// predicted one), clamped so that h_new / h stays within [0.2, 8]: RADAU5 reads the bounds as
+// WORK(8) = 0.2 <= HNEW / HOLD <= WORK(9) = 8 and clamps QUOT = HOLD / HNEW to [FACR, FACL] =
+// [1 / WORK(9), 1 / WORK(8)] = [1/8, 5] (Hairer & Wanner 1996, IV.8, and the code radau5.f).
+LOCKSTEP_HD double radau_step_quotient(double x) {
+  constexpr double min_quot = 1.0 / 8.0;  // growth by at most 8
+  constexpr double max_quot = 5.0;        // shrinking to no less than 0.2
+  return max(min_quot, min(max_quot, x));
+}
+
 }  // namespace detail
 
 template <class Model, class RT>
@@ -580,11 +591,11 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
     s.error = err;
   }
 
-  // ---- step-size proposal (RADAU5: safety 0.9 scaled by the Newton effort, quotient in [1/8... 5]) ----
+  // ---- step-size proposal (RADAU5: safety 0.9 scaled by the Newton effort, h_new / h in [0.2, 8]) ----
   constexpr double exponent = 1.0 / (ns + 1);  // err = O(h^(s+1))
   const double safe = 0.9;
   const double fac = min(safe, safe * (1 + 2 * max_iterations) / (newton_iterations_used + 2.0 * max_iterations));
-  double quot = fixed ? 1.0 : max(0.2, min(8.0, pow(err, exponent) / fac));
+  double quot = fixed ? 1.0 : detail::radau_step_quotient(pow(err, exponent) / fac);
   double h_new = h / quot;
 
   if (!fixed && err >= 1.0) {
@@ -601,7 +612,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   // ---- accept ----
   if (!fixed && !s.first) {  // Gustafsson's predictive controller (Gustafsson 1994; RADAU5 PRED)
     double facgus = (s.h_accepted / h) * pow(err * err / s.err_accepted, exponent) / safe;
-    facgus = max(0.2, min(8.0, facgus));
+    facgus = detail::radau_step_quotient(facgus);
     quot = max(quot, facgus);
     h_new = h / quot;
   }
