@@ -74,6 +74,7 @@ struct bdf_state {
   static constexpr int max_past = bdf_max_order + 1;
 
   double t = 0.0;      // time of the newest accepted point (= t_past[0])
+  double t0 = 0.0;     // start of the fixed-step grid (step_control.hpp, plan_step)
   double h = 0.0;      // step size of the next attempt
   int order = 1;       // order of the next attempt
   int last_order = 1;  // order of the last accepted step (defines the dense-output polynomial)
@@ -328,6 +329,7 @@ LOCKSTEP_HD void bdf_start(bdf_state<Model>& s, double t0, double t1, const init
   using L = state_layout<Model>;
   s = bdf_state<Model>{};
   s.t = t0;
+  s.t0 = t0;
   s.past_count = 1;
   s.t_past[0] = t0;
   initial_point(init, s.y_newest, s.yp0);
@@ -350,6 +352,7 @@ LOCKSTEP_HD void bdf_start_from_points(bdf_state<Model>& s, int count, const dou
   for (int j = 1; j < count; ++j) s.older_differences[j - 1] = y[j];
   divided_differences(count - 1, s.t_past + 1, s.older_differences, false, s.yp0);
   s.t = t[0];
+  s.t0 = t[0];
   s.h = h;
   s.order = order;
   for (int j = 0; j < count; ++j)
@@ -370,13 +373,13 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   const formulation form = opt.form;
 
   // ---- step size and order of this attempt ----
-  const step_plan plan = plan_step(s.t, s.h, t_end, opt);
+  const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
   if (step_too_small(plan, status)) return attempt_result::failed;
   const double h = plan.h, h_min = plan.h_min;
   int k = fixed ? opt.fixed_order : s.order;
   if (k > detail::available_past(s) - 1) k = detail::available_past(s) - 1;
   if (k < 1) k = 1;
-  const double t_new = s.t + h;
+  const double t_new = fixed ? plan.t_new : s.t + h;
 
   // ---- predictor ----
   double x[max_nodes];

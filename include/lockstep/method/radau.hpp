@@ -165,6 +165,7 @@ template <class Model, class Tableau = radau5_tableau>
 struct radau_state {
   using layout = state_layout<Model>;
   double t = 0.0;
+  double t0 = 0.0;            // start of the fixed-step grid (step_control.hpp, plan_step)
   double h = 0.0;             // step size of the next attempt
   state_vector<Model> y;      // y_n
   state_vector<Model> yp;     // y'_n (accelerations for the Jacobian's d(M a)/dq)
@@ -402,6 +403,7 @@ LOCKSTEP_HD void radau_start(radau_state<Model, RT>& s, double t0, double t1, co
                              const solver_options& opt) {
   s = radau_state<Model, RT>{};
   s.t = t0;
+  s.t0 = t0;
   initial_point(init, s.y, s.yp);
   s.h = initial_step_size<Model>(t0, t1, init, opt);
 }
@@ -418,7 +420,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   const bool fixed = opt.fixed_h > 0.0;
   const formulation form = opt.form;
 
-  const step_plan plan = plan_step(s.t, s.h, t_end, opt);
+  const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
   if (step_too_small(plan, status)) return attempt_result::failed;
   const double h = plan.h, h_min = plan.h_min;
   const state_vector<Model> w = detail::radau_weights<Model>(form, s.y, h, opt);
@@ -625,7 +627,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   // y'_{n+1}: the collocation polynomial's derivative at c_s = 1 is h^-1 (A^-1 Z)_s.
   for (int j = 0; j < ny; ++j) s.yp[j] = detail::stage_sum<ns>([](int l) { return RT::Ainv(ns - 1, l); }, Z, j) / h;
   s.y = s.y + Z[ns - 1];
-  s.t = s.t + h;
+  s.t = fixed ? plan.t_new : s.t + h;
   s.first = false;
   ++counters.steps;
   counters.last_h = h;
