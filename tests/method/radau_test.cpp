@@ -2,6 +2,9 @@
 // on the hard problems, and success at every tolerance.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+
 
 #include "method_test_support.hpp"
 
@@ -87,6 +90,46 @@ TEST(Radau5, StepRatioStaysWithinRadau5Bounds) {
     EXPECT_EQ(status, member_status::running);
     EXPECT_GT(s.error, 1e3);
     EXPECT_DOUBLE_EQ(s.h / 0.01, 0.2) << "err " << s.error;
+  }
+}
+
+// radau.hpp's estimate for s = 3 (RADAU5's ESTRAD) is the filtered error of an embedded order-3 formula:
+// O(h^4), so halving h divides it by 16. Against the true local error of the step, one step from the
+// exact pendulum with its stages started from an exact previous step and Newton converged far below the
+// error (rtol 1e-10: the adaptive attempt gives the estimate, a fixed-step attempt of the same h the
+// step, both in the same weights): in this norm the true local error is O(h^4) too (the index-2
+// components, counted h times, dominate: Hairer, Lubich & Roche 1989), and the estimate stays a fixed
+// fraction of it (measured: 0.31 on index3, 0.86 on ggl, at h = 0.01 and 0.005).
+estimate_and_truth radau5_converged_step_error(formulation form, double h) {
+  using Model = models::pendulum;
+  const double p[3] = {1.0, 1.0, 9.81};
+  const solver_options opt = step_options(form, 1e-10);
+  member_counters counters;
+  member_status status = member_status::running;
+  radau_state<Model> adaptive = pendulum_step_state(h);
+  const attempt_result r = radau_attempt<Model>(adaptive, 1.0, p, opt, counters, status);
+  EXPECT_NE(r, attempt_result::failed) << "h " << h;
+  EXPECT_EQ(counters.newton_failures, 0) << "h " << h;
+  solver_options fixed = opt;
+  fixed.fixed_h = h;
+  radau_state<Model> step = pendulum_step_state(h);
+  step.t0 = step.t;  // the fixed-step grid starts here
+  EXPECT_EQ(radau_attempt<Model>(step, 1.0, p, fixed, counters, status), attempt_result::accepted) << "h " << h;
+  const exact_point now = pendulum_exact(0.5), next = pendulum_exact(0.5 + h);
+  return {adaptive.error, detail::weighted_rms<Model>(step.y - next.y, detail::radau_weights<Model>(form, now.y, h, opt))};
+}
+
+TEST(Radau5, ErrorEstimateIsFourthOrderInTheStepSize) {
+  for (formulation form : {formulation::index3, formulation::ggl}) {
+    const estimate_and_truth coarse = radau5_converged_step_error(form, 0.01);
+    const estimate_and_truth fine = radau5_converged_step_error(form, 0.005);
+    std::printf("[ measured ] radau5/%s: estimate %.3e (h 0.01), %.3e (h 0.005); over the true local error %.3f, %.3f\n",
+                formulation_name(form), coarse.estimate, fine.estimate, coarse.estimate / coarse.truth,
+                fine.estimate / fine.truth);
+    EXPECT_NEAR(std::log2(coarse.estimate / fine.estimate), 4.0, 0.4) << formulation_name(form);
+    EXPECT_NEAR((coarse.estimate / coarse.truth) / (fine.estimate / fine.truth), 1.0, 0.1) << formulation_name(form);
+    EXPECT_GT(fine.estimate / fine.truth, 0.2) << formulation_name(form);
+    EXPECT_LT(fine.estimate / fine.truth, 1.2) << formulation_name(form);
   }
 }
 
