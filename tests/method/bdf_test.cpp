@@ -756,6 +756,26 @@ TEST(BdfOrderSelection, ANonFiniteEstimateNeverWins) {
 // IDA's band: a matrix factored for c_old serves c while 0.6 <= c / c_old <= 5/3; within it the scaled
 // increment 2 / (1 + r) is off by at most 1/4 both for a differential component (exact factor 1 / r) and
 // for a stiff or algebraic one (exact factor 1) — the bound the corrector's comment gives.
+// The Newton norm of the one-equation corrector (method/corrector.hpp) is an RMS over the terms that
+// exist: q, v, lambda (and nu), plus mu and its G^T Delta mu / c position terms where the formulation
+// has mu. One weighted unit in each existing term gives 1; on index3 and index1, which pin mu, the mean
+// took the n absent G^T Delta mu terms as well (sqrt(5/7) on the pendulum).
+TEST(NewtonNorm, IsTheRmsOverTheActiveComponents) {
+  using Model = models::pendulum;
+  using L = state_layout<Model>;
+  jacobian_blocks<Model> J;  // G = 0
+  state_vector<Model> w, delta;
+  for (int j = 0; j < L::size; ++j) w[j] = 1.0 / (1.0 + j);
+  for (formulation form : {formulation::index3, formulation::index1}) {
+    for (int j = 0; j < L::size; ++j) delta[j] = (j >= L::mu && j < L::nu) ? 0.0 : 1.0 / w[j];
+    EXPECT_DOUBLE_EQ(detail::newton_norm<Model>(form, delta, w, J, 1.0), 1.0) << formulation_name(form);
+  }
+  // ggl measures mu only through its n position terms, which G = 0 makes zero: size - m + n terms, of
+  // which the size - m others are one unit each.
+  const double ggl_expected = std::sqrt(double(L::size - Model::m) / (L::size - Model::m + Model::n));
+  EXPECT_DOUBLE_EQ(detail::newton_norm<Model>(formulation::ggl, delta, w, J, 1.0), ggl_expected);
+}
+
 TEST(StaleShift, TheBandIsIdasAndTheScaledIncrementErrsByAtMostAQuarter) {
   int inside = 0;
   for (int i = 0; i <= 2000; ++i) {

@@ -133,5 +133,20 @@ TEST(Radau5, ErrorEstimateIsFourthOrderInTheStepSize) {
   }
 }
 
+// The error and Newton norms of Radau IIA are RMS norms over the unknowns the formulation has: a vector
+// of one weighted unit in every one of them has norm 1, whatever it holds in the mu slots that index3
+// pins (their weight is 0). Dividing by the full state size gave sqrt(5/6) on the index-3 pendulum.
+TEST(Radau5, ErrorNormIsTheRmsOverTheActiveComponents) {
+  using Model = models::pendulum;
+  using L = state_layout<Model>;
+  const exact_point now = pendulum_exact(0.5);
+  for (formulation form : {formulation::index3, formulation::ggl}) {
+    const state_vector<Model> w = detail::radau_weights<Model>(form, now.y, 0.01, step_options(form, 1e-6));
+    state_vector<Model> x;
+    for (int j = 0; j < L::size; ++j) x[j] = w[j] != 0.0 ? 1.0 / w[j] : 123.0;
+    EXPECT_DOUBLE_EQ(detail::weighted_rms<Model>(x, w), 1.0) << formulation_name(form);
+  }
+}
+
 }  // namespace
 }  // namespace lockstep::test
