@@ -388,7 +388,9 @@ void solve_lyapunov_chunk(const ensemble<Model>& e, const io::lyapunov_spec& l, 
         b.renormalizations[s] = r.renormalizations;
         b.steps[s] = r.counters.steps;
         keep_history(r.history_t, [&](std::size_t row, std::size_t j) { return r.history[row][j]; });
-        if (r.status == member_status::success)
+        // A run stopped by max_steps keeps its status and reports the estimate it reached (its message
+        // says over which time); a failed one has none.
+        if (r.exponents.size() == p)
           for (std::size_t j = 0; j < p; ++j) b.exponents[s * p + j] = r.exponents[j];
       } else {
         const clone_result r =
