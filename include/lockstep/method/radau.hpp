@@ -181,7 +181,7 @@ struct radau_state {
   double theta = 1.0;          // last Newton contraction rate (RADAU5's THETA)
   double error = 0.0;          // the scaled error estimate of the last adaptive attempt (RADAU5's ERR)
   // Newton matrices at (t, y): the Jacobian is re-evaluated after every accepted step unless the
-  // contraction was very fast (RADAU5: THETA <= THET = 0.001).
+  // contraction was fast (theta <= radau_jacobian_reuse_theta; RADAU5's THET).
   jacobian_blocks<Model> jac;
   std::conditional_t<Tableau::has_real_eigenvalue, newton_matrix<Model, double>, absent_newton_matrix> real_block;
   std::conditional_t<Tableau::has_complex_pair, newton_matrix<Model, complex<double>>, absent_newton_matrix>
@@ -393,6 +393,15 @@ LOCKSTEP_HD double error_norm(const state_vector<Model>& e, const state_vector<M
     return max(sqrt(re * re + im * im), 1e-10);
   }
 }
+
+// The Newton contraction rate below which an accepted step keeps its Jacobian for the next: RADAU5's
+// THET = WORK(3) default, 0.001, kept by measurement. On andrews, the car axis, the slider crank and the
+// double pendulum at rtol 1e-5, 1e-7, 1e-9 (Radau IIA 5 on index3, one core, minimum of 7 timings) 0.01
+// took 0.89-1.02 of the time (car axis at 1e-9: 455 Jacobians instead of 1753, 7 % more Newton
+// iterations) at the same digits there, but at rtol 1e-12 it cost the slider crank a digit (6.96 instead
+// of 7.91 against BDF at 1e-13); 0.1 took 0.93-1.33 of the time (the slower contraction costs more
+// iterations and steps than the Jacobians it saves). docs/METHODS.md has the counts.
+constexpr double radau_jacobian_reuse_theta = 0.001;
 
 // RADAU5's step-size quotient quot = h / h_new from a factor x = err^(1/(s+1)) / fac (or Gustafsson's
 // predicted one), clamped so that h_new / h stays within [0.2, 8]: RADAU5 reads the bounds as
@@ -639,8 +648,8 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   s.first = false;
   ++counters.steps;
   counters.last_h = h;
-  // A new Jacobian at the new point unless Newton contracted very fast (RADAU5: THETA <= THET = 0.001).
-  if (theta > 0.001) s.jacobian_valid = false;
+  // A new Jacobian at the new point unless Newton contracted fast (RADAU5: THETA <= THET).
+  if (theta > detail::radau_jacobian_reuse_theta) s.jacobian_valid = false;
   if (fixed) {
     s.h = opt.fixed_h;
   } else {
