@@ -391,7 +391,9 @@ inline void solve_lyapunov_chunk(const engine& model, const ensemble_problem& e,
       if (!clone) {
         b.t_start[s] = out.t_start;
         b.steps[s] = counters.steps;
-        if (st == member_status::success)
+        // A run stopped by max_steps keeps its status and reports the estimate it reached (its message
+        // says over which time); a failed one has none.
+        if (out.exponent_count == static_cast<long>(p))
           for (std::size_t j = 0; j < p; ++j) b.exponents[s * p + j] = exponents[j];
       } else {
         // The clone estimate does not say where its averages started: t0 without a transient, else the

@@ -323,6 +323,7 @@ class study_reader {
     const model_info& model = read_model(root, spec);
     read_solver(root, spec.solver);
     read_time(root, spec);
+    check_fixed_steps(root, spec);
     read_ensemble(root, model, spec.plan);
     read_output(root, spec.output);
     read_lyapunov(root, model, spec);
@@ -599,6 +600,21 @@ class study_reader {
       fail(where, "[solver] method " + in_quotes(method_name(opt.method)) + " with formulation " +
                       in_quotes(formulation_name(opt.form)) + " is refused: " + refusal);
     }
+  }
+
+  // Fixed steps end at t_k = t0 + k h and must reach t1 in whole steps: a shortened last step is a change
+  // of step size, which on index 3 costs the multipliers an O(1) error (method/step_control.hpp,
+  // fixed_step_count). Refused with the nearest fixed_h that divides the interval.
+  void check_fixed_steps(const section& root, const study_spec& spec) const {
+    const double h = spec.solver.fixed_h;
+    if (!(h > 0.0) || fixed_step_count(spec.t0, spec.t1, h) >= 0) return;
+    const double nearest = nearest_fixed_step(spec.t0, spec.t1, h);
+    const section s = child(root, "solver");
+    fail_at(*s.get("fixed_h"), "[solver] fixed_h = " + format_number(h) + " does not divide [t0, t1] = [" +
+                                   format_number(spec.t0) + ", " + format_number(spec.t1) +
+                                   "] into whole steps ((t1 - t0) / fixed_h = " + format_number((spec.t1 - spec.t0) / h) +
+                                   "); the nearest fixed_h that does is " + format_number(nearest) + " (" +
+                                   format_number(std::round((spec.t1 - spec.t0) / nearest)) + " steps)");
   }
 
   void read_atol(const section& s, solver_options& opt) const {

@@ -16,13 +16,18 @@
 //   metric = "mass"          mass | euclidean        metric of the initial and step projections ["mass"]
 //   init = "project"         project | strict        inconsistent initial values                ["project"]
 //   rtol = 1e-6                                      > 0                                        [1e-6]
+//                            the digits a tolerance buys differ by method and formulation (BDF
+//                            reshapes rtol internally, Radau IIA does not: stepper/options.hpp);
+//                            docs/METHODS.md tabulates them against the IVP Test Set
 //   atol = 1e-6              a number, or { q = .., v = .., lambda = .. } (> 0; groups left
 //                            out keep the default)                                              [1e-6]
 //   max_steps, h_initial, h_min, h_max, max_order (bdf only), newton_tol and newton_max_iterations
 //   (bdf and rhoinf: the Radau IIA methods take RADAU5's),
 //   consistent_multipliers, init_tolerance (init = "strict" only), fixed_h, fixed_order (bdf only,
 //   needs fixed_h); h_initial, h_min and h_max are refused with fixed_h (they would have no effect)
-//                            as in stepper/options.hpp, with its defaults
+//                            as in stepper/options.hpp, with its defaults; fixed_h must divide
+//                            [t0, t1] into whole steps (refused otherwise, naming the nearest
+//                            fixed_h that does: the k-th step ends at t0 + k h)
 //   baumgarte = { alpha, beta }   Baumgarte's gains (>= 0) for formulation index1 [0, 0]; non-zero
 //                                 gains with another formulation are refused (0, 0 is no stabilization
 //                                 and accepted with any formulation)

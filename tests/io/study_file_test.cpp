@@ -528,6 +528,9 @@ const malformed_case malformed_cases[] = {
      "the roots -rho_inf at infinity must lie strictly inside the unit circle"},
     {"rho_inf = 1 with adaptive steps", BASE "[solver]\nmethod = \"rhoinf\"\nformulation = \"ggl\"\nrho_inf = 1\n", "6:10",
      "[solver] method \"rhoinf\" with formulation \"ggl\" is refused: rho_inf = 1 needs fixed steps (fixed_h > 0)"},
+    {"fixed_h that does not divide [t0, t1]", BASE "[solver]\nmethod = \"radau5\"\nfixed_h = 0.3\n", "7:11",
+     "[solver] fixed_h = 0.3 does not divide [t0, t1] = [0, 1] into whole steps ((t1 - t0) / fixed_h = "
+     "3.3333333333333335); the nearest fixed_h that does is 0.3333333333333333 (3 steps)"},
     {"unknown formulation", BASE "[solver]\nformulation = \"index2\"\n", "6:15", "[solver] unknown formulation \"index2\"; did you mean \"index3\"?"},
     {"unknown formulation, close to nothing", BASE "[solver]\nformulation = \"lagrange\"\n", "6:15",
      "[solver] unknown formulation \"lagrange\"; available: index3, ggl, index1, projected-invariants"},

@@ -71,13 +71,19 @@ struct estimate_and_truth {
   double estimate = 0, truth = 0;
 };
 
+// The options of one step on `form` with rtol = atol = tol.
+inline solver_options step_options(formulation form, double tol) {
+  solver_options opt;
+  opt.form = form;
+  opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = tol;
+  return opt;
+}
+
 template <class RT>
 estimate_and_truth radau_step_error(formulation form, double h) {
   using Model = models::pendulum;
   const double p[3] = {1.0, 1.0, 9.81};
-  solver_options opt;
-  opt.form = form;
-  opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-2;
+  const solver_options opt = step_options(form, 1e-2);
   const exact_point now = pendulum_exact(0.5), next = pendulum_exact(0.5 + h);
   radau_state<Model, RT> s;
   s.t = 0.5;

@@ -24,6 +24,7 @@ LOCKSTEP_HD double exp(double x) { return ::exp(x); }
 LOCKSTEP_HD double log(double x) { return ::log(x); }
 LOCKSTEP_HD double pow(double x, double y) { return ::pow(x, y); }
 LOCKSTEP_HD double ldexp(double x, int e) { return ::ldexp(x, e); }
+LOCKSTEP_HD double floor(double x) { return ::floor(x); }
 LOCKSTEP_HD double atan2(double y, double x) { return ::atan2(y, x); }
 LOCKSTEP_HD double abs(double x) { return x < 0.0 ? -x : x; }
 LOCKSTEP_HD double min(double a, double b) { return b < a ? b : a; }

@@ -122,7 +122,9 @@ typedef struct lockstep_lyapunov_output {
   double t_final;
   long renormalizations;     /* QR: re-orthonormalizations; clone: intervals */
   long history_count;        /* running estimates the run produced (those beyond capacity are dropped) */
-  double* exponents;         /* [p], written when status is success */
+  long exponent_count;       /* exponents written: p (QR: also for a run stopped by max_steps, the
+                                estimate it reached), 1 (clone), or 0 (no estimate) */
+  double* exponents;         /* [p] */
   double* history_t;         /* [history_capacity] */
   double* history;           /* [history_capacity][p] */
   void* counters;            /* lockstep::member_counters (QR), may be NULL */

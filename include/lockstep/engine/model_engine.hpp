@@ -211,6 +211,7 @@ struct functions {
                 r.history[static_cast<std::size_t>(row)][j];
         }
         for (std::size_t j = 0; j < p; ++j) out->exponents[j] = r.exponents[j];
+        out->exponent_count = static_cast<long>(p);
         if (out->counters != nullptr) *static_cast<member_counters*>(out->counters) = r.counters;
       } else {
         const clone_result r = clone_largest_exponent<Model>(params, q, v, t0, t1, opt, lopt, request->separation);
@@ -223,6 +224,7 @@ struct functions {
           out->history[row] = r.history[static_cast<std::size_t>(row)];
         }
         out->exponents[0] = r.exponent;
+        out->exponent_count = 1;
       }
       return LOCKSTEP_OK;
     });

@@ -56,6 +56,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -264,6 +265,9 @@ struct lyapunov_result {
   std::vector<std::vector<double>> history;  // the running estimates (L1) at those times
   double t_start = 0.0;                      // where the averages started (after the transient)
   double t_final = 0.0;
+  // The time the exponents average over: from t_start to the last re-orthonormalization that counts
+  // (t1 - t_start after a full run; less when a run that stopped at max_steps reports its estimate).
+  double averaged_over = 0.0;
   long renormalizations = 0;
   member_counters counters;
   long tangent_factorizations = 0;
@@ -341,6 +345,7 @@ lyapunov_result<Model> lyapunov_spectrum(const double* params, const vec<double,
     out.t_final = member_time(*tm);
   });
   out.t_start = t_start;
+  if (!out.history.empty()) out.averaged_over = out.history_t.back() - t_start;
   if (out.status == member_status::success) {
     if (out.history.empty()) {
       out.status = member_status::invalid_input;
@@ -348,6 +353,28 @@ lyapunov_result<Model> lyapunov_spectrum(const double* params, const vec<double,
     } else {
       out.exponents = out.history.back();
     }
+  } else if (out.status == member_status::max_steps) {
+    // A run that ran out of steps keeps its status, and reports the estimate it reached and the time
+    // that estimate covers rather than nothing: with exponents that converge like 1 / T, a partial
+    // average is worth having, and the message says how far it got and how to go further.
+    char text[480];
+    const double reached = out.t_final - t0;
+    const double needed = reached > 0.0 ? static_cast<double>(opt.max_steps) * (t1 - t0) / reached : 0.0;
+    if (!out.history.empty()) {
+      out.exponents = out.history.back();
+      std::snprintf(text, sizeof text,
+                    "max_steps = %ld step attempts ran out at t = %.9g of [%.9g, %.9g]: the exponents are the "
+                    "running estimate over [%.9g, %.9g] (%.9g time units of the %.9g after the transient); raise "
+                    "max_steps ([solver] max_steps in a study) to about %.3g or more to reach t1",
+                    opt.max_steps, out.t_final, t0, t1, t_start, out.history_t.back(), out.averaged_over,
+                    t1 - t_start, needed);
+    } else {
+      std::snprintf(text, sizeof text,
+                    "max_steps = %ld step attempts ran out at t = %.9g of [%.9g, %.9g], before any estimate after "
+                    "the transient; raise max_steps ([solver] max_steps in a study) to about %.3g or more to reach t1",
+                    opt.max_steps, out.t_final, t0, t1, needed);
+    }
+    out.message = text;
   }
   return out;
 }

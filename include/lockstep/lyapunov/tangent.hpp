@@ -900,11 +900,11 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
     // Order k: the state's estimate exactly as bdf_attempt formed it, and the same for each direction.
     state_vector<Model> e;
     for (int j = 0; j < L::size; ++j) e[j] = y[j] - y_pred[j];
-    double err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (c * (t_new - x_k));
+    double err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (1.0 + c * (t_new - x_k));  // bdf.hpp's LTE_k
     for (int d = 0; d < tm.directions; ++d) {
       for (int j = 0; j < L::size; ++j) e[j] = fresh[d][j] - predicted[d][j];
       const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt);
-      err_k = max(err_k, detail::tangent_error_norm<Model>(e, fresh[d], wt) / (c * (t_new - x_k)));
+      err_k = max(err_k, detail::tangent_error_norm<Model>(e, fresh[d], wt) / (1.0 + c * (t_new - x_k)));
     }
     // Orders k - 1 and k + 1, where bdf_attempt would consider them.
     const int steps_at_order = (k == before.order) ? before.steps_at_order + 1 : 1;

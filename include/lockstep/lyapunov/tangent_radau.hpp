@@ -371,7 +371,7 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT
       err = max(err, sqrt(re * re + im * im));
     }
     constexpr double exponent = 1.0 / (ns + 1);
-    const double quot = max(0.2, min(8.0, pow(max(err, 1e-10), exponent) / 0.9));
+    const double quot = detail::radau_step_quotient(pow(max(err, 1e-10), exponent) / 0.9);
     if (!(err < 1.0)) {
       detail::undo_accepted_step(tm, before, steps_before);
       tm.method.h = h / quot;

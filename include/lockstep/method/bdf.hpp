@@ -10,11 +10,18 @@
 // This is IDA's fixed-leading-coefficient corrector equation (Hindmarsh et al. 2005, eq. 3) with the
 // exact variable coefficient c in place of alpha_s / h.
 //
-// Error estimate. Comparing the interpolation errors of P_pred and of the exact solution's BDF
-// polynomial gives, to leading order, the local error of order k
-//   LTE_k = -(y_n - y_pred) / (c (t_n - tau_{k+1}))
-// (for constant steps: (y_n - y_pred) / (k + 1) at k = 1 and 2 (y_n - y_pred) / 9 at k = 2, the classical
-// constants). For the neighbouring orders p = k - 1 and k + 1 the same formula reads
+// Error estimate. Let D = y(t_n) - y_pred be the predictor's error on the exact solution and E =
+// y_n - y(t_n) the step's local error. Comparing the interpolation errors of P_pred and of the exact
+// solution's BDF polynomial gives, to leading order, D = c (t_n - tau_{k+1}) E (Brenan, Campbell &
+// Petzold 1996, 5.2; at k = 1 with constant steps D = h^2 y'' and E = h^2 y'' / 2). The step computes
+// y_n, not y(t_n), and y_n - y_pred = E + D = (1 + c (t_n - tau_{k+1})) E, so the local error of order k is
+//   LTE_k = (y_n - y_pred) / (1 + c (t_n - tau_{k+1}))
+// (for constant steps (y_n - y_pred) / 3 at k = 1 and 2 (y_n - y_pred) / 11 at k = 2, IDA's
+// 1 / (alpha_k + 1) weighting of the predictor difference, Hindmarsh et al. 2005, section 3; dividing
+// by c (t_n - tau_{k+1}) alone, the estimate of D, overstated it by 3/2 at order 1, 11/9 at 2, 1.14 at 3,
+// (k + 1) terms that fall with the order and biased the order choice upwards).
+// For the neighbouring orders p = k - 1 and k + 1 the order-k point y_n stands in for y(t_n) (for
+// p = k - 1 it is an order more accurate), so their estimates are D / (c_p (t_n - tau_{p+1})):
 //   LTE_p = y[t_n, tau_1 .. tau_{p+1}] prod_{j<=p} (t_n - tau_j) / c_p,   c_p = sum_{j<=p} 1 / (t_n - tau_j).
 // The norm is the weighted RMS norm over the differential variables q and v only: for index-2 (ggl)
 // multipliers the divided-difference estimate does not vanish as h -> 0 and would reject forever, while
@@ -74,6 +81,7 @@ struct bdf_state {
   static constexpr int max_past = bdf_max_order + 1;
 
   double t = 0.0;      // time of the newest accepted point (= t_past[0])
+  double t0 = 0.0;     // start of the fixed-step grid (step_control.hpp, plan_step)
   double h = 0.0;      // step size of the next attempt
   int order = 1;       // order of the next attempt
   int last_order = 1;  // order of the last accepted step (defines the dense-output polynomial)
@@ -94,6 +102,7 @@ struct bdf_state {
   state_vector<Model> yp0;
   // max |y_j| over every accepted point: the round-off scale of component j (error_weights).
   state_vector<Model> y_scale;
+  double error = 0.0;  // LTE_k of the last adaptive attempt in the weighted norm (header comment)
   // internal_tolerance_factor(tolerance_rtol), kept so that the step's pow is paid once per member.
   double tolerance_rtol = 0.0;
   double tolerance_factor = 1.0;
@@ -328,6 +337,7 @@ LOCKSTEP_HD void bdf_start(bdf_state<Model>& s, double t0, double t1, const init
   using L = state_layout<Model>;
   s = bdf_state<Model>{};
   s.t = t0;
+  s.t0 = t0;
   s.past_count = 1;
   s.t_past[0] = t0;
   initial_point(init, s.y_newest, s.yp0);
@@ -350,6 +360,7 @@ LOCKSTEP_HD void bdf_start_from_points(bdf_state<Model>& s, int count, const dou
   for (int j = 1; j < count; ++j) s.older_differences[j - 1] = y[j];
   divided_differences(count - 1, s.t_past + 1, s.older_differences, false, s.yp0);
   s.t = t[0];
+  s.t0 = t[0];
   s.h = h;
   s.order = order;
   for (int j = 0; j < count; ++j)
@@ -370,13 +381,13 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   const formulation form = opt.form;
 
   // ---- step size and order of this attempt ----
-  const step_plan plan = plan_step(s.t, s.h, t_end, opt);
+  const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
   if (step_too_small(plan, status)) return attempt_result::failed;
   const double h = plan.h, h_min = plan.h_min;
   int k = fixed ? opt.fixed_order : s.order;
   if (k > detail::available_past(s) - 1) k = detail::available_past(s) - 1;
   if (k < 1) k = 1;
-  const double t_new = s.t + h;
+  const double t_new = fixed ? plan.t_new : s.t + h;
 
   // ---- predictor ----
   double x[max_nodes];
@@ -406,7 +417,8 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   if (!fixed) {
     state_vector<Model> e;
     for (int j = 0; j < ny; ++j) e[j] = y[j] - y_pred[j];
-    err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (c * (t_new - x[k]));
+    err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (1.0 + c * (t_new - x[k]));
+    s.error = err_k;
     if (!(err_k <= 1.0)) {
       ++counters.rejected_steps;
       ++s.error_failures;

@@ -44,7 +44,8 @@ namespace detail {
 // at tight tolerances and small steps the multipliers' corrections stall at round-off above the
 // tolerance and Newton "fails" (measured: Andrews' squeezer at rtol 1e-12, steps ~1e-7). The GGL
 // multiplier mu is measured by what it does: q' = v - G^T mu, so Delta mu moves q by G^T Delta mu / c,
-// compared with the position weights.
+// compared with the position weights. The mean is over the terms that exist: index3 and index1 pin mu
+// (no mu slots, no G^T Delta mu terms), ggl and projected invariants have both.
 template <class Model>
 LOCKSTEP_HD double newton_norm(formulation f, const state_vector<Model>& delta, const state_vector<Model>& w,
                                const jacobian_blocks<Model>& J, double c) {
@@ -61,6 +62,7 @@ LOCKSTEP_HD double newton_norm(formulation f, const state_vector<Model>& delta, 
     }
     s += e * e;
   }
+  if (!uses_mu(f)) return sqrt(s / (L::size - Model::m));
   for (int i = 0; i < Model::n; ++i) {
     double dq = 0.0;
     for (int a = 0; a < Model::m; ++a) dq += J.G(a, i) * delta[L::mu + a];

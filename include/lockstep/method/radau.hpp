@@ -37,9 +37,10 @@
 // multiplied by h and index-3 components by h^2 before the weighted RMS norm (RADAU5 with its
 // NIND2/NIND3 index hints; Hairer, Lubich & Roche 1989), the same scaling in the Newton norm.
 //
-// Step control: RADAU5's: h_new = h / quot, quot = err^(1/(s+1)) / fac within [1/8, 5] (fac: safety 0.9
-// lowered when Newton needed many iterations), combined with Gustafsson's predictive controller
-// (Gustafsson 1994), h kept when the change is within [1, 1.2] so the factorizations are reused.
+// Step control: RADAU5's: h_new = h / quot, quot = err^(1/(s+1)) / fac within [1/8, 5], i.e.
+// h_new / h within [0.2, 8] (RADAU5's WORK(8), WORK(9); fac: safety 0.9 lowered when Newton needed
+// many iterations), combined with Gustafsson's predictive controller (Gustafsson 1994), h kept when
+// the change is within [1, 1.2] so the factorizations are reused.
 // Dense output: the collocation polynomial through (t_n, y_n) and (t_n + c_i h, y_n + Z_i).
 #pragma once
 
@@ -164,6 +165,7 @@ template <class Model, class Tableau = radau5_tableau>
 struct radau_state {
   using layout = state_layout<Model>;
   double t = 0.0;
+  double t0 = 0.0;            // start of the fixed-step grid (step_control.hpp, plan_step)
   double h = 0.0;             // step size of the next attempt
   state_vector<Model> y;      // y_n
   state_vector<Model> yp;     // y'_n (accelerations for the Jacobian's d(M a)/dq)
@@ -179,7 +181,7 @@ struct radau_state {
   double theta = 1.0;          // last Newton contraction rate (RADAU5's THETA)
   double error = 0.0;          // the scaled error estimate of the last adaptive attempt (RADAU5's ERR)
   // Newton matrices at (t, y): the Jacobian is re-evaluated after every accepted step unless the
-  // contraction was very fast (RADAU5: THETA <= THET = 0.001).
+  // contraction was fast (theta <= radau_jacobian_reuse_theta; RADAU5's THET).
   jacobian_blocks<Model> jac;
   std::conditional_t<Tableau::has_real_eigenvalue, newton_matrix<Model, double>, absent_newton_matrix> real_block;
   std::conditional_t<Tableau::has_complex_pair, newton_matrix<Model, complex<double>>, absent_newton_matrix>
@@ -217,11 +219,19 @@ LOCKSTEP_HD state_vector<Model> radau_weights(formulation f, const state_vector<
   return w;
 }
 
+// The RMS over the components that exist: radau_weights gives the mu slots of index3 and index1, which
+// those formulations pin to zero, the weight 0, and they do not count in the mean either (dividing by the
+// full state size made every norm sqrt((size - m) / size) of the RMS over the unknowns, e.g. 0.91 on
+// the index-3 pendulum, and loosened every tolerance by its inverse).
 template <class Model>
 LOCKSTEP_HD double weighted_rms(const state_vector<Model>& x, const state_vector<Model>& w) {
   double s = 0.0;
-  for (int j = 0; j < state_layout<Model>::size; ++j) s += (x[j] * w[j]) * (x[j] * w[j]);
-  return sqrt(s / state_layout<Model>::size);
+  int active = 0;
+  for (int j = 0; j < state_layout<Model>::size; ++j) {
+    s += (x[j] * w[j]) * (x[j] * w[j]);
+    if (w[j] != 0.0) ++active;
+  }
+  return active > 0 ? sqrt(s / active) : 0.0;
 }
 
 // F(t, y, y') in the layout of y (the residual parts of the formulation).
@@ -384,6 +394,25 @@ LOCKSTEP_HD double error_norm(const state_vector<Model>& e, const state_vector<M
   }
 }
 
+// The Newton contraction rate below which an accepted step keeps its Jacobian for the next: RADAU5's
+// THET = WORK(3) default, 0.001, kept by measurement. On andrews, the car axis, the slider crank and the
+// double pendulum at rtol 1e-5, 1e-7, 1e-9 (Radau IIA 5 on index3, one core, minimum of 7 timings) 0.01
+// took 0.89-1.02 of the time (car axis at 1e-9: 455 Jacobians instead of 1753, 7 % more Newton
+// iterations) at the same digits there, but at rtol 1e-12 it cost the slider crank a digit (6.96 instead
+// of 7.91 against BDF at 1e-13); 0.1 took 0.93-1.33 of the time (the slower contraction costs more
+// iterations and steps than the Jacobians it saves). docs/METHODS.md has the counts.
+constexpr double radau_jacobian_reuse_theta = 0.001;
+
+// RADAU5's step-size quotient quot = h / h_new from a factor x = err^(1/(s+1)) / fac (or Gustafsson's
+// predicted one), clamped so that h_new / h stays within [0.2, 8]: RADAU5 reads the bounds as
+// WORK(8) = 0.2 <= HNEW / HOLD <= WORK(9) = 8 and clamps QUOT = HOLD / HNEW to [FACR, FACL] =
+// [1 / WORK(9), 1 / WORK(8)] = [1/8, 5] (Hairer & Wanner 1996, IV.8, and the code radau5.f).
+LOCKSTEP_HD double radau_step_quotient(double x) {
+  constexpr double min_quot = 1.0 / 8.0;  // growth by at most 8
+  constexpr double max_quot = 5.0;        // shrinking to no less than 0.2
+  return max(min_quot, min(max_quot, x));
+}
+
 }  // namespace detail
 
 template <class Model, class RT>
@@ -391,6 +420,7 @@ LOCKSTEP_HD void radau_start(radau_state<Model, RT>& s, double t0, double t1, co
                              const solver_options& opt) {
   s = radau_state<Model, RT>{};
   s.t = t0;
+  s.t0 = t0;
   initial_point(init, s.y, s.yp);
   s.h = initial_step_size<Model>(t0, t1, init, opt);
 }
@@ -407,7 +437,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   const bool fixed = opt.fixed_h > 0.0;
   const formulation form = opt.form;
 
-  const step_plan plan = plan_step(s.t, s.h, t_end, opt);
+  const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
   if (step_too_small(plan, status)) return attempt_result::failed;
   const double h = plan.h, h_min = plan.h_min;
   const state_vector<Model> w = detail::radau_weights<Model>(form, s.y, h, opt);
@@ -580,11 +610,11 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
     s.error = err;
   }
 
-  // ---- step-size proposal (RADAU5: safety 0.9 scaled by the Newton effort, quotient in [1/8... 5]) ----
+  // ---- step-size proposal (RADAU5: safety 0.9 scaled by the Newton effort, h_new / h in [0.2, 8]) ----
   constexpr double exponent = 1.0 / (ns + 1);  // err = O(h^(s+1))
   const double safe = 0.9;
   const double fac = min(safe, safe * (1 + 2 * max_iterations) / (newton_iterations_used + 2.0 * max_iterations));
-  double quot = fixed ? 1.0 : max(0.2, min(8.0, pow(err, exponent) / fac));
+  double quot = fixed ? 1.0 : detail::radau_step_quotient(pow(err, exponent) / fac);
   double h_new = h / quot;
 
   if (!fixed && err >= 1.0) {
@@ -601,7 +631,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   // ---- accept ----
   if (!fixed && !s.first) {  // Gustafsson's predictive controller (Gustafsson 1994; RADAU5 PRED)
     double facgus = (s.h_accepted / h) * pow(err * err / s.err_accepted, exponent) / safe;
-    facgus = max(0.2, min(8.0, facgus));
+    facgus = detail::radau_step_quotient(facgus);
     quot = max(quot, facgus);
     h_new = h / quot;
   }
@@ -614,12 +644,12 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   // y'_{n+1}: the collocation polynomial's derivative at c_s = 1 is h^-1 (A^-1 Z)_s.
   for (int j = 0; j < ny; ++j) s.yp[j] = detail::stage_sum<ns>([](int l) { return RT::Ainv(ns - 1, l); }, Z, j) / h;
   s.y = s.y + Z[ns - 1];
-  s.t = s.t + h;
+  s.t = fixed ? plan.t_new : s.t + h;
   s.first = false;
   ++counters.steps;
   counters.last_h = h;
-  // A new Jacobian at the new point unless Newton contracted very fast (RADAU5: THETA <= THET = 0.001).
-  if (theta > 0.001) s.jacobian_valid = false;
+  // A new Jacobian at the new point unless Newton contracted fast (RADAU5: THETA <= THET).
+  if (theta > detail::radau_jacobian_reuse_theta) s.jacobian_valid = false;
   if (fixed) {
     s.h = opt.fixed_h;
   } else {

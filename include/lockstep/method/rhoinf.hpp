@@ -123,6 +123,7 @@ namespace lockstep {
 template <class Model>
 struct rhoinf_state {
   double t = 0.0;                       // t_k
+  double t0 = 0.0;                      // start of the fixed-step grid (step_control.hpp, plan_step)
   double h = 0.0;                       // step size of the next attempt
   state_vector<Model> y, yp;            // y_k, y'_k (y' of the multipliers is not kept: zero)
   double h_last = 0.0;                  // t_k - t_{k-1}; 0 before the first step
@@ -209,6 +210,7 @@ LOCKSTEP_HD void rhoinf_start(rhoinf_state<Model>& s, double t0, double t1, cons
                               const solver_options& opt) {
   s = rhoinf_state<Model>{};
   s.t = t0;
+  s.t0 = t0;
   initial_point(init, s.y, s.yp);
   s.h = initial_step_size<Model>(t0, t1, init, opt);
 }
@@ -223,10 +225,10 @@ LOCKSTEP_HD attempt_result rhoinf_attempt(rhoinf_state<Model>& s, double t_end, 
   const bool fixed = opt.fixed_h > 0.0;
   const formulation form = opt.form;
 
-  const step_plan plan = plan_step(s.t, s.h, t_end, opt);
+  const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
   if (step_too_small(plan, status)) return attempt_result::failed;
   const double h = plan.h, h_min = plan.h_min;
-  const double t_new = s.t + h;
+  const double t_new = fixed ? plan.t_new : s.t + h;
   const bool first = !(s.h_last > 0.0);
 
   // ---- the past point the formula uses: (y_{k-1}, y'_{k-1}), or the Hermite interpolant of the last

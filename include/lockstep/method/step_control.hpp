@@ -49,23 +49,63 @@ LOCKSTEP_HD double initial_step_size(double t0, double t1, const initial_values<
   return min(h, opt.h_max);
 }
 
+// Fixed steps keep one step size from t0 to t1: the k-th step ends at t_k = t0 + k h, computed from k
+// (never as a running sum), and the last one at t1 itself. A shortened last step would be a change of
+// step size, and on index 3 a change of step size costs the multipliers an O(1) error (Petzold 1982;
+// Brenan, Campbell & Petzold 1996, 3.2.2), so an interval that is not a whole number of steps is
+// refused: fixed_step_count is -1 unless (t1 - t0) / h is within 4 eps n of an integer n >= 1.
+LOCKSTEP_HD long fixed_step_count(double t0, double t1, double h) {
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  const double ratio = (t1 - t0) / h;
+  const double n = floor(ratio + 0.5);
+  if (!(n >= 1.0) || !(n < 1e15) || abs(ratio - n) > 4.0 * eps * n) return -1;
+  return static_cast<long>(n);
+}
+
+// The fixed step nearest to h that divides [t0, t1] into a whole number of steps.
+LOCKSTEP_HD double nearest_fixed_step(double t0, double t1, double h) {
+  const double n = max(1.0, floor((t1 - t0) / h + 0.5));
+  return (t1 - t0) / n;
+}
+
 // The step of the next attempt from t: the proposed h limited by h_max, and stretched or shortened
 // to land exactly on t_end when it would end within 0.01% of it (never beyond). h_min is the larger
 // of the option and 16 eps |t|, below which t + h == t in floating point for all practical purposes.
+// Fixed steps: h = fixed_h, ending at the grid point t0 + (k + 1) h after t = t0 + k h, or at t_end when
+// that is the grid's last point (within 4 eps (k + 1)); an end off the grid (which solve_member refuses,
+// and which a caller stepping to intermediate times may still ask for) shortens the last step to land
+// on it, as adaptive steps do.
 struct step_plan {
   double h;
   double h_min;
   bool too_small;  // adaptive steps only: h < h_min before reaching t_end
+  double t_new;    // where the step ends
 };
 
-LOCKSTEP_HD step_plan plan_step(double t, double h_proposed, double t_end, const solver_options& opt) {
+LOCKSTEP_HD step_plan plan_step(double t, double h_proposed, double t_end, const solver_options& opt, double t0) {
   constexpr double eps = std::numeric_limits<double>::epsilon();
   const bool fixed = opt.fixed_h > 0.0;
   step_plan plan;
-  plan.h = fixed ? h_proposed : min(h_proposed, opt.h_max);
-  if (t + 1.0001 * plan.h >= t_end) plan.h = t_end - t;
   plan.h_min = max(opt.h_min, 16.0 * eps * max(abs(t), abs(t_end)));
-  plan.too_small = !fixed && plan.h < plan.h_min && t + plan.h < t_end;
+  if (fixed) {
+    const double h = opt.fixed_h;
+    const double k_next = floor((t - t0) / h + 0.5) + 1.0;
+    const double grid_next = t0 + k_next * h;
+    plan.h = h;
+    plan.t_new = grid_next;
+    plan.too_small = false;
+    if (abs(grid_next - t_end) <= 4.0 * eps * k_next * h) {
+      plan.t_new = t_end;
+    } else if (grid_next > t_end) {
+      plan.h = t_end - t;
+      plan.t_new = t_end;
+    }
+    return plan;
+  }
+  plan.h = min(h_proposed, opt.h_max);
+  if (t + 1.0001 * plan.h >= t_end) plan.h = t_end - t;
+  plan.t_new = t + plan.h;
+  plan.too_small = plan.h < plan.h_min && t + plan.h < t_end;
   return plan;
 }
 

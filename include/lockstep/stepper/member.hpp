@@ -186,7 +186,9 @@ LOCKSTEP_HD void member_begin(member_state<Model, Method>& ms, double t0, double
                               const vec<double, Model::n>& v0, const double* p, const solver_options& opt,
                               const double* save_times, int save_count, Sink& sink) {
   ms = member_state<Model, Method>{};
-  if (Method::check_options(opt)[0] != '\0' || !(t1 > t0)) {
+  // Fixed steps must divide [t0, t1] into whole steps (method/step_control.hpp, fixed_step_count).
+  const bool off_grid = opt.fixed_h > 0.0 && fixed_step_count(t0, t1, opt.fixed_h) < 0;
+  if (Method::check_options(opt)[0] != '\0' || !(t1 > t0) || off_grid) {
     ms.status = member_status::invalid_input;
     return;
   }

@@ -54,6 +54,12 @@ member_result<Model> solve_member(const double* params, const vec<double, Model:
     out.message = "t1 must be greater than t0";
     return out;
   }
+  if (opt.fixed_h > 0.0 && fixed_step_count(t0, t1, opt.fixed_h) < 0) {  // method/step_control.hpp
+    out.status = member_status::invalid_input;
+    out.message = "fixed_h must divide [t0, t1] into whole steps; the nearest that does is " +
+                  std::to_string(nearest_fixed_step(t0, t1, opt.fixed_h));
+    return out;
+  }
 
   const int save_count = static_cast<int>(save_times.size());
   visit_method(opt.method, [&]<class Method>() {
