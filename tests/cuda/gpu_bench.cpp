@@ -11,7 +11,7 @@
 //   gpu_bench rate BUDGET_S MODEL... members per second, cuda and omp, at 10^3 .. 10^6 members; a
 //                                    size whose cuda run would overrun BUDGET_S (estimated from the
 //                                    previous size) is recorded as skipped. The omp backend runs at
-//                                    most as many members as fit about 20 s (estimated from a run of
+//                                    most as many members as fit about 15 s (estimated from a run of
 //                                    1,000): its rate is flat in the ensemble size once every core has
 //                                    a few hundred members, and a full 10^6-member andrews run would
 //                                    take longer than the stage may.
@@ -133,9 +133,9 @@ int rate(double budget) {
   omp_run.where = backend::omp;
   omp_run.threads = cores;
   long failed = 0;
-  // The omp rate from 1,000 members sets how many members its timed runs take (about 20 s at most).
+  // The omp rate from 1,000 members sets how many members its timed runs take (about 15 s at most).
   const double probe = timed(bench_ensemble<Model>(1000), omp_run, &failed);
-  const long omp_cap = std::max(1000L, static_cast<long>(20.0 * 1000.0 / std::max(probe, 1e-6)));
+  const long omp_cap = std::max(1000L, static_cast<long>(15.0 * 1000.0 / std::max(probe, 1e-6)));
   // One cuda warm-up: context creation and module loading are not the ensemble's cost.
   timed(bench_ensemble<Model>(100), cuda_run, &failed);
   double cuda_previous = 0.0;
