@@ -225,8 +225,17 @@ TEST(BatchedFactor, GetrfBatchedMatchesLapackDgetrfOnBdfNewtonMatricesOfEveryDev
   matrices += expect_getrf_batches_match_lapack(pendulum.real);
   auto dp = expect_batched_split_agrees_with_fused(varied_ensemble<models::double_pendulum>(8, 0.3, method_kind::bdf, formulation::ggl));
   matrices += expect_getrf_batches_match_lapack(dp.real);
-  auto andrews = expect_batched_split_agrees_with_fused(varied_ensemble<models::andrews>(8, 0.003, method_kind::bdf, formulation::ggl));
+  // Member 2 with a NaN parameter: its status must be the fused path's. It stops before any
+  // factorization (not_finite_matrices is 0), so the phase's NaN matrices are those of
+  // SingularRedundantAndNaNNewtonMatricesGetLapacksInfoAndLuFactorsStatus.
+  auto with_nan = varied_ensemble<models::andrews>(8, 0.003, method_kind::bdf, formulation::ggl);
+  with_nan.params_of(2)[0] = std::numeric_limits<double>::quiet_NaN();
+  auto andrews = expect_batched_split_agrees_with_fused(with_nan);
   matrices += expect_getrf_batches_match_lapack(andrews.real);
+  long not_finite = 0;
+  for (const auto& b : andrews.real)
+    for (const auto& a : b.input) not_finite += !std::all_of(a.begin(), a.end(), [](double x) { return std::isfinite(x); });
+  RecordProperty("not_finite_matrices", std::to_string(not_finite));
   EXPECT_TRUE(pendulum.complex_blocks.empty() && andrews.cholesky.empty());
   EXPECT_GT(matrices, 300);
   RecordProperty("matrices", std::to_string(matrices));
