@@ -13,6 +13,8 @@ packages=(
   build-essential cmake ninja-build
   # libraries: linear algebra reference, tests, benchmarks
   libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # reference LAPACK: the CUDA factor phase's host code is tested against dgetrf, zgetrf, dpotrf
+  liblapack-dev
   # front end: results files, study files, command line, random numbers (Philox)
   libhdf5-dev libtomlplusplus-dev libcli11-dev librandom123-dev libboost-dev
   # MPI sharding

@@ -13,7 +13,8 @@
 //      (double device storage would overlap them at twice the memory; docs/GPU.md).
 // Members whose Newton matrices are larger than split_factorization_threshold (chain<16>) take the split
 // path of lockstep/detail/split_factor.hpp: the step kernel suspends attempts at their factorizations,
-// and a factor phase (gather, cublasDgetrfBatched / cublasZgetrfBatched, scatter) runs between launches
+// and a factor phase (gather, cublasDgetrfBatched / cublasZgetrfBatched, scatter: the shared code of
+// kernels/cuda/batched_factor.hpp, which the host tests run against LAPACK) runs between launches
 // (docs/GPU.md section 5). Projections whose metric or Gram matrices exceed split_projection_threshold
 // rows (or all, when run_options::split_factorization forces the split path) suspend at their Cholesky
 // factorizations likewise, factored by cusolverDnDpotrfBatched in the same phase.
@@ -34,6 +35,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/cuda/batched_factor.hpp"
 #include "kernels/cuda/device_solve.hpp"
 #include "kernels/cuda/ensemble_cuda.hpp"
 #include "lockstep/detail/member_kernels.hpp"
@@ -92,165 +94,6 @@ void check(cusolverStatus_t e, const char* what) {
     throw std::runtime_error(std::string("lockstep cuda: ") + what + ": cusolverStatus_t " + std::to_string(static_cast<int>(e)));
 }
 
-// Members that left this kind of factorization pending (split_factor.hpp, pending_factor).
-struct is_pending {
-  const unsigned char* pending;
-  pending_factor kind;
-  __host__ __device__ bool operator()(long i) const { return pending[i] == static_cast<unsigned char>(kind); }
-};
-
-// ---- the split path's factor phase (lockstep/detail/split_factor.hpp, docs/GPU.md section 5) ----
-//
-// The pending members' Newton matrices are read from and written back to the SoA state images in place
-// (split_offsets), without loading whole states: a member's state is what does not fit a thread.
-
-// Bytes [offset, offset + size) of member i's state image in SoA words (soa.hpp's layout).
-__device__ void soa_read_bytes(const std::uint64_t* data, long stride, long i, long offset, void* out, int size) {
-  unsigned char* o = static_cast<unsigned char*>(out);
-  for (int b = 0; b < size;) {
-    const long w = (offset + b) / 8;
-    const int in = static_cast<int>((offset + b) % 8), take = 8 - in < size - b ? 8 - in : size - b;
-    const std::uint64_t word = data[w * stride + i];
-    memcpy(o + b, reinterpret_cast<const unsigned char*>(&word) + in, take);
-    b += take;
-  }
-}
-
-__device__ void soa_write_bytes(std::uint64_t* data, long stride, long i, long offset, const void* in_bytes, int size) {
-  const unsigned char* s = static_cast<const unsigned char*>(in_bytes);
-  for (int b = 0; b < size;) {
-    const long w = (offset + b) / 8;
-    const int in = static_cast<int>((offset + b) % 8), take = 8 - in < size - b ? 8 - in : size - b;
-    std::uint64_t word = data[w * stride + i];
-    memcpy(reinterpret_cast<unsigned char*>(&word) + in, s + b, take);
-    data[w * stride + i] = word;
-    b += take;
-  }
-}
-
-// One batch of pending members, batch[j] = member index in the chunk. E: double (BDF, Radau's real
-// block) or complex<double> (Radau's complex block; layout-compatible with cuDoubleComplex: two doubles,
-// real part first).
-template <class E>
-struct factor_batch {
-  std::uint64_t* states;
-  long stride;
-  const long* batch;
-  int n;                // the Newton matrix size N
-  long lu_offset, pivot_offset;
-  E* matrices;          // n x n column-major per member, contiguous (lda = n)
-  E** pointers;         // matrices + j n^2: the Aarray of cublas<t>getrfBatched
-  int* pivots;          // n per member: LAPACK's 1-based ipiv
-  int* info;            // per member
-  double* scale;        // max |a_ij| (|re| + |im|) of the unfactored matrix; NaN when an entry is not finite
-};
-
-// Gather: row-major mat<E, n, n> (core/linalg.hpp) to column-major, and lu_factor's singularity scale.
-template <class E>
-struct gather_matrix {
-  factor_batch<E> f;
-  __device__ void operator()(long j) const {
-    const long i = f.batch[j];
-    E* A = f.matrices + j * f.n * f.n;
-    f.pointers[j] = A;
-    double scale = 0.0;
-    bool finite = true;
-    for (int r = 0; r < f.n; ++r)
-      for (int c = 0; c < f.n; ++c) {
-        E a;
-        soa_read_bytes(f.states, f.stride, i, f.lu_offset + static_cast<long>(sizeof(E)) * (r * f.n + c), &a, sizeof(E));
-        A[c * f.n + r] = a;
-        const double m = abs1(a);
-        finite = finite && is_finite(m);
-        scale = max(scale, m);
-      }
-    f.scale[j] = finite ? scale : std::numeric_limits<double>::quiet_NaN();
-  }
-};
-
-// The status the CPU factorization gives the factor A of batch member j: model_not_finite when an
-// entry was not finite before factoring, singular_matrix when the library reports a failure (info > 0)
-// or when a diagonal entry d of A fails pivot_ok(d, n eps max |a_ij|) (core/linalg.hpp's threshold),
-// success otherwise.
-template <class E, class PivotOk>
-__device__ member_status factored_status(const factor_batch<E>& f, long j, const E* A, PivotOk pivot_ok) {
-  if (!is_finite(f.scale[j])) return member_status::model_not_finite;
-  const double threshold = f.n * std::numeric_limits<double>::epsilon() * f.scale[j];
-  bool singular = f.info[j] != 0;
-  for (int k = 0; k < f.n; ++k) singular = singular || !pivot_ok(A[k * f.n + k], threshold);
-  return singular ? member_status::singular_matrix : member_status::success;
-}
-
-// Scatter: the factors back into row-major storage, LAPACK's pivots (1-based; row k was interchanged
-// with row ipiv[k] at step k) as lu_factor's (0-based, the same meaning), and the status lu_factor
-// would have given: not finite before factoring, singular when a pivot |u_kk| <= n eps max |a_ij|
-// (core/linalg.hpp) or when getrf reports an exactly zero one (info > 0). `status` is the member's
-// status so far (the complex block is factored only when the real one succeeded, as in radau_attempt).
-template <class E>
-struct scatter_matrix {
-  factor_batch<E> f;
-  member_status* status;
-  __device__ void operator()(long j) const {
-    if (status[j] != member_status::success) return;
-    const long i = f.batch[j];
-    const E* A = f.matrices + j * f.n * f.n;
-    status[j] = factored_status(f, j, A, [](const E& u, double threshold) { return abs1(u) > threshold; });
-    if (status[j] != member_status::success) return;
-    for (int r = 0; r < f.n; ++r)
-      for (int c = 0; c < f.n; ++c)
-        soa_write_bytes(f.states, f.stride, i, f.lu_offset + static_cast<long>(sizeof(E)) * (r * f.n + c), &A[c * f.n + r], sizeof(E));
-    for (int k = 0; k < f.n; ++k) {
-      const int p = f.pivots[j * f.n + k] - 1;
-      soa_write_bytes(f.states, f.stride, i, f.pivot_offset + static_cast<long>(sizeof(int)) * k, &p, sizeof(int));
-    }
-  }
-};
-
-// The factor phase's last word to the member: pending cleared, factors ready, their status. External:
-// external_factors (Newton matrices, in the member state) or external_cholesky (a projection's matrix,
-// in its projection_work).
-template <class External>
-struct mark_ready {
-  std::uint64_t* states;
-  long stride;
-  const long* batch;
-  long external_offset;
-  const member_status* status;
-  __device__ void operator()(long j) const {
-    const long i = batch[j];
-    External x;
-    soa_read_bytes(states, stride, i, external_offset, &x, sizeof(x));
-    x.pending = false;
-    x.ready = true;
-    x.status = status[j];
-    soa_write_bytes(states, stride, i, external_offset, &x, sizeof(x));
-  }
-};
-
-// Scatter of a Cholesky factor: the lower triangle back into the row-major matrix (the upper one stays
-// as assembled, as cholesky_factor leaves it), and the status factorization_status would give: not finite
-// before factoring, or not positive definite: potrfBatched's info > 0 (a leading minor not positive
-// definite), or a diagonal l_jj with l_jj^2 <= n eps max |a_ij|, cholesky_factor's test
-// (core/linalg.hpp) on d_j = l_jj^2.
-struct scatter_cholesky {
-  factor_batch<double> f;
-  member_status* status;
-  __device__ void operator()(long j) const {
-    const long i = f.batch[j];
-    const double* L = f.matrices + j * f.n * f.n;
-    status[j] = factored_status(f, j, L, [](double l, double threshold) { return l * l > threshold; });
-    if (status[j] != member_status::success) return;
-    for (int r = 0; r < f.n; ++r)
-      for (int c = 0; c <= r; ++c)
-        soa_write_bytes(f.states, f.stride, i, f.lu_offset + static_cast<long>(sizeof(double)) * (r * f.n + c), &L[c * f.n + r], sizeof(double));
-  }
-};
-
-struct set_status {
-  member_status* status;
-  __device__ void operator()(long j) const { status[j] = member_status::success; }
-};
-
 // Refuses a kernel whose local memory the device cannot provide: a per-thread stack over CUDA's 512 KB
 // limit, or the driver's reservation for it (stack x every thread the device can hold, the formula of
 // device_check.cu) over the free memory. chain<16>'s step kernels were such until its member state
@@ -271,41 +114,6 @@ void require_local_memory(Kernel kernel, const char* model, std::size_t free_byt
                                 " B of local memory per thread (CUDA allows 512 KB), " + std::to_string(reservation / 1e9) +
                                 " GB for the whole device, " + std::to_string(double(free_bytes) / 1e9) +
                                 " GB are free (docs/GPU.md section 5.4); use backend omp or serial");
-}
-
-// Where external_factors and the Newton matrices sit in Method's member state (byte offsets).
-template <class Model, class Method>
-split_offsets split_offsets_of() {
-  auto ms = std::make_unique<member_state<Model, Method>>();
-  const auto at = [base = reinterpret_cast<const char*>(ms.get())](const void* p) {
-    return static_cast<long>(reinterpret_cast<const char*>(p) - base);
-  };
-  split_offsets o;
-  o.external = at(&external_of(ms->method));
-  if (auto* R = real_matrix_of(ms->method)) {
-    o.real_lu = at(&R->lu.a[0]);
-    o.real_pivot = at(&R->pivot.a[0]);
-  }
-  if (auto* C = complex_matrix_of(ms->method)) {
-    o.complex_lu = at(&C->lu.a[0]);
-    o.complex_pivot = at(&C->pivot.a[0]);
-  }
-  return o;
-}
-
-// Where the matrices of a projection_work<Model> are (byte offsets in its image).
-template <class Model>
-projection_offsets projection_offsets_of() {
-  auto w = std::make_unique<projection_work<Model>>();
-  const auto at = [base = reinterpret_cast<const char*>(w.get())](const void* p) {
-    return static_cast<long>(reinterpret_cast<const char*>(p) - base);
-  };
-  projection_offsets o;
-  o.external = at(&w->external);
-  o.metric = at(&w->W.M_chol.a[0]);
-  o.position_gram = at(&w->Pq.gram.a[0]);
-  o.velocity_gram = at(&w->Pv.gram.a[0]);
-  return o;
 }
 
 // Stands in for split_factor_phase where the model is fused.
@@ -329,19 +137,53 @@ __global__ void __launch_bounds__(threads_per_block) for_each_index(long count, 
 namespace {
 
 // The split path's device storage and the factor phase over the members an advance launch left
-// pending. Batches of at most `batch_capacity` members bound the workspace: per member n^2 doubles and
-// n^2 complex doubles (96 KB for chain<16>, n = 64), whatever the chunk size, and with split
-// projections max(n_q, m + k)^2 doubles for their Cholesky factorizations.
-template <class Model, class Method>
-struct split_factor_phase {
-  static constexpr int n = state_layout<Model>::newton_size;
-  static constexpr int projection_rows = Model::n > Model::m + Model::k ? Model::n : Model::m + Model::k;
-  static constexpr long batch_capacity = 1024;
-  split_offsets off = split_offsets_of<Model, Method>();
-  projection_offsets projection_off = projection_offsets_of<Model>();
-  bool projections;  // whether projections split (their projection_work is in device memory)
+// pending: the order, the gather and scatter and the statuses are kernels/cuda/batched_factor.hpp's
+// factor_phase (tested on the host against LAPACK with host_backend); this backend gives it kernels,
+// thrust's copy_if and the cuBLAS / cuSOLVER batched calls.
+struct cuda_backend {
+  cudaStream_t stream = nullptr;
   cublasHandle_t handle = nullptr;
   cusolverDnHandle_t solver = nullptr;
+
+  template <class Functor>
+  void over(long count, const Functor& f) const {
+    const long blocks = (count + threads_per_block - 1) / threads_per_block;
+    for_each_index<<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(count, f);
+    check(cudaGetLastError(), "kernel launch");
+  }
+  long list_pending(const long* active, long n_active, batched::is_pending pred, long* out) const {
+    const long* end = thrust::copy_if(thrust::cuda::par.on(stream), active, active + n_active, out, pred);
+    return static_cast<long>(end - out);
+  }
+  // cuBLAS getrfBatched: LU with partial pivoting of each A[j] (n x n, column-major, lda = n), pivots
+  // in P[j n .. j n + n - 1] (1-based) and info[j] (k > 0: U(k, k) is exactly zero); cuBLAS Library
+  // User Guide, "cublas<t>getrfBatched()". The pivot row maximizes |re| + |im| as in LAPACK's izamax,
+  // the rule lu_factor follows (core/linalg.hpp), so the status test of batched::factored_status is
+  // lu_factor's.
+  void getrf(int n, double** A, int* ipiv, int* info, int batch) const {
+    check(cublasDgetrfBatched(handle, n, A, n, ipiv, info, batch), "cublasDgetrfBatched");
+  }
+  void getrf(int n, complex<double>** A, int* ipiv, int* info, int batch) const {
+    check(cublasZgetrfBatched(handle, n, reinterpret_cast<cuDoubleComplex* const*>(A), n, ipiv, info, batch),
+          "cublasZgetrfBatched");
+  }
+  // cusolverDnDpotrfBatched (cuSOLVER Library documentation, "cusolverDn<t>potrfBatched()"): the
+  // Cholesky factorization of each Aarray[j], n x n column-major with lda = n; with
+  // CUBLAS_FILL_MODE_LOWER only the lower triangle is read and replaced by L (the other triangle may
+  // be used as workspace, so only L is scattered back); infoArray[j] = k > 0 when the leading minor of
+  // order k is not positive definite. The gather transposes our row-major matrix to column-major, so
+  // the lower triangle it passes is the one cholesky_factor reads.
+  void potrf(int n, double** A, int* info, int batch) const {
+    check(cusolverDnDpotrfBatched(solver, CUBLAS_FILL_MODE_LOWER, n, A, n, info, batch), "cusolverDnDpotrfBatched");
+  }
+};
+
+template <class Model, class Method>
+struct split_factor_phase {
+  using shape_type = batched::phase_shape<Model, Method>;
+  shape_type shape;
+  bool projections;  // whether projections split (their projection_work is in device memory)
+  cuda_backend backend;
   device_buffer<unsigned char> pending;
   device_buffer<long> batch;
   device_buffer<double> real, scale, gram;
@@ -352,98 +194,32 @@ struct split_factor_phase {
   device_buffer<member_status> status;
 
   split_factor_phase(long chunk, bool split_projections, cudaStream_t stream)
-      : projections(split_projections), pending(chunk), batch(chunk), real(off.real_lu >= 0 ? batch_capacity * n * n : 0),
-        scale(batch_capacity), gram(split_projections ? batch_capacity * projection_rows * projection_rows : 0),
-        cplx(off.complex_lu >= 0 ? batch_capacity * n * n : 0), real_ptr(batch_capacity), cplx_ptr(batch_capacity),
-        pivots(batch_capacity * n), info(batch_capacity), status(batch_capacity) {
-    check(cublasCreate(&handle), "cublasCreate");
-    check(cublasSetStream(handle, stream), "cublasSetStream");
+      : projections(split_projections), pending(chunk), batch(chunk), real(shape.real_size()),
+        scale(shape_type::batch_capacity), gram(shape.gram_size(split_projections)), cplx(shape.complex_size()),
+        real_ptr(shape_type::batch_capacity), cplx_ptr(shape_type::batch_capacity),
+        pivots(shape_type::batch_capacity * shape_type::n), info(shape_type::batch_capacity),
+        status(shape_type::batch_capacity) {
+    backend.stream = stream;
+    check(cublasCreate(&backend.handle), "cublasCreate");
+    check(cublasSetStream(backend.handle, stream), "cublasSetStream");
     if (projections) {
-      check(cusolverDnCreate(&solver), "cusolverDnCreate");
-      check(cusolverDnSetStream(solver, stream), "cusolverDnSetStream");
+      check(cusolverDnCreate(&backend.solver), "cusolverDnCreate");
+      check(cusolverDnSetStream(backend.solver, stream), "cusolverDnSetStream");
     }
   }
   ~split_factor_phase() {
-    if (solver != nullptr) cusolverDnDestroy(solver);
-    cublasDestroy(handle);
+    if (backend.solver != nullptr) cusolverDnDestroy(backend.solver);
+    cublasDestroy(backend.handle);
   }
   split_factor_phase(const split_factor_phase&) = delete;
   split_factor_phase& operator=(const split_factor_phase&) = delete;
 
-  template <class Functor>
-  static void over(long count, const Functor& f, cudaStream_t stream) {
-    const long blocks = (count + threads_per_block - 1) / threads_per_block;
-    for_each_index<<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(count, f);
-    check(cudaGetLastError(), "kernel launch");
-  }
-
-  // The members among the n_active of `active` that left a factorization of this kind pending, listed
-  // in `batch`; returns how many.
-  long list_pending(const long* active, long n_active, pending_factor kind, cudaStream_t stream) {
-    const long* end = thrust::copy_if(thrust::cuda::par.on(stream), active, active + n_active, batch.p, is_pending{pending.p, kind});
-    return static_cast<long>(end - batch.p);
-  }
-
   // Factors every pending matrix of the n_active members of `active`, in batches: the Newton matrices
   // in `states`, then the projections' in `projection_states` (one kind, thus one size, per batch).
-  void run(std::uint64_t* states, std::uint64_t* projection_states, long stride, const long* active, long n_active,
-           cudaStream_t stream) {
-    run_newton(states, stride, active, n_active, stream);
-    if (!projections) return;
-    run_cholesky(projection_states, stride, active, n_active, pending_factor::metric, Model::n, projection_off.metric, stream);
-    run_cholesky(projection_states, stride, active, n_active, pending_factor::position_gram, Model::m,
-                 projection_off.position_gram, stream);
-    run_cholesky(projection_states, stride, active, n_active, pending_factor::velocity_gram, Model::m + Model::k,
-                 projection_off.velocity_gram, stream);
-  }
-
-  // cusolverDnDpotrfBatched (cuSOLVER Library documentation, "cusolverDn<t>potrfBatched()"): the
-  // Cholesky factorization of each Aarray[j], n x n column-major with lda = n; with
-  // CUBLAS_FILL_MODE_LOWER only the lower triangle is read and replaced by L (the other triangle may
-  // be used as workspace, so only L is scattered back); infoArray[j] = k > 0 when the leading minor of
-  // order k is not positive definite. The gather transposes our row-major matrix to column-major, so
-  // the lower triangle it passes is the one cholesky_factor reads.
-  void run_cholesky(std::uint64_t* projection_states, long stride, const long* active, long n_active, pending_factor kind,
-                    int rows, long offset, cudaStream_t stream) {
-    const long count = list_pending(active, n_active, kind, stream);
-    for (long first = 0; first < count; first += batch_capacity) {
-      const long b = std::min(batch_capacity, count - first);
-      const long* members = batch.p + first;
-      over(b, set_status{status.p}, stream);
-      const factor_batch<double> f{projection_states, stride, members, rows, offset, -1, gram.p, real_ptr.p, nullptr, info.p, scale.p};
-      over(b, gather_matrix<double>{f}, stream);
-      check(cusolverDnDpotrfBatched(solver, CUBLAS_FILL_MODE_LOWER, rows, real_ptr.p, rows, info.p, static_cast<int>(b)),
-            "cusolverDnDpotrfBatched");
-      over(b, scatter_cholesky{f, status.p}, stream);
-      over(b, mark_ready<external_cholesky>{projection_states, stride, members, projection_off.external, status.p}, stream);
-    }
-  }
-
-  void run_newton(std::uint64_t* states, long stride, const long* active, long n_active, cudaStream_t stream) {
-    const long count = list_pending(active, n_active, pending_factor::newton, stream);
-    for (long first = 0; first < count; first += batch_capacity) {
-      const long b = std::min(batch_capacity, count - first);
-      const long* members = batch.p + first;
-      over(b, set_status{status.p}, stream);
-      // cuBLAS getrfBatched: LU with partial pivoting of each A[j] (n x n, column-major, lda = n), pivots
-      // in P[j n .. j n + n - 1] (1-based) and info[j] (k > 0: U(k, k) is exactly zero); cuBLAS Library
-      // User Guide, "cublas<t>getrfBatched()". The pivot row maximizes |re| + |im| as in LAPACK's
-      // izamax, the rule lu_factor follows (core/linalg.hpp), so the status test below is lu_factor's.
-      if (off.real_lu >= 0) {
-        const factor_batch<double> f{states, stride, members, n, off.real_lu, off.real_pivot, real.p, real_ptr.p, pivots.p, info.p, scale.p};
-        over(b, gather_matrix<double>{f}, stream);
-        check(cublasDgetrfBatched(handle, n, real_ptr.p, n, pivots.p, info.p, static_cast<int>(b)), "cublasDgetrfBatched");
-        over(b, scatter_matrix<double>{f, status.p}, stream);
-      }
-      if (off.complex_lu >= 0) {
-        const factor_batch<complex<double>> f{states, stride, members, n, off.complex_lu, off.complex_pivot, cplx.p, cplx_ptr.p, pivots.p, info.p, scale.p};
-        over(b, gather_matrix<complex<double>>{f}, stream);
-        check(cublasZgetrfBatched(handle, n, reinterpret_cast<cuDoubleComplex* const*>(cplx_ptr.p), n, pivots.p, info.p, static_cast<int>(b)),
-              "cublasZgetrfBatched");
-        over(b, scatter_matrix<complex<double>>{f, status.p}, stream);
-      }
-      over(b, mark_ready<external_factors>{states, stride, members, off.external, status.p}, stream);
-    }
+  void run(std::uint64_t* states, std::uint64_t* projection_states, long stride, const long* active, long n_active) {
+    const batched::phase_storage s{pending.p, batch.p, real.p, scale.p, gram.p, cplx.p, real_ptr.p,
+                                   cplx_ptr.p, pivots.p, info.p, status.p};
+    batched::factor_phase(backend, shape, s, projections, states, projection_states, stride, active, n_active);
   }
 };
 
@@ -593,7 +369,7 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
           launch(advance_member_split<Model, Method, in_workspace>{view, run.attempts_per_sync, factors->pending.p,
                                                                    projection_split_above(run.split_factorization),
                                                                    d_workspace.p});
-          factors->run(d_states.p, d_projections.p, chunk, d_active.p, n_active, compute);
+          factors->run(d_states.p, d_projections.p, chunk, d_active.p, n_active);
           advanced = true;
         }
       }

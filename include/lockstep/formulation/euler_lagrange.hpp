@@ -149,14 +149,21 @@ using state_vector = vec<double, state_layout<Model>::size>;
 // Whether device code runs the model's evaluations (a residual, each AD pass of a Jacobian) as separate
 // calls (core/hd.hpp, phase): for members whose reduced Newton matrix has more than 32 rows, chain<16>
 // among the built-in models, where inlined passes add up to hundreds of KB of local memory per thread
-// (docs/GPU.md section 5.7). Smaller members stay inlined, as their kernels were measured. The same
-// size separates the members whose factorizations the GPU path splits out of the step kernel
-// (lockstep/detail/split_factor.hpp, split_factorization_threshold): one rule for "too large for one
-// thread", kept in one place.
+// (docs/GPU.md section 5.7). The same size separates the members whose factorizations the GPU path
+// splits out of the step kernel (lockstep/detail/split_factor.hpp, split_factorization_threshold): one
+// rule for "too large for one thread", kept in one place.
 inline constexpr int large_member_newton_rows = 32;
 
+// And for the smallest members (Newton matrix of at most 8 rows: the pendulum, 4, and the double
+// pendulum, 8): there the inlined evaluations push the step kernels past 255 registers, and ptxas
+// spills 0.6-3.4 KB of registers per kernel; as calls, five of their eight step kernels spill nothing
+// (sm_90 ptxas, docs/GPU.md section 2.2). Andrews (19 rows) stays inlined: as calls its frames shrink
+// but its spills grow. Device code only: on the host a phase is an inline call, so results cannot differ.
+inline constexpr int small_member_newton_rows = 8;
+
 template <class Model>
-inline constexpr bool separate_device_phases = state_layout<Model>::newton_size > large_member_newton_rows;
+inline constexpr bool separate_device_phases = state_layout<Model>::newton_size > large_member_newton_rows ||
+                                               state_layout<Model>::newton_size <= small_member_newton_rows;
 
 // Residual of the formulation at (t, y, y'); only the q' and v' parts of y' enter. For index1 and
 // projected invariants, F_phi holds the acceleration rows and (projected invariants) F_psi holds Phi.

@@ -1,0 +1,349 @@
+#!/usr/bin/env bash
+# scripts/gpu-check.sh — proves the CUDA backend on a borrowed GPU machine, in stages that each fit one
+# command of a lease (at most 10 minutes each, 30 in all), from binaries built here.
+#
+#   gpu-check.sh pack [--no-fmad]   on a machine with nvcc (no GPU needed): builds the CUDA tests and
+#                                   gpu_bench (tests/cuda) for sm_90 in the build directory
+#                                   scripts/test.sh uses (LOCKSTEP_BUILD_DIR, default build; it must
+#                                   compile for sm_90, as the default 80;90 does), so CI's build is
+#                                   reused, and copies them with every shared library they need that a
+#                                   bare machine may lack into the pack folder (LOCKSTEP_GPU_PACK,
+#                                   default build-gpu-pack: git-ignored; carry it to the GPU machine).
+#                                   --no-fmad also packs a second build (build-nofmad, -DLOCKSTEP_CUDA_NO_FMAD=ON,
+#                                   sm_90 only: a full nvcc compile of its own) whose comparison with the
+#                                   serial backend is ten times tighter.
+#   gpu-check.sh run [STAGE...]     on the GPU machine, from the pack folder: the stages below (all of
+#                                   them, in this order, when none is named). Each ends within 8 minutes
+#                                   (timeout) and writes one file, OUT/<stage>.txt (OUT: --out DIR or
+#                                   LOCKSTEP_GPU_OUT, default gpu-results), headed by the device name and
+#                                   the driver and CUDA versions. One stage per lease command.
+#       tests      every CUDA test (tests/cuda): the device check kernels, every device model with BDF
+#                  and Radau IIA against the serial backend (statuses equal, positions within
+#                  10 (atol + rtol |q|), 1 x with --no-fmad), fused and forced split; a skipped test fails
+#       sanitize   compute-sanitizer memcheck, racecheck and initcheck on gpu_bench small (every device
+#                  model, both methods, fused and split, split projections; 100 members in 2 chunks)
+#       bench      members per second, cuda against omp on all cores, pendulum, double pendulum and
+#                  andrews at 10^3 .. 10^6 members (gpu_bench rate)
+#       profile    Nsight Compute: occupancy and local-memory traffic of the step kernels
+#   gpu-check.sh dry-run            what runs without a GPU: pack, then the checks of the pack on this
+#                                   machine (every library resolves, every binary loads and its tests skip
+#                                   cleanly, `run` refuses for want of a device). CI runs it (.ci/run).
+#
+# What the machine refuses (no compute-sanitizer or ncu installed, profiling counters not permitted to
+# this user) is recorded as such in the stage's file and does not fail the stage; anything else that
+# goes wrong (a failed or skipped test, a sanitizer error, a timeout, a missing library) fails it with
+# a non-zero status and says what.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+build_dir=${LOCKSTEP_BUILD_DIR:-build}
+pack=${LOCKSTEP_GPU_PACK:-build-gpu-pack}
+[[ $pack == /* ]] || pack=$root/$pack
+nofmad_dir=${LOCKSTEP_NOFMAD_BUILD_DIR:-build-nofmad}
+targets=(cuda_device_check_test cuda_ensemble_test gpu_bench)
+stage_limit=480  # seconds: each stage must end well inside a lease command's 10 minutes
+
+say() { echo "gpu-check: $*"; }
+die() {
+  echo "gpu-check: error: $*" >&2
+  exit 1
+}
+
+# Shared libraries a machine with a CUDA driver has for certain (the C library and the loader; libcuda
+# is the driver itself, loaded by the CUDA runtime at run time), and those too large for the pack
+# (cuBLAS, cuSOLVER and what cuSOLVER loads: libcublas 54 MB, libcublasLt 542 MB, libcusolver 141 MB,
+# libcusparse and libnvJitLink, against the 64 MiB a lease carries, and CUDA 13 installs no static
+# cuBLAS here; the CUDA toolkit of the GPU machine provides them, and `run` fails naming them where it
+# does not).
+is_system_library() {
+  case $1 in
+    linux-vdso.so* | ld-linux*.so* | libc.so* | libm.so* | libdl.so* | librt.so* | libpthread.so* | libcuda.so*) return 0 ;;
+  esac
+  return 1
+}
+is_toolkit_library() {
+  case $1 in
+    libcublas.so* | libcublasLt.so* | libcusolver.so* | libcusparse.so* | libnvJitLink.so*) return 0 ;;
+  esac
+  return 1
+}
+
+cuda_archs() { grep -o 'sm_[0-9]*\|compute_[0-9]*' "$1/build.ninja" 2>/dev/null | sed 's/.*_//' | sort -u | tr '\n' ' '; }
+
+# Configures `dir` (when it is not yet) and builds the pack's targets there.
+build_targets() {
+  local dir=$1
+  shift
+  if [[ ! -f $dir/CMakeCache.txt ]]; then
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA=ON "$@"
+  fi
+  grep -q 'cuda_ensemble_test' "$dir/build.ninja" 2>/dev/null ||
+    die "$dir has no CUDA targets (configured without nvcc or with LOCKSTEP_CUDA=OFF)"
+  grep -q 'compute_90\|sm_90' "$dir/build.ninja" ||
+    die "$dir does not compile CUDA for sm_90: reconfigure it with -DCMAKE_CUDA_ARCHITECTURES='80;90'"
+  local start=$SECONDS
+  nice -n 5 cmake --build "$dir" -j "$(nproc)" --target "${targets[@]}"
+  say "built ${targets[*]} in $dir: $((SECONDS - start)) s"
+}
+
+# Copies the binaries of build dir $1 into $pack/$2 and the libraries they need into $pack/lib.
+copy_binaries() {
+  local dir=$1 into=$pack/$2 t bin lib path
+  mkdir -p "$into" "$pack/lib"
+  for t in "${targets[@]}"; do
+    bin=$(find "$dir/tests/cuda" -maxdepth 1 -type f -name "$t" | head -n 1)
+    [[ -n $bin ]] || die "$t not found under $dir/tests/cuda"
+    cp "$bin" "$into/$t"
+    while read -r lib path; do
+      [[ $path == "not" ]] && die "$t: $lib is not found on this machine (ldd)"
+      is_system_library "$lib" && continue
+      if is_toolkit_library "$lib"; then
+        echo "$lib" >>"$pack/expected-on-gpu-machine.txt"
+        continue
+      fi
+      [[ -f $pack/lib/$lib ]] || cp -L "$path" "$pack/lib/$lib"
+    done < <(ldd "$into/$t" | awk '$2 == "=>" { print $1, $3 } $2 != "=>" && $1 ~ /^\// { n = split($1, p, "/"); print p[n], $1 }')
+  done
+}
+
+pack_all() {
+  local no_fmad=0
+  [[ ${1:-} == --no-fmad ]] && no_fmad=1
+  command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] || die "pack needs nvcc (CUDA toolkit)"
+  build_targets "$build_dir"
+  rm -rf "$pack"
+  mkdir -p "$pack"
+  copy_binaries "$build_dir" bin
+  if ((no_fmad)); then
+    local launcher=()
+    command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    # The document's ptxas table is the default build's, not this one's.
+    build_targets "$nofmad_dir" -DLOCKSTEP_CUDA_NO_FMAD=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DLOCKSTEP_BUILD_BENCH=OFF \
+      -DLOCKSTEP_UPDATE_GPU_DOC=OFF "${launcher[@]}"
+    copy_binaries "$nofmad_dir" bin-nofmad
+  fi
+  sort -u -o "$pack/expected-on-gpu-machine.txt" "$pack/expected-on-gpu-machine.txt"
+  {
+    echo "lockstep GPU pack"
+    echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+    echo "packed: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname) from $build_dir (CUDA archs $(cuda_archs "$build_dir"))"
+    echo "nvcc: $( (nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version) | tail -n 2 | head -n 1)"
+    echo "size: $(du -sh "$pack" | cut -f1) ($(du -sb "$pack" | cut -f1) bytes)"
+    echo "files:"
+    (cd "$pack" && find . -type f ! -name MANIFEST -printf '  %p %s\n' | sort)
+    echo "from the GPU machine's CUDA toolkit (too large to carry): $(tr '\n' ' ' <"$pack/expected-on-gpu-machine.txt")"
+  } >"$pack/MANIFEST"
+  cat "$pack/MANIFEST"
+  local bytes
+  bytes=$(du -sb "$pack" | cut -f1)
+  ((bytes <= 64 * 1024 * 1024)) || die "the pack is $bytes bytes, over the 64 MiB a lease carries"
+}
+
+# ---- run (GPU machine) ----
+
+pack_env() {
+  local cuda_lib=""
+  for d in "${CUDA_HOME:-}/lib64" /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
+    [[ -d $d ]] && cuda_lib="$cuda_lib:$d"
+  done
+  export LD_LIBRARY_PATH="$pack/lib$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
+
+find_tool() {  # a CUDA tool on PATH or in the toolkit
+  command -v "$1" 2>/dev/null || { [[ -x /usr/local/cuda/bin/$1 ]] && echo "/usr/local/cuda/bin/$1"; } || true
+}
+
+# The header of every stage file: device, driver, CUDA versions.
+header() {
+  echo "== gpu-check $1, $(date -u +%Y-%m-%dT%H:%M:%SZ), host $(hostname)"
+  sed -n '1,3p' "$pack/MANIFEST"
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader | sed 's/^/nvidia-smi: /'
+    nvidia-smi | sed -n 's/.*\(CUDA Version: [0-9.]*\).*/nvidia-smi: driver supports \1/p'
+  else
+    echo "nvidia-smi: not installed"
+  fi
+  "$pack/bin/gpu_bench" info || true
+  local nvcc_path
+  nvcc_path=$(find_tool nvcc)
+  [[ -n $nvcc_path ]] && echo "nvcc on this machine: $("$nvcc_path" --version | tail -n 2 | head -n 1)"
+  echo "cores: $(nproc)"
+  echo
+}
+
+# Runs "$@" (after the limit in seconds, $1) under that time limit; fails on a non-zero status.
+limited() {
+  local limit=$1 rc=0
+  shift
+  timeout --kill-after=10 "$limit" "$@" || rc=$?
+  ((rc == 124 || rc == 137)) && echo "TIMEOUT after $limit s: $*"
+  return $rc
+}
+
+stage_tests() {
+  local t bin log rc=0 dirs=("$pack/bin") share
+  [[ -d $pack/bin-nofmad ]] && dirs+=("$pack/bin-nofmad")
+  share=$((stage_limit / (2 * ${#dirs[@]})))  # each test binary's part of the stage's time
+  for bin in "${dirs[@]}"; do
+    for t in cuda_device_check_test cuda_ensemble_test; do
+      log=$(mktemp)
+      echo "-- $bin/$t (at most $share s)"
+      limited "$share" "$bin/$t" --gtest_color=no 2>&1 | tee "$log" || rc=1
+      if grep -q '^\[  SKIPPED \]' "$log"; then
+        echo "FAIL: $t skipped tests on a machine with a GPU"
+        rc=1
+      fi
+      grep -q '^\[  PASSED  \]' "$log" || rc=1
+      rm -f "$log"
+    done
+  done
+  return $rc
+}
+
+# Runs a CUDA tool's command within a third of the stage's time. Returns 0 when it passed, 2 when the
+# machine refused it (its output matches the pattern $1: no permission for the performance counters,
+# an unsupported device), 1 when it failed or timed out; says which.
+tool_run() {
+  local refused=$1 what=$2 log r=0
+  shift 2
+  log=$(mktemp)
+  timeout --kill-after=10 $((stage_limit / 3)) "$@" 2>&1 | tee "$log" || r=$?
+  if grep -qi "$refused" "$log"; then
+    echo "NOT RUN: $what was refused by this machine (status $r)"
+    r=2
+  elif ((r != 0)); then
+    echo "FAIL: $what (status $r$( ((r == 124 || r == 137)) && echo ', timed out'))"
+    r=1
+  fi
+  rm -f "$log"
+  return $r
+}
+
+stage_sanitize() {
+  local sanitizer tool rc=0 r
+  sanitizer=$(find_tool compute-sanitizer)
+  if [[ -z $sanitizer ]]; then
+    echo "NOT RUN: compute-sanitizer is not installed on this machine"
+    return 0
+  fi
+  for tool in memcheck racecheck initcheck; do
+    echo "-- compute-sanitizer --tool $tool gpu_bench small"
+    r=0
+    tool_run 'ERR_NVGPUCTRPERM\|device not supported\|not supported on this' "compute-sanitizer $tool" \
+      "$sanitizer" --tool "$tool" --error-exitcode 99 "$pack/bin/gpu_bench" small || r=$?
+    ((r == 1)) && rc=1
+  done
+  return $rc
+}
+
+stage_bench() {
+  limited "$stage_limit" "$pack/bin/gpu_bench" rate 330 pendulum double_pendulum andrews
+}
+
+stage_profile() {
+  local ncu model r rc=0
+  ncu=$(find_tool ncu)
+  if [[ -z $ncu ]]; then
+    echo "NOT RUN: Nsight Compute (ncu) is not installed on this machine"
+    return 0
+  fi
+  # Achieved occupancy and its limits, and local-memory (stack, spill) traffic of the step kernels.
+  local metrics=sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct
+  metrics+=,launch__occupancy_limit_registers,launch__registers_per_thread,launch__stack_size
+  metrics+=,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,gpu__time_duration.sum
+  for model in pendulum double_pendulum andrews; do
+    echo "-- ncu, $model, 100000 members, step-kernel launches 2 to 4"
+    r=0
+    tool_run 'ERR_NVGPUCTRPERM\|Profiling is not supported\|not supported on this' "Nsight Compute" \
+      "$ncu" --metrics "$metrics" --kernel-name regex:for_each_active_member --launch-skip 1 --launch-count 3 \
+      "$pack/bin/gpu_bench" one "$model" 100000 || r=$?
+    ((r == 2)) && return 0  # refused once, refused for every model
+    ((r == 1)) && rc=1
+  done
+  return $rc
+}
+
+run_stages() {
+  local out=${LOCKSTEP_GPU_OUT:-gpu-results} stages=()
+  while (($#)); do
+    case $1 in
+      --out) out=$2; shift 2 ;;
+      tests | sanitize | bench | profile) stages+=("$1"); shift ;;
+      *) die "unknown stage $1 (tests, sanitize, bench, profile)" ;;
+    esac
+  done
+  ((${#stages[@]})) || stages=(tests sanitize bench profile)
+  [[ -f $pack/MANIFEST ]] || die "no pack in $pack: run 'gpu-check.sh pack' on a machine with nvcc and carry $pack here"
+  pack_env
+  local missing
+  missing=$( (ldd "$pack"/bin*/* 2>/dev/null || true) | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')
+  [[ -z $missing ]] || die "libraries not found on this machine: $missing(LD_LIBRARY_PATH=$LD_LIBRARY_PATH)"
+  "$pack/bin/gpu_bench" info >/dev/null 2>&1 || {
+    "$pack/bin/gpu_bench" info || true
+    echo "gpu-check: no CUDA device: nothing to run here (use dry-run on a machine without a GPU)" >&2
+    exit 3
+  }
+  mkdir -p "$out"
+  local s rc=0 start
+  for s in "${stages[@]}"; do
+    start=$SECONDS
+    say "stage $s -> $out/$s.txt"
+    {
+      header "$s"
+      local r=0
+      "stage_$s" || r=$?
+      echo
+      echo "== stage $s: $( ((r == 0)) && echo passed || echo FAILED), $((SECONDS - start)) s"
+      exit $r
+    } 2>&1 | tee "$out/$s.txt" || rc=1
+  done
+  return $rc
+}
+
+# ---- dry-run (no GPU) ----
+
+dry_run() {
+  local start=$SECONDS
+  pack_all
+  say "dry-run: checking the pack on this machine"
+  pack_env
+  local bin t missing
+  missing=$(ldd "$pack"/bin/* | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')
+  [[ -z $missing ]] || die "packed binaries miss libraries: $missing"
+  # Every packed library is one the binaries load from the pack (LD_LIBRARY_PATH first).
+  for bin in "$pack"/bin/*; do
+    ldd "$bin" | awk -v pack="$pack/lib/" '$2 == "=>" && index($3, pack) == 1 { print $1 }' >>"$pack/.loaded"
+  done
+  for lib in "$pack"/lib/*; do
+    [[ -e $lib ]] || continue
+    grep -qx "$(basename "$lib")" "$pack/.loaded" || die "$(basename "$lib") is packed but not loaded from the pack"
+  done
+  rm -f "$pack/.loaded"
+  for t in cuda_device_check_test cuda_ensemble_test; do
+    local log
+    log=$(mktemp)
+    "$pack/bin/$t" --gtest_color=no >"$log" 2>&1 || { cat "$log"; die "$t failed without a GPU"; }
+    grep -q '^\[  PASSED  \]' "$log" || { cat "$log"; die "$t did not report its tests"; }
+    say "$t loads from the pack: $(grep -c '^\[ RUN' "$log") tests run, $(grep -c '^\[  SKIPPED \] .* ms)$' "$log") of them skipped (no GPU)"
+    rm -f "$log"
+  done
+  local r=0
+  bash "$0" run --out "$(mktemp -d)" >/dev/null 2>&1 || r=$?
+  ((r == 3)) || die "'run' without a GPU should stop with status 3 (no device), got $r"
+  say "'run' refuses without a GPU (status 3), as it should"
+  if [[ -x $build_dir/tests/backend/backend_batched_factor_test ]]; then
+    "$build_dir/tests/backend/backend_batched_factor_test" --gtest_brief=1 || die "the host tests of the factor phase failed"
+  fi
+  say "dry-run passed in $((SECONDS - start)) s; pack: $(du -sh "$pack" | cut -f1) in $pack"
+}
+
+case ${1:-} in
+  pack) shift; pack_all "$@" ;;
+  run) shift; run_stages "$@" ;;
+  dry-run) dry_run ;;
+  *)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 2
+    ;;
+esac

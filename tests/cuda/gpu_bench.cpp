@@ -1,0 +1,208 @@
+// tests/cuda/gpu_bench.cpp — the GPU side of scripts/gpu-check.sh: what the device is, a small ensemble
+// for compute-sanitizer and Nsight Compute, and members per second of the cuda backend against the omp
+// backend on every core of the machine.
+//
+//   gpu_bench info                   device name, compute capability, driver and runtime versions
+//   gpu_bench small                  every device model, BDF and Radau IIA 5, fused and forced split (with
+//                                    split projections for andrews), 100 members in chunks of 64:
+//                                    every kernel of the backend, small enough for compute-sanitizer;
+//                                    statuses against the serial backend
+//   gpu_bench one MODEL MEMBERS      one cuda run (what Nsight Compute profiles)
+//   gpu_bench rate BUDGET_S MODEL... members per second, cuda and omp, at 10^3 .. 10^6 members; a
+//                                    size whose cuda run would overrun BUDGET_S (estimated from the
+//                                    previous size) is recorded as skipped. The omp backend runs at
+//                                    most as many members as fit about 15 s (estimated from a run of
+//                                    1,000): its rate is flat in the ensemble size once every core has
+//                                    a few hundred members, and a full 10^6-member andrews run would
+//                                    take longer than the stage may.
+//
+// Settings (non-chaotic; one per model, as bench/ensemble_scale.cpp): pendulum and double pendulum on
+// the ggl form with BDF, rtol = atol = 1e-6, t in [0, 0.5]; andrews with BDF, rtol = atol = 1e-5, t in
+// [0, 0.003]; members differ in their first parameter by up to 1e-3. Exit status: 0, or 1 when a run
+// throws or a cuda status differs from the serial backend's.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <thread>
+
+#include "lockstep/lockstep.hpp"
+
+namespace {
+
+using namespace lockstep;
+
+template <class Model>
+ensemble<Model> bench_ensemble(long members, method_kind method = method_kind::bdf, formulation form = formulation::ggl) {
+  auto e = ensemble<Model>::with_defaults(members);
+  for (long i = 0; i < members; ++i) e.params_of(i)[0] *= 1.0 + 1e-3 * static_cast<double>(i % 1000) / 1000.0;
+  const bool andrews = std::strcmp(Model::name, "andrews") == 0;
+  e.t1 = andrews ? 0.003 : 0.5;
+  e.save_times = {0.5 * e.t1, e.t1};
+  e.options.method = method;
+  e.options.form = form;
+  e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = andrews ? 1e-5 : 1e-6;
+  return e;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int info() {
+  int driver = 0, runtime = 0, count = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  std::printf("cuda driver API version %d.%d, runtime (linked) %d.%d, devices %d\n", driver / 1000, driver % 1000 / 10,
+              runtime / 1000, runtime % 1000 / 10, count);
+  for (int d = 0; d < count; ++d) {
+    cudaDeviceProp p{};
+    cudaGetDeviceProperties(&p, d);
+    std::printf("device %d: %s, sm_%d%d, %d SMs, %.1f GiB\n", d, p.name, p.major, p.minor, p.multiProcessorCount,
+                static_cast<double>(p.totalGlobalMem) / (1 << 30));
+  }
+  return count > 0 ? 0 : 1;
+}
+
+// A small run on the cuda backend against the serial one: statuses equal (the positions are
+// tests/cuda's business; here the point is every kernel under compute-sanitizer).
+template <class Model>
+int small_case(method_kind method, formulation form, bool split, projection_kind projection = projection_kind::none) {
+  auto e = bench_ensemble<Model>(100, method, form);
+  e.options.projection = projection;
+  run_options cuda_run;
+  cuda_run.where = backend::cuda;
+  cuda_run.chunk_size = 64;  // two chunks: both result buffers and the chunk overlap
+  cuda_run.split_factorization = split;
+  const auto gpu = solve_ensemble(e, cuda_run);
+  const auto cpu = solve_ensemble(e, run_options{});
+  long differ = 0;
+  for (long i = 0; i < e.members; ++i) differ += gpu.status[i] != cpu.status[i];
+  std::printf("small %-16s %-6s %-7s %-5s projection %-18s statuses differing from serial: %ld\n", Model::name,
+              method_name(method), formulation_name(form), split ? "split" : "fused", projection_name(projection), differ);
+  return differ == 0 ? 0 : 1;
+}
+
+int small() {
+  int failures = 0;
+  for (method_kind m : {method_kind::bdf, method_kind::radau5}) {
+    const formulation form = m == method_kind::bdf ? formulation::ggl : formulation::index3;
+    for (bool split : {false, true}) {
+      failures += small_case<models::pendulum>(m, form, split);
+      failures += small_case<models::double_pendulum>(m, form, split);
+      failures += small_case<models::andrews>(m, form, split);
+    }
+    failures += small_case<models::andrews>(m, form, true, projection_kind::coordinate);
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+template <class Model>
+int one(long members) {
+  const auto e = bench_ensemble<Model>(members);
+  run_options ro;
+  ro.where = backend::cuda;
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = solve_ensemble(e, ro);
+  std::printf("one %s %ld members: %.3f s on cuda, chunk %ld\n", Model::name, members, seconds_since(start), r.chunk_size);
+  return 0;
+}
+
+template <class Model>
+double timed(const ensemble<Model>& e, const run_options& ro, long* failed) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = solve_ensemble(e, ro);
+  const double s = seconds_since(start);
+  *failed = 0;
+  for (long i = 0; i < e.members; ++i) *failed += r.status[i] != member_status::success;
+  return s;
+}
+
+template <class Model>
+int rate(double budget) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run_options cuda_run, omp_run;
+  cuda_run.where = backend::cuda;
+  omp_run.where = backend::omp;
+  omp_run.threads = cores;
+  long failed = 0;
+  // The omp rate from 1,000 members sets how many members its timed runs take (about 15 s at most).
+  const double probe = timed(bench_ensemble<Model>(1000), omp_run, &failed);
+  const long omp_cap = std::max(1000L, static_cast<long>(15.0 * 1000.0 / std::max(probe, 1e-6)));
+  // One cuda warm-up: context creation and module loading are not the ensemble's cost.
+  timed(bench_ensemble<Model>(100), cuda_run, &failed);
+  double cuda_previous = 0.0;
+  long previous_members = 0;
+  const auto stage = std::chrono::steady_clock::now();
+  for (long members = 1000; members <= 1000000; members *= 10) {
+    const double estimate = previous_members > 0 ? cuda_previous * members / previous_members : 0.0;
+    if (seconds_since(stage) + estimate > budget) {
+      std::printf("rate %-16s %8ld members: skipped (cuda run estimated at %.0f s, over the %.0f s budget)\n", Model::name,
+                  members, estimate, budget);
+      continue;
+    }
+    long cuda_failed = 0, omp_failed = 0;
+    const double cuda_s = timed(bench_ensemble<Model>(members), cuda_run, &cuda_failed);
+    const long omp_members = std::min(members, omp_cap);
+    const double omp_s = timed(bench_ensemble<Model>(omp_members), omp_run, &omp_failed);
+    const double cuda_rate = members / cuda_s, omp_rate = omp_members / omp_s;
+    std::printf("rate %-16s %8ld members: cuda %10.0f members/s (%.3f s, %ld failed) | omp x%d %10.0f members/s (%ld members, "
+                "%.3f s, %ld failed) | cuda/omp %.2f\n",
+                Model::name, members, cuda_rate, cuda_s, cuda_failed, cores, omp_rate, omp_members, omp_s, omp_failed,
+                cuda_rate / omp_rate);
+    std::fflush(stdout);
+    cuda_previous = cuda_s;
+    previous_members = members;
+  }
+  return 0;
+}
+
+int usage() {
+  std::fprintf(stderr, "usage: gpu_bench info | small | one MODEL MEMBERS | rate BUDGET_S MODEL...\n");
+  return 2;
+}
+
+template <class F>
+int for_model(const std::string& name, F&& f) {
+  if (name == "pendulum") return f(models::pendulum{});
+  if (name == "double_pendulum") return f(models::double_pendulum{});
+  if (name == "andrews") return f(models::andrews{});
+  std::fprintf(stderr, "gpu_bench: unknown model %s (pendulum, double_pendulum, andrews)\n", name.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string what = argv[1];
+  try {
+    if (what == "info") return info();
+    if (lockstep::cuda::device_count() == 0) {
+      std::fprintf(stderr, "gpu_bench: no CUDA device\n");
+      return 1;
+    }
+    if (what == "small") return small();
+    if (what == "one" && argc == 4) {
+      const long members = std::atol(argv[3]);
+      return for_model(argv[2], [&](auto m) { return one<decltype(m)>(members); });
+    }
+    if (what == "rate" && argc >= 4) {
+      const double budget = std::atof(argv[2]);
+      int rc = 0;
+      for (int a = 3; a < argc; ++a) rc |= for_model(argv[a], [&](auto m) { return rate<decltype(m)>(budget / (argc - 3)); });
+      return rc;
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "gpu_bench: %s\n", error.what());
+    return 1;
+  }
+  return usage();
+}
