@@ -86,7 +86,7 @@ typedef struct lockstep_chunk {
   unsigned char* pending;    /* [stride], split path: a member waits for its factorization */
   const double* save_times;  /* [save_count], increasing, within [t0, t1] */
   int save_count;
-  int method;                /* lockstep::method_kind of options (repeated for a cheap dispatch) */
+  int method;                /* lockstep::method_kind: the method of `options` (the engine checks it) */
   double t0, t1;
   const void* options;       /* const lockstep::solver_options* */
   size_t options_size;
@@ -231,8 +231,8 @@ typedef struct lockstep_engine {
   lockstep_result (*advance_split)(const lockstep_chunk* chunk, const long* members, long count, int max_attempts,
                                    int projection_split_above, lockstep_error* error);
   lockstep_result (*factor)(const lockstep_chunk* chunk, const long* members, long count, lockstep_error* error);
-  /* Status, counters, final time and final state of members [first, first + count) of the chunk;
-   * `member_params` holds their parameters member-major. */
+  /* Status, counters, final time and final state (consistent multipliers where the options ask for
+   * them) of members [first, first + count) of the chunk, member-major into `out`. */
   lockstep_result (*finish)(const lockstep_chunk* chunk, long first, long count, const lockstep_member_results* out,
                             lockstep_error* error);
 

@@ -51,6 +51,8 @@ chunk_view<Model> view_of(const lockstep_chunk* c) {
   v.t0 = c->t0;
   v.t1 = c->t1;
   v.options = options_of(c->options, c->options_size);
+  if (c->method != static_cast<int>(v.options.method))
+    throw std::invalid_argument("the chunk's method and its options' method differ");
   return v;
 }
 
