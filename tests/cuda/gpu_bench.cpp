@@ -32,7 +32,7 @@
 #include <string>
 #include <thread>
 
-#include "kernels/cuda/ensemble_cuda.hpp"
+#include "kernels/cuda/ensemble_cuda.hpp"  // lockstep::cuda::device_count
 #include "lockstep/lockstep.hpp"
 
 namespace {
