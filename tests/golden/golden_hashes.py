@@ -140,10 +140,15 @@ def solve(case, variant, args, work):
         time.sleep(0.02)
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=300)
-        if p.returncode in (128 + signal.SIGINT, -signal.SIGINT):
+        # A signal that lands after the results were committed (the run removes its checkpoint first)
+        # finds nothing to resume: that run completed.
+        interrupted = p.returncode in (128 + signal.SIGINT, -signal.SIGINT)
+        if interrupted and (folder / "out" / "checkpoint").exists():
             solve.resumed += 1
             run(lockstep + ["run", "--resume", "out", "-q"], folder, expect)
-        elif p.returncode != case.exit_code:
+        elif interrupted and not (folder / "out" / "results.h5").exists():
+            raise RunFailed(f"interrupted run left neither a checkpoint nor results\n{err.decode()[-2000:]}")
+        elif not interrupted and p.returncode != case.exit_code:
             raise RunFailed(f"interrupted run exited with {p.returncode}\n{err.decode()[-2000:]}")
     digest = hash_results(folder / "out")
     shutil.rmtree(folder, ignore_errors=True)
