@@ -39,7 +39,9 @@ TEST(FixedSteps, EndEveryStepOnTheGridT0PlusKH) {
       ASSERT_EQ(ms.status, member_status::running) << method_name(method);
       for (int k = 1; k <= n; ++k) {
         member_advance<Model>(ms, 1, t1, p, opt, nullptr, 0, sink);
-        if (k < n) ASSERT_EQ(ms.status, member_status::running) << method_name(method) << " step " << k;
+        if (k < n) {
+          ASSERT_EQ(ms.status, member_status::running) << method_name(method) << " step " << k;
+        }
         const double expected = k == n ? t1 : t0 + k * h;
         EXPECT_EQ(Method::time(ms.method), expected) << method_name(method) << " step " << k;
       }
