@@ -202,3 +202,72 @@ TEST(EngineBoundary, BuiltinEnginesAreTheRegistrysModelsInItsOrder) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(EngineBoundary, SensitivitiesThroughTheLibraryAreBitwiseTheTemplateDrivers) {
+  // Arrange: one member, one state direction (a nudge of the rod angle) and d/d(stiffness c).
+  const engine loaded = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);
+  const double p[5] = {2.0, 1.0, 1.0, 10.0, 9.81};
+  const double inputs[2] = {0.4, 0.1};
+  vec<double, 3> q0, v0;
+  Model::initial_state(p, inputs, q0, v0);
+  solver_options opt;  // BDF on ggl
+  phase_vector<Model> direction{};
+  direction[1] = 1e-3;
+  const int parameter = 3;
+  lockstep_sensitivity_request request{};
+  request.header = abi_header_for<lockstep_sensitivity_request>();
+  request.state_directions = 1;
+  request.directions = &direction[0];
+  request.parameter_count = 1;
+  request.parameters = &parameter;
+  constexpr int ny = state_layout<Model>::size;
+  double y_final[ny], sensitivities[2 * ny];
+  member_counters counters;
+  lockstep_sensitivity_output out{};
+  out.header = abi_header_for<lockstep_sensitivity_output>();
+  out.y_final = y_final;
+  out.sensitivities = sensitivities;
+  out.counters = &counters;
+
+  // Act
+  loaded.sensitivities(p, &q0[0], &v0[0], 0.0, 1.0, opt, request, out);
+  const auto direct = solve_member_with_sensitivities<Model>(p, q0, v0, 0.0, 1.0, opt, {direction}, {parameter});
+
+  // Assert
+  ASSERT_EQ(out.status, static_cast<int>(member_status::success)) << out.message;
+  EXPECT_EQ(out.status, static_cast<int>(direct.status));
+  EXPECT_EQ(out.t_final, direct.t_final);
+  EXPECT_EQ(std::memcmp(y_final, &direct.y_final[0], sizeof y_final), 0);
+  ASSERT_EQ(direct.sensitivities.size(), 2u);
+  for (int d = 0; d < 2; ++d)
+    EXPECT_EQ(std::memcmp(sensitivities + d * ny, &direct.sensitivities[d][0], ny * sizeof(double)), 0) << "direction " << d;
+  EXPECT_EQ(counters.steps, direct.counters.steps);
+}
+
+TEST(EngineBoundary, ConsistentInitializationThroughTheLibraryProjectsOntoTheConstraints) {
+  // Arrange: a start off the rod's circle and with a velocity along the rod.
+  const engine loaded = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);
+  const double p[5] = {2.0, 1.0, 1.0, 10.0, 9.81};
+  const double q0[3] = {0.0, 0.5, -0.95}, v0[3] = {0.0, 0.3, 0.2};
+  double q[3], v[3], a[3], lambda[1];
+  member_counters counters;
+  lockstep_initial_values out{};
+  out.header = abi_header_for<lockstep_initial_values>();
+  out.q = q;
+  out.v = v;
+  out.a = a;
+  out.lambda = lambda;
+  out.counters = &counters;
+  // Act
+  loaded.initialize(p, 0.0, q0, v0, solver_options{}, out);
+  // Assert: on the circle (x_b - x_c)^2 + y_b^2 = L^2 and tangent to it, after a correction it reports.
+  ASSERT_EQ(out.status, static_cast<int>(member_status::success));
+  const double dx = q[1] - q[0];
+  EXPECT_NEAR(dx * dx + q[2] * q[2], 1.0, 1e-12);
+  EXPECT_NEAR(dx * (v[1] - v[0]) + q[2] * v[2], 0.0, 1e-12);
+  EXPECT_GT(counters.init_q_correction, 0.01);
+}
+
+}  // namespace
