@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "host/scheduler/launch.hpp"
+#include "lockstep/detail/chunk_delivery.hpp"
 #include "lockstep/detail/split_factor.hpp"
 #include "lockstep/ensemble.hpp"
 #include "lockstep/formulation/projection.hpp"
@@ -240,36 +241,15 @@ ensemble_solution run_chunked(const engine& model, const ensemble_problem& e, co
       }
     }
 
-    // The finished chunk into the member-major result (outputs only when kept), then on_chunk.
-    const std::size_t per_member = static_cast<std::size_t>(save_count) * static_cast<std::size_t>(ny);
-    member_outputs.resize(per_member * static_cast<std::size_t>(count));
-    for (long i = 0; i < count; ++i)
-      for (int s = 0; s < save_count; ++s)
-        for (int j = 0; j < ny; ++j)
-          member_outputs[static_cast<std::size_t>(i) * per_member + static_cast<std::size_t>(s) * ny + j] =
-              outputs[(static_cast<std::size_t>(s) * ny + j) * C + i];
+    // The finished chunk: statuses, counters and final states, then its outputs and on_chunk.
     model.finish(view, 0, count, status_codes.data(), r.counters.data() + first, r.t_final.data() + first,
                  r.y_final.data() + first * ny);
     for (long i = 0; i < count; ++i) {
       r.status[first + i] = static_cast<member_status>(status_codes[i]);
       report.steps += r.counters[first + i].steps;
     }
-    if (!r.outputs.empty())
-      std::copy(member_outputs.begin(), member_outputs.end(),
-                r.outputs.begin() + static_cast<std::ptrdiff_t>(per_member * static_cast<std::size_t>(first)));
-    if (ro.on_chunk) {
-      chunk_results c;
-      c.first = first;
-      c.count = count;
-      c.save_count = save_count;
-      c.ny = ny;
-      c.outputs = member_outputs.data();
-      c.status = r.status.data() + first;
-      c.counters = r.counters.data() + first;
-      c.t_final = r.t_final.data() + first;
-      c.y_final = r.y_final.data() + first * ny;
-      ro.on_chunk(c);
-    }
+    detail::outputs_to_member_major(outputs.data(), chunk, count, save_count, ny, member_outputs);
+    detail::deliver_chunk(r, ro, first, count, member_outputs.data());
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
@@ -318,7 +298,7 @@ ensemble_solution solve_on_device(const engine& model, const ensemble_problem& e
     if (cx.failure) return;
     try {
       ensemble_solution& s = *cx.r;
-      const auto ny = static_cast<std::size_t>(s.ny), per_member = static_cast<std::size_t>(s.save_count) * ny;
+      const auto ny = static_cast<std::size_t>(s.ny);
       const auto* c = static_cast<const member_counters*>(counters);
       for (long i = 0; i < count; ++i) {
         s.status[first + i] = static_cast<member_status>(status[i]);
@@ -326,21 +306,7 @@ ensemble_solution solve_on_device(const engine& model, const ensemble_problem& e
         s.t_final[first + i] = t_final[i];
       }
       std::copy(y_final, y_final + count * ny, s.y_final.begin() + static_cast<std::ptrdiff_t>(first * ny));
-      if (!s.outputs.empty())
-        std::copy(outputs, outputs + count * per_member, s.outputs.begin() + static_cast<std::ptrdiff_t>(first * per_member));
-      if (cx.ro->on_chunk) {
-        chunk_results cr;
-        cr.first = first;
-        cr.count = count;
-        cr.save_count = s.save_count;
-        cr.ny = s.ny;
-        cr.outputs = outputs;
-        cr.status = s.status.data() + first;
-        cr.counters = s.counters.data() + first;
-        cr.t_final = s.t_final.data() + first;
-        cr.y_final = s.y_final.data() + first * static_cast<long>(ny);
-        cx.ro->on_chunk(cr);
-      }
+      detail::deliver_chunk(s, *cx.ro, first, count, outputs);
     } catch (...) {
       cx.failure = std::current_exception();
     }

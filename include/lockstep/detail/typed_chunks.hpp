@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lockstep/detail/chunk_delivery.hpp"
 #include "lockstep/detail/member_kernels.hpp"
 #include "lockstep/detail/soa.hpp"
 #include "lockstep/detail/split_factor.hpp"
@@ -79,16 +80,9 @@ long gather_results(const ensemble<Model>& e, const run_options& ro, long first,
                     const std::uint64_t* states, const double* outputs, std::vector<double>& member_outputs,
                     ensemble_result<Model>& r) {
   constexpr int ny = state_layout<Model>::size;
-  const int save_count = r.save_count;
-  const std::size_t per_member = static_cast<std::size_t>(save_count) * ny;
-  member_outputs.resize(per_member * static_cast<std::size_t>(count));
   long steps = 0;
   for (long i = 0; i < count; ++i) {
     const long g = first + i;
-    for (int s = 0; s < save_count; ++s)
-      for (int j = 0; j < ny; ++j)
-        member_outputs[static_cast<std::size_t>(i) * per_member + static_cast<std::size_t>(s) * ny + j] =
-            outputs[(static_cast<std::size_t>(s) * ny + j) * chunk + i];
     member_state<Model, Method> ms;
     soa_load(states, chunk, i, ms);
     r.status[g] = ms.status;
@@ -98,22 +92,8 @@ long gather_results(const ensemble<Model>& e, const run_options& ro, long first,
     for (int j = 0; j < ny; ++j) r.y_final[g * ny + j] = y[j];
     steps += ms.counters.steps;
   }
-  if (!r.outputs.empty())
-    std::copy(member_outputs.begin(), member_outputs.end(),
-              r.outputs.begin() + static_cast<std::ptrdiff_t>(per_member * static_cast<std::size_t>(first)));
-  if (ro.on_chunk) {
-    chunk_results c;
-    c.first = first;
-    c.count = count;
-    c.save_count = save_count;
-    c.ny = ny;
-    c.outputs = member_outputs.data();
-    c.status = r.status.data() + first;
-    c.counters = r.counters.data() + first;
-    c.t_final = r.t_final.data() + first;
-    c.y_final = r.y_final.data() + first * ny;
-    ro.on_chunk(c);
-  }
+  outputs_to_member_major(outputs, chunk, count, r.save_count, ny, member_outputs);
+  deliver_chunk(r, ro, first, count, member_outputs.data());
   return steps;
 }
 

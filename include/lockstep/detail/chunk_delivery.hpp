@@ -1,0 +1,51 @@
+// lockstep/detail/chunk_delivery.hpp — what every backend does with a finished chunk: its SoA outputs
+// turned member-major, kept in the result when the run keeps outputs, and handed to on_chunk with the
+// members' statuses, counters and final states. The host scheduler (host/scheduler/scheduler.cpp) and
+// the backends that run their own chunking (kernels/cuda, through lockstep/detail/typed_chunks.hpp)
+// share it. Not API.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "lockstep/ensemble.hpp"
+
+namespace lockstep::detail {
+
+// Outputs of members [0, count) of a chunk of stride `stride`, SoA ([save][ny] x stride), into
+// member_major ([count][save][ny]).
+inline void outputs_to_member_major(const double* soa, long stride, long count, int save_count, int ny,
+                                    std::vector<double>& member_major) {
+  const std::size_t per_member = static_cast<std::size_t>(save_count) * static_cast<std::size_t>(ny);
+  member_major.resize(per_member * static_cast<std::size_t>(count));
+  for (long i = 0; i < count; ++i)
+    for (int s = 0; s < save_count; ++s)
+      for (int j = 0; j < ny; ++j)
+        member_major[static_cast<std::size_t>(i) * per_member + static_cast<std::size_t>(s) * ny + j] =
+            soa[(static_cast<std::size_t>(s) * ny + j) * static_cast<std::size_t>(stride) + i];
+}
+
+// Members [first, first + count), whose statuses, counters and final states r already holds: their
+// member-major outputs into r (when it keeps outputs), then the chunk to ro.on_chunk.
+inline void deliver_chunk(ensemble_solution& r, const run_options& ro, long first, long count,
+                          const double* member_outputs) {
+  const std::size_t per_member = static_cast<std::size_t>(r.save_count) * static_cast<std::size_t>(r.ny);
+  if (!r.outputs.empty())
+    std::copy(member_outputs, member_outputs + per_member * static_cast<std::size_t>(count),
+              r.outputs.begin() + static_cast<std::ptrdiff_t>(per_member * static_cast<std::size_t>(first)));
+  if (!ro.on_chunk) return;
+  chunk_results c;
+  c.first = first;
+  c.count = count;
+  c.save_count = r.save_count;
+  c.ny = r.ny;
+  c.outputs = member_outputs;
+  c.status = r.status.data() + first;
+  c.counters = r.counters.data() + first;
+  c.t_final = r.t_final.data() + first;
+  c.y_final = r.y_final.data() + first * r.ny;
+  ro.on_chunk(c);
+}
+
+}  // namespace lockstep::detail
