@@ -21,12 +21,16 @@ packages=(
   libopenmpi-dev openmpi-bin
   # checkpoints: CRC-32 (zlib, also a dependency of HDF5)
   zlib1g-dev
+  # model files compiled at run time: SHA-256 cache keys (OpenSSL's libcrypto)
+  libssl-dev
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer and the sanitizer runtimes (libclang-rt-dev)
   clang libclang-rt-dev
   # peer comparison (IDA) in bench/
   libsundials-dev
   # Debian's Python for plots and result checks, used as /usr/bin/python3
   python3-numpy python3-h5py python3-matplotlib python3-scipy
+  # equations files -> C++ model headers (host/model_files/equations_to_header.py)
+  python3-sympy
 )
 
 missing=()

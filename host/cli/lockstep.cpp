@@ -5,7 +5,11 @@
 //     lockstep run --resume OUT_DIR [--backend ...] [--threads N] [--checkpoint-every SECONDS] [--quiet]
 //     mpirun -np R lockstep run ...    # the members split across R ranks, the same results
 //     lockstep models                  # the built-in models, one line each
-//     lockstep describe MODEL          # sizes, parameters with defaults, initial inputs with defaults
+//     lockstep describe MODEL [--name NAME]   # sizes, parameters with defaults, initial inputs with defaults
+//     lockstep check MODEL [--name NAME] [--t1 T]   # the model doctor (host/model_files/model_doctor.hpp)
+//
+// MODEL is a built-in model's name or a model file (a C++ header or an equations file, compiled on
+// first use and cached: host/model_files); a study names either in [model].
 //     lockstep plot OUT_DIR/results.h5 [-o DIR] [--outputs q0,v1,...] [--quantity q3] [--member I]   # PNG figures
 //
 // Exit codes: 0 every member succeeded; 1 some member failed (results still written); 2 bad study file,
@@ -19,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +34,8 @@
 #include "host/io/results_h5.hpp"
 #include "host/io/study_file.hpp"
 #include "host/mpi/communicator.hpp"
+#include "host/model_files/model_compiler.hpp"
+#include "host/model_files/model_doctor.hpp"
 #include "lockstep/engine/builtin.hpp"
 
 #ifndef LOCKSTEP_PLOT_SCRIPT_BUILD
@@ -68,9 +75,36 @@ int list_models() {
   return 0;
 }
 
-int describe_model(const std::string& name) {
-  const engine* model = find_builtin_engine(name);
-  if (!model) return error("unknown model \"" + name + "\"" + model_hint(name));
+// Compile progress ("compiling model ... (N s)") on stderr.
+void announce(const std::string& line) {
+  std::fprintf(stderr, "lockstep: %s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+// MODEL on the command line: a model file (compiled or found in the cache), else a built-in model's name.
+// Throws model_file_error or std::invalid_argument with the message for the user.
+engine model_of_argument(const std::string& argument, const std::string& pick, bool quiet = false) {
+  if (model_files::looks_like_model_file(argument)) {
+    model_files::compile_settings settings;
+    if (!quiet) settings.progress = announce;
+    return model_files::load_model_file({argument, pick}, settings).model;
+  }
+  if (!pick.empty()) throw std::invalid_argument("--name picks a model of a model file; \"" + argument + "\" is a built-in model");
+  const engine* model = find_builtin_engine(argument);
+  if (!model)
+    throw std::invalid_argument("unknown model \"" + argument + "\"" + model_hint(argument) +
+                                " (a model file: a path ending in .hpp, .h or .toml)");
+  return *model;
+}
+
+int describe_model(const std::string& name, const std::string& pick) {
+  std::optional<engine> found;
+  try {
+    found.emplace(model_of_argument(name, pick));
+  } catch (const std::exception& e) {
+    return error(e.what());
+  }
+  const engine* model = &*found;
   std::printf("%s — %s\n", std::string(model->name()).c_str(), std::string(model->description()).c_str());
   std::printf("sizes: n = %d coordinates, m = %d holonomic constraints, k = %d velocity constraints, %d degrees "
               "of freedom\n",
@@ -85,6 +119,32 @@ int describe_model(const std::string& name) {
     for (const auto& p : model->inputs()) std::printf("  %-10s = %-12.6g %s\n", p.name, p.default_value, p.description);
   }
   return 0;
+}
+
+int check_model(const std::string& name, const std::string& pick, double t1) {
+  std::optional<engine> found;
+  try {
+    found.emplace(model_of_argument(name, pick));
+  } catch (const std::exception& e) {
+    return error(e.what());
+  }
+  const engine& model = *found;
+  std::printf("checking %s (n = %d, m = %d, k = %d) at its default parameters and initial inputs\n",
+              std::string(model.name()).c_str(), model.n(), model.m(), model.k());
+  model_files::doctor_settings settings;
+  settings.t1 = t1;
+  model_files::doctor_report report;
+  try {
+    report = model_files::examine_model(model, settings);
+  } catch (const std::exception& e) {
+    return error(std::string("the model failed while being examined: ") + e.what(), cli::exit_members_failed);
+  }
+  for (const auto& f : report.findings)
+    std::printf("  %-6s %-12s %s\n", f.defect ? "DEFECT" : "ok", f.topic.c_str(), f.sentence.c_str());
+  const int defects = report.defects();
+  if (defects == 0) std::printf("no defects found\n");
+  else std::printf("%d defect%s found\n", defects, defects == 1 ? "" : "s");
+  return defects == 0 ? cli::exit_success : cli::exit_members_failed;
 }
 
 // The plot script: $LOCKSTEP_PLOT_SCRIPT, else the source tree's (a build tree), else the installed one.
@@ -155,24 +215,39 @@ int run(const run_request& request) {
   io::study_spec spec;
   checkpoint::checkpoint_state resumed;
   cli::run_settings settings;
+  // A study's model file is compiled by rank 0 first; the other ranks wait, then find it in the cache
+  // (or, where ranks do not share the cache directory, compile it themselves).
+  std::optional<model_files::loaded_model> user_model;
+  const bool announce_compile = comm.rank() == 0 && !request.quiet;
+  const io::model_file_resolver resolve = [&](const io::model_reference& reference) {
+    model_files::compile_settings compile;
+    if (announce_compile) compile.progress = announce;
+    user_model = model_files::load_model_file({reference.path, reference.name}, compile);
+    return io::resolved_model{io::model_info_of(user_model->model), user_model->key};
+  };
   // Reading the study or checkpoint can fail on one rank only (a missing checkpoint): every rank
   // reports its own failure, and all of them stop together.
   int code = cli::exit_success;
-  try {
-    if (!request.resume_dir.empty()) {
-      resumed = resume_checkpoint(request.resume_dir, comm);
-      spec = io::parse_study(resumed.study_text, resumed.study_source);
-      settings.out_dir = request.resume_dir;
-      settings.resume = &resumed;
-      settings.checkpoint_every = request.checkpoint_every > 0 ? request.checkpoint_every : resumed.checkpoint_every;
-    } else {
-      spec = io::load_study_file(request.study_path);
-      settings.out_dir = request.out.empty() ? std::filesystem::path("lockstep-out") / spec.name : std::filesystem::path(request.out);
-      settings.checkpoint_every = request.checkpoint_every;
+  auto read = [&] {
+    try {
+      if (!request.resume_dir.empty()) {
+        resumed = resume_checkpoint(request.resume_dir, comm);
+        spec = io::parse_study(resumed.study_text, resumed.study_source, resolve);
+        settings.out_dir = request.resume_dir;
+        settings.resume = &resumed;
+        settings.checkpoint_every = request.checkpoint_every > 0 ? request.checkpoint_every : resumed.checkpoint_every;
+      } else {
+        spec = io::load_study_file(request.study_path, resolve);
+        settings.out_dir = request.out.empty() ? std::filesystem::path("lockstep-out") / spec.name : std::filesystem::path(request.out);
+        settings.checkpoint_every = request.checkpoint_every;
+      }
+    } catch (...) {
+      code = cli::report_current_exception(comm);
     }
-  } catch (...) {
-    code = cli::report_current_exception(comm);
-  }
+  };
+  if (comm.rank() == 0) read();
+  if ((code = comm.max_over_ranks(code)) != cli::exit_success) return code;
+  if (comm.rank() != 0) read();
   if ((code = comm.max_over_ranks(code)) != cli::exit_success) return code;
 
   try {
@@ -181,7 +256,11 @@ int run(const run_request& request) {
     settings.chunk_size = request.chunk;
     settings.quiet = request.quiet;
     settings.progress = isatty(STDERR_FILENO) != 0 && comm.rank() == 0;
-    const engine* model = find_builtin_engine(spec.model);
+    if (user_model && settings.where == backend::cuda)
+      return comm.rank() == 0 ? error("--backend cuda: the CUDA backend runs the built-in models only in this version; a model "
+                                      "file (" + spec.model_source + ") runs on --backend omp or serial")
+                              : cli::exit_bad_input;
+    const engine* model = user_model ? &user_model->model : find_builtin_engine(spec.model);
     if (model == nullptr)
       return comm.rank() == 0 ? error("unknown model \"" + spec.model + "\"" + model_hint(spec.model)) : cli::exit_bad_input;
     return cli::run_study(*model, spec, settings);
@@ -221,8 +300,16 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("-q,--quiet", request.quiet, "print only errors");
 
   CLI::App* models_cmd = app.add_subcommand("models", "list the built-in models, one line each");
+  std::string model_pick;
+  double check_t1 = 1.0;
   CLI::App* describe_cmd = app.add_subcommand("describe", "a model's sizes, parameters and initial inputs");
-  describe_cmd->add_option("model", model_name, "a built-in model")->required();
+  describe_cmd->add_option("model", model_name, "a built-in model, or a model file (.hpp, .h, .toml)")->required();
+  describe_cmd->add_option("--name", model_pick, "the model to describe, of a header that defines several");
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "examine a model before a long study: initialization, mass matrix, constraint rank, derivatives, a short solve");
+  check_cmd->add_option("model", model_name, "a built-in model, or a model file (.hpp, .h, .toml)")->required();
+  check_cmd->add_option("--name", model_pick, "the model to check, of a header that defines several");
+  check_cmd->add_option("--t1", check_t1, "the short solve runs over [0, T] (default 1)")->check(CLI::PositiveNumber);
   CLI::App* plot_cmd = app.add_subcommand("plot", "PNG figures of a results file (matplotlib)");
   plot_cmd->add_option("results", results, "OUT_DIR/results.h5")->required();
   plot_cmd->add_option("-o,--output", plot_dir, "directory for the figures (default: beside the results)");
@@ -245,7 +332,8 @@ int main(int argc, char** argv) {
     return run(request);
   }
   if (models_cmd->parsed()) return list_models();
-  if (describe_cmd->parsed()) return describe_model(model_name);
+  if (describe_cmd->parsed()) return describe_model(model_name, model_pick);
+  if (check_cmd->parsed()) return check_model(model_name, model_pick, check_t1);
   if (plot_cmd->parsed()) return plot(results, plot_dir, plot_outputs, plot_quantity, plot_member);
   return cli::exit_bad_input;
 }

@@ -270,6 +270,12 @@ inline member_tally write_members_from_journals(const io::study_spec& spec, cons
   return tally;
 }
 
+// The model as a checkpoint records it: a built-in model by its name, a model file's by its name and
+// the engine's cache key, so that a resume notices an edited model file.
+inline std::string checkpoint_model_identity(const engine& model, const io::study_spec& spec) {
+  return spec.model_identity.empty() ? std::string(model.name()) : std::string(model.name()) + " " + spec.model_identity;
+}
+
 int run_journaled(const engine& model, const io::study_spec& spec, const run_settings& settings, long members) {
   namespace fs = std::filesystem;
   using clock = std::chrono::steady_clock;
@@ -333,7 +339,13 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
       auto refuse = [&](const std::string& why) {
         throw checkpoint::checkpoint_error("checkpoint '" + checkpoint_file.string() + "' " + why);
       };
-      if (s->model != model.name() || s->members_total != members) refuse("does not match its study (model or members differ)");
+      if (s->model != checkpoint_model_identity(model, spec)) {
+        if (!spec.model_identity.empty() && s->model.starts_with(std::string(model.name()) + " "))
+          refuse("was written for another version of the model file '" + spec.model_source +
+                 "' (it or a header it includes changed since): its members would not continue the same equations");
+        refuse("does not match its study (the model differs)");
+      }
+      if (s->members_total != members) refuse("does not match its study (members differ)");
       if (s->lyapunov != lyapunov_settings) {
         auto described = [](const std::string& settings) {
           return settings.empty() ? std::string("no [lyapunov] section") : "[lyapunov] " + settings;
@@ -371,7 +383,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     cp.run_id = std::random_device{}() * std::uint64_t{0x100000000} + std::random_device{}();
     cp.study_text = spec.text;
     cp.study_source = spec.path.string();
-    cp.model = std::string(model.name());
+    cp.model = checkpoint_model_identity(model, spec);
     cp.members_total = members;
     cp.rank = rank;
     cp.ranks = ranks;

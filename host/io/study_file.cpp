@@ -19,7 +19,9 @@
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -277,7 +279,7 @@ constexpr choice lyapunov_metric_choices[] = {
 };
 
 constexpr std::string_view top_level_keys[] = {"model", "solver", "time", "ensemble", "output", "lyapunov"};
-constexpr std::string_view model_keys[] = {"name", "params", "initial"};
+constexpr std::string_view model_keys[] = {"name", "source", "params", "initial"};
 constexpr std::string_view solver_keys[] = {
     "method",    "formulation",     "projection", "metric",    "init",       "baumgarte",
     "rho_inf",   "rtol",            "atol",       "max_steps", "h_initial",  "h_min",
@@ -305,7 +307,7 @@ constexpr double max_members = 0x1p53;
 
 class study_reader {
  public:
-  explicit study_reader(std::string source) : source_(std::move(source)) {}
+  study_reader(std::string source, const model_file_resolver* resolve) : source_(std::move(source)), resolve_(resolve) {}
 
   study_spec read(std::string_view text) {
     study_spec spec;
@@ -320,7 +322,7 @@ class study_reader {
     const section root{&root_table, "", position{}};
     check_keys(root, top_level_keys);
 
-    const model_info& model = read_model(root, spec);
+    const model_info model = read_model(root, spec);
     read_solver(root, spec.solver);
     read_time(root, spec);
     check_fixed_steps(root, spec);
@@ -449,23 +451,52 @@ class study_reader {
 
   // ---- [model] ----
 
-  const model_info& read_model(const section& root, study_spec& spec) const {
+  model_info read_model(const section& root, study_spec& spec) const {
     const section model = child(root, "model");
-    if (!model.table) fail(position{}, "missing [model]: a study needs at least [model] name = \"...\" and [time] t1");
+    if (!model.table)
+      fail(position{}, "missing [model]: a study needs at least [model] name = \"...\" (or source = \"...\") and [time] t1");
     check_keys(model, model_keys);
     const toml::node* name_node = model.get("name");
-    if (!name_node) fail(model.where, "[model] needs a name, e.g. name = \"double_pendulum\"");
-    const std::string name = string(*name_node, model.what("name"));
-    const model_info* info = find_model(name);
-    if (!info) {
-      std::vector<std::string_view> names;
-      for (const model_info& m : builtin_model_table) names.push_back(m.name);
-      fail_at(*name_node, with_hint("unknown model " + in_quotes(name), name, names, "built-in models"));
+    const toml::node* source_node = model.get("source");
+    if (!name_node && !source_node)
+      fail(model.where, "[model] needs name = a built-in model (e.g. name = \"double_pendulum\") or source = a model file "
+                        "(e.g. source = \"crane.hpp\")");
+    const std::string name = name_node ? string(*name_node, model.what("name")) : std::string();
+    model_info info;
+    if (source_node) {
+      // A model file, relative to the study file; `name` picks one model of a header holding several.
+      model_reference reference;
+      reference.name = name;
+      reference.written = string(*source_node, model.what("source"));
+      if (reference.written.empty()) fail_at(*source_node, "[model] source is empty: give the path of a model file");
+      std::filesystem::path path(reference.written);
+      if (path.is_relative()) path = std::filesystem::path(source_).parent_path() / path;
+      reference.path = path.lexically_normal();
+      if (resolve_ == nullptr || !*resolve_)
+        fail_at(*source_node, "[model] source: model files are compiled by the lockstep command; this reader knows the "
+                              "built-in models only");
+      try {
+        resolved_model resolved = (*resolve_)(reference);
+        info = resolved.info;
+        spec.model_source = std::filesystem::absolute(reference.path).lexically_normal().string();
+        spec.model_identity = resolved.identity;
+      } catch (const std::exception& e) {
+        fail_at(*source_node, "[model] source = " + in_quotes(reference.written) + ": " + e.what());
+      }
+    } else {
+      const model_info* builtin = find_model(name);
+      if (!builtin) {
+        std::vector<std::string_view> names;
+        for (const model_info& m : builtin_model_table) names.push_back(m.name);
+        fail_at(*name_node, with_hint("unknown model " + in_quotes(name), name, names, "built-in models") +
+                                " (a model of your own: [model] source = \"FILE.hpp\" or \"FILE.toml\")");
+      }
+      info = *builtin;
     }
-    spec.model = name;
-    spec.params = read_overrides(model, "params", *info, true);
-    spec.initial = read_overrides(model, "initial", *info, false);
-    return *info;
+    spec.model = std::string(info.name);
+    spec.params = read_overrides(model, "params", info, true);
+    spec.initial = read_overrides(model, "initial", info, false);
+    return info;
   }
 
   // The message for a name that is not among a model's parameters or initial inputs.
@@ -1022,6 +1053,7 @@ class study_reader {
   }
 
   std::string source_;
+  const model_file_resolver* resolve_;
 };
 
 }  // namespace
@@ -1031,16 +1063,16 @@ long lyapunov_history_length(const lyapunov_spec& l, double t0, double t1) {
   return static_cast<long>(std::floor((t1 - t0) / l.renormalize)) + 2;
 }
 
-study_spec parse_study(std::string_view text, std::string_view source_name) {
+study_spec parse_study(std::string_view text, std::string_view source_name, const model_file_resolver& resolve) {
   refuse_unsafe_toml(text, source_name);  // toml++ 3.3 has undefined behaviour on some text (toml_guard.hpp)
-  study_spec spec = study_reader(std::string(source_name)).read(text);
+  study_spec spec = study_reader(std::string(source_name), &resolve).read(text);
   spec.path = std::filesystem::path(source_name);
   spec.name = spec.path.stem().string();
   spec.text = std::string(text);
   return spec;
 }
 
-study_spec load_study_file(const std::filesystem::path& path) {
+study_spec load_study_file(const std::filesystem::path& path, const model_file_resolver& resolve) {
   const std::string source = path.string();
   std::error_code ignored;
   // fopen succeeds on a directory under Linux; reading it fails later with a less direct message.
@@ -1054,9 +1086,23 @@ study_spec load_study_file(const std::filesystem::path& path) {
   std::size_t got = 0;
   while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
   if (std::ferror(file.get())) throw study_error(source, 0, 0, std::string("cannot read: ") + std::strerror(errno));
-  study_spec spec = parse_study(text, source);
+  study_spec spec = parse_study(text, source, resolve);
   spec.path = path;
   return spec;
+}
+
+model_info model_info_of(const engine& model) {
+  // The engine's tables live as long as the program (engines are never unloaded); their copies as
+  // named_value arrays are kept as long, one per engine table.
+  static std::mutex mutex;
+  static std::map<const lockstep_engine*, std::pair<std::vector<named_value>, std::vector<named_value>>> tables;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = tables.try_emplace(&model.table());
+  if (inserted) {
+    for (const lockstep_value_info& v : model.params()) it->second.first.push_back({v.name, v.default_value, v.description});
+    for (const lockstep_value_info& v : model.inputs()) it->second.second.push_back({v.name, v.default_value, v.description});
+  }
+  return {model.name(), model.description(), model.n(), model.m(), model.k(), it->second.first, it->second.second};
 }
 
 }  // namespace lockstep::io

@@ -3,8 +3,12 @@
 //
 // The file (every section but [model] name and [time] t1 is optional; defaults in brackets):
 //
-//   [model]
-//   name = "double_pendulum"                 required; a built-in model (model/registry.hpp)
+//   [model]                                  one of name and source is required:
+//   name = "double_pendulum"                 a built-in model (model/registry.hpp)
+//   source = "crane.hpp"                     or a model file, relative to the study file: a C++ header or
+//                                            an equations file (.toml), compiled on first use
+//                                            (host/model_files, docs/MODEL-FILES.md); with it, name
+//                                            picks one model of a header that defines several
 //   params  = { m1 = 1.0, L2 = 0.8 }         overrides of the model's parameter defaults        [none]
 //   initial = { theta1 = 2.0 }               overrides of the model's named initial inputs      [none]
 //
@@ -108,12 +112,15 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "lockstep/engine/engine.hpp"
+#include "lockstep/model/registry.hpp"
 #include "lockstep/stepper/options.hpp"
 #include "lockstep/study/sampling_plan.hpp"
 
@@ -184,7 +191,10 @@ struct study_spec {
   std::string name;            // the file's stem: "study" for "runs/study.toml"
   std::string text;            // the whole file, for the record the results keep
 
-  std::string model;                   // a name find_model() knows
+  std::string model;                   // the model's name (a built-in one, or a model file's)
+  std::string model_source;            // the model file, absolute ("" for a built-in model)
+  std::string model_identity;          // what a resumed run must find again: "" for a built-in model,
+                                       // the engine's cache key for a model file
   std::vector<indexed_value> params;   // overrides of the parameter defaults, by increasing index
   std::vector<indexed_value> initial;  // overrides of the initial-input defaults, by increasing index
 
@@ -204,12 +214,31 @@ struct study_spec {
   lyapunov_spec lyapunov;
 };
 
-// Reads and checks a study file. Throws study_error.
-study_spec load_study_file(const std::filesystem::path& path);
+// [model] source = FILE: the model file (path resolved against the study file's directory) and the
+// name that picks one of its models ("" when not given). A resolver returns the model's tables and
+// identity, or throws std::exception with a sentence for the user (the reader places it at the
+// source key).
+struct model_reference {
+  std::string name;
+  std::string written;          // as in the study file
+  std::filesystem::path path;   // resolved
+};
+struct resolved_model {
+  model_info info;              // its spans must outlive the study (an engine's tables do)
+  std::string identity;         // study_spec::model_identity
+};
+using model_file_resolver = std::function<resolved_model(const model_reference&)>;
+
+// The tables of an engine, for a resolver (kept as long as the program, like the engine).
+model_info model_info_of(const engine& model);
+
+// Reads and checks a study file. Throws study_error. Without a resolver, [model] source is refused
+// (the built-in models need none).
+study_spec load_study_file(const std::filesystem::path& path, const model_file_resolver& resolve = {});
 
 // Checks a study given as text; source_name names it in diagnostics and gives spec.path and
 // spec.name. Throws study_error.
-study_spec parse_study(std::string_view text, std::string_view source_name);
+study_spec parse_study(std::string_view text, std::string_view source_name, const model_file_resolver& resolve = {});
 
 // The candidate closest to `word` by edit distance (optimal string alignment: insertions, deletions,
 // substitutions and swaps of neighbours, ignoring case), if it is within max(2, |word| / 3) edits and

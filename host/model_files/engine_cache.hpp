@@ -1,0 +1,59 @@
+// host/model_files/engine_cache.hpp — where compiled model engines are kept between runs, and how an
+// entry is made without races.
+//
+// Layout under the cache root ($XDG_CACHE_HOME/lockstep, default ~/.cache/lockstep; LOCKSTEP_CACHE_DIR
+// overrides both):
+//
+//     engines/KEY/engine.so       the engine library
+//     engines/KEY/engine.cpp      the translation unit it was compiled from
+//     engines/KEY/model.txt       what it is: model, source file, compiler, flags, compile time
+//     engines/KEY.lock            held (flock) by the process that builds KEY
+//     engines/.build-KEY-PID-N/   a build in progress; renamed to engines/KEY when complete
+//     equations/KEY2.hpp          the header generated from an equations file
+//
+// KEY is the SHA-256 of everything the library depends on (the preprocessed source, so every included
+// header counts; the compiler and its version; the flags; the lockstep version and engine ABI).
+// An entry appears by rename(2) of a complete directory, so a reader either sees a whole library or
+// none; a builder holds KEY.lock, so two processes never compile the same KEY at once (the second one
+// waits and then finds the entry). A failed build leaves nothing behind.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace lockstep::model_files {
+
+// The cache root (created when missing). Throws std::runtime_error when it cannot be created.
+std::filesystem::path cache_root();
+
+// Lower-case hexadecimal SHA-256 of the bytes (OpenSSL's EVP interface).
+std::string sha256_hex(std::string_view bytes);
+
+// An exclusive advisory lock on a file (flock), held for the object's lifetime.
+class file_lock {
+ public:
+  explicit file_lock(const std::filesystem::path& path);
+  ~file_lock();
+  file_lock(const file_lock&) = delete;
+  file_lock& operator=(const file_lock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// The directory `dir / name`, made by `build` if it does not exist yet: build fills a fresh private
+// directory, which is then renamed to dir / name. Concurrent callers for one name build it once
+// (the others wait on dir / (name + ".lock")). When build throws, its directory is removed and the
+// exception propagates. Returns true when this call built it.
+bool make_entry(const std::filesystem::path& dir, const std::string& name,
+                const std::function<void(const std::filesystem::path& build_dir)>& build);
+
+// Writes `text` to `path` by way of a temporary file in the same directory and rename(2).
+void write_file_atomically(const std::filesystem::path& path, std::string_view text);
+
+// The whole file, or throws std::runtime_error naming it.
+std::string read_file(const std::filesystem::path& path);
+
+}  // namespace lockstep::model_files

@@ -1,0 +1,74 @@
+// host/model_files/model_compiler.hpp — a model file (a C++ header, or an equations file) compiled into
+// an engine library on first use, cached, and loaded through the engine ABI.
+//
+//     C++ header (.hpp .h .hh .hxx)    a struct satisfying the model concept
+//                                      (include/lockstep/model/concept.hpp), as the built-in models
+//     equations file (.toml)           named coordinates, parameters and expressions (docs/EQUATIONS.md),
+//                                      turned into such a struct by equations_to_header.py (SymPy)
+//
+// The engine is compiled with the compiler lockstep was built with, lockstep's headers and the flags
+// the engine rules prescribe (docs/ENGINE-ABI.md), into the cache of engine_cache.hpp; a second use
+// with the same preprocessed source, compiler, flags and lockstep version loads it without compiling.
+// docs/MODEL-FILES.md is the user's guide.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lockstep/engine/engine.hpp"
+
+namespace lockstep::model_files {
+
+// A model file that cannot become an engine: the message is meant for the user as it is (several
+// lines where the compiler or the equations generator spoke, each naming the user's file and line).
+class model_file_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// How engines are built: the compiler and flags of lockstep's own build, its headers, and the Python
+// that runs the equations generator. default_toolchain() reads them from the build (environment:
+// LOCKSTEP_CXX, LOCKSTEP_INCLUDE_DIR, LOCKSTEP_PYTHON, LOCKSTEP_EQUATIONS_SCRIPT override them).
+struct toolchain {
+  std::string compiler;
+  std::vector<std::string> flags;
+  std::filesystem::path include_dir;
+  std::string python;
+  std::filesystem::path equations_script;
+};
+toolchain default_toolchain();
+
+// True when `argument` names a model file rather than a built-in model: it has a model file's
+// extension, or a '/' in it.
+bool looks_like_model_file(std::string_view argument);
+
+struct model_request {
+  std::filesystem::path source;  // the model file
+  std::string name;              // which model of a header that defines several ("" = the only one)
+};
+
+struct loaded_model {
+  engine model;                  // loaded; lives as long as the program
+  std::string key;               // the cache key (SHA-256, hexadecimal)
+  std::filesystem::path library; // the engine library in the cache
+  std::filesystem::path source;  // the model file, absolute
+  bool compiled = false;         // false: found in the cache
+  double compile_seconds = 0.0;  // of this call's compile (0 when cached)
+};
+
+struct compile_settings {
+  toolchain tools = default_toolchain();
+  // Told "compiling model NAME (FILE) ..." before a compile and "... done (N s)" after; not called when
+  // the engine is in the cache.
+  std::function<void(const std::string&)> progress;
+};
+
+// The engine of the model file, compiled if the cache does not hold it. Throws model_file_error (the
+// file is missing, holds no such model, fails to compile, or is a malformed equations file).
+loaded_model load_model_file(const model_request& request, const compile_settings& settings = {});
+
+}  // namespace lockstep::model_files

@@ -1,0 +1,305 @@
+// host/model_files/model_doctor.cpp — examine_model (model_doctor.hpp).
+#include "host/model_files/model_doctor.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "lockstep/core/status.hpp"
+#include "lockstep/ensemble.hpp"
+
+namespace lockstep::model_files {
+
+namespace {
+
+using matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using vector = Eigen::VectorXd;
+
+constexpr double eps = std::numeric_limits<double>::epsilon();
+
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
+}
+
+// The model's equations at one state, from the engine.
+struct equations {
+  matrix M, G, A;
+  vector Q, phi, phi_t, velocity_residual;
+};
+
+equations evaluate(const engine& model, const std::vector<double>& p, double t, const vector& q, const vector& v) {
+  const int n = model.n(), m = model.m(), k = model.k();
+  equations e{matrix::Zero(n, n), matrix::Zero(m, n), matrix::Zero(k, n), vector::Zero(n), vector::Zero(m),
+              vector::Zero(m), vector::Zero(k)};
+  lockstep_model_values out{};
+  out.header = abi_header_for<lockstep_model_values>();
+  out.mass = e.M.data();
+  out.force = e.Q.data();
+  out.constraint = m > 0 ? e.phi.data() : nullptr;
+  out.constraint_jacobian = m > 0 ? e.G.data() : nullptr;
+  out.constraint_rate = m > 0 ? e.phi_t.data() : nullptr;
+  out.velocity_constraint = k > 0 ? e.velocity_residual.data() : nullptr;
+  out.velocity_jacobian = k > 0 ? e.A.data() : nullptr;
+  model.evaluate(p.data(), t, q.data(), v.data(), out);
+  return e;
+}
+
+bool finite(const matrix& x) { return x.size() == 0 || x.allFinite(); }
+bool finite(const vector& x) { return x.size() == 0 || x.allFinite(); }
+double max_abs(const matrix& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
+double max_abs(const vector& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
+
+// The rows of J (in order) that are, to the tolerance, combinations of the rows before them, each with
+// the earlier rows that combine to it. Row i counts as dependent when adding it does not raise the
+// numerical rank (singular values below max(rows, n) eps sigma_max) or leaves the smallest singular
+// value below `near` sigma_max (nearly dependent: the saddle-point matrix is then ill-conditioned).
+struct dependent_row {
+  int row;
+  bool exact;
+  std::vector<int> combination;
+};
+
+std::vector<dependent_row> dependent_rows(const matrix& J, double near) {
+  std::vector<dependent_row> found;
+  if (J.rows() == 0) return found;
+  const double scale = Eigen::JacobiSVD<matrix>(J).singularValues()(0);
+  if (!(scale > 0.0)) {
+    for (int i = 0; i < J.rows(); ++i) found.push_back({i, true, {}});
+    return found;
+  }
+  const double exact_tolerance = std::max(J.rows(), J.cols()) * eps * scale;
+  std::vector<int> independent;
+  for (int i = 0; i < J.rows(); ++i) {
+    matrix rows(independent.size() + 1, J.cols());
+    for (std::size_t j = 0; j < independent.size(); ++j) rows.row(j) = J.row(independent[j]);
+    rows.row(independent.size()) = J.row(i);
+    const vector sigma = Eigen::JacobiSVD<matrix>(rows).singularValues();
+    const double smallest = sigma.size() > 0 ? sigma(sigma.size() - 1) : 0.0;
+    // a row of zeros, or one in the span of the independent rows before it
+    if (smallest <= near * scale) {
+      dependent_row d{i, smallest <= exact_tolerance, {}};
+      if (!independent.empty()) {
+        matrix B(J.cols(), independent.size());
+        for (std::size_t j = 0; j < independent.size(); ++j) B.col(j) = J.row(independent[j]).transpose();
+        const vector c = B.completeOrthogonalDecomposition().solve(J.row(i).transpose());
+        const double largest = c.cwiseAbs().maxCoeff();
+        for (std::size_t j = 0; j < independent.size(); ++j)
+          if (std::abs(c(j)) > 1e-8 * largest) d.combination.push_back(independent[j]);
+      }
+      found.push_back(d);
+    } else {
+      independent.push_back(i);
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+doctor_report examine_model(const engine& model, const doctor_settings& settings) {
+  doctor_report report;
+  auto ok = [&](std::string topic, std::string sentence) { report.findings.push_back({false, std::move(topic), std::move(sentence)}); };
+  auto defect = [&](std::string topic, std::string sentence) { report.findings.push_back({true, std::move(topic), std::move(sentence)}); };
+
+  const int n = model.n(), m = model.m(), k = model.k();
+  std::vector<double> p, inputs;
+  for (const auto& v : model.params()) p.push_back(v.default_value);
+  for (const auto& v : model.inputs()) inputs.push_back(v.default_value);
+  vector q0 = vector::Zero(n), v0 = vector::Zero(n);
+  model.initial_state(p.data(), inputs.data(), q0.data(), v0.data());
+  const double t0 = 0.0;
+
+  // ---- finite ----
+  const equations at_start = evaluate(model, p, t0, q0, v0);
+  std::vector<std::string> not_finite;
+  if (!finite(q0) || !finite(v0)) not_finite.push_back("the initial state (q0, v0)");
+  if (!finite(at_start.M)) not_finite.push_back("M");
+  if (!finite(at_start.Q)) not_finite.push_back("Q");
+  if (!finite(at_start.phi)) not_finite.push_back("Phi");
+  if (!finite(at_start.G)) not_finite.push_back("G = dPhi/dq");
+  if (!finite(at_start.phi_t)) not_finite.push_back("Phi_t");
+  if (!finite(at_start.velocity_residual) || !finite(at_start.A)) not_finite.push_back("A v + a");
+  if (!not_finite.empty()) {
+    std::string what;
+    for (std::size_t i = 0; i < not_finite.size(); ++i) what += (i ? ", " : "") + not_finite[i];
+    defect("finite", "NaN or Inf at the default initial state in " + what + ".");
+    return report;  // nothing below means anything with NaN in it
+  }
+  ok("finite", "q0, v0, M, Q, Phi and their derivatives are finite at the default initial state.");
+
+  // ---- consistent initialization ----
+  solver_options options;
+  options.method = method_kind::radau5;
+  options.form = formulation::index3;
+  vector q = vector::Zero(n), v = vector::Zero(n), a = vector::Zero(n), lambda = vector::Zero(m), nu = vector::Zero(k);
+  member_counters counters;
+  lockstep_initial_values init{};
+  init.header = abi_header_for<lockstep_initial_values>();
+  init.q = q.data();
+  init.v = v.data();
+  init.a = a.data();
+  init.lambda = m > 0 ? lambda.data() : nullptr;
+  init.nu = k > 0 ? nu.data() : nullptr;
+  init.counters = &counters;
+  model.initialize(p.data(), t0, q0.data(), v0.data(), options, init);
+  const auto init_status = static_cast<member_status>(init.status);
+  if (init_status != member_status::success) {
+    defect("initial", std::string("consistent initialization failed (") + status_name(init_status) +
+                          "): the default initial state cannot be projected onto the constraints.");
+    q = q0;
+    v = v0;
+  } else {
+    const equations e = evaluate(model, p, t0, q, v);
+    const double phi = max_abs(e.phi);
+    const double rate = m > 0 ? max_abs(vector(e.G * v + e.phi_t)) : 0.0;
+    const double nonholonomic = max_abs(e.velocity_residual);
+    const double scale = std::max(1.0, max_abs(q));
+    std::string sentence = "after consistent initialization |Phi(q0)| = " + number(phi) + ", |G v0 + Phi_t| = " + number(rate);
+    if (k > 0) sentence += ", |A v0 + a| = " + number(nonholonomic);
+    sentence += " (corrections: " + number(counters.init_q_correction) + " in q, " + number(counters.init_v_correction) + " in v).";
+    if (phi > 1e-8 * scale || rate > 1e-8 * std::max(1.0, max_abs(v)) || nonholonomic > 1e-8 * std::max(1.0, max_abs(v)))
+      defect("initial", "the initial state stays off the constraints: " + sentence);
+    else
+      ok("initial", sentence);
+  }
+
+  const equations e = evaluate(model, p, t0, q, v);
+
+  // ---- mass matrix ----
+  const double mass_scale = max_abs(e.M);
+  const double asymmetry = max_abs(matrix(e.M - e.M.transpose()));
+  if (!(mass_scale > 0.0)) {
+    defect("mass", "the mass matrix M is zero.");
+  } else if (asymmetry > 1e-12 * mass_scale) {
+    defect("mass", "the mass matrix M is not symmetric: |M - M^T| = " + number(asymmetry) + " against |M| = " +
+                       number(mass_scale) + ".");
+  } else {
+    const Eigen::SelfAdjointEigenSolver<matrix> eigen(e.M, Eigen::EigenvaluesOnly);
+    const double smallest = eigen.eigenvalues()(0), largest = eigen.eigenvalues()(n - 1);
+    if (!(smallest > n * eps * largest)) {
+      // Singular or indefinite M: Euler-Lagrange form needs M positive definite (at least on the
+      // tangent space of the constraints); a massless coordinate is a modelling error.
+      defect("mass", "the mass matrix M is not positive definite: its smallest eigenvalue is " + number(smallest) +
+                         " (largest " + number(largest) + ").");
+    } else {
+      ok("mass", "M is symmetric positive definite (condition number " + number(largest / smallest) + ").");
+    }
+  }
+
+  // ---- rank of G and [G; A] ----
+  constexpr double near = 1e-8;
+  auto examine_rank = [&](const matrix& J, const char* name, int rows_holonomic) {
+    const std::vector<dependent_row> dependent = dependent_rows(J, near);
+    if (dependent.empty()) {
+      ok("rank", std::string(name) + " has full row rank " + std::to_string(J.rows()) + ".");
+      return;
+    }
+    auto row_name = [&](int i) {
+      return i < rows_holonomic ? "Phi[" + std::to_string(i) + "]" : "A[" + std::to_string(i - rows_holonomic) + "]";
+    };
+    for (const dependent_row& d : dependent) {
+      std::vector<std::string> parts;
+      for (int c : d.combination) parts.push_back(row_name(c));
+      std::string of;
+      for (std::size_t i = 0; i < parts.size(); ++i) of += (i ? (i + 1 == parts.size() ? " and " : ", ") : "") + parts[i];
+      std::string sentence = "constraint " + row_name(d.row) + " is " + (d.exact ? "redundant" : "nearly redundant") + ": its row of " +
+                             name + (of.empty() ? " is zero" : " is " + std::string(d.exact ? "" : "almost ") + "a combination of " + of) +
+                             (d.exact ? "" : " (relative distance below 1e-8)") + "; " + name + " has rank " +
+                             std::to_string(J.rows() - static_cast<long>(dependent.size())) + " of " + std::to_string(J.rows()) +
+                             " and the saddle-point matrix is singular" + (d.exact ? "" : " to working precision") + ".";
+      defect("rank", sentence);
+    }
+  };
+  if (m > 0) examine_rank(e.G, "G = dPhi/dq", m);
+  if (k > 0) {
+    matrix GA(m + k, n);
+    GA << e.G, e.A;
+    if (m > 0) {
+      // Only new findings: rows of A dependent on G or on each other.
+      const std::vector<dependent_row> dependent = dependent_rows(GA, near);
+      bool any = false;
+      for (const dependent_row& d : dependent) any = any || d.row >= m;
+      if (any) examine_rank(GA, "[G; A]", m);
+      else ok("rank", "[G; A] has full row rank " + std::to_string(m + k) + ".");
+    } else {
+      examine_rank(e.A, "A", 0);
+    }
+  }
+
+  // ---- automatic differentiation against central differences ----
+  {
+    double worst = 0.0;
+    std::string worst_entry;
+    auto compare = [&](double ad, double fd, double scale, const std::string& entry) {
+      const double difference = std::abs(ad - fd) / std::max(scale, 1e-300);
+      if (difference > worst) {
+        worst = difference;
+        worst_entry = entry + ": automatic differentiation gives " + number(ad) + ", central differences " + number(fd);
+      }
+    };
+    const double cbrt_eps = std::cbrt(eps);
+    const double g_scale = std::max(1.0, max_abs(e.G)), a_scale = std::max(1.0, max_abs(e.A));
+    for (int j = 0; j < n; ++j) {
+      const double h = cbrt_eps * std::max(1.0, std::abs(q(j)));
+      vector qp = q, qm = q;
+      qp(j) += h;
+      qm(j) -= h;
+      const equations ep = evaluate(model, p, t0, qp, v), em = evaluate(model, p, t0, qm, v);
+      for (int i = 0; i < m; ++i)
+        compare(e.G(i, j), (ep.phi(i) - em.phi(i)) / (qp(j) - qm(j)), g_scale,
+                "dPhi[" + std::to_string(i) + "]/dq[" + std::to_string(j) + "]");
+      const double hv = cbrt_eps * std::max(1.0, std::abs(v(j)));
+      vector vp = v, vm = v;
+      vp(j) += hv;
+      vm(j) -= hv;
+      const equations evp = evaluate(model, p, t0, q, vp), evm = evaluate(model, p, t0, q, vm);
+      for (int i = 0; i < k; ++i)
+        compare(e.A(i, j), (evp.velocity_residual(i) - evm.velocity_residual(i)) / (vp(j) - vm(j)), a_scale,
+                "A[" + std::to_string(i) + "][" + std::to_string(j) + "]");
+    }
+    if (m > 0) {
+      const double ht = cbrt_eps;
+      const equations ep = evaluate(model, p, t0 + ht, q, v), em = evaluate(model, p, t0 - ht, q, v);
+      for (int i = 0; i < m; ++i)
+        compare(e.phi_t(i), (ep.phi(i) - em.phi(i)) / (2 * ht), std::max(1.0, max_abs(e.phi_t)),
+                "dPhi[" + std::to_string(i) + "]/dt");
+    }
+    // Central differences with h = eps^(1/3) carry errors of about eps^(2/3) ~ 4e-11 times the third
+    // derivative; a wrong derivative is off by O(1).
+    if (worst > 1e-6)
+      defect("derivatives", "a derivative disagrees with central differences (relative " + number(worst) + "): " + worst_entry +
+                                " — a non-smooth function (abs, min, max, a branch) or a function the dual numbers do not "
+                                "differentiate correctly.");
+    else if (m + k > 0)
+      ok("derivatives", "G, Phi_t" + std::string(k > 0 ? " and A" : "") + " agree with central differences (largest relative difference " +
+                            number(worst) + ").");
+  }
+
+  // ---- a short solve ----
+  ensemble_problem problem;
+  problem.members = 1;
+  problem.params = p;
+  problem.q0.assign(q0.data(), q0.data() + n);
+  problem.v0.assign(v0.data(), v0.data() + n);
+  problem.t0 = t0;
+  problem.t1 = settings.t1;
+  problem.save_times = {settings.t1};
+  problem.options = options;
+  run_options run;
+  run.where = backend::serial;
+  const ensemble_solution solution = solve_ensemble(model, problem, run);
+  const member_status status = solution.status[0];
+  const member_counters& c = solution.counters[0];
+  const std::string what = "a solve over [0, " + number(settings.t1) + "] (Radau IIA 5, index 3, rtol 1e-6): " +
+                           status_name(status) + " after " + std::to_string(c.steps) + " steps (" +
+                           std::to_string(c.rejected_steps) + " rejected)";
+  if (status != member_status::success) defect("solve", what + ".");
+  else ok("solve", what + ", largest |Phi| " + number(c.max_phi) + ".");
+  return report;
+}
+
+}  // namespace lockstep::model_files
