@@ -1,0 +1,285 @@
+#!/usr/bin/python3
+"""tests/model_files/model_files_test.py — model files end to end, through the `lockstep` command.
+
+Each case runs the built binary with its own empty model cache (LOCKSTEP_CACHE_DIR) in a temporary
+directory:
+
+  header_bitwise    a copy of the built-in double_pendulum.hpp in another namespace, named by
+                    [model] source, gives results.h5 bit for bit equal to the built-in model's; the
+                    first run compiles, the second finds the engine in the cache
+  invalidation      editing a header the model includes recompiles it (the new default shows);
+                    restoring it finds the first engine again without compiling
+  concurrent        four processes that need one model at once compile it once, and all succeed
+  compile_error     a compiler error names the model file and line; nothing is left in the cache
+  choose            a header with two models: refused without a name (both listed), picked by name
+  doctor            `lockstep check` on a singular mass matrix and on a redundant constraint (named)
+  mpi               two MPI ranks: one compile, results equal to one process's
+  cuda              --backend cuda on a model file says why not
+
+Usage: model_files_test.py --lockstep BIN --source-dir DIR [--mpirun MPIRUN] CASE
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+import h5py
+import numpy as np
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class Context:
+    def __init__(self, args, work):
+        self.lockstep = args.lockstep
+        self.source = args.source_dir
+        self.mpirun = args.mpirun
+        self.work = work
+        self.cache = os.path.join(work, "cache")
+        self.env = dict(os.environ, LOCKSTEP_CACHE_DIR=self.cache)
+
+    def run(self, *argv, cwd=None, expect=0, command=None):
+        r = subprocess.run(command or [self.lockstep, *argv], cwd=cwd or self.work, env=self.env,
+                           capture_output=True, text=True, timeout=600)
+        if expect is not None and r.returncode != expect:
+            raise Failure(f"{' '.join(argv)}: exit {r.returncode}, expected {expect}\n"
+                          f"stdout:\n{r.stdout}\nstderr:\n{r.stderr}")
+        return r
+
+    def write(self, name, text):
+        path = os.path.join(self.work, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def engines(self):
+        d = os.path.join(self.cache, "engines")
+        return sorted(e for e in os.listdir(d)) if os.path.isdir(d) else []
+
+    def header(self, name):
+        return os.path.join(self.source, "tests", "model_files", "headers", name)
+
+
+def compiles(r):
+    return len(re.findall(r"compiling model", r.stderr))
+
+
+def datasets(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, obj: out.__setitem__(name, obj[()]) if isinstance(obj, h5py.Dataset) else None)
+    return out
+
+
+def assert_same_results(a, b):
+    x, y = datasets(a), datasets(b)
+    check(x.keys() == y.keys(), f"datasets differ: {sorted(set(x) ^ set(y))}")
+    for name in x:
+        u, v = np.asarray(x[name]), np.asarray(y[name])
+        same = (u.shape == v.shape and u.dtype == v.dtype and
+                (u.tobytes() == v.tobytes()))  # bit for bit, NaN payloads included
+        check(same, f"dataset {name} differs between {a} and {b}")
+
+
+def double_pendulum_copy(ctx, name="copied_pendulum"):
+    """The built-in double pendulum's header, moved into another namespace and renamed."""
+    text = open(os.path.join(ctx.source, "include", "lockstep", "model", "double_pendulum.hpp")).read()
+    text = text.replace("namespace lockstep::models {", "namespace my_models {\nusing namespace lockstep;")
+    text = text.replace('name = "double_pendulum"', f'name = "{name}"')
+    check("namespace my_models" in text and f'"{name}"' in text, "the built-in header changed shape")
+    return ctx.write("copied_pendulum.hpp", text)
+
+
+STUDY = """[model]
+{model}
+[time]
+t1 = 3.0
+[ensemble]
+members = 16
+sampler = "sobol"
+vary = {{ "initial.theta1" = {{ uniform = [1.0, 2.5] }}, "params.L2" = {{ normal = {{ mean = 1.0, std = 0.1 }} }} }}
+[output]
+trajectories = true
+"""
+
+
+def case_header_bitwise(ctx):
+    double_pendulum_copy(ctx)
+    ctx.write("mine.toml", STUDY.format(model='source = "copied_pendulum.hpp"'))
+    ctx.write("builtin.toml", STUDY.format(model='name = "double_pendulum"'))
+    first = ctx.run("run", "mine.toml", "-o", "mine")
+    check(compiles(first) == 1 and re.search(r"compiled model copied_pendulum .* in [0-9.]+ s", first.stderr),
+          f"the first run should compile once and say how long it took:\n{first.stderr}")
+    ctx.run("run", "builtin.toml", "-o", "builtin")
+    assert_same_results(os.path.join(ctx.work, "mine", "results.h5"), os.path.join(ctx.work, "builtin", "results.h5"))
+    second = ctx.run("run", "mine.toml", "-o", "again")
+    check(compiles(second) == 0, f"the second run should find the engine in the cache:\n{second.stderr}")
+    assert_same_results(os.path.join(ctx.work, "mine", "results.h5"), os.path.join(ctx.work, "again", "results.h5"))
+    check(len([e for e in ctx.engines() if not e.endswith(".lock")]) == 1, f"one engine expected: {ctx.engines()}")
+
+
+LENGTH_MODEL = """#pragma once
+#include "lockstep/model/concept.hpp"
+#include "length.hpp"
+struct included_length_pendulum {
+  static constexpr const char* name = "included_length_pendulum";
+  static constexpr int n = 2, m = 1, k = 0;
+  static constexpr int n_params = 1;
+  static constexpr lockstep::named_value params[n_params] = {{"L", default_length, "rod length [m]"}};
+  static constexpr int n_inputs = 0;
+  template <class T, class P> static lockstep::mat<T, n, n> mass(const lockstep::vec<T, n>&, const P*) {
+    return lockstep::mat<T, n, n>::identity();
+  }
+  template <class T, class P>
+  static lockstep::vec<T, n> force(const T&, const lockstep::vec<T, n>&, const lockstep::vec<T, n>&, const P*) {
+    lockstep::vec<T, n> Q;
+    Q[1] = T(-9.81);
+    return Q;
+  }
+  template <class T, class P> static lockstep::vec<T, m> constraint(const T&, const lockstep::vec<T, n>& q, const P* p) {
+    lockstep::vec<T, m> phi;
+    phi[0] = 0.5 * (q[0] * q[0] + q[1] * q[1] - p[0] * p[0]);
+    return phi;
+  }
+  static void initial_state(const double* p, const double*, lockstep::vec<double, n>& q0, lockstep::vec<double, n>& v0) {
+    q0[0] = p[0];
+    q0[1] = 0.0;
+    v0[0] = v0[1] = 0.0;
+  }
+};
+"""
+
+
+def case_invalidation(ctx):
+    ctx.write("length.hpp", "#pragma once\ninline constexpr double default_length = 1.25;\n")
+    ctx.write("pendulum_with_length.hpp", LENGTH_MODEL)
+    first = ctx.run("describe", "pendulum_with_length.hpp")
+    check(compiles(first) == 1 and "1.25" in first.stdout, f"first describe:\n{first.stdout}\n{first.stderr}")
+    ctx.write("length.hpp", "#pragma once\ninline constexpr double default_length = 2.5;\n")
+    edited = ctx.run("describe", "pendulum_with_length.hpp")
+    check(compiles(edited) == 1 and "2.5" in edited.stdout,
+          f"an edited included header must recompile:\n{edited.stdout}\n{edited.stderr}")
+    ctx.write("length.hpp", "#pragma once\ninline constexpr double default_length = 1.25;\n")
+    restored = ctx.run("describe", "pendulum_with_length.hpp")
+    check(compiles(restored) == 0 and "1.25" in restored.stdout,
+          f"the restored header is in the cache:\n{restored.stdout}\n{restored.stderr}")
+    check(len([e for e in ctx.engines() if not e.endswith(".lock")]) == 2, f"two engines expected: {ctx.engines()}")
+
+
+def case_concurrent(ctx):
+    double_pendulum_copy(ctx)
+    results = [None] * 4
+
+    def one(i):
+        results[i] = ctx.run("describe", "copied_pendulum.hpp", expect=None)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        check(r.returncode == 0 and "copied_pendulum" in r.stdout, f"a process failed:\n{r.stdout}\n{r.stderr}")
+    total = sum(compiles(r) for r in results)
+    check(total == 1, f"four processes compiled {total} times (one expected)")
+    entries = ctx.engines()
+    check(len([e for e in entries if not e.endswith(".lock")]) == 1 and not any(e.startswith(".build-") for e in entries),
+          f"one complete engine and no build left over expected: {entries}")
+
+
+def case_compile_error(ctx):
+    r = ctx.run("describe", ctx.header("compile_error.hpp"), expect=2)
+    check(re.search(r"compile_error\.hpp:24:\d+: error: .*qq", r.stderr),
+          f"the compiler's message must point at compile_error.hpp:24:\n{r.stderr}")
+    entries = ctx.engines()
+    check(all(e.endswith(".lock") for e in entries), f"a failed compile must leave no engine or build: {entries}")
+    study = ctx.write("broken.toml", f'[model]\nsource = "{ctx.header("compile_error.hpp")}"\n[time]\nt1 = 1.0\n')
+    r = ctx.run("run", study, "-o", "never", expect=2)
+    check(re.search(r"broken\.toml:2:\d+: error: \[model\] source = .*compile_error\.hpp:24:", r.stderr, re.S),
+          f"the study's diagnostic names the study line and the compiler's:\n{r.stderr}")
+    check(not os.path.exists(os.path.join(ctx.work, "never")), "nothing is written for a model that does not compile")
+
+
+def case_choose(ctx):
+    header = ctx.header("two_pendulums.hpp")
+    r = ctx.run("describe", header, expect=2)
+    check("short_pendulum" in r.stderr and "long_pendulum" in r.stderr and "--name" in r.stderr,
+          f"both models listed, and how to choose:\n{r.stderr}")
+    r = ctx.run("describe", header, "--name", "long_pendulum")
+    check(r.stdout.startswith("long_pendulum") and "2 " in r.stdout, f"--name long_pendulum:\n{r.stdout}")
+    ctx.write("choose.toml", f'[model]\nsource = "{header}"\nname = "short_pendulum"\n[time]\nt1 = 1.0\n')
+    r = ctx.run("run", "choose.toml", "-o", "chosen")
+    with h5py.File(os.path.join(ctx.work, "chosen", "results.h5"), "r") as f:
+        check(f.attrs["model"] in ("short_pendulum", b"short_pendulum"), f"results name the model: {f.attrs['model']}")
+    r = ctx.run("describe", header, "--name", "medium_pendulum", expect=2)
+    check("medium_pendulum" in r.stderr and "short_pendulum" in r.stderr, f"an unknown name lists the models:\n{r.stderr}")
+
+
+def case_doctor(ctx):
+    r = ctx.run("check", "double_pendulum")
+    check("no defects found" in r.stdout, f"the built-in double pendulum is sound:\n{r.stdout}")
+    r = ctx.run("check", ctx.header("singular_mass.hpp"), expect=1)
+    check(re.search(r"DEFECT\s+mass\s+the mass matrix M is not positive definite", r.stdout),
+          f"a singular mass matrix must be reported:\n{r.stdout}")
+    r = ctx.run("check", ctx.header("redundant_constraint.hpp"), expect=1)
+    check(re.search(r"DEFECT\s+rank\s+constraint Phi\[2\] is redundant: its row of G = dPhi/dq is a combination of Phi\[0\];"
+                    r" G = dPhi/dq has rank 2 of 3", r.stdout),
+          f"the redundant constraint must be named with the row it repeats:\n{r.stdout}")
+    check("1 defect" in r.stdout or "defects found" in r.stdout, r.stdout)
+
+
+def case_mpi(ctx):
+    if not ctx.mpirun:
+        print("model_files_test: no mpirun; skipped")
+        sys.exit(77)
+    double_pendulum_copy(ctx)
+    ctx.write("mine.toml", STUDY.format(model='source = "copied_pendulum.hpp"'))
+    ranks = ctx.run(command=[ctx.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "2", ctx.lockstep, "run",
+                             "mine.toml", "-o", "ranks"])
+    check(compiles(ranks) == 1, f"rank 0 compiles, the other rank waits and loads:\n{ranks.stderr}")
+    ctx.run("run", "mine.toml", "-o", "one")
+    assert_same_results(os.path.join(ctx.work, "ranks", "results.h5"), os.path.join(ctx.work, "one", "results.h5"))
+
+
+def case_cuda(ctx):
+    double_pendulum_copy(ctx)
+    ctx.write("mine.toml", STUDY.format(model='source = "copied_pendulum.hpp"'))
+    r = ctx.run("run", "mine.toml", "-o", "gpu", "--backend", "cuda", expect=2)
+    check("model file" in r.stderr and "--backend omp" in r.stderr, f"--backend cuda must say why not:\n{r.stderr}")
+
+
+CASES = {name[len("case_"):]: f for name, f in globals().items() if name.startswith("case_")}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lockstep", required=True)
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--mpirun", default="")
+    parser.add_argument("case", choices=sorted(CASES))
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix=f"lockstep-model-files-{args.case}-")
+    try:
+        CASES[args.case](Context(args, work))
+    except Failure as e:
+        print(f"model_files_test {args.case}: FAILED: {e}", file=sys.stderr)
+        print(f"(work directory kept: {work})", file=sys.stderr)
+        return 1
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"model_files_test {args.case}: passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+// tests/model_files/model_files_unit_test.cpp — the pieces of host/model_files in process: which structs
+// of a header are models, how one is chosen, the cache's key hash and its build-once entries, and the
+// child-process runner.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "host/model_files/engine_cache.hpp"
+#include "host/model_files/header_models.hpp"
+#include "host/model_files/subprocess.hpp"
+
+namespace lockstep::model_files {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The members of a model, after its name (without the struct's braces).
+constexpr const char* model_body = R"(
+  static constexpr int n = 1, m = 0, k = 0;
+  template <class T, class P> static int mass(T, P) { return 0; }
+  template <class T, class P> static int force(T, P) { return 0; }
+  template <class T, class P> static int constraint(T, P) { return 0; }
+  static void initial_state() {}
+})";
+
+TEST(HeaderModels, FindsModelsAtNamespaceScopeWithTheirNames) {
+  const std::string text = std::string(R"(// struct commented_out { mass force constraint initial_state };
+#include "lockstep/model/concept.hpp"
+/* struct also_commented { mass; force; constraint; initial_state; }; */
+namespace outer::inner {
+struct crane {
+  static constexpr const char* name = "tower_crane";)") + model_body + R"(;
+template <int N> struct chain_like {
+  static constexpr const char* name = "chain";)" + model_body + R"(;
+struct helper { double mass; };
+struct outer_model {
+  struct nested { int mass, force, constraint, initial_state; };
+  static constexpr const char* name = "outer";)" + model_body + R"(;
+}
+namespace {
+struct hidden_model {)" + model_body + R"(;
+}
+struct global_model : public base<int> {
+  static constexpr auto name = R"x(raw name)x";)" + model_body + ";\n";
+  const std::vector<header_model> found = find_header_models(text);
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[0].type, "outer::inner::crane");
+  EXPECT_EQ(found[0].name, "tower_crane");
+  EXPECT_EQ(found[0].line, 5);
+  EXPECT_EQ(found[1].type, "outer::inner::outer_model");
+  EXPECT_EQ(found[1].name, "outer");
+  EXPECT_EQ(found[2].type, "hidden_model");  // an anonymous namespace adds nothing to the name
+  EXPECT_EQ(found[2].name, "");
+  EXPECT_EQ(found[3].type, "global_model");
+  EXPECT_EQ(found[3].name, "raw name");
+}
+
+TEST(HeaderModels, ChoosesTheOnlyOneOrTheNamedOne) {
+  const std::vector<header_model> one = {{"a::crane", "tower_crane", 3}};
+  EXPECT_EQ(choose_header_model(one, "", "crane.hpp").type, "a::crane");
+  const std::vector<header_model> two = {{"a::crane", "tower_crane", 3}, {"a::arm", "robot_arm", 30}};
+  EXPECT_EQ(choose_header_model(two, "robot_arm", "m.hpp").type, "a::arm");  // by its name
+  EXPECT_EQ(choose_header_model(two, "crane", "m.hpp").type, "a::crane");    // by its type
+  EXPECT_EQ(choose_header_model(two, "a::arm", "m.hpp").type, "a::arm");     // by its qualified type
+  try {
+    choose_header_model(two, "", "m.hpp");
+    FAIL() << "two models and no name must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("\"tower_crane\" (a::crane), \"robot_arm\" (a::arm)"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(choose_header_model(two, "gantry", "m.hpp"), std::invalid_argument);
+  EXPECT_THROW(choose_header_model({}, "", "empty.hpp"), std::invalid_argument);
+}
+
+TEST(EngineCache, Sha256OfKnownMessages) {
+  // FIPS 180-2, appendix B.1 and B.2.
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+TEST(EngineCache, ConcurrentCallersBuildAnEntryOnce) {
+  const fs::path dir = fs::temp_directory_path() / ("lockstep-cache-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  std::atomic<int> builds{0};
+  std::vector<std::thread> threads;
+  std::atomic<int> built_here{0};
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back([&] {
+      const bool built = make_entry(dir, "key", [&](const fs::path& build) {
+        ++builds;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        write_file_atomically(build / "engine.so", "library");
+      });
+      if (built) ++built_here;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(builds.load(), 1);
+  EXPECT_EQ(built_here.load(), 1);
+  EXPECT_EQ(read_file(dir / "key" / "engine.so"), "library");
+  fs::remove_all(dir);
+}
+
+TEST(EngineCache, AFailedBuildLeavesNothing) {
+  const fs::path dir = fs::temp_directory_path() / ("lockstep-cache-fail-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  EXPECT_THROW(make_entry(dir, "key",
+                          [](const fs::path& build) {
+                            write_file_atomically(build / "engine.so", "half");
+                            throw std::runtime_error("compiler failed");
+                          }),
+               std::runtime_error);
+  for (const auto& entry : fs::directory_iterator(dir)) EXPECT_EQ(entry.path().filename(), "key.lock");
+  EXPECT_FALSE(fs::exists(dir / "key"));
+  fs::remove_all(dir);
+}
+
+TEST(Subprocess, CapturesOutputErrorsInputAndExitCode) {
+  const process_result r = run_process({"/bin/sh", "-c", "cat; echo to-stderr >&2; exit 3"}, "from stdin\n");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.output, "from stdin\n");
+  EXPECT_EQ(r.errors, "to-stderr\n");
+  // More than a pipe holds, on both streams at once: no deadlock.
+  const process_result big = run_process({"/bin/sh", "-c", "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2"});
+  EXPECT_EQ(big.output.size(), 300000u);
+  EXPECT_EQ(big.errors.size(), 300000u);
+  EXPECT_THROW(run_process({"/no/such/program"}), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace lockstep::model_files
