@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""bench/model_files_speed.py — a model file runs at the speed of the same model built in.
+
+Runs one study per model pair through the `lockstep` binary — the built-in model by [model] name and
+the same model as a model file by [model] source — alternating, REPS times each, and reports the
+median wall time of the solve (results.h5's wall_time_seconds: the ensemble, not the compile or the
+I/O) and the ratio model file / built-in. The model file is compiled once, before the timings (its own
+cache directory), and the results of both are checked to be the same (bit for bit for a header copy;
+within 10 (atol + rtol |y|) for an equations file).
+
+    /usr/bin/python3 bench/model_files_speed.py --lockstep build/host/cli/lockstep [--reps 5] [--members 20000]
+
+Pairs: double_pendulum and a copy of its header in another namespace; andrews and
+tests/model_files/equations/andrews.toml when that file exists.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def header_copy(work):
+    text = open(os.path.join(ROOT, "include", "lockstep", "model", "double_pendulum.hpp")).read()
+    text = text.replace("namespace lockstep::models {", "namespace bench_models {\nusing namespace lockstep;")
+    text = text.replace('name = "double_pendulum"', 'name = "double_pendulum_file"')
+    path = os.path.join(work, "double_pendulum_file.hpp")
+    open(path, "w").write(text)
+    return path
+
+
+STUDY = """[model]
+{model}
+[solver]
+rtol = {rtol}
+atol = {rtol}
+[time]
+t1 = {t1}
+[ensemble]
+members = {members}
+sampler = "sobol"
+vary = {{ {vary} }}
+"""
+
+
+def run(lockstep, study, out, env):
+    subprocess.run([lockstep, "run", study, "-o", out, "-q"], check=False, env=env, capture_output=True)
+    with h5py.File(os.path.join(out, "results.h5"), "r") as f:
+        return float(f.attrs["wall_time_seconds"]), f["members/final_q"][()], f["members/status"][()]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lockstep", required=True)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--members", type=int, default=20000)
+    args = parser.parse_args()
+    lockstep = os.path.abspath(args.lockstep)
+    work = tempfile.mkdtemp(prefix="lockstep-bench-model-files-")
+    env = dict(os.environ, LOCKSTEP_CACHE_DIR=os.path.join(work, "cache"))
+    pairs = [("double_pendulum", 'name = "double_pendulum"', f'source = "{header_copy(work)}"', 10.0, 1e-6,
+              '"initial.theta1" = { uniform = [1.5, 2.5] }', args.members, True)]
+    andrews_toml = os.path.join(ROOT, "tests", "model_files", "equations", "andrews.toml")
+    if os.path.exists(andrews_toml):
+        pairs.append(("andrews", 'name = "andrews"', f'source = "{andrews_toml}"', 0.03, 1e-6,
+                      '"params.c0" = { uniform = [4530.0, 4550.0] }', max(1, args.members // 10), False))
+    print(f"command: /usr/bin/python3 bench/model_files_speed.py --lockstep {args.lockstep} --reps {args.reps} "
+          f"--members {args.members}")
+    print("| model | members | built in [s] | model file [s] | ratio (file / built in) | results |")
+    print("|---|---|---|---|---|---|")
+    for label, builtin, own, t1, rtol, vary, members, bitwise in pairs:
+        studies = {}
+        for kind, model in (("builtin", builtin), ("file", own)):
+            path = os.path.join(work, f"{label}_{kind}.toml")
+            open(path, "w").write(STUDY.format(model=model, rtol=rtol, t1=t1, members=members, vary=vary))
+            studies[kind] = path
+        run(lockstep, studies["file"], os.path.join(work, "warm"), env)  # compiles once
+        times = {"builtin": [], "file": []}
+        finals = {}
+        for r in range(args.reps):
+            for kind in ("builtin", "file"):
+                seconds, q, status = run(lockstep, studies[kind], os.path.join(work, f"{label}_{kind}_{r}"), env)
+                times[kind].append(seconds)
+                finals[kind] = (q, status)
+        qb, sb = finals["builtin"]
+        qf, sf = finals["file"]
+        if bitwise:
+            same = "bitwise equal" if qb.tobytes() == qf.tobytes() and (sb == sf).all() else "DIFFERENT"
+        else:
+            ok = (sb == sf).all() and np.all(np.abs(qb - qf) <= 10 * (rtol + rtol * np.abs(qb)))
+            same = "within 10 (atol + rtol |y|), equal statuses" if ok else "DIFFERENT"
+        b, f = statistics.median(times["builtin"]), statistics.median(times["file"])
+        print(f"| {label} | {members} | {b:.3f} | {f:.3f} | {f / b:.3f} | {same} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
