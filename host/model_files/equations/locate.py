@@ -46,7 +46,8 @@ class Locator:
     # ---- queries -------------------------------------------------------------------------------
 
     def key(self, path):
-        """Where the key of `path` is written; the nearest written ancestor if it is implicit."""
+        """Where the key of `path` is written (for a dotted key or table header: that part of it); the
+        nearest written ancestor if it is implicit."""
         path = tuple(path)
         while path:
             if path in self.keys:
@@ -99,30 +100,29 @@ class Locator:
                 return
             if self._peek(2) == "[[":
                 self.i += 2
-                path, where = self._key()
+                parts, places = self._key()
+                path = self._record_key((), parts, places)
                 count = array_tables.get(path, 0)
                 array_tables[path] = count + 1
                 table = path + (count,)
-                self.keys.setdefault(path, where)
-                self.keys[table] = where
+                self.keys[table] = places[-1]
                 self._skip_blank(newlines=False)
                 self.i += 2  # ]]
             elif self._peek() == "[":
                 self.i += 1
-                path, where = self._key()
-                table = path
-                self.keys[table] = where
+                parts, places = self._key()
+                table = self._record_key((), parts, places)
                 self._skip_blank(newlines=False)
                 self.i += 1  # ]
             else:
                 self._key_value(table)
 
     def _key(self):
-        """A possibly dotted key; returns its parts and the position of the last part."""
-        parts = []
+        """A possibly dotted key; returns its parts and where each part is written."""
+        parts, places = [], []
         while True:
             self._skip_blank(newlines=False)
-            where = self._pos()
+            places.append(self._pos())
             ch = self._peek()
             if ch in "\"'":
                 parts.append(self._string()[0])
@@ -133,15 +133,22 @@ class Locator:
                 parts.append(self.text[start:self.i])
             self._skip_blank(newlines=False)
             if self._peek() != ".":
-                return tuple(parts), where
+                return tuple(parts), places
             self.i += 1
 
+    def _record_key(self, base, parts, places):
+        """Records a (dotted) key below `base`; each implied parent table at its own part."""
+        for depth in range(1, len(parts) + 1):
+            path = base + parts[:depth]
+            if depth == len(parts):
+                self.keys[path] = places[depth - 1]
+            else:
+                self.keys.setdefault(path, places[depth - 1])
+        return base + parts
+
     def _key_value(self, table):
-        parts, where = self._key()
-        path = table + parts
-        for depth in range(len(table) + 1, len(path)):
-            self.keys.setdefault(path[:depth], where)  # dotted keys define their parent tables
-        self.keys[path] = where
+        parts, places = self._key()
+        path = self._record_key(table, parts, places)
         self._skip_blank(newlines=False)
         self.i += 1  # =
         self._skip_blank(newlines=False)
