@@ -109,25 +109,27 @@ class Printer:
         if coefficient < 0:
             text = self.wrapped(-expr, UNARY)
             return f"-{text}", UNARY
-        numerator, denominator = [], []
+        numerator, denominator = [], []  # texts; denominator entries as (text, precedence)
         if coefficient.is_Rational:
             if coefficient.p != 1:
                 numerator.append(literal(coefficient.p))
             if coefficient.q != 1:
-                denominator.append(literal(coefficient.q))
+                denominator.append((literal(coefficient.q), ATOM))
         elif coefficient != 1:
             numerator.append(self.wrapped(coefficient, MUL))
         for factor in factors:
             if factor.is_Pow and factor.exp.is_number and factor.exp < 0:
-                denominator.append(self.wrapped(sympy.Pow(factor.base, -factor.exp), MUL))
+                denominator.append(self.print(sympy.Pow(factor.base, -factor.exp)))
             else:
                 numerator.append(self.wrapped(factor, MUL))
         text = "*".join(numerator) if numerator else "1.0"
         if not denominator:
             return text, (MUL if len(numerator) > 1 else self.print_precedence(factors, numerator))
-        if len(denominator) == 1 and not any(ch in denominator[0] for ch in "*/"):
-            return f"{text}/{denominator[0]}", MUL
-        return f"{text}/({'*'.join(denominator)})", MUL
+        if len(denominator) == 1 and denominator[0][1] == ATOM:
+            return f"{text}/{denominator[0][0]}", MUL
+        if len(denominator) == 1:
+            return f"{text}/({denominator[0][0]})", MUL
+        return f"{text}/({'*'.join(t if p >= MUL else f'({t})' for t, p in denominator)})", MUL
 
     def print_precedence(self, factors, numerator):
         """A one-factor product has that factor's own precedence."""
