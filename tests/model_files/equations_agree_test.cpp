@@ -1,7 +1,8 @@
 // The structs that host/model_files/equations_to_header.py generates from equations files agree with
 // the hand-written built-in models they restate (tests/model_files/equations/*.toml): the tables
 // entry for entry, and mass, force, constraint and nonholonomic at 100 random states near the start,
-// for T = double and for dual numbers (values and derivative parts), as well as initial_state.
+// for T = double and for dual numbers (values and derivative parts), as well as initial_state; and
+// that every form the printer writes computes its formula (printer_forms.toml).
 //
 // Agreement is measured norm-wise: max_i |a_i - b_i| / max_i |b_i| for each vector or matrix, over
 // the values and, separately, over the derivative parts of all directions. The generated code evaluates the same formulas in another
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numbers>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "equations/andrews.hpp"
 #include "equations/fourbar.hpp"
 #include "equations/knife_edge.hpp"
+#include "equations/printer_forms.hpp"
 #include "equations/slider_crank.hpp"
 #include "lockstep/model/andrews.hpp"
 #include "lockstep/model/derivatives.hpp"
@@ -41,6 +44,7 @@ static_assert(lockstep_check_model<equations::andrews>());
 static_assert(lockstep_check_model<equations::slider_crank>());
 static_assert(lockstep_check_model<equations::knife_edge>());
 static_assert(lockstep_check_model<equations::fourbar>());
+static_assert(lockstep_check_model<equations::printer_forms>());
 
 // Norm-wise relative difference of two arrays of doubles (see the top of the file).
 double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
@@ -255,6 +259,96 @@ TEST(EquationsExample, FourbarStartIsConsistentAndRegular) {
   std::printf("[ fourbar ] constraint Jacobian singular values at the default start: %.6g %.6g\n", sigma(0),
               sigma(1));
   EXPECT_GT(sigma(M::m - 1), 1e-3 * sigma(0)) << "rank-deficient constraint Jacobian";
+}
+
+// ---- the printer's forms -----------------------------------------------------------------------------
+
+// printer_forms.toml's force, written again with the C library's functions.
+vec<double, 3> printer_forms_force(double t, const vec<double, 3>& q, const vec<double, 3>& v, const double* p) {
+  const double x = q[0], y = q[1], z = q[2], a = p[0], T = p[1], pw = p[2], n = p[3], qq = p[4];
+  const double r = std::sqrt(x * x + y * y + 1);
+  vec<double, 3> Q;
+  Q[0] = (x + y) * (x + y) - std::pow(x - y, -3.0) + std::pow(x, 5.0) + std::pow(std::abs(y), 1.5) + std::pow(x, pw) +
+         std::pow(2.0, x) + 1 / r + 1 / (r * r) + T / (a * r) + std::pow(x * y, 4.0);
+  Q[1] = std::atan2(x, 2.0) + std::atan2(1.5, y) + std::atan2(y, x) + std::tanh(x) + std::sinh(y) + std::cosh(z) -
+         std::numbers::pi / 2 + 1.0 / 3.0 + std::log(r) + std::exp(-v[0] * t);
+  Q[2] = -(x * y * z) + std::tan(z) + std::asin(x / 10) + std::acos(y / 10) + std::atan(z) + std::sqrt(2.0) * x +
+         n * qq + std::sin(x) * std::cos(x) + v[1] * v[1] * std::sin(t);
+  return Q;
+}
+
+// Every printed form type-checks for double, dual numbers (also with dual parameters and nested, as
+// for second derivatives) and computes the formula: values within rounding of the C++ reference,
+// derivative parts within truncation of central differences.
+TEST(EquationsPrinter, EveryFormComputesItsFormulaForDoublesAndDuals) {
+  using F = equations::printer_forms;
+  std::mt19937_64 rng(41);
+  double worst_value = 0.0, worst_derivative = 0.0;
+  for (int s = 0; s < samples; ++s) {
+    std::vector<double> p(F::n_params);
+    for (int i = 0; i < F::n_params; ++i) p[i] = F::params[i].default_value * uniform(rng, 0.9, 1.1);
+    vec<double, 3> q, v, dq;
+    q[0] = uniform(rng, 0.1, 0.4);  // x - y stays away from 0, |x|, |y| / 10 below 1
+    q[1] = uniform(rng, 0.6, 0.9);
+    q[2] = uniform(rng, -1.0, 1.0);
+    for (int i = 0; i < 3; ++i) {
+      v[i] = uniform(rng, -1.0, 1.0);
+      dq[i] = uniform(rng, -1.0, 1.0);
+    }
+    const double t = uniform(rng, 0.0, 1.0);
+    const auto expected = printer_forms_force(t, q, v, p.data());
+    const auto generated = F::force<double, double>(t, q, v, p.data());
+    worst_value = std::max(worst_value, difference(generated, expected, 3));
+
+    // Along q + h dq: the dual's derivative part against a central difference.
+    vec<dual<double, 1>, 3> qd, vd;
+    for (int i = 0; i < 3; ++i) {
+      qd[i] = dual<double, 1>(q[i]);
+      qd[i].d[0] = dq[i];
+      vd[i] = dual<double, 1>(v[i]);
+    }
+    const auto along = F::force<dual<double, 1>, double>(dual<double, 1>(t), qd, vd, p.data());
+    const double h = 1e-5;
+    vec<double, 3> plus = q, minus = q;
+    for (int i = 0; i < 3; ++i) {
+      plus[i] += h * dq[i];
+      minus[i] -= h * dq[i];
+    }
+    const auto fp = F::force<double, double>(t, plus, v, p.data()), fm = F::force<double, double>(t, minus, v, p.data());
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(along[i].v, generated[i]) << "value part of entry " << i;
+      const double fd = (fp[i] - fm[i]) / (2 * h);
+      worst_derivative = std::max(worst_derivative, std::abs(along[i].d[0] - fd) / std::max(1.0, std::abs(fd)));
+    }
+  }
+  std::printf("[ printer ] largest relative difference: values %.3g, derivative parts against central "
+              "differences %.3g\n", worst_value, worst_derivative);
+  EXPECT_LE(worst_value, tolerance);
+  EXPECT_LE(worst_derivative, 1e-6);
+
+  // Instantiations the library uses: dual parameters, nested duals (second derivatives).
+  std::vector<double> p(F::n_params);
+  for (int i = 0; i < F::n_params; ++i) p[i] = F::params[i].default_value;
+  vec<double, 3> q, v;
+  q[0] = 0.3;
+  q[1] = 0.7;
+  q[2] = 0.1;
+  const auto gamma = constraint_gamma<F>(0.5, q, v, p.data());
+  EXPECT_TRUE(std::isfinite(gamma[0]));
+  std::vector<D> pd(p.begin(), p.end());
+  vec<D, 3> qd;
+  for (int i = 0; i < 3; ++i) qd[i] = D(q[i]);
+  const auto Qd = F::force<D, D>(D(0.5), qd, qd, pd.data());
+  EXPECT_TRUE(std::isfinite(Qd[0].v));
+
+  vec<double, 3> q0, v0;
+  F::initial_state(p.data(), nullptr, q0, v0);
+  EXPECT_EQ(q0[0], 1.0 / 3.0);
+  EXPECT_EQ(q0[1], std::sqrt(2.0) / 2);
+  EXPECT_EQ(q0[2], p[1]);
+  EXPECT_EQ(v0[0], -1.0);
+  EXPECT_EQ(v0[1], 0.0);
+  EXPECT_EQ(v0[2], std::numbers::pi);
 }
 
 }  // namespace
