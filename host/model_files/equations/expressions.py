@@ -8,6 +8,7 @@ is. The SymPy tree is built with SymPy's constructors from the syntax tree.
 import ast
 import difflib
 import math
+import warnings
 
 import sympy
 
@@ -97,7 +98,9 @@ def parse(text, scope):
     if not source.strip():
         return None, (0, "empty expression")
     try:
-        tree = ast.parse(source, mode="eval")
+        with warnings.catch_warnings():  # "invalid decimal literal" and the like: stderr carries errors only
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="eval")
     except SyntaxError as error:
         if not error.offset:  # Python gives no place when the text ends too early ("x +")
             return None, (lead + len(source.rstrip()), "syntax error: the expression ends too early")
