@@ -21,6 +21,9 @@ FUNCTIONS = {
     "exp": (sympy.exp, 1), "log": (sympy.log, 1), "sqrt": (sympy.sqrt, 1), "abs": (sympy.Abs, 1),
 }
 
+# What SymPy calls the functions above, which the C++ printer knows.
+PRINTABLE = {"sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "exp", "log", "Abs"}
+
 BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**"}
 REFUSED_BINARY = {
     ast.BitXor: ("^", "use ** for powers"),
@@ -210,4 +213,9 @@ def parse(text, scope):
     if expression.has(sympy.I, sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         return None, (lead, "the expression is not a finite real number (a negative square root, "
                             "a logarithm of zero or a division by zero among its constants)")
+    # SymPy's automatic simplifications could in principle leave a function the printer cannot write.
+    unknown = {f.func.__name__ for f in expression.atoms(sympy.Function)} - PRINTABLE
+    if unknown:
+        return None, (lead, f"SymPy rewrites this expression with {', '.join(sorted(unknown))}, which has no "
+                            f"C++ form here; write it differently")
     return expression, None

@@ -254,7 +254,8 @@ class Reader:
         model = self.model
         names = [c.name for c in model.coordinates] + [velocity(c.name) for c in model.coordinates]
         names += ["t"] + [p.name for p in model.parameters] + [i.name for i in model.inputs]
-        model.symbols = {name: sympy.Symbol(name) for name in names}
+        # Real symbols: otherwise SymPy rewrites abs(exp(x)) as exp(re(x)), which has no C++ form.
+        model.symbols = {name: sympy.Symbol(name, real=True) for name in names}
 
     # ---- scopes: which names each table may use --------------------------------------------------
 
