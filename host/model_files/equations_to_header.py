@@ -5,7 +5,8 @@ Usage: equations_to_header.py MODEL.toml -o OUT.hpp
 
 Exit status 0: OUT.hpp written (atomically: a temporary file in its folder, then renamed, so a reader
 never sees half a header). 1: the file has errors, printed to stderr as `PATH:LINE:COLUMN: error:
-MESSAGE`, one per line, and nothing is written. 2: a usage error.
+MESSAGE`, one per line, and nothing is written; a file that cannot be read or written is reported the
+same way, at 1:1. 2: a usage error.
 """
 import argparse
 import os
@@ -41,7 +42,7 @@ def main(argv):
         with open(arguments.model, "rb") as source:
             raw = source.read()
     except OSError as error:
-        print(f"{arguments.model}: error: cannot read: {error.strerror}", file=sys.stderr)
+        print(f"{arguments.model}:1:1: error: cannot read: {error.strerror}", file=sys.stderr)
         return 1
     try:
         text = raw.decode("utf-8")
@@ -60,11 +61,15 @@ def main(argv):
         for line, column, message in diagnostic.errors:
             print(f"{arguments.model}:{line}:{column}: error: {message}", file=sys.stderr)
         return 1
-    header = Header(model, os.path.basename(arguments.model), os.path.abspath(arguments.model)).text()
+    try:
+        header = Header(model, os.path.basename(arguments.model), os.path.abspath(arguments.model)).text()
+    except Exception as failure:  # a checked file that cannot be printed is the generator's fault
+        print(f"{arguments.model}:1:1: error: internal error of the generator: {failure}", file=sys.stderr)
+        return 1
     try:
         write_atomically(arguments.output, header)
     except OSError as error:
-        print(f"{arguments.output}: error: cannot write: {error.strerror}", file=sys.stderr)
+        print(f"{arguments.output}:1:1: error: cannot write: {error.strerror}", file=sys.stderr)
         return 1
     return 0
 
