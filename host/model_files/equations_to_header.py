@@ -13,6 +13,7 @@ import os
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # run from the source tree at build time: leave no __pycache__ there
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from equations import Diagnostic  # noqa: E402  (after the path is set)

@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SCRIPT = os.path.join(ROOT, "host", "model_files", "equations_to_header.py")
 FILES = os.path.join(HERE, "equations")
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(SCRIPT))
 
 from equations.locate import Locator  # noqa: E402  (after the path is set)
