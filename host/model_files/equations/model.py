@@ -1,0 +1,472 @@
+"""An equations file read into one checked description of the model.
+
+Every table is checked against the format of docs/EQUATIONS.md; errors are collected with the place
+they refer to (the key, or the character inside an expression) and raised together as a Diagnostic.
+Checks that need earlier tables to be sound (expressions need the names) run only when those are.
+"""
+import re
+import tomllib
+
+import sympy
+
+from . import Diagnostic
+from .expressions import FUNCTIONS, Scope, number, parse, suggestion
+from .locate import Locator
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+CPP_KEYWORDS = set("""
+alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t
+class compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield
+decltype default delete do double dynamic_cast else enum explicit export extern false float for friend
+goto if inline int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private
+protected public register reinterpret_cast requires return short signed sizeof static static_assert
+static_cast struct switch template this thread_local throw true try typedef typeid typename union
+unsigned using virtual void volatile wchar_t while xor xor_eq final override import module
+""".split())
+# Names the expression language itself gives a meaning.
+LANGUAGE_NAMES = {"t": "time", "pi": "the constant pi", **{f: "a function" for f in FUNCTIONS}}
+# A model name becomes a struct in namespace lockstep::equations; these would hide what the generated
+# code and the library refer to there.
+LIBRARY_NAMES = {"vec", "mat", "dual", "named_value", "lockstep", "equations", "models", "std", "sin_cos",
+                 "pow", "min", "max", "value_of", "is_finite", "floor", "ldexp", "sine_cosine"}
+
+TABLES = ["model", "coordinates", "parameters", "inputs", "definitions", "mass", "force", "constraints",
+          "nonholonomic", "initial"]
+ITEM_KEYS = {"coordinates": ["unit", "description"], "parameters": ["default", "unit", "description"],
+             "inputs": ["default", "unit", "description"]}
+
+
+class Item:
+    """A coordinate, parameter or input: its name, default (not for coordinates), unit, description."""
+
+    def __init__(self, name, default=None, unit="", description=""):
+        self.name, self.default, self.unit, self.description = name, default, unit, description
+
+    def described(self):
+        """"description [unit]", the form the built-in models' tables use."""
+        text = self.description
+        if self.unit:
+            text = f"{text} [{self.unit}]" if text else f"[{self.unit}]"
+        return text
+
+
+class Expr:
+    """A checked expression and the line of the file it was written on (None for an implicit zero)."""
+
+    def __init__(self, value, line):
+        self.value, self.line = value, line
+
+
+class Model:
+    """The checked content of an equations file (see docs/EQUATIONS.md for each field)."""
+
+    def __init__(self):
+        self.name = ""
+        self.description = ""
+        self.coordinates, self.parameters, self.inputs = [], [], []
+        self.mass = []          # n rows of n Expr (zero entries as Expr(0))
+        self.force = []         # n Expr
+        self.constraints = []   # (name, Expr)
+        self.nonholonomic = []  # (name, Expr)
+        self.initial_q, self.initial_v = [], []  # n Expr each
+        self.symbols = {}       # name -> sympy.Symbol for coordinates, velocities, t, parameters, inputs
+
+    @property
+    def n(self):
+        return len(self.coordinates)
+
+
+def velocity(name):
+    return f"{name}_dot"
+
+
+class Reader:
+    def __init__(self, text):
+        self.errors = []
+        try:
+            self.data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            # tomllib ends its message with "(at line L, column C)"; move that to the front.
+            found = re.search(r"\(at line (\d+), column (\d+)\)\s*$", str(error))
+            where = (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+            message = str(error)[:found.start()].strip() if found else str(error)
+            raise Diagnostic([(where[0], where[1], f"invalid TOML: {message}")])
+        self.locate = Locator(text)
+        self.model = Model()
+        self.definitions = {}  # name -> expression, filled in file order by read_definitions
+
+    # ---- reporting -----------------------------------------------------------------------------
+
+    def error_at_key(self, path, message):
+        self.errors.append((*self.locate.key(path), message))
+
+    def error_at_value(self, path, message):
+        self.errors.append((*self.locate.value(path), message))
+
+    def stop_if_errors(self):
+        if self.errors:
+            raise Diagnostic(sorted(set(self.errors)))
+
+    # ---- shapes of tables ----------------------------------------------------------------------
+
+    def table(self, path, required=False):
+        """The table at `path` ({} when absent and optional), or None after reporting a wrong type."""
+        value = self.data
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is None:
+            if required:
+                self.errors.append((1, 1, f"missing table [{'.'.join(path)}]"))
+            return {}
+        if not isinstance(value, dict):
+            self.error_at_key(path, f"'{'.'.join(path)}' must be a table")
+            return None
+        return value
+
+    def known_keys(self, path, table, allowed):
+        for key in table:
+            if key not in allowed:
+                where = f"[{'.'.join(path)}]" if path else "the top level"
+                self.error_at_key(path + (key,), f"unknown key '{key}' in {where}{suggestion(key, allowed)} "
+                                                 f"(allowed: {', '.join(allowed)})")
+
+    def string(self, path, value, what):
+        if not isinstance(value, str):
+            self.error_at_value(path, f"{what} must be a string")
+            return ""
+        return value
+
+    def identifier(self, path, name, what):
+        """Reports a name that cannot be a C++ identifier or that the language already uses."""
+        if not IDENTIFIER.match(name):
+            self.error_at_key(path, f"{what} '{name}' is not an identifier (letters, digits and _, not "
+                                    f"starting with a digit)")
+        elif name in CPP_KEYWORDS:
+            self.error_at_key(path, f"{what} '{name}' is a C++ keyword")
+        elif name.startswith("_") or "__" in name:
+            self.error_at_key(path, f"{what} '{name}' is reserved in C++ (a leading underscore or a double "
+                                    f"underscore)")
+        else:
+            return True
+        return False
+
+    # ---- the tables ----------------------------------------------------------------------------
+
+    def read(self):
+        self.known_keys((), self.data, TABLES)
+        self.read_model_table()
+        self.read_items("coordinates", self.model.coordinates, required=True)
+        self.read_items("parameters", self.model.parameters, required=True)
+        self.read_items("inputs", self.model.inputs, required=False)
+        self.check_names()
+        self.stop_if_errors()
+        self.make_symbols()
+        self.read_definitions()
+        self.read_mass()
+        self.read_force()
+        self.model.constraints = self.read_rows("constraints", self.scope_constraints)
+        self.model.nonholonomic = self.read_rows("nonholonomic", self.scope_velocities)
+        self.check_nonholonomic()
+        self.read_initial()
+        m, k = len(self.model.constraints), len(self.model.nonholonomic)
+        if m + k > self.model.n:
+            path = ("nonholonomic",) if k else ("constraints",)
+            self.error_at_key(path, f"{m} constraints and {k} non-holonomic rows exceed the {self.model.n} "
+                                    f"coordinates (m + k <= n)")
+        self.stop_if_errors()
+        return self.model
+
+    def read_model_table(self):
+        table = self.table(("model",), required=True)
+        if table is None:
+            return
+        self.known_keys(("model",), table, ["name", "description"])
+        if "name" not in table:
+            self.error_at_key(("model",), "[model] needs a name")
+        else:
+            name = self.string(("model", "name"), table["name"], "the model name")
+            if name and self.identifier(("model", "name"), name, "model name"):
+                if name in LIBRARY_NAMES:
+                    self.error_at_value(("model", "name"), f"model name '{name}' would hide a name of the "
+                                                           f"library in the generated code")
+            self.model.name = name
+        if "description" in table:
+            self.model.description = self.string(("model", "description"), table["description"],
+                                                 "the description")
+
+    def read_items(self, section, items, required):
+        table = self.table((section,), required=False)
+        if table is None:
+            return
+        if not table:
+            if section == "coordinates":
+                self.error_at_key((section,), "[coordinates] must name at least one coordinate (n > 0)")
+            elif section == "parameters":
+                self.error_at_key((section,), "[parameters] must name at least one parameter: a model without "
+                                              "parameters would declare a zero-length C++ array (add an unused "
+                                              "one, e.g. scale = { default = 1.0 })")
+            return
+        for name, spec in table.items():
+            path = (section, name)
+            if not isinstance(spec, dict):
+                self.error_at_value(path, f"{section[:-1] if section != 'inputs' else 'input'} '{name}' must be "
+                                          f"an inline table such as {{ unit = \"m\", description = \"...\" }}")
+                continue
+            allowed = ITEM_KEYS[section]
+            self.known_keys(path, spec, allowed)
+            item = Item(name)
+            if "default" in allowed:
+                if "default" not in spec:
+                    self.error_at_key(path, f"'{name}' needs a default value")
+                elif number(spec["default"]) is None:
+                    self.error_at_value(path + ("default",), "the default must be a finite number")
+                else:
+                    item.default = float(spec["default"])
+            for key in ("unit", "description"):
+                if key in spec:
+                    setattr(item, key, self.string(path + (key,), spec[key], f"'{key}'"))
+            items.append(item)
+
+    def check_names(self):
+        """Coordinates, velocities, parameters, inputs and definitions share one namespace."""
+        seen = {}
+        groups = [("coordinates", "coordinate"), ("parameters", "parameter"), ("inputs", "input"),
+                  ("definitions", "definition")]
+        for section, what in groups:
+            table = self.table((section,)) or {}
+            for name in table:
+                path = (section, name)
+                if not self.identifier(path, name, what):
+                    continue
+                if name in LANGUAGE_NAMES:
+                    self.error_at_key(path, f"{what} '{name}' clashes with {LANGUAGE_NAMES[name]} of the "
+                                            f"expression language")
+                elif name in seen:
+                    self.error_at_key(path, f"{what} '{name}' is already defined as {seen[name]}")
+                elif section == "coordinates" and name.endswith("_dot"):
+                    self.error_at_key(path, f"coordinate '{name}' ends in _dot, which names velocities")
+                else:
+                    seen[name] = f"a {what}"
+                    if section == "coordinates":
+                        seen[velocity(name)] = f"the velocity of coordinate '{name}'"
+
+    def make_symbols(self):
+        model = self.model
+        names = [c.name for c in model.coordinates] + [velocity(c.name) for c in model.coordinates]
+        names += ["t"] + [p.name for p in model.parameters] + [i.name for i in model.inputs]
+        # Real symbols: otherwise SymPy rewrites abs(exp(x)) as exp(re(x)), which has no C++ form.
+        model.symbols = {name: sympy.Symbol(name, real=True) for name in names}
+
+    # ---- scopes: which names each table may use --------------------------------------------------
+
+    def scope(self, section, coordinates, velocities, time, inputs, definitions, why):
+        model, symbols = self.model, self.model.symbols
+        names, forbidden, allowed = {"pi": sympy.pi}, {}, set()
+
+        def offer(name, ok, reason):
+            if ok:
+                names[name] = symbols[name]
+                allowed.add(symbols[name])
+            else:
+                forbidden[name] = reason
+
+        for c in model.coordinates:
+            offer(c.name, coordinates, f"coordinate '{c.name}' cannot be used in {section}: {why}")
+            offer(velocity(c.name), velocities, f"velocity '{velocity(c.name)}' cannot be used in {section}: "
+                                                f"{why}")
+        offer("t", time, f"time 't' cannot be used in {section}: {why}")
+        for p in model.parameters:
+            offer(p.name, True, "")
+        for i in model.inputs:
+            offer(i.name, inputs, f"input '{i.name}' can only be used in [initial]")
+        scope = Scope(section, names, forbidden, allowed)
+        for name, value in self.definitions.items():
+            if definitions:
+                names[name] = value
+                scope.definitions[name] = value
+            else:
+                forbidden[name] = f"definition '{name}' cannot be used in {section}: {why}"
+        return scope
+
+    def scope_mass(self):
+        return self.scope("[mass]", True, False, False, False, True, "the mass matrix depends on q and p only")
+
+    def scope_velocities(self, section):
+        return self.scope(section, True, True, True, False, True, "")
+
+    def scope_constraints(self, section):
+        return self.scope(section, True, False, True, False, True,
+                          "holonomic constraints depend on t, q and p only")
+
+    # ---- expressions ----------------------------------------------------------------------------
+
+    def expression(self, path, value, scope):
+        """The SymPy expression of the string or number at `path`, or None after reporting an error."""
+        line = self.locate.value(path)[0]
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            converted = number(value)
+            if converted is None:
+                self.error_at_value(path, "number is not finite")
+                return None
+            return Expr(converted, line)
+        if not isinstance(value, str):
+            self.error_at_value(path, "expected an expression (a string) or a number")
+            return None
+        result, failure = parse(value, scope)
+        if failure is not None:
+            index, message = failure
+            written = self.locate.string(path)
+            where = written.at(index) if written else self.locate.value(path)
+            self.errors.append((*where, message))
+            return None
+        return Expr(result, line)
+
+    def read_definitions(self):
+        table = self.table(("definitions",)) or {}
+        for name, value in table.items():
+            scope = self.scope_velocities("[definitions]")
+            later = [other for other in table if other not in self.definitions and other != name]
+            for other in later:
+                scope.forbidden[other] = (f"definition '{other}' comes later in [definitions]; a definition "
+                                          f"may use only the ones above it")
+            scope.forbidden[name] = f"definition '{name}' cannot refer to itself"
+            found = self.expression(("definitions", name), value, scope)
+            # A failed definition still gets a name, so its uses do not report "unknown name" again.
+            self.definitions[name] = found.value if found else sympy.Symbol(name)
+
+    def read_mass(self):
+        n, path = self.model.n, ("mass",)
+        table = self.table(path, required=True)
+        if table is None:
+            return
+        self.known_keys(path, table, ["matrix", "diagonal"])
+        scope = self.scope_mass()
+        zero = Expr(sympy.Integer(0), None)
+        rows = [[zero] * n for _ in range(n)]
+        if ("matrix" in table) == ("diagonal" in table):
+            self.error_at_key(path, "[mass] needs exactly one of 'matrix' (n rows of n entries) and 'diagonal' "
+                                    "(n entries)")
+            return
+        if "diagonal" in table:
+            entries = table["diagonal"]
+            if not isinstance(entries, list) or len(entries) != n:
+                self.error_at_value(path + ("diagonal",), f"'diagonal' must be an array of {n} entries, one "
+                                                          f"per coordinate")
+                return
+            for i, entry in enumerate(entries):
+                rows[i][i] = self.expression(path + ("diagonal", i), entry, scope) or zero
+        else:
+            matrix = table["matrix"]
+            if not isinstance(matrix, list) or len(matrix) != n:
+                self.error_at_value(path + ("matrix",), f"'matrix' must have {n} rows (one per coordinate)")
+                return
+            for i, row in enumerate(matrix):
+                if not isinstance(row, list) or len(row) != n:
+                    self.error_at_value(path + ("matrix", i), f"row {i + 1} of 'matrix' must have {n} entries")
+                    continue
+                for j, entry in enumerate(row):
+                    rows[i][j] = self.expression(path + ("matrix", i, j), entry, scope) or zero
+            for i in range(n):
+                for j in range(i + 1, n):
+                    if sympy.expand(rows[i][j].value - rows[j][i].value) != 0:
+                        self.error_at_value(path + ("matrix", j, i), f"the mass matrix must be symmetric: entry "
+                                                                     f"({j + 1}, {i + 1}) differs from ({i + 1}, "
+                                                                     f"{j + 1})")
+        self.model.mass = rows
+
+    def read_force(self):
+        table = self.table(("force",)) or {}
+        coordinates = [c.name for c in self.model.coordinates]
+        scope = self.scope_velocities("[force]")
+        self.model.force = [Expr(sympy.Integer(0), None) for _ in coordinates]
+        for name, value in table.items():
+            if name not in coordinates:
+                self.error_at_key(("force", name), f"'{name}' is not a coordinate{suggestion(name, coordinates)}"
+                                                   f" ([force] is keyed by coordinate: {', '.join(coordinates)})")
+                continue
+            found = self.expression(("force", name), value, scope)
+            if found:
+                self.model.force[coordinates.index(name)] = found
+
+    def read_rows(self, section, make_scope):
+        table = self.table((section,)) or {}
+        scope = make_scope(f"[{section}]")
+        rows = []
+        for name, value in table.items():
+            if not IDENTIFIER.match(name):
+                self.error_at_key((section, name), f"row name '{name}' is not an identifier")
+                continue
+            found = self.expression((section, name), value, scope)
+            rows.append((name, found or Expr(sympy.Integer(0), self.locate.key((section, name))[0])))
+        return rows
+
+    def check_nonholonomic(self):
+        """Rows A(t, q) v + a(t, q): every second derivative in the velocities vanishes."""
+        velocities = [self.model.symbols[velocity(c.name)] for c in self.model.coordinates]
+        for name, row in self.model.nonholonomic:
+            path = ("nonholonomic", name)
+            used = [v for v in velocities if row.value.has(v)]
+            if not used:
+                self.error_at_value(path, f"non-holonomic row '{name}' does not depend on the velocities; a "
+                                          f"condition on t and q belongs in [constraints]")
+                continue
+            for i, first in enumerate(used):
+                for second in used[i:]:
+                    curvature = sympy.diff(row.value, first, second)
+                    if curvature != 0 and sympy.simplify(curvature) != 0:
+                        self.error_at_value(path, f"non-holonomic row '{name}' is not affine in the velocities: "
+                                                  f"its second derivative in {first} and {second} is "
+                                                  f"{sympy.simplify(curvature)}, not 0")
+                        break
+                else:
+                    continue
+                break
+
+    def read_initial(self):
+        path = ("initial",)
+        table = self.table(path) or {}
+        self.known_keys(path, table, ["definitions", "q", "v"])
+        coordinates = [c.name for c in self.model.coordinates]
+        scope = self.scope("[initial]", False, False, False, True, False,
+                           "initial values are computed from the inputs and parameters only")
+        self.read_initial_definitions(table.get("definitions", {}), scope)
+        for key in ("q", "v"):
+            values = [Expr(sympy.Integer(0), None) for _ in coordinates]
+            entries = table.get(key, {})
+            if not isinstance(entries, dict):
+                self.error_at_value(path + (key,), f"'{key}' must be a table keyed by coordinate, e.g. "
+                                                   f"{key} = {{ {coordinates[0]} = \"...\" }}")
+                entries = {}
+            for name, value in entries.items():
+                if name not in coordinates:
+                    self.error_at_key(path + (key, name), f"'{name}' is not a coordinate"
+                                                          f"{suggestion(name, coordinates)}")
+                    continue
+                found = self.expression(path + (key, name), value, scope)
+                if found:
+                    values[coordinates.index(name)] = found
+            setattr(self.model, f"initial_{key}", values)
+
+    def read_initial_definitions(self, table, scope):
+        """[initial.definitions]: named steps of the computation of q0 and v0 (a position analysis,
+        say), in order, each from the inputs, parameters and earlier ones. They join `scope`."""
+        path = ("initial", "definitions")
+        if not isinstance(table, dict):
+            self.error_at_value(path, "'definitions' must be a table of named expressions")
+            return
+        taken = set(self.model.symbols) | set(self.definitions) | set(LANGUAGE_NAMES)
+        for name, value in table.items():
+            if not self.identifier(path + (name,), name, "definition"):
+                continue
+            if name in taken:
+                self.error_at_key(path + (name,), f"definition '{name}' is already a name of the model")
+                continue
+            found = self.expression(path + (name,), value, scope)
+            scope.names[name] = found.value if found else sympy.Symbol(name)
+            scope.forbidden.pop(name, None)
+            taken.add(name)
+
+
+def read_model(text):
+    """The checked Model of an equations file's text; raises Diagnostic listing every error found."""
+    return Reader(text).read()

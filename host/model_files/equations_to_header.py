@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""equations_to_header.py — an equations file (docs/EQUATIONS.md) to a lockstep model header.
+
+Usage: equations_to_header.py MODEL.toml -o OUT.hpp
+
+Exit status 0: OUT.hpp written (atomically: a temporary file in its folder, then renamed, so a reader
+never sees half a header). 1: the file has errors, printed to stderr as `PATH:LINE:COLUMN: error:
+MESSAGE`, one per line, and nothing is written; a file that cannot be read or written is reported the
+same way, at 1:1. 2: a usage error.
+"""
+import argparse
+import os
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # run from the source tree at build time: leave no __pycache__ there
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from equations import Diagnostic  # noqa: E402  (after the path is set)
+from equations.emit import Header  # noqa: E402
+from equations.model import read_model  # noqa: E402
+
+
+def write_atomically(path, text):
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".equations-", suffix=".hpp.tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="Turn an equations file into a lockstep model header.")
+    parser.add_argument("model", help="the equations file (TOML)")
+    parser.add_argument("-o", "--output", required=True, help="the header to write")
+    arguments = parser.parse_args(argv)  # exits with status 2 on a usage error
+
+    try:
+        with open(arguments.model, "rb") as source:
+            raw = source.read()
+    except OSError as error:
+        print(f"{arguments.model}:1:1: error: cannot read: {error.strerror}", file=sys.stderr)
+        return 1
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[:error.start].count(b"\n") + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        print(f"{arguments.model}:{line}:{column}: error: the file is not UTF-8", file=sys.stderr)
+        return 1
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte order mark is not part of the TOML
+    text = text.replace("\r\n", "\n")
+
+    try:
+        model = read_model(text)
+    except Diagnostic as diagnostic:
+        for line, column, message in diagnostic.errors:
+            print(f"{arguments.model}:{line}:{column}: error: {message}", file=sys.stderr)
+        return 1
+    try:
+        header = Header(model, os.path.basename(arguments.model), os.path.abspath(arguments.model)).text()
+    except Exception as failure:  # a checked file that cannot be printed is the generator's fault
+        print(f"{arguments.model}:1:1: error: internal error of the generator: {failure}", file=sys.stderr)
+        return 1
+    try:
+        write_atomically(arguments.output, header)
+    except OSError as error:
+        print(f"{arguments.output}:1:1: error: cannot write: {error.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
