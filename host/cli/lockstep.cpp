@@ -18,12 +18,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,12 +99,21 @@ engine model_of_argument(const std::string& argument, const std::string& pick, b
   return *model;
 }
 
+// A model that cannot be used. The compiler's or the equations generator's own diagnostics
+// ("FILE:LINE:COLUMN: error: ...") are shown as they are, with one line of ours after them.
+int model_error(const std::string& argument, const std::string& message) {
+  static const std::regex diagnostic(R"(^\S+:\d+:\d+: error: )", std::regex::multiline);
+  if (!std::regex_search(message, diagnostic)) return error(message);
+  std::fprintf(stderr, "%s\n", message.c_str());
+  return error("the model file '" + argument + "' cannot be used (see above)");
+}
+
 int describe_model(const std::string& name, const std::string& pick) {
   std::optional<engine> found;
   try {
     found.emplace(model_of_argument(name, pick));
   } catch (const std::exception& e) {
-    return error(e.what());
+    return model_error(name, e.what());
   }
   const engine* model = &*found;
   std::printf("%s — %s\n", std::string(model->name()).c_str(), std::string(model->description()).c_str());
@@ -126,7 +137,7 @@ int check_model(const std::string& name, const std::string& pick, double t1) {
   try {
     found.emplace(model_of_argument(name, pick));
   } catch (const std::exception& e) {
-    return error(e.what());
+    return model_error(name, e.what());
   }
   const engine& model = *found;
   std::printf("checking %s (n = %d, m = %d, k = %d) at its default parameters and initial inputs\n",

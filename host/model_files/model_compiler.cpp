@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -84,9 +85,17 @@ bool is_header_file(const fs::path& p) { return has_extension(p, {".hpp", ".h", 
 // the cache: equations/KEY.hpp.
 fs::path equations_header(const fs::path& source, const toolchain& tools) {
   const std::string text = read_file(source);
+  // The generator is the entry script and the package beside it (equations/*.py): all of it counts.
   std::string script;
   try {
     script = read_file(tools.equations_script);
+    const fs::path package = tools.equations_script.parent_path() / "equations";
+    std::vector<fs::path> modules;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(package, ec))
+      if (entry.path().extension() == ".py") modules.push_back(entry.path());
+    std::sort(modules.begin(), modules.end());
+    for (const fs::path& module : modules) script += "\n# " + module.filename().string() + "\n" + read_file(module);
   } catch (const std::runtime_error&) {
     throw model_file_error("cannot find the equations generator '" + tools.equations_script.string() +
                            "' (set LOCKSTEP_EQUATIONS_SCRIPT)");
@@ -176,7 +185,8 @@ loaded_model load_model_file(const model_request& request, const compile_setting
     preprocess.insert(preprocess.end(), {"-E", "-P", "-x", "c++", "-"});
     const process_result pre = run_process(preprocess, tu);
     if (pre.exit_code != 0)
-      throw model_file_error("cannot compile the model in '" + request.source.string() + "':\n" + first_lines(pre.errors, 100));
+      throw model_file_error(first_lines(pre.errors, 100) + "\ncannot compile the model in '" + request.source.string() +
+                             "' (the preprocessor's messages are above)");
     const process_result version = run_process({tools.compiler, "--version"}, {}, true);
     std::string material = std::string(cache_format) + "\ncompiler " + tools.compiler + "\n" + version.output + "\nflags";
     for (const std::string& f : tools.flags) material += " " + f;
@@ -195,8 +205,8 @@ loaded_model load_model_file(const model_request& request, const compile_setting
       compile.insert(compile.end(), {"-o", (build / "engine.so").string(), (build / "engine.cpp").string()});
       const process_result r = run_process(compile, {}, true);
       if (r.exit_code != 0 || !fs::exists(build / "engine.so"))
-        throw model_file_error("cannot compile the model in '" + request.source.string() + "' (" + command_line(compile) +
-                               "):\n" + first_lines(r.output, 100));
+        throw model_file_error(first_lines(r.output, 100) + "\ncannot compile the model in '" + request.source.string() +
+                               "' (the compiler's messages are above; the command was: " + command_line(compile) + ")");
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       char took[64];
       std::snprintf(took, sizeof took, "%.1f", seconds);

@@ -15,6 +15,10 @@ directory:
   doctor            `lockstep check` on a singular mass matrix and on a redundant constraint (named)
   mpi               two MPI ranks: one compile, results equal to one process's
   cuda              --backend cuda on a model file says why not
+  equations_andrews Andrews' squeezer as an equations file against the built-in model: adaptive runs
+                    agree within 10 (atol + rtol |y|) with equal statuses (their last bits may differ)
+  equations_errors  a typo and an unknown symbol in an equations file are reported by `lockstep run`
+                    as FILE:LINE:COLUMN of the equations file, before any compiler runs
   heavy_top         the example model header (a spatial mechanism in Euler parameters) conserves what
                     its physics conserves: energy, the spin about the symmetry axis, |e| = 1
 
@@ -259,6 +263,54 @@ def case_cuda(ctx):
     ctx.write("mine.toml", STUDY.format(model='source = "copied_pendulum.hpp"'))
     r = ctx.run("run", "mine.toml", "-o", "gpu", "--backend", "cuda", expect=2)
     check("model file" in r.stderr and "--backend omp" in r.stderr, f"--backend cuda must say why not:\n{r.stderr}")
+
+
+def equations_file(ctx, name):
+    return os.path.join(ctx.source, "tests", "model_files", "equations", name)
+
+
+ANDREWS = """[model]
+{model}
+[solver]
+rtol = {rtol}
+atol = {rtol}
+[time]
+t1 = 0.03
+save = {{ every = 0.003 }}
+[ensemble]
+members = 8
+vary = {{ "params.c0" = {{ uniform = [4400.0, 4700.0] }} }}
+[output]
+trajectories = true
+"""
+
+
+def case_equations_andrews(ctx):
+    for rtol in (1e-5, 1e-8):
+        ctx.write("builtin.toml", ANDREWS.format(model='name = "andrews"', rtol=rtol))
+        ctx.write("equations.toml", ANDREWS.format(model=f'source = "{equations_file(ctx, "andrews.toml")}"', rtol=rtol))
+        r = ctx.run("run", "equations.toml", "-o", f"equations-{rtol}")
+        check(compiles(r) == (1 if rtol == 1e-5 else 0), f"one compile over both tolerances:\n{r.stderr}")
+        ctx.run("run", "builtin.toml", "-o", f"builtin-{rtol}")
+        a, b = (datasets(os.path.join(ctx.work, f"{kind}-{rtol}", "results.h5")) for kind in ("equations", "builtin"))
+        check((a["members/status"] == b["members/status"]).all(), "statuses differ")
+        check((a["members/status"] == 1).all(), f"every member succeeds: {a['members/status']}")
+        for group in ("q", "v"):
+            x, y = a[group], b[group]
+            bound = 10 * (rtol + rtol * np.abs(y))
+            worst = np.max(np.abs(x - y) / bound)
+            check(worst <= 1.0, f"rtol {rtol}: {group} differs by {worst:.3g} of 10 (atol + rtol |y|)")
+            print(f"equations_andrews: rtol {rtol}, {group}: largest difference {worst:.3g} of 10 (atol + rtol |y|)")
+
+
+def case_equations_errors(ctx):
+    for name, pattern in (("typo.toml", r"typo\.toml:\d+:\d+: error: "),
+                          ("unknown_symbol.toml", r"unknown_symbol\.toml:17:\d+: error: .*thta1.*theta1")):
+        ctx.write("study.toml", f'[model]\nsource = "{equations_file(ctx, name)}"\n[time]\nt1 = 1.0\n')
+        r = ctx.run("run", "study.toml", "-o", "never", expect=2)
+        check(re.search(pattern, r.stderr), f"{name}: the equations file's line and column expected:\n{r.stderr}")
+        check(compiles(r) == 0 and not ctx.engines(), f"{name}: no compiler may run:\n{r.stderr}")
+        check(not os.path.exists(os.path.join(ctx.work, "never")), "nothing is written")
 
 
 def case_heavy_top(ctx):
