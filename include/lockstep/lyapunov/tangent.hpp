@@ -45,13 +45,15 @@
 // (c (t_n - tau_{k+1}))), in the weighted RMS norm over its (q, v) parts with weights
 // 1 / (rtol' (|s_j| + max_i |s_i|)) for directions in the initial state — relative to the direction's
 // own size, since they have no natural absolute scale — and IDAS's parameter-scaled weights for
-// parameters (detail::tangent_weighting), with BDF's internal rtol'. A step whose tangents fail the test is
-// rejected after all (the state and the tangent history are restored) and retried with BDF's ratio
-// rule. After an accepted step, BDF's order and step selection (orders k - 1, k, k + 1) is redone on
-// the larger of the state's and the tangents' estimates at each order: with the state's alone, a
-// state decayed below its tolerance makes every order look equally good, the tie goes to the lowest
-// order, and the tangents then need order-1 steps (measured: 5e5 steps for t = 300). Each combined
-// estimate is at least the state's, so the state keeps its own accuracy.
+// parameters (detail::tangent_weighting), with BDF's internal rtol'. After a step the state accepted,
+// BDF's order and step selection (method/bdf_step_control.hpp: orders k - 1, k, k + 1 after acceptance,
+// the escalating cut after error-test failures) is redone on the larger of the state's and the
+// tangents' estimates at each order; a step whose tangents fail the test is rejected after all (the
+// state and the tangent history are restored) and counts as an error-test failure. With the state's
+// estimates alone, a state decayed below its tolerance makes every order look equally good, the tie
+// goes to the lowest order, and the tangents then need order-1 steps (measured: 5e5 steps for
+// t = 300). Each combined estimate is at least the state's, so the state keeps its own accuracy; with
+// error control off the decision is the state's alone, bitwise the plain member's.
 //
 // Scope. BDF on the ggl formulation (adaptive) and on index3 (fixed steps, as BDF allows), here; the
 // Radau IIA methods on index3 and ggl in lyapunov/tangent_radau.hpp; no projection after steps (a
@@ -891,46 +893,53 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
     }
   }
   solve_tangent_steps<Model, Capacity>(opt.form, T, predicted, derivative_predicted, dFdp_of, tm.directions, fresh);
-  // The tangents' error test and BDF's order and step selection on the combined estimates (header
-  // comment), adaptive steps only.
-  if (tm.error_control && !(opt.fixed_h > 0.0)) {
+  // BDF's order and step selection (method/bdf_step_control.hpp), redone on the larger of the state's
+  // and the tangents' estimates at each order (header comment), adaptive steps only. Without the
+  // tangents' error control the estimates are the state's alone and the decision is bitwise
+  // bdf_attempt's; with it, the tangents' error test may reject the step after all.
+  if (!(opt.fixed_h > 0.0)) {
+    const step_plan plan = plan_step(before.t, before.h, t_end, opt, before.t0);  // bdf_attempt's h and h_min
+    const double h = plan.h;
     const state_vector<Model> w = detail::error_weights<Model>(before, opt);
-    const double h = t_new - before.t;
-    const double x_k = before.t_past[k < before.past_count ? k : before.past_count - 1];
-    // Order k: the state's estimate exactly as bdf_attempt formed it, and the same for each direction.
-    state_vector<Model> e;
-    for (int j = 0; j < L::size; ++j) e[j] = y[j] - y_pred[j];
-    double err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (1.0 + c * (t_new - x_k));  // bdf.hpp's LTE_k
-    for (int d = 0; d < tm.directions; ++d) {
-      for (int j = 0; j < L::size; ++j) e[j] = fresh[d][j] - predicted[d][j];
-      const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt);
-      err_k = max(err_k, detail::tangent_error_norm<Model>(e, fresh[d], wt) / (1.0 + c * (t_new - x_k)));
-    }
-    // Orders k - 1 and k + 1, where bdf_attempt would consider them.
-    const int steps_at_order = (k == before.order) ? before.steps_at_order + 1 : 1;
-    const bool can_lower = k > 1;
-    const bool can_raise = k < opt.max_order && steps_at_order >= k + 1 && detail::available_past(before) >= k + 2;
+    const double x_k = before.t_past[detail::past_source(before, k)];
+    // Order k: the state's estimate as bdf_attempt formed it, and the same for each direction.
+    double err_k = s.error;
+    if (tm.error_control)
+      for (int d = 0; d < tm.directions; ++d) {
+        state_vector<Model> e;
+        for (int j = 0; j < L::size; ++j) e[j] = fresh[d][j] - predicted[d][j];
+        const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt);
+        err_k = max(err_k, detail::tangent_error_norm<Model>(e, fresh[d], wt) / (1.0 + c * (t_new - x_k)));
+      }
+    // Orders k - 1 and k + 1, where bdf_attempt considers them.
+    const detail::order_candidates can = detail::bdf_order_candidates(k, before.order, before.steps_at_order,
+                                                                       opt.max_order, detail::available_past(before));
     auto combined_lte = [&](int order) {
       double err = detail::lte_estimate(before, order, t_new, y, w);
-      for (int d = 0; d < tm.directions; ++d)
-        err = max(err, detail::tangent_lte<Model>(before, order, t_new, fresh[d],
-                                                  [&](int j) { return tm.past[j][d]; }, tm.derivative0[d],
-                                                  detail::weighting_for(tm.parameter[d], p, opt)));
+      if (tm.error_control)
+        for (int d = 0; d < tm.directions; ++d)
+          err = max(err, detail::tangent_lte<Model>(before, order, t_new, fresh[d],
+                                                    [&](int j) { return tm.past[j][d]; }, tm.derivative0[d],
+                                                    detail::weighting_for(tm.parameter[d], p, opt)));
       return err;
     };
-    const double err_km1 = can_lower ? combined_lte(k - 1) : 0.0;
-    if (!(err_k <= 1.0)) {  // bdf_attempt's first-failure rule
-      const double ratio = max(0.25, min(0.9, 0.9 * pow(2.0 * err_k + 1e-4, -1.0 / (k + 1))));
+    const double err_km1 = can.lower ? combined_lte(k - 1) : 0.0;
+    if (!(err_k <= 1.0)) {  // only the tangents can fail the test here: the state passed it
       detail::undo_accepted_step(tm, before, steps_before);
-      tm.method.order = (can_lower && err_km1 <= err_k) ? k - 1 : k;
-      tm.method.h = ratio * h;
+      bdf_state<Model>& m = tm.method;
+      if (detail::bdf_after_error_failure(k, err_k, h, plan.h_min, [&] { return err_km1; }, m.error_failures, m.order,
+                                          m.h)) {
+        tm.status = member_status::step_size_too_small;
+        return attempt_result::failed;
+      }
       return attempt_result::rejected;
     }
     const detail::order_choice next =
-        detail::choose_order(k, err_k, can_lower, err_km1, can_raise, can_raise ? combined_lte(k + 1) : 0.0);
-    tm.method.steps_at_order = next.order != k ? 0 : steps_at_order;
-    tm.method.order = next.order;
-    tm.method.h = min(next.ratio * h, opt.h_max);
+        detail::choose_order(k, err_k, can.lower, err_km1, can.higher, can.higher ? combined_lte(k + 1) : 0.0);
+    bdf_state<Model>& m = tm.method;
+    m.steps_at_order = can.steps_at_order;
+    m.error_failures = before.error_failures;
+    detail::bdf_after_acceptance(next, k, h, opt, m.order, m.h, m.steps_at_order, m.error_failures);
   }
   // Shift the tangent history exactly as bdf_attempt shifted the state's.
   for (int j = tangent_member<Model, Capacity>::max_past - 1; j > 0; --j)
