@@ -38,8 +38,17 @@
 // uses after rejections is not repeated for the tangents.
 #pragma once
 
-#include "lockstep/lyapunov/tangent.hpp"
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/linalg.hpp"
+#include "lockstep/core/status.hpp"
+#include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/lyapunov/linearized_residual.hpp"
+#include "lockstep/lyapunov/tangent_bdf.hpp"
+#include "lockstep/lyapunov/tangent_error_control.hpp"
+#include "lockstep/lyapunov/tangent_member_common.hpp"
 #include "lockstep/method/radau.hpp"
+#include "lockstep/method/step_control.hpp"
+#include "lockstep/stepper/options.hpp"
 
 namespace lockstep {
 
