@@ -30,14 +30,25 @@
 // so a direction's err_s solves J(g / h) err_s = -dF, dF = F_y(n) s_n + F_y'(n) (-h^-1 sum d_i (U_i - s_n))
 // (+ F_p(n) e_j) at (t_n, y_n, -h^-1 sum d_i Z_i), filtered by the member's own factored block (the
 // Jacobian of this step). Its norm over the (q, v) parts, with the weighting of tangent.hpp and
-// RADAU5's index scaling (v on index3 counts h times), must be <= 1, else the step is rejected after
-// all (state restored) with RADAU5's step-size quotient; an accepted step caps the next step by the
-// same quotient. The second application of the filter RADAU5 uses after rejections is not repeated
-// for the tangents.
+// RADAU5's index scaling (v on index3 counts h times), must be < 1, else the step is rejected after
+// all (state restored). Either way the member's step-size decision is redone with RADAU5's controller
+// (method/radau_step_control.hpp: the Newton-effort safety factor, Gustafsson's prediction, the
+// [0.2, 8] bounds, the first-step cut) on the larger of the state's and the tangents' errors, which
+// the controller then remembers as the accepted error. The second application of the filter RADAU5
+// uses after rejections is not repeated for the tangents.
 #pragma once
 
-#include "lockstep/lyapunov/tangent.hpp"
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/linalg.hpp"
+#include "lockstep/core/status.hpp"
+#include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/lyapunov/linearized_residual.hpp"
+#include "lockstep/lyapunov/tangent_bdf.hpp"
+#include "lockstep/lyapunov/tangent_error_control.hpp"
+#include "lockstep/lyapunov/tangent_member_common.hpp"
 #include "lockstep/method/radau.hpp"
+#include "lockstep/method/step_control.hpp"
+#include "lockstep/stepper/options.hpp"
 
 namespace lockstep {
 
@@ -336,49 +347,59 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT
     for (int j = 0; j < ny; ++j) fresh[d][j] = sn[j] + W[ns - 1][j];
   }
 
-  // ---- the tangents' error test (adaptive steps only) ----
-  if (tm.error_control && !(opt.fixed_h > 0.0)) {
-    state_vector<Model> ypt;  // the state's -h^-1 sum d_i Z_i, as radau_attempt formed it
-    for (int j = 0; j < ny; ++j) ypt[j] = -detail::stage_sum<ns>([](int l) { return RT::d(l); }, s.Z, j) / h;
-    vec<double, Model::n> vdot0;
-    for (int j = 0; j < Model::n; ++j) vdot0[j] = ypt[L::v + j];
-    exact_jacobian<Model> X0;
-    const member_status js = evaluate_exact_jacobian<Model>(opt.form, t_n, y_n, vdot0, p, X0);
-    if (js != member_status::success) return fail(js);
-    double err = 0.0;
-    for (int d = 0; d < tm.directions; ++d) {
-      const state_vector<Model>& sn = tm.current[d];
-      state_vector<Model> shifted;
-      for (int j = 0; j < ny; ++j) shifted[j] = -increments[d][j] / h;
-      state_vector<Model> dFdp;
-      if (tm.parameter[d] >= 0)
-        dFdp = residual_parameter_derivative<Model>(opt.form, t_n, y_n, vdot0, p, tm.parameter[d]);
-      const state_vector<Model> dF =
-          linearized_residual<Model>(opt.form, X0, sn, shifted, tm.parameter[d] >= 0 ? &dFdp : nullptr);
-      const residual_parts<Model> parts = detail::unflatten<Model>(dF);
-      state_vector<Model> e, e_im;
-      detail::filter_error(opt.form, s, parts, e, e_im);
-      // Index-1 components take the Milne factor of the state's estimate; v on index3 counts h times.
-      const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt, 1.0);
-      const double index_factor = variable_index<Model>(opt.form, L::v) == 2 ? min(h, 1.0) : RT::error_scale;
-      for (int j = 0; j < ny; ++j) {
-        const double factor = j < L::v ? RT::error_scale : (j < L::lambda ? index_factor : 0.0);
-        e[j] *= factor;
-        e_im[j] *= factor;
+  // ---- the step-size decision (method/radau_step_control.hpp), redone on the larger of the state's and
+  // the tangents' errors (adaptive steps only). Without the tangents' error control the error is the
+  // state's alone and the decision is bitwise radau_attempt's; with it, the tangents' error test may
+  // reject the step after all.
+  if (!(opt.fixed_h > 0.0)) {
+    const double fac = detail::radau_safety_factor(s.newton_iterations, detail::radau_newton_iteration_limit(false));
+    double err_tangents = 0.0;
+    if (tm.error_control) {
+      state_vector<Model> ypt;  // the state's -h^-1 sum d_i Z_i, as radau_attempt formed it
+      for (int j = 0; j < ny; ++j) ypt[j] = -detail::stage_sum<ns>([](int l) { return RT::d(l); }, s.Z, j) / h;
+      vec<double, Model::n> vdot0;
+      for (int j = 0; j < Model::n; ++j) vdot0[j] = ypt[L::v + j];
+      exact_jacobian<Model> X0;
+      const member_status js = evaluate_exact_jacobian<Model>(opt.form, t_n, y_n, vdot0, p, X0);
+      if (js != member_status::success) return fail(js);
+      for (int d = 0; d < tm.directions; ++d) {
+        const state_vector<Model>& sn = tm.current[d];
+        state_vector<Model> shifted;
+        for (int j = 0; j < ny; ++j) shifted[j] = -increments[d][j] / h;
+        state_vector<Model> dFdp;
+        if (tm.parameter[d] >= 0)
+          dFdp = residual_parameter_derivative<Model>(opt.form, t_n, y_n, vdot0, p, tm.parameter[d]);
+        const state_vector<Model> dF =
+            linearized_residual<Model>(opt.form, X0, sn, shifted, tm.parameter[d] >= 0 ? &dFdp : nullptr);
+        const residual_parts<Model> parts = detail::unflatten<Model>(dF);
+        state_vector<Model> e, e_im;
+        detail::filter_error(opt.form, s, parts, e, e_im);
+        // Index-1 components take the Milne factor of the state's estimate; v on index3 counts h times.
+        const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt, 1.0);
+        const double index_factor = variable_index<Model>(opt.form, L::v) == 2 ? min(h, 1.0) : RT::error_scale;
+        for (int j = 0; j < ny; ++j) {
+          const double factor = j < L::v ? RT::error_scale : (j < L::lambda ? index_factor : 0.0);
+          e[j] *= factor;
+          e_im[j] *= factor;
+        }
+        const double re = detail::tangent_error_norm<Model>(e, fresh[d], wt);
+        const double im = detail::tangent_error_norm<Model>(e_im, fresh[d], wt);
+        err_tangents = max(err_tangents, sqrt(re * re + im * im));
       }
-      const double re = detail::tangent_error_norm<Model>(e, fresh[d], wt);
-      const double im = detail::tangent_error_norm<Model>(e_im, fresh[d], wt);
-      err = max(err, sqrt(re * re + im * im));
     }
-    constexpr double exponent = 1.0 / (ns + 1);
-    const double quot = detail::radau_step_quotient(pow(max(err, 1e-10), exponent) / 0.9);
-    if (!(err < 1.0)) {
+    if (!(err_tangents < 1.0)) {  // only the tangents can fail the test here: the state passed it
+      const double quot = detail::radau_error_quotient(max(err_tangents, 1e-10), ns, fac);
       detail::undo_accepted_step(tm, before, steps_before);
-      tm.method.h = h / quot;
-      tm.method.last_rejected = true;
+      const double h_min = plan_step(before.t, before.h, t_end, opt, before.t0).h_min;  // radau_attempt's
+      if (detail::radau_after_error_failure(h, quot, before.first, h_min, tm.method.h, tm.method.last_rejected))
+        return fail(member_status::step_size_too_small);
       return attempt_result::rejected;
     }
-    tm.method.h = min(tm.method.h, h / quot);
+    const double err = max(s.error, err_tangents);
+    double quot = detail::radau_error_quotient(err, ns, fac);
+    quot = detail::radau_accepted_quotient(quot, h, err, ns, before.first, before.h_accepted, before.err_accepted);
+    detail::radau_remember_accepted(h, err, tm.method.h_accepted, tm.method.err_accepted);
+    tm.method.h = detail::radau_next_step(h, quot, before.last_rejected, s.jacobian_valid, opt.h_max);
   }
   for (int d = 0; d < tm.directions; ++d) tm.current[d] = fresh[d];
   return r;

@@ -28,11 +28,9 @@
 // they are accurate anyway (Ascher & Petzold 1998, ch. 10, "Error estimation for index-2 DAEs"; Brenan et al. 5.4.1).
 // They stay in the Newton convergence test.
 //
-// Step and order selection follow IDA (Hindmarsh et al. 2005, section 3 and the IDA user guide's
-// "Step size and order selection"): after acceptance the order with the largest admissible step among
-// k - 1, k, k + 1 (k + 1 only after k + 1 steps at order k), step ratio r = (2 LTE + 1e-4)^(-1/(p+1)),
-// doubled when r >= 2, kept when 1 < r < 2 (so the Newton matrix can be reused), cut to
-// max(0.5, min(0.9, r)) when r <= 1; after a rejection: ratio 0.9 r in [0.25, 0.9], then 0.25, then order 1.
+// Step and order selection follow IDA (Hindmarsh et al. 2005, section 3): the largest admissible
+// step among the orders k - 1, k, k + 1 after acceptance, an escalating cut after error-test failures;
+// method/bdf_step_control.hpp states the rules and holds them for this method and its tangents.
 //
 // Newton (method/corrector.hpp, shared with the rho_inf method). Simplified Newton on the reduced
 // saddle-point system of formulation/euler_lagrange.hpp, with the Jacobian evaluated at a predicted
@@ -273,61 +271,6 @@ LOCKSTEP_HD void order_estimates(int k, bool lower, bool higher, const double* p
   if (higher) lte_higher = estimate(k + 1);
 }
 
-// x^e for a small positive integer e, by repeated multiplication.
-LOCKSTEP_HD double integer_power(double x, int e) {
-  double r = x;
-  for (int i = 1; i < e; ++i) r *= x;
-  return r;
-}
-
-// The next order and step ratio after an accepted step of order k (the header's rules): the order
-// among k - 1 (when lower), k and k + 1 (when higher) whose admissible step ratio
-// r_p = (2 LTE_p + 1e-4)^(-1/(p+1)) is largest (ties favour k - 1 over k, and k over k + 1), then the
-// ratio 2 when r >= 2, 1 when 1 < r < 2, max(0.5, min(0.9, r)) when r <= 1. With a_p = 2 LTE_p + 1e-4
-// and e_p = p + 1, r_i >= r_j exactly when a_i^(e_j) <= a_j^(e_i), r >= 2 when a <= 2^-e and r <= 1
-// when a >= 1 (in exact arithmetic: the two roundings can disagree only at near-ties, which
-// tests/method BdfOrderSelection leaves out of its comparison with the pow rule), so pow is needed
-// only for a step that shrinks (it was three pow calls per step, 7 % of
-// car_axis' BDF time). A non-finite estimate never wins a comparison, as pow's NaN or 0 never did.
-// lyapunov/tangent.hpp makes the same choice with the tangents' estimates included.
-struct order_choice {
-  int order = 1;
-  double ratio = 1.0;
-  bool shrinks = false;  // r < 1: h shrinks (or would without the clamp); the error-failure count stays
-};
-LOCKSTEP_HD order_choice choose_order(int k, double lte_k, bool lower, double lte_lower, bool higher,
-                                      double lte_higher) {
-  double a = 2.0 * lte_k + 1e-4;
-  int e = k + 1;
-  order_choice choice;
-  choice.order = k;
-  if (lower) {
-    const double a_low = 2.0 * lte_lower + 1e-4;
-    if (integer_power(a_low, e) <= integer_power(a, k)) {  // r_{k-1} >= r_k
-      a = a_low;
-      e = k;
-      choice.order = k - 1;
-    }
-  }
-  if (higher) {
-    const double a_high = 2.0 * lte_higher + 1e-4;
-    if (integer_power(a_high, e) < integer_power(a, k + 2)) {  // r_{k+1} > r_best
-      a = a_high;
-      e = k + 2;
-      choice.order = k + 1;
-    }
-  }
-  choice.shrinks = a > 1.0;
-  if (a >= 1.0) {
-    choice.ratio = max(0.5, min(0.9, pow(a, -1.0 / e)));
-  } else if (a <= ldexp(1.0, -e)) {
-    choice.ratio = 2.0;
-  } else {
-    choice.ratio = 1.0;
-  }
-  return choice;
-}
-
 }  // namespace detail
 
 // Starts the method at t0 from consistent initial values (stepper/initialize.hpp).
@@ -421,25 +364,8 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
     s.error = err_k;
     if (!(err_k <= 1.0)) {
       ++counters.rejected_steps;
-      ++s.error_failures;
-      double ratio;
-      int new_order = k;
-      if (s.error_failures == 1) {
-        if (k > 1) {
-          const double err_km1 = detail::lte_from_newton_form<Model>(k - 1, x, dd, t_new, y, w);
-          if (err_km1 <= err_k) new_order = k - 1;
-        }
-        ratio = 0.9 * pow(2.0 * err_k + 1e-4, -1.0 / (k + 1));
-        ratio = max(0.25, min(0.9, ratio));
-      } else if (s.error_failures == 2) {
-        ratio = 0.25;
-      } else {
-        new_order = 1;
-        ratio = 0.25;
-      }
-      s.order = new_order;
-      s.h = ratio * h;
-      if (s.h < h_min) {
+      const auto lower_estimate = [&] { return detail::lte_from_newton_form<Model>(k - 1, x, dd, t_new, y, w); };
+      if (detail::bdf_after_error_failure(k, err_k, h, h_min, lower_estimate, s.error_failures, s.order, s.h)) {
         status = member_status::step_size_too_small;
         return attempt_result::failed;
       }
@@ -456,12 +382,13 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   detail::order_choice next;
   next.order = k;
   if (!fixed) {
-    s.steps_at_order = (k == s.order) ? s.steps_at_order + 1 : 1;
-    const bool lower = k > 1;
-    const bool higher = k < opt.max_order && s.steps_at_order >= k + 1 && available >= k + 2;
+    const detail::order_candidates can =
+        detail::bdf_order_candidates(k, s.order, s.steps_at_order, opt.max_order, available);
+    s.steps_at_order = can.steps_at_order;
     double lte_lower = 0.0, lte_higher = 0.0;
-    if (lower || higher) detail::order_estimates<Model>(k, lower, higher, x, dd, t_new, y, w, lte_lower, lte_higher);
-    next = detail::choose_order(k, err_k, lower, lte_lower, higher, lte_higher);
+    if (can.lower || can.higher)
+      detail::order_estimates<Model>(k, can.lower, can.higher, x, dd, t_new, y, w, lte_lower, lte_higher);
+    next = detail::choose_order(k, err_k, can.lower, lte_lower, can.higher, lte_higher);
   }
 
   // ---- accept: y becomes the newest point, the past Newton form the older differences ----
@@ -478,26 +405,10 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   for (int j = 0; j < ny; ++j) s.y_scale[j] = max(s.y_scale[j], abs(y[j]));
   s.t = t_new;
   s.last_order = k;
-  // An accepted step that shrinks h is no sign of recovery, so it does not clear the failure count
-  // (IDA and DASSL clear it on every acceptance). Without this, a member can alternate "accept and
-  // shrink by 0.9" with "reject" at order 5 while the estimate stays near 1 whatever h is — the
-  // history's rounding, amplified by divided differences over ever closer nodes, not truncation
-  // error — down to h = 1e-16: 2.5 % of the perturbed andrews members of bench/peers at rtol 1e-8
-  // ended so. Counted across such steps, the third failure drops to order 1 (below) and the step
-  // recovers.
-  if (!next.shrinks) s.error_failures = 0;
   ++counters.steps;
   counters.last_h = h;
-
-  if (fixed) {
-    s.h = opt.fixed_h;
-    return attempt_result::accepted;
-  }
-
-  // ---- next step size ----
-  if (next.order != k) s.steps_at_order = 0;
-  s.order = next.order;
-  s.h = min(next.ratio * h, opt.h_max);
+  // ---- next order and step size (method/bdf_step_control.hpp) ----
+  detail::bdf_after_acceptance(next, k, h, opt, s.order, s.h, s.steps_at_order, s.error_failures);
   return attempt_result::accepted;
 }
 

@@ -37,10 +37,9 @@
 // multiplied by h and index-3 components by h^2 before the weighted RMS norm (RADAU5 with its
 // NIND2/NIND3 index hints; Hairer, Lubich & Roche 1989), the same scaling in the Newton norm.
 //
-// Step control: RADAU5's: h_new = h / quot, quot = err^(1/(s+1)) / fac within [1/8, 5], i.e.
-// h_new / h within [0.2, 8] (RADAU5's WORK(8), WORK(9); fac: safety 0.9 lowered when Newton needed
-// many iterations), combined with Gustafsson's predictive controller (Gustafsson 1994), h kept when
-// the change is within [1, 1.2] so the factorizations are reused.
+// Step control: RADAU5's, h_new / h within [0.2, 8], with Gustafsson's predictive controller
+// (Gustafsson 1994); method/radau_step_control.hpp states the rules and holds them for this method and
+// its tangents.
 // Dense output: the collocation polynomial through (t_n, y_n) and (t_n + c_i h, y_n + Z_i).
 #pragma once
 
@@ -178,6 +177,7 @@ struct radau_state {
   double h_accepted = 0.0, err_accepted = 0.0;
   bool first = true, last_rejected = false;
   int newton_cuts = 0;
+  int newton_iterations = 0;   // of the last attempt that converged (the step-size proposal's safety factor)
   double theta = 1.0;          // last Newton contraction rate (RADAU5's THETA)
   double error = 0.0;          // the scaled error estimate of the last adaptive attempt (RADAU5's ERR)
   // Newton matrices at (t, y): the Jacobian is re-evaluated after every accepted step unless the
@@ -403,15 +403,10 @@ LOCKSTEP_HD double error_norm(const state_vector<Model>& e, const state_vector<M
 // iterations and steps than the Jacobians it saves). docs/METHODS.md has the counts.
 constexpr double radau_jacobian_reuse_theta = 0.001;
 
-// RADAU5's step-size quotient quot = h / h_new from a factor x = err^(1/(s+1)) / fac (or Gustafsson's
-// predicted one), clamped so that h_new / h stays within [0.2, 8]: RADAU5 reads the bounds as
-// WORK(8) = 0.2 <= HNEW / HOLD <= WORK(9) = 8 and clamps QUOT = HOLD / HNEW to [FACR, FACL] =
-// [1 / WORK(9), 1 / WORK(8)] = [1/8, 5] (Hairer & Wanner 1996, IV.8, and the code radau5.f).
-LOCKSTEP_HD double radau_step_quotient(double x) {
-  constexpr double min_quot = 1.0 / 8.0;  // growth by at most 8
-  constexpr double max_quot = 5.0;        // shrinking to no less than 0.2
-  return max(min_quot, min(max_quot, x));
-}
+// The Newton iterations an attempt may take (RADAU5's NIT = 7; fixed steps allow more, since they
+// cannot cut the step instead). The step-size proposal's safety factor reads it
+// (radau_step_control.hpp, radau_safety_factor).
+LOCKSTEP_HD int radau_newton_iteration_limit(bool fixed) { return fixed ? 20 : 7; }
 
 }  // namespace detail
 
@@ -452,7 +447,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   state_vector<Model> Z[ns];
   double theta = s.theta;
   int newton_iterations_used = 0;
-  const int max_iterations = fixed ? 20 : 7;
+  const int max_iterations = detail::radau_newton_iteration_limit(fixed);
   // A replay of a suspended attempt (method/attempt.hpp) keeps the freshness of its Jacobian.
   const bool resumed_fresh = s.external.resuming && s.external.fresh;
   s.external.resuming = false;
@@ -610,18 +605,14 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
     s.error = err;
   }
 
-  // ---- step-size proposal (RADAU5: safety 0.9 scaled by the Newton effort, h_new / h in [0.2, 8]) ----
-  constexpr double exponent = 1.0 / (ns + 1);  // err = O(h^(s+1))
-  const double safe = 0.9;
-  const double fac = min(safe, safe * (1 + 2 * max_iterations) / (newton_iterations_used + 2.0 * max_iterations));
-  double quot = fixed ? 1.0 : detail::radau_step_quotient(pow(err, exponent) / fac);
-  double h_new = h / quot;
+  // ---- step-size proposal and decision (method/radau_step_control.hpp) ----
+  s.newton_iterations = newton_iterations_used;
+  const double fac = detail::radau_safety_factor(newton_iterations_used, max_iterations);
+  double quot = fixed ? 1.0 : detail::radau_error_quotient(err, ns, fac);
 
   if (!fixed && err >= 1.0) {
     ++counters.rejected_steps;
-    s.h = s.first ? 0.1 * h : h_new;
-    s.last_rejected = true;
-    if (s.h < h_min) {
+    if (detail::radau_after_error_failure(h, quot, s.first, h_min, s.h, s.last_rejected)) {
       status = member_status::step_size_too_small;
       return attempt_result::failed;
     }
@@ -629,14 +620,8 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   }
 
   // ---- accept ----
-  if (!fixed && !s.first) {  // Gustafsson's predictive controller (Gustafsson 1994; RADAU5 PRED)
-    double facgus = (s.h_accepted / h) * pow(err * err / s.err_accepted, exponent) / safe;
-    facgus = detail::radau_step_quotient(facgus);
-    quot = max(quot, facgus);
-    h_new = h / quot;
-  }
-  s.h_accepted = h;
-  s.err_accepted = max(1e-2, err);
+  if (!fixed) quot = detail::radau_accepted_quotient(quot, h, err, ns, s.first, s.h_accepted, s.err_accepted);
+  detail::radau_remember_accepted(h, err, s.h_accepted, s.err_accepted);
   s.y_last = s.y;
   for (int i = 0; i < ns; ++i) s.Z[i] = Z[i];
   s.h_last = h;
@@ -653,11 +638,8 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   if (fixed) {
     s.h = opt.fixed_h;
   } else {
-    if (s.last_rejected) h_new = min(h_new, h);  // no growth right after a rejection (RADAU5)
+    s.h = detail::radau_next_step(h, quot, s.last_rejected, s.jacobian_valid, opt.h_max);
     s.last_rejected = false;
-    // Keep h (and the factorizations) when the change would be small (RADAU5: QUOT1 = 1, QUOT2 = 1.2).
-    const double q = h_new / h;
-    s.h = (s.jacobian_valid && q >= 1.0 && q <= 1.2) ? h : min(h_new, opt.h_max);
   }
   return attempt_result::accepted;
 }

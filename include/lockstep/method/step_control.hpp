@@ -1,4 +1,10 @@
 // lockstep/method/step_control.hpp — the start and the step-size rules shared by the methods.
+//
+// Each method's own controller (the next step size and order after an accepted step and after an
+// error-test failure) has a file of its own, included here: method/bdf_step_control.hpp and
+// method/radau_step_control.hpp. They are separate because each states a different published rule
+// set (IDA's; RADAU5's) and is shared between its method and that method's tangents
+// (lyapunov/tangent_bdf.hpp, tangent_radau.hpp), not between the methods.
 #pragma once
 
 #include <limits>
@@ -7,6 +13,8 @@
 #include "lockstep/core/math.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/method/attempt.hpp"
+#include "lockstep/method/bdf_step_control.hpp"
+#include "lockstep/method/radau_step_control.hpp"
 #include "lockstep/stepper/initialize.hpp"
 #include "lockstep/stepper/options.hpp"
 

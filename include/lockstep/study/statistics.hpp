@@ -11,11 +11,8 @@
 // the same for any chunking of the members, any order in which blocks complete, any number of threads
 // and — once ranks own whole blocks — any number of MPI ranks.
 //
-// Moments. Per block, (n, mean, M2) by Welford's update (Welford 1962, Technometrics 4); blocks merged
-// by the pairwise update of Chan, Golub & LeVeque (1979, Stanford STAN-CS-79-773; 1983, Am. Stat. 37,
-// section 2, there in sums rather than means): delta = mean_b - mean_a, mean = mean_a + delta n_b / n,
-// M2 = M2_a + M2_b + delta^2 n_a n_b / n.
-// std is the sample standard deviation sqrt(M2 / (n - 1)).
+// Moments. Per block, (n, mean, M2) by Welford's update, blocks merged by the pairwise update of Chan,
+// Golub & LeVeque (study/moments.hpp). std is the sample standard deviation sqrt(M2 / (n - 1)).
 //
 // NaN. A member that failed has NaN outputs for save times it never reached. NaN values are skipped and
 // `count` says per slice how many values entered. A statistic that is not defined for a slice is NaN,
@@ -38,33 +35,9 @@
 // Q(p) = x_(j) + t (x_(j+1) - x_(j)) evaluated exactly as numpy's `_lerp` does (b - (b - a)(1 - t) when
 // t >= 0.5), so the numbers equal numpy.quantile(..., method="linear") bit for bit.
 //
-// Otherwise a deterministic mergeable quantile sketch: a weighted sample of the slice's values in the
-// spirit of Manku, Rajagopalan & Lindsay (1998, SIGMOD, "collapse" of weighted buffers) and Agarwal et
-// al. (2012, PODS, "Mergeable summaries"), merged in the same fixed tree as the moments.
-//   * Leaf: the block's values of the slice, sorted, weight 1 each. Node: the two children's items
-//     merged in sorted order (std::merge), weights kept. Whenever a leaf or node holds more than k
-//     items it is compacted to at most k: with total weight n and cumulative weights C_i, item i is
-//     kept when C_i k >= j n for a not yet reached j = 1..k (the first item past each multiple of n/k);
-//     the weight of the dropped items between two kept items goes to the next kept item ("down"
-//     compaction) or, mirrored, to the previous one ("up"); down and up alternate with the parity of the
-//     node's index in its tree level so that their errors, of opposite sign, do not pile up on one side.
-//   * Rank error. For a set of items with values <= x (or < x) — always a prefix of the sorted items —
-//     the summary's weight R'(x) differs from the true count R(x) only through compactions. A down
-//     compaction gives R - R' in [0, G] and an up compaction R' - R in [0, G], G the largest total weight
-//     dropped between two kept items (recorded exactly at run time), and G < n_node / k because C
-//     crosses a multiple of n_node / k at every kept item. Merging adds the children's errors. So
-//     -E_up <= R - R' <= E_down with E_down, E_up the sums of G over the down and up compactions of the
-//     slice, and with E = max(E_down, E_up): |R(x) - R'(x)| <= E and |L(x) - L'(x)| <= E (L counts < x).
-//   * Query. For p the reported value v is the item i with C_(i-1) <= h < C_i, h = p (n - 1): always one
-//     of the slice's values (h = 0 and h = n - 1 report the exact min and max instead). Then
-//     L'(v) <= C_(i-1) <= h and R'(v) >= C_i > h, so the sorted positions [L(v), R(v) - 1] that v
-//     occupies reach to within E + 1 of h: v = x_(j) for an integer j with |j - p (n - 1)| <= E + 1.
-//     quantile_rank_error reports max over slices of (E + 1) / n — a proven bound computed from the
-//     compactions that actually happened.
-//   * A priori: the nodes of one tree level hold disjoint members, so the G of one level sum to less
-//     than n / k; the tree has ceil(log2 B) + 1 levels including the leaves, so
-//     (E + 1) / n < (ceil(log2 B) + 1) / k + 1 / n (sketch_rank_error_bound()). The default k = 2048
-//     gives < 9 / 2048 + 1e-6 = 0.44% for 10^6 members (B = 245) and < 0.30% for 10^5 (B = 25).
+// Otherwise a deterministic mergeable quantile sketch per slice (study/quantile_sketch.hpp: the
+// compaction, its proven rank-error bound and the query), merged in the same fixed tree as the moments
+// (study/fixed_pairwise_tree.hpp).
 //
 // Memory (W = width, B = number of blocks, k = sketch items, R = replicates):
 //   * moments: 40 W bytes per block in progress and per pending tree node. When blocks complete in
@@ -100,89 +73,18 @@
 #include <utility>
 #include <vector>
 
+#include "lockstep/study/byte_codec.hpp"
+#include "lockstep/study/fixed_pairwise_tree.hpp"
+#include "lockstep/study/moments.hpp"
+#include "lockstep/study/quantile_sketch.hpp"
+
 namespace lockstep::study {
-
-// ---- the byte encoding of saved states ------------------------------------------------------------
-// ensemble_statistics::serialize() (and the checkpoint files built around it, host/checkpoint) write
-// numbers little-endian whatever the host's byte order, doubles as their IEEE-754 bit patterns, so a
-// state restores bit for bit on any machine.
-
-// A saved state that cannot be read back: truncated, inconsistent, or made for another configuration.
-struct state_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-class byte_writer {
- public:
-  void u8(std::uint8_t x) { bytes_.push_back(static_cast<char>(x)); }
-  void u32(std::uint32_t x) { put(x, 4); }
-  void u64(std::uint64_t x) { put(x, 8); }
-  void i32(std::int32_t x) { put(static_cast<std::uint32_t>(x), 4); }
-  void i64(std::int64_t x) { put(static_cast<std::uint64_t>(x), 8); }
-  void f64(double x) { put(std::bit_cast<std::uint64_t>(x), 8); }
-  void text(std::string_view s) {  // length-prefixed
-    u64(s.size());
-    bytes_.append(s);
-  }
-  const std::string& bytes() const { return bytes_; }
-  std::string take() { return std::move(bytes_); }
-
- private:
-  void put(std::uint64_t x, int width) {
-    for (int i = 0; i < width; ++i) bytes_.push_back(static_cast<char>((x >> (8 * i)) & 0xffu));
-  }
-  std::string bytes_;
-};
-
-// Reads what byte_writer wrote; every read is bounds-checked and throws state_error naming `what`
-// ("statistics state", "checkpoint") when the bytes run out.
-class byte_reader {
- public:
-  byte_reader(std::string_view bytes, std::string what) : bytes_(bytes), what_(std::move(what)) {}
-
-  std::uint8_t u8() { return static_cast<std::uint8_t>(get(1)); }
-  std::uint32_t u32() { return static_cast<std::uint32_t>(get(4)); }
-  std::uint64_t u64() { return get(8); }
-  std::int32_t i32() { return static_cast<std::int32_t>(static_cast<std::uint32_t>(get(4))); }
-  std::int64_t i64() { return static_cast<std::int64_t>(get(8)); }
-  double f64() { return std::bit_cast<double>(get(8)); }
-  std::string text() {
-    const std::size_t n = count(1);
-    std::string s(bytes_.substr(position_, n));
-    position_ += n;
-    return s;
-  }
-  // A count of elements of at least `element_bytes` bytes each that must still fit in the input, so a
-  // damaged count is refused before anything is allocated for it.
-  std::size_t count(std::size_t element_bytes) {
-    const std::uint64_t n = u64();
-    if (element_bytes > 0 && n > remaining() / element_bytes) fail("a count of " + std::to_string(n) + " exceeds the data");
-    return static_cast<std::size_t>(n);
-  }
-  std::size_t remaining() const { return bytes_.size() - position_; }
-  std::size_t position() const { return position_; }
-  bool at_end() const { return position_ == bytes_.size(); }
-  [[noreturn]] void fail(const std::string& why) const {
-    throw state_error(what_ + ": " + why + " (at byte " + std::to_string(position_) + ")");
-  }
-
- private:
-  std::uint64_t get(int width) {
-    if (remaining() < static_cast<std::size_t>(width)) fail("truncated");
-    std::uint64_t x = 0;
-    for (int i = 0; i < width; ++i) x |= std::uint64_t(static_cast<unsigned char>(bytes_[position_ + i])) << (8 * i);
-    position_ += static_cast<std::size_t>(width);
-    return x;
-  }
-  std::string_view bytes_;
-  std::string what_;
-  std::size_t position_ = 0;
-};
 
 // Members per block: the unit of in-order accumulation, and the leaf of the fixed combination tree.
 inline constexpr long statistics_block = 4096;
 
-// Items a quantile sketch keeps per slice and node: < 0.5% rank error for 10^6 members (see above).
+// Items a quantile sketch keeps per slice and node: < 0.5% rank error for 10^6 members
+// (study/quantile_sketch.hpp).
 inline constexpr std::size_t default_sketch_items = 2048;
 
 // What finish() returns. Every vector indexed by slice has W entries, slice = s * components + c as
@@ -199,191 +101,6 @@ struct ensemble_summary {
   bool quantiles_exact = true;                 // type 7 exactly; false: from the sketch
   double quantile_rank_error = 0.0;            // 0 when exact; else a proven bound on |rank error| / n
 };
-
-namespace statistics_detail {
-
-// Running moments of one slice (Welford 1962; Chan, Golub & LeVeque 1979).
-struct moments {
-  std::int64_t n = 0;
-  double mean = 0.0;
-  double m2 = 0.0;
-  double min = std::numeric_limits<double>::infinity();
-  double max = -std::numeric_limits<double>::infinity();
-
-  void add(double x) {
-    ++n;
-    const double delta = x - mean;
-    mean += delta / static_cast<double>(n);
-    m2 += delta * (x - mean);
-    min = std::min(min, x);
-    max = std::max(max, x);
-  }
-};
-
-inline moments merge(const moments& a, const moments& b) {
-  // An empty side returns the other unchanged, so empty blocks or slices cannot perturb the result.
-  if (a.n == 0) return b;
-  if (b.n == 0) return a;
-  moments r;
-  r.n = a.n + b.n;
-  const double na = static_cast<double>(a.n), nb = static_cast<double>(b.n), n = static_cast<double>(r.n);
-  const double delta = b.mean - a.mean;
-  r.mean = a.mean + delta * (nb / n);
-  r.m2 = a.m2 + b.m2 + delta * delta * (na * nb / n);
-  r.min = std::min(a.min, b.min);
-  r.max = std::max(a.max, b.max);
-  return r;
-}
-
-// Running mean only: one replicate's cell.
-struct mean_accumulator {
-  std::int64_t n = 0;
-  double mean = 0.0;
-
-  void add(double x) {
-    ++n;
-    mean += (x - mean) / static_cast<double>(n);
-  }
-};
-
-inline mean_accumulator merge(const mean_accumulator& a, const mean_accumulator& b) {
-  if (a.n == 0) return b;
-  if (b.n == 0) return a;
-  mean_accumulator r;
-  r.n = a.n + b.n;
-  r.mean = a.mean + (b.mean - a.mean) * (static_cast<double>(b.n) / static_cast<double>(r.n));
-  return r;
-}
-
-struct weighted_value {
-  double value;
-  std::int64_t weight;
-};
-
-// One slice's quantile summary: items sorted by value, total weight = values summarized.
-struct quantile_sketch {
-  std::vector<weighted_value> items;
-  std::int64_t total = 0;
-  std::int64_t error_down = 0;  // true rank - summary rank <= error_down (down compactions)
-  std::int64_t error_up = 0;    // summary rank - true rank <= error_up (up compactions)
-};
-
-// Keeps, of the sorted items [first, last) of total weight n, the first item at or past each multiple
-// of n / k of the cumulative weight (at most k items, the last item always); each kept item takes the
-// weight of the dropped items before it. Returns the largest weight dropped in front of a kept item,
-// the G of the banner. Called with reverse iterators it is the mirrored ("up") compaction.
-template <class Iterator>
-std::int64_t compact_into(Iterator first, Iterator last, std::int64_t n, std::int64_t k,
-                          std::vector<weighted_value>& out) {
-  std::int64_t cumulative = 0, kept_through = 0, next_target = 1, largest_dropped = 0;
-  for (; first != last; ++first) {
-    cumulative += first->weight;
-    if (cumulative * k >= next_target * n) {
-      largest_dropped = std::max(largest_dropped, cumulative - first->weight - kept_through);
-      out.push_back({first->value, cumulative - kept_through});
-      kept_through = cumulative;
-      next_target = cumulative * k / n + 1;
-    }
-  }
-  return largest_dropped;
-}
-
-// Compacts `s` to at most k items when it holds more; `down` chooses the direction (see the banner).
-inline void compact(quantile_sketch& s, std::int64_t k, bool down) {
-  if (s.items.size() <= static_cast<std::size_t>(k)) return;
-  std::vector<weighted_value> kept;
-  kept.reserve(static_cast<std::size_t>(k));
-  if (down) {
-    s.error_down += compact_into(s.items.begin(), s.items.end(), s.total, k, kept);
-  } else {
-    s.error_up += compact_into(s.items.rbegin(), s.items.rend(), s.total, k, kept);
-    std::reverse(kept.begin(), kept.end());
-  }
-  s.items = std::move(kept);
-}
-
-inline quantile_sketch merge(const quantile_sketch& a, const quantile_sketch& b, std::int64_t k, bool down) {
-  quantile_sketch r;
-  r.items.reserve(a.items.size() + b.items.size());
-  std::merge(a.items.begin(), a.items.end(), b.items.begin(), b.items.end(), std::back_inserter(r.items),
-             [](const weighted_value& x, const weighted_value& y) { return x.value < y.value; });
-  r.total = a.total + b.total;
-  r.error_down = a.error_down + b.error_down;
-  r.error_up = a.error_up + b.error_up;
-  compact(r, k, down);
-  return r;
-}
-
-// A perfect binary tree over leaves 0..2^L-1 (L = ceil(log2 leaves)); node (level, index) covers leaves
-// [index 2^level, (index + 1) 2^level). A node is formed as soon as both children exist; a child whose
-// leaf range is empty (right of the last leaf) is skipped, its sibling moving up unchanged. The shape
-// depends on the number of leaves only, so the root is the same whatever order leaves arrive in.
-template <class Node>
-class fixed_pairwise_tree {
- public:
-  explicit fixed_pairwise_tree(long leaves) : leaves_(leaves) {
-    while ((long{1} << top_level_) < leaves_) ++top_level_;
-  }
-
-  // combine(left, right, level, index) forms node (level, index) from its children.
-  template <class Combine>
-  void insert_leaf(long leaf, Node node, Combine&& combine) {
-    insert_node(0, leaf, std::move(node), std::forward<Combine>(combine));
-  }
-
-  // A finished subtree, node (level, index), e.g. one another process formed from its own leaves:
-  // it climbs exactly as its leaves would have, so the root does not depend on who formed it. The
-  // caller guarantees that none of its leaves is in the tree yet and that valid_node(level, index).
-  template <class Combine>
-  void insert_node(int level, long index, Node node, Combine&& combine) {
-    while (level < top_level_) {
-      const long sibling = index ^ 1;
-      if ((sibling << level) < leaves_) {
-        const auto it = pending_.find({level, sibling});
-        if (it == pending_.end()) break;
-        Node other = std::move(it->second);
-        pending_.erase(it);
-        const bool node_is_left = (index & 1) == 0;
-        ++level;
-        index >>= 1;
-        node = node_is_left ? combine(std::move(node), std::move(other), level, index)
-                            : combine(std::move(other), std::move(node), level, index);
-      } else {
-        ++level;
-        index >>= 1;
-      }
-    }
-    pending_.emplace(std::pair{level, index}, std::move(node));
-  }
-
-  bool complete() const { return pending_.size() == 1 && pending_.begin()->first == std::pair{top_level_, 0L}; }
-  const Node& root() const { return pending_.begin()->second; }
-  std::size_t pending_nodes() const { return pending_.size(); }
-  long leaves() const { return leaves_; }
-  int top_level() const { return top_level_; }
-
-  // Whether (level, index) names a node of this tree with at least one leaf.
-  bool valid_node(int level, long index) const {
-    return level >= 0 && level <= top_level_ && index >= 0 && index <= ((leaves_ - 1) >> level);
-  }
-  // The leaves node (level, index) covers: [first, last).
-  std::pair<long, long> leaf_range(int level, long index) const {
-    return {index << level, std::min(leaves_, (index + 1) << level)};
-  }
-
-  // f(level, index, node) for every node not yet combined into a parent, in (level, index) order.
-  template <class F>
-  void for_each_pending(F&& f) const {
-    for (const auto& [key, node] : pending_) f(key.first, key.second, node);
-  }
-
- private:
-  long leaves_;
-  int top_level_ = 0;
-  std::map<std::pair<int, long>, Node> pending_;
-};
-
-}  // namespace statistics_detail
 
 class ensemble_statistics {
  public:
