@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
         chunk.lyapunov_status = {member_status::success, member_status::max_steps, member_status::success};
         chunk.exponents = {0.5, -0.5, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(), 0.25, -0.25};
         chunk.t_start = {0.0, 0.0, 0.5};
+        chunk.t_end = {3.0, 1.75, 3.0};
         chunk.renormalizations = {2, 1, 2};
         chunk.lyapunov_steps = {40, 17, -1};
         chunk.history_t = {0.5, 1.0, 0.5, std::numeric_limits<double>::quiet_NaN(), 0.5, 1.0};

@@ -18,7 +18,7 @@ namespace lockstep::checkpoint {
 namespace {
 
 constexpr std::string_view journal_magic = "LSTPJRNL";
-constexpr std::uint32_t journal_version = 2;  // 2: Lyapunov values
+constexpr std::uint32_t journal_version = 3;  // 2: Lyapunov values; 3: their t_end
 constexpr std::uint32_t record_magic = 0x524a534cu;  // "LSJR" little-endian
 constexpr std::size_t record_header_bytes = 4 + 8 + 4;
 // member_counters is written word by word, so that counters added to it later are journaled without
@@ -44,8 +44,8 @@ std::uint64_t member_bytes(const journal_shape& shape) {
       counters_bytes + 8 + per_state + (shape.trajectories ? per_state * static_cast<std::uint64_t>(shape.save_count) : 0);
   if (shape.lyapunov_exponents == 0) return plain;
   const auto p = static_cast<std::uint64_t>(shape.lyapunov_exponents), h = static_cast<std::uint64_t>(shape.lyapunov_history);
-  // status, exponents, t_start, renormalizations, steps, history_t, history
-  return plain + 4 + 8 * p + 8 + 8 + 8 + 8 * h + 8 * h * p;
+  // status, exponents, t_start, t_end, renormalizations, steps, history_t, history
+  return plain + 4 + 8 * p + 8 + 8 + 8 + 8 + 8 * h + 8 * h * p;
 }
 
 void sync_directory(const std::filesystem::path& file) {
@@ -76,6 +76,7 @@ io::member_block journal_chunk::block(const double* inputs) const {
     lyapunov_view_.status = lyapunov_status.data();
     lyapunov_view_.exponents = exponents.data();
     lyapunov_view_.t_start = t_start.data();
+    lyapunov_view_.t_end = t_end.data();
     lyapunov_view_.renormalizations = renormalizations.data();
     lyapunov_view_.steps = lyapunov_steps.data();
     lyapunov_view_.history_t = lyapunov_history > 0 ? history_t.data() : nullptr;
@@ -131,6 +132,7 @@ void decode_journal_payload(std::string_view payload, journal_chunk& out, const 
     out.lyapunov_status.resize(lyapunov_members);
     out.exponents.resize(lyapunov_members * p);
     out.t_start.resize(lyapunov_members);
+    out.t_end.resize(lyapunov_members);
     out.renormalizations.resize(lyapunov_members);
     out.lyapunov_steps.resize(lyapunov_members);
     out.history_t.resize(lyapunov_members * h);
@@ -153,6 +155,7 @@ void decode_journal_payload(std::string_view payload, journal_chunk& out, const 
       out.lyapunov_status[i] = static_cast<member_status>(lyapunov_status);
       for (std::size_t j = 0; j < p; ++j) out.exponents[i * p + j] = in.f64();
       out.t_start[i] = in.f64();
+      out.t_end[i] = in.f64();
       out.renormalizations[i] = in.i64();
       out.lyapunov_steps[i] = in.i64();
       for (std::size_t r = 0; r < h; ++r) out.history_t[i * h + r] = in.f64();
@@ -212,7 +215,7 @@ void journal_writer::append(const io::member_block& block, const journal_shape& 
                            std::to_string(next_member_));
   const io::lyapunov_values* l = block.lyapunov;
   const auto p = static_cast<std::size_t>(shape.lyapunov_exponents), h = static_cast<std::size_t>(shape.lyapunov_history);
-  if (p > 0 && (l == nullptr || l->status == nullptr || l->exponents == nullptr || l->t_start == nullptr ||
+  if (p > 0 && (l == nullptr || l->status == nullptr || l->exponents == nullptr || l->t_start == nullptr || l->t_end == nullptr ||
                 l->renormalizations == nullptr || l->steps == nullptr || (h > 0 && (l->history_t == nullptr || l->history == nullptr))))
     throw std::invalid_argument("journal_writer::append: the Lyapunov values of members from " + std::to_string(block.first) +
                                 " are missing");
@@ -243,6 +246,7 @@ void journal_writer::append(const io::member_block& block, const journal_shape& 
     payload.i32(static_cast<std::int32_t>(l->status[s]));
     for (std::size_t j = 0; j < p; ++j) payload.f64(l->exponents[s * p + j]);
     payload.f64(l->t_start[s]);
+    payload.f64(l->t_end[s]);
     payload.i64(l->renormalizations[s]);
     payload.i64(l->steps[s]);
     for (std::size_t r = 0; r < h; ++r) payload.f64(l->history_t[s * h + r]);

@@ -16,11 +16,12 @@
 //            member: i32 status, W words of member_counters in declaration order (integers and doubles'
 //            bit patterns), f64 final t, f64 x Y final state, f64 x S x Y outputs when trajectories = 1,
 //            and when P > 0 the member's Lyapunov values as io::lyapunov_values holds them: i32 status,
-//            f64 x P exponents, f64 t_start, i64 renormalizations, i64 steps, f64 x H history_t,
-//            f64 x H x P history.
+//            f64 x P exponents, f64 t_start, f64 t_end, i64 renormalizations, i64 steps, f64 x H
+//            history_t, f64 x H x P history.
 // Records follow each other without gaps: each starts at the member after the previous one's last.
 // Version 2 added P, H and the Lyapunov values: a checkpointed [lyapunov] run resumes with
-// the exponents of the members it had finished, bit for bit, instead of solving them again.
+// the exponents of the members it had finished, bit for bit, instead of solving them again; version 3
+// added t_end (where a member's Lyapunov run stopped).
 #pragma once
 
 #include <cstdint>
@@ -65,6 +66,7 @@ struct journal_chunk {
   std::vector<member_status> lyapunov_status;
   std::vector<double> exponents;                  // [count][P]
   std::vector<double> t_start;                    // [count]
+  std::vector<double> t_end;                      // [count]
   std::vector<std::int64_t> renormalizations;     // [count]
   std::vector<std::int64_t> lyapunov_steps;       // [count]
   std::vector<double> history_t;                  // [count][H]

@@ -302,7 +302,7 @@ inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spe
 // One chunk's Lyapunov results, member-major, reused from chunk to chunk.
 struct lyapunov_buffers {
   std::vector<member_status> status;
-  std::vector<double> exponents, t_start, history_t, history;
+  std::vector<double> exponents, t_start, t_end, history_t, history;
   std::vector<std::int64_t> renormalizations, steps;
   std::vector<std::string> messages;  // why a member's options were refused (first one reported)
 
@@ -313,6 +313,7 @@ struct lyapunov_buffers {
     status.assign(members, member_status::running);
     exponents.assign(members * p, nan);
     t_start.assign(members, nan);
+    t_end.assign(members, nan);
     renormalizations.assign(members, 0);
     steps.assign(members, -1);
     history_t.assign(members * h, nan);
@@ -325,6 +326,7 @@ struct lyapunov_buffers {
     v.status = status.data();
     v.exponents = exponents.data();
     v.t_start = t_start.data();
+    v.t_end = t_end.data();
     v.renormalizations = renormalizations.data();
     v.steps = steps.data();
     v.history_t = history_t.empty() ? nullptr : history_t.data();
@@ -388,6 +390,9 @@ inline void solve_lyapunov_chunk(const engine& model, const ensemble_problem& e,
       b.status[s] = st;
       b.messages[s] = out.message;
       b.renormalizations[s] = out.renormalizations;
+      // How far the run got: with t_start, the time its estimate covers (a run stopped by max_steps
+      // keeps the estimate it reached).
+      b.t_end[s] = out.t_final;
       if (!clone) {
         b.t_start[s] = out.t_start;
         b.steps[s] = counters.steps;

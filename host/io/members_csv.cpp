@@ -54,6 +54,7 @@ members_csv_writer::members_csv_writer(std::filesystem::path final_path, const r
   if (layout_.lyapunov.exponents > 0) {
     header += ",lyapunov_status";
     for (int j = 1; j <= layout_.lyapunov.exponents; ++j) header += ",lambda_" + std::to_string(j);
+    header += ",lyapunov_t_start,lyapunov_t_end";  // the estimate averages over [t_start, t_end]
   }
   header += '\n';
   file_.write(header);
@@ -100,6 +101,10 @@ void members_csv_writer::write_members(const member_block& b) {
         rows += ',';
         append_number(rows, b.lyapunov->exponents[i * static_cast<std::size_t>(p) + static_cast<std::size_t>(j)]);
       }
+      rows += ',';
+      append_number(rows, b.lyapunov->t_start[i]);
+      rows += ',';
+      append_number(rows, b.lyapunov->t_end[i]);
     }
     rows += '\n';
     // Hand text down in pieces of about 1 MB so a large block never doubles its size in memory.

@@ -723,6 +723,7 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
       w.strings_attribute(w.dataset("/lyapunov/status"), "names", names);
     }
     w.create_dataset(lg, "/lyapunov/t_start", "t_start", H5T_IEEE_F64LE, sizeof(double), {N}, true, &nan);
+    w.create_dataset(lg, "/lyapunov/t_end", "t_end", H5T_IEEE_F64LE, sizeof(double), {N}, true, &nan);
     w.create_dataset(lg, "/lyapunov/renormalizations", "renormalizations", H5T_STD_I64LE, sizeof(std::int64_t), {N}, true, &counter_fill);
     w.create_dataset(lg, "/lyapunov/steps", "steps", H5T_STD_I64LE, sizeof(std::int64_t), {N}, true, &counter_fill);
     if (H > 0) {
@@ -752,7 +753,7 @@ void results_writer::write_members(const member_block& b) {
   if (b.y == nullptr && l.trajectories && l.save_count() > 0) bad("y is required when trajectories are stored");
   if (l.lyapunov.exponents > 0) {
     const lyapunov_values* y = b.lyapunov;
-    if (y == nullptr || y->status == nullptr || y->exponents == nullptr || y->t_start == nullptr ||
+    if (y == nullptr || y->status == nullptr || y->exponents == nullptr || y->t_start == nullptr || y->t_end == nullptr ||
         y->renormalizations == nullptr || y->steps == nullptr || (l.lyapunov.history > 0 && (y->history_t == nullptr || y->history == nullptr)))
       bad("the Lyapunov results are required when the layout has /lyapunov");
   }
@@ -813,6 +814,7 @@ void results_writer::write_members(const member_block& b) {
     w.write_column("/lyapunov/status", H5T_NATIVE_INT32, b.first, status);
     w.write_rows("/lyapunov/exponents", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, p, p, 0, y.exponents);
     w.write_rows("/lyapunov/t_start", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, 1, 1, 0, y.t_start);
+    w.write_rows("/lyapunov/t_end", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, 1, 1, 0, y.t_end);
     w.write_rows("/lyapunov/renormalizations", H5T_NATIVE_INT64, sizeof(std::int64_t), b.first, b.count, {}, 1, 1, 0, y.renormalizations);
     w.write_rows("/lyapunov/steps", H5T_NATIVE_INT64, sizeof(std::int64_t), b.first, b.count, {}, 1, 1, 0, y.steps);
     if (H > 0) {

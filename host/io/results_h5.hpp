@@ -86,6 +86,7 @@ struct lyapunov_values {
   const member_status* status = nullptr;           // [count]
   const double* exponents = nullptr;               // [count][p]
   const double* t_start = nullptr;                 // [count]
+  const double* t_end = nullptr;                   // [count] where the run stopped (t1 unless it failed or ran out of steps)
   const std::int64_t* renormalizations = nullptr;  // [count]
   const std::int64_t* steps = nullptr;             // [count]
   const double* history_t = nullptr;               // [count][H], when H > 0

@@ -174,7 +174,7 @@ const malformed_case malformed_cases[] = {
     {"empty file", "", "1:1", "missing [model]"},
     {"comments only", "# nothing here\n", "1:1", "missing [model]"},
     {"model given as a string", "model = \"pendulum\"\n[time]\nt1 = 1\n", "1:9", "\"model\" must be a table, written [model]"},
-    {"model without a name", "[model]\nparams = { L = 2.0 }\n[time]\nt1 = 1\n", "1:1", "[model] needs a name"},
+    {"model without a name", "[model]\nparams = { L = 2.0 }\n[time]\nt1 = 1\n", "1:1", "[model] needs name = a built-in model"},
     {"unknown model close to a known one", "[model]\nname = \"pendulun\"\n[time]\nt1 = 1\n", "2:8",
      "unknown model \"pendulun\"; did you mean \"pendulum\"?"},
     {"unknown model close to nothing", "[model]\nname = \"spaceship\"\n[time]\nt1 = 1\n", "2:8",

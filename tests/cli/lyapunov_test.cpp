@@ -297,6 +297,16 @@ TEST(LyapunovStudy, ASpectrumStoppedByMaxStepsGivesItsStatusAndItsEstimateAndLea
   ASSERT_EQ(csv.rows.size(), 3u);
   EXPECT_EQ(csv.rows[1][static_cast<std::size_t>(csv.column("lyapunov_status"))], "max_steps");
   EXPECT_NE(csv.rows[1][static_cast<std::size_t>(csv.column("lambda_1"))], "nan");
+  // Where each run stopped: t1 for the finished ones; for the stopped one, before t1 and at or after
+  // its last estimate — the estimate covers [t_start, t_end] (results.h5 and members.csv alike).
+  const std::vector<double> t_end = some.doubles("/lyapunov/t_end"), t_start = some.doubles("/lyapunov/t_start");
+  ASSERT_EQ(t_end.size(), 3u);
+  EXPECT_EQ(t_end[0], t_end[2]);
+  EXPECT_GT(t_end[0], t_end[1]);
+  EXPECT_GE(t_end[1], history_t[static_cast<std::size_t>(H + last)]);
+  EXPECT_GT(t_end[1], t_start[1]);
+  EXPECT_EQ(std::stod(csv.rows[1][static_cast<std::size_t>(csv.column("lyapunov_t_end"))]), t_end[1]);
+  EXPECT_EQ(std::stod(csv.rows[1][static_cast<std::size_t>(csv.column("lyapunov_t_start"))]), t_start[1]);
 }
 
 // ---- the clone estimate ------------------------------------------------------------------------------

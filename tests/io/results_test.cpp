@@ -432,9 +432,10 @@ TEST(ResultsH5, WritesTheLyapunovGroupFromMemberBlocks) {
   std::mt19937_64 rng(7);
   std::vector<member_status> status = {member_status::success, member_status::max_steps, member_status::success,
                                        member_status::success, member_status::newton_failure};
-  std::vector<double> exponents(10), t_start(5), history_t(15), history(30);
+  std::vector<double> exponents(10), t_start(5), t_end(5), history_t(15), history(30);
   for (double& x : exponents) x = tricky_value(rng);
   for (double& x : t_start) x = tricky_value(rng);
+  for (double& x : t_end) x = tricky_value(rng);
   for (double& x : history_t) x = tricky_value(rng);
   for (double& x : history) x = tricky_value(rng);
   std::vector<std::int64_t> renormalizations = {3, 1, 3, 2, 0}, steps = {10, 20, -1, 40, 50};
@@ -444,6 +445,7 @@ TEST(ResultsH5, WritesTheLyapunovGroupFromMemberBlocks) {
     v.status = status.data() + f;
     v.exponents = exponents.data() + 2 * f;
     v.t_start = t_start.data() + f;
+    v.t_end = t_end.data() + f;
     v.renormalizations = renormalizations.data() + f;
     v.steps = steps.data() + f;
     v.history_t = history_t.data() + 3 * f;
@@ -474,6 +476,7 @@ TEST(ResultsH5, WritesTheLyapunovGroupFromMemberBlocks) {
   EXPECT_EQ(dims(f.id, "/lyapunov/history"), (std::vector<hsize_t>{5, 3, 2}));
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/lyapunov/exponents"), exponents));
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/lyapunov/t_start"), t_start));
+  EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/lyapunov/t_end"), t_end));
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/lyapunov/history_t"), history_t));
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/lyapunov/history"), history));
   EXPECT_EQ(read_int64s(f.id, "/lyapunov/renormalizations"), renormalizations);

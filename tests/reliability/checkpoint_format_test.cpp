@@ -330,6 +330,7 @@ checkpoint::journal_chunk sample_lyapunov_chunk(long first, long count) {
     c.exponents.push_back(failed ? nan : 0.25 + 1.0 / static_cast<double>(g + 3));
     c.exponents.push_back(failed ? nan : -std::ldexp(1.0, -static_cast<int>(g % 9)));
     c.t_start.push_back(0.5 * static_cast<double>(g % 4));
+    c.t_end.push_back(failed ? 2.25 : 3.0);
     c.renormalizations.push_back(10 + g);
     c.lyapunov_steps.push_back(g % 7 == 1 ? -1 : 1000 + 3 * g);
     for (int r = 0; r < 3; ++r) {
@@ -371,6 +372,7 @@ TEST(MemberJournal, LyapunovValuesReadBackBitwiseWithTheirShapeAndMessage) {
     EXPECT_EQ(c.lyapunov_status, expected.lyapunov_status);
     EXPECT_TRUE(same_bits(c.exponents, expected.exponents));
     EXPECT_TRUE(same_bits(c.t_start, expected.t_start));
+    EXPECT_TRUE(same_bits(c.t_end, expected.t_end));
     EXPECT_EQ(c.renormalizations, expected.renormalizations);
     EXPECT_EQ(c.lyapunov_steps, expected.lyapunov_steps);
     EXPECT_TRUE(same_bits(c.history_t, expected.history_t));
@@ -446,7 +448,7 @@ TEST(MemberJournal, AJournalOfAnotherFormatVersionIsRefusedForItsVersion) {
     read_journal(p, 9, 0, header.size());
     FAIL() << "a version 1 journal was accepted";
   } catch (const checkpoint_error& e) {
-    EXPECT_NE(std::string(e.what()).find("journal '" + p.string() + "' has format version 1 (this lockstep reads version 2)"),
+    EXPECT_NE(std::string(e.what()).find("journal '" + p.string() + "' has format version 1 (this lockstep reads version 3)"),
               std::string::npos)
         << e.what();
   }
