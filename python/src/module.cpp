@@ -187,13 +187,13 @@ extern "C" void on_sigint(int signal, siginfo_t* info, void* context) {
 class sigint_watch {
  public:
   sigint_watch() {
-    sigint_seen.store(false);
     struct sigaction current {};
     if (PyGILState_Check() == 0 || !is_main_thread() || sigaction(SIGINT, nullptr, &current) != 0) return;
     const bool python_handler = (current.sa_flags & SA_SIGINFO) != 0 ||
                                 (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN);
     if (!python_handler) return;
     replaced_sigint = current;
+    sigint_seen.store(false);
     struct sigaction ours {};
     ours.sa_sigaction = on_sigint;
     ours.sa_flags = SA_SIGINFO | (current.sa_flags & SA_ONSTACK);
@@ -205,7 +205,9 @@ class sigint_watch {
   }
   sigint_watch(const sigint_watch&) = delete;
   sigint_watch& operator=(const sigint_watch&) = delete;
-  static bool seen() { return sigint_seen.load(std::memory_order_relaxed); }
+  // Only the solve that installed the handler answers it: a solve on another thread goes on (Python
+  // raises KeyboardInterrupt in the main thread only).
+  bool seen() const { return installed_ && sigint_seen.load(std::memory_order_relaxed); }
 
  private:
   static bool is_main_thread() {
@@ -268,7 +270,7 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
 
   pending_error pending;
   sigint_watch watch;  // before the GIL is released: it asks Python which thread this is
-  run.stop_requested = [] { return sigint_watch::seen(); };
+  run.stop_requested = [&watch] { return watch.seen(); };
   auto last_report = std::chrono::steady_clock::now() - std::chrono::hours(1);
   run.on_progress = [&](const lockstep::progress_report& r) {
     py::gil_scoped_acquire gil;

@@ -14,6 +14,7 @@ import sys
 import textwrap
 import time
 
+import numpy as np
 import pytest
 
 CHILD = textwrap.dedent("""
@@ -63,8 +64,6 @@ def test_progress_callback_error_stops_the_solve():
     from lockstep import _lockstep
 
     model = lockstep.model("double_pendulum")._engine
-    import numpy as np
-
     P = np.tile([1.0, 1.0, 1.0, 1.0, 9.81], (50, 1))
     q0, v0 = model.initial_state(P, np.tile([2.0, 2.5, 0.0, 0.0], (50, 1)))
 
@@ -80,3 +79,27 @@ def test_progress_callback_error_stops_the_solve():
     with pytest.raises(Stop, match="from the callback"):
         _lockstep.solve(model, P, q0, v0, 0.0, 10.0, [10.0], {}, "serial", 0, 0, 32, progress, 0.0)
     assert len(calls) == 1
+
+
+def test_solve_releases_the_gil():
+    """Another Python thread runs while a solve computes (the solve holds the GIL only at launch
+    boundaries, briefly)."""
+    import threading
+
+    import lockstep
+
+    ticks = []
+    done = threading.Event()
+
+    def solve():
+        lockstep.solve("double_pendulum", vary={"initial.theta1": np.linspace(1.5, 2.5, 400)}, t=5.0, threads=1)
+        done.set()
+
+    worker = threading.Thread(target=solve)
+    worker.start()
+    while not done.is_set():
+        ticks.append(time.monotonic())
+        time.sleep(0.001)
+    worker.join()
+    assert len(ticks) > 50, f"the main thread ran {len(ticks)} times during the solve"
+    assert max(b - a for a, b in zip(ticks, ticks[1:])) < 0.5
