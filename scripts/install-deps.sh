@@ -31,6 +31,9 @@ packages=(
   python3-numpy python3-h5py python3-matplotlib python3-scipy
   # equations files -> C++ model headers (host/model_files/equations_to_header.py)
   python3-sympy
+  # the Python API (python/, docs/PYTHON.md): the pybind11 module built for Debian's python3, its
+  # results as xarray Datasets, and its tests (pytest)
+  pybind11-dev python3-dev python3-xarray python3-pytest
 )
 
 missing=()

@@ -3,7 +3,7 @@
 # in a build directory of their own:
 #
 #   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo (-O1 -g1)
-#         -DLOCKSTEP_CUDA=OFF -DLOCKSTEP_BUILD_BENCH=OFF -DLOCKSTEP_MPI=OFF
+#         -DLOCKSTEP_CUDA=OFF -DLOCKSTEP_BUILD_BENCH=OFF -DLOCKSTEP_MPI=OFF -DLOCKSTEP_PYTHON=OFF
 #         CXX flags: -fsanitize=address,undefined -fno-omit-frame-pointer
 #                    -fno-sanitize=null,nonnull-attribute,returns-nonnull-attribute
 #   ctest -L 'core|model|formulation|method|stepper|study|io|lyapunov|reliability' with
@@ -18,7 +18,8 @@
 # tests (minutes of ensembles at -O1 with ASan; the kernels are the member stepper the method tests
 # run), the install test and the IDA peer. CUDA and the benchmarks are left out (nvcc code cannot run
 # here, and the benchmarks are not tests); so is MPI (OpenMPI's own allocations would drown
-# LeakSanitizer's report). UBSan's three null-pointer checks are off: with any of them GCC 12 no
+# LeakSanitizer's report), and so is the Python module (an ASan-instrumented extension cannot be loaded
+# into the uninstrumented interpreter: ASan must be the first library of the process). UBSan's three null-pointer checks are off: with any of them GCC 12 no
 # longer evaluates constexpr pointer comparisons (static_assert(find_model(...) != nullptr) in
 # tests/model fails to compile; GCC PR 71962); a null dereference is still an ASan SEGV report. -O1
 # keeps the build within CI's budget (measured numbers: CONTRIBUTING.md). Any sanitizer report fails
@@ -46,7 +47,7 @@ stage "sanitizers: configure ($build_dir)"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_CXX_FLAGS="$sanitize" -DCMAKE_C_FLAGS="$sanitize" -DCMAKE_EXE_LINKER_FLAGS="$sanitize" \
-  -DLOCKSTEP_CUDA=OFF -DLOCKSTEP_BUILD_BENCH=OFF -DLOCKSTEP_MPI=OFF >/dev/null
+  -DLOCKSTEP_CUDA=OFF -DLOCKSTEP_BUILD_BENCH=OFF -DLOCKSTEP_MPI=OFF -DLOCKSTEP_PYTHON=OFF >/dev/null
 
 stage "sanitizers: build (-j$jobs)"
 start=$SECONDS

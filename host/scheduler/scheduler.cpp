@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <numeric>
@@ -112,14 +113,18 @@ long choose_chunk(const engine& model, const ensemble_problem& e, const run_opti
 }
 
 // One launch's engine call on each block, with the first failure kept for after the launch.
+// A block is skipped once the run is asked to stop: the launch then ends after the blocks already
+// running, and the launcher throws run_stopped.
 template <class Call>
 struct engine_task final : detail::block_task {
-  explicit engine_task(Call c) : call(std::move(c)) {}
+  engine_task(Call c, const std::function<bool()>* stop) : call(std::move(c)), stop_requested(stop) {}
   Call call;
+  const std::function<bool()>* stop_requested;
   mutable std::mutex mutex;
   mutable std::exception_ptr failure;
   void operator()(const long* members, long count) const override {
     try {
+      if (*stop_requested && (*stop_requested)()) throw run_stopped();
       call(members, count);
     } catch (...) {
       const std::lock_guard<std::mutex> lock(mutex);
@@ -130,20 +135,23 @@ struct engine_task final : detail::block_task {
 
 class launcher {
  public:
-  launcher(backend where, int threads) : where_(where), threads_(threads) {}
+  launcher(backend where, int threads, const std::function<bool()>& stop_requested)
+      : where_(where), threads_(threads), stop_requested_(stop_requested) {}
   template <class Call>
   void operator()(const long* active, long count, Call call) const {
-    engine_task<Call> task(std::move(call));
+    engine_task<Call> task(std::move(call), &stop_requested_);
     if (where_ == backend::omp)
       lockstep_omp_launch(threads_, active, count, &task);
     else
       task(active, count);
     if (task.failure) std::rethrow_exception(task.failure);
+    if (stop_requested_ && stop_requested_()) throw run_stopped();
   }
 
  private:
   backend where_;
   int threads_;
+  const std::function<bool()>& stop_requested_;
 };
 
 ensemble_solution run_chunked(const engine& model, const ensemble_problem& e, const run_options& ro,
@@ -313,7 +321,12 @@ ensemble_solution solve_on_device(const engine& model, const ensemble_problem& e
   };
   run.on_progress = [](void* raw, long finished, long steps) {
     auto& cx = *static_cast<context_t*>(raw);
-    if (cx.failure || !cx.ro->on_progress) return;
+    if (cx.failure) return;
+    if (cx.ro->stop_requested && cx.ro->stop_requested()) {
+      cx.failure = std::make_exception_ptr(run_stopped());
+      return;
+    }
+    if (!cx.ro->on_progress) return;
     cx.report.members_finished = finished;
     cx.report.steps = steps;
     cx.report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - cx.start).count();
@@ -334,11 +347,11 @@ ensemble_solution solve_on_device(const engine& model, const ensemble_problem& e
 
 ensemble_solution solve_ensemble(const engine& model, const ensemble_problem& problem, const run_options& run) {
   switch (run.where) {
-    case backend::serial: return run_chunked(model, problem, run, launcher(backend::serial, 1));
+    case backend::serial: return run_chunked(model, problem, run, launcher(backend::serial, 1, run.stop_requested));
     case backend::omp:
       if (!omp::available())
         throw std::invalid_argument("lockstep: backend omp requested but this program does not link lockstep::omp");
-      return run_chunked(model, problem, run, launcher(backend::omp, run.threads));
+      return run_chunked(model, problem, run, launcher(backend::omp, run.threads, run.stop_requested));
     case backend::cuda: return solve_on_device(model, problem, run);
   }
   throw std::invalid_argument("lockstep: unknown backend");

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include "lockstep/core/status.hpp"
@@ -56,6 +57,15 @@ struct run_options {
   // model there (cuBLAS factor phase).
   bool split_factorization = false;
   std::function<void(const progress_report&)> on_progress;  // called after every launch
+  // Abandons the run when it returns true: polled by the backend's threads before each block of a
+  // launch (omp: blocks of 8-64 members; serial: the launch is one block) and by the scheduler after
+  // each launch, which then throws run_stopped (cuda: at the device run's progress reports, and the
+  // exception comes when the device run returns). A launch can last seconds (every active member of a
+  // chunk takes up to attempts_per_sync attempts), so a front end that must answer an interrupt
+  // promptly (the Python module's Ctrl-C) cannot wait for on_progress. Called concurrently from the
+  // backend's threads: it must be thread-safe and cheap (an atomic load). Throwing from on_progress
+  // abandons the run too, at the next launch boundary.
+  std::function<bool()> stop_requested;
 
   // Streaming: when keep_outputs is false, ensemble_solution::outputs stays empty and a chunk's
   // trajectories exist only while on_chunk runs, so a study of 10^6 members that keeps statistics
@@ -91,6 +101,13 @@ struct ensemble_solution {
   double q(long i, int s, int j) const { return y(i, s, j); }
   double v(long i, int s, int j) const { return y(i, s, n + j); }
   double lambda(long i, int s, int j) const { return y(i, s, 2 * n + j); }
+};
+
+// What solve_ensemble throws when run_options::stop_requested asked it to stop; nothing of the run is
+// returned (the members finished so far have already gone to on_chunk).
+class run_stopped : public std::runtime_error {
+ public:
+  run_stopped() : std::runtime_error("lockstep: the run was stopped (run_options::stop_requested)") {}
 };
 
 // Solves the ensemble with the engine's kernels on run.where. Throws std::invalid_argument for an

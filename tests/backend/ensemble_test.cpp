@@ -3,6 +3,7 @@
 // omp: bitwise, docs/DESIGN-NOTES.md, "Determinism") — and one failing member never changes another.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -306,6 +307,39 @@ TEST(EnsembleStreaming, ChunksArriveInOrderAndCarryExactlyTheKeptResults) {
   EXPECT_EQ(firsts, (std::vector<long>{0, 10, 20, 30}));
   EXPECT_EQ(std::memcmp(streamed.data(), kept.outputs.data(), streamed.size() * sizeof(double)), 0);
   EXPECT_EQ(std::memcmp(r.y_final.data(), kept.y_final.data(), r.y_final.size() * sizeof(double)), 0);
+}
+
+TEST(EnsembleStop, StopRequestedAbandonsTheRunBetweenBlocksAndOtherwiseChangesNothing) {
+  // Arrange: 600 varied double pendulums in chunks of 200, on two OpenMP threads (blocks of 8-64).
+  const auto e = make_ensemble<models::double_pendulum>(600, 2.0, 1e-6);
+  const auto plain = solve_ensemble(e, make_run(backend::omp, 200, 2));
+
+  // A stop that is never requested changes no bit.
+  auto polled = make_run(backend::omp, 200, 2);
+  std::atomic<long> polls{0};
+  polled.stop_requested = [&] { return polls.fetch_add(1) < 0; };
+  const auto same = solve_ensemble(e, polled);
+  EXPECT_GT(polls.load(), 0);
+  EXPECT_EQ(std::memcmp(same.outputs.data(), plain.outputs.data(), plain.outputs.size() * sizeof(double)), 0);
+
+  // Requested during the first chunk: run_stopped, before any chunk is delivered, and within the
+  // launch that saw it (the blocks already running finish; no launch follows).
+  for (backend where : {backend::omp, backend::serial}) {
+    auto stopping = make_run(where, 200, 2);
+    std::atomic<long> blocks{0}, launches{0};
+    std::atomic<bool> stop{false};
+    long chunks = 0;
+    stopping.stop_requested = [&] {
+      if (stop.load()) return true;
+      if (blocks.fetch_add(1) == 3) stop.store(true);  // the fourth poll asks to stop
+      return false;
+    };
+    stopping.on_progress = [&](const progress_report&) { launches.fetch_add(1); };
+    stopping.on_chunk = [&](const chunk_results&) { ++chunks; };
+    EXPECT_THROW(solve_ensemble(e, stopping), run_stopped) << backend_name(where);
+    EXPECT_EQ(chunks, 0) << backend_name(where);
+    EXPECT_LE(launches.load(), 2) << backend_name(where);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,48 @@
+"""The xarray.Dataset that lockstep.solve and lockstep.open_results both return.
+
+Dimensions: member, time, coordinate (n), constraint (m), nonholonomic (k). Variables: q, v
+[member, time, coordinate], lam (the multipliers lambda; "lambda" is a Python keyword) and mu
+[member, time, constraint], nu [member, time, nonholonomic], status and status_name [member], the
+counters of results.h5's /members group [member], final_q and final_v [member, coordinate], and one
+variable per varied input, named as in a study ("params.L2", "initial.theta1").
+"""
+
+import numpy as np
+import xarray as xr
+
+from . import _lockstep
+
+STATUS_NAMES = tuple(_lockstep.status_names)
+
+# results.h5 /members datasets (docs/RESULTS-FORMAT.md) that are one value per member, in its order.
+MEMBER_COUNTERS = ("steps", "rejected", "newton_iterations", "newton_failures", "jacobian_evaluations",
+                   "lu_factorizations", "model_evaluations", "projections", "final_t", "final_h", "max_phi",
+                   "max_velocity_residual", "init_q_correction", "init_v_correction", "max_projection_q",
+                   "max_projection_v")
+
+# Each trajectory group of the state layout (q, v, lambda, mu, nu): its variable and its last dimension.
+TRAJECTORY_DIMS = {"q": "coordinate", "v": "coordinate", "lam": "constraint", "mu": "constraint",
+                   "nu": "nonholonomic"}
+
+
+def build(*, time, members, trajectories, status, counters, final_q, final_v, inputs, attrs, statistics=None):
+    """trajectories: {"q": array or lazy array [member, time, n], ...} (the groups present); counters:
+    {name: [member]}; inputs: {"params.X": [member]}; statistics: {"mean_q": [time, n], ...}."""
+    data = {}
+    for name, values in trajectories.items():
+        data[name] = xr.Variable(("member", "time", TRAJECTORY_DIMS[name]), values)
+    status = np.asarray(status, dtype=np.int32)
+    data["status"] = xr.Variable(("member",), status, attrs={"names": list(STATUS_NAMES)})
+    names = np.array(STATUS_NAMES + ("unknown",), dtype=object)
+    data["status_name"] = xr.Variable(("member",), names[np.where((status >= 0) & (status < len(STATUS_NAMES)),
+                                                                  status, len(STATUS_NAMES))])
+    for name, values in counters.items():
+        data[name] = xr.Variable(("member",), values)
+    data["final_q"] = xr.Variable(("member", "coordinate"), final_q)
+    data["final_v"] = xr.Variable(("member", "coordinate"), final_v)
+    for name, values in inputs.items():
+        data[name] = xr.Variable(("member",), values)
+    for name, (dims, values, var_attrs) in (statistics or {}).items():
+        data[name] = xr.Variable(dims, values, attrs=var_attrs)
+    coords = {"member": np.arange(members), "time": np.asarray(time, dtype=float)}
+    return xr.Dataset(data, coords=coords, attrs=attrs)

@@ -1,0 +1,142 @@
+"""Model handles: a built-in model by name, or a model file (C++ header or equations file)."""
+
+import difflib
+import os
+import re
+import sys
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _lockstep
+
+
+class Value(NamedTuple):
+    """A parameter or named initial input of a model."""
+
+    name: str
+    default: float
+    unit: str
+    description: str
+
+
+# The models' tables write "description [unit]" (the built-in models, and equations files through
+# their generator); the unit is split off so that it can be shown and compared on its own.
+_UNIT = re.compile(r"^(.*?)\s*\[([^\[\]]*)\]\s*$")
+
+
+def _value(entry):
+    name, default, text = entry
+    match = _UNIT.match(text)
+    unit, description = (match.group(2), match.group(1)) if match else ("", text)
+    return Value(name, float(default), unit, description)
+
+
+def closest(word, candidates):
+    """The candidate closest to word, for a "did you mean" hint (None when nothing is close)."""
+    candidates = list(candidates)
+    for c in candidates:  # names differing in case only ("l2" for "L2")
+        if c.lower() == word.lower():
+            return c
+    # difflib's ratio, the earlier candidate on ties (get_close_matches would take the greater string:
+    # "theta2" before "theta1" for "theta").
+    best, best_score = None, 0.6
+    for c in candidates:
+        score = difflib.SequenceMatcher(None, word, c).ratio()
+        if score > best_score:
+            best, best_score = c, score
+    return best
+
+
+def hint(word, candidates):
+    """"; did you mean 'X'?" or ""."""
+    best = closest(word, candidates)
+    return f"; did you mean {best!r}?" if best else ""
+
+
+class Model:
+    """A model ready to solve: its sizes, parameter and initial-input tables, and its engine.
+
+    n coordinates, m holonomic and k non-holonomic constraints; parameters and inputs are lists of
+    Value(name, default, unit, description). Obtain one with lockstep.model(...).
+    """
+
+    def __init__(self, engine):
+        self._engine = engine
+        self.name = engine.name
+        self.description = engine.description
+        self.n, self.m, self.k = engine.n, engine.m, engine.k
+        self.parameters = [_value(p) for p in engine.params]
+        self.inputs = [_value(i) for i in engine.inputs]
+        self.source = engine.source or None  # the model file, or None for a built-in model
+
+    @property
+    def parameter_names(self):
+        return [p.name for p in self.parameters]
+
+    @property
+    def input_names(self):
+        return [i.name for i in self.inputs]
+
+    def initial_state(self, params=None, inputs=None):
+        """(q0, v0) of one member from parameter and initial-input overrides (dicts by name; the
+        defaults for the rest), as the model's initial_state gives them."""
+        p = np.array([[v.default for v in self.parameters]], dtype=float)
+        x = np.array([[v.default for v in self.inputs]], dtype=float).reshape(1, len(self.inputs))
+        for name, value in (params or {}).items():
+            p[0, self._index(name, "params")] = value
+        for name, value in (inputs or {}).items():
+            x[0, self._index(name, "initial")] = value
+        q0, v0 = self._engine.initial_state(p, x)
+        return q0[0], v0[0]
+
+    def _index(self, name, group):
+        """Index of a parameter (group "params") or initial input (group "initial"); ValueError with the
+        closest name otherwise."""
+        names = self.parameter_names if group == "params" else self.input_names
+        if name in names:
+            return names.index(name)
+        what = "parameter" if group == "params" else "initial input"
+        if group == "initial" and not names:
+            raise ValueError(f"model {self.name!r} has no initial inputs (its initial state is fixed); "
+                             f"remove {name!r}")
+        raise ValueError(f"unknown {what} {name!r} of model {self.name!r}{hint(name, names)} "
+                         f"(its {what}s: {', '.join(names)})")
+
+    def __repr__(self):
+        return f"<lockstep.Model {self.name!r}: n={self.n}, m={self.m}, k={self.k}, " \
+               f"{len(self.parameters)} parameters, {len(self.inputs)} initial inputs>"
+
+
+def builtin_models():
+    """The names of the built-in models."""
+    return list(_lockstep.builtin_models())
+
+
+_MODEL_FILE_EXTENSIONS = (".hpp", ".h", ".hh", ".hxx", ".toml")
+
+
+def model(name_or_path, name=None, quiet=None):
+    """A built-in model by name, or a model file (C++ header or equations .toml) by path.
+
+    A model file is compiled on first use (seconds) and cached (LOCKSTEP_CACHE_DIR, else
+    ~/.cache/lockstep), as by the lockstep command; name picks one model of a header that defines
+    several. quiet=None announces a compile on stderr only when it is a terminal.
+    """
+    if isinstance(name_or_path, Model):
+        return name_or_path
+    text = os.fspath(name_or_path)
+    is_file = "/" in text or text.endswith(_MODEL_FILE_EXTENSIONS) or isinstance(name_or_path, os.PathLike)
+    if is_file:
+        if quiet is None:
+            quiet = not sys.stderr.isatty()
+        announce = None if quiet else (lambda line: print(f"lockstep: {line}", file=sys.stderr, flush=True))
+        return Model(_lockstep.load_model_file(text, name or "", announce))
+    if name is not None:
+        raise ValueError(f"name picks a model of a model file; {text!r} is a built-in model")
+    engine = _lockstep.builtin_model(text)
+    if engine is None:
+        names = builtin_models()
+        raise ValueError(f"unknown model {text!r}{hint(text, names)} (built-in models: {', '.join(names)}; "
+                         "a model file is a path ending in .hpp, .h or .toml)")
+    return Model(engine)

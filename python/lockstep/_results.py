@@ -1,0 +1,175 @@
+"""results.h5 (docs/RESULTS-FORMAT.md) as the Dataset of lockstep.solve, and studies run as by
+`lockstep run`."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+import h5py
+import numpy as np
+import xarray as xr
+from xarray.backends import BackendArray
+from xarray.core import indexing
+
+from . import _dataset, _lockstep
+
+RESULTS_FORMAT_VERSION = 1  # the version this package reads (host/io/results_h5.hpp, results_format_version)
+
+
+class _H5Dataset(BackendArray):
+    """One HDF5 dataset, read only when indexed: the file is opened for each read and closed again,
+    so a Dataset holds no file handle and trajectories of any size cost nothing until used."""
+
+    def __init__(self, path, name, shape, dtype):
+        self.path, self.name, self.shape, self.dtype = path, name, shape, np.dtype(dtype)
+
+    def __getitem__(self, key):
+        # BASIC: h5py takes slices and integers; xarray applies any fancier indexing to what they read.
+        return indexing.explicit_indexing_adapter(key, self.shape, indexing.IndexingSupport.BASIC, self._read)
+
+    def _read(self, key):
+        with h5py.File(self.path, "r") as f:
+            return np.asarray(f[self.name][key])
+
+
+def _lazy(path, dataset):
+    return indexing.LazilyIndexedArray(_H5Dataset(path, dataset.name, dataset.shape, dataset.dtype))
+
+
+def _attribute(value):
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return [_attribute(v) for v in value] if value.dtype == object else value
+    return value
+
+
+def open_results(path):
+    """A results.h5 file as an xarray.Dataset, the layout of lockstep.solve's.
+
+    Member values (status, counters, final states, varied inputs) are read at once; trajectories
+    (q, v, lam, mu, nu) and statistics are read from the file only when they are used, so the file
+    must stay where it is while the Dataset is in use. Statistics come as <stat>_<group> [time, ...]
+    ("mean_q", "q95_lam") and <stat>_count [time, state]. Root attributes of the file become the
+    Dataset's, with t0 and t1 from the study it records.
+    """
+    path = os.path.abspath(os.fspath(path))
+    with h5py.File(path, "r") as f:
+        attrs = {key: _attribute(value) for key, value in f.attrs.items()}
+        if attrs.get("format", "lockstep-results") != "lockstep-results" or "t" not in f:
+            raise ValueError(f"{path!r} is not a lockstep results file")
+        version = attrs.get("format_version", 1)  # files before the attribute have version 1's layout
+        if version != RESULTS_FORMAT_VERSION:
+            raise ValueError(f"{path!r}: results format version {version} (written by lockstep "
+                             f"{attrs.get('lockstep_version', '?')}); this lockstep reads version "
+                             f"{RESULTS_FORMAT_VERSION} (docs/RESULTS-FORMAT.md)")
+        time = f["t"][:]
+        members = f["members"]
+        N = int(members["status"].shape[0])
+        trajectories = {}
+        for name, dataset in (("q", "q"), ("v", "v"), ("lam", "lambda"), ("mu", "mu"), ("nu", "nu")):
+            if dataset in f:
+                trajectories[name] = _lazy(path, f[dataset])
+        counters = {name: members[name][:] for name in _dataset.MEMBER_COUNTERS if name in members}
+        inputs = {}
+        if "inputs" in members:
+            names = [_attribute(n) for n in members["inputs"].attrs.get("names", [])]
+            values = members["inputs"][:]
+            inputs = {name: values[:, j] for j, name in enumerate(names)}
+        statistics = {}
+        if "statistics" in f:
+            for stat, group in f["statistics"].items():
+                for part, dims in (("q", "coordinate"), ("v", "coordinate"), ("lambda", "constraint"),
+                                   ("mu", "constraint"), ("nu", "nonholonomic"), ("count", "state")):
+                    if part in group:
+                        label = "lam" if part == "lambda" else part
+                        extra = {"probability": float(group.attrs["probability"])} if "probability" in group.attrs else {}
+                        statistics[f"{stat}_{label}"] = (("time", dims), _lazy(path, group[part]), extra)
+        ds = _dataset.build(time=time, members=N, trajectories=trajectories, status=members["status"][:],
+                            counters=counters, final_q=members["final_q"][:], final_v=members["final_v"][:],
+                            inputs=inputs, attrs=attrs, statistics=statistics)
+    try:
+        study = tomllib.loads(attrs.get("study", ""))
+        ds.attrs.setdefault("t0", float(study.get("time", {}).get("t0", 0.0)))
+    except (tomllib.TOMLDecodeError, TypeError, ValueError):
+        pass
+    if len(time):
+        ds.attrs.setdefault("t1", float(time[-1]))  # t1 is always saved
+    ds.attrs["results_path"] = path
+    return ds
+
+
+def _executable():
+    """The lockstep command: LOCKSTEP_EXECUTABLE, else the one built beside this module, else PATH's."""
+    given = os.environ.get("LOCKSTEP_EXECUTABLE")
+    if given:
+        return given
+    if os.path.isfile(_lockstep.lockstep_executable):
+        return _lockstep.lockstep_executable
+    found = shutil.which("lockstep")
+    if not found:
+        raise FileNotFoundError("the lockstep command was not found: build it (target lockstep_cli), put it on "
+                                "PATH or set LOCKSTEP_EXECUTABLE")
+    return found
+
+
+def run_study(path, out_dir=None, backend=None, threads=None, chunk_size=None, progress=None):
+    """Runs a study file exactly as `lockstep run STUDY -o OUT_DIR` does and returns its results.
+
+    With out_dir, the files stay there (results.h5, members.csv, study.toml) and the Dataset reads the
+    trajectories from them when used; without, the run goes to a temporary directory whose results
+    are loaded into memory before it is removed. backend, threads and chunk_size are passed on when
+    given. progress: the command's progress bar, by default only when stderr is a terminal.
+    A study whose members partly failed returns normally (see ds.status); a bad study file raises
+    ValueError with the command's diagnostic, a failed write OSError.
+    """
+    command = [_executable(), "run", os.fspath(path)]
+    temporary = out_dir is None
+    out = tempfile.mkdtemp(prefix="lockstep-study-") if temporary else os.fspath(out_dir)
+    command += ["-o", out]
+    if backend is not None:
+        command += ["--backend", str(backend)]
+    if threads is not None:
+        command += ["--threads", str(int(threads))]
+    if chunk_size is not None:
+        command += ["--chunk-size", str(int(chunk_size))]
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not progress:
+        command.append("--quiet")
+    try:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE,
+                                   text=True)
+        try:
+            stdout, stderr = process.communicate()
+        except KeyboardInterrupt:
+            # A terminal's Ctrl-C reaches the command too (same process group); a signal sent to this
+            # process alone is passed on, and the command is given time to exit (it writes what it finished).
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+            process.wait()
+            raise
+        rc = process.returncode
+        message = (stderr or "").strip()
+        if rc == 2:
+            raise ValueError(message or f"lockstep run {path}: bad study file or command line")
+        if rc == 3:
+            raise OSError(message or f"lockstep run {path}: the results could not be written")
+        if rc in (130, -signal.SIGINT):
+            raise KeyboardInterrupt
+        if rc not in (0, 1):
+            raise RuntimeError(f"lockstep run {path} failed with exit status {rc}" + (f":\n{message}" if message else ""))
+        ds = open_results(os.path.join(out, "results.h5"))
+        if temporary:
+            ds = ds.load()
+            del ds.attrs["results_path"]
+        return ds
+    finally:
+        if temporary:
+            shutil.rmtree(out, ignore_errors=True)

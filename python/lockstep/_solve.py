@@ -1,0 +1,227 @@
+"""lockstep.solve: an ensemble of one model's members from Python, without a study file."""
+
+import math
+import sys
+import time as _time
+
+import numpy as np
+
+from . import _dataset, _lockstep
+from ._model import hint, model as _model
+
+METHODS = ("radau5", "bdf", "radau3", "euler", "rhoinf")
+FORMULATIONS = ("index3", "ggl", "index1", "projected-invariants")
+PROJECTIONS = ("none", "coordinate", "post-stabilization")
+BACKENDS = ("omp", "serial", "cuda")
+
+# Further solver settings, named as the fields of lockstep::solver_options (stepper/options.hpp) and
+# as the [solver] keys of a study file; the study file's checks of their combinations are left to the
+# engine, which refuses what a method cannot run.
+SOLVER_KEYS = ("metric", "init", "h_initial", "h_min", "h_max", "max_steps", "max_order", "fixed_h",
+               "fixed_order", "rho_inf", "newton_tol", "newton_max_iterations", "consistent_multipliers",
+               "init_tolerance", "baumgarte_alpha", "baumgarte_beta")
+
+
+def _choice(argument, value, choices):
+    if value not in choices:
+        raise ValueError(f"{argument}={value!r} is not one of {', '.join(choices)}{hint(str(value), choices)}")
+    return value
+
+
+def _positive(argument, value):
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{argument} must be a finite number > 0 (got {value!r})")
+    return value
+
+
+def _atol(atol):
+    """atol: a number, or a dict with some of q, v, lambda (the others keep 1e-6)."""
+    groups = {"q": 1e-6, "v": 1e-6, "lambda": 1e-6}
+    if isinstance(atol, dict):
+        for key, value in atol.items():
+            if key not in groups:
+                raise ValueError(f"atol: unknown group {key!r}{hint(str(key), list(groups))} (q, v, lambda)")
+            groups[key] = _positive(f"atol[{key!r}]", value)
+    else:
+        value = _positive("atol", atol)
+        groups = {key: value for key in groups}
+    return groups
+
+
+def _vector(argument, values):
+    a = np.asarray(values)
+    if a.ndim != 1 or not (np.issubdtype(a.dtype, np.number) or a.dtype == bool):
+        raise ValueError(f"{argument} must be a 1-D array of numbers (one per member), got shape {a.shape} "
+                         f"and dtype {a.dtype}")
+    return a.astype(float)
+
+
+def _split(model, key, argument):
+    """("params", index) or ("initial", index) of a vary key "params.NAME" / "initial.NAME"."""
+    group, _, name = str(key).partition(".")
+    valid = [f"params.{p}" for p in model.parameter_names] + [f"initial.{i}" for i in model.input_names]
+    if group not in ("params", "initial") or not name:
+        # A bare name of a parameter or input ("L2") is the most likely slip: suggest it with its group.
+        bare = str(key)
+        suggestion = (f"params.{bare}" if bare in model.parameter_names else
+                      f"initial.{bare}" if bare in model.input_names else None)
+        tail = f"; did you mean {suggestion!r}?" if suggestion else hint(bare, valid)
+        raise ValueError(f"{argument}: {key!r} must be 'params.NAME' or 'initial.NAME'{tail}")
+    names = model.parameter_names if group == "params" else model.input_names
+    if name not in names:
+        raise ValueError(f"{argument}: unknown {'parameter' if group == 'params' else 'initial input'} {key!r} of "
+                         f"model {model.name!r}{hint(str(key), valid)}")
+    return group, names.index(name)
+
+
+def _times(t, save):
+    if np.ndim(t) == 0:
+        t0, t1 = 0.0, float(t)
+    else:
+        if len(t) != 2:
+            raise ValueError(f"t must be t1 or (t0, t1), got {t!r}")
+        t0, t1 = float(t[0]), float(t[1])
+    if not (math.isfinite(t0) and math.isfinite(t1) and t1 > t0):
+        raise ValueError(f"t must be (t0, t1) with finite t0 < t1, got ({t0!r}, {t1!r})")
+    if save is None:  # the study files' default: 100 intervals
+        save_times = np.linspace(t0, t1, 101)
+    else:
+        save_times = np.asarray(save, dtype=float)
+        if save_times.ndim == 0:
+            save_times = save_times.reshape(1)
+        if save_times.ndim != 1:
+            raise ValueError(f"save must be a 1-D array of times, got shape {save_times.shape}")
+        if save_times.size and not (np.all(save_times >= t0) and np.all(save_times <= t1)):
+            raise ValueError(f"save: every time must lie in [t0, t1] = [{t0!r}, {t1!r}]")
+        if np.any(np.diff(save_times) <= 0):
+            raise ValueError("save: times must be strictly increasing")
+    return t0, t1, save_times
+
+
+class _ProgressBar:
+    """Members done, steps per second and time left on stderr, redrawn in place."""
+
+    def __init__(self):
+        self.drawn = False
+
+    def __call__(self, finished, total, steps, seconds):
+        fraction = finished / total if total else 1.0
+        filled = int(fraction * 30)
+        rate = steps / seconds if seconds > 0 else 0.0
+        eta = f"{seconds * (1 - fraction) / fraction:.0f} s" if 0 < fraction < 1 else ("0 s" if fraction >= 1 else "?")
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {finished}/{total} members  "
+                         f"{rate:.3g} steps/s  ETA {eta}   ")
+        sys.stderr.flush()
+        self.drawn = True
+
+    def close(self):
+        if self.drawn:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, method="radau5",
+          formulation="index3", rtol=1e-6, atol=1e-6, projection="none", backend="omp", threads=0, members=None,
+          progress=None, chunk_size=0, **solver):
+    """Solves an ensemble of one model's members and returns an xarray.Dataset.
+
+    model        a lockstep.Model, or what lockstep.model() takes (a built-in name, a model file)
+    vary         {"params.NAME" or "initial.NAME": 1-D array}: one value per member, all the same length
+    params       {NAME: value}: fixed parameter overrides for every member (defaults otherwise)
+    initial      {NAME: value}: fixed initial-input overrides; the model's initial_state maps each
+                 member's inputs to (q0, v0), as a study file does
+    t            (t0, t1), or t1 (t0 = 0)
+    save         the save times (1-D, increasing, within [t0, t1]); default 101 points from t0 to t1
+    method, formulation, rtol, atol (a number or {"q": .., "v": .., "lambda": ..}), projection, and
+    **solver (h_max, max_steps, fixed_h, ...: the [solver] keys of a study file): the solver settings
+    backend      "omp" (default), "serial" or "cuda"; threads: 0 = the OpenMP default
+    members      the number of members when nothing is varied (identical members; default 1); when
+                 vary is given, it may repeat their length
+    progress     True/False, or None: a progress bar on stderr only when it is a terminal
+
+    A member that fails keeps its status (ds.status, ds.status_name) and NaN where it never reached;
+    nothing is raised for it. Ctrl-C stops the solve (KeyboardInterrupt) within one launch of the
+    scheduler.
+    """
+    model = _model(model)
+    vary = dict(vary or {})
+    params = dict(params or {})
+    initial = dict(initial or {})
+    method = _choice("method", method, METHODS)
+    formulation = _choice("formulation", formulation, FORMULATIONS)
+    projection = _choice("projection", projection, PROJECTIONS)
+    backend = _choice("backend", backend, BACKENDS)
+    if int(threads) != threads or threads < 0:
+        raise ValueError(f"threads must be an integer >= 0 (0: the OpenMP default), got {threads!r}")
+    for key in solver:
+        if key not in SOLVER_KEYS:
+            raise TypeError(f"solve() got an unexpected keyword argument {key!r}"
+                            f"{hint(key, SOLVER_KEYS + ('method', 'formulation', 'rtol', 'atol', 'projection'))}")
+    t0, t1, save_times = _times(t, save)
+    atol_groups = _atol(atol)
+    options = {"method": method, "formulation": formulation, "projection": projection,
+               "rtol": _positive("rtol", rtol), "atol_q": atol_groups["q"], "atol_v": atol_groups["v"],
+               "atol_lambda": atol_groups["lambda"], **solver}
+
+    # Members: the defaults, then the fixed overrides, then each member's varied values.
+    columns = {key: _vector(f"vary[{key!r}]", values) for key, values in vary.items()}
+    lengths = {len(c) for c in columns.values()}
+    if len(lengths) > 1:
+        shapes = ", ".join(f"{key!r}: ({len(c)},)" for key, c in columns.items())
+        raise ValueError(f"vary: every array must have the same length (one value per member), got {shapes}")
+    count = lengths.pop() if lengths else (1 if members is None else int(members))
+    if members is not None and int(members) != count:
+        raise ValueError(f"members={members!r} disagrees with the length of the vary arrays ({count})")
+    if count < 1:
+        raise ValueError(f"members must be >= 1, got {count}")
+
+    P = np.tile([p.default for p in model.parameters], (count, 1)).astype(float)
+    X = np.tile([i.default for i in model.inputs], (count, 1)).astype(float).reshape(count, len(model.inputs))
+    for name, value in params.items():
+        P[:, model._index(name, "params")] = float(value)
+    for name, value in initial.items():
+        X[:, model._index(name, "initial")] = float(value)
+    for key, column in columns.items():
+        group, index = _split(model, key, "vary")
+        (P if group == "params" else X)[:, index] = column
+    q0, v0 = model._engine.initial_state(P, X)
+
+    if progress is None:
+        progress = sys.stderr.isatty()
+    bar = _ProgressBar() if progress else None
+    started = _time.time()
+    try:
+        r = _lockstep.solve(model._engine, P, q0, v0, t0, t1, save_times, options, backend, int(threads),
+                            int(chunk_size), 32, bar)
+    finally:
+        if bar:
+            bar.close()
+    wall = _time.time() - started
+
+    n, m, k = model.n, model.m, model.k
+    y = r["outputs"]
+    groups = {"q": (0, n), "v": (n, n), "lam": (2 * n, m)}
+    if r["has_mu"]:
+        groups["mu"] = (2 * n + m, m)
+    if k > 0:
+        groups["nu"] = (2 * n + 2 * m, k)
+    trajectories = {name: y[:, :, start:start + size] for name, (start, size) in groups.items()}
+    counters = dict(r["counters"])
+    counters = {name: (r["t_final"] if name == "final_t" else counters[name]) for name in _dataset.MEMBER_COUNTERS}
+    attrs = {"model": model.name, "n": n, "m": m, "k": k, "members": count, "method": method,
+             "formulation": formulation, "projection": projection, "rtol": options["rtol"],
+             "atol_q": options["atol_q"], "atol_v": options["atol_v"], "atol_lambda": options["atol_lambda"],
+             "t0": t0, "t1": t1, "backend": backend, "threads": int(threads),
+             "lockstep_version": _lockstep.__version__, "wall_time_seconds": wall}
+    if model.source:
+        attrs["model_source"] = model.source
+    for key, value in solver.items():
+        attrs[key] = value
+    for name, value in params.items():
+        attrs[f"params.{name}"] = float(value)
+    for name, value in initial.items():
+        attrs[f"initial.{name}"] = float(value)
+    return _dataset.build(time=save_times, members=count, trajectories=trajectories, status=r["status"],
+                          counters=counters, final_q=r["y_final"][:, :n], final_v=r["y_final"][:, n:2 * n],
+                          inputs=columns, attrs=attrs)

@@ -1,0 +1,455 @@
+// python/src/module.cpp — lockstep._lockstep, the compiled half of the Python package (python/lockstep,
+// docs/PYTHON.md).
+//
+// A thin layer over the engine boundary (docs/ARCHITECTURE.md section 5): model handles are engines
+// (built-in, or a model file compiled and cached by host/model_files), and solve() is
+// solve_ensemble on member-major NumPy arrays, so a member solved from Python is bitwise the member
+// the `lockstep` command solves from the same inputs. Names, shapes and "did you mean" hints for the
+// user are checked by the Python package; this layer checks again what would otherwise be undefined
+// (sizes, option names) and raises ValueError.
+//
+// The solve runs without the GIL. Ctrl-C, two ways to the same end: (1) a SIGINT handler of this
+// module, chained before Python's for the solve's duration, raises a flag that
+// run_options::stop_requested reads, so the backend's threads stop taking blocks within one block
+// (sigint_watch below); the scheduler throws run_stopped after the launch. (2) The scheduler calls
+// run_options::on_progress on the calling thread after every launch, outside any parallel region;
+// there this module takes the GIL and lets Python run its signal handlers (PyErr_CheckSignals), and
+// when one raised (KeyboardInterrupt) or the progress callback raised, throws a C++ exception. Either
+// way solve_ensemble unwinds through its own RAII storage (chunk buffers are std::vector: nothing
+// leaks), and once the GIL is held again the Python error (the one saved at the throw, or what
+// Python's SIGINT handler raises) comes out of solve().
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "host/model_files/model_compiler.hpp"
+#include "lockstep/core/status.hpp"
+#include "lockstep/engine/builtin.hpp"
+#include "lockstep/ensemble.hpp"
+#include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/stepper/options.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+// A model as Python sees it: the engine (alive as long as the program) and where it came from.
+struct model_handle {
+  lockstep::engine model;
+  std::string source;     // the model file, absolute; "" for a built-in model
+  std::string cache_key;  // the compiled engine's cache key; "" for a built-in model
+  bool compiled = false;  // this load compiled it (false: built in, or found in the cache)
+};
+
+using c_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+// A contiguous double array of exactly `shape`, from any float array in any order; ValueError naming
+// `what` and both shapes otherwise.
+c_array as_shape(const py::handle& object, const char* what, std::vector<py::ssize_t> shape) {
+  c_array a = c_array::ensure(object);
+  if (!a) throw py::value_error(std::string(what) + " must be an array of numbers");
+  auto describe = [](const std::vector<py::ssize_t>& s) {
+    std::string out = "(";
+    for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + (s.size() == 1 ? ",)" : ")");
+  };
+  std::vector<py::ssize_t> got(a.shape(), a.shape() + a.ndim());
+  if (got != shape) throw py::value_error(std::string(what) + " must have shape " + describe(shape) + ", got " + describe(got));
+  return a;
+}
+
+// A NumPy array that owns `values` (moved, not copied).
+template <class T>
+py::array owned_array(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
+  auto* held = new std::vector<T>(std::move(values));
+  py::capsule owner(held, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(shape, held->data(), owner);
+}
+
+py::list value_table(std::span<const lockstep_value_info> values) {
+  py::list out;
+  for (const auto& v : values) out.append(py::make_tuple(v.name, v.default_value, v.description ? v.description : ""));
+  return out;
+}
+
+// ---- solver options from a dict --------------------------------------------------------------------
+
+template <class Enum, std::size_t N>
+Enum choose(const py::handle& value, const char* key, const std::pair<const char*, Enum> (&choices)[N]) {
+  const std::string name = py::cast<std::string>(value);
+  std::string valid;
+  for (const auto& [choice, e] : choices) {
+    if (name == choice) return e;
+    valid += (valid.empty() ? "" : ", ") + std::string(choice);
+  }
+  throw py::value_error(std::string("unknown ") + key + " '" + name + "' (one of " + valid + ")");
+}
+
+constexpr std::pair<const char*, lockstep::method_kind> method_choices[] = {
+    {"bdf", lockstep::method_kind::bdf},     {"radau5", lockstep::method_kind::radau5},
+    {"radau3", lockstep::method_kind::radau3}, {"euler", lockstep::method_kind::euler},
+    {"rhoinf", lockstep::method_kind::rhoinf}};
+constexpr std::pair<const char*, lockstep::formulation> formulation_choices[] = {
+    {"index3", lockstep::formulation::index3},
+    {"ggl", lockstep::formulation::ggl},
+    {"index1", lockstep::formulation::index1},
+    {"projected-invariants", lockstep::formulation::projected_invariants}};
+constexpr std::pair<const char*, lockstep::projection_kind> projection_choices[] = {
+    {"none", lockstep::projection_kind::none},
+    {"coordinate", lockstep::projection_kind::coordinate},
+    {"post-stabilization", lockstep::projection_kind::post_stabilization}};
+constexpr std::pair<const char*, lockstep::projection_metric> metric_choices[] = {
+    {"mass", lockstep::projection_metric::mass}, {"euclidean", lockstep::projection_metric::euclidean}};
+constexpr std::pair<const char*, lockstep::init_mode> init_choices[] = {{"project", lockstep::init_mode::project},
+                                                                        {"strict", lockstep::init_mode::strict}};
+
+// The study files' defaults (radau5 on index3: the combination accepted with error control on every
+// model), then the dict's keys, named as the fields of solver_options.
+lockstep::solver_options solver_options_of(const py::dict& given) {
+  lockstep::solver_options o;
+  o.method = lockstep::method_kind::radau5;
+  o.form = lockstep::formulation::index3;
+  for (const auto& [key_object, value] : given) {
+    const std::string key = py::cast<std::string>(key_object);
+    if (key == "method") o.method = choose(value, "method", method_choices);
+    else if (key == "formulation") o.form = choose(value, "formulation", formulation_choices);
+    else if (key == "projection") o.projection = choose(value, "projection", projection_choices);
+    else if (key == "metric") o.metric = choose(value, "metric", metric_choices);
+    else if (key == "init") o.init = choose(value, "init", init_choices);
+    else if (key == "rtol") o.rtol = py::cast<double>(value);
+    else if (key == "atol_q") o.atol_q = py::cast<double>(value);
+    else if (key == "atol_v") o.atol_v = py::cast<double>(value);
+    else if (key == "atol_lambda") o.atol_lambda = py::cast<double>(value);
+    else if (key == "h_initial") o.h_initial = py::cast<double>(value);
+    else if (key == "h_min") o.h_min = py::cast<double>(value);
+    else if (key == "h_max") o.h_max = py::cast<double>(value);
+    else if (key == "max_steps") o.max_steps = py::cast<long>(value);
+    else if (key == "max_order") o.max_order = py::cast<int>(value);
+    else if (key == "fixed_h") o.fixed_h = py::cast<double>(value);
+    else if (key == "fixed_order") o.fixed_order = py::cast<int>(value);
+    else if (key == "rho_inf") o.rho_inf = py::cast<double>(value);
+    else if (key == "newton_tol") o.newton_tol = py::cast<double>(value);
+    else if (key == "newton_max_iterations") o.newton_max_iterations = py::cast<int>(value);
+    else if (key == "consistent_multipliers") o.consistent_multipliers = py::cast<bool>(value);
+    else if (key == "init_tolerance") o.init_tolerance = py::cast<double>(value);
+    else if (key == "baumgarte_alpha") o.baumgarte_alpha = py::cast<double>(value);
+    else if (key == "baumgarte_beta") o.baumgarte_beta = py::cast<double>(value);
+    else throw py::value_error("unknown solver option '" + key + "'");
+  }
+  return o;
+}
+
+lockstep::backend backend_of(const std::string& name) {
+  if (name == "serial") return lockstep::backend::serial;
+  if (name == "omp") return lockstep::backend::omp;
+  if (name == "cuda") return lockstep::backend::cuda;
+  throw py::value_error("unknown backend '" + name + "' (one of serial, omp, cuda)");
+}
+
+// ---- interruption ----------------------------------------------------------------------------------
+
+// SIGINT during a solve. Python's own C handler only marks the signal for the interpreter, which acts on
+// it when this thread next holds the GIL (in on_progress, after a whole launch: seconds on large
+// chunks). For the solve's duration a handler of ours runs first: it raises a flag that
+// run_options::stop_requested reads, so the backend's threads stop taking blocks at once, and then
+// calls the handler it replaced, so that Python sees the signal as usual and its SIGINT handler
+// (KeyboardInterrupt by default, or the user's) decides what is raised. Installed only on the main
+// thread, the one Python runs signal handlers on, and only over Python's handler (a function, not
+// SIG_DFL or SIG_IGN): a program that set SIGINT otherwise keeps its choice.
+std::atomic<bool> sigint_seen{false};
+struct sigaction replaced_sigint {};
+
+extern "C" void on_sigint(int signal, siginfo_t* info, void* context) {
+  sigint_seen.store(true, std::memory_order_relaxed);
+  if (replaced_sigint.sa_flags & SA_SIGINFO) {
+    replaced_sigint.sa_sigaction(signal, info, context);
+  } else if (replaced_sigint.sa_handler != SIG_DFL && replaced_sigint.sa_handler != SIG_IGN) {
+    replaced_sigint.sa_handler(signal);
+  }
+}
+
+class sigint_watch {
+ public:
+  sigint_watch() {
+    struct sigaction current {};
+    if (PyGILState_Check() == 0 || !is_main_thread() || sigaction(SIGINT, nullptr, &current) != 0) return;
+    const bool python_handler = (current.sa_flags & SA_SIGINFO) != 0 ||
+                                (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN);
+    if (!python_handler) return;
+    replaced_sigint = current;
+    sigint_seen.store(false);
+    struct sigaction ours {};
+    ours.sa_sigaction = on_sigint;
+    ours.sa_flags = SA_SIGINFO | (current.sa_flags & SA_ONSTACK);
+    sigemptyset(&ours.sa_mask);
+    installed_ = sigaction(SIGINT, &ours, nullptr) == 0;
+  }
+  ~sigint_watch() {
+    if (installed_) sigaction(SIGINT, &replaced_sigint, nullptr);
+  }
+  sigint_watch(const sigint_watch&) = delete;
+  sigint_watch& operator=(const sigint_watch&) = delete;
+  // Only the solve that installed the handler answers it: a solve on another thread goes on (Python
+  // raises KeyboardInterrupt in the main thread only).
+  bool seen() const { return installed_ && sigint_seen.load(std::memory_order_relaxed); }
+
+ private:
+  static bool is_main_thread() {
+    return py::module_::import("threading").attr("current_thread")().is(
+        py::module_::import("threading").attr("main_thread")());
+  }
+  bool installed_ = false;
+};
+
+// Thrown from on_progress to stop the solve; the Python error it stands for waits in `pending`.
+struct python_error_pending {};
+
+// A Python error fetched while the GIL was held, restored later (PyErr_Fetch / PyErr_Restore own
+// their references, so nothing is decremented without the GIL).
+struct pending_error {
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  void fetch() { PyErr_Fetch(&type, &value, &traceback); }
+  [[noreturn]] void raise() {
+    PyErr_Restore(type, value, traceback);
+    type = value = traceback = nullptr;
+    throw py::error_already_set();
+  }
+};
+
+// ---- solve ------------------------------------------------------------------------------------------
+
+py::dict solve(const model_handle& handle, const py::handle& params_in, const py::handle& q0_in,
+               const py::handle& v0_in, double t0, double t1, const py::handle& save_in, const py::dict& options,
+               const std::string& backend, int threads, long chunk_size, int attempts_per_sync,
+               const py::object& progress, double progress_interval) {
+  const lockstep::engine& model = handle.model;
+  const int n = model.n(), n_params = model.n_params(), ny = model.ny();
+
+  c_array params_array = c_array::ensure(params_in);
+  if (!params_array || params_array.ndim() != 2)
+    throw py::value_error("params must be a 2-D array [members, n_params]");
+  const py::ssize_t members = params_array.shape(0);
+  params_array = as_shape(params_array, "params", {members, n_params});
+  const c_array q0_array = as_shape(q0_in, "q0", {members, n});
+  const c_array v0_array = as_shape(v0_in, "v0", {members, n});
+  c_array save_array = c_array::ensure(save_in);
+  if (!save_array || save_array.ndim() != 1) throw py::value_error("save_times must be a 1-D array");
+
+  lockstep::ensemble_problem problem;
+  problem.members = members;
+  problem.params.assign(params_array.data(), params_array.data() + params_array.size());
+  problem.q0.assign(q0_array.data(), q0_array.data() + q0_array.size());
+  problem.v0.assign(v0_array.data(), v0_array.data() + v0_array.size());
+  problem.t0 = t0;
+  problem.t1 = t1;
+  problem.save_times.assign(save_array.data(), save_array.data() + save_array.size());
+  problem.options = solver_options_of(options);
+
+  lockstep::run_options run;
+  run.where = backend_of(backend);
+  run.threads = threads;
+  run.chunk_size = chunk_size;
+  run.attempts_per_sync = attempts_per_sync;
+  if (run.threads < 0) throw py::value_error("threads must be >= 0 (0: the OpenMP default)");
+
+  pending_error pending;
+  sigint_watch watch;  // before the GIL is released: it asks Python which thread this is
+  run.stop_requested = [&watch] { return watch.seen(); };
+  auto last_report = std::chrono::steady_clock::now() - std::chrono::hours(1);
+  run.on_progress = [&](const lockstep::progress_report& r) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      pending.fetch();
+      throw python_error_pending{};
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (!progress.is_none() && std::chrono::duration<double>(now - last_report).count() >= progress_interval) {
+      last_report = now;
+      try {
+        progress(r.members_finished, r.members_total, r.steps, r.seconds);
+      } catch (py::error_already_set& e) {
+        e.restore();
+        pending.fetch();
+        throw python_error_pending{};
+      }
+    }
+  };
+
+  lockstep::ensemble_solution s;
+  bool interrupted = false, stopped = false;
+  {
+    py::gil_scoped_release released;
+    try {
+      s = lockstep::solve_ensemble(model, problem, run);
+    } catch (const python_error_pending&) {
+      interrupted = true;
+    } catch (const lockstep::run_stopped&) {
+      stopped = true;
+    }
+  }
+  if (interrupted) pending.raise();
+  if (stopped) {
+    // Python's SIGINT handler runs now; the solve is abandoned whatever it does, so a handler that
+    // raises nothing still ends the call with KeyboardInterrupt.
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
+  // The last report, so that a progress bar ends at 100 %.
+  if (!progress.is_none()) {
+    long steps = 0;
+    for (const auto& c : s.counters) steps += c.steps;
+    progress(s.members, s.members, steps, s.seconds);
+  }
+
+  const auto N = static_cast<py::ssize_t>(s.members);
+  const auto S = static_cast<py::ssize_t>(s.save_count);
+  std::vector<int> status(s.status.size());
+  std::transform(s.status.begin(), s.status.end(), status.begin(), [](lockstep::member_status x) { return int(x); });
+
+  // Counters under the names of results.h5's /members datasets (docs/RESULTS-FORMAT.md).
+  py::dict counters;
+  auto integer_counter = [&](const char* name, long lockstep::member_counters::*field) {
+    std::vector<long long> v(s.counters.size());
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = s.counters[i].*field;
+    counters[name] = owned_array(std::move(v), {N});
+  };
+  auto real_counter = [&](const char* name, double lockstep::member_counters::*field) {
+    std::vector<double> v(s.counters.size());
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = s.counters[i].*field;
+    counters[name] = owned_array(std::move(v), {N});
+  };
+  integer_counter("steps", &lockstep::member_counters::steps);
+  integer_counter("rejected", &lockstep::member_counters::rejected_steps);
+  integer_counter("newton_iterations", &lockstep::member_counters::newton_iterations);
+  integer_counter("newton_failures", &lockstep::member_counters::newton_failures);
+  integer_counter("jacobian_evaluations", &lockstep::member_counters::jacobian_evaluations);
+  integer_counter("lu_factorizations", &lockstep::member_counters::lu_factorizations);
+  integer_counter("model_evaluations", &lockstep::member_counters::model_evaluations);
+  integer_counter("projections", &lockstep::member_counters::projections);
+  real_counter("final_h", &lockstep::member_counters::last_h);
+  real_counter("max_phi", &lockstep::member_counters::max_phi);
+  real_counter("max_velocity_residual", &lockstep::member_counters::max_velocity_residual);
+  real_counter("init_q_correction", &lockstep::member_counters::init_q_correction);
+  real_counter("init_v_correction", &lockstep::member_counters::init_v_correction);
+  real_counter("max_projection_q", &lockstep::member_counters::max_projection_q);
+  real_counter("max_projection_v", &lockstep::member_counters::max_projection_v);
+
+  py::dict out;
+  out["outputs"] = owned_array(std::move(s.outputs), {N, S, ny});
+  out["status"] = owned_array(std::move(status), {N});
+  out["counters"] = counters;
+  out["t_final"] = owned_array(std::move(s.t_final), {N});
+  out["y_final"] = owned_array(std::move(s.y_final), {N, ny});
+  out["has_mu"] = lockstep::uses_mu(problem.options.form) && model.m() > 0;
+  out["chunk_size"] = s.chunk_size;
+  out["seconds"] = s.seconds;
+  return out;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_lockstep, m) {
+  m.doc() = "lockstep's compiled core: model engines and the ensemble solve (docs/PYTHON.md)";
+  m.attr("__version__") = LOCKSTEP_VERSION_STRING;
+  m.attr("lockstep_executable") = LOCKSTEP_CLI_BUILD_PATH;
+
+  py::list names;
+  for (int code = 0; code < lockstep::member_status_count; ++code)
+    names.append(lockstep::status_name(static_cast<lockstep::member_status>(code)));
+  m.attr("status_names") = py::tuple(names);
+
+  py::class_<model_handle>(m, "Engine", "A model's compiled engine (built in, or from a model file)")
+      .def_property_readonly("name", [](const model_handle& h) { return std::string(h.model.name()); })
+      .def_property_readonly("description", [](const model_handle& h) { return std::string(h.model.description()); })
+      .def_property_readonly("n", [](const model_handle& h) { return h.model.n(); })
+      .def_property_readonly("m", [](const model_handle& h) { return h.model.m(); })
+      .def_property_readonly("k", [](const model_handle& h) { return h.model.k(); })
+      .def_property_readonly("ny", [](const model_handle& h) { return h.model.ny(); })
+      .def_property_readonly("params", [](const model_handle& h) { return value_table(h.model.params()); })
+      .def_property_readonly("inputs", [](const model_handle& h) { return value_table(h.model.inputs()); })
+      .def_property_readonly("source", [](const model_handle& h) { return h.source; })
+      .def_property_readonly("cache_key", [](const model_handle& h) { return h.cache_key; })
+      .def_property_readonly("compiled", [](const model_handle& h) { return h.compiled; })
+      .def(
+          "initial_state",
+          [](const model_handle& h, const py::handle& params_in, const py::handle& inputs_in) {
+            // [members, n_params] and [members, n_inputs] -> q0, v0 [members, n], one engine call per member.
+            const int n = h.model.n(), P = h.model.n_params(), I = h.model.n_inputs();
+            c_array p = c_array::ensure(params_in);
+            if (!p || p.ndim() != 2) throw py::value_error("params must be a 2-D array [members, n_params]");
+            const py::ssize_t members = p.shape(0);
+            p = as_shape(p, "params", {members, P});
+            const c_array in = as_shape(inputs_in, "inputs", {members, I});
+            std::vector<double> q0(static_cast<std::size_t>(members) * n), v0(q0.size());
+            std::vector<double> none(1, 0.0);  // a model without initial inputs still gets a valid pointer
+            for (py::ssize_t i = 0; i < members; ++i)
+              h.model.initial_state(p.data() + i * P, I > 0 ? in.data() + i * I : none.data(), q0.data() + i * n,
+                                    v0.data() + i * n);
+            return py::make_tuple(owned_array(std::move(q0), {members, n}), owned_array(std::move(v0), {members, n}));
+          },
+          py::arg("params"), py::arg("inputs"));
+
+  m.def("builtin_models", [] {
+    py::list out;
+    for (const auto& e : lockstep::builtin_engines()) out.append(std::string(e.name()));
+    return out;
+  });
+  m.def(
+      "builtin_model",
+      [](const std::string& name) -> py::object {
+        const lockstep::engine* e = lockstep::find_builtin_engine(name);
+        if (!e) return py::none();
+        return py::cast(model_handle{*e, "", "", false});
+      },
+      py::arg("name"));
+  m.def(
+      "load_model_file",
+      [](const std::string& path, const std::string& name, const py::object& announce) {
+        lockstep::model_files::compile_settings settings;
+        if (!announce.is_none())
+          settings.progress = [&announce](const std::string& line) {
+            py::gil_scoped_acquire gil;
+            announce(line);
+          };
+        std::optional<lockstep::model_files::loaded_model> loaded;
+        std::string failure;
+        {
+          // A compile takes seconds and runs the compiler as a child process: other Python threads go on.
+          py::gil_scoped_release released;
+          try {
+            loaded = lockstep::model_files::load_model_file({path, name}, settings);
+          } catch (const lockstep::model_files::model_file_error& e) {
+            failure = e.what();
+          }
+        }
+        if (!failure.empty()) throw py::value_error(failure);
+        return model_handle{loaded->model, loaded->source.string(), loaded->key, loaded->compiled};
+      },
+      py::arg("path"), py::arg("name") = "", py::arg("announce") = py::none());
+  m.def("omp_available", &lockstep::omp::available);
+  m.def("solve", &solve, py::arg("model"), py::arg("params"), py::arg("q0"), py::arg("v0"), py::arg("t0"),
+        py::arg("t1"), py::arg("save_times"), py::arg("options") = py::dict(), py::arg("backend") = "omp",
+        py::arg("threads") = 0, py::arg("chunk_size") = 0, py::arg("attempts_per_sync") = 32,
+        py::arg("progress") = py::none(), py::arg("progress_interval") = 0.1,
+        "Solves members [members] of the model from params [members, n_params], q0 and v0 [members, n] over "
+        "[t0, t1], saving at save_times. Returns a dict: outputs [members, saves, 2n + 2m + k] (q, v, lambda, "
+        "mu, nu), status [members], counters (dict of [members] arrays), t_final [members], y_final "
+        "[members, 2n + 2m + k].");
+}

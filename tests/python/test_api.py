@@ -1,0 +1,251 @@
+"""The Python API's shapes, names and refusals: models, solve, open_results, run_study, model files."""
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+import xarray as xr
+
+import lockstep
+from lockstep import _lockstep
+
+
+# ---- models ----------------------------------------------------------------------------------------
+
+def test_builtin_model_tables():
+    names = lockstep.builtin_models()
+    assert "double_pendulum" in names and "knife_edge" in names and len(names) == 11
+    dp = lockstep.model("double_pendulum")
+    assert (dp.name, dp.n, dp.m, dp.k) == ("double_pendulum", 4, 2, 0)
+    assert dp.source is None and "Cartesian" in dp.description
+    assert [p.name for p in dp.parameters] == ["m1", "m2", "L1", "L2", "g"]
+    assert dp.parameters[4] == lockstep.Value("g", 9.81, "m/s^2", "gravitational acceleration along -y")
+    assert [i.name for i in dp.inputs] == ["theta1", "theta2", "omega1", "omega2"]
+    q0, v0 = dp.initial_state(inputs={"theta1": 0.0, "theta2": 0.0})
+    assert q0.tolist() == [0.0, -1.0, 0.0, -2.0] and v0.tolist() == [0.0] * 4
+
+
+def test_unknown_model_suggests_the_closest():
+    with pytest.raises(ValueError, match=r"unknown model 'double_pendulm'; did you mean 'double_pendulum'\?"):
+        lockstep.model("double_pendulm")
+
+
+# ---- solve ------------------------------------------------------------------------------------------
+
+def test_solve_shapes_names_and_attributes():
+    ds = lockstep.solve("double_pendulum", vary={"params.L2": [0.8, 0.9, 1.0], "initial.theta1": [1.5, 2.0, 2.5]},
+                        params={"m2": 1.5}, initial={"theta2": 2.0}, t=(0.0, 1.0), save=np.linspace(0, 1, 11),
+                        rtol=1e-7, atol={"q": 1e-8}, threads=1)
+    assert isinstance(ds, xr.Dataset)
+    assert dict(ds.sizes) == {"member": 3, "time": 11, "coordinate": 4, "constraint": 2}
+    assert ds.q.dims == ("member", "time", "coordinate") and ds.lam.dims == ("member", "time", "constraint")
+    assert "mu" not in ds and "nu" not in ds  # index3 has no mu; the model has no velocity constraints
+    assert ds.status.dtype == np.int32 and list(ds.status_name.values) == ["success"] * 3
+    assert ds.status.attrs["names"][1] == "success"
+    for counter in ("steps", "rejected", "newton_iterations", "lu_factorizations", "final_t", "max_phi"):
+        assert ds[counter].dims == ("member",)
+    assert (ds.steps > 0).all() and np.allclose(ds.final_t, 1.0)
+    assert ds["params.L2"].values.tolist() == [0.8, 0.9, 1.0]
+    assert ds["initial.theta1"].values.tolist() == [1.5, 2.0, 2.5]
+    assert ds.attrs["method"] == "radau5" and ds.attrs["formulation"] == "index3"
+    assert ds.attrs["rtol"] == 1e-7 and ds.attrs["atol_q"] == 1e-8 and ds.attrs["atol_v"] == 1e-6
+    assert ds.attrs["params.m2"] == 1.5 and ds.attrs["initial.theta2"] == 2.0
+    assert ds.time.values.tolist() == np.linspace(0, 1, 11).tolist()
+    # The initial positions are the model's initial_state of each member's inputs.
+    q0, _ = lockstep.model("double_pendulum").initial_state({"L2": 0.9, "m2": 1.5}, {"theta1": 2.0, "theta2": 2.0})
+    assert np.array_equal(ds.q.values[1, 0], q0)
+    # ggl adds mu; a non-holonomic model adds nu.
+    assert ds.final_q.dims == ("member", "coordinate")
+    ggl = lockstep.solve("double_pendulum", method="bdf", formulation="ggl", members=2, t=0.5, save=[0.25, 0.5])
+    assert ggl.mu.dims == ("member", "time", "constraint") and ggl.mu.shape == (2, 2, 2)
+    knife = lockstep.solve("knife_edge", members=2, t=0.5, save=[0.25, 0.5])
+    assert knife.nu.dims == ("member", "time", "nonholonomic") and "mu" not in knife
+    assert dict(knife.sizes) == {"member": 2, "time": 2, "coordinate": 3, "constraint": 0, "nonholonomic": 1}
+
+
+def test_failed_members_are_flagged_not_raised():
+    ds = lockstep.solve("double_pendulum", vary={"params.L2": [1.0, 1.0]}, t=5.0, save=[1.0, 5.0], max_steps=20)
+    assert list(ds.status_name.values) == ["max_steps", "max_steps"]
+    assert np.isnan(ds.q.values[:, -1]).all() and (ds.final_t < 5.0).all()
+
+
+def test_backends_and_threads_agree_bitwise():
+    kwargs = dict(vary={"initial.theta1": np.linspace(1.0, 2.5, 40)}, t=2.0)
+    a = lockstep.solve("double_pendulum", backend="serial", **kwargs)
+    b = lockstep.solve("double_pendulum", backend="omp", threads=2, chunk_size=7, **kwargs)
+    assert a.q.values.tobytes() == b.q.values.tobytes() and a.steps.values.tobytes() == b.steps.values.tobytes()
+
+
+def test_arrays_of_any_float_dtype_and_order():
+    # The compiled solve converts float32 / Fortran-order arrays; values exact in float32 give the
+    # same bits as float64 C-order arrays.
+    model = lockstep.model("double_pendulum")._engine
+    P = np.tile([1.0, 1.0, 1.0, 0.75, 9.8125], (3, 1))
+    q0, v0 = model.initial_state(P, np.tile([2.0, 2.5, 0.0, 0.0], (3, 1)))
+    q0, v0 = q0.astype(np.float32).astype(float), v0.astype(np.float32).astype(float)
+    save = np.array([0.5, 1.0])
+    ref = _lockstep.solve(model, P, q0, v0, 0.0, 1.0, save)
+    other = _lockstep.solve(model, np.asfortranarray(P, dtype=np.float32), np.asfortranarray(q0, dtype=np.float32),
+                            v0.astype(np.float32), 0.0, 1.0, save.astype(np.float32), {}, "serial")
+    assert ref["outputs"].tobytes() == other["outputs"].tobytes()
+    assert ref["outputs"].shape == (3, 2, 12) and ref["y_final"].shape == (3, 12)
+
+
+# ---- refusals: each names the argument, the expected shape or the closest valid name ------------------
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(vary={"params.L22": [1.0]}), r"unknown parameter 'params.L22' of model 'double_pendulum'; did you mean 'params.L2'\?"),
+    (dict(vary={"L2": [1.0]}), r"'L2' must be 'params.NAME' or 'initial.NAME'; did you mean 'params.L2'\?"),
+    (dict(vary={"initial.theta": [1.0]}), r"did you mean 'initial.theta1'\?"),
+    (dict(vary={"params.L2": [[1.0, 2.0]]}), r"vary\['params.L2'\] must be a 1-D array .* got shape \(1, 2\)"),
+    (dict(vary={"params.L2": [1.0, 2.0], "params.L1": [1.0]}), r"same length .*'params.L2': \(2,\), 'params.L1': \(1,\)"),
+    (dict(vary={"params.L2": [1.0, 2.0]}, members=3), r"members=3 disagrees with the length of the vary arrays \(2\)"),
+    (dict(params={"l2": 1.0}), r"unknown parameter 'l2' of model 'double_pendulum'; did you mean 'L2'\?"),
+    (dict(initial={"omega": 1.0}), r"unknown initial input 'omega'.*did you mean 'omega1'\?"),
+    (dict(method="radua5"), r"method='radua5' is not one of .*; did you mean 'radau5'\?"),
+    (dict(formulation="index-3"), r"did you mean 'index3'\?"),
+    (dict(backend="opm"), r"did you mean 'omp'\?"),
+    (dict(save=[[0.1, 0.2]]), r"save must be a 1-D array of times, got shape \(1, 2\)"),
+    (dict(t=(0.0, 1.0), save=[0.5, 2.0]), r"save: every time must lie in \[t0, t1\]"),
+    (dict(t=(1.0, 0.0)), r"t must be \(t0, t1\) with finite t0 < t1"),
+    (dict(rtol=-1.0), r"rtol must be a finite number > 0"),
+    (dict(atol={"lambda": 1e-6, "x": 1.0}), r"atol: unknown group 'x'"),
+    (dict(method="bdf"), r"BDF on the index-3 formulation is allowed with fixed steps only"),  # the engine's refusal
+])
+def test_bad_arguments_raise_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        lockstep.solve("double_pendulum", **kwargs)
+
+
+def test_unknown_keyword_suggests_the_solver_option():
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'hmax'; did you mean 'h_max'\?"):
+        lockstep.solve("pendulum", hmax=0.1)
+
+
+def test_compiled_solve_checks_shapes():
+    model = lockstep.model("double_pendulum")._engine
+    P = np.ones((3, 5))
+    with pytest.raises(ValueError, match=r"q0 must have shape \(3, 4\), got \(3, 5\)"):
+        _lockstep.solve(model, P, np.zeros((3, 5)), np.zeros((3, 4)), 0.0, 1.0, [1.0])
+    with pytest.raises(ValueError, match=r"params must have shape \(3, 5\), got \(3, 4\)"):
+        _lockstep.solve(model, np.ones((3, 4)), np.zeros((3, 4)), np.zeros((3, 4)), 0.0, 1.0, [1.0])
+    with pytest.raises(ValueError, match=r"unknown solver option 'rtoll'"):
+        _lockstep.solve(model, P, np.zeros((3, 4)), np.zeros((3, 4)), 0.0, 1.0, [1.0], {"rtoll": 1e-6})
+
+
+# ---- results files and studies ----------------------------------------------------------------------
+
+STUDY = """[model]
+name = "double_pendulum"
+params = { m2 = 1.5 }
+[time]
+t1 = 1.0
+save = { every = 0.25 }
+[ensemble]
+members = 5
+sampler = "sobol"
+vary = { "params.L2" = { uniform = [0.8, 1.0] }, "initial.theta1" = { uniform = [1.5, 2.5] } }
+[output]
+trajectories = true
+statistics = ["mean", "q95"]
+"""
+
+
+def test_run_study_and_open_results(tmp_path, lockstep_exe):
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    kept = lockstep.run_study(study, out_dir=tmp_path / "out")
+    assert (tmp_path / "out" / "results.h5").is_file() and (tmp_path / "out" / "members.csv").is_file()
+    temporary = lockstep.run_study(study)  # into a temporary directory, loaded, removed
+    assert "results_path" not in temporary.attrs
+    for ds in (kept, temporary):
+        assert dict(ds.sizes) == {"member": 5, "time": 5, "coordinate": 4, "constraint": 2, "state": 12}
+        assert ds.time.values.tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+        assert list(ds.status_name.values) == ["success"] * 5
+        assert ds.attrs["t0"] == 0.0 and ds.attrs["t1"] == 1.0 and ds.attrs["model"] == "double_pendulum"
+        assert ds.mean_q.dims == ("time", "coordinate") and ds.q95_lam.attrs["probability"] == 0.95
+    assert kept.q.values.tobytes() == temporary.q.values.tobytes()
+    # The same members through lockstep.solve: the fixed override, the sampled values, the same bits.
+    ds = lockstep.solve("double_pendulum", vary={k: kept[k].values for k in ("params.L2", "initial.theta1")},
+                        params={"m2": 1.5}, t=1.0, save=kept.time.values)
+    assert ds.q.values.tobytes() == kept.q.values.tobytes()
+
+
+def test_open_results_reads_trajectories_lazily(tmp_path, lockstep_exe):
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    lockstep.run_study(study, out_dir=tmp_path / "out")
+    ds = lockstep.open_results(tmp_path / "out" / "results.h5")
+    q = ds.q.isel(member=1).values  # reads one member
+    moved = tmp_path / "elsewhere.h5"
+    shutil.move(tmp_path / "out" / "results.h5", moved)
+    assert list(ds.status_name.values) == ["success"] * 5  # member values were read at open
+    with pytest.raises(OSError):
+        ds.v.values  # trajectories are read when used: the file is gone
+    shutil.move(moved, tmp_path / "out" / "results.h5")
+    assert ds.q.isel(member=1).values.tobytes() == q.tobytes()
+
+
+def test_run_study_bad_file_raises_value_error(tmp_path, lockstep_exe):
+    study = tmp_path / "bad.toml"
+    study.write_text(STUDY.replace("[time]", "[time]\natoll = 1"))
+    with pytest.raises(ValueError, match=r"bad.toml:\d+:\d+: error: unknown key"):
+        lockstep.run_study(study)
+
+
+def test_open_results_refuses_other_versions(tmp_path, lockstep_exe):
+    import h5py
+
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    lockstep.run_study(study, out_dir=tmp_path / "out")
+    with h5py.File(tmp_path / "out" / "results.h5", "r+") as f:
+        f.attrs["format_version"] = 2
+    with pytest.raises(ValueError, match="results format version 2"):
+        lockstep.open_results(tmp_path / "out" / "results.h5")
+
+
+# ---- a model file ------------------------------------------------------------------------------------
+
+def test_model_file_compiles_into_the_given_cache_and_agrees_with_the_command(model_cache, source_dir, tmp_path,
+                                                                               lockstep_exe):
+    path = source_dir / "examples" / "models" / "fourbar.toml"
+    fourbar = lockstep.model(path)
+    assert fourbar.source == str(path) and fourbar._engine.compiled
+    assert any(model_cache.rglob("*.so")), "the engine went to LOCKSTEP_CACHE_DIR"
+    again = lockstep.model(str(path))
+    assert not again._engine.compiled  # found in the cache
+    assert (fourbar.n, fourbar.m, fourbar.k) == (3, 2, 0)
+    names = [p.name for p in fourbar.parameters]
+    with pytest.raises(ValueError, match=r"did you mean"):
+        lockstep.solve(fourbar, params={names[0] + "x": 1.0})
+
+    first = fourbar.parameters[0]
+    study = tmp_path / "fourbar_study.toml"
+    study.write_text(f"""[model]
+source = "{path}"
+[time]
+t1 = 1.0
+save = {{ every = 0.25 }}
+[ensemble]
+members = 3
+vary = {{ "params.{first.name}" = {{ uniform = [{first.default * 0.9!r}, {first.default * 1.1!r}] }} }}
+[output]
+trajectories = true
+""")
+    ref = lockstep.run_study(study, backend="serial")  # the command finds the engine in the same cache
+    ds = lockstep.solve(fourbar, vary={f"params.{first.name}": ref[f"params.{first.name}"].values}, t=1.0,
+                        save=ref.time.values)
+    assert list(ds.status_name.values) == ["success"] * 3
+    assert ds.q.values.tobytes() == ref.q.values.tobytes() and ds.lam.values.tobytes() == ref.lam.values.tobytes()
+
+
+def test_model_file_errors_raise_value_error(model_cache, source_dir):
+    equations = source_dir / "tests" / "model_files" / "equations"
+    with pytest.raises(ValueError, match=r"typo.toml:16:\d+: error: syntax error"):
+        lockstep.model(equations / "typo.toml")
+    with pytest.raises(ValueError, match=r"unknown_symbol.toml:\d+:\d+: error: .*did you mean 'theta1'\?"):
+        lockstep.model(equations / "unknown_symbol.toml")
+    with pytest.raises(ValueError, match="no such file"):
+        lockstep.model("no/such/model.toml")
