@@ -65,7 +65,9 @@ std::vector<token> tokenize(std::string_view s) {
     if (c == 'R' && i + 1 < n && s[i + 1] == '"') {  // R"delim( ... )delim"
       const std::size_t open = s.find('(', i + 2);
       if (open != std::string_view::npos) {
-        const std::string close = ")" + std::string(s.substr(i + 2, open - i - 2)) + "\"";
+        std::string close(1, ')');  // appended piecewise: GCC 12 warns (-Wrestrict) on ")" + std::string
+        close.append(s.substr(i + 2, open - i - 2));
+        close.push_back('"');
         const std::size_t end = s.find(close, open + 1);
         const int at = line;
         const std::size_t stop = end == std::string_view::npos ? n : end + close.size();

@@ -2,6 +2,7 @@
 // the translation unit of its engine -> cache key -> compile (once) -> load.
 #include "host/model_files/model_compiler.hpp"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -46,14 +47,23 @@ std::vector<std::string> split(std::string_view list, char separator) {
   return parts;
 }
 
-// Is this program the installed one (its directory the install prefix's bin)? An installed lockstep
-// compiles models against its installed headers, a build tree against the source tree's.
+// Is this code the installed lockstep (the program, or a library such as the Python module, that
+// holds it lies under the install prefix's bin or lib directories)? An installed lockstep compiles
+// models against its installed headers, a build tree against the source tree's. The object holding
+// this function is asked, not the running executable: for the Python module that is the interpreter.
 bool running_installed() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&running_installed), &info) == 0 || info.dli_fname == nullptr) return false;
   std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  fs::path object = fs::weakly_canonical(info.dli_fname[0] == '/' ? fs::path(info.dli_fname) : fs::read_symlink("/proc/self/exe", ec), ec);
   if (ec) return false;
-  const fs::path installed_bin = fs::weakly_canonical(LOCKSTEP_INSTALL_BINDIR, ec);
-  return !ec && fs::weakly_canonical(self.parent_path(), ec) == installed_bin;
+  for (const char* installed : {LOCKSTEP_INSTALL_BINDIR, LOCKSTEP_INSTALL_LIBDIR}) {
+    const fs::path dir = fs::weakly_canonical(installed, ec);
+    if (ec) continue;
+    const fs::path relative = object.lexically_relative(dir);
+    if (!relative.empty() && *relative.begin() != "..") return true;
+  }
+  return false;
 }
 
 std::string first_lines(const std::string& text, int max_lines) {
