@@ -56,8 +56,11 @@ def open_results(path):
     Member values (status, counters, final states, varied inputs) are read at once; trajectories
     (q, v, lam, mu, nu) and statistics are read from the file only when they are used, so the file
     must stay where it is while the Dataset is in use. Statistics come as <stat>_<group> [time, ...]
-    ("mean_q", "q95_lam") and <stat>_count [time, state]. Root attributes of the file become the
-    Dataset's, with t0 and t1 from the study it records.
+    ("mean_q", "q95_lam") and <stat>_count [time, state]. A study with [lyapunov] adds lyapunov_exponents
+    [member, exponent], lyapunov_status, lyapunov_t_start, lyapunov_t_end (the interval each estimate
+    averages over), lyapunov_renormalizations, lyapunov_steps and, when kept, the running estimates
+    lyapunov_history_t [member, estimate] and lyapunov_history [member, estimate, exponent]. Root
+    attributes of the file become the Dataset's, with t0 and t1 from the study it records.
     """
     path = os.path.abspath(os.fspath(path))
     with h5py.File(path, "r") as f:
@@ -94,6 +97,8 @@ def open_results(path):
         ds = _dataset.build(time=time, members=N, trajectories=trajectories, status=members["status"][:],
                             counters=counters, final_q=members["final_q"][:], final_v=members["final_v"][:],
                             inputs=inputs, attrs=attrs, statistics=statistics)
+        if "lyapunov" in f:
+            ds = ds.assign(_lyapunov_variables(path, f["lyapunov"]))
     try:
         study = tomllib.loads(attrs.get("study", ""))
         ds.attrs.setdefault("t0", float(study.get("time", {}).get("t0", 0.0)))
@@ -103,6 +108,26 @@ def open_results(path):
         ds.attrs.setdefault("t1", float(time[-1]))  # t1 is always saved
     ds.attrs["results_path"] = path
     return ds
+
+
+def _lyapunov_variables(path, group):
+    """The /lyapunov group of a study with [lyapunov] (docs/RESULTS-FORMAT.md): per member the exponents,
+    the status of its Lyapunov run and the interval [t_start, t_end] its estimate averages over (a run
+    stopped by max_steps keeps the estimate it reached, so t_end < t1), its re-orthonormalizations and
+    steps; the running estimates (history) are read only when used. The group's attributes become
+    lyapunov_<name> attributes of the variables."""
+    attrs = {f"lyapunov_{key}": _attribute(value) for key, value in group.attrs.items()}
+    variables = {
+        "lyapunov_exponents": (("member", "exponent"), group["exponents"][:], attrs),
+        "lyapunov_status": (("member",), group["status"][:], {"names": list(_dataset.STATUS_NAMES)}),
+    }
+    for name in ("t_start", "t_end", "renormalizations", "steps"):
+        if name in group:
+            variables[f"lyapunov_{name}"] = (("member",), group[name][:])
+    if "history_t" in group and group["history_t"].shape[1] > 0:
+        variables["lyapunov_history_t"] = (("member", "estimate"), _lazy(path, group["history_t"]))
+        variables["lyapunov_history"] = (("member", "estimate", "exponent"), _lazy(path, group["history"]))
+    return variables
 
 
 def _executable():

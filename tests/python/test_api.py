@@ -1,8 +1,10 @@
 """The Python API's shapes, names and refusals: models, solve, open_results, run_study, model files."""
 
+import csv
 import os
 import shutil
 
+import h5py
 import numpy as np
 import pytest
 import xarray as xr
@@ -170,6 +172,46 @@ def test_run_study_and_open_results(tmp_path, lockstep_exe):
     ds = lockstep.solve("double_pendulum", vary={k: kept[k].values for k in ("params.L2", "initial.theta1")},
                         params={"m2": 1.5}, t=1.0, save=kept.time.values)
     assert ds.q.values.tobytes() == kept.q.values.tobytes()
+
+
+LYAPUNOV_STUDY = """[model]
+name = "linear_oscillator"
+params = {{ d = 5.0 }}
+[solver]
+rtol = 1e-8
+atol = 1e-8
+{limit}
+[time]
+t1 = 50.0
+[ensemble]
+vary = {{ "params.k1" = {{ grid = [1.0, 3.0] }} }}
+[lyapunov]
+renormalize = 1.0
+"""
+
+
+def test_open_results_reads_the_lyapunov_group(tmp_path, lockstep_exe):
+    study = tmp_path / "lyapunov.toml"
+    study.write_text(LYAPUNOV_STUDY.format(limit=""))
+    ds = lockstep.run_study(study, out_dir=tmp_path / "out")
+    p = ds.attrs.get("lyapunov_exponents", ds.lyapunov_exponents.attrs["lyapunov_exponents"])
+    assert ds.lyapunov_exponents.dims == ("member", "exponent") and ds.lyapunov_exponents.shape == (2, p)
+    assert ds.lyapunov_history.dims == ("member", "estimate", "exponent")
+    # The same values as the file and as members.csv (lambda_j, lyapunov_t_end), bit for bit.
+    with h5py.File(tmp_path / "out" / "results.h5", "r") as f:
+        assert ds.lyapunov_exponents.values.tobytes() == f["lyapunov/exponents"][()].tobytes()
+        assert ds.lyapunov_t_end.values.tobytes() == f["lyapunov/t_end"][()].tobytes()
+    rows = list(csv.DictReader(open(tmp_path / "out" / "members.csv")))
+    for i, row in enumerate(rows):
+        assert float(row["lambda_1"]) == ds.lyapunov_exponents.values[i, 0]
+        assert float(row["lyapunov_t_end"]) == ds.lyapunov_t_end.values[i] == 50.0
+    assert list(ds.lyapunov_status.values) == [1, 1]
+    # A run stopped by max_steps: its status, the estimate it reached, and where it stopped (< t1).
+    study.write_text(LYAPUNOV_STUDY.format(limit="max_steps = 300"))
+    stopped = lockstep.run_study(study)
+    assert (stopped.lyapunov_status.values == 2).all()  # max_steps
+    assert np.isfinite(stopped.lyapunov_exponents.values).all()
+    assert (stopped.lyapunov_t_end.values < 50.0).all() and (stopped.lyapunov_t_end.values > stopped.lyapunov_t_start.values).all()
 
 
 def test_open_results_reads_trajectories_lazily(tmp_path, lockstep_exe):
