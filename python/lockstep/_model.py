@@ -103,6 +103,42 @@ class Model:
         raise ValueError(f"unknown {what} {name!r} of model {self.name!r}{hint(name, names)} "
                          f"(its {what}s: {', '.join(names)})")
 
+    def evaluate(self, t=0.0, q=None, v=None, params=None):
+        """M, Q, Phi, G = dPhi/dq and Phi_t (for k > 0 also A v + a and A) at one state, as the solver
+        evaluates them (automatic differentiation): a dict of arrays. q and v default to the default
+        initial state; params is a dict of overrides by name."""
+        p = np.array([v_.default for v_ in self.parameters], dtype=float)
+        for name, value in (params or {}).items():
+            p[self._index(name, "params")] = value
+        if q is None or v is None:
+            q0, v0 = self.initial_state(params)
+            q = q0 if q is None else q
+            v = v0 if v is None else v
+        return self._engine.evaluate(p, float(t), np.asarray(q, dtype=float), np.asarray(v, dtype=float))
+
+    @classmethod
+    def from_sympy(cls, name, *, coordinates, velocities, mass, force, parameters, constraints=(),
+                   nonholonomic=(), time=None, inputs=None, initial_q=None, initial_v=None, description="",
+                   quiet=None):
+        """A model from SymPy expressions, compiled through the equations-file generator and the model
+        cache (docs/PYTHON.md, "Models from SymPy").
+
+        coordinates, velocities: sequences of sympy Symbols (q and v = q'); mass: n x n (Matrix or
+        nested lists) in q and the parameters; force: n expressions in time, q, v and the parameters;
+        constraints, nonholonomic: sequences (or {name: expression}) of Phi(t, q) = 0 and of rows
+        A(t, q) v + a(t, q) = 0; parameters, inputs: {Symbol: default | (default, description) |
+        (default, description, unit)}; initial_q, initial_v: {coordinate: expression in the inputs
+        and parameters} (missing entries are 0); time: the Symbol of t, if the expressions use it.
+        Only M, Q and Phi are written: every derivative comes from automatic differentiation.
+        """
+        from . import _sympy
+
+        text = _sympy.equations_text(name, coordinates=coordinates, velocities=velocities, mass=mass, force=force,
+                                     parameters=parameters, constraints=constraints, nonholonomic=nonholonomic,
+                                     time=time, inputs=inputs, initial_q=initial_q, initial_v=initial_v,
+                                     description=description)
+        return model(_sympy.write_equations_file(text), quiet=quiet)
+
     def __repr__(self):
         return f"<lockstep.Model {self.name!r}: n={self.n}, m={self.m}, k={self.k}, " \
                f"{len(self.parameters)} parameters, {len(self.inputs)} initial inputs>"

@@ -404,7 +404,41 @@ PYBIND11_MODULE(_lockstep, m) {
                                     v0.data() + i * n);
             return py::make_tuple(owned_array(std::move(q0), {members, n}), owned_array(std::move(v0), {members, n}));
           },
-          py::arg("params"), py::arg("inputs"));
+          py::arg("params"), py::arg("inputs"))
+      .def(
+          "evaluate",
+          [](const model_handle& h, const py::handle& params_in, double t, const py::handle& q_in, const py::handle& v_in) {
+            // The model's equations at one state, as the solver sees them (abi.h, lockstep_model_values):
+            // M, Q, Phi, G = dPhi/dq and Phi_t by automatic differentiation, and for k > 0 A v + a and A.
+            const int n = h.model.n(), m = h.model.m(), k = h.model.k(), P = h.model.n_params();
+            const c_array p = as_shape(params_in, "params", {P});
+            const c_array q = as_shape(q_in, "q", {n});
+            const c_array v = as_shape(v_in, "v", {n});
+            std::vector<double> mass(static_cast<std::size_t>(n) * n), force(n), phi(m), G(static_cast<std::size_t>(m) * n),
+                phi_t(m), residual(k), A(static_cast<std::size_t>(k) * n);
+            lockstep_model_values out{};
+            out.header = lockstep::abi_header_for<lockstep_model_values>();
+            out.mass = mass.data();
+            out.force = force.data();
+            out.constraint = m > 0 ? phi.data() : nullptr;
+            out.constraint_jacobian = m > 0 ? G.data() : nullptr;
+            out.constraint_rate = m > 0 ? phi_t.data() : nullptr;
+            out.velocity_constraint = k > 0 ? residual.data() : nullptr;
+            out.velocity_jacobian = k > 0 ? A.data() : nullptr;
+            h.model.evaluate(p.data(), t, q.data(), v.data(), out);
+            py::dict values;
+            values["mass"] = owned_array(std::move(mass), {n, n});
+            values["force"] = owned_array(std::move(force), {n});
+            values["constraint"] = owned_array(std::move(phi), {m});
+            values["constraint_jacobian"] = owned_array(std::move(G), {m, n});
+            values["constraint_rate"] = owned_array(std::move(phi_t), {m});
+            values["velocity_constraint"] = owned_array(std::move(residual), {k});
+            values["velocity_jacobian"] = owned_array(std::move(A), {k, n});
+            return values;
+          },
+          py::arg("params"), py::arg("t"), py::arg("q"), py::arg("v"),
+          "M, Q, Phi, G = dPhi/dq, Phi_t (and for k > 0 the residual A v + a and A) at one state, as the solver "
+          "evaluates them (automatic differentiation), in a dict of arrays.");
 
   m.def("builtin_models", [] {
     py::list out;
