@@ -139,6 +139,58 @@ class Model:
                                      description=description)
         return model(_sympy.write_equations_file(text), quiet=quiet)
 
+    @classmethod
+    def from_lagranges_method(cls, name, method, *, parameters, inputs=None, initial_q=None, initial_v=None,
+                              description="", quiet=None):
+        """A model from a sympy.physics.mechanics LagrangesMethod: its mass matrix and forcing (Lagrange's
+        equations, M q'' = f + lam_coeffs^T lambda with lam_coeffs = -dPhi/dq; SymPy's LagrangesMethod
+        documentation) become M and Q, its holonomic constraint equations Phi and its non-holonomic ones the
+        velocity rows; the dynamicsymbols q(t) and q'(t) become plain Symbols; then as from_sympy.
+        parameters, inputs: as from_sympy; initial_q, initial_v: {q(t) or its name: expression}.
+        """
+        import sympy
+        from sympy.physics.mechanics import dynamicsymbols
+
+        from . import _sympy
+
+        if method.eom is None:
+            method.form_lagranges_equations()
+        t = dynamicsymbols._t
+        qs = list(method.q)
+        n = len(qs)
+        names = [q.func.__name__ if isinstance(q, sympy.core.function.AppliedUndef) else str(q) for q in qs]
+        coordinates = [sympy.Symbol(nm, real=True) for nm in names]
+        velocities = [sympy.Symbol(f"{nm}__velocity", real=True) for nm in names]
+        # Derivatives first: q'(t) contains q(t), and xreplace matches whole subtrees top-down.
+        plain = {sympy.diff(q, t): v for q, v in zip(qs, velocities)}
+        plain.update(dict(zip(qs, coordinates)))
+
+        def to_plain(expr):
+            return sympy.sympify(expr).xreplace(plain)
+
+        # LagrangesMethod keeps the holonomic equations as given in _hol_coneqs (SymPy 1.11) and puts
+        # the non-holonomic ones after their time derivatives in coneqs.
+        holonomic = list(getattr(method, "_hol_coneqs", sympy.Matrix()))
+        nonholonomic = list(method.coneqs)[len(holonomic):]
+        by_name = dict(zip(names, coordinates))
+
+        def keyed(values):
+            out = {}
+            for key, expr in (values or {}).items():
+                key_name = key.func.__name__ if isinstance(key, sympy.core.function.AppliedUndef) else str(key)
+                if key_name not in by_name:
+                    raise ValueError(f"{key_name!r} is not a coordinate of the LagrangesMethod ({', '.join(names)})")
+                out[by_name[key_name]] = to_plain(expr)
+            return out
+
+        return cls.from_sympy(name, coordinates=coordinates, velocities=velocities,
+                              mass=method.mass_matrix[:, :n].applyfunc(to_plain),
+                              force=[to_plain(f) for f in method.forcing], parameters=parameters,
+                              constraints=[to_plain(c) for c in holonomic],
+                              nonholonomic=[to_plain(c) for c in nonholonomic], time=t, inputs=inputs,
+                              initial_q=keyed(initial_q), initial_v=keyed(initial_v), description=description,
+                              quiet=quiet)
+
     def __repr__(self):
         return f"<lockstep.Model {self.name!r}: n={self.n}, m={self.m}, k={self.k}, " \
                f"{len(self.parameters)} parameters, {len(self.inputs)} initial inputs>"

@@ -81,3 +81,40 @@ def test_what_an_equations_file_cannot_say_is_refused(model_cache):
     with pytest.raises(ValueError, match="mass must be 1 x 1"):
         lockstep.Model.from_sympy("bad", coordinates=[x], velocities=[v], mass=[[1, 0], [0, 1]],
                                   force=[0], parameters={L: 1.0})
+
+
+def test_a_lagranges_method_pendulum_moves_as_the_builtin_one(model_cache):
+    # The planar pendulum in Cartesian coordinates from its Lagrangian, L = m (x'^2 + y'^2) / 2 - m g y,
+    # with the rod as a holonomic constraint written as the built-in model writes it, (x^2 + y^2 - L^2) / 2
+    # (another scaling of Phi leaves the motion alone but scales lambda, and with it the error weights
+    # and the steps taken, so the runs would agree only to their tolerance, not to 10 (atol + rtol |y|)).
+    from sympy.physics.mechanics import LagrangesMethod, dynamicsymbols
+
+    x, y = dynamicsymbols("x y")
+    m, L, g, th, w = sympy.symbols("m L g theta0 omega0", real=True)
+    t = dynamicsymbols._t
+    lagrangian = m * (x.diff(t) ** 2 + y.diff(t) ** 2) / 2 - m * g * y
+    method = LagrangesMethod(lagrangian, [x, y], hol_coneqs=[(x**2 + y**2 - L**2) / 2])
+    pend = lockstep.Model.from_lagranges_method(
+        "lagrange_pendulum", method, parameters={m: 1.0, L: 1.0, g: 9.81}, inputs={th: 1.0, w: 0.0},
+        initial_q={x: L * sympy.sin(th), y: -L * sympy.cos(th)},
+        initial_v={x: L * w * sympy.cos(th), y: L * w * sympy.sin(th)})
+    assert (pend.n, pend.m, pend.k) == (2, 1, 0)
+    vary = {"initial.theta0": np.linspace(0.2, 1.2, 5), "initial.omega0": np.linspace(-0.5, 0.5, 5)}
+    rtol = 1e-8
+    a = lockstep.solve(pend, vary=vary, t=(0.0, 3.0), rtol=rtol, atol=rtol)
+    b = lockstep.solve("pendulum", vary=vary, t=(0.0, 3.0), rtol=rtol, atol=rtol)
+    assert (a.status.values == b.status.values).all() and (b.status.values == 1).all()
+    # The same equations to the last bits (x**2/2 + y**2/2 - L**2/2 against 0.5 (x x + y y - L L)), so a
+    # step decision may flip: positions agree within 10 (atol + rtol |y|); velocities and multipliers,
+    # index-2 and index-3 components whose errors Radau IIA weighs by h and h^2 on index 3, agree to
+    # their own accuracy, about 100 times coarser (docs/METHODS.md, digits per tolerance).
+    for name, factor in (("q", 10), ("v", 1000), ("lam", 1000)):
+        x_, y_ = a[name].values, b[name].values
+        assert np.all(np.abs(x_ - y_) <= factor * (rtol + rtol * np.abs(y_))), name
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        q, v = rng.normal(size=2), rng.normal(size=2)
+        e, f = pend.evaluate(0.3, q, v), lockstep.model("pendulum").evaluate(0.3, q, v)
+        for key in ("mass", "force", "constraint", "constraint_jacobian", "constraint_rate"):
+            assert relative(e[key], f[key]) <= 1e-14, key
