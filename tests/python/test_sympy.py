@@ -118,3 +118,38 @@ def test_a_lagranges_method_pendulum_moves_as_the_builtin_one(model_cache):
         e, f = pend.evaluate(0.3, q, v), lockstep.model("pendulum").evaluate(0.3, q, v)
         for key in ("mass", "force", "constraint", "constraint_jacobian", "constraint_rate"):
             assert relative(e[key], f[key]) <= 1e-14, key
+
+
+def test_a_lagranges_method_knife_edge_has_the_builtin_nonholonomic_row(model_cache):
+    # The knife edge on an inclined plane from its Lagrangian, L = m (x'^2 + y'^2) / 2 + I theta'^2 / 2
+    # + m g sin(alpha) x, and the blade's non-holonomic constraint sin(theta) x' - cos(theta) y' = 0.
+    from sympy.physics.mechanics import LagrangesMethod, dynamicsymbols
+
+    x, y, theta = dynamicsymbols("x y theta")
+    m, I, g, alpha, tau = sympy.symbols("m I g alpha tau", real=True)
+    omega0, u0, x0, y0, theta0 = sympy.symbols("omega0 u0 x0 y0 theta0", real=True)
+    t = dynamicsymbols._t
+    lagrangian = (m * (x.diff(t) ** 2 + y.diff(t) ** 2) / 2 + I * theta.diff(t) ** 2 / 2
+                  + m * g * sympy.sin(alpha) * x)
+    method = LagrangesMethod(lagrangian, [x, y, theta],
+                             nonhol_coneqs=[sympy.sin(theta) * x.diff(t) - sympy.cos(theta) * y.diff(t)])
+    knife = lockstep.Model.from_lagranges_method(
+        "lagrange_knife_edge", method,
+        parameters={m: 1.0, I: 0.1, g: 9.81, alpha: 0.3, tau: 0.0},  # tau: no torque in this Lagrangian
+        inputs={omega0: 2.0, u0: 0.0, x0: 0.0, y0: 0.0, theta0: 0.0},
+        initial_q={x: x0, y: y0, theta: theta0},
+        initial_v={x: u0 * sympy.cos(theta0), y: u0 * sympy.sin(theta0), theta: omega0})
+    builtin = lockstep.model("knife_edge")
+    assert (knife.n, knife.m, knife.k) == (3, 0, 1)
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        q, v = rng.normal(size=3), rng.normal(size=3)
+        e, f = knife.evaluate(0.0, q, v), builtin.evaluate(0.0, q, v)
+        for key in ("mass", "force", "velocity_constraint", "velocity_jacobian"):
+            assert relative(e[key], f[key]) <= 1e-14, key
+    vary = {"initial.omega0": np.linspace(0.5, 3.0, 4), "initial.u0": np.linspace(0.0, 1.0, 4)}
+    rtol = 1e-8
+    a = lockstep.solve(knife, vary=vary, t=(0.0, 3.0), rtol=rtol, atol=rtol)
+    b = lockstep.solve(builtin, vary=vary, t=(0.0, 3.0), rtol=rtol, atol=rtol)
+    assert (a.status.values == b.status.values).all() and (b.status.values == 1).all()
+    assert np.all(np.abs(a.q.values - b.q.values) <= 10 * (rtol + rtol * np.abs(b.q.values)))
