@@ -39,6 +39,13 @@ struct toolchain {
   std::filesystem::path include_dir;
   std::string python;
   std::filesystem::path equations_script;
+  // The CUDA backend of a model file (--backend cuda): nvcc and the flags of lockstep's own CUDA build,
+  // and the source tree whose kernels/cuda the device unit includes. nvcc is "" where lockstep was
+  // built without the CUDA toolkit (LOCKSTEP_NVCC overrides it; set empty, it forbids device compiles).
+  std::string nvcc;
+  std::vector<std::string> cuda_flags;
+  std::vector<std::string> cuda_libraries;  // after the unit on the command line (cuBLAS, cuSOLVER)
+  std::filesystem::path source_dir;
 };
 toolchain default_toolchain();
 
@@ -62,6 +69,9 @@ struct loaded_model {
 
 struct compile_settings {
   toolchain tools = default_toolchain();
+  // Also compile the CUDA backend for the model (nvcc, its own cache entry): the engine can then run
+  // --backend cuda. Throws model_file_error naming why not when the toolchain has no nvcc.
+  bool device = false;
   // Told "compiling model NAME (FILE) ..." before a compile and "... done (N s)" after; not called when
   // the engine is in the cache.
   std::function<void(const std::string&)> progress;

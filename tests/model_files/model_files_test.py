@@ -14,7 +14,7 @@ directory:
   choose            a header with two models: refused without a name (both listed), picked by name
   doctor            `lockstep check` on a singular mass matrix and on a redundant constraint (named)
   mpi               two MPI ranks: one compile, results equal to one process's
-  cuda              --backend cuda on a model file says why not
+  cuda              --backend cuda on a model file without a CUDA toolkit says why not
   equations_andrews Andrews' squeezer as an equations file against the built-in model: adaptive runs
                     agree within 10 (atol + rtol |y|) with equal statuses (their last bits may differ)
   equations_errors  a typo and an unknown symbol in an equations file are reported by `lockstep run`
@@ -261,8 +261,13 @@ def case_mpi(ctx):
 def case_cuda(ctx):
     double_pendulum_copy(ctx)
     ctx.write("mine.toml", STUDY.format(model='source = "copied_pendulum.hpp"'))
+    # LOCKSTEP_NVCC empty: no device compile, whether or not this build has the CUDA toolkit (a CPU
+    # test never runs nvcc); the refusal must say why and what to use instead.
+    ctx.env["LOCKSTEP_NVCC"] = ""
     r = ctx.run("run", "mine.toml", "-o", "gpu", "--backend", "cuda", expect=2)
-    check("model file" in r.stderr and "--backend omp" in r.stderr, f"--backend cuda must say why not:\n{r.stderr}")
+    check("no CUDA toolkit" in r.stderr and "model file" in r.stderr and "--backend omp" in r.stderr,
+          f"--backend cuda must say why not:\n{r.stderr}")
+    check(not os.path.exists(os.path.join(ctx.work, "gpu")), "nothing is written")
 
 
 def equations_file(ctx, name):

@@ -1,0 +1,462 @@
+// kernels/cuda/ensemble_cuda_impl.cuh — the CUDA backend's templates: the member functors of
+// lockstep/detail, launched one thread per active member, with the chunk's storage in device memory.
+// kernels/cuda/ensemble_cuda.cu instantiates them for the built-in models of device_models.hpp; the
+// model compiler (host/model_files) for a model file run with --backend cuda, in a unit of its own.
+//
+// Per chunk (docs/ARCHITECTURE.md section 1; host/scheduler/scheduler.cpp is the host twin):
+//   1. the inputs are scattered to SoA in a pinned host buffer and copied to the device (stream 0);
+//   2. begin_member runs on every member, then advance_member (K attempts) on the active list, which
+//      thrust::partition compacts on the device after every launch (the number still active is the
+//      only value copied back per launch);
+//   3. states and outputs are copied into pinned host buffers (two sets, used alternately) on a second
+//      stream; the host gathers a chunk once its copy event has completed. The copy of chunk c overlaps
+//      the host's scatter of chunk c + 1 and its gathering of chunk c - 1, not the computation of chunk
+//      c + 1: the device storage is single, so chunk c + 1 starts once chunk c's results are out
+//      (double device storage would overlap them at twice the memory; docs/GPU.md).
+// Members whose Newton matrices are larger than split_factorization_threshold (chain<16>) take the split
+// path of lockstep/detail/split_factor.hpp: the step kernel suspends attempts at their factorizations,
+// and a factor phase (gather, cublasDgetrfBatched / cublasZgetrfBatched, scatter: the shared code of
+// kernels/cuda/batched_factor.hpp, which the host tests run against LAPACK) runs between launches
+// (docs/GPU.md section 5). Projections whose metric or Gram matrices exceed split_projection_threshold
+// rows (or all, when run_options::split_factorization forces the split path) suspend at their Cholesky
+// factorizations likewise, factored by cusolverDnDpotrfBatched in the same phase.
+// No GPU has run this code (none is available to the project): it is held to what the compiler
+// proves (no host function reachable from device code) and to ptxas's resource figures, which the
+// build records in build/ptxas/ensemble_cuda.txt.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#include <cuda_runtime.h>
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+#include <thrust/partition.h>
+#include <thrust/sequence.h>
+
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "kernels/cuda/batched_factor.hpp"
+#include "kernels/cuda/device_solve.hpp"
+#include "kernels/cuda/ensemble_cuda.hpp"
+#include "lockstep/detail/member_kernels.hpp"
+#include "lockstep/detail/split_factor.hpp"
+#include "lockstep/detail/typed_chunks.hpp"
+#include "lockstep/engine/abi_support.hpp"
+#include "lockstep/model/registry.hpp"
+
+namespace lockstep::cuda {
+
+namespace {
+
+inline constexpr int threads_per_block = 64;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("lockstep cuda: ") + what + ": " + cudaGetErrorName(e) + " (" +
+                             cudaGetErrorString(e) + ")");
+}
+
+template <class T>
+struct device_buffer {
+  T* p = nullptr;
+  explicit device_buffer(std::size_t count) {
+    if (count > 0) check(cudaMalloc(&p, count * sizeof(T)), "cudaMalloc");
+  }
+  ~device_buffer() { cudaFree(p); }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+};
+
+template <class T>
+struct pinned_buffer {
+  T* p = nullptr;
+  explicit pinned_buffer(std::size_t count) {
+    if (count > 0) check(cudaMallocHost(&p, count * sizeof(T)), "cudaMallocHost");
+  }
+  ~pinned_buffer() { cudaFreeHost(p); }
+  pinned_buffer(const pinned_buffer&) = delete;
+  pinned_buffer& operator=(const pinned_buffer&) = delete;
+};
+
+struct not_finished {
+  const unsigned char* finished;
+  __host__ __device__ bool operator()(long i) const { return finished[i] == 0; }
+};
+
+void check(cublasStatus_t e, const char* what) {
+  if (e != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("lockstep cuda: ") + what + ": " + cublasGetStatusName(e) + " (" +
+                             cublasGetStatusString(e) + ")");
+}
+
+void check(cusolverStatus_t e, const char* what) {
+  if (e != CUSOLVER_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("lockstep cuda: ") + what + ": cusolverStatus_t " + std::to_string(static_cast<int>(e)));
+}
+
+// Refuses a kernel whose local memory the device cannot provide: a per-thread stack over CUDA's 512 KB
+// limit, or the driver's reservation for it (stack x every thread the device can hold, the formula of
+// device_check.cu) over the free memory. chain<16>'s step kernels were such until its member state
+// moved to a workspace in device memory and its AD passes became separate calls (docs/GPU.md 5.7); a
+// device with less free memory than the reservation still refuses them.
+template <class Kernel>
+void require_local_memory(Kernel kernel, const char* model, std::size_t free_bytes) {
+  cudaFuncAttributes attributes{};
+  int device = 0, threads_per_sm = 0, sms = 0;
+  check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device), "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  const double per_thread = double(attributes.localSizeBytes), reservation = per_thread * threads_per_sm * sms;
+  if (per_thread > 512.0 * 1024.0 || reservation > double(free_bytes))
+    throw std::invalid_argument(std::string("lockstep: the cuda backend cannot run model ") + model +
+                                ": a kernel needs " + std::to_string(attributes.localSizeBytes) +
+                                " B of local memory per thread (CUDA allows 512 KB), " + std::to_string(reservation / 1e9) +
+                                " GB for the whole device, " + std::to_string(double(free_bytes) / 1e9) +
+                                " GB are free (docs/GPU.md section 5.4); use backend omp or serial");
+}
+
+// Stands in for split_factor_phase where the model is fused.
+struct no_split_phase {};
+
+}  // namespace
+
+// Outside the anonymous namespace so that ptxas reports carry readable names.
+template <class Functor>
+__global__ void __launch_bounds__(threads_per_block) for_each_active_member(const long* active, long count, Functor f) {
+  const long a = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (a < count) f(active[a]);
+}
+
+template <class Functor>
+__global__ void __launch_bounds__(threads_per_block) for_each_index(long count, Functor f) {
+  const long j = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j < count) f(j);
+}
+
+namespace {
+
+// The split path's device storage and the factor phase over the members an advance launch left
+// pending: the order, the gather and scatter and the statuses are kernels/cuda/batched_factor.hpp's
+// factor_phase (tested on the host against LAPACK with host_backend); this backend gives it kernels,
+// thrust's copy_if and the cuBLAS / cuSOLVER batched calls.
+struct cuda_backend {
+  cudaStream_t stream = nullptr;
+  cublasHandle_t handle = nullptr;
+  cusolverDnHandle_t solver = nullptr;
+
+  template <class Functor>
+  void over(long count, const Functor& f) const {
+    const long blocks = (count + threads_per_block - 1) / threads_per_block;
+    for_each_index<<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(count, f);
+    check(cudaGetLastError(), "kernel launch");
+  }
+  long list_pending(const long* active, long n_active, batched::is_pending pred, long* out) const {
+    const long* end = thrust::copy_if(thrust::cuda::par.on(stream), active, active + n_active, out, pred);
+    return static_cast<long>(end - out);
+  }
+  // cuBLAS getrfBatched: LU with partial pivoting of each A[j] (n x n, column-major, lda = n), pivots
+  // in P[j n .. j n + n - 1] (1-based) and info[j] (k > 0: U(k, k) is exactly zero); cuBLAS Library
+  // User Guide, "cublas<t>getrfBatched()". The pivot row maximizes |re| + |im| as in LAPACK's izamax,
+  // the rule lu_factor follows (core/linalg.hpp), so the status test of batched::factored_status is
+  // lu_factor's.
+  void getrf(int n, double** A, int* ipiv, int* info, int batch) const {
+    check(cublasDgetrfBatched(handle, n, A, n, ipiv, info, batch), "cublasDgetrfBatched");
+  }
+  void getrf(int n, complex<double>** A, int* ipiv, int* info, int batch) const {
+    check(cublasZgetrfBatched(handle, n, reinterpret_cast<cuDoubleComplex* const*>(A), n, ipiv, info, batch),
+          "cublasZgetrfBatched");
+  }
+  // cusolverDnDpotrfBatched (cuSOLVER Library documentation, "cusolverDn<t>potrfBatched()"): the
+  // Cholesky factorization of each Aarray[j], n x n column-major with lda = n; with
+  // CUBLAS_FILL_MODE_LOWER only the lower triangle is read and replaced by L (the other triangle may
+  // be used as workspace, so only L is scattered back); infoArray[j] = k > 0 when the leading minor of
+  // order k is not positive definite. The gather transposes our row-major matrix to column-major, so
+  // the lower triangle it passes is the one cholesky_factor reads.
+  void potrf(int n, double** A, int* info, int batch) const {
+    check(cusolverDnDpotrfBatched(solver, CUBLAS_FILL_MODE_LOWER, n, A, n, info, batch), "cusolverDnDpotrfBatched");
+  }
+};
+
+template <class Model, class Method>
+struct split_factor_phase {
+  using shape_type = batched::phase_shape<Model, Method>;
+  shape_type shape;
+  bool projections;  // whether projections split (their projection_work is in device memory)
+  cuda_backend backend;
+  device_buffer<unsigned char> pending;
+  device_buffer<long> batch;
+  device_buffer<double> real, scale, gram;
+  device_buffer<complex<double>> cplx;
+  device_buffer<double*> real_ptr;
+  device_buffer<complex<double>*> cplx_ptr;
+  device_buffer<int> pivots, info;
+  device_buffer<member_status> status;
+
+  split_factor_phase(long chunk, bool split_projections, cudaStream_t stream)
+      : projections(split_projections), pending(chunk), batch(chunk), real(shape.real_size()),
+        scale(shape_type::batch_capacity), gram(shape.gram_size(split_projections)), cplx(shape.complex_size()),
+        real_ptr(shape_type::batch_capacity), cplx_ptr(shape_type::batch_capacity),
+        pivots(shape_type::batch_capacity * shape_type::n), info(shape_type::batch_capacity),
+        status(shape_type::batch_capacity) {
+    backend.stream = stream;
+    check(cublasCreate(&backend.handle), "cublasCreate");
+    check(cublasSetStream(backend.handle, stream), "cublasSetStream");
+    if (projections) {
+      check(cusolverDnCreate(&backend.solver), "cusolverDnCreate");
+      check(cusolverDnSetStream(backend.solver, stream), "cusolverDnSetStream");
+    }
+  }
+  ~split_factor_phase() {
+    if (backend.solver != nullptr) cusolverDnDestroy(backend.solver);
+    cublasDestroy(backend.handle);
+  }
+  split_factor_phase(const split_factor_phase&) = delete;
+  split_factor_phase& operator=(const split_factor_phase&) = delete;
+
+  // Factors every pending matrix of the n_active members of `active`, in batches: the Newton matrices
+  // in `states`, then the projections' in `projection_states` (one kind, thus one size, per batch).
+  void run(std::uint64_t* states, std::uint64_t* projection_states, long stride, const long* active, long n_active) {
+    const batched::phase_storage s{pending.p, batch.p, real.p, scale.p, gram.p, cplx.p, real_ptr.p,
+                                   cplx_ptr.p, pivots.p, info.p, status.p};
+    batched::factor_phase(backend, shape, s, projections, states, projection_states, stride, active, n_active);
+  }
+};
+
+}  // namespace
+
+inline int device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device" error
+    return 0;
+  }
+  return count;
+}
+
+template <class Model, class Method>
+ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& run) {
+  detail::check_ensemble(e, run);
+  // invalid_argument: like a method the device path lacks, a request this machine cannot serve (the
+  // command line exits 2 and names the other backends).
+  if (device_count() == 0)
+    throw std::invalid_argument("lockstep: the cuda backend needs a CUDA device and this machine has none; use backend omp or serial");
+  constexpr int ny = state_layout<Model>::size;
+  constexpr int words = soa_image<member_state<Model, Method>>::words;
+  const auto start = std::chrono::steady_clock::now();
+  const int save_count = static_cast<int>(e.save_times.size());
+
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  // Large members run in a workspace in device memory, not in the threads' local memory
+  // (member_kernels.hpp, member_workspace; docs/GPU.md section 5.7).
+  constexpr bool in_workspace = uses_member_workspace<Model>;
+  using workspace_type = member_workspace<Model, Method>;
+  require_local_memory(for_each_active_member<begin_member<Model, Method, in_workspace>>, Model::name, free_bytes);
+  // Fused or split (lockstep/detail/split_factor.hpp, docs/GPU.md section 5): by size, or for every model
+  // on request (run_options::split_factorization).
+  constexpr bool can_split = has_split_factorization<Method>;
+  // A model that always splits never launches the fused kernel: it is not compiled (for chain<16> it
+  // would be another ptxas run of minutes for a kernel that cannot run; docs/GPU.md section 5.6).
+  constexpr bool always_split = can_split && uses_split_factorization<Model>;
+  const bool split = can_split && (uses_split_factorization<Model> || run.split_factorization);
+  if (split)
+    require_local_memory(for_each_active_member<advance_member_split<Model, Method, in_workspace>>, Model::name, free_bytes);
+  if constexpr (!always_split)
+    if (!split) require_local_memory(for_each_active_member<advance_member<Model, Method>>, Model::name, free_bytes);
+  ensemble_result<Model> r = detail::empty_result(e, run);
+  std::vector<double> member_outputs;
+  // Split projections (split_factor.hpp, docs/GPU.md 5.3): their projection_work in device memory.
+  const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form) &&
+                                 (run.split_factorization || uses_split_projection<Model>);
+  const long chunk = detail::choose_chunk(e, run, run.memory_budget > 0 ? run.memory_budget : free_bytes / 4,
+                                          split_bytes_per_member<Model>(split, split_projections) +
+                                              (in_workspace ? sizeof(workspace_type) : 0));
+  r.chunk_size = chunk;
+
+  // Device storage for one chunk, reused.
+  device_buffer<std::uint64_t> d_states(std::size_t(words) * chunk);
+  device_buffer<double> d_params(std::size_t(Model::n_params) * chunk), d_q0(std::size_t(Model::n) * chunk),
+      d_v0(std::size_t(Model::n) * chunk), d_outputs(std::size_t(save_count) * ny * chunk),
+      d_save_times{std::size_t(save_count)};
+  device_buffer<unsigned char> d_finished(chunk);
+  device_buffer<long> d_active(chunk);
+  device_buffer<workspace_type> d_workspace(in_workspace ? chunk : 0);
+  // Pinned host buffers: inputs (one set) and results (two sets, for overlap).
+  pinned_buffer<double> h_params(std::size_t(Model::n_params) * chunk), h_q0(std::size_t(Model::n) * chunk),
+      h_v0(std::size_t(Model::n) * chunk);
+  pinned_buffer<std::uint64_t> h_states[2] = {pinned_buffer<std::uint64_t>(std::size_t(words) * chunk),
+                                              pinned_buffer<std::uint64_t>(std::size_t(words) * chunk)};
+  pinned_buffer<double> h_outputs[2] = {pinned_buffer<double>(std::size_t(save_count) * ny * chunk),
+                                        pinned_buffer<double>(std::size_t(save_count) * ny * chunk)};
+  cudaStream_t compute = nullptr, copy = nullptr;
+  check(cudaStreamCreate(&compute), "cudaStreamCreate");
+  check(cudaStreamCreate(&copy), "cudaStreamCreate");
+  constexpr int projection_words = soa_image<projection_work<Model>>::words;
+  device_buffer<std::uint64_t> d_projections(split_projections ? std::size_t(projection_words) * chunk : 0);
+  using factor_phase = std::conditional_t<can_split, split_factor_phase<Model, Method>, no_split_phase>;
+  std::unique_ptr<factor_phase> factors;
+  if constexpr (can_split)
+    if (split) factors = std::make_unique<factor_phase>(chunk, split_projections, compute);
+  cudaEvent_t computed[2], copied[2];
+  for (int b = 0; b < 2; ++b) {
+    check(cudaEventCreateWithFlags(&computed[b], cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventCreateWithFlags(&copied[b], cudaEventDisableTiming), "cudaEventCreate");
+  }
+  if (save_count > 0)
+    check(cudaMemcpy(d_save_times.p, e.save_times.data(), sizeof(double) * save_count, cudaMemcpyHostToDevice),
+          "cudaMemcpy save times");
+
+  progress_report report;
+  report.members_total = e.members;
+  long pending_first[2] = {-1, -1}, pending_count[2] = {0, 0};
+  auto gather = [&](int b) {  // results of the chunk in buffer set b, once its copy has completed
+    if (pending_first[b] < 0) return;
+    check(cudaEventSynchronize(copied[b]), "cudaEventSynchronize");
+    report.steps += detail::gather_results<Model, Method>(e, run, pending_first[b], pending_count[b], chunk,
+                                                          h_states[b].p, h_outputs[b].p, member_outputs, r);
+    pending_first[b] = -1;
+  };
+
+  int set = 0;
+  for (long first = 0; first < e.members; first += chunk, set ^= 1) {
+    const long count = std::min(chunk, e.members - first);
+    detail::scatter_inputs(e, first, count, chunk, h_params.p, h_q0.p, h_v0.p);
+    check(cudaMemcpyAsync(d_params.p, h_params.p, sizeof(double) * Model::n_params * chunk, cudaMemcpyHostToDevice, compute), "cudaMemcpyAsync params");
+    check(cudaMemcpyAsync(d_q0.p, h_q0.p, sizeof(double) * Model::n * chunk, cudaMemcpyHostToDevice, compute), "cudaMemcpyAsync q0");
+    check(cudaMemcpyAsync(d_v0.p, h_v0.p, sizeof(double) * Model::n * chunk, cudaMemcpyHostToDevice, compute), "cudaMemcpyAsync v0");
+    // The previous chunk's results are still being copied from d_states/d_outputs on `copy`: wait for
+    // that copy before this chunk overwrites them.
+    if (pending_first[set ^ 1] >= 0) check(cudaStreamWaitEvent(compute, copied[set ^ 1], 0), "cudaStreamWaitEvent");
+    check(cudaMemsetAsync(d_finished.p, 0, chunk, compute), "cudaMemsetAsync");
+    if (split_projections)  // zero bytes: no projection under way
+      check(cudaMemsetAsync(d_projections.p, 0, sizeof(std::uint64_t) * projection_words * chunk, compute), "cudaMemsetAsync");
+    // NaN outputs until written (0xFF bytes are a NaN double).
+    check(cudaMemsetAsync(d_outputs.p, 0xFF, sizeof(double) * save_count * ny * chunk, compute), "cudaMemsetAsync");
+    thrust::sequence(thrust::cuda::par.on(compute), d_active.p, d_active.p + count, 0L);
+
+    chunk_view<Model> view;
+    view.stride = chunk;
+    view.states = d_states.p;
+    view.params = d_params.p;
+    view.q0 = d_q0.p;
+    view.v0 = d_v0.p;
+    view.outputs = d_outputs.p;
+    view.finished = d_finished.p;
+    if (split_projections) view.projections = d_projections.p;
+    view.save_times = d_save_times.p;
+    view.save_count = save_count;
+    view.t0 = e.t0;
+    view.t1 = e.t1;
+    view.options = e.options;
+
+    long n_active = count;
+    auto launch = [&](const auto& f) {
+      const long blocks = (n_active + threads_per_block - 1) / threads_per_block;
+      for_each_active_member<<<static_cast<unsigned>(blocks), threads_per_block, 0, compute>>>(d_active.p, n_active, f);
+      check(cudaGetLastError(), "kernel launch");
+      long* end = thrust::partition(thrust::cuda::par.on(compute), d_active.p, d_active.p + n_active,
+                                    not_finished{d_finished.p});
+      const long still = static_cast<long>(end - d_active.p);
+      report.members_finished += n_active - still;
+      n_active = still;
+    };
+    launch(begin_member<Model, Method, in_workspace>{view, d_workspace.p});
+    while (n_active > 0) {
+      bool advanced = false;
+      if constexpr (can_split) {
+        if (split) {  // lockstep/detail/split_factor.hpp: advance, then factor what is pending
+          launch(advance_member_split<Model, Method, in_workspace>{view, run.attempts_per_sync, factors->pending.p,
+                                                                   projection_split_above(run.split_factorization),
+                                                                   d_workspace.p});
+          factors->run(d_states.p, d_projections.p, chunk, d_active.p, n_active);
+          advanced = true;
+        }
+      }
+      if constexpr (!always_split)
+        if (!advanced) launch(advance_member<Model, Method>{view, run.attempts_per_sync});
+      if (run.on_progress) {
+        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        run.on_progress(report);
+      }
+    }
+    check(cudaEventRecord(computed[set], compute), "cudaEventRecord");
+    gather(set);  // this buffer set's previous chunk (two chunks ago) is complete by now
+    check(cudaStreamWaitEvent(copy, computed[set], 0), "cudaStreamWaitEvent");
+    check(cudaMemcpyAsync(h_states[set].p, d_states.p, sizeof(std::uint64_t) * words * chunk, cudaMemcpyDeviceToHost, copy), "cudaMemcpyAsync states");
+    check(cudaMemcpyAsync(h_outputs[set].p, d_outputs.p, sizeof(double) * save_count * ny * chunk, cudaMemcpyDeviceToHost, copy), "cudaMemcpyAsync outputs");
+    check(cudaEventRecord(copied[set], copy), "cudaEventRecord");
+    pending_first[set] = first;
+    pending_count[set] = count;
+  }
+  gather(0);
+  gather(1);
+  for (int b = 0; b < 2; ++b) {
+    cudaEventDestroy(computed[b]);
+    cudaEventDestroy(copied[b]);
+  }
+  cudaStreamDestroy(compute);
+  cudaStreamDestroy(copy);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+// Only BDF and Radau IIA (s = 3) are compiled for the device: every method is a template axis of the
+// whole member stepper, and each one adds a full device compile per model and architecture (about
+// 3 minutes of nvcc for this file on 2 cores with two methods). The other methods run on serial and omp.
+template <class Model>
+ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_options& run) {
+  switch (e.options.method) {
+    case method_kind::bdf: return solve_with<Model, bdf_method>(e, run);
+    case method_kind::radau5: return solve_with<Model, radau5_method>(e, run);
+    default: break;
+  }
+  throw std::invalid_argument(std::string("lockstep: the cuda backend is built for methods bdf and radau5 only; method ") +
+                              method_name(e.options.method) + " runs on the serial and omp backends");
+}
+
+}  // namespace lockstep::cuda
+
+
+
+namespace lockstep::cuda {
+
+template <class Model>
+lockstep_result solve_on_device(lockstep_device_run* run, lockstep_error* error) {
+  return engine_detail::guarded(error, [&] {
+    engine_detail::check_header(run, "device run");
+    ensemble<Model> e;
+    e.members = run->members;
+    const auto members = static_cast<std::size_t>(run->members);
+    e.params.assign(run->params, run->params + members * Model::n_params);
+    e.q0.assign(run->q0, run->q0 + members * Model::n);
+    e.v0.assign(run->v0, run->v0 + members * Model::n);
+    e.t0 = run->t0;
+    e.t1 = run->t1;
+    e.save_times.assign(run->save_times, run->save_times + run->save_count);
+    e.options = engine_detail::options_of(run->options, run->options_size);
+    run_options ro;
+    ro.where = backend::cuda;
+    ro.chunk_size = run->chunk_size;
+    ro.memory_budget = run->memory_budget;
+    ro.attempts_per_sync = run->attempts_per_sync;
+    ro.split_factorization = run->split_factorization != 0;
+    ro.keep_outputs = false;
+    // member_status is an enum with int as its underlying type: its array is an int array.
+    static_assert(sizeof(member_status) == sizeof(int));
+    ro.on_chunk = [&](const chunk_results& c) {
+      run->on_chunk(run->context, c.first, c.count, c.outputs, reinterpret_cast<const int*>(c.status), c.counters,
+                    c.t_final, c.y_final);
+    };
+    ro.on_progress = [&](const progress_report& p) { run->on_progress(run->context, p.members_finished, p.steps); };
+    const ensemble_result<Model> r = solve_ensemble<Model>(e, ro);
+    run->chunk_size_used = r.chunk_size;
+    return LOCKSTEP_OK;
+  });
+}
+
+}  // namespace lockstep::cuda
