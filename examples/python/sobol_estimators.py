@@ -15,9 +15,12 @@ which are A with column i taken from B: N (d + 2) model runs in all.
   Communications 117 (1999), as recommended in Saltelli et al. (2010), table 2 (f):
       VT_i = 1/(2N) sum_j (f(A)_j - f(A_B^(i))_j)^2
 
-Both are divided by the variance of all 2N values of f(A) and f(B). The first-order estimator has no
-mean to subtract (the difference f(A_B^(i)) - f(A) has mean zero), which is why it beats the older
-forms when the output's mean is large against its spread.
+Both are divided by the variance of all 2N values of f(A) and f(B). The outputs are centred on the
+mean of those 2N values first: the first-order estimator is unbiased for any shift of f (its difference
+f(A_B^(i)) - f(A) has mean zero), but its variance grows with the square of the mean of f(B), so an
+output with a large mean against its spread (a crank angle of 40 +- 13 rad) would need many times
+more runs for the same interval. Centering changes no index in expectation (up to O(1/N)) and leaves
+the total-effect estimator as it is.
 """
 
 import numpy as np
@@ -64,7 +67,9 @@ def split_outputs(y, d):
 def indices(fa, fb, fab):
     """First-order (Saltelli 2010) and total-effect (Jansen 1999) indices, each an array [d]."""
     fa, fb, fab = np.asarray(fa), np.asarray(fb), np.asarray(fab)
-    var = np.var(np.concatenate([fa, fb]))
+    both = np.concatenate([fa, fb])
+    mean, var = both.mean(), both.var()
+    fa, fb, fab = fa - mean, fb - mean, fab - mean
     first = np.mean(fb * (fab - fa), axis=-1) / var
     total = 0.5 * np.mean((fa - fab) ** 2, axis=-1) / var
     return first, total
