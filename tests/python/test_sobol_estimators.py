@@ -3,7 +3,7 @@
 Ishigami & Homma, "An importance quantification technique in uncertainty analysis for computer
 models", Proc. ISUMA '90 (1990): f(x) = sin x1 + a sin^2 x2 + b x3^4 sin x1, x uniform on [-pi, pi]^3.
 Its variance decomposition is known in closed form (Saltelli et al., "Global Sensitivity Analysis:
-The Primer", Wiley, 2008, section 4.8 / exercise 4):
+The Primer", Wiley, 2008):
     V    = a^2/8 + b pi^4/5 + b^2 pi^8/18 + 1/2
     V1   = (1 + b pi^4/5)^2 / 2,   V2 = a^2/8,   V3 = 0,   V13 = 8 b^2 pi^8 / 225
     S_i  = V_i / V,   S_T1 = (V1 + V13)/V,  S_T2 = V2/V,  S_T3 = V13/V
