@@ -620,6 +620,14 @@ PYBIND11_MODULE(_lockstep, m) {
       },
       py::arg("path"), py::arg("name") = "", py::arg("announce") = py::none());
   m.def("omp_available", &lockstep::omp::available);
+  m.def(
+      "bytes_per_member",
+      [](const model_handle& h, int save_count, const std::string& method) {
+        return lockstep::bytes_per_member(h.model, save_count, choose(py::str(method), "method", method_choices));
+      },
+      py::arg("model"), py::arg("save_count"), py::arg("method") = "radau5",
+      "Bytes of chunk storage one member needs in a solve with save_count save times (the scheduler's "
+      "chunks hold at most a quarter of available RAM, capped at 256 MiB, unless chunk_size is given).");
   m.def("lyapunov", &lyapunov, py::arg("model"), py::arg("params"), py::arg("q0"), py::arg("v0"), py::arg("t0"),
         py::arg("t1"), py::arg("options"), py::arg("method"), py::arg("exponents"), py::arg("renormalize"),
         py::arg("transient"), py::arg("metric"), py::arg("separation"), py::arg("history_capacity"),
