@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -43,6 +44,7 @@
 #include "host/io/output_file.hpp"
 #include "host/io/results_h5.hpp"
 #include "lockstep/ensemble.hpp"
+#include "lockstep/engine/lyapunov_batch.hpp"
 #include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/study/samplers.hpp"
 #include "lockstep/study/statistics.hpp"
@@ -299,28 +301,8 @@ inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spe
 
 // ---- Lyapunov exponents of a chunk's members ----
 
-// One chunk's Lyapunov results, member-major, reused from chunk to chunk.
-struct lyapunov_buffers {
-  std::vector<member_status> status;
-  std::vector<double> exponents, t_start, t_end, history_t, history;
-  std::vector<std::int64_t> renormalizations, steps;
-  std::vector<std::string> messages;  // why a member's options were refused (first one reported)
-
-  // `members` members with p exponents and h running estimates each, as the driver starts them:
-  // running, NaN values, no renormalizations, steps -1 (what an unfinished member is written with).
-  void start(std::size_t members, std::size_t p, std::size_t h) {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    status.assign(members, member_status::running);
-    exponents.assign(members * p, nan);
-    t_start.assign(members, nan);
-    t_end.assign(members, nan);
-    renormalizations.assign(members, 0);
-    steps.assign(members, -1);
-    history_t.assign(members * h, nan);
-    history.assign(members * h * p, nan);
-    messages.assign(members, std::string());
-  }
-
+// One chunk's Lyapunov results (lockstep/engine/lyapunov_batch.hpp), as the writers see them.
+struct lyapunov_buffers : lyapunov_batch {
   io::lyapunov_values values() const {
     io::lyapunov_values v;
     v.status = status.data();
@@ -337,88 +319,21 @@ struct lyapunov_buffers {
 
 // The engine's request for the study's [lyapunov] section, with room for `history_length` estimates.
 inline lockstep_lyapunov_request lyapunov_request_of(const io::lyapunov_spec& l, long history_length) {
-  const lyapunov_options defaults;
-  lockstep_lyapunov_request r{};
-  r.header = abi_header_for<lockstep_lyapunov_request>();
-  r.method = l.method == io::lyapunov_method::clone ? 1 : 0;
-  r.exponents = l.exponents;
-  r.renormalize = l.renormalize;
-  r.transient = l.transient;
-  r.metric = l.metric == io::lyapunov_metric::mass ? 0 : 1;
-  r.tangent_error_control = defaults.tangent_error_control ? 1 : 0;
-  r.separation = l.separation;
-  r.history_capacity = history_length;
-  return r;
+  return lyapunov_request(l.method == io::lyapunov_method::clone ? 1 : 0, l.exponents, l.renormalize, l.transient,
+                          l.metric == io::lyapunov_metric::mass ? 0 : 1, l.separation, history_length);
 }
 
-// Members [first, first + count) of e through the engine's Lyapunov driver (lyapunov_spectrum, or
-// clone_largest_exponent for method "clone"), on `threads` OpenMP threads (on the host whatever the
-// backend: one thread for serial and cuda). Members are independent (dynamic schedule: their costs
-// differ widely between regular and chaotic starts); member i writes only slot i. With `progress`,
-// thread 0 redraws "Lyapunov exponents: k/N members" on stderr at most every 0.1 s (the plain solve's
-// bar stops at 100 % before this phase of a chunk starts).
+// Members [first, first + count) of e through the engine's Lyapunov driver on `threads` OpenMP threads
+// (on the host whatever the backend: one thread for serial and cuda; run_lyapunov_batch). With
+// `progress`, thread 0 redraws "Lyapunov exponents: k/N members" on stderr at most every 0.1 s (the
+// plain solve's bar stops at 100 % before this phase of a chunk starts).
 inline void solve_lyapunov_chunk(const engine& model, const ensemble_problem& e, const io::lyapunov_spec& l,
                                  long history_length, long first, long count, int threads, bool progress,
                                  lyapunov_buffers& b) {
-  const auto N = static_cast<std::size_t>(count), p = static_cast<std::size_t>(l.exponents),
-             H = static_cast<std::size_t>(history_length);
-  b.start(N, p, H);
-  const lockstep_lyapunov_request request = lyapunov_request_of(l, history_length);
-  const bool clone = l.method == io::lyapunov_method::clone;
-  const int n = model.n(), n_params = model.n_params();
-  std::atomic<long> done{0};
   auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);  // thread 0's only
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
-  for (long i = 0; i < count; ++i) {
-    const long g = first + i;
-    const auto s = static_cast<std::size_t>(i);
-    // Nothing may leave an OpenMP region by an exception: a member that throws (out of memory) fails alone.
-    try {
-      std::vector<double> exponents(std::max<std::size_t>(p, 1), std::numeric_limits<double>::quiet_NaN());
-      member_counters counters;
-      lockstep_lyapunov_output out{};
-      out.header = abi_header_for<lockstep_lyapunov_output>();
-      out.exponents = exponents.data();
-      // The running estimates that fit (at most H: io::lyapunov_history_length bounds them) go straight
-      // into the member's slots.
-      out.history_t = H > 0 ? &b.history_t[s * H] : nullptr;
-      out.history = H > 0 ? &b.history[s * H * p] : nullptr;
-      out.counters = &counters;
-      model.lyapunov(e.params.data() + g * n_params, e.q0.data() + g * n, e.v0.data() + g * n, e.t0, e.t1, e.options,
-                     request, out);
-      const auto st = static_cast<member_status>(out.status);
-      b.status[s] = st;
-      b.messages[s] = out.message;
-      b.renormalizations[s] = out.renormalizations;
-      // How far the run got: with t_start, the time its estimate covers (a run stopped by max_steps
-      // keeps the estimate it reached).
-      b.t_end[s] = out.t_final;
-      if (!clone) {
-        b.t_start[s] = out.t_start;
-        b.steps[s] = counters.steps;
-        // A run stopped by max_steps keeps its status and reports the estimate it reached (its message
-        // says over which time); a failed one has none.
-        if (out.exponent_count == static_cast<long>(p))
-          for (std::size_t j = 0; j < p; ++j) b.exponents[s * p + j] = exponents[j];
-      } else {
-        // The clone estimate does not say where its averages started: t0 without a transient, else the
-        // first point t0 + i renormalize (i >= 1; t1 at the latest) of its grid at or after
-        // t0 + transient, computed as clone_largest_exponent computes its grid.
-        double start = e.t0;
-        if (l.transient > 0.0)
-          for (long k = 1;; ++k) {
-            start = std::min(e.t0 + static_cast<double>(k) * l.renormalize, e.t1);
-            if (start >= e.t0 + l.transient || start >= e.t1) break;
-          }
-        if (out.history_count > 0) b.t_start[s] = start;
-        if (st == member_status::success) b.exponents[s] = exponents[0];
-      }
-    } catch (const std::exception& ex) {
-      b.status[s] = member_status::invalid_input;
-      b.messages[s] = ex.what();
-    }
-    const long finished = ++done;
-    if (progress && omp_get_thread_num() == 0) {
+  std::function<void(long)> draw;
+  if (progress)
+    draw = [&](long finished) {
       const auto now = std::chrono::steady_clock::now();
       if (now - last_draw >= std::chrono::milliseconds(100) || finished == count) {
         last_draw = now;
@@ -426,8 +341,9 @@ inline void solve_lyapunov_chunk(const engine& model, const ensemble_problem& e,
         std::fprintf(stderr, "\rLyapunov exponents: %ld/%ld members of this chunk%-40s", finished, count, "");
         std::fflush(stderr);
       }
-    }
-  }
+    };
+  const lyapunov_inputs in{e.params.data(), e.q0.data(), e.v0.data(), e.t0, e.t1, &e.options};
+  run_lyapunov_batch(model, in, lyapunov_request_of(l, history_length), first, count, threads, b, draw);
 }
 
 // The first reason a member of the chunk gave for its failed Lyapunov run ("" when none did): the

@@ -7,6 +7,8 @@
 
     ds = lockstep.run_study("examples/double_pendulum_monte_carlo.toml")   # as `lockstep run`
     ds = lockstep.open_results("lockstep-out/study/results.h5")
+    ly = lockstep.lyapunov(pend, vary={"initial.theta1": [1.9, 2.0]}, t=(0.0, 100.0))   # exponents
+    se = lockstep.sensitivities(pend, t=(0.0, 1.0), parameters=["g"])                  # d y(t1) / d g
 
 The compiled core is the extension module lockstep._lockstep (python/src/module.cpp); docs/PYTHON.md
 is the guide.
@@ -24,8 +26,10 @@ from . import _lockstep  # noqa: E402
 from ._model import Model, Value, builtin_models, model  # noqa: E402
 from ._results import open_results, run_study  # noqa: E402
 from ._solve import solve  # noqa: E402
+from ._tangents import lyapunov, sensitivities  # noqa: E402
 
 __version__ = _lockstep.__version__
 status_names = tuple(_lockstep.status_names)
 
-__all__ = ["Model", "Value", "builtin_models", "model", "open_results", "run_study", "solve", "status_names"]
+__all__ = ["Model", "Value", "builtin_models", "model", "lyapunov", "open_results", "run_study", "sensitivities", "solve",
+           "status_names"]

@@ -99,6 +99,56 @@ def _times(t, save):
     return t0, t1, save_times
 
 
+def _threads(threads):
+    if int(threads) != threads or threads < 0:
+        raise ValueError(f"threads must be an integer >= 0 (0: the OpenMP default), got {threads!r}")
+
+
+def solver_options(function, method, formulation, projection, rtol, atol, solver, keys=SOLVER_KEYS):
+    """The options dict of the module from the solver arguments of `function` (checked, with hints)."""
+    method = _choice("method", method, METHODS)
+    formulation = _choice("formulation", formulation, FORMULATIONS)
+    projection = _choice("projection", projection, PROJECTIONS)
+    for key in solver:
+        if key not in keys:
+            raise TypeError(f"{function}() got an unexpected keyword argument {key!r}"
+                            f"{hint(key, tuple(keys) + ('method', 'formulation', 'rtol', 'atol', 'projection'))}")
+    atol_groups = _atol(atol)
+    return {"method": method, "formulation": formulation, "projection": projection,
+            "rtol": _positive("rtol", rtol), "atol_q": atol_groups["q"], "atol_v": atol_groups["v"],
+            "atol_lambda": atol_groups["lambda"], **solver}
+
+
+def members_of(model, vary, params, initial, members):
+    """(P [count, n_params], X [count, n_inputs], the varied columns, count): each member's parameters
+    and initial inputs as a study builds them: the defaults, then the fixed overrides, then its varied
+    values."""
+    vary = dict(vary or {})
+    params = dict(params or {})
+    initial = dict(initial or {})
+    columns = {key: _vector(f"vary[{key!r}]", values) for key, values in vary.items()}
+    lengths = {len(c) for c in columns.values()}
+    if len(lengths) > 1:
+        shapes = ", ".join(f"{key!r}: ({len(c)},)" for key, c in columns.items())
+        raise ValueError(f"vary: every array must have the same length (one value per member), got {shapes}")
+    count = lengths.pop() if lengths else (1 if members is None else int(members))
+    if members is not None and int(members) != count:
+        raise ValueError(f"members={members!r} disagrees with the length of the vary arrays ({count})")
+    if count < 1:
+        raise ValueError(f"members must be >= 1, got {count}")
+
+    P = np.tile([p.default for p in model.parameters], (count, 1)).astype(float)
+    X = np.tile([i.default for i in model.inputs], (count, 1)).astype(float).reshape(count, len(model.inputs))
+    for name, value in params.items():
+        P[:, model._index(name, "params")] = float(value)
+    for name, value in initial.items():
+        X[:, model._index(name, "initial")] = float(value)
+    for key, column in columns.items():
+        group, index = _split(model, key, "vary")
+        (P if group == "params" else X)[:, index] = column
+    return P, X, columns, count
+
+
 class _ProgressBar:
     """Members done, steps per second and time left on stderr, redrawn in place."""
 
@@ -148,43 +198,12 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     vary = dict(vary or {})
     params = dict(params or {})
     initial = dict(initial or {})
-    method = _choice("method", method, METHODS)
-    formulation = _choice("formulation", formulation, FORMULATIONS)
-    projection = _choice("projection", projection, PROJECTIONS)
     backend = _choice("backend", backend, BACKENDS)
-    if int(threads) != threads or threads < 0:
-        raise ValueError(f"threads must be an integer >= 0 (0: the OpenMP default), got {threads!r}")
-    for key in solver:
-        if key not in SOLVER_KEYS:
-            raise TypeError(f"solve() got an unexpected keyword argument {key!r}"
-                            f"{hint(key, SOLVER_KEYS + ('method', 'formulation', 'rtol', 'atol', 'projection'))}")
+    _threads(threads)
+    options = solver_options("solve", method, formulation, projection, rtol, atol, solver)
+    method, formulation, projection = options["method"], options["formulation"], options["projection"]
     t0, t1, save_times = _times(t, save)
-    atol_groups = _atol(atol)
-    options = {"method": method, "formulation": formulation, "projection": projection,
-               "rtol": _positive("rtol", rtol), "atol_q": atol_groups["q"], "atol_v": atol_groups["v"],
-               "atol_lambda": atol_groups["lambda"], **solver}
-
-    # Members: the defaults, then the fixed overrides, then each member's varied values.
-    columns = {key: _vector(f"vary[{key!r}]", values) for key, values in vary.items()}
-    lengths = {len(c) for c in columns.values()}
-    if len(lengths) > 1:
-        shapes = ", ".join(f"{key!r}: ({len(c)},)" for key, c in columns.items())
-        raise ValueError(f"vary: every array must have the same length (one value per member), got {shapes}")
-    count = lengths.pop() if lengths else (1 if members is None else int(members))
-    if members is not None and int(members) != count:
-        raise ValueError(f"members={members!r} disagrees with the length of the vary arrays ({count})")
-    if count < 1:
-        raise ValueError(f"members must be >= 1, got {count}")
-
-    P = np.tile([p.default for p in model.parameters], (count, 1)).astype(float)
-    X = np.tile([i.default for i in model.inputs], (count, 1)).astype(float).reshape(count, len(model.inputs))
-    for name, value in params.items():
-        P[:, model._index(name, "params")] = float(value)
-    for name, value in initial.items():
-        X[:, model._index(name, "initial")] = float(value)
-    for key, column in columns.items():
-        group, index = _split(model, key, "vary")
-        (P if group == "params" else X)[:, index] = column
+    P, X, columns, count = members_of(model, vary, params, initial, members)
     q0, v0 = model._engine.initial_state(P, X)
 
     if progress is None:

@@ -4,7 +4,9 @@
 // A thin layer over the engine boundary (docs/ARCHITECTURE.md section 5): model handles are engines
 // (built-in, or a model file compiled and cached by host/model_files), and solve() is
 // solve_ensemble on member-major NumPy arrays, so a member solved from Python is bitwise the member
-// the `lockstep` command solves from the same inputs. Names, shapes and "did you mean" hints for the
+// the `lockstep` command solves from the same inputs. lyapunov() runs members through the command's own
+// Lyapunov driver (lockstep/engine/lyapunov_batch.hpp) and sensitivities() is the engine's call for
+// one member. Names, shapes and "did you mean" hints for the
 // user are checked by the Python package; this layer checks again what would otherwise be undefined
 // (sizes, option names) and raises ValueError.
 //
@@ -23,6 +25,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <omp.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -30,6 +33,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -41,8 +45,10 @@
 #include "host/model_files/model_compiler.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/engine/builtin.hpp"
+#include "lockstep/engine/lyapunov_batch.hpp"
 #include "lockstep/ensemble.hpp"
 #include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/lyapunov/tangent.hpp"
 #include "lockstep/stepper/options.hpp"
 
 namespace py = pybind11;
@@ -363,6 +369,142 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
   return out;
 }
 
+// ---- Lyapunov exponents and sensitivities ------------------------------------------------------------
+
+// The members' parameters and states [members, n_params] and [members, n], checked.
+struct member_inputs {
+  c_array params, q0, v0;
+  py::ssize_t members = 0;
+};
+
+member_inputs member_inputs_of(const lockstep::engine& model, const py::handle& params_in, const py::handle& q0_in,
+                               const py::handle& v0_in) {
+  member_inputs in;
+  in.params = c_array::ensure(params_in);
+  if (!in.params || in.params.ndim() != 2) throw py::value_error("params must be a 2-D array [members, n_params]");
+  in.members = in.params.shape(0);
+  in.params = as_shape(in.params, "params", {in.members, model.n_params()});
+  in.q0 = as_shape(q0_in, "q0", {in.members, model.n()});
+  in.v0 = as_shape(v0_in, "v0", {in.members, model.n()});
+  return in;
+}
+
+// The solver options a tangent run can use, else ValueError with the reason: the engine would report
+// it per member as status invalid_input, and every member would fail alike.
+lockstep::solver_options tangent_options_of(const lockstep::engine& model, const py::dict& options, bool tangents) {
+  const lockstep::solver_options o = solver_options_of(options);
+  if (const std::string why = model.refusal(o); !why.empty()) throw py::value_error(why);
+  if (tangents)
+    if (const char* why = lockstep::tangent_check_options(o); why[0] != '\0') throw py::value_error(why);
+  return o;
+}
+
+// Every member through run_lyapunov_batch (the driver `lockstep run` uses for [lyapunov]), without the
+// GIL, on `threads` OpenMP threads (0: OpenMP's default, as the command's omp backend). Ctrl-C stops
+// it between members (KeyboardInterrupt).
+py::dict lyapunov(const model_handle& handle, const py::handle& params_in, const py::handle& q0_in,
+                  const py::handle& v0_in, double t0, double t1, const py::dict& options, int method, int exponents,
+                  double renormalize, double transient, int metric, double separation, long history_capacity,
+                  int threads) {
+  const lockstep::engine& model = handle.model;
+  const member_inputs in = member_inputs_of(model, params_in, q0_in, v0_in);
+  const int d = 2 * (model.n() - model.m()) - model.k();
+  if (method != 0 && method != 1) throw py::value_error("method must be 0 (qr) or 1 (clone)");
+  if (metric != 0 && metric != 1) throw py::value_error("metric must be 0 (mass) or 1 (euclidean)");
+  if (exponents < 1 || exponents > d || (method == 1 && exponents != 1))
+    throw py::value_error("exponents must be in [1, " + std::to_string(d) + "] (1 for clone)");
+  if (!(t1 > t0)) throw py::value_error("t1 must be greater than t0");
+  if (!(renormalize > 0.0) || !(transient >= 0.0) || !(separation > 0.0) || history_capacity < 0)
+    throw py::value_error("renormalize and separation must be > 0, transient and history_capacity >= 0");
+  if (threads < 0) throw py::value_error("threads must be >= 0 (0: the OpenMP default)");
+  const lockstep::solver_options o = tangent_options_of(model, options, method == 0);
+
+  const lockstep_lyapunov_request request =
+      lockstep::lyapunov_request(method, exponents, renormalize, transient, metric, separation, history_capacity);
+  const lockstep::lyapunov_inputs inputs{in.params.data(), in.q0.data(), in.v0.data(), t0, t1, &o};
+  lockstep::lyapunov_batch b;
+  sigint_watch watch;  // before the GIL is released: it asks Python which thread this is
+  const auto started = std::chrono::steady_clock::now();
+  {
+    py::gil_scoped_release released;
+    lockstep::run_lyapunov_batch(model, inputs, request, 0, in.members, threads > 0 ? threads : omp_get_max_threads(),
+                                 b, {}, [&watch] { return watch.seen(); });
+  }
+  if (watch.seen()) {
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
+  const py::ssize_t N = in.members, p = exponents, H = history_capacity;
+  std::vector<int> status(b.status.size());
+  std::transform(b.status.begin(), b.status.end(), status.begin(), [](lockstep::member_status x) { return int(x); });
+  std::vector<long long> renormalizations(b.renormalizations.begin(), b.renormalizations.end()),
+      steps(b.steps.begin(), b.steps.end());
+  py::list messages;
+  for (const auto& m : b.messages) messages.append(m);
+  py::dict out;
+  out["exponents"] = owned_array(std::move(b.exponents), {N, p});
+  out["status"] = owned_array(std::move(status), {N});
+  out["t_start"] = owned_array(std::move(b.t_start), {N});
+  out["t_end"] = owned_array(std::move(b.t_end), {N});
+  out["renormalizations"] = owned_array(std::move(renormalizations), {N});
+  out["steps"] = owned_array(std::move(steps), {N});
+  out["history_t"] = owned_array(std::move(b.history_t), {N, H});
+  out["history"] = owned_array(std::move(b.history), {N, H, p});
+  out["messages"] = messages;
+  out["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+// One member's final state and its derivatives along `directions` [D, 2n] (initial (dq0, dv0)) and
+// to the parameters `parameters` (indices), the engine's forward sensitivities, without the GIL.
+py::dict sensitivities(const model_handle& handle, const py::handle& params_in, const py::handle& q0_in,
+                       const py::handle& v0_in, double t0, double t1, const py::dict& options,
+                       const py::handle& directions_in, const std::vector<int>& parameters) {
+  const lockstep::engine& model = handle.model;
+  const int n = model.n(), ny = model.ny();
+  const c_array params = as_shape(params_in, "params", {model.n_params()});
+  const c_array q0 = as_shape(q0_in, "q0", {n});
+  const c_array v0 = as_shape(v0_in, "v0", {n});
+  c_array directions = c_array::ensure(directions_in);
+  if (!directions || directions.ndim() != 2) throw py::value_error("directions must be a 2-D array [D, 2n]");
+  directions = as_shape(directions, "directions", {directions.shape(0), 2 * n});
+  for (int j : parameters)
+    if (j < 0 || j >= model.n_params()) throw py::value_error("parameter index " + std::to_string(j) + " out of range");
+  if (!(t1 > t0)) throw py::value_error("t1 must be greater than t0");
+  const lockstep::solver_options o = tangent_options_of(model, options, true);
+  const auto D = static_cast<int>(directions.shape(0)), P = static_cast<int>(parameters.size());
+
+  lockstep_sensitivity_request request{};
+  request.header = lockstep::abi_header_for<lockstep_sensitivity_request>();
+  request.state_directions = D;
+  request.directions = D > 0 ? directions.data() : nullptr;
+  request.parameter_count = P;
+  request.parameters = P > 0 ? parameters.data() : nullptr;
+  std::vector<double> y_final(ny, std::numeric_limits<double>::quiet_NaN()),
+      sens(static_cast<std::size_t>(D + P) * ny, std::numeric_limits<double>::quiet_NaN());
+  lockstep::member_counters counters;
+  lockstep_sensitivity_output out{};
+  out.header = lockstep::abi_header_for<lockstep_sensitivity_output>();
+  out.y_final = y_final.data();
+  out.sensitivities = sens.data();
+  out.counters = &counters;
+  {
+    py::gil_scoped_release released;
+    model.sensitivities(params.data(), q0.data(), v0.data(), t0, t1, o, request, out);
+  }
+  if (out.status == int(lockstep::member_status::invalid_input) && out.message[0] != '\0')
+    throw py::value_error(out.message);
+  py::dict result;
+  result["status"] = out.status;
+  result["t_final"] = out.t_final;
+  result["y_final"] = owned_array(std::move(y_final), {ny});
+  result["sensitivities"] = owned_array(std::move(sens), {D + P, ny});
+  result["steps"] = counters.steps;
+  result["rejected"] = counters.rejected_steps;
+  return result;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_lockstep, m) {
@@ -478,6 +620,27 @@ PYBIND11_MODULE(_lockstep, m) {
       },
       py::arg("path"), py::arg("name") = "", py::arg("announce") = py::none());
   m.def("omp_available", &lockstep::omp::available);
+  m.def(
+      "bytes_per_member",
+      [](const model_handle& h, int save_count, const std::string& method) {
+        return lockstep::bytes_per_member(h.model, save_count, choose(py::str(method), "method", method_choices));
+      },
+      py::arg("model"), py::arg("save_count"), py::arg("method") = "radau5",
+      "Bytes of chunk storage one member needs in a solve with save_count save times (the scheduler's "
+      "chunks hold at most a quarter of available RAM, capped at 256 MiB, unless chunk_size is given).");
+  m.def("lyapunov", &lyapunov, py::arg("model"), py::arg("params"), py::arg("q0"), py::arg("v0"), py::arg("t0"),
+        py::arg("t1"), py::arg("options"), py::arg("method"), py::arg("exponents"), py::arg("renormalize"),
+        py::arg("transient"), py::arg("metric"), py::arg("separation"), py::arg("history_capacity"),
+        py::arg("threads") = 0,
+        "Lyapunov exponents of members [members] (params [members, n_params], q0 and v0 [members, n]) over "
+        "[t0, t1], as `lockstep run` computes a study's [lyapunov]. method 0: discrete QR, 1: clone; metric "
+        "0: mass, 1: euclidean. Returns a dict: exponents [members, exponents], status, t_start, t_end, "
+        "renormalizations, steps [members], history_t [members, history_capacity], history [members, "
+        "history_capacity, exponents], messages.");
+  m.def("sensitivities", &sensitivities, py::arg("model"), py::arg("params"), py::arg("q0"), py::arg("v0"),
+        py::arg("t0"), py::arg("t1"), py::arg("options"), py::arg("directions"), py::arg("parameters"),
+        "One member's final state y_final [2n + 2m + k] and d y_final / d direction for each initial direction "
+        "[D, 2n] (dq0, dv0) and then each parameter index: sensitivities [D + P, 2n + 2m + k].");
   m.def("solve", &solve, py::arg("model"), py::arg("params"), py::arg("q0"), py::arg("v0"), py::arg("t0"),
         py::arg("t1"), py::arg("save_times"), py::arg("options") = py::dict(), py::arg("backend") = "omp",
         py::arg("threads") = 0, py::arg("chunk_size") = 0, py::arg("attempts_per_sync") = 32,
