@@ -247,20 +247,13 @@ loaded_model load_model_file(const model_request& request, const compile_setting
 
     // The key: everything the library depends on. Preprocessing (-E -P: no line markers, so moving the
     // file or an included one does not count, changing any of them does) resolves every #include.
-    // nvcc reads no unit from standard input: the device unit is preprocessed from a file.
-    std::vector<std::string> preprocess = compiler_command(tools, device);
-    const fs::path scratch = cache_root() / ("preprocess-" + std::to_string(::getpid()) + ".cu");
-    if (device) {
-      write_file_atomically(scratch, tu);
-      preprocess.insert(preprocess.end(), {"-E", "-Xcompiler=-P", scratch.string()});
-    } else {
-      preprocess.insert(preprocess.end(), {"-E", "-P", "-x", "c++", "-"});
-    }
-    const process_result pre = run_process(preprocess, device ? std::string() : tu);
-    if (device) {
-      std::error_code ignored;
-      fs::remove(scratch, ignored);
-    }
+    // The key's source part is the host unit preprocessed by the host compiler, for the device engine
+    // too: it holds the model and every header it includes. (nvcc's own preprocessing is no key: it
+    // writes a module id of the file's path and time into its output.) The device engine adds the
+    // CUDA kernels' sources and nvcc's version and flags below.
+    std::vector<std::string> preprocess = compiler_command(tools, false);
+    preprocess.insert(preprocess.end(), {"-E", "-P", "-x", "c++", "-"});
+    const process_result pre = run_process(preprocess, engine_source(header, chosen.type));
     if (pre.exit_code != 0)
       throw model_file_error(first_lines(pre.errors, 100) + "\ncannot compile the model in '" + request.source.string() +
                              "' (the preprocessor's messages are above)");
@@ -272,6 +265,12 @@ loaded_model load_model_file(const model_request& request, const compile_setting
       material += "\ndevice " + tools.nvcc + "\n" + nvcc_version.output + "\ncuda flags";
       for (const std::string& f : tools.cuda_flags) material += " " + f;
       for (const std::string& f : tools.cuda_libraries) material += " " + f;
+      std::vector<fs::path> kernels;
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(tools.source_dir / "kernels" / "cuda", ec))
+        if (entry.is_regular_file()) kernels.push_back(entry.path());
+      std::sort(kernels.begin(), kernels.end());
+      for (const fs::path& k : kernels) material += "\n# " + k.filename().string() + "\n" + read_file(k);
     }
     material += std::string("\nbuild ") + LOCKSTEP_BUILD_ID + "\n" + pre.output;
     const std::string key = sha256_hex(material);
