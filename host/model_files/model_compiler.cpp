@@ -245,12 +245,11 @@ loaded_model load_model_file(const model_request& request, const compile_setting
     const bool device = settings.device;
     const std::string tu = device ? device_engine_source(header, chosen.type) : engine_source(header, chosen.type);
 
-    // The key: everything the library depends on. Preprocessing (-E -P: no line markers, so moving the
-    // file or an included one does not count, changing any of them does) resolves every #include.
-    // The key's source part is the host unit preprocessed by the host compiler, for the device engine
-    // too: it holds the model and every header it includes. (nvcc's own preprocessing is no key: it
-    // writes a module id of the file's path and time into its output.) The device engine adds the
-    // CUDA kernels' sources and nvcc's version and flags below.
+    // The key: everything the library depends on. Its source part is the host unit preprocessed by the
+    // host compiler (-E -P: every #include resolved, no line markers, so moving the model file or a
+    // header does not count and changing any of them does), for the device engine too; nvcc's own
+    // preprocessing would not do, as it writes a module id of the file's path and the time into its
+    // output. The device engine adds the CUDA kernels' sources and nvcc's version and flags.
     std::vector<std::string> preprocess = compiler_command(tools, false);
     preprocess.insert(preprocess.end(), {"-E", "-P", "-x", "c++", "-"});
     const process_result pre = run_process(preprocess, engine_source(header, chosen.type));
@@ -266,8 +265,8 @@ loaded_model load_model_file(const model_request& request, const compile_setting
       for (const std::string& f : tools.cuda_flags) material += " " + f;
       for (const std::string& f : tools.cuda_libraries) material += " " + f;
       std::vector<fs::path> kernels;
-      std::error_code ec;
-      for (const auto& entry : fs::directory_iterator(tools.source_dir / "kernels" / "cuda", ec))
+      std::error_code listing;
+      for (const auto& entry : fs::directory_iterator(tools.source_dir / "kernels" / "cuda", listing))
         if (entry.is_regular_file()) kernels.push_back(entry.path());
       std::sort(kernels.begin(), kernels.end());
       for (const fs::path& k : kernels) material += "\n# " + k.filename().string() + "\n" + read_file(k);
