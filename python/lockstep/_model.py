@@ -166,7 +166,9 @@ class Model:
         plain.update(dict(zip(qs, coordinates)))
 
         def to_plain(expr):
-            return sympy.sympify(expr).xreplace(plain)
+            if isinstance(expr, str):  # sympify would parse (evaluate) text: expressions only
+                raise ValueError(f"give SymPy expressions or numbers, not a string ({expr!r})")
+            return sympy.sympify(expr, strict=True).xreplace(plain)
 
         # LagrangesMethod keeps the holonomic equations as given in _hol_coneqs (SymPy 1.11) and puts
         # the non-holonomic ones after their time derivatives in coneqs.

@@ -72,11 +72,20 @@ def equations_text(name, *, coordinates, velocities, mass, force, parameters, co
     printer = _EquationsPrinter({"order": "none"})
 
     def text(expr, where):
-        expr = sympy.sympify(expr)  # numbers and SymPy objects only: never strings of the user's
+        # Numbers and SymPy objects only: a string would be parsed by sympify, which evaluates text.
         if isinstance(expr, str):
-            raise ValueError(f"{where}: give a SymPy expression, not a string")
+            raise ValueError(f"{where}: give a SymPy expression or a number, not a string ({expr!r})")
+        try:
+            expr = sympy.sympify(expr, strict=True)
+        except sympy.SympifyError as error:
+            raise ValueError(f"{where}: {expr!r} is not a SymPy expression or a number") from error
         return printer.doprint(expr.xreplace(rename))
 
+    if not isinstance(mass, sympy.MatrixBase):  # Matrix() would sympify (parse) string entries
+        for i, row in enumerate(mass):
+            for j, entry in enumerate(row if isinstance(row, (list, tuple)) else [row]):
+                if isinstance(entry, str):
+                    raise ValueError(f"mass[{i}][{j}]: give a SymPy expression or a number, not a string ({entry!r})")
     M = sympy.Matrix(mass)
     if M.shape != (n, n):
         raise ValueError(f"mass must be {n} x {n} (one row and column per coordinate), got {M.shape[0]} x {M.shape[1]}")

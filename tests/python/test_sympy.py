@@ -78,6 +78,12 @@ def test_what_an_equations_file_cannot_say_is_refused(model_cache):
     with pytest.raises(ValueError, match="function 'besselj'"):
         lockstep.Model.from_sympy("bad", coordinates=[x], velocities=[v], mass=[[1]],
                                   force=[sympy.besselj(0, x)], parameters={L: 1.0})
+    with pytest.raises(ValueError, match="not a string"):  # text is never parsed (sympify would evaluate it)
+        lockstep.Model.from_sympy("bad", coordinates=[x], velocities=[v], mass=[[1]],
+                                  force=["__import__('os').getcwd()"], parameters={L: 1.0})
+    with pytest.raises(ValueError, match=r"mass\[0\]\[0\]: .*not a string"):
+        lockstep.Model.from_sympy("bad", coordinates=[x], velocities=[v], mass=[["x**2"]], force=[0],
+                                  parameters={L: 1.0})
     with pytest.raises(ValueError, match="mass must be 1 x 1"):
         lockstep.Model.from_sympy("bad", coordinates=[x], velocities=[v], mass=[[1, 0], [0, 1]],
                                   force=[0], parameters={L: 1.0})
