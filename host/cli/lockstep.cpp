@@ -227,15 +227,16 @@ int run(const run_request& request) {
   checkpoint::checkpoint_state resumed;
   cli::run_settings settings;
   // A study's model file is compiled by rank 0 first; the other ranks wait, then find it in the cache
-  // (or, where ranks do not share the cache directory, compile it themselves).
+  // (or, where ranks do not share the cache directory, compile it themselves). With --backend cuda the
+  // engine compiled is the one with the model's CUDA backend (nvcc, its own cache entry), whose host
+  // tables serve the study's checks as well.
   std::optional<model_files::loaded_model> user_model;
-  std::string model_pick;  // [model] name of a model file
   const bool announce_compile = comm.rank() == 0 && !request.quiet;
   const io::model_file_resolver resolve = [&](const io::model_reference& reference) {
     model_files::compile_settings compile;
+    compile.device = request.where == "cuda";
     if (announce_compile) compile.progress = announce;
     user_model = model_files::load_model_file({reference.path, reference.name}, compile);
-    model_pick = reference.name;
     return io::resolved_model{io::model_info_of(user_model->model), user_model->key};
   };
   // Reading the study or checkpoint can fail on one rank only (a missing checkpoint): every rank
@@ -269,27 +270,6 @@ int run(const run_request& request) {
     settings.chunk_size = request.chunk;
     settings.quiet = request.quiet;
     settings.progress = isatty(STDERR_FILENO) != 0 && comm.rank() == 0;
-    if (user_model && settings.where == backend::cuda) {
-      // The model file's CUDA backend: a second engine, compiled by nvcc into its own cache entry (rank 0
-      // first, as the host engine above).
-      std::string failure;
-      auto compile_device = [&] {
-        model_files::compile_settings device;
-        device.device = true;
-        if (announce_compile) device.progress = announce;
-        try {
-          user_model = model_files::load_model_file({spec.model_source, model_pick}, device);
-        } catch (const model_files::model_file_error& e) {
-          failure = e.what();
-        }
-      };
-      if (comm.rank() == 0) compile_device();
-      if (comm.max_over_ranks(failure.empty() ? cli::exit_success : cli::exit_bad_input) != cli::exit_success)
-        return comm.rank() == 0 ? model_error(spec.model_source, failure) : cli::exit_bad_input;
-      if (comm.rank() != 0) compile_device();
-      if (comm.max_over_ranks(failure.empty() ? cli::exit_success : cli::exit_bad_input) != cli::exit_success)
-        return failure.empty() ? cli::exit_bad_input : model_error(spec.model_source, failure);
-    }
     const engine* model = user_model ? &user_model->model : find_builtin_engine(spec.model);
     if (model == nullptr)
       return comm.rank() == 0 ? error("unknown model \"" + spec.model + "\"" + model_hint(spec.model)) : cli::exit_bad_input;
