@@ -242,25 +242,25 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
       }
     };
     const double cbrt_eps = std::cbrt(eps);
-    const double g_scale = std::max(1.0, max_abs(e.G)), a_scale = std::max(1.0, max_abs(e.A));
-    for (int j = 0; j < n; ++j) {
-      const double h = cbrt_eps * std::max(1.0, std::abs(q(j)));
-      vector qp = q, qm = q;
-      qp(j) += h;
-      qm(j) -= h;
-      const equations ep = evaluate(model, p, t0, qp, v), em = evaluate(model, p, t0, qm, v);
-      for (int i = 0; i < m; ++i)
-        compare(e.G(i, j), (ep.phi(i) - em.phi(i)) / (qp(j) - qm(j)), g_scale,
-                "dPhi[" + std::to_string(i) + "]/dq[" + std::to_string(j) + "]");
-      const double hv = cbrt_eps * std::max(1.0, std::abs(v(j)));
-      vector vp = v, vm = v;
-      vp(j) += hv;
-      vm(j) -= hv;
-      const equations evp = evaluate(model, p, t0, q, vp), evm = evaluate(model, p, t0, q, vm);
-      for (int i = 0; i < k; ++i)
-        compare(e.A(i, j), (evp.velocity_residual(i) - evm.velocity_residual(i)) / (vp(j) - vm(j)), a_scale,
-                "A[" + std::to_string(i) + "][" + std::to_string(j) + "]");
-    }
+    // Each column j of a Jacobian J = d r / d x (x = q or v) against (r(x + h e_j) - r(x - h e_j)) / 2h.
+    auto check_columns = [&](const matrix& J, bool of_q, auto residual, auto entry_name) {
+      if (J.rows() == 0) return;
+      const double scale = std::max(1.0, max_abs(J));
+      const vector& x = of_q ? q : v;
+      for (int j = 0; j < n; ++j) {
+        const double h = cbrt_eps * std::max(1.0, std::abs(x(j)));
+        vector xp = x, xm = x;
+        xp(j) += h;
+        xm(j) -= h;
+        const vector rp = residual(of_q ? evaluate(model, p, t0, xp, v) : evaluate(model, p, t0, q, xp));
+        const vector rm = residual(of_q ? evaluate(model, p, t0, xm, v) : evaluate(model, p, t0, q, xm));
+        for (int i = 0; i < J.rows(); ++i) compare(J(i, j), (rp(i) - rm(i)) / (xp(j) - xm(j)), scale, entry_name(i, j));
+      }
+    };
+    check_columns(e.G, true, [](const equations& x) { return x.phi; },
+                  [](int i, int j) { return "dPhi[" + std::to_string(i) + "]/dq[" + std::to_string(j) + "]"; });
+    check_columns(e.A, false, [](const equations& x) { return x.velocity_residual; },
+                  [](int i, int j) { return "A[" + std::to_string(i) + "][" + std::to_string(j) + "]"; });
     if (m > 0) {
       const double ht = cbrt_eps;
       const equations ep = evaluate(model, p, t0 + ht, q, v), em = evaluate(model, p, t0 - ht, q, v);
@@ -272,10 +272,11 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
     // derivative; a wrong derivative is off by O(1).
     if (worst > 1e-6)
       defect("derivatives", "a derivative disagrees with central differences (relative " + number(worst) + "): " + worst_entry +
-                                " — a non-smooth function (abs, min, max, a branch) or a function the dual numbers do not "
-                                "differentiate correctly.");
+                                " — a value that left the dual numbers (a plain double, value_of), a non-smooth function (abs, "
+                                "min, max, a branch) or a function the dual numbers do not differentiate correctly.");
     else if (m + k > 0)
-      ok("derivatives", "G, Phi_t" + std::string(k > 0 ? " and A" : "") + " agree with central differences (largest relative difference " +
+      ok("derivatives", std::string(m > 0 ? (k > 0 ? "G, Phi_t and A" : "G and Phi_t") : "A") +
+                            " agree with central differences (largest relative difference " +
                             number(worst) + ").");
   }
 

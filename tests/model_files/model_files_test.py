@@ -13,7 +13,8 @@ directory:
   concurrent        four processes that need one model at once compile it once, and all succeed
   compile_error     a compiler error names the model file and line; nothing is left in the cache
   choose            a header with two models: refused without a name (both listed), picked by name
-  doctor            `lockstep check` on a singular mass matrix and on a redundant constraint (named)
+  doctor            `lockstep check` on a singular mass matrix, a redundant constraint (named) and a
+                    derivative cut by a plain double (named)
   mpi               two MPI ranks: one compile, results equal to one process's
   cuda              --backend cuda on a model file without a CUDA toolkit says why not
   equations_andrews Andrews' squeezer and the slider crank as equations files against the built-in
@@ -256,6 +257,10 @@ def case_doctor(ctx):
                     r" G = dPhi/dq has rank 2 of 3", r.stdout),
           f"the redundant constraint must be named with the row it repeats:\n{r.stdout}")
     check("1 defect" in r.stdout or "defects found" in r.stdout, r.stdout)
+    r = ctx.run("check", ctx.header("lost_derivative.hpp"), expect=1)
+    check(re.search(r"DEFECT\s+derivatives\s+a derivative disagrees with central differences .*dPhi\[0\]/dq\[0\]: "
+                    r"automatic differentiation gives 0, central differences 0\.6", r.stdout),
+          f"a derivative cut by a plain double must be named:\n{r.stdout}")
 
 
 def case_mpi(ctx):
