@@ -44,7 +44,7 @@
 #include "host/io/output_file.hpp"
 #include "host/io/results_h5.hpp"
 #include "lockstep/ensemble.hpp"
-#include "lockstep/engine/lyapunov_batch.hpp"
+#include "host/engine/lyapunov_batch.hpp"
 #include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/study/samplers.hpp"
 #include "lockstep/study/statistics.hpp"
@@ -301,7 +301,7 @@ inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spe
 
 // ---- Lyapunov exponents of a chunk's members ----
 
-// One chunk's Lyapunov results (lockstep/engine/lyapunov_batch.hpp), as the writers see them.
+// One chunk's Lyapunov results (host/engine/lyapunov_batch.hpp), as the writers see them.
 struct lyapunov_buffers : lyapunov_batch {
   io::lyapunov_values values() const {
     io::lyapunov_values v;

@@ -1,7 +1,7 @@
 """lockstep.lyapunov and lockstep.sensitivities: the engine's tangent runs from Python.
 
 lyapunov runs members through the same driver as a study's [lyapunov] section under `lockstep run`
-(lockstep/engine/lyapunov_batch.hpp), so the exponents are bitwise the command's; sensitivities is one
+(host/engine/lyapunov_batch.hpp), so the exponents are bitwise the command's; sensitivities is one
 member's forward sensitivities (lockstep/lyapunov/sensitivity.hpp).
 """
 

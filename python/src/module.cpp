@@ -5,7 +5,7 @@
 // (built-in, or a model file compiled and cached by host/model_files), and solve() is
 // solve_ensemble on member-major NumPy arrays, so a member solved from Python is bitwise the member
 // the `lockstep` command solves from the same inputs. lyapunov() runs members through the command's own
-// Lyapunov driver (lockstep/engine/lyapunov_batch.hpp) and sensitivities() is the engine's call for
+// Lyapunov driver (host/engine/lyapunov_batch.hpp) and sensitivities() is the engine's call for
 // one member. Names, shapes and "did you mean" hints for the
 // user are checked by the Python package; this layer checks again what would otherwise be undefined
 // (sizes, option names) and raises ValueError.
@@ -45,7 +45,7 @@
 #include "host/model_files/model_compiler.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/engine/builtin.hpp"
-#include "lockstep/engine/lyapunov_batch.hpp"
+#include "host/engine/lyapunov_batch.hpp"
 #include "lockstep/ensemble.hpp"
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/lyapunov/tangent.hpp"

@@ -3,7 +3,7 @@
 lyapunov: the reference is the command. A study with a [lyapunov] section runs through
 lockstep.run_study (`lockstep run` on the serial backend: one thread), and lockstep.lyapunov is given
 the members' sampled values read back from its results and the same settings, on two threads; every
-Lyapunov array must agree bit for bit (both run lockstep/engine/lyapunov_batch.hpp, and a member's run
+Lyapunov array must agree bit for bit (both run host/engine/lyapunov_batch.hpp, and a member's run
 depends on its inputs only).
 
 sensitivities: against central differences of lockstep.solve's final state, on the double pendulum at

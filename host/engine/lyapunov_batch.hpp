@@ -1,4 +1,4 @@
-// lockstep/engine/lyapunov_batch.hpp — Lyapunov runs of many members through an engine's lyapunov
+// host/engine/lyapunov_batch.hpp — Lyapunov runs of many members through an engine's lyapunov
 // (lyapunov_spectrum, or clone_largest_exponent for method 1), in parallel on the host.
 //
 // One definition for every caller that must give the same numbers: the `lockstep` command runs a
@@ -6,7 +6,8 @@
 // module's lyapunov() its members (python/src/module.cpp), so a member's exponents from Python are
 // bitwise those of `lockstep run`. Each member's run depends on its inputs only and writes only its
 // own slots, so the values are the same for any thread count and member order. Include it only in
-// code built with OpenMP (the command and the Python module are): the loop is an OpenMP loop.
+// code built with OpenMP (the command and the Python module are): the loop is an OpenMP loop, which is
+// why this is host code and not an installed header.
 #pragma once
 
 #include <omp.h>
