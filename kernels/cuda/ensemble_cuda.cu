@@ -5,9 +5,11 @@
 #include "kernels/cuda/ensemble_cuda_impl.cuh"
 
 // The scheduler's sign that this program has the CUDA backend (a weak reference there).
-extern "C" int lockstep_cuda_device_count() { return lockstep::cuda::device_count(); }
+extern "C" int lockstep_cuda_device_count() { return lockstep::cuda::count_devices(); }
 
 namespace lockstep::cuda {
+
+int device_count() { return count_devices(); }
 
 // The models of device_models.hpp, the one list of what the CUDA backend is built for.
 #define LOCKSTEP_INSTANTIATE_DEVICE_MODEL(type)                                                   \

@@ -229,7 +229,10 @@ struct split_factor_phase {
 
 }  // namespace
 
-inline int device_count() {
+// Inline so that every unit including this file (ensemble_cuda.cu, a model file's CUDA engine) has
+// it; the out-of-line lockstep::cuda::device_count of ensemble_cuda.hpp is defined in
+// ensemble_cuda.cu from this one.
+inline int count_devices() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
     cudaGetLastError();  // clear the sticky "no device" error
@@ -243,7 +246,7 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   detail::check_ensemble(e, run);
   // invalid_argument: like a method the device path lacks, a request this machine cannot serve (the
   // command line exits 2 and names the other backends).
-  if (device_count() == 0)
+  if (count_devices() == 0)
     throw std::invalid_argument("lockstep: the cuda backend needs a CUDA device and this machine has none; use backend omp or serial");
   constexpr int ny = state_layout<Model>::size;
   constexpr int words = soa_image<member_state<Model, Method>>::words;
