@@ -36,16 +36,11 @@
 #include "host/io/results_h5.hpp"
 #include "host/io/study_file.hpp"
 #include "host/mpi/communicator.hpp"
+#include "host/model_files/install_layout.hpp"
 #include "host/model_files/model_compiler.hpp"
 #include "host/model_files/model_doctor.hpp"
 #include "lockstep/engine/builtin.hpp"
 
-#ifndef LOCKSTEP_PLOT_SCRIPT_BUILD
-#define LOCKSTEP_PLOT_SCRIPT_BUILD ""
-#endif
-#ifndef LOCKSTEP_PLOT_SCRIPT_INSTALLED
-#define LOCKSTEP_PLOT_SCRIPT_INSTALLED ""
-#endif
 
 namespace {
 
@@ -158,12 +153,12 @@ int check_model(const std::string& name, const std::string& pick, double t1) {
   return defects == 0 ? cli::exit_success : cli::exit_members_failed;
 }
 
-// The plot script: $LOCKSTEP_PLOT_SCRIPT, else the source tree's (a build tree), else the installed one.
+// The plot script: $LOCKSTEP_PLOT_SCRIPT, else the installation's, or in a build tree the source
+// tree's (host/model_files/install_layout.hpp).
 std::string plot_script() {
   if (const char* env = std::getenv("LOCKSTEP_PLOT_SCRIPT"); env && *env) return env;
-  for (const char* candidate : {LOCKSTEP_PLOT_SCRIPT_BUILD, LOCKSTEP_PLOT_SCRIPT_INSTALLED})
-    if (*candidate && std::filesystem::exists(candidate)) return candidate;
-  return "";
+  const std::filesystem::path script = model_files::this_install_layout().plot_script;
+  return std::filesystem::exists(script) ? script.string() : "";
 }
 
 int plot(const std::string& results, const std::string& out_dir, const std::string& outputs, const std::string& quantity,

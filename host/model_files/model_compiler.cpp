@@ -2,7 +2,6 @@
 // the translation unit of its engine -> cache key -> compile (once) -> load.
 #include "host/model_files/model_compiler.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 
 #include "host/model_files/engine_cache.hpp"
 #include "host/model_files/header_models.hpp"
+#include "host/model_files/install_layout.hpp"
 #include "host/model_files/subprocess.hpp"
 #include "lockstep/engine/loader.hpp"
 #include "lockstep/version.hpp"
@@ -45,25 +45,6 @@ std::vector<std::string> split(std::string_view list, char separator) {
     start = end + 1;
   }
   return parts;
-}
-
-// Is this code the installed lockstep (the program, or a library such as the Python module, that
-// holds it lies under the install prefix's bin or lib directories)? An installed lockstep compiles
-// models against its installed headers, a build tree against the source tree's. The object holding
-// this function is asked, not the running executable: for the Python module that is the interpreter.
-bool running_installed() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&running_installed), &info) == 0 || info.dli_fname == nullptr) return false;
-  std::error_code ec;
-  fs::path object = fs::weakly_canonical(info.dli_fname[0] == '/' ? fs::path(info.dli_fname) : fs::read_symlink("/proc/self/exe", ec), ec);
-  if (ec) return false;
-  for (const char* installed : {LOCKSTEP_INSTALL_BINDIR, LOCKSTEP_INSTALL_LIBDIR}) {
-    const fs::path dir = fs::weakly_canonical(installed, ec);
-    if (ec) continue;
-    const fs::path relative = object.lexically_relative(dir);
-    if (!relative.empty() && *relative.begin() != "..") return true;
-  }
-  return false;
 }
 
 std::string first_lines(const std::string& text, int max_lines) {
@@ -193,9 +174,11 @@ toolchain default_toolchain() {
   t.compiler = environment("LOCKSTEP_CXX");
   if (t.compiler.empty()) t.compiler = LOCKSTEP_MODEL_CXX;
   t.flags = split(LOCKSTEP_MODEL_CXX_FLAGS, '|');
-  const bool installed = running_installed();
+  // An installed lockstep compiles models against its installed headers, a build tree against the
+  // source tree's (install_layout.hpp).
+  const install_layout& layout = this_install_layout();
   if (const std::string dir = environment("LOCKSTEP_INCLUDE_DIR"); !dir.empty()) t.include_dir = dir;
-  else t.include_dir = installed ? LOCKSTEP_INCLUDE_DIR_INSTALLED : LOCKSTEP_INCLUDE_DIR_SOURCE;
+  else t.include_dir = layout.include_dir;
 #if defined(LOCKSTEP_MODEL_NVCC)
   t.nvcc = LOCKSTEP_MODEL_NVCC;
   t.cuda_flags = split(LOCKSTEP_MODEL_CUDA_FLAGS, '|');
@@ -204,9 +187,11 @@ toolchain default_toolchain() {
 #endif
   if (const char* nvcc = std::getenv("LOCKSTEP_NVCC")) t.nvcc = nvcc;
   t.python = environment("LOCKSTEP_PYTHON");
-  if (t.python.empty()) t.python = "/usr/bin/python3";  // Debian's, with python3-sympy
+  // The interpreter lockstep was configured with (Debian's /usr/bin/python3 with python3-sympy, or the
+  // environment a wheel was built for).
+  if (t.python.empty()) t.python = LOCKSTEP_GENERATOR_PYTHON;
   if (const std::string script = environment("LOCKSTEP_EQUATIONS_SCRIPT"); !script.empty()) t.equations_script = script;
-  else t.equations_script = installed ? LOCKSTEP_EQUATIONS_SCRIPT_INSTALLED : LOCKSTEP_EQUATIONS_SCRIPT_SOURCE;
+  else t.equations_script = layout.equations_script;
   return t;
 }
 

@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/model_files/install_layout.hpp"
 #include "host/model_files/model_compiler.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/engine/builtin.hpp"
@@ -510,7 +511,11 @@ py::dict sensitivities(const model_handle& handle, const py::handle& params_in, 
 PYBIND11_MODULE(_lockstep, m) {
   m.doc() = "lockstep's compiled core: model engines and the ensemble solve (docs/PYTHON.md)";
   m.attr("__version__") = LOCKSTEP_VERSION_STRING;
-  m.attr("lockstep_executable") = LOCKSTEP_CLI_BUILD_PATH;
+  // The command run_study starts: an installed module's is the installation's (PREFIX/bin/lockstep,
+  // host/model_files/install_layout.hpp), a build tree's is the one built beside it.
+  const auto& layout = lockstep::model_files::this_install_layout();
+  m.attr("lockstep_executable") = layout.prefix ? layout.command.string() : std::string(LOCKSTEP_CLI_BUILD_PATH);
+  m.attr("install_prefix") = layout.prefix ? py::object(py::str(layout.prefix->string())) : py::object(py::none());
 
   py::list names;
   for (int code = 0; code < lockstep::member_status_count; ++code)

@@ -376,7 +376,8 @@ history = true
 
 def interrupted_run(ctx, study, out):
     """Runs the study with checkpoints and stops it with SIGINT once its first checkpoint exists;
-    True when a checkpoint was left to resume (False: the run finished before the signal)."""
+    True when a checkpoint was left to resume (False: the run finished before the signal, which the
+    caller treats as a failure)."""
     import signal
     import time
 
@@ -401,22 +402,23 @@ def case_study_features(ctx):
     with h5py.File(reference, "r") as f:
         check("lyapunov/exponents" in f and "statistics/q95/q" in f, "the study writes /lyapunov and the quantiles")
     assert_same_results(os.path.join(ctx.work, "mine", "results.h5"), reference)
-    # Interrupted and resumed: the same bits. (A machine fast enough to finish before the signal
-    # leaves nothing to resume; the case then says so and checks the completed run.)
-    if interrupted_run(ctx, "mine.toml", "resumed"):
-        ctx.run("run", "--resume", "resumed", "-q")
-        print("study_features: interrupted after a checkpoint and resumed")
+    # Interrupted and resumed: the same bits. The run takes about a second in 12 chunks and the signal
+    # follows its first checkpoint within milliseconds: a run that finished first fails the case.
+    check(interrupted_run(ctx, "mine.toml", "resumed"), "the run must be stopped after its first checkpoint")
+    ctx.run("run", "--resume", "resumed", "-q")
     assert_same_results(os.path.join(ctx.work, "resumed", "results.h5"), reference)
-    # A checkpoint of the model file as it was; the file changes; --resume refuses to continue.
-    if interrupted_run(ctx, "mine.toml", "edited"):
-        header = os.path.join(ctx.work, "copied_pendulum.hpp")
-        text = open(header).read()
-        open(header, "w").write(text.replace('{"m2", 1.0,', '{"m2", 1.25,'))
-        r = ctx.run("run", "--resume", "edited", expect=2)
-        check("another version of the model file" in r.stderr, f"an edited model file must be refused:\n{r.stderr}")
-        open(header, "w").write(text)
-    else:
-        print("study_features: the run finished before its interrupt; the edited-file refusal was not reached")
+    # A checkpoint of the model file as it was; the file changes; --resume refuses to continue. The
+    # study runs 100 times longer, never to its end.
+    ctx.write("slow.toml", FEATURES.format(model='source = "copied_pendulum.hpp"').replace("t1 = 20.0", "t1 = 2000.0"))
+    check(interrupted_run(ctx, "slow.toml", "edited"), "the long run must be stopped after its first checkpoint")
+    header = os.path.join(ctx.work, "copied_pendulum.hpp")
+    text = open(header).read()
+    edited = text.replace('{"m2", 1.0,', '{"m2", 1.25,')
+    check(edited != text, "the copied header's default of m2 changed shape")
+    open(header, "w").write(edited)
+    r = ctx.run("run", "--resume", "edited", expect=2)
+    check("another version of the model file" in r.stderr, f"an edited model file must be refused:\n{r.stderr}")
+    open(header, "w").write(text)
     r = ctx.run("plot", os.path.join(ctx.work, "mine", "results.h5"), "-o", os.path.join(ctx.work, "figures"))
     figures = os.listdir(os.path.join(ctx.work, "figures"))
     check(any(f.startswith("band_") for f in figures) and any("lyapunov" in f for f in figures),

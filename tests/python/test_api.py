@@ -174,6 +174,36 @@ def test_run_study_and_open_results(tmp_path, lockstep_exe):
     assert ds.q.values.tobytes() == kept.q.values.tobytes()
 
 
+def test_xarray_backend_opens_results_by_engine_name(tmp_path, lockstep_exe):
+    """engine="lockstep" is found through the package's entry point (the build tree's dist-info, an
+    installation's, or a wheel's) and gives open_results' Dataset; drop_variables is honoured; the
+    backend claims lockstep's results files and nothing else."""
+    from xarray.backends.plugins import list_engines
+
+    from lockstep._xarray_backend import LockstepBackendEntrypoint
+
+    assert isinstance(list_engines().get("lockstep"), LockstepBackendEntrypoint)
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    kept = lockstep.run_study(study, out_dir=tmp_path / "out")
+    results = tmp_path / "out" / "results.h5"
+    opened = xr.open_dataset(results, engine="lockstep")
+    assert opened.q.values.tobytes() == kept.q.values.tobytes()
+    assert set(opened.data_vars) == set(kept.data_vars)
+    dropped = xr.open_dataset(results, engine="lockstep", drop_variables=["q", "mean_q"])
+    assert "q" not in dropped and "mean_q" not in dropped and "v" in dropped
+    backend = LockstepBackendEntrypoint()
+    assert backend.guess_can_open(str(results))
+    other = tmp_path / "other.h5"
+    with h5py.File(other, "w") as f:
+        f["x"] = [1.0]
+    assert not backend.guess_can_open(str(other))
+    assert not backend.guess_can_open(str(tmp_path / "missing.h5"))
+    assert not backend.guess_can_open(str(study))
+    with pytest.raises(ValueError, match="not a lockstep results file"):
+        xr.open_dataset(other, engine="lockstep")
+
+
 LYAPUNOV_STUDY = """[model]
 name = "linear_oscillator"
 params = {{ d = 5.0 }}
