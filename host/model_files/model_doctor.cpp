@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "lockstep/core/status.hpp"
+#include "lockstep/formulation/constraint_rank.hpp"
 #include "lockstep/ensemble.hpp"
 
 namespace lockstep::model_files {
@@ -53,37 +54,31 @@ bool finite(const vector& x) { return x.size() == 0 || x.allFinite(); }
 double max_abs(const matrix& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
 double max_abs(const vector& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxCoeff(); }
 
-// The rows of J (in order) that are, to the tolerance, combinations of the rows before them, each with
-// the earlier rows that combine to it. Row i counts as dependent when adding it does not raise the
-// numerical rank (singular values below max(rows, n) eps sigma_max) or leaves the smallest singular
-// value below `near` sigma_max (nearly dependent: the saddle-point matrix is then ill-conditioned).
+// The rows of J that are dependent or nearly so, each with the earlier rows that combine to it. The
+// decision is the solver's (lockstep/formulation/constraint_rank.hpp: unit rows, Gram-Schmidt in
+// the model's order, dependent at a distance <= 1e-9 from the span of the rows before); a row the
+// solver keeps but that lies within `near` of that span is reported as nearly redundant (the
+// saddle-point matrix is then ill-conditioned).
 struct dependent_row {
   int row;
-  bool exact;
+  bool exact;  // dependent by the solver's decision
+  double distance;
   std::vector<int> combination;
 };
 
 std::vector<dependent_row> dependent_rows(const matrix& J, double near) {
   std::vector<dependent_row> found;
-  if (J.rows() == 0) return found;
-  const double scale = Eigen::JacobiSVD<matrix>(J).singularValues()(0);
-  if (!(scale > 0.0)) {
-    for (int i = 0; i < J.rows(); ++i) found.push_back({i, true, {}});
-    return found;
-  }
-  const double exact_tolerance = std::max(J.rows(), J.cols()) * eps * scale;
+  const int rows = static_cast<int>(J.rows()), cols = static_cast<int>(J.cols());
+  if (rows == 0) return found;
+  std::vector<double> basis(static_cast<std::size_t>(rows) * cols), distance(rows);
+  const constraint_rank_result decision = constraint_rank(J.data(), rows, cols, cols, basis.data(), distance.data());
   std::vector<int> independent;
-  for (int i = 0; i < J.rows(); ++i) {
-    matrix rows(independent.size() + 1, J.cols());
-    for (std::size_t j = 0; j < independent.size(); ++j) rows.row(j) = J.row(independent[j]);
-    rows.row(independent.size()) = J.row(i);
-    const vector sigma = Eigen::JacobiSVD<matrix>(rows).singularValues();
-    const double smallest = sigma.size() > 0 ? sigma(sigma.size() - 1) : 0.0;
-    // a row of zeros, or one in the span of the independent rows before it
-    if (smallest <= near * scale) {
-      dependent_row d{i, smallest <= exact_tolerance, {}};
+  for (int i = 0; i < rows; ++i) {
+    const bool dependent = ((decision.dependent >> i) & 1u) != 0;
+    if (dependent || distance[i] <= near) {
+      dependent_row d{i, dependent, distance[i], {}};
       if (!independent.empty()) {
-        matrix B(J.cols(), independent.size());
+        matrix B(cols, independent.size());
         for (std::size_t j = 0; j < independent.size(); ++j) B.col(j) = J.row(independent[j]).transpose();
         const vector c = B.completeOrthogonalDecomposition().solve(J.row(i).transpose());
         const double largest = c.cwiseAbs().maxCoeff();
@@ -91,9 +86,8 @@ std::vector<dependent_row> dependent_rows(const matrix& J, double near) {
           if (std::abs(c(j)) > 1e-8 * largest) d.combination.push_back(independent[j]);
       }
       found.push_back(d);
-    } else {
-      independent.push_back(i);
     }
+    if (!dependent) independent.push_back(i);
   }
   return found;
 }
@@ -193,6 +187,11 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
   // ---- rank of G and [G; A] ----
   constexpr double near = 1e-8;
   auto examine_rank = [&](const matrix& J, const char* name, int rows_holonomic) {
+    if (J.rows() > constraint_rank_max_rows) {
+      ok("rank", std::string(name) + " has " + std::to_string(J.rows()) + " rows, more than the " +
+                     std::to_string(constraint_rank_max_rows) + " whose rank lockstep decides: not examined.");
+      return;
+    }
     const std::vector<dependent_row> dependent = dependent_rows(J, near);
     if (dependent.empty()) {
       ok("rank", std::string(name) + " has full row rank " + std::to_string(J.rows()) + ".");
@@ -206,11 +205,12 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
       for (int c : d.combination) parts.push_back(row_name(c));
       std::string of;
       for (std::size_t i = 0; i < parts.size(); ++i) of += (i ? (i + 1 == parts.size() ? " and " : ", ") : "") + parts[i];
+      const long rank = J.rows() - std::count_if(dependent.begin(), dependent.end(), [](const dependent_row& r) { return r.exact; });
       std::string sentence = "constraint " + row_name(d.row) + " is " + (d.exact ? "redundant" : "nearly redundant") + ": its row of " +
                              name + (of.empty() ? " is zero" : " is " + std::string(d.exact ? "" : "almost ") + "a combination of " + of) +
-                             (d.exact ? "" : " (relative distance below 1e-8)") + "; " + name + " has rank " +
-                             std::to_string(J.rows() - static_cast<long>(dependent.size())) + " of " + std::to_string(J.rows()) +
-                             " and the saddle-point matrix is singular" + (d.exact ? "" : " to working precision") + ".";
+                             (d.exact ? "" : " (relative distance " + number(d.distance) + ", below 1e-8)") + "; " + name +
+                             " has rank " + std::to_string(rank) + " of " + std::to_string(J.rows()) +
+                             (d.exact ? " and the saddle-point matrix is singular." : " and the saddle-point matrix is ill-conditioned.");
       defect("rank", sentence);
     }
   };
@@ -220,8 +220,9 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
     GA << e.G, e.A;
     if (m > 0) {
       // Only new findings: rows of A dependent on G or on each other.
-      const std::vector<dependent_row> dependent = dependent_rows(GA, near);
-      bool any = false;
+      const std::vector<dependent_row> dependent =
+          GA.rows() <= constraint_rank_max_rows ? dependent_rows(GA, near) : std::vector<dependent_row>{};
+      bool any = GA.rows() > constraint_rank_max_rows;  // examine_rank says it is not examined
       for (const dependent_row& d : dependent) any = any || d.row >= m;
       if (any) examine_rank(GA, "[G; A]", m);
       else ok("rank", "[G; A] has full row rank " + std::to_string(m + k) + ".");
