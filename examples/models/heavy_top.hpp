@@ -34,6 +34,7 @@ struct heavy_top {
   static constexpr const char* description =
       "heavy symmetric top about a fixed point, Euler parameters (e0, e1, e2, e3), gravity along -z";
   static constexpr int n = 4, m = 1, k = 0;
+  static constexpr const char* coordinate_names[n] = {"e0", "e1", "e2", "e3"};
 
   static constexpr int n_params = 5;
   static constexpr named_value params[n_params] = {

@@ -115,6 +115,9 @@ int describe_model(const std::string& name, const std::string& pick) {
   std::printf("sizes: n = %d coordinates, m = %d holonomic constraints, k = %d velocity constraints, %d degrees "
               "of freedom\n",
               model->n(), model->m(), model->k(), model->n() - model->m() - model->k());
+  std::string coordinates;
+  for (const char* c : model->coordinate_names()) coordinates += (coordinates.empty() ? "" : ", ") + std::string(c);
+  std::printf("coordinates: q = (%s)\n", coordinates.c_str());
   std::printf("parameters ([model] params, [ensemble.vary] \"params.NAME\"):\n");
   for (const auto& p : model->params())
     std::printf("  %-10s = %-12.6g %s\n", p.name, p.default_value, p.description);

@@ -214,6 +214,7 @@ inline io::results_layout results_layout_for(const engine& model, const io::stud
   out.n = model.n();
   out.m = model.m();
   out.k = model.k();
+  for (const char* name : model.coordinate_names()) out.coordinate_names.emplace_back(name);
   out.has_mu = uses_mu(spec.solver.form) && model.m() > 0;
   out.has_nu = model.k() > 0;
   out.trajectories = spec.output.trajectories;

@@ -653,6 +653,7 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
   w.int64_attribute(root, "n", l.n);
   w.int64_attribute(root, "m", l.m);
   w.int64_attribute(root, "k", l.k);
+  if (!l.coordinate_names.empty()) w.strings_attribute(root, "coordinate_names", l.coordinate_names);
   w.int64_attribute(root, "members", l.members);
   w.int64_attribute(root, "trajectories", l.trajectories ? 1 : 0);
 

@@ -67,6 +67,7 @@ struct results_layout {
   std::string model;              // the model's registry name
   long members = 0;
   int n = 0, m = 0, k = 0;        // model sizes
+  std::vector<std::string> coordinate_names;  // [n] the names of q's entries (root attribute)
   bool has_mu = false;            // the formulation has mu (ggl): write /mu and statistics' mu
   bool has_nu = false;            // the model has velocity constraints (k > 0): write /nu
   bool trajectories = true;       // write /q, /v, /lambda (/mu, /nu) for every member

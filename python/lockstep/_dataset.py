@@ -1,6 +1,7 @@
 """The xarray.Dataset that lockstep.solve and lockstep.open_results both return.
 
-Dimensions: member, time, coordinate (n), constraint (m), nonholonomic (k). Variables: q, v
+Dimensions: member, time, coordinate (n, labelled with the model's coordinate names, so that
+ds.q.sel(coordinate="y2") works), constraint (m), nonholonomic (k). Variables: q, v
 [member, time, coordinate], lam (the multipliers lambda; "lambda" is a Python keyword) and mu
 [member, time, constraint], nu [member, time, nonholonomic], status and status_name [member], the
 counters of results.h5's /members group [member], final_q and final_v [member, coordinate], and one
@@ -25,9 +26,11 @@ TRAJECTORY_DIMS = {"q": "coordinate", "v": "coordinate", "lam": "constraint", "m
                    "nu": "nonholonomic"}
 
 
-def build(*, time, members, trajectories, status, counters, final_q, final_v, inputs, attrs, statistics=None):
+def build(*, time, members, trajectories, status, counters, final_q, final_v, inputs, attrs, statistics=None,
+          coordinate_names=None):
     """trajectories: {"q": array or lazy array [member, time, n], ...} (the groups present); counters:
-    {name: [member]}; inputs: {"params.X": [member]}; statistics: {"mean_q": [time, n], ...}."""
+    {name: [member]}; inputs: {"params.X": [member]}; statistics: {"mean_q": [time, n], ...};
+    coordinate_names: the labels of the coordinate dimension (None: numbered from 0)."""
     data = {}
     for name, values in trajectories.items():
         data[name] = xr.Variable(("member", "time", TRAJECTORY_DIMS[name]), values)
@@ -45,4 +48,6 @@ def build(*, time, members, trajectories, status, counters, final_q, final_v, in
     for name, (dims, values, var_attrs) in (statistics or {}).items():
         data[name] = xr.Variable(dims, values, attrs=var_attrs)
     coords = {"member": np.arange(members), "time": np.asarray(time, dtype=float)}
+    if coordinate_names is not None:
+        coords["coordinate"] = np.array([str(c) for c in coordinate_names])
     return xr.Dataset(data, coords=coords, attrs=attrs)

@@ -57,8 +57,9 @@ def hint(word, candidates):
 class Model:
     """A model ready to solve: its sizes, parameter and initial-input tables, and its engine.
 
-    n coordinates, m holonomic and k non-holonomic constraints; parameters and inputs are lists of
-    Value(name, default, unit, description). Obtain one with lockstep.model(...).
+    n coordinates (named in coordinates: the model's names, else q0, q1, ...), m holonomic and k
+    non-holonomic constraints; parameters and inputs are lists of Value(name, default, unit,
+    description). Obtain one with lockstep.model(...).
     """
 
     def __init__(self, engine):
@@ -66,6 +67,7 @@ class Model:
         self.name = engine.name
         self.description = engine.description
         self.n, self.m, self.k = engine.n, engine.m, engine.k
+        self.coordinates = list(engine.coordinate_names)
         self.parameters = [_value(p) for p in engine.params]
         self.inputs = [_value(i) for i in engine.inputs]
         self.source = engine.source or None  # the model file, or None for a built-in model

@@ -96,7 +96,8 @@ def open_results(path):
                         statistics[f"{stat}_{label}"] = (("time", dims), _lazy(path, group[part]), extra)
         ds = _dataset.build(time=time, members=N, trajectories=trajectories, status=members["status"][:],
                             counters=counters, final_q=members["final_q"][:], final_v=members["final_v"][:],
-                            inputs=inputs, attrs=attrs, statistics=statistics)
+                            inputs=inputs, attrs=attrs, statistics=statistics,
+                            coordinate_names=attrs.pop("coordinate_names", None))
         if "lyapunov" in f:
             ds = ds.assign(_lyapunov_variables(path, f["lyapunov"]))
     try:

@@ -243,4 +243,4 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
         attrs[f"initial.{name}"] = float(value)
     return _dataset.build(time=save_times, members=count, trajectories=trajectories, status=r["status"],
                           counters=counters, final_q=r["y_final"][:, :n], final_v=r["y_final"][:, n:2 * n],
-                          inputs=columns, attrs=attrs)
+                          inputs=columns, attrs=attrs, coordinate_names=model.coordinates)

@@ -210,7 +210,7 @@ def sensitivities(model, params=None, initial=None, t=(0.0, 1.0), parameters=(),
         data[f"d{label}_dp"] = (("parameter", dim), S[D:, start:start + size])
         if D > 0:
             data[f"d{label}_dx0"] = (("direction", dim), S[:D, start:start + size])
-    coords = {"parameter": np.array(names, dtype=object)}
+    coords = {"parameter": np.array(names, dtype=object), "coordinate": np.array(model.coordinates)}
     if D > 0:
         data["directions"] = (("direction", "phase"), directions)
     status = int(r["status"])

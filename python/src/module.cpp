@@ -529,6 +529,12 @@ PYBIND11_MODULE(_lockstep, m) {
       .def_property_readonly("m", [](const model_handle& h) { return h.model.m(); })
       .def_property_readonly("k", [](const model_handle& h) { return h.model.k(); })
       .def_property_readonly("ny", [](const model_handle& h) { return h.model.ny(); })
+      .def_property_readonly("coordinate_names",
+                             [](const model_handle& h) {
+                               std::vector<std::string> names;
+                               for (const char* c : h.model.coordinate_names()) names.emplace_back(c);
+                               return names;
+                             })
       .def_property_readonly("params", [](const model_handle& h) { return value_table(h.model.params()); })
       .def_property_readonly("inputs", [](const model_handle& h) { return value_table(h.model.inputs()); })
       .def_property_readonly("source", [](const model_handle& h) { return h.source; })

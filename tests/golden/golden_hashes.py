@@ -46,7 +46,7 @@ SKIPPED = 77
 
 # Root attributes that describe the results; the others (the study's text, versions, revision,
 # backend, threads, wall time) describe the run and differ between variants by design.
-ROOT_ATTRIBUTES = ("format", "format_version", "model", "n", "m", "k", "members", "trajectories")
+ROOT_ATTRIBUTES = ("format", "format_version", "model", "n", "m", "k", "coordinate_names", "members", "trajectories")
 
 
 def cpu_has_fma():

@@ -174,6 +174,36 @@ def test_run_study_and_open_results(tmp_path, lockstep_exe):
     assert ds.q.values.tobytes() == kept.q.values.tobytes()
 
 
+def test_coordinates_are_labelled_with_the_models_names(tmp_path, lockstep_exe, source_dir, monkeypatch):
+    """The coordinate dimension carries the model's names (built-in, equations file) or q0, q1, ...
+    (a header without coordinate_names), in solve's Dataset, in results.h5 and in open_results'."""
+    monkeypatch.setenv("LOCKSTEP_CACHE_DIR", str(tmp_path / "cache"))  # not the session's cache
+    dp = lockstep.model("double_pendulum")
+    assert dp.coordinates == ["x1", "y1", "x2", "y2"]
+    ds = lockstep.solve(dp, vary={"initial.theta1": [1.5, 2.0]}, t=0.5, save=[0.0, 0.25, 0.5])
+    assert list(ds.coordinate.values) == ["x1", "y1", "x2", "y2"]
+    assert ds.q.sel(coordinate="y2").values.tobytes() == ds.q.isel(coordinate=3).values.tobytes()
+    assert list(lockstep.model("chain2").coordinates) == ["x1", "y1", "x2", "y2"]
+    assert lockstep.model("andrews").coordinates[1] == "Theta"
+    fourbar = lockstep.model(str(source_dir / "examples/models/fourbar.toml"))
+    assert fourbar.coordinates == ["th1", "th2", "th3"]
+    header = tmp_path / "unnamed.hpp"
+    text = (source_dir / "include/lockstep/model/double_pendulum.hpp").read_text()
+    unnamed = text.replace("namespace lockstep::models {", "namespace mine {\nusing namespace lockstep;")
+    unnamed = unnamed.replace('name = "double_pendulum"', 'name = "unnamed_pendulum"')
+    unnamed = "\n".join(line for line in unnamed.splitlines() if "coordinate_names" not in line)
+    header.write_text(unnamed)
+    assert lockstep.model(str(header)).coordinates == ["q0", "q1", "q2", "q3"]
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    kept = lockstep.run_study(study, out_dir=tmp_path / "out")
+    with h5py.File(tmp_path / "out" / "results.h5", "r") as f:
+        assert [c.decode() if isinstance(c, bytes) else c for c in f.attrs["coordinate_names"]] == ["x1", "y1", "x2", "y2"]
+    assert list(kept.coordinate.values) == ["x1", "y1", "x2", "y2"]
+    assert "coordinate_names" not in kept.attrs
+    assert kept.mean_q.sel(coordinate="x2").dims == ("time",)
+
+
 def test_xarray_backend_opens_results_by_engine_name(tmp_path, lockstep_exe):
     """engine="lockstep" is found through the package's entry point (the build tree's dist-info, an
     installation's, or a wheel's) and gives open_results' Dataset; drop_variables is honoured; the

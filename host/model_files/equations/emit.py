@@ -396,7 +396,9 @@ class Header:
                f"struct {model.name} {{",
                f"  static constexpr const char* name = {cpp_string(model.name)};",
                f"  static constexpr const char* description = {cpp_string(model.description)};",
-               f"  static constexpr int n = {n};  // q = ({', '.join(c.name for c in model.coordinates)})",
+               f"  static constexpr int n = {n};",
+               f"  static constexpr const char* coordinate_names[n] = "
+               f"{{{', '.join(cpp_string(c.name) for c in model.coordinates)}}};",
                f"  static constexpr int m = {m};",
                f"  static constexpr int k = {k};", "",
                f"  static constexpr int n_params = {len(model.parameters)};",

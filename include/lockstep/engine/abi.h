@@ -10,7 +10,7 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 1):
+ * Conventions (ABI version 2; version 1 had no coordinate names):
  *   - Every struct that crosses the boundary starts with lockstep_abi_header: the ABI version, its own
  *     size, and the build id of the lockstep headers it was compiled from. A host refuses a table whose
  *     version or size differs from its own, and an engine refuses a request struct likewise.
@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 1u
+#define LOCKSTEP_ENGINE_ABI_VERSION 2u
 /* The symbol an engine library exports: `const lockstep_engine* lockstep_engine_v1(void)`. */
 #define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v1"
 
@@ -210,6 +210,7 @@ typedef struct lockstep_engine {
   int n_params, n_inputs;
   const lockstep_value_info* params; /* [n_params] */
   const lockstep_value_info* inputs; /* [n_inputs] */
+  const char* const* coordinate_names; /* [n]: the model's names of q's entries, else "q0", "q1", ... */
   int device_built;                  /* solve_on_device is available (a CUDA build of this model) */
 
   /* ---- per member, on the host ---- */

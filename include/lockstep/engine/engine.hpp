@@ -45,6 +45,8 @@ class engine {
   std::span<const lockstep_value_info> inputs() const {
     return {table_->inputs, std::size_t(table_->n_inputs > 0 ? table_->n_inputs : 0)};
   }
+  // The names of q's entries (the model's own, else "q0", "q1", ...), also those of v's.
+  std::span<const char* const> coordinate_names() const { return {table_->coordinate_names, std::size_t(table_->n)}; }
   bool device_built() const { return table_->device_built != 0 && table_->solve_on_device != nullptr; }
 
   // (q0, v0) of the named initial inputs (Model::initial_state).

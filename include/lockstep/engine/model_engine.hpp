@@ -16,6 +16,7 @@
 #include <memory>
 #include <new>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "lockstep/detail/member_kernels.hpp"
@@ -330,7 +331,18 @@ struct value_tables {
   static constexpr int input_count = Model::n_inputs > 0 ? Model::n_inputs : 1;
   lockstep_value_info params[param_count] = {};
   lockstep_value_info inputs[input_count] = {};
+  // The model's coordinate_names where it has them (model/concept.hpp), else q0, q1, ...
+  std::string numbered[Model::n];
+  const char* coordinates[Model::n] = {};
   value_tables() {
+    for (int j = 0; j < Model::n; ++j) {
+      if constexpr (has_coordinate_names<Model>) {
+        coordinates[j] = Model::coordinate_names[j];
+      } else {
+        numbered[j] = "q" + std::to_string(j);
+        coordinates[j] = numbered[j].c_str();
+      }
+    }
     for (int j = 0; j < Model::n_params; ++j)
       params[j] = {Model::params[j].name, Model::params[j].default_value, Model::params[j].description};
     if constexpr (Model::n_inputs > 0)
@@ -355,6 +367,7 @@ lockstep_engine make_engine_table() {
   e.n_inputs = Model::n_inputs;
   e.params = tables.params;
   e.inputs = tables.inputs;
+  e.coordinate_names = tables.coordinates;
   e.device_built = 0;
   e.initial_state = &F::initial_state;
   e.check_options = &F::check_options;

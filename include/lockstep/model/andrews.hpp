@@ -16,6 +16,7 @@ struct andrews {
       "Andrews' squeezing mechanism: seven rigid bodies, seven angles, six loop-closure constraints "
       "(IVP Test Set); the only start is the published consistent one";
   static constexpr int n = 7;
+  static constexpr const char* coordinate_names[n] = {"beta", "Theta", "gamma", "Phi", "delta", "Omega", "epsilon"};
   static constexpr int m = 6;
   static constexpr int k = 0;
 

@@ -17,6 +17,7 @@ struct car_axis {
       "car axle on a bumpy road (IVP Test Set caraxis): stiff springs, time-dependent constraint; "
       "the only start is the published consistent one";
   static constexpr int n = 4;  // q = (xl, yl, xr, yr)
+  static constexpr const char* coordinate_names[n] = {"xl", "yl", "xr", "yr"};
   static constexpr int m = 2;
   static constexpr int k = 0;
 

@@ -56,8 +56,28 @@ struct chain_labels {
     return out;
   }
 
+  static constexpr int coordinate_size = 1 + decimal_digits(N) + 1;  // "x" + digits + '\0'
+  static constexpr std::array<fixed_text<coordinate_size>, 2 * N> make_coordinates() {
+    std::array<fixed_text<coordinate_size>, 2 * N> out{};
+    for (int i = 0; i < N; ++i) {
+      out[2 * i] = numbered_text<coordinate_size>("x", i + 1);
+      out[2 * i + 1] = numbered_text<coordinate_size>("y", i + 1);
+    }
+    return out;
+  }
+
   static constexpr fixed_text<name_size> name = numbered_text<name_size>("chain", N);
   static constexpr std::array<fixed_text<angle_size>, N> angles = make_angles();
+  static constexpr std::array<fixed_text<coordinate_size>, 2 * N> coordinates = make_coordinates();
+};
+
+// coordinate_names = (x1, y1, ..., xN, yN).
+template <int N, class Entries = std::make_index_sequence<2 * N>>
+struct chain_coordinate_table;
+
+template <int N, std::size_t... I>
+struct chain_coordinate_table<N, std::index_sequence<I...>> {
+  static constexpr const char* table[2 * N] = {chain_labels<N>::coordinates[I].text...};
 };
 
 // inputs = (theta0, theta_1, ..., theta_N). A per-link angle defaults to NaN, which means "not set:
@@ -87,6 +107,7 @@ struct chain {
       "inputs: theta0 sets every link angle, theta_i (NaN = unset) overrides link i";
   static constexpr int links = N;
   static constexpr int n = 2 * N;  // q = (x1, y1, ..., xN, yN)
+  static constexpr const auto& coordinate_names = detail::chain_coordinate_table<N>::table;
   static constexpr int m = N;      // Phi_i = (|p_i - p_(i-1)|^2 - L^2) / 2, p_0 = origin
   static constexpr int k = 0;
 

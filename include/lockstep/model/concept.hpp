@@ -28,6 +28,8 @@
 //       // the named initial inputs mapped to a consistent (q0, v0)
 //       LOCKSTEP_HD static void initial_state(const double* p, const double* inputs,
 //                                             vec<double, n>& q0, vec<double, n>& v0);
+//       // optional: the names of q's entries, for results and Python (else q0, q1, ...)
+//       static constexpr const char* coordinate_names[n] = {"x1", "y1", ...};
 //     };
 //
 // Nothing else: every Jacobian and time derivative comes from model/derivatives.hpp by automatic
@@ -38,6 +40,8 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
+#include <iterator>
 
 #include "lockstep/core/dual.hpp"
 #include "lockstep/core/hd.hpp"
@@ -109,7 +113,29 @@ concept has_initial_state = requires(const double* p, const double* in, vec<doub
   { M::initial_state(p, in, q0, v0) };
 };
 
+// The optional coordinate names: an array (C array or std::array) of exactly n strings.
+template <class M>
+concept declares_coordinate_names = requires { M::coordinate_names; };
+
+template <class M>
+constexpr bool coordinate_names_fit() {
+  if constexpr (declares_coordinate_names<M>) {
+    if constexpr (requires {
+                    std::size(M::coordinate_names);
+                    { M::coordinate_names[0] } -> std::convertible_to<const char*>;
+                  })
+      return std::size(M::coordinate_names) == static_cast<std::size_t>(M::n);
+    else
+      return false;
+  }
+  return true;
+}
+
 }  // namespace model_requirements
+
+// Whether a model names its coordinates (the array checked by lockstep_check_model).
+template <class M>
+inline constexpr bool has_coordinate_names = model_requirements::declares_coordinate_names<M>;
 
 template <class M>
 concept Model = model_requirements::has_sizes<M> && model_requirements::has_name<M> &&
@@ -122,7 +148,7 @@ concept Model = model_requirements::has_sizes<M> && model_requirements::has_name
                 model_requirements::has_constraint_for<M, model_requirements::probe_dual> &&
                 model_requirements::has_nonholonomic_for<M, double> &&
                 model_requirements::has_nonholonomic_for<M, model_requirements::probe_dual> &&
-                model_requirements::has_initial_state<M>;
+                model_requirements::has_initial_state<M> && model_requirements::coordinate_names_fit<M>();
 
 // One static_assert per requirement, so a malformed model fails with a sentence that names what is
 // missing rather than a page of substitution failures. Call it where a model enters the library.
@@ -153,6 +179,9 @@ constexpr bool lockstep_check_model() {
     static_assert(has_initial_state<M>,
                   "lockstep model: missing initial_state: `static void initial_state(const double* p, "
                   "const double* inputs, vec<double, n>& q0, vec<double, n>& v0)`");
+    static_assert(coordinate_names_fit<M>(),
+                  "lockstep model: coordinate_names must be `static constexpr const char* coordinate_names[n]` "
+                  "(or a std::array of n), one name per coordinate");
   }
   return Model<M>;
 }

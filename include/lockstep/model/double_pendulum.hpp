@@ -13,6 +13,7 @@ struct double_pendulum {
   static constexpr const char* description =
       "two point masses on rigid massless rods, Cartesian (x1, y1, x2, y2), gravity along -y";
   static constexpr int n = 4;  // q = (x1, y1, x2, y2)
+  static constexpr const char* coordinate_names[n] = {"x1", "y1", "x2", "y2"};
   static constexpr int m = 2;  // Phi1 = (x1^2 + y1^2 - L1^2) / 2, Phi2 = (|p2 - p1|^2 - L2^2) / 2
   static constexpr int k = 0;
 

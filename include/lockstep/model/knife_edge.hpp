@@ -13,6 +13,7 @@ struct knife_edge {
       "knife edge on an inclined plane, q = (x, y, theta) with x down the slope; the blade cannot "
       "move sideways (one non-holonomic constraint)";
   static constexpr int n = 3;  // q = (x, y, theta)
+  static constexpr const char* coordinate_names[n] = {"x", "y", "theta"};
   static constexpr int m = 0;
   static constexpr int k = 1;  // sin(theta) x' - cos(theta) y' = 0
 

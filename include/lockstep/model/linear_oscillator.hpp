@@ -12,6 +12,7 @@ struct linear_oscillator {
   static constexpr const char* description =
       "particle on the plane z = a x + b y with springs k1, k2, k3 to the origin and damping d";
   static constexpr int n = 3;  // q = (x, y, z)
+  static constexpr const char* coordinate_names[n] = {"x", "y", "z"};
   static constexpr int m = 1;  // Phi = z - a x - b y
   static constexpr int k = 0;
 

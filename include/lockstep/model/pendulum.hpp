@@ -10,6 +10,7 @@ struct pendulum {
   static constexpr const char* name = "pendulum";
   static constexpr const char* description = "point mass on a rigid massless rod, Cartesian (x, y)";
   static constexpr int n = 2;  // q = (x, y)
+  static constexpr const char* coordinate_names[n] = {"x", "y"};
   static constexpr int m = 1;  // Phi = (x^2 + y^2 - L^2) / 2
   static constexpr int k = 0;
 

@@ -13,6 +13,7 @@ struct slider_crank {
   static constexpr const char* description =
       "planar slider crank: crank, rod and slider as free bodies (x, y, phi) joined by 8 constraints";
   static constexpr int n = 9;  // q = (x1, y1, phi1, x2, y2, phi2, x3, y3, phi3)
+  static constexpr const char* coordinate_names[n] = {"x1", "y1", "phi1", "x2", "y2", "phi2", "x3", "y3", "phi3"};
   static constexpr int m = 8;  // 2 + 2 + 2 revolute-joint equations, slider y3 = 0 and phi3 = 0
   static constexpr int k = 0;
 

@@ -8,6 +8,7 @@ namespace {
 struct good_model {
   static constexpr const char* name = "good_model";
   static constexpr int n = 2, m = 1, k = 0;
+  static constexpr const char* coordinate_names[n] = {"x", "y"};
   static constexpr int n_params = 1;
   static constexpr lockstep::named_value params[n_params] = {{"L", 1.0, "length"}};
   static constexpr int n_inputs = 1;
