@@ -33,7 +33,7 @@ $CXX -std=c++20 -O2 -ffp-contract=off -o libm_isa "$src/libm_isa.cpp"
 $CXX -std=c++20 -O2 -o libm_cmp "$src/libm_cmp.cpp"
 # 7. masked division in builds without AVX-512
 $CXX -std=c++20 -O2 -ffp-contract=off -mavx2 -mfma $I -o stdx_eval_avx2 "$src/stdx_eval.cpp"
-$CXX -std=c++20 -O2 -ffp-contract=off -mavx2 -mfma $I -o xsimd_eval_avx2 "$src/xsimd_eval_avx2only.cpp"
+$CXX -std=c++20 -O2 -ffp-contract=off -mavx2 -mfma $I -o xsimd_eval_avx2 "$src/xsimd_eval.cpp"
 
 # Each *_eval prints MASKDIV, ACC, ACC-typ, TIME and FEXC lines (argument a: accuracy only, t: timing only).
 ./xsimd_eval > xsimd_out.txt
