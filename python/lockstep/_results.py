@@ -94,10 +94,11 @@ def open_results(path):
                         label = "lam" if part == "lambda" else part
                         extra = {"probability": float(group.attrs["probability"])} if "probability" in group.attrs else {}
                         statistics[f"{stat}_{label}"] = (("time", dims), _lazy(path, group[part]), extra)
+        # The coordinate names label the coordinate dimension rather than repeat as an attribute.
+        coordinate_names = attrs.pop("coordinate_names", None)
         ds = _dataset.build(time=time, members=N, trajectories=trajectories, status=members["status"][:],
                             counters=counters, final_q=members["final_q"][:], final_v=members["final_v"][:],
-                            inputs=inputs, attrs=attrs, statistics=statistics,
-                            coordinate_names=attrs.pop("coordinate_names", None))
+                            inputs=inputs, attrs=attrs, statistics=statistics, coordinate_names=coordinate_names)
         if "lyapunov" in f:
             ds = ds.assign(_lyapunov_variables(path, f["lyapunov"]))
     try:
