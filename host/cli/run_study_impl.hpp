@@ -217,6 +217,7 @@ inline io::results_layout results_layout_for(const engine& model, const io::stud
   for (const char* name : model.coordinate_names()) out.coordinate_names.emplace_back(name);
   out.has_mu = uses_mu(spec.solver.form) && model.m() > 0;
   out.has_nu = model.k() > 0;
+  out.multipliers = multiplier_convention_name(spec.solver.multipliers);
   out.trajectories = spec.output.trajectories;
   out.save_times = spec.save_times;
   if (const io::lyapunov_spec& l = spec.lyapunov; l.enabled) {

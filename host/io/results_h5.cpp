@@ -656,6 +656,7 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
   if (!l.coordinate_names.empty()) w.strings_attribute(root, "coordinate_names", l.coordinate_names);
   w.int64_attribute(root, "members", l.members);
   w.int64_attribute(root, "trajectories", l.trajectories ? 1 : 0);
+  w.string_attribute(root, "multipliers", l.multipliers);
 
   const hsize_t N = hs(l.members), S = hs(l.save_count());
   w.write_whole(root, "/t", "t", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), {S}, l.save_times.data());
@@ -683,10 +684,10 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
   }
   const std::int64_t counter_fill = -1;
   for (const char* name : {"steps", "rejected", "newton_iterations", "newton_failures", "jacobian_evaluations",
-                           "lu_factorizations", "model_evaluations", "projections"})
+                           "lu_factorizations", "model_evaluations", "projections", "dropped_rows", "rank_changes"})
     w.create_dataset(mg, std::string("/members/") + name, name, H5T_STD_I64LE, sizeof(std::int64_t), {N}, true, &counter_fill);
   for (const char* name : {"final_t", "final_h", "max_phi", "max_velocity_residual", "init_q_correction", "init_v_correction",
-                           "max_projection_q", "max_projection_v"})
+                           "max_projection_q", "max_projection_v", "max_dropped_phi"})
     w.create_dataset(mg, std::string("/members/") + name, name, H5T_IEEE_F64LE, sizeof(double), {N}, true, &nan);
   w.create_dataset(mg, "/members/final_q", "final_q", H5T_IEEE_F64LE, sizeof(double), {N, hs(l.n)}, true, &nan);
   w.create_dataset(mg, "/members/final_v", "final_v", H5T_IEEE_F64LE, sizeof(double), {N, hs(l.n)}, true, &nan);
@@ -802,6 +803,9 @@ void results_writer::write_members(const member_block& b) {
   real_field("init_v_correction", &member_counters::init_v_correction);
   real_field("max_projection_q", &member_counters::max_projection_q);
   real_field("max_projection_v", &member_counters::max_projection_v);
+  integer_field("dropped_rows", &member_counters::dropped_rows);
+  integer_field("rank_changes", &member_counters::rank_changes);
+  real_field("max_dropped_phi", &member_counters::max_dropped_phi);
   w.write_rows("/members/final_t", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, 1, 1, 0, b.final_t);
   w.write_rows("/members/final_q", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, n, Y, 0, b.y_final);
   w.write_rows("/members/final_v", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, n, Y, n, b.y_final);

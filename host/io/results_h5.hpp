@@ -70,6 +70,7 @@ struct results_layout {
   std::vector<std::string> coordinate_names;  // [n] the names of q's entries (root attribute)
   bool has_mu = false;            // the formulation has mu (ggl): write /mu and statistics' mu
   bool has_nu = false;            // the model has velocity constraints (k > 0): write /nu
+  std::string multipliers = "independent";  // their convention where constraint rows are dropped (root attribute)
   bool trajectories = true;       // write /q, /v, /lambda (/mu, /nu) for every member
   std::vector<double> save_times;
   std::vector<std::string> varied_names;

@@ -258,6 +258,10 @@ constexpr choice metric_choices[] = {
     {"mass", static_cast<int>(projection_metric::mass), true},
     {"euclidean", static_cast<int>(projection_metric::euclidean), true},
 };
+constexpr choice multiplier_choices[] = {
+    {"independent", static_cast<int>(multiplier_convention::independent), true},
+    {"minimum-norm", static_cast<int>(multiplier_convention::minimum_norm), true},
+};
 constexpr choice init_choices[] = {
     {"project", static_cast<int>(init_mode::project), true},
     {"strict", static_cast<int>(init_mode::strict), true},
@@ -284,7 +288,7 @@ constexpr std::string_view solver_keys[] = {
     "method",    "formulation",     "projection", "metric",    "init",       "baumgarte",
     "rho_inf",   "rtol",            "atol",       "max_steps", "h_initial",  "h_min",
     "h_max",     "max_order",       "newton_tol", "newton_max_iterations",   "consistent_multipliers",
-    "init_tolerance", "fixed_h",    "fixed_order"};
+    "init_tolerance", "fixed_h",    "fixed_order", "multipliers"};
 constexpr std::string_view atol_keys[] = {"q", "v", "lambda"};
 constexpr std::string_view baumgarte_keys[] = {"alpha", "beta"};
 constexpr std::string_view time_keys[] = {"t0", "t1", "save"};
@@ -538,6 +542,8 @@ class study_reader {
         choose(s, "projection", "projection", projection_choices, static_cast<int>(opt.projection)));
     opt.metric = static_cast<projection_metric>(choose(s, "metric", "metric", metric_choices, static_cast<int>(opt.metric)));
     opt.init = static_cast<init_mode>(choose(s, "init", "init mode", init_choices, static_cast<int>(opt.init)));
+    opt.multipliers = static_cast<multiplier_convention>(
+        choose(s, "multipliers", "multiplier convention", multiplier_choices, static_cast<int>(opt.multipliers)));
 
     // Baumgarte's gains stabilize formulation index1 (stepper/options.hpp); with any other formulation
     // they would be silently meaningless, so non-zero gains are refused there. alpha = beta = 0 is no

@@ -19,6 +19,8 @@
 //                            (formulation/projection.hpp)
 //   metric = "mass"          mass | euclidean        metric of the initial and step projections ["mass"]
 //   init = "project"         project | strict        inconsistent initial values                ["project"]
+//   multipliers = "independent"   independent | minimum-norm: the multipliers reported where the
+//                            solver drops dependent constraint rows (stepper/options.hpp)  ["independent"]
 //   rtol = 1e-6                                      > 0                                        [1e-6]
 //                            the digits a tolerance buys differ by method and formulation (BDF
 //                            reshapes rtol internally, Radau IIA does not: stepper/options.hpp);

@@ -210,8 +210,15 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
                              name + (of.empty() ? " is zero" : " is " + std::string(d.exact ? "" : "almost ") + "a combination of " + of) +
                              (d.exact ? "" : " (relative distance " + number(d.distance) + ", below 1e-8)") + "; " + name +
                              " has rank " + std::to_string(rank) + " of " + std::to_string(J.rows()) +
-                             (d.exact ? " and the saddle-point matrix is singular." : " and the saddle-point matrix is ill-conditioned.");
-      defect("rank", sentence);
+                             (d.exact ? "; the solver leaves " + row_name(d.row) +
+                                            " out, monitors its residual and reports its multiplier as 0 "
+                                            "(or by the minimum-norm convention)."
+                                      : " and the saddle-point matrix is ill-conditioned.");
+      // An exactly redundant row is what the solver handles (formulation/constraint_rank.hpp, the same
+      // decision): named, not a defect. A nearly redundant one it keeps, and its Newton matrix is
+      // ill-conditioned near a singular configuration: a defect of the model or of its configuration.
+      if (d.exact) ok("rank", sentence);
+      else defect("rank", sentence);
     }
   };
   if (m > 0) examine_rank(e.G, "G = dPhi/dq", m);

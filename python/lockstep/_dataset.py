@@ -19,7 +19,7 @@ STATUS_NAMES = tuple(_lockstep.status_names)
 MEMBER_COUNTERS = ("steps", "rejected", "newton_iterations", "newton_failures", "jacobian_evaluations",
                    "lu_factorizations", "model_evaluations", "projections", "final_t", "final_h", "max_phi",
                    "max_velocity_residual", "init_q_correction", "init_v_correction", "max_projection_q",
-                   "max_projection_v")
+                   "max_projection_v", "dropped_rows", "rank_changes", "max_dropped_phi")
 
 # Each trajectory group of the state layout (q, v, lambda, mu, nu): its variable and its last dimension.
 TRAJECTORY_DIMS = {"q": "coordinate", "v": "coordinate", "lam": "constraint", "mu": "constraint",

@@ -17,7 +17,7 @@ BACKENDS = ("omp", "serial", "cuda")
 # Further solver settings, named as the fields of lockstep::solver_options (stepper/options.hpp) and
 # as the [solver] keys of a study file; the study file's checks of their combinations are left to the
 # engine, which refuses what a method cannot run.
-SOLVER_KEYS = ("metric", "init", "h_initial", "h_min", "h_max", "max_steps", "max_order", "fixed_h",
+SOLVER_KEYS = ("metric", "init", "multipliers", "h_initial", "h_min", "h_max", "max_steps", "max_order", "fixed_h",
                "fixed_order", "rho_inf", "newton_tol", "newton_max_iterations", "consistent_multipliers",
                "init_tolerance", "baumgarte_alpha", "baumgarte_beta")
 
@@ -232,7 +232,8 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
              "formulation": formulation, "projection": projection, "rtol": options["rtol"],
              "atol_q": options["atol_q"], "atol_v": options["atol_v"], "atol_lambda": options["atol_lambda"],
              "t0": t0, "t1": t1, "backend": backend, "threads": int(threads),
-             "lockstep_version": _lockstep.__version__, "wall_time_seconds": wall}
+             "lockstep_version": _lockstep.__version__, "wall_time_seconds": wall,
+             "multipliers": solver.get("multipliers", "independent")}
     if model.source:
         attrs["model_source"] = model.source
     for key, value in solver.items():

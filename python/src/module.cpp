@@ -125,6 +125,9 @@ constexpr std::pair<const char*, lockstep::projection_metric> metric_choices[] =
     {"mass", lockstep::projection_metric::mass}, {"euclidean", lockstep::projection_metric::euclidean}};
 constexpr std::pair<const char*, lockstep::init_mode> init_choices[] = {{"project", lockstep::init_mode::project},
                                                                         {"strict", lockstep::init_mode::strict}};
+constexpr std::pair<const char*, lockstep::multiplier_convention> multiplier_choices[] = {
+    {"independent", lockstep::multiplier_convention::independent},
+    {"minimum-norm", lockstep::multiplier_convention::minimum_norm}};
 
 // The study files' defaults (radau5 on index3: the combination accepted with error control on every
 // model), then the dict's keys, named as the fields of solver_options.
@@ -139,6 +142,7 @@ lockstep::solver_options solver_options_of(const py::dict& given) {
     else if (key == "projection") o.projection = choose(value, "projection", projection_choices);
     else if (key == "metric") o.metric = choose(value, "metric", metric_choices);
     else if (key == "init") o.init = choose(value, "init", init_choices);
+    else if (key == "multipliers") o.multipliers = choose(value, "multipliers", multiplier_choices);
     else if (key == "rtol") o.rtol = py::cast<double>(value);
     else if (key == "atol_q") o.atol_q = py::cast<double>(value);
     else if (key == "atol_v") o.atol_v = py::cast<double>(value);
@@ -357,6 +361,9 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
   real_counter("init_v_correction", &lockstep::member_counters::init_v_correction);
   real_counter("max_projection_q", &lockstep::member_counters::max_projection_q);
   real_counter("max_projection_v", &lockstep::member_counters::max_projection_v);
+  integer_counter("dropped_rows", &lockstep::member_counters::dropped_rows);
+  integer_counter("rank_changes", &lockstep::member_counters::rank_changes);
+  real_counter("max_dropped_phi", &lockstep::member_counters::max_dropped_phi);
 
   py::dict out;
   out["outputs"] = owned_array(std::move(s.outputs), {N, S, ny});

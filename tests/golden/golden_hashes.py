@@ -46,7 +46,8 @@ SKIPPED = 77
 
 # Root attributes that describe the results; the others (the study's text, versions, revision,
 # backend, threads, wall time) describe the run and differ between variants by design.
-ROOT_ATTRIBUTES = ("format", "format_version", "model", "n", "m", "k", "coordinate_names", "members", "trajectories")
+ROOT_ATTRIBUTES = ("format", "format_version", "model", "n", "m", "k", "coordinate_names", "members", "trajectories",
+                   "multipliers")
 
 
 def cpu_has_fma():

@@ -134,6 +134,9 @@ sample make_sample(long members, int n, int m, int k, int saves, bool trajectori
     c.projections = static_cast<long>(3 * i);
     c.max_projection_q = tricky_value(rng);
     c.max_projection_v = tricky_value(rng);
+    c.dropped_rows = i % 2 == 0 ? 0L : static_cast<long>(~0UL << (i % 64));  // bit 63 set: a negative int64
+    c.rank_changes = static_cast<long>(i % 5);
+    c.max_dropped_phi = tricky_value(rng);
     s.counters.push_back(c);
     s.final_t.push_back(tricky_value(rng));
   }
@@ -323,7 +326,8 @@ TEST(ResultsH5, WritesMembersGivenInShuffledChunksAndReadsThemBackBitwise) {
   EXPECT_EQ(dims(f.id, "/members/inputs"), (std::vector<hsize_t>{N, 2}));
   for (const char* name : {"status", "steps", "rejected", "newton_iterations", "newton_failures", "jacobian_evaluations",
                            "lu_factorizations", "model_evaluations", "projections", "final_t", "final_h", "max_phi",
-                           "max_velocity_residual", "max_projection_q", "max_projection_v"})
+                           "max_velocity_residual", "max_projection_q", "max_projection_v", "dropped_rows",
+                           "rank_changes", "max_dropped_phi"})
     EXPECT_EQ(dims(f.id, std::string("/members/") + name), (std::vector<hsize_t>{N})) << name;
 
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/t"), s.layout.save_times));
@@ -366,6 +370,9 @@ TEST(ResultsH5, WritesMembersGivenInShuffledChunksAndReadsThemBackBitwise) {
   EXPECT_EQ(read_int64s(f.id, "/members/projections"), integer_column(&member_counters::projections));
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/members/max_projection_q"), real_column(&member_counters::max_projection_q)));
   EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/members/max_projection_v"), real_column(&member_counters::max_projection_v)));
+  EXPECT_EQ(read_int64s(f.id, "/members/dropped_rows"), integer_column(&member_counters::dropped_rows));
+  EXPECT_EQ(read_int64s(f.id, "/members/rank_changes"), integer_column(&member_counters::rank_changes));
+  EXPECT_TRUE(bitwise_equal(read_doubles(f.id, "/members/max_dropped_phi"), real_column(&member_counters::max_dropped_phi)));
 }
 
 TEST(ResultsH5, WritesALargeEnsembleWhoseBlocksStraddleCompressedChunks) {

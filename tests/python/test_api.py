@@ -66,6 +66,19 @@ def test_solve_shapes_names_and_attributes():
     assert dict(knife.sizes) == {"member": 2, "time": 2, "coordinate": 3, "constraint": 0, "nonholonomic": 1}
 
 
+def test_multiplier_convention_and_constraint_rank_counters():
+    # The built-in double pendulum has independent constraints: no row dropped, both conventions the
+    # same multipliers, and the convention recorded.
+    a = lockstep.solve("double_pendulum", t=0.5, save=[0.0, 0.25, 0.5])
+    b = lockstep.solve("double_pendulum", t=0.5, save=[0.0, 0.25, 0.5], multipliers="minimum-norm")
+    assert a.attrs["multipliers"] == "independent" and b.attrs["multipliers"] == "minimum-norm"
+    assert (a.dropped_rows.values == 0).all() and (a.rank_changes.values == 0).all()
+    assert (a.max_dropped_phi.values == 0.0).all()
+    assert np.array_equal(a.lam.values, b.lam.values)
+    with pytest.raises(ValueError, match="minimum-norm"):
+        lockstep.solve("double_pendulum", t=0.5, multipliers="smallest")
+
+
 def test_failed_members_are_flagged_not_raised():
     ds = lockstep.solve("double_pendulum", vary={"params.L2": [1.0, 1.0]}, t=5.0, save=[1.0, 5.0], max_steps=20)
     assert list(ds.status_name.values) == ["max_steps", "max_steps"]

@@ -78,6 +78,7 @@
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/core/status.hpp"
+#include "lockstep/formulation/constraint_rank.hpp"
 #include "lockstep/model/derivatives.hpp"
 
 namespace lockstep {
@@ -266,7 +267,40 @@ struct jacobian_blocks {
   mat<double, k, n> A;
   mat<double, k, n> A_q;     // index3, ggl: d(A v + a)/dq; acceleration level: dF_a/dq
   mat<double, k, n> A_v;     // acceleration level only: dF_a/dv
+  // The constraint rows the solver leaves out (formulation/constraint_rank.hpp on [G; A]: bit a < m is
+  // holonomic row a, bit m + a non-holonomic row a). Kept with the blocks across evaluations: each
+  // evaluation decides again with this mask as the previous decision (the hysteresis).
+  std::uint64_t dropped = 0;
 };
+
+// Whether the solver decides the rank of [G; A]: at most 64 rows (the mask); above, every row is kept
+// and dependent rows give a singular Newton matrix as before.
+template <class Model>
+inline constexpr bool decides_constraint_rank =
+    Model::m + Model::k > 0 && Model::m + Model::k <= constraint_rank_max_rows;
+
+// The rank decision on [G; A] at one point, with `previous` as the last decision (constraint_rank.hpp).
+template <class Model>
+LOCKSTEP_HD std::uint64_t dependent_constraint_rows(const mat<double, Model::m, Model::n>& G,
+                                                    const mat<double, Model::k, Model::n>& A, std::uint64_t previous) {
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  if constexpr (decides_constraint_rank<Model>) {
+    mat<double, m + k, n> GA;
+    for (int j = 0; j < n; ++j) {
+      for (int a = 0; a < m; ++a) GA(a, j) = G(a, j);
+      for (int a = 0; a < k; ++a) GA(m + a, j) = A(a, j);
+    }
+    return constraint_rank<m + k, n>(GA, nullptr, constraint_rank_tolerances{}, previous).dependent;
+  } else {
+    (void)G, (void)A, (void)previous;
+    return 0;
+  }
+}
+
+// Whether bit `row` of a dropped-row mask is set (rows beyond the mask's 64 are never dropped).
+LOCKSTEP_HD constexpr bool row_dropped(std::uint64_t dropped, int row) {
+  return row < constraint_rank_max_rows && ((dropped >> row) & 1u) != 0;
+}
 
 // With mu_curvature, also H = d(G^T mu)/dq at y's mu (the term the Newton matrix leaves out, which the
 // exact tangent step needs: lyapunov/tangent.hpp), at little more than the cost of K's d(G^T lambda)/dq.
@@ -351,7 +385,10 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
     finite = finite && is_finite(J.G.a[i]) && is_finite(J.Psi_q.a[i]) && is_finite(J.Psi_v.a[i]);
   for (int i = 0; i < k * n; ++i)
     finite = finite && is_finite(J.A.a[i]) && is_finite(J.A_q.a[i]) && is_finite(J.A_v.a[i]);
-  return finite ? member_status::success : member_status::model_not_finite;
+  if (!finite) return member_status::model_not_finite;
+  if constexpr (decides_constraint_rank<Model>)
+    phase<separate>([&] { J.dropped = dependent_constraint_rows<Model>(J.G, J.A, J.dropped); });
+  return member_status::success;
 }
 
 // The scaled reduced Newton matrix at shift c, factored by the pivoted LU. E is double for BDF and
@@ -444,7 +481,23 @@ LOCKSTEP_HD void assemble_newton_matrix(formulation f, const jacobian_blocks<Mod
   } else {
     for (int a = 0; a < m; ++a) N.lu(imu + a, imu + a) = E(1.0);  // mu is absent: Delta mu = 0
   }
-
+  // A dropped constraint row keeps its multipliers where they are: its rows and columns become those
+  // of an identity (Delta lambda_a = Delta mu_a = 0, Delta nu_a = 0), as index3 pins mu. The remaining
+  // matrix is that of the independent rows alone, nonsingular where theirs is.
+  if (J.dropped != 0) {
+    constexpr int size = newton_matrix<Model, E>::size;
+    auto pin = [&](int u) {
+      for (int j = 0; j < size; ++j) N.lu(u, j) = N.lu(j, u) = E{};
+      N.lu(u, u) = E(1.0);
+    };
+    for (int a = 0; a < m; ++a)
+      if (row_dropped(J.dropped, a)) {
+        pin(il + a);
+        pin(imu + a);
+      }
+    for (int a = 0; a < k; ++a)
+      if (row_dropped(J.dropped, m + a)) pin(inu + a);
+  }
 }
 
 // Assembles the matrix of the header comment from the Jacobian blocks and factors it. Returns
@@ -502,6 +555,12 @@ LOCKSTEP_HD void newton_right_side(formulation f, const jacobian_blocks<Model>& 
       for (int j = 0; j < n; ++j) AFq = AFq + E(J.A(a, j)) * Fq[j];
       b[inu + a] = -(Fa[a] + AFq) * inv_c;
     }
+  }
+  if (J.dropped != 0) {  // the identity rows of dropped constraints (assemble_newton_matrix)
+    for (int a = 0; a < m; ++a)
+      if (row_dropped(J.dropped, a)) b[il + a] = b[imu + a] = E{};
+    for (int a = 0; a < k; ++a)
+      if (row_dropped(J.dropped, m + a)) b[inu + a] = E{};
   }
 }
 

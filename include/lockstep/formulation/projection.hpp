@@ -32,6 +32,12 @@
 //   that formulation keeps Phi = 0 but not the velocity constraints, so its steps are followed by the
 //   velocity part of the coordinate projection, at the step's q, whatever `projection` says.
 //
+// Dependent constraint rows (formulation/constraint_rank.hpp, the mask of jacobian_blocks::dropped):
+//   every projector takes the member's mask and corrects with the independent rows alone. A dropped
+//   row's column of W^-1 B^T is zero and its Gram row and column are those of an identity, so the
+//   Cholesky factorization sees the independent rows' Gram matrix (SPD) instead of a singular one; the
+//   correction satisfies the dropped rows to first order because they are combinations of the others.
+//
 // None of this changes a step-size decision: the stepper applies it after acceptance and records the
 // size of the corrections. Everything here is LOCKSTEP_HD, allocation-free and returns a status.
 // project_state also exists as a computation resumable at its Cholesky factorizations (run_projection,
@@ -120,22 +126,36 @@ template <class Model, int R>
 struct minimal_norm_projector {
   mat<double, Model::n, R> WinvBt;  // W^-1 B^T
   mat<double, R, R> gram;           // Cholesky factor of B W^-1 B^T
+  std::uint64_t dropped = 0;        // the rows left out (see the header)
 };
 
-// W^-1 B^T and the Gram matrix B W^-1 B^T, unfactored: the first half of factor_projector.
+// W^-1 B^T and the Gram matrix B W^-1 B^T, unfactored: the first half of factor_projector. The rows
+// of B set in `dropped` are left out (see the header).
 template <class Model, int R>
 LOCKSTEP_HD void assemble_projector(const metric_factor<Model>& W, const mat<double, R, Model::n>& B,
-                                    minimal_norm_projector<Model, R>& P) {
-  P.WinvBt = apply_inverse_metric<Model, R>(W, transpose(B));
-  P.gram = B * P.WinvBt;
+                                    minimal_norm_projector<Model, R>& P, std::uint64_t dropped = 0) {
+  P.dropped = dropped;
+  if (dropped == 0) {
+    P.WinvBt = apply_inverse_metric<Model, R>(W, transpose(B));
+    P.gram = B * P.WinvBt;
+    return;
+  }
+  mat<double, R, Model::n> kept = B;
+  for (int a = 0; a < R; ++a)
+    if (row_dropped(dropped, a))
+      for (int j = 0; j < Model::n; ++j) kept(a, j) = 0.0;
+  P.WinvBt = apply_inverse_metric<Model, R>(W, transpose(kept));
+  P.gram = kept * P.WinvBt;
+  for (int a = 0; a < R; ++a)
+    if (row_dropped(dropped, a)) P.gram(a, a) = 1.0;
 }
 
 // Returns success, singular_matrix (dependent rows: the Gram matrix is not positive definite) or
 // model_not_finite.
 template <class Model, int R>
 LOCKSTEP_HD member_status factor_projector(const metric_factor<Model>& W, const mat<double, R, Model::n>& B,
-                                           minimal_norm_projector<Model, R>& P) {
-  assemble_projector<Model, R>(W, B, P);
+                                           minimal_norm_projector<Model, R>& P, std::uint64_t dropped = 0) {
+  assemble_projector<Model, R>(W, B, P, dropped);
   return factorization_status(cholesky_factor(P.gram));
 }
 
@@ -144,6 +164,8 @@ template <class Model, int R>
 LOCKSTEP_HD vec<double, Model::n> minimal_norm_correction(const minimal_norm_projector<Model, R>& P,
                                                           const vec<double, R>& r) {
   vec<double, R> y = r;
+  for (int a = 0; P.dropped != 0 && a < R; ++a)
+    if (row_dropped(P.dropped, a)) y[a] = 0.0;
   cholesky_solve(P.gram, y);
   return -(P.WinvBt * y);
 }
@@ -199,23 +221,36 @@ LOCKSTEP_HD bool gauss_newton_update(const minimal_norm_projector<Model, Model::
 // below sqrt(eps) (1 + |q|), where a contracting iteration would be quadratically close to the
 // solution. The second test matters for ill-conditioned Gram matrices (masses differing by 1e6 give
 // cond(G M^-1 G^T) ~ 1e6), whose round-off floor lies above 4 eps. Returns success, singular_matrix,
-// model_not_finite, or projection_failed when not converged after max_iterations.
+// model_not_finite, or projection_failed when not converged after max_iterations. The rows of G set in
+// `dropped` are left out. Given `decision` (consistent initialization, where no decision exists yet),
+// the rank of G is decided at every iterate instead, the first time from `dropped`, then from the
+// last decision (the hysteresis of constraint_rank.hpp), and *decision is the last one.
 template <class Model>
 LOCKSTEP_HD member_status project_positions(double t, vec<double, Model::n>& q, const double* p,
-                                            const metric_factor<Model>& W, int max_iterations) {
+                                            const metric_factor<Model>& W, int max_iterations,
+                                            std::uint64_t dropped = 0, std::uint64_t* decision = nullptr) {
   constexpr int m = Model::m;
   if constexpr (m > 0) {
     double previous = 0.0;
     for (int iter = 0; iter < max_iterations; ++iter) {
       const auto con = constraint_linearize<Model>(t, q, p);
+      if constexpr (m <= constraint_rank_max_rows) {
+        if (decision != nullptr) {
+          // A non-finite row would count as dependent and vanish from the projection: refuse it.
+          for (int i = 0; i < m * Model::n; ++i)
+            if (!is_finite(con.G.a[i])) return member_status::model_not_finite;
+          dropped = constraint_rank<m, Model::n>(con.G, nullptr, constraint_rank_tolerances{}, dropped).dependent;
+          *decision = dropped;
+        }
+      }
       minimal_norm_projector<Model, m> P;
-      const member_status s = factor_projector<Model, m>(W, con.G, P);
+      const member_status s = factor_projector<Model, m>(W, con.G, P, dropped);
       if (s != member_status::success) return s;
       if (gauss_newton_update<Model>(P, con.phi, q, iter, previous)) return member_status::success;
     }
     return member_status::projection_failed;
   } else {
-    (void)t, (void)q, (void)p, (void)W, (void)max_iterations;
+    (void)t, (void)q, (void)p, (void)W, (void)max_iterations, (void)dropped, (void)decision;
     return member_status::success;
   }
 }
@@ -231,16 +266,16 @@ LOCKSTEP_HD void correct_velocities(const minimal_norm_projector<Model, Model::m
 // v onto C v + c = 0 at (t, q), minimal in the metric W (two passes with one factorization).
 template <class Model>
 LOCKSTEP_HD member_status project_velocities(double t, const vec<double, Model::n>& q, vec<double, Model::n>& v,
-                                             const double* p, const metric_factor<Model>& W) {
+                                             const double* p, const metric_factor<Model>& W, std::uint64_t dropped = 0) {
   constexpr int r = Model::m + Model::k;
   if constexpr (r > 0) {
     const velocity_constraint_rows<Model> rows = velocity_constraints_at<Model>(t, q, p);
     minimal_norm_projector<Model, r> P;
-    const member_status s = factor_projector<Model, r>(W, rows.C, P);
+    const member_status s = factor_projector<Model, r>(W, rows.C, P, dropped);
     if (s != member_status::success) return s;
     correct_velocities<Model>(P, rows, v);
   } else {
-    (void)t, (void)q, (void)v, (void)p, (void)W;
+    (void)t, (void)q, (void)v, (void)p, (void)W, (void)dropped;
   }
   return member_status::success;
 }
@@ -275,7 +310,7 @@ LOCKSTEP_HD void apply_post_stabilization(const minimal_norm_projector<Model, Mo
 // bound, kept callable for the tests that measure it.
 template <class Model>
 LOCKSTEP_HD member_status post_stabilize(double t, vec<double, Model::n>& q, vec<double, Model::n>& v, const double* p,
-                                         projection_metric metric, int applications = 2) {
+                                         projection_metric metric, int applications = 2, std::uint64_t dropped = 0) {
   constexpr int m = Model::m, r = Model::m + Model::k;
   metric_factor<Model> W;
   member_status s = factor_metric<Model>(metric, q, p, W);
@@ -284,11 +319,11 @@ LOCKSTEP_HD member_status post_stabilize(double t, vec<double, Model::n>& q, vec
   minimal_norm_projector<Model, m> Pq;
   minimal_norm_projector<Model, r> Pv;
   if constexpr (m > 0) {
-    s = factor_projector<Model, m>(W, holonomic_rows<Model>(rows), Pq);
+    s = factor_projector<Model, m>(W, holonomic_rows<Model>(rows), Pq, dropped);
     if (s != member_status::success) return s;
   }
   if constexpr (r > 0) {
-    s = factor_projector<Model, r>(W, rows.C, Pv);
+    s = factor_projector<Model, r>(W, rows.C, Pv, dropped);
     if (s != member_status::success) return s;
   }
   apply_post_stabilization<Model>(Pq, Pv, rows, t, q, v, p, applications);
@@ -337,9 +372,11 @@ LOCKSTEP_HD member_status accept_projection(member_status s, const vec<double, M
 // own velocity projection. Only q and v change; the multipliers are the method's (they are
 // recomputed from (q, v) at save times when consistent_multipliers is on). Returns success,
 // projection_failed (singular Gram matrix, no convergence) or model_not_finite; y is unchanged then.
+// `dropped`: the member's dependent constraint rows, left out (see the header).
 template <class Model>
 LOCKSTEP_HD member_status project_state(projection_kind kind, formulation f, projection_metric metric, double t,
-                                        state_vector<Model>& y, const double* p, projection_sizes& sizes) {
+                                        state_vector<Model>& y, const double* p, projection_sizes& sizes,
+                                        std::uint64_t dropped = 0) {
   using L = state_layout<Model>;
   constexpr int n = Model::n;
   vec<double, n> q, v;
@@ -349,13 +386,13 @@ LOCKSTEP_HD member_status project_state(projection_kind kind, formulation f, pro
   }
   member_status s = member_status::success;
   if (kind == projection_kind::post_stabilization) {
-    s = post_stabilize<Model>(t, q, v, p, metric);
+    s = post_stabilize<Model>(t, q, v, p, metric, 2, dropped);
   } else if (projects_after_steps(kind, f)) {
     metric_factor<Model> W;
     s = factor_metric<Model>(metric, q, p, W);
     if (s == member_status::success && kind == projection_kind::coordinate)
-      s = project_positions<Model>(t, q, p, W, accepted_point_gauss_newton_iterations);
-    if (s == member_status::success) s = project_velocities<Model>(t, q, v, p, W);
+      s = project_positions<Model>(t, q, p, W, accepted_point_gauss_newton_iterations, dropped);
+    if (s == member_status::success) s = project_velocities<Model>(t, q, v, p, W, dropped);
   }
   return accept_projection<Model>(s, q, v, y, sizes);
 }
@@ -402,6 +439,7 @@ struct projection_work {
   external_cholesky external;
   int iteration = 0;      // Gauss-Newton's
   double previous = 0.0;  // the size of Gauss-Newton's last correction
+  std::uint64_t dropped = 0;  // the member's dependent constraint rows, left out
   vec<double, Model::n> q, v;
   metric_factor<Model> W;
   minimal_norm_projector<Model, Model::m> Pq;
@@ -452,7 +490,7 @@ LOCKSTEP_HD member_status begin_velocity_projection(projection_work<Model>& w, d
   constexpr int r = Model::m + Model::k;
   if constexpr (r > 0) {
     w.rows = velocity_constraints_at<Model>(t, w.q, p);
-    assemble_projector<Model, r>(w.W, w.rows.C, w.Pv);
+    assemble_projector<Model, r>(w.W, w.rows.C, w.Pv, w.dropped);
     w.phase = projection_phase::velocities;
     return member_status::running;
   } else {
@@ -466,7 +504,7 @@ LOCKSTEP_HD member_status begin_gauss_newton_iteration(projection_work<Model>& w
   if constexpr (Model::m > 0) {
     const auto con = constraint_linearize<Model>(t, w.q, p);
     w.rows.phi = con.phi;
-    assemble_projector<Model, Model::m>(w.W, con.G, w.Pq);
+    assemble_projector<Model, Model::m>(w.W, con.G, w.Pq, w.dropped);
     w.phase = projection_phase::positions;
     return member_status::running;
   } else {
@@ -479,7 +517,7 @@ LOCKSTEP_HD member_status begin_stabilization_velocities(projection_work<Model>&
   constexpr int r = Model::m + Model::k;
   if constexpr (r > 0) {
     (void)t, (void)p;
-    assemble_projector<Model, r>(w.W, w.rows.C, w.Pv);
+    assemble_projector<Model, r>(w.W, w.rows.C, w.Pv, w.dropped);
     w.phase = projection_phase::stabilization_velocities;
     return member_status::running;
   } else {
@@ -492,7 +530,7 @@ template <class Model>
 LOCKSTEP_HD member_status begin_stabilization(projection_work<Model>& w, double t, const double* p) {
   w.rows = velocity_constraints_at<Model>(t, w.q, p);
   if constexpr (Model::m > 0) {
-    assemble_projector<Model, Model::m>(w.W, holonomic_rows<Model>(w.rows), w.Pq);
+    assemble_projector<Model, Model::m>(w.W, holonomic_rows<Model>(w.rows), w.Pq, w.dropped);
     w.phase = projection_phase::stabilization_positions;
     return member_status::running;
   } else {
@@ -534,7 +572,7 @@ LOCKSTEP_HD member_status continue_projection(projection_work<Model>& w, member_
 // Starts project_state's computation on y's (q, v): assembles M(q~) (phase metric).
 template <class Model>
 LOCKSTEP_HD void begin_projection(projection_work<Model>& w, projection_metric metric, const state_vector<Model>& y,
-                                  const double* p) {
+                                  const double* p, std::uint64_t dropped = 0) {
   using L = state_layout<Model>;
   for (int i = 0; i < Model::n; ++i) {
     w.q[i] = y[L::q + i];
@@ -542,6 +580,7 @@ LOCKSTEP_HD void begin_projection(projection_work<Model>& w, projection_metric m
   }
   w.iteration = 0;
   w.previous = 0.0;
+  w.dropped = dropped;
   assemble_metric<Model>(metric, w.q, p, w.W);
   w.phase = projection_phase::metric;
 }

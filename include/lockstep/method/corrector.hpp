@@ -45,15 +45,23 @@ namespace detail {
 // tolerance and Newton "fails" (measured: Andrews' squeezer at rtol 1e-12, steps ~1e-7). The GGL
 // multiplier mu is measured by what it does: q' = v - G^T mu, so Delta mu moves q by G^T Delta mu / c,
 // compared with the position weights. The mean is over the terms that exist: index3 and index1 pin mu
-// (no mu slots, no G^T Delta mu terms), ggl and projected invariants have both.
+// (no mu slots, no G^T Delta mu terms), ggl and projected invariants have both. The multipliers of
+// dropped constraint rows (jacobian_blocks::dropped) are held, not solved for: they do not count.
 template <class Model>
 LOCKSTEP_HD double newton_norm(formulation f, const state_vector<Model>& delta, const state_vector<Model>& w,
                                const jacobian_blocks<Model>& J, double c) {
   using L = state_layout<Model>;
   const double h_scale = min(1.0, 1.0 / c);  // ~ h / a_0: the step's time scale, at most 1
   double s = 0.0;
+  int held = 0;
   for (int j = 0; j < L::size; ++j) {
     if (j >= L::mu && j < L::nu) continue;
+    const bool dropped = (j >= L::lambda && j < L::mu && row_dropped(J.dropped, j - L::lambda)) ||
+                         (j >= L::nu && row_dropped(J.dropped, Model::m + j - L::nu));
+    if (dropped) {
+      ++held;
+      continue;
+    }
     double e = delta[j] * w[j];
     const int index = variable_index<Model>(f, j);
     if (j >= L::lambda && index >= 2) {  // the multipliers of index1 and projected invariants have index 1
@@ -62,14 +70,14 @@ LOCKSTEP_HD double newton_norm(formulation f, const state_vector<Model>& delta, 
     }
     s += e * e;
   }
-  if (!uses_mu(f)) return sqrt(s / (L::size - Model::m));
+  if (!uses_mu(f)) return sqrt(s / (L::size - Model::m - held));
   for (int i = 0; i < Model::n; ++i) {
     double dq = 0.0;
     for (int a = 0; a < Model::m; ++a) dq += J.G(a, i) * delta[L::mu + a];
     const double e = dq / c * w[L::q + i];
     s += e * e;
   }
-  return sqrt(s / (L::size - Model::m + Model::n));
+  return sqrt(s / (L::size - Model::m + Model::n - held));
 }
 
 // Whether a Newton matrix factored for the shift c_old may serve the shift c (IDA, Hindmarsh et al.

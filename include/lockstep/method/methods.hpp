@@ -1,8 +1,9 @@
 // lockstep/method/methods.hpp — the methods behind one interface, for the member stepper.
 //
-// A method is a type with a per-member state template and six LOCKSTEP_HD operations: check the
+// A method is a type with a per-member state template and seven LOCKSTEP_HD operations: check the
 // options, start from consistent initial values, attempt one step, evaluate the dense output of the
-// last step, report the current point, and replace the current point by its projection
+// last step, give its Jacobian blocks (whose dropped constraint rows the member stepper starts from
+// the initial decision and reports), report the current point, and replace the current point by its projection
 // (formulation/projection.hpp) after an accepted step: the next step starts from, and the dense output
 // of the last step ends at, the projected point. The member stepper (stepper/member.hpp) and the batch
 // kernels are templates on the method (docs/DESIGN-NOTES.md, "Conventions": templates on the Model and the method's
@@ -42,6 +43,9 @@ struct bdf_method {
   // The newest past point: the next predictor and the dense-output polynomial pass through it.
   template <class Model>
   LOCKSTEP_HD static void replace_current(state<Model>& s, const state_vector<Model>& y) { s.y_newest = y; }
+  // The Jacobian blocks the method keeps (their dropped constraint rows are the member's decision).
+  template <class State>  // a state<Model>, const or not
+  LOCKSTEP_HD static auto& jacobian(State& s) { return s.corrector.jac; }
 };
 
 // What the methods whose state holds the current point as (s.t, s.y) share: the Radau IIA family and
@@ -79,6 +83,8 @@ struct radau_iia_method : current_point_in_y {
   LOCKSTEP_HD static void dense_output(const state<Model>& s, double t, state_vector<Model>& y) {
     radau_dense_output(s, t, y);
   }
+  template <class State>  // a state<Model>, const or not
+  LOCKSTEP_HD static auto& jacobian(State& s) { return s.jac; }
 };
 
 using radau5_method = radau_iia_method<radau5_tableau, method_kind::radau5>;
@@ -105,6 +111,8 @@ struct rhoinf_method : current_point_in_y {
   LOCKSTEP_HD static void dense_output(const state<Model>& s, double t, state_vector<Model>& y) {
     rhoinf_dense_output(s, t, y);
   }
+  template <class State>  // a state<Model>, const or not
+  LOCKSTEP_HD static auto& jacobian(State& s) { return s.corrector.jac; }
 };
 
 // Why the options are refused by the method they name ("" when accepted).

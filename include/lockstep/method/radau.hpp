@@ -203,7 +203,7 @@ namespace detail {
 // times their raw error (so their larger errors, O(h^{-1}) and O(h^{-2}) relative, do not stall steps).
 template <class Model>
 LOCKSTEP_HD state_vector<Model> radau_weights(formulation f, const state_vector<Model>& y, double h,
-                                              const solver_options& opt) {
+                                              const solver_options& opt, std::uint64_t dropped = 0) {
   using L = state_layout<Model>;
   state_vector<Model> w;
   const double hh = min(h, 1.0);
@@ -216,6 +216,12 @@ LOCKSTEP_HD state_vector<Model> radau_weights(formulation f, const state_vector<
     if (!uses_mu(f) && j >= L::mu && j < L::nu) wj = 0.0;  // absent in index3 and index1
     w[j] = wj;
   }
+  // The multipliers of dropped constraint rows (jacobian_blocks::dropped) are held, not solved for:
+  // weight 0, so that they count neither in the norms nor in their means.
+  for (int a = 0; dropped != 0 && a < Model::m; ++a)
+    if (row_dropped(dropped, a)) w[L::lambda + a] = w[L::mu + a] = 0.0;
+  for (int a = 0; dropped != 0 && a < Model::k; ++a)
+    if (row_dropped(dropped, Model::m + a)) w[L::nu + a] = 0.0;
   return w;
 }
 
@@ -435,7 +441,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
   if (step_too_small(plan, status)) return attempt_result::failed;
   const double h = plan.h, h_min = plan.h_min;
-  const state_vector<Model> w = detail::radau_weights<Model>(form, s.y, h, opt);
+  const state_vector<Model> w = detail::radau_weights<Model>(form, s.y, h, opt, s.jac.dropped);
 
   auto reject_newton = [&](member_status reason) {  // RADAU5: halve the step after a Newton failure
     s.jacobian_valid = false;

@@ -261,7 +261,7 @@ LOCKSTEP_HD attempt_result rhoinf_attempt(rhoinf_state<Model>& s, double t_end, 
     s.last_rejected = true;
     return cut_after_newton_failure(reason, fixed, s.newton_cuts, h, 0.25, h_min, s.h, counters, status);
   };
-  const state_vector<Model> w_newton = detail::radau_weights<Model>(form, s.y, 1.0, opt);  // unscaled
+  const state_vector<Model> w_newton = detail::radau_weights<Model>(form, s.y, 1.0, opt, s.corrector.jac.dropped);  // unscaled
   state_vector<Model> y;
   const corrector_outcome solved =
       solve_corrector<Model>(form, t_new, y_pred, yp_pred, c, w_newton, p, opt, s.corrector, counters, y);
@@ -315,7 +315,7 @@ LOCKSTEP_HD attempt_result rhoinf_attempt(rhoinf_state<Model>& s, double t_end, 
     }
     state_vector<Model> le;  // -J(c)^-1 c F_y' tau
     detail::solve_block<Model, double>(form, s.corrector.jac, s.corrector.newton, &r, nullptr, le, nullptr);
-    err = detail::weighted_rms<Model>(le, detail::radau_weights<Model>(form, s.y, h, opt));
+    err = detail::weighted_rms<Model>(le, detail::radau_weights<Model>(form, s.y, h, opt, s.corrector.jac.dropped));
     s.error = err;
     if (!is_finite(err)) return fail_step(member_status::model_not_finite);
     if (err > 1.0) {

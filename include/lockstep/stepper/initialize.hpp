@@ -14,6 +14,13 @@
 //      by the pivoted LU (the matrix is indefinite).
 // In strict mode a correction larger than init_tolerance is refused instead of applied. Steps 1 and 2
 // are the coordinate projection of formulation/projection.hpp (with W = M(q0) kept throughout).
+//
+// Redundant constraints. Here the solver first decides which rows of [G; A] it leaves out
+// (formulation/constraint_rank.hpp): for G at every Gauss-Newton iterate of step 1, then for [G; A] at
+// the projected q0, where an exactly redundant row lies within round-off of the span of the rows before
+// it. Steps 2 and 3 use the independent rows alone; in step 3 a dropped row's multiplier is 0 (the
+// independent-subset multipliers: its row and column of the matrix become an identity's). The
+// decision is the member's first (jacobian_blocks::dropped); the methods revise it at each Jacobian.
 #pragma once
 
 #include "lockstep/core/linalg.hpp"
@@ -29,6 +36,7 @@ struct initial_values {
   vec<double, Model::n> q, v, a;  // a = q''(t0)
   vec<double, Model::m> lambda;
   vec<double, Model::k> nu;
+  std::uint64_t dropped = 0;  // the dependent rows of [G; A] at (t0, q): bit a < m holonomic row a, m + a non-holonomic
 };
 
 // q'', lambda and nu of the state (t, q, v) from the index-1 system (Mantegazza & Masarati 2012, eqs. 122-123)
@@ -36,12 +44,13 @@ struct initial_values {
 //     [ G   0    0  ] [ lambda ] = [ -gamma    ]
 //     [ A   0    0  ] [ nu     ]   [ -gamma_nh ]
 // solved by the pivoted LU (the matrix is indefinite). Used for consistent initial values and for
-// the multipliers reported at output times (stepper/solve_member.hpp).
+// the multipliers reported at output times (stepper/member.hpp). The rows of [G; A] set in `dropped`
+// are left out, their multipliers 0.
 template <class Model>
 LOCKSTEP_HD member_status accelerations_and_multipliers(double t, const vec<double, Model::n>& q,
                                                         const vec<double, Model::n>& v, const double* p,
                                                         vec<double, Model::n>& a, vec<double, Model::m>& lambda,
-                                                        vec<double, Model::k>& nu) {
+                                                        vec<double, Model::k>& nu, std::uint64_t dropped = 0) {
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   constexpr int N = n + m + k;
   mat<double, N, N> S;
@@ -68,6 +77,12 @@ LOCKSTEP_HD member_status accelerations_and_multipliers(double t, const vec<doub
       rhs[n + m + c] = -gamma_nh[c];
     }
   }
+  for (int c = 0; dropped != 0 && c < m + k; ++c)
+    if (row_dropped(dropped, c)) {
+      for (int j = 0; j < N; ++j) S(n + c, j) = S(j, n + c) = 0.0;
+      S(n + c, n + c) = 1.0;
+      rhs[n + c] = 0.0;
+    }
   vec<int, N> pivot;
   const factor_result fr = lu_factor(S, pivot);
   if (fr.info == lu_not_finite) return member_status::model_not_finite;
@@ -102,14 +117,25 @@ LOCKSTEP_HD member_status consistent_initialization(double t0, const vec<double,
 
   // 1. positions: Gauss-Newton until the correction is at round-off level.
   constexpr int max_gauss_newton_iterations = 30;  // from an arbitrary start: generous
-  phase<separate>([&] { s = project_positions<Model>(t0, out.q, p, W, max_gauss_newton_iterations); });
+  std::uint64_t holonomic = 0;  // the decision for G at the last iterate
+  phase<separate>([&] { s = project_positions<Model>(t0, out.q, p, W, max_gauss_newton_iterations, 0, &holonomic); });
   if (s == member_status::projection_failed) return member_status::initialization_failed;
   if (s != member_status::success) return s;
   counters.init_q_correction = norm_inf(out.q - q0);
 
+  // The rank of [G; A] at the projected q0 (see the header).
+  if constexpr (decides_constraint_rank<Model>)
+    phase<separate>([&] {
+      const velocity_constraint_rows<Model> rows = velocity_constraints_at<Model>(t0, out.q, p);
+      for (int i = 0; i < (Model::m + Model::k) * n; ++i)
+        if (!is_finite(rows.C.a[i])) s = member_status::model_not_finite;
+      out.dropped = constraint_rank<Model::m + Model::k, n>(rows.C, nullptr, constraint_rank_tolerances{}, holonomic).dependent;
+    });
+  if (s != member_status::success) return s;
+
   // 2. velocities: one linear projection onto [G; A] v + [Phi_t; a] = 0 (repeated once so that the
   // residual is at round-off even when the Gram matrix is poorly conditioned).
-  phase<separate>([&] { s = project_velocities<Model>(t0, out.q, out.v, p, W); });
+  phase<separate>([&] { s = project_velocities<Model>(t0, out.q, out.v, p, W, out.dropped); });
   if (s != member_status::success) return s;
   counters.init_v_correction = norm_inf(out.v - v0);
 
@@ -118,7 +144,9 @@ LOCKSTEP_HD member_status consistent_initialization(double t0, const vec<double,
     return member_status::inconsistent_initial;
 
   // 3. accelerations and multipliers from the index-1 system.
-  phase<separate>([&] { s = accelerations_and_multipliers<Model>(t0, out.q, out.v, p, out.a, out.lambda, out.nu); });
+  phase<separate>([&] {
+    s = accelerations_and_multipliers<Model>(t0, out.q, out.v, p, out.a, out.lambda, out.nu, out.dropped);
+  });
   return s;
 }
 

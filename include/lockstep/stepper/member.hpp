@@ -27,6 +27,7 @@
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/core/status.hpp"
+#include "lockstep/formulation/minimum_norm_multipliers.hpp"
 #include "lockstep/method/methods.hpp"
 #include "lockstep/stepper/initialize.hpp"
 #include "lockstep/stepper/options.hpp"
@@ -44,10 +45,11 @@ struct member_state {
 
 namespace detail {
 
-// Tracks max |Phi| and max |G v + Phi_t|, |A v + a| at an accepted point.
+// Tracks max |Phi| and max |G v + Phi_t|, |A v + a| at an accepted point, and max |Phi| of the
+// holonomic rows set in `dropped`.
 template <class Model>
 LOCKSTEP_HD void record_constraint_residuals(double t, const state_vector<Model>& y, const double* p,
-                                             member_counters& c) {
+                                             member_counters& c, std::uint64_t dropped) {
   using L = state_layout<Model>;
   vec<double, Model::n> q, v;
   for (int i = 0; i < Model::n; ++i) {
@@ -58,15 +60,18 @@ LOCKSTEP_HD void record_constraint_residuals(double t, const state_vector<Model>
     const auto both = constraint_along<Model>(t, q, v, p);
     c.max_phi = max(c.max_phi, norm_inf(both.phi));
     c.max_velocity_residual = max(c.max_velocity_residual, norm_inf(both.rate));
+    for (int a = 0; dropped != 0 && a < Model::m; ++a)
+      if (row_dropped(dropped, a)) c.max_dropped_phi = max(c.max_dropped_phi, abs(both.phi[a]));
   }
   if constexpr (Model::k > 0)
     c.max_velocity_residual =
         max(c.max_velocity_residual, norm_inf(Model::template nonholonomic<double, double>(t, q, v, p)));
 }
 
-// Replaces lambda and nu of an output point by the multipliers consistent with its (q, v).
+// Replaces lambda and nu of an output point by the multipliers consistent with its (q, v), those of
+// the independent rows when rows are `dropped`.
 template <class Model>
-LOCKSTEP_HD void make_multipliers_consistent(double t, state_vector<Model>& y, const double* p) {
+LOCKSTEP_HD void make_multipliers_consistent(double t, state_vector<Model>& y, const double* p, std::uint64_t dropped) {
   using L = state_layout<Model>;
   vec<double, Model::n> q, v, a;
   vec<double, Model::m> lambda;
@@ -75,21 +80,46 @@ LOCKSTEP_HD void make_multipliers_consistent(double t, state_vector<Model>& y, c
     q[i] = y[L::q + i];
     v[i] = y[L::v + i];
   }
-  if (accelerations_and_multipliers<Model>(t, q, v, p, a, lambda, nu) != member_status::success) return;
+  if (accelerations_and_multipliers<Model>(t, q, v, p, a, lambda, nu, dropped) != member_status::success) return;
   for (int i = 0; i < Model::m; ++i) y[L::lambda + i] = lambda[i];
   for (int i = 0; i < Model::k; ++i) y[L::nu + i] = nu[i];
+}
+
+// The reported multipliers of a point with dropped constraint rows in the convention the options ask
+// for: the method's are those of the independent rows (0 on the dropped ones), which minimum_norm
+// turns into the smallest with the same constraint force (formulation/minimum_norm_multipliers.hpp).
+template <class Model>
+LOCKSTEP_HD void apply_multiplier_convention(double t, state_vector<Model>& y, const double* p, const solver_options& opt,
+                                             std::uint64_t dropped) {
+  using L = state_layout<Model>;
+  constexpr int m = Model::m, k = Model::k;
+  if constexpr (decides_constraint_rank<Model>) {
+    if (dropped == 0 || opt.multipliers != multiplier_convention::minimum_norm) return;
+    vec<double, Model::n> q;
+    for (int i = 0; i < Model::n; ++i) q[i] = y[L::q + i];
+    const velocity_constraint_rows<Model> rows = velocity_constraints_at<Model>(t, q, p);
+    vec<double, m + k> mu;
+    for (int a = 0; a < m; ++a) mu[a] = y[L::lambda + a];
+    for (int a = 0; a < k; ++a) mu[m + a] = y[L::nu + a];
+    if (make_minimum_norm<m + k, Model::n>(rows.C, dropped, mu) != member_status::success) return;
+    for (int a = 0; a < m; ++a) y[L::lambda + a] = mu[a];
+    for (int a = 0; a < k; ++a) y[L::nu + a] = mu[m + a];
+  } else {
+    (void)t, (void)y, (void)p, (void)opt, (void)dropped;
+  }
 }
 
 // A save point from dense output, projected as the steps are (see the header); unchanged when the
 // options ask for no projection or when the projection fails.
 template <class Model>
-LOCKSTEP_HD void project_output(double t, state_vector<Model>& y, const double* p, const solver_options& opt) {
+LOCKSTEP_HD void project_output(double t, state_vector<Model>& y, const double* p, const solver_options& opt,
+                                std::uint64_t dropped) {
   if (!projects_after_steps(opt.projection, opt.form)) return;
   // A phase (core/hd.hpp): for large members the projection's matrices live only while it runs.
   phase<separate_device_phases<Model>>([&] {
     state_vector<Model> projected = y;
     projection_sizes sizes;
-    if (project_state<Model>(opt.projection, opt.form, opt.metric, t, projected, p, sizes) == member_status::success)
+    if (project_state<Model>(opt.projection, opt.form, opt.metric, t, projected, p, sizes, dropped) == member_status::success)
       y = projected;
   });
 }
@@ -118,8 +148,10 @@ LOCKSTEP_HD bool project_accepted_point(member_state<Model, Method>& ms, const d
   state_vector<Model> y = Method::current(ms.method);
   projection_sizes sizes;
   member_status s = member_status::success;
-  phase<separate_device_phases<Model>>(
-      [&] { s = project_state<Model>(opt.projection, opt.form, opt.metric, Method::time(ms.method), y, p, sizes); });
+  const std::uint64_t dropped = Method::jacobian(ms.method).dropped;
+  phase<separate_device_phases<Model>>([&] {
+    s = project_state<Model>(opt.projection, opt.form, opt.metric, Method::time(ms.method), y, p, sizes, dropped);
+  });
   return record_projection<Model>(ms, s, y, sizes);
 }
 
@@ -134,7 +166,7 @@ LOCKSTEP_HD completion project_accepted_point_split(member_state<Model, Method>&
                                                     const solver_options& opt, projection_work<Model>& w) {
   if (!projects_after_steps(opt.projection, opt.form)) return completion::done;
   state_vector<Model> y = Method::current(ms.method);
-  if (w.phase == projection_phase::idle) begin_projection<Model>(w, opt.metric, y, p);
+  if (w.phase == projection_phase::idle) begin_projection<Model>(w, opt.metric, y, p, Method::jacobian(ms.method).dropped);
   const member_status s = run_projection<Model>(w, opt.projection, Method::time(ms.method), p);
   if (w.phase != projection_phase::idle) return completion::suspended;
   projection_sizes sizes;
@@ -144,8 +176,10 @@ LOCKSTEP_HD completion project_accepted_point_split(member_state<Model, Method>&
 
 template <class Model, class Sink>
 LOCKSTEP_HD void emit(int save_index, double t, state_vector<Model> y, const double* p, const solver_options& opt,
-                      Sink& sink) {
-  if (opt.consistent_multipliers) phase<separate_device_phases<Model>>([&] { make_multipliers_consistent<Model>(t, y, p); });
+                      std::uint64_t dropped, Sink& sink) {
+  if (opt.consistent_multipliers)
+    phase<separate_device_phases<Model>>([&] { make_multipliers_consistent<Model>(t, y, p, dropped); });
+  if (dropped != 0) phase<separate_device_phases<Model>>([&] { apply_multiplier_convention<Model>(t, y, p, opt, dropped); });
   sink(save_index, t, y);
 }
 
@@ -162,16 +196,17 @@ LOCKSTEP_HD completion complete_accepted_step(member_state<Model, Method>& ms, c
     return completion::failed;
   }
   const double t = Method::time(ms.method);
-  record_constraint_residuals<Model>(t, Method::current(ms.method), p, ms.counters);
+  const std::uint64_t dropped = Method::jacobian(ms.method).dropped;
+  record_constraint_residuals<Model>(t, Method::current(ms.method), p, ms.counters, dropped);
   while (ms.next_save < save_count && save_times[ms.next_save] <= t) {
     state_vector<Model> y;
     if (save_times[ms.next_save] == t) {
       y = Method::current(ms.method);
     } else {
       Method::dense_output(ms.method, save_times[ms.next_save], y);
-      project_output<Model>(save_times[ms.next_save], y, p, opt);
+      project_output<Model>(save_times[ms.next_save], y, p, opt, dropped);
     }
-    emit<Model>(ms.next_save, save_times[ms.next_save], y, p, opt, sink);
+    emit<Model>(ms.next_save, save_times[ms.next_save], y, p, opt, dropped, sink);
     ++ms.next_save;
   }
   return completion::done;
@@ -199,10 +234,12 @@ LOCKSTEP_HD void member_begin(member_state<Model, Method>& ms, double t0, double
     return;
   }
   Method::start(ms.method, t0, t1, init, opt);
+  Method::jacobian(ms.method).dropped = init.dropped;
+  ms.counters.dropped_rows = static_cast<long>(init.dropped);
   const state_vector<Model>& y0 = Method::current(ms.method);
-  detail::record_constraint_residuals<Model>(t0, y0, p, ms.counters);
+  detail::record_constraint_residuals<Model>(t0, y0, p, ms.counters, init.dropped);
   while (ms.next_save < save_count && save_times[ms.next_save] <= t0) {
-    if (save_times[ms.next_save] == t0) detail::emit<Model>(ms.next_save, t0, y0, p, opt, sink);
+    if (save_times[ms.next_save] == t0) detail::emit<Model>(ms.next_save, t0, y0, p, opt, init.dropped, sink);
     ++ms.next_save;
   }
 }
@@ -232,7 +269,12 @@ LOCKSTEP_HD bool member_advance(member_state<Model, Method>& ms, int max_attempt
       return true;
     }
     member_status why = member_status::running;
+    const std::uint64_t dropped_before = Method::jacobian(ms.method).dropped;
     const attempt_result r = Method::attempt(ms.method, t1, p, opt, ms.counters, why);
+    if (const std::uint64_t dropped = Method::jacobian(ms.method).dropped; dropped != dropped_before) {
+      ++ms.counters.rank_changes;  // a revised decision (constraint_rank.hpp: hysteresis keeps these rare)
+      ms.counters.dropped_rows = static_cast<long>(static_cast<std::uint64_t>(ms.counters.dropped_rows) | dropped);
+    }
     if (r == attempt_result::suspended) {  // the split path: replayed after the batched factorization
       --ms.attempts;                          // (method/attempt.hpp), when it counts as this one attempt
       return false;
@@ -260,7 +302,10 @@ LOCKSTEP_HD state_vector<Model> member_final_state(const member_state<Model, Met
   state_vector<Model> y = Method::current(ms.method);
   // A member that never started (refused options, failed initialization) has no point to correct.
   const bool started = ms.status == member_status::success || ms.attempts > 0;
-  if (opt.consistent_multipliers && started) detail::make_multipliers_consistent<Model>(Method::time(ms.method), y, p);
+  if (!started) return y;
+  const std::uint64_t dropped = Method::jacobian(ms.method).dropped;
+  if (opt.consistent_multipliers) detail::make_multipliers_consistent<Model>(Method::time(ms.method), y, p, dropped);
+  detail::apply_multiplier_convention<Model>(Method::time(ms.method), y, p, opt, dropped);
   return y;
 }
 

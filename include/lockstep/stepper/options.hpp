@@ -41,6 +41,23 @@ LOCKSTEP_HD constexpr const char* method_name(method_kind m) {
   return "unknown";
 }
 
+// Which multipliers a member with redundant constraints reports (formulation/minimum_norm_multipliers.hpp).
+// Its positions and velocities are unique; its constraint forces G^T lambda + A^T nu are too, but not
+// the multipliers that give them.
+enum class multiplier_convention : int {
+  independent = 0,   // those of the independent rows the solver keeps; 0 on the dropped rows
+  minimum_norm = 1,  // the smallest |(lambda, nu)| with the same constraint force
+};
+
+// The name used in study files and results.
+LOCKSTEP_HD constexpr const char* multiplier_convention_name(multiplier_convention c) {
+  switch (c) {
+    case multiplier_convention::independent: return "independent";
+    case multiplier_convention::minimum_norm: return "minimum-norm";
+  }
+  return "unknown";
+}
+
 struct solver_options {
   method_kind method = method_kind::bdf;
   formulation form = formulation::ggl;
@@ -91,6 +108,9 @@ struct solver_options {
   // false reports the method's own values.
   bool consistent_multipliers = true;
 
+  // The convention of the multipliers reported for a member with dependent constraint rows (above).
+  multiplier_convention multipliers = multiplier_convention::independent;
+
   init_mode init = init_mode::project;
   projection_metric metric = projection_metric::mass;  // of the initial projection and of `projection`
   double init_tolerance = 1e-10;  // strict mode: largest admissible correction (max-norm)
@@ -127,6 +147,13 @@ struct member_counters {
   long projections = 0;                // accepted steps followed by a projection (stepper/member.hpp)
   double max_projection_q = 0.0;       // max-norm of the largest position correction of a projection
   double max_projection_v = 0.0;       // max-norm of the largest velocity correction of a projection
+  // Redundant constraints (formulation/constraint_rank.hpp): the rows of [G; A] the solver left out at
+  // some point of the run, as a bit mask (bit a < m: holonomic row a; bit m + a: non-holonomic row a;
+  // bit 63 makes it negative), how often its decision changed after the initial one, and the largest
+  // |Phi| of a left-out holonomic row at an accepted point (monitored: it is not imposed directly).
+  long dropped_rows = 0;
+  long rank_changes = 0;
+  double max_dropped_phi = 0.0;
 };
 
 }  // namespace lockstep
