@@ -8,7 +8,7 @@
 //     mu_min = argmin |mu|  subject to  B^T mu = B^T mu_I,   i.e.   mu_min = mu_I - P_Z mu_I,
 //
 // P_Z the orthogonal projector onto null(B^T) (the least-squares characterization of the
-// pseudo-inverse solution; Golub & Van Loan, "Matrix Computations", 4th ed. 2013, section 5.5). A basis
+// pseudo-inverse solution; Golub & Van Loan, "Matrix Computations", 3rd ed. 1996, section 5.5). A basis
 // of null(B^T) comes from the dependencies themselves: a dropped row b_a is the combination
 // b_a = sum_i c_ai b_i of the kept rows, c_a solving the kept rows' normal equations
 // (B_I B_I^T) c_a = B_I b_a^T, so z_a = e_a - c_a satisfies B^T z_a = 0, and the z_a of the d dropped
