@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "lockstep/formulation/minimum_norm_multipliers.hpp"
+#include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/model/double_pendulum.hpp"
 #include "lockstep/stepper/solve_member.hpp"
 
@@ -197,6 +198,25 @@ TEST(RedundantConstraints, WithoutTheDecisionTheRestatedRodIsSingular) {
   EXPECT_EQ(project_positions<restated>(0.0, q, d.p.data(), W, 5), member_status::singular_matrix);
   q = d.q0;
   EXPECT_EQ(project_positions<restated>(0.0, q, d.p.data(), W, 5, 0b010), member_status::success);
+}
+
+TEST(RedundantConstraints, LyapunovExponentsAreRefusedWithTheRowsNamed) {
+  // The tangent space's dimension 2 (n - m) - k assumes independent rows: both estimates refuse a
+  // member whose solver drops one, and say which, instead of returning exponents of a wrong space.
+  const default_member d;
+  solver_options opt;
+  opt.method = method_kind::bdf;
+  opt.form = formulation::ggl;
+  lyapunov_options lopt;
+  lopt.exponents = 1;
+  const lyapunov_result<restated> qr = lyapunov_spectrum<restated>(d.p.data(), d.q0, d.v0, 0.0, 2.0, opt, lopt);
+  EXPECT_EQ(qr.status, member_status::invalid_input);
+  EXPECT_NE(qr.message.find("drops the redundant rows 1 of [G; A]"), std::string::npos) << qr.message;
+  const clone_result clone = clone_largest_exponent<restated>(d.p.data(), d.q0, d.v0, 0.0, 2.0, opt, lopt, 1e-8);
+  EXPECT_EQ(clone.status, member_status::invalid_input);
+  EXPECT_NE(clone.message.find("drops the redundant rows 1 of [G; A]"), std::string::npos) << clone.message;
+  // The plain pendulum is not refused.
+  EXPECT_EQ(lyapunov_spectrum<plain>(d.p.data(), d.q0, d.v0, 0.0, 2.0, opt, lopt).status, member_status::success);
 }
 
 }  // namespace

@@ -56,6 +56,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -255,6 +256,19 @@ std::string lyapunov_check_options(const solver_options& opt, const lyapunov_opt
   return "";
 }
 
+// Why a member whose constraint rows the solver drops (formulation/constraint_rank.hpp) gets no
+// exponents ("" when it drops none): the tangent space, its basis and its dimension 2 (n - m) - k
+// assume independent constraints; with r rows dropped the manifold has dimension 2 (n - m + r) - k
+// and the basis of the independent rows is not built yet. Refused, not approximated.
+inline std::string redundant_constraints_refusal(std::uint64_t dropped) {
+  if (dropped == 0) return "";
+  std::string rows;
+  for (int i = 0; i < constraint_rank_max_rows; ++i)
+    if (row_dropped(dropped, i)) rows += (rows.empty() ? "" : ", ") + std::to_string(i);
+  return "Lyapunov exponents need independent constraints, and the solver drops the redundant rows " + rows +
+         " of [G; A] at the initial point (docs/CONSTRAINT-RANK.md): state the model without them";
+}
+
 template <class Model>
 struct lyapunov_result {
   member_status status = member_status::running;
@@ -293,6 +307,11 @@ lyapunov_result<Model> lyapunov_spectrum(const double* params, const vec<double,
   initial_values<Model> init;
   member_counters scratch;
   member_status st = consistent_initialization<Model>(t0, q0, v0, params, opt, init, scratch);
+  if (st == member_status::success && init.dropped != 0) {
+    out.status = member_status::invalid_input;
+    out.message = redundant_constraints_refusal(init.dropped);
+    return out;
+  }
   phase_vector<Model> basis[d_max];
   if (st == member_status::success) st = tangent_space_basis<Model>(t0, init.q, init.v, params, lopt.metric, basis);
   if (st != member_status::success) {
@@ -414,6 +433,11 @@ clone_result clone_largest_exponent(const double* params, const vec<double, Mode
   }
   grid.push_back(t1);
   const member_result<Model> fiducial = solve_member<Model>(params, q0, v0, t0, t1, opt, grid);
+  if (fiducial.counters.dropped_rows != 0) {
+    out.status = member_status::invalid_input;
+    out.message = redundant_constraints_refusal(static_cast<std::uint64_t>(fiducial.counters.dropped_rows));
+    return out;
+  }
   if (fiducial.status != member_status::success || fiducial.y.size() != grid.size()) {
     out.status = fiducial.status == member_status::success ? member_status::invalid_input : fiducial.status;
     out.message = fiducial.message;
