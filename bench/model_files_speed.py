@@ -11,7 +11,7 @@ within 10 (atol + rtol |y|) for an equations file).
     /usr/bin/python3 bench/model_files_speed.py --lockstep build/host/cli/lockstep [--reps 5] [--members 20000]
 
 Pairs: double_pendulum and a copy of its header in another namespace; andrews and
-tests/model_files/equations/andrews.toml when that file exists.
+examples/mbs/a03_andrews.toml when that file exists.
 """
 import argparse
 import os
@@ -66,7 +66,7 @@ def main():
     env = dict(os.environ, LOCKSTEP_CACHE_DIR=os.path.join(work, "cache"))
     pairs = [("double_pendulum", 'name = "double_pendulum"', f'source = "{header_copy(work)}"', 10.0, 1e-6,
               '"initial.theta1" = { uniform = [1.5, 2.5] }', args.members, True)]
-    andrews_toml = os.path.join(ROOT, "tests", "model_files", "equations", "andrews.toml")
+    andrews_toml = os.path.join(ROOT, "examples", "mbs", "a03_andrews.toml")
     if os.path.exists(andrews_toml):
         pairs.append(("andrews", 'name = "andrews"', f'source = "{andrews_toml}"', 0.03, 1e-6,
                       '"params.c0" = { uniform = [4530.0, 4550.0] }', max(1, args.members // 10), False))

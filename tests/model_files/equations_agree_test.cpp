@@ -1,5 +1,5 @@
 // The structs that host/model_files/equations_to_header.py generates from equations files agree with
-// the hand-written built-in models they restate (tests/model_files/equations/*.toml): the tables
+// the hand-written built-in models they restate (tests/model_files/equations/*.toml, and examples/mbs/a03_andrews.toml): the tables
 // entry for entry, and mass, force, constraint and nonholonomic at 100 random states near the start,
 // for T = double and for dual numbers (values and derivative parts), as well as initial_state; and
 // that every form the printer writes computes its formula (printer_forms.toml).

@@ -184,7 +184,7 @@ class Structure(unittest.TestCase):
 
 class WellFormed(unittest.TestCase):
     def test_the_restated_models_and_the_example_convert(self):
-        for path in [os.path.join(FILES, "andrews.toml"), os.path.join(FILES, "slider_crank.toml"),
+        for path in [os.path.join(ROOT, "examples", "mbs", "a03_andrews.toml"), os.path.join(FILES, "slider_crank.toml"),
                      os.path.join(FILES, "knife_edge.toml"), os.path.join(ROOT, "examples", "models", "fourbar.toml")]:
             status, lines, written = generate(path)
             self.assertEqual((status, lines, written), (0, [], True), path)

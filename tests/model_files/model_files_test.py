@@ -307,6 +307,8 @@ def case_cuda(ctx):
 
 
 def equations_file(ctx, name):
+    if name == "andrews.toml":  # the multibody benchmark library's A03 lives with its examples
+        return os.path.join(ctx.source, "examples", "mbs", "a03_andrews.toml")
     return os.path.join(ctx.source, "tests", "model_files", "equations", name)
 
 
