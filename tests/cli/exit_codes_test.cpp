@@ -36,8 +36,10 @@ std::size_t occurrences(const std::string& text, const std::string& word) {
 }
 
 // ---- exit 1: some members fail ---------------------------------------------------------------------
-// A rod of length 0 makes the constraint gradient G = q vanish at the start (q0 = 0): those members
-// cannot be initialized; the others are ordinary pendulums.
+// A rod of length 0 makes the constraint gradient G = q vanish at the start (q0 = 0): the row is
+// dropped there, the bob falls away from the constraint it can no longer impose, and those members
+// end with singular_matrix after their first step (stepper/member.hpp, dropped_rows_hold); the others
+// are ordinary pendulums.
 constexpr const char* failing_study = R"([model]
 name = "pendulum"
 [time]
@@ -97,10 +99,13 @@ TEST(LockstepExitCodes, SomeMembersFailingGiveExitOneWithCompleteResults) {
       for (std::size_t i = 0; i < 6; ++i)
         if (!std::isnan(d.q[(i * S + s) * 2 + c])) values.push_back(d.q[(i * S + s) * 2 + c]);
       EXPECT_EQ(count[s * 6 + c], static_cast<std::int64_t>(values.size())) << "save " << s << " q" << c;
-      EXPECT_EQ(values.size(), 4u) << "save " << s << " q" << c;
+      // At t0 every member has its point (a bob at its pivot is a consistent start); after it, the two
+      // that failed have none.
+      EXPECT_EQ(values.size(), s == 0 ? 6u : 4u) << "save " << s << " q" << c;
       double sum = 0.0, scale = 0.0;
       for (double v : values) sum += v, scale = std::max(scale, std::abs(v));
-      EXPECT_LE(std::abs(mean_q[s * 2 + c] - sum / 4.0), 1e-13 * scale) << "save " << s << " q" << c;
+      EXPECT_LE(std::abs(mean_q[s * 2 + c] - sum / static_cast<double>(values.size())), 1e-13 * scale)
+          << "save " << s << " q" << c;
     }
 }
 

@@ -568,8 +568,17 @@ TEST(BdfStatus, FixedStepsWithAnUnreachableNewtonToleranceEndWithNewtonFailure) 
   EXPECT_EQ(r.counters.steps, 0);
 }
 
-TEST(BdfStatus, ARepeatedConstraintEndsWithSingularMatrix) {
+TEST(BdfStatus, ARepeatedConstraintIsDroppedAndTheMemberSucceeds) {
   const auto r = run_status_case<doubled_pendulum_constraint>({1.0, 1.0, 9.81}, 1.0, solver_options{});
+  EXPECT_EQ(r.status, member_status::success) << status_name(r.status);
+  EXPECT_EQ(r.counters.dropped_rows, 0b10);
+  EXPECT_EQ(r.counters.rank_changes, 0);
+}
+
+TEST(BdfStatus, ABobAtItsPivotEndsWithSingularMatrix) {
+  // L = 0: G = (x, y) = 0 at the start, so the row is dropped; the bob falls, the dropped row no
+  // longer holds (stepper/member.hpp, dropped_rows_hold), and the member ends instead of falling freely.
+  const auto r = run_status_case<models::pendulum>({1.0, 0.0, 9.81}, 1.0, solver_options{});
   EXPECT_EQ(r.status, member_status::singular_matrix) << status_name(r.status);
 }
 

@@ -255,7 +255,8 @@ inline void expect_index3_hard_problems_gain_digits(method_kind method, const st
 
 // Every failure a member can report, provoked for the method and formulation of `base`:
 // max_steps (a budget of 5 attempts), step_size_too_small (h_min above andrews' whole interval),
-// newton_failure (fixed steps of 1 on the pendulum), singular_matrix (a repeated constraint),
+// newton_failure (fixed steps of 1 on the pendulum), singular_matrix (the bob at its pivot, L = 0:
+// G = 0 there, the row is dropped, and the bob's fall leaves the constraint it no longer holds),
 // model_not_finite (g = NaN), inconsistent_initial (strict start 1e-3 off the circle) and
 // invalid_input (rtol = 0).
 inline void expect_failure_statuses(const solver_options& base) {
@@ -283,7 +284,15 @@ inline void expect_failure_statuses(const solver_options& base) {
     expect_status(r, member_status::newton_failure);
     EXPECT_EQ(r.counters.steps, 0) << what;
   }
-  expect_status(solve_from_defaults<doubled_pendulum_constraint>(base, 1.0), member_status::singular_matrix);
+  {
+    const double p[3] = {1.0, 0.0, 9.81};  // m, L, g
+    expect_status(solve_from_defaults<Pendulum>(base, 1.0, p), member_status::singular_matrix);
+  }
+  {  // whereas a constraint stated twice is redundant: dropped, reported, and the member succeeds
+    const auto r = solve_from_defaults<doubled_pendulum_constraint>(base, 1.0);
+    expect_status(r, member_status::success);
+    EXPECT_EQ(r.counters.dropped_rows, 0b10) << what;
+  }
   {
     const double p[3] = {1.0, 1.0, std::numeric_limits<double>::quiet_NaN()};
     expect_status(solve_from_defaults<Pendulum>(base, 1.0, p), member_status::model_not_finite);

@@ -1,5 +1,6 @@
-// tests/support/doubled_pendulum.hpp — a test-only model whose every Newton matrix is singular, for
-// the singular_matrix status of the method tests.
+// tests/support/doubled_pendulum.hpp — a test-only model whose constraint Jacobian has two identical
+// rows: without the solver's rank decision every Newton matrix would be singular; with it the second
+// row is dropped (formulation/constraint_rank.hpp) and the member succeeds.
 #pragma once
 
 #include <cmath>
@@ -9,11 +10,10 @@
 
 namespace lockstep::test {
 
-// A pendulum whose constraint is listed twice: G has two identical rows, so every Gram and Newton
-// matrix is singular. Test-only.
+// A pendulum whose constraint is listed twice: G has two identical rows. Test-only.
 struct doubled_pendulum_constraint {
   static constexpr const char* name = "doubled_pendulum_constraint";
-  static constexpr const char* description = "pendulum with its constraint repeated (singular)";
+  static constexpr const char* description = "pendulum with its constraint repeated (redundant)";
   static constexpr int n = 2, m = 2, k = 0;
   static constexpr int n_params = 3;
   static constexpr named_value params[n_params] = {{"m", 1.0, ""}, {"L", 1.0, ""}, {"g", 9.81, ""}};

@@ -68,6 +68,39 @@ LOCKSTEP_HD void record_constraint_residuals(double t, const state_vector<Model>
         max(c.max_velocity_residual, norm_inf(Model::template nonholonomic<double, double>(t, q, v, p)));
 }
 
+// Whether the dropped holonomic rows still hold at an accepted point y. A row the rank decision drops
+// is monitored, not imposed (formulation/constraint_rank.hpp): it holds because it is a combination of
+// the kept rows, which is true of a redundant constraint along the whole motion but not of one whose
+// gradient merely vanished at a point (a bob at its pivot, G = 0: dropping it would let the bob fall
+// freely). So its distance from its own zero set, |Phi_a| / |G_a| (G from the method's last Jacobian),
+// must stay within 100 times the position tolerance plus 100 times the kept rows' own distances (which
+// drift without stabilization in index1). False ends the member with singular_matrix: without the
+// drop its Newton matrix was singular, and with it the motion is not the constrained one.
+template <class Model>
+LOCKSTEP_HD bool dropped_rows_hold(double t, const state_vector<Model>& y, const double* p, const solver_options& opt,
+                                   const jacobian_blocks<Model>& J) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n, m = Model::m;
+  if constexpr (m > 0) {
+    vec<double, n> q;
+    for (int i = 0; i < n; ++i) q[i] = y[L::q + i];
+    const vec<double, m> phi = Model::template constraint<double, double>(t, q, p);
+    double kept = 0.0, worst = 0.0;
+    for (int a = 0; a < m; ++a) {
+      double g = 0.0;
+      for (int j = 0; j < n; ++j) g += J.G(a, j) * J.G(a, j);
+      const double distance = abs(phi[a]) == 0.0 ? 0.0 : abs(phi[a]) / sqrt(g);  // inf for G_a = 0
+      if (row_dropped(J.dropped, a)) worst = max(worst, distance);
+      else kept = max(kept, distance);
+    }
+    const double tolerance = 100.0 * (opt.atol_q + opt.rtol * norm_inf(q)) + 100.0 * kept;
+    return worst <= tolerance;  // false for NaN
+  } else {
+    (void)t, (void)y, (void)p, (void)opt, (void)J;
+    return true;
+  }
+}
+
 // Replaces lambda and nu of an output point by the multipliers consistent with its (q, v), those of
 // the independent rows when rows are `dropped`.
 template <class Model>
@@ -198,6 +231,10 @@ LOCKSTEP_HD completion complete_accepted_step(member_state<Model, Method>& ms, c
   const double t = Method::time(ms.method);
   const std::uint64_t dropped = Method::jacobian(ms.method).dropped;
   record_constraint_residuals<Model>(t, Method::current(ms.method), p, ms.counters, dropped);
+  if (dropped != 0 && !dropped_rows_hold<Model>(t, Method::current(ms.method), p, opt, Method::jacobian(ms.method))) {
+    ms.status = member_status::singular_matrix;
+    return completion::failed;
+  }
   while (ms.next_save < save_count && save_times[ms.next_save] <= t) {
     state_vector<Model> y;
     if (save_times[ms.next_save] == t) {
