@@ -386,8 +386,10 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
   for (int i = 0; i < k * n; ++i)
     finite = finite && is_finite(J.A.a[i]) && is_finite(J.A_q.a[i]) && is_finite(J.A_v.a[i]);
   if (!finite) return member_status::model_not_finite;
+  // Always a separate call on the device: its Gram-Schmidt workspace ((m + k) x n twice) would
+  // otherwise join the inlined frame of every step kernel (docs/GPU.md, the ptxas table).
   if constexpr (decides_constraint_rank<Model>)
-    phase<separate>([&] { J.dropped = dependent_constraint_rows<Model>(J.G, J.A, J.dropped); });
+    phase<true>([&] { J.dropped = dependent_constraint_rows<Model>(J.G, J.A, J.dropped); });
   return member_status::success;
 }
 
