@@ -135,19 +135,18 @@ template <class Model, int R>
 LOCKSTEP_HD void assemble_projector(const metric_factor<Model>& W, const mat<double, R, Model::n>& B,
                                     minimal_norm_projector<Model, R>& P, std::uint64_t dropped = 0) {
   P.dropped = dropped;
-  if (dropped == 0) {
-    P.WinvBt = apply_inverse_metric<Model, R>(W, transpose(B));
-    P.gram = B * P.WinvBt;
-    return;
-  }
-  mat<double, R, Model::n> kept = B;
-  for (int a = 0; a < R; ++a)
-    if (row_dropped(dropped, a))
-      for (int j = 0; j < Model::n; ++j) kept(a, j) = 0.0;
-  P.WinvBt = apply_inverse_metric<Model, R>(W, transpose(kept));
-  P.gram = kept * P.WinvBt;
-  for (int a = 0; a < R; ++a)
-    if (row_dropped(dropped, a)) P.gram(a, a) = 1.0;
+  P.WinvBt = apply_inverse_metric<Model, R>(W, transpose(B));
+  if (dropped != 0)  // W^-1 applies column by column: a dropped row's column is zeroed after it, no copy of B
+    for (int a = 0; a < R; ++a)
+      if (row_dropped(dropped, a))
+        for (int j = 0; j < Model::n; ++j) P.WinvBt(j, a) = 0.0;
+  P.gram = B * P.WinvBt;
+  if (dropped != 0)  // the dropped rows of the Gram matrix: those of an identity
+    for (int a = 0; a < R; ++a)
+      if (row_dropped(dropped, a)) {
+        for (int b = 0; b < R; ++b) P.gram(a, b) = 0.0;
+        P.gram(a, a) = 1.0;
+      }
 }
 
 // Returns success, singular_matrix (dependent rows: the Gram matrix is not positive definite) or

@@ -212,7 +212,9 @@ LOCKSTEP_HD void emit(int save_index, double t, state_vector<Model> y, const dou
                       std::uint64_t dropped, Sink& sink) {
   if (opt.consistent_multipliers)
     phase<separate_device_phases<Model>>([&] { make_multipliers_consistent<Model>(t, y, p, dropped); });
-  if (dropped != 0) phase<separate_device_phases<Model>>([&] { apply_multiplier_convention<Model>(t, y, p, opt, dropped); });
+  // Separate device calls (core/hd.hpp) whatever the model's size: they run only for members with
+  // dropped rows, and inlined their matrices would join every step kernel's frame (docs/GPU.md).
+  if (dropped != 0) phase<true>([&] { apply_multiplier_convention<Model>(t, y, p, opt, dropped); });
   sink(save_index, t, y);
 }
 
@@ -231,9 +233,13 @@ LOCKSTEP_HD completion complete_accepted_step(member_state<Model, Method>& ms, c
   const double t = Method::time(ms.method);
   const std::uint64_t dropped = Method::jacobian(ms.method).dropped;
   record_constraint_residuals<Model>(t, Method::current(ms.method), p, ms.counters, dropped);
-  if (dropped != 0 && !dropped_rows_hold<Model>(t, Method::current(ms.method), p, opt, Method::jacobian(ms.method))) {
-    ms.status = member_status::singular_matrix;
-    return completion::failed;
+  if (dropped != 0) {
+    bool hold = true;
+    phase<true>([&] { hold = dropped_rows_hold<Model>(t, Method::current(ms.method), p, opt, Method::jacobian(ms.method)); });
+    if (!hold) {
+      ms.status = member_status::singular_matrix;
+      return completion::failed;
+    }
   }
   while (ms.next_save < save_count && save_times[ms.next_save] <= t) {
     state_vector<Model> y;
@@ -342,7 +348,7 @@ LOCKSTEP_HD state_vector<Model> member_final_state(const member_state<Model, Met
   if (!started) return y;
   const std::uint64_t dropped = Method::jacobian(ms.method).dropped;
   if (opt.consistent_multipliers) detail::make_multipliers_consistent<Model>(Method::time(ms.method), y, p, dropped);
-  detail::apply_multiplier_convention<Model>(Method::time(ms.method), y, p, opt, dropped);
+  if (dropped != 0) phase<true>([&] { detail::apply_multiplier_convention<Model>(Method::time(ms.method), y, p, opt, dropped); });
   return y;
 }
 
