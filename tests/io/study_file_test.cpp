@@ -64,6 +64,7 @@ h_max = 0.1
 newton_tol = 0.2
 newton_max_iterations = 7
 consistent_multipliers = false
+multipliers = "minimum-norm"
 init_tolerance = 1e-12
 
 [time]
@@ -122,6 +123,7 @@ TEST(StudyFile, FullStudyParsesIntoExactlyTheExpectedSpec) {
   EXPECT_EQ(opt.newton_tol, 0.2);
   EXPECT_EQ(opt.newton_max_iterations, 7);
   EXPECT_FALSE(opt.consistent_multipliers);
+  EXPECT_EQ(opt.multipliers, multiplier_convention::minimum_norm);
   EXPECT_EQ(opt.init_tolerance, 1e-12);
   const solver_options untouched;
   EXPECT_EQ(opt.fixed_h, untouched.fixed_h);
@@ -540,6 +542,8 @@ const malformed_case malformed_cases[] = {
     {"unknown projection", BASE "[solver]\nprojection = \"coordinates\"\n", "6:14",
      "[solver] unknown projection \"coordinates\"; did you mean \"coordinate\"?"},
     {"unknown metric", BASE "[solver]\nmetric = \"kinetic\"\n", "6:10", "[solver] unknown metric \"kinetic\"; available: mass, euclidean"},
+    {"unknown multiplier convention", BASE "[solver]\nmultipliers = \"smallest\"\n", "6:15",
+     "[solver] unknown multiplier convention \"smallest\"; available: independent, minimum-norm"},
     {"method/formulation pair the library refuses", BASE "[solver]\nmethod = \"bdf\"\nformulation = \"index3\"\n", "6:10",
      "[solver] method \"bdf\" with formulation \"index3\" is refused: BDF on the index-3 formulation is allowed with fixed steps only"},
     {"baumgarte with an unknown key", BASE "[solver]\nbaumgarte = { alpha = 0.0, gamma = 0.0 }\n", "6:28",
