@@ -22,9 +22,10 @@
 //   multipliers = "independent"   independent | minimum-norm: the multipliers reported where the
 //                            solver drops dependent constraint rows (stepper/options.hpp)  ["independent"]
 //   rtol = 1e-6                                      > 0                                        [1e-6]
-//                            the digits a tolerance buys differ by method and formulation (BDF
-//                            reshapes rtol internally, Radau IIA does not: stepper/options.hpp);
-//                            docs/METHODS.md tabulates them against the IVP Test Set
+//                            the accuracy wanted: about -log10 rtol correct digits of the positions
+//                            for every method and formulation (each calibrates its error per step
+//                            to it: method/tolerance_calibration.hpp); docs/METHODS.md tabulates
+//                            digits and steps against the IVP Test Set
 //   atol = 1e-6              a number, or { q = .., v = .., lambda = .. } (> 0; groups left
 //                            out keep the default)                                              [1e-6]
 //   max_steps, h_initial, h_min, h_max, max_order (bdf only), newton_tol and newton_max_iterations

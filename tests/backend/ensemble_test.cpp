@@ -139,16 +139,17 @@ TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChun
     formulation form;
     double fixed_h;  // BDF on index3 runs with fixed steps only
     double t1;
+    double tol;  // the low orders at tolerances where they are practical (docs/METHODS.md, "What rtol means")
   };
-  for (const pair& fp : {pair{method_kind::bdf, formulation::ggl, 0.0, 0.1},
-                         pair{method_kind::bdf, formulation::index3, 2e-4, 0.05},
-                         pair{method_kind::radau5, formulation::index3, 0.0, 0.1},
-                         pair{method_kind::radau5, formulation::ggl, 0.0, 0.1},
+  for (const pair& fp : {pair{method_kind::bdf, formulation::ggl, 0.0, 0.1, 1e-5},
+                         pair{method_kind::bdf, formulation::index3, 2e-4, 0.05, 1e-5},
+                         pair{method_kind::radau5, formulation::index3, 0.0, 0.1, 1e-5},
+                         pair{method_kind::radau5, formulation::ggl, 0.0, 0.1, 1e-5},
                          // the other methods over shorter intervals (euler takes 10-100 times the steps)
-                         pair{method_kind::radau3, formulation::index3, 0.0, 0.05},
-                         pair{method_kind::euler, formulation::ggl, 0.0, 0.01},
-                         pair{method_kind::rhoinf, formulation::index3, 0.0, 0.05}}) {
-    auto e = make_ensemble<Model>(200, fp.t1, 1e-5, fp.form, fp.fixed_h);
+                         pair{method_kind::radau3, formulation::index3, 0.0, 0.05, 1e-5},
+                         pair{method_kind::euler, formulation::ggl, 0.0, 0.01, 1e-2},
+                         pair{method_kind::rhoinf, formulation::index3, 0.0, 0.05, 1e-3}}) {
+    auto e = make_ensemble<Model>(200, fp.t1, fp.tol, fp.form, fp.fixed_h);
     e.options.method = fp.method;
     const auto reference = solve_ensemble(e, make_run(backend::serial, 0, 1));
     const auto chunked = solve_ensemble(e, make_run(backend::omp, 7, 2));
@@ -172,11 +173,12 @@ TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChun
 // drifts, so there the projections really move the point (max_projection_q > 0 is checked); on index3
 // they correct v.
 template <class Model>
-void check_projection_determinism(method_kind method, formulation form, projection_kind projection, double t1) {
+void check_projection_determinism(method_kind method, formulation form, projection_kind projection, double t1,
+                                  double tol = 1e-6) {
   const std::string what = std::string(Model::name) + " " + method_name(method) + "/" + formulation_name(form) + "/" +
                            projection_name(projection);
   constexpr long members = 64;
-  auto e = make_ensemble<Model>(members, t1, 1e-6, form);
+  auto e = make_ensemble<Model>(members, t1, tol, form);
   e.options.method = method;
   e.options.projection = projection;
   const auto reference = solve_ensemble(e, make_run(backend::serial, 0, 1));
@@ -217,7 +219,7 @@ TEST(EnsembleDeterminism, ProjectedMembersAreBitwiseTheSameAloneInAnEnsembleAndO
   check_projection_determinism<models::double_pendulum>(method_kind::radau3, formulation::index1,
                                                         projection_kind::post_stabilization, 0.5);
   check_projection_determinism<models::double_pendulum>(method_kind::rhoinf, formulation::index3,
-                                                        projection_kind::coordinate, 0.5);
+                                                        projection_kind::coordinate, 0.5, 1e-3);
   // non-holonomic: v onto A v + a = 0
   check_projection_determinism<models::knife_edge>(method_kind::bdf, formulation::index1, projection_kind::coordinate,
                                                    1.0);

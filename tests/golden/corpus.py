@@ -52,7 +52,7 @@ MODELS = {
 
 
 def study(model, method, formulation, projection="none", members=6, sampler="random", solver="", extra="",
-          trajectories=True, vary=None, t1=None):
+          trajectories=True, vary=None, t1=None, tol=1e-6):
     vary_line, horizon = MODELS[model]
     # A pure grid has one member per grid point and draws nothing: members and seed would have no
     # effect, and a study file refuses them.
@@ -64,8 +64,8 @@ name = "{model}"
 method = "{method}"
 formulation = "{formulation}"
 projection = "{projection}"
-rtol = 1e-6
-atol = 1e-6
+rtol = {tol}
+atol = {tol}
 {solver}
 [time]
 t1 = {t1 if t1 is not None else horizon}
@@ -95,8 +95,9 @@ CASES = [
     case("pendulum-radau5-ggl", "pendulum", "radau5", "ggl"),
     case("pendulum-radau3-index3", "pendulum", "radau3", "index3"),
     case("pendulum-radau3-ggl", "pendulum", "radau3", "ggl"),
-    case("pendulum-euler-index3", "pendulum", "euler", "index3"),
-    case("pendulum-euler-ggl", "pendulum", "euler", "ggl"),
+    # backward Euler where it is practical: rtol is the accuracy asked for (docs/METHODS.md)
+    case("pendulum-euler-index3", "pendulum", "euler", "index3", tol=1e-1),
+    case("pendulum-euler-ggl", "pendulum", "euler", "ggl", tol=1e-2),
     case("pendulum-rhoinf-index3", "pendulum", "rhoinf", "index3"),
     case("pendulum-rhoinf-ggl", "pendulum", "rhoinf", "ggl", solver="rho_inf = 0.8\n"),
     case("pendulum-rhoinf-ggl-fixed", "pendulum", "rhoinf", "ggl", solver="rho_inf = 1.0\nfixed_h = 0.01\n"),

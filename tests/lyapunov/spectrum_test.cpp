@@ -53,7 +53,7 @@ TEST(LyapunovSpectrum, StopsAtMaxStepsWithTheEstimateReachedAndTheTimeItCovers) 
   const lyapunov_options lopt{.renormalize = 1.0, .transient = 20.0};
   const auto full = lyapunov_spectrum<Model>(p.data(), q0, v0, 0.0, 300.0, bdf_ggl(1e-7), lopt);
   ASSERT_EQ(full.status, member_status::success) << full.message;
-  EXPECT_NEAR(full.averaged_over, 280.0, 0.01);  // t_start: the first re-orthonormalization at or after 20
+  EXPECT_NEAR(full.averaged_over, 280.0, 0.1);  // t_start: the first re-orthonormalization at or after 20 (a step on)
   solver_options short_budget = bdf_ggl(1e-7);
   short_budget.max_steps = (full.counters.steps + full.counters.rejected_steps) / 2;
   const auto cut = lyapunov_spectrum<Model>(p.data(), q0, v0, 0.0, 300.0, short_budget, lopt);

@@ -38,19 +38,24 @@ TEST(Euler, ErrorEstimateIsTheTrueLocalErrorOnBothFormulations) {
     }
 }
 
-// Error-per-step control of a first-order method: the global error scales like tol^(1/2), a gain of
-// about 10 per factor 100 (measured 5-10); asserted: 3.
+// rtol asks for the accuracy at the end (method/tolerance_calibration.hpp), which a first-order method
+// buys with a per-step tolerance of about rtol^2: at 1e-1 and 1e-2, the tolerances where backward Euler
+// is practical, the error is to shrink by at least 3 (ideally 10).
 TEST(Euler, AdaptiveRunsSucceedAndGainAccuracyWithTheToleranceOnBothFormulations) {
   for (formulation form : {formulation::index3, formulation::ggl})
-    expect_adaptive_accuracy_gains(method_options(method_kind::euler, form), 3.0, 3.0);
+    expect_adaptive_accuracy_gains(method_options(method_kind::euler, form), 3.0, 3.0, {1e-1, 1e-2});
 }
 
 TEST(Euler, SolvesAndrewsAndCarAxisOnIndex3AtEveryToleranceAndGainsDigits) {
-  expect_index3_hard_problems_gain_digits(method_kind::euler, {1e-4, 1e-6, 1e-8});
+  expect_index3_hard_problems_gain_digits(method_kind::euler, {1e-1, 1e-2});
 }
 
 TEST(EulerStatus, ReportsEveryFailureStatusOnBothFormulations) {
-  for (formulation form : {formulation::index3, formulation::ggl}) expect_failure_statuses(method_options(method_kind::euler, form));
+  for (formulation form : {formulation::index3, formulation::ggl}) {
+    solver_options opt = method_options(method_kind::euler, form);
+    opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-2;
+    expect_failure_statuses(opt);
+  }
 }
 
 }  // namespace

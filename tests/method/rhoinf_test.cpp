@@ -192,7 +192,8 @@ TEST(Rhoinf, AfterAStepChangeTheIndex3MultipliersCarryAnErrorThatHalvesWithTheSt
 
 // rhoinf.hpp's estimate against the true local error: one adaptive step of size h from exact past
 // values (the reference at t_k - 2 omega h, t_k - omega h and t_k = 0.5, with exact derivatives), Newton
-// converged far below the error; both in the same weighted norm (radau_weights at y_k, step h).
+// converged far below the error; both in the same weighted norm (radau_weights at y_k, step h), at the
+// internal tolerance 1e-3 (tests/support/internal_tolerance.hpp).
 TEST(Rhoinf, ErrorEstimateIsTheTrueLocalErrorForEveryRhoAndStepRatio) {
   using Model = models::pendulum;
   const double p[3] = {1.0, 1.0, 9.81};
@@ -201,8 +202,7 @@ TEST(Rhoinf, ErrorEstimateIsTheTrueLocalErrorForEveryRhoAndStepRatio) {
     for (double rho : {0.0, 0.6, 0.9})
       for (double omega : {0.5, 1.0, 2.0})
         for (double h : {0.01, 0.005}) {
-          solver_options opt = method_options(method_kind::rhoinf, form, rho);
-          opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-3;
+          solver_options opt = at_internal_tolerance(method_options(method_kind::rhoinf, form, rho), 1e-3);
           opt.newton_tol = 1e-7;
           opt.newton_max_iterations = 30;
           const exact_point now = pendulum_exact(0.5), last = pendulum_exact(0.5 - omega * h),
@@ -228,7 +228,7 @@ TEST(Rhoinf, ErrorEstimateIsTheTrueLocalErrorForEveryRhoAndStepRatio) {
 
 // The same comparison with the Jacobian kept from an earlier point, as the corrector keeps it across
 // steps (method/corrector.hpp): evaluated at the exact solution at t_k - age, t_k = 0.25, on every
-// formulation, at tolerance 1e-6 (where the adaptive runs lived). On index1 and projected invariants the
+// formulation, at the internal tolerance 1e-6. On index1 and projected invariants the
 // estimate used to combine the constraint rows G(q_{k+1}) tau_v of a fresh residual with the kept G of
 // the filter, which left c (G_new - G_old) tau_v in the index-1 multipliers: ratios 3.1 and 7.9 on
 // index1 (h = 0.0025, ages 0.01 and 0.03) and rejections of steps whose true error is below the
@@ -243,8 +243,7 @@ TEST(Rhoinf, ErrorEstimateIsTheTrueLocalErrorWithAKeptJacobianOnEveryFormulation
       for (double h : {0.005, 0.0025}) {
         const std::string what = std::string(formulation_name(form)) + " Jacobian age " + std::to_string(age) +
                                  " h " + std::to_string(h);
-        solver_options opt = method_options(method_kind::rhoinf, form, 0.6);
-        opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-6;
+        solver_options opt = at_internal_tolerance(method_options(method_kind::rhoinf, form, 0.6), 1e-6);
         opt.newton_tol = 1e-7;
         opt.newton_max_iterations = 30;
         const exact_point now = pendulum_exact(t0), last = pendulum_exact(t0 - h), last2 = pendulum_exact(t0 - 2 * h),
@@ -275,12 +274,14 @@ TEST(Rhoinf, ErrorEstimateIsTheTrueLocalErrorWithAKeptJacobianOnEveryFormulation
   std::printf("[ measured ] rhoinf, kept Jacobian: |estimate / true local error - 1| <= %.3f over 24 cases\n", worst);
 }
 
-// Error-per-step control of a second-order method: the global error scales like tol^(2/3), a gain of
-// about 21 per factor 100; asserted: 5. rho = 0 (BDF2), the default 0.6 and 0.9.
+// rtol is the accuracy asked for (method/tolerance_calibration.hpp: a per-step tolerance ~ rtol^1.5 for
+// this second-order method), so the error falls about 100 times per factor 100 (measured 96-101 on ggl);
+// asserted: 5, at 1e-3 and 1e-5 (at 1e-8 index3 runs into round-off: internal tolerances near 1e-13).
+// rho = 0 (BDF2), the default 0.6 and 0.9.
 TEST(Rhoinf, AdaptiveRunsSucceedAndGainAccuracyWithTheToleranceOnBothFormulations) {
   for (double rho : {0.0, 0.6, 0.9})
     for (formulation form : {formulation::index3, formulation::ggl})
-      expect_adaptive_accuracy_gains(method_options(method_kind::rhoinf, form, rho), 3.0, 5.0);
+      expect_adaptive_accuracy_gains(method_options(method_kind::rhoinf, form, rho), 3.0, 5.0, {1e-3, 1e-5});
 }
 
 // Adaptive rho_inf on one problem and formulation: the run of docs/METHODS.md's "Adaptive steps" table
@@ -323,21 +324,26 @@ TEST(Rhoinf, AdaptiveStepsOnIndex1AndProjectedInvariantsStayWithinThreeTimesGgl)
   }
 }
 
-// The accuracy the ggl and index3 runs above are held to (tol^(2/3) per-step control, gain of at least
-// 5 per factor 100 in q and the consistent multipliers, t in [0, 3]), on the acceleration-level
-// formulations.
+// The accuracy the ggl and index3 runs above are held to (a gain of at least 5 per factor 100 in q and
+// the consistent multipliers, t in [0, 3]), on the acceleration-level formulations.
 TEST(Rhoinf, AdaptiveRunsSucceedAndGainAccuracyWithTheToleranceOnIndex1AndProjectedInvariants) {
   for (double rho : {0.0, 0.6, 0.9})
     for (formulation form : {formulation::index1, formulation::projected_invariants})
-      expect_adaptive_accuracy_gains(method_options(method_kind::rhoinf, form, rho), 3.0, 5.0);
+      expect_adaptive_accuracy_gains(method_options(method_kind::rhoinf, form, rho), 3.0, 5.0, {1e-3, 1e-5});
 }
 
+// Beyond 1e-4 rho_inf on index3 asks andrews for internal tolerances below 1e-9, where its Newton
+// iteration fails (docs/METHODS.md, "What rtol means").
 TEST(Rhoinf, SolvesAndrewsAndCarAxisOnIndex3AtEveryToleranceAndGainsDigits) {
-  expect_index3_hard_problems_gain_digits(method_kind::rhoinf, {1e-4, 1e-6, 1e-8});
+  expect_index3_hard_problems_gain_digits(method_kind::rhoinf, {1e-3, 1e-4});
 }
 
 TEST(RhoinfStatus, ReportsEveryFailureStatusOnBothFormulations) {
-  for (formulation form : {formulation::index3, formulation::ggl}) expect_failure_statuses(method_options(method_kind::rhoinf, form));
+  for (formulation form : {formulation::index3, formulation::ggl}) {
+    solver_options opt = method_options(method_kind::rhoinf, form);
+    opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-4;
+    expect_failure_statuses(opt);
+  }
 }
 
 }  // namespace

@@ -220,7 +220,7 @@ run_result fixed_step_run(solver_options opt, int steps) {
 // ---- one adaptive run ----------------------------------------------------------------------------
 
 // The "Adaptive steps" table of docs/METHODS.md (and tests/method/rhoinf_test.cpp's comparison of the
-// formulations): the method, formulation (and rho_inf) of `opt` with error control at rtol = atol = 1e-6
+// formulations): the method, formulation (and rho_inf) of `opt` with error control at rtol = atol = tol
 // over [0, 1] from the exact start, no projection; accepted and rejected steps and the max error of q
 // at t = 1 against the exact solution.
 struct adaptive_result {
@@ -230,9 +230,9 @@ struct adaptive_result {
 };
 
 template <class Problem>
-adaptive_result adaptive_run(solver_options opt) {
+adaptive_result adaptive_run(solver_options opt, double tol = 1e-6) {
   using Model = typename Problem::Model;
-  opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-6;
+  opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = tol;
   vec<double, Model::n> q0, v0, q1, v1;
   double l0, l1;
   Problem::exact(0.0, q0, v0, l0);

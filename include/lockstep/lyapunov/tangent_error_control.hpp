@@ -5,6 +5,7 @@
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/math.hpp"
 #include "lockstep/method/bdf.hpp"
+#include "lockstep/method/tolerance_calibration.hpp"
 #include "lockstep/stepper/options.hpp"
 
 namespace lockstep {
@@ -43,11 +44,10 @@ LOCKSTEP_HD double tangent_error_norm(const state_vector<Model>& e, const state_
 }
 
 // The weighting of direction d of a member (see tangent_weighting).
-// tolerance_factor: BDF's internal rtol' / rtol (the default), 1 for Radau, which uses rtol itself.
-LOCKSTEP_HD tangent_weighting weighting_for(int parameter, const double* p, const solver_options& opt,
-                                            double tolerance_factor = 0.0) {
+// At the method's internal tolerances (method/tolerance_calibration.hpp), as the member's own error test.
+LOCKSTEP_HD tangent_weighting weighting_for(int parameter, const double* p, const solver_options& opt) {
   tangent_weighting wt;
-  const double f = tolerance_factor > 0.0 ? tolerance_factor : internal_tolerance_factor(opt.rtol);
+  const double f = internal_tolerance_factor(opt);
   wt.tol = f * opt.rtol;
   if (parameter >= 0) {
     const double pbar = p[parameter] != 0.0 ? abs(p[parameter]) : 1.0;

@@ -375,7 +375,7 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT
         state_vector<Model> e, e_im;
         detail::filter_error(opt.form, s, parts, e, e_im);
         // Index-1 components take the Milne factor of the state's estimate; v on index3 counts h times.
-        const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt, 1.0);
+        const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt);
         const double index_factor = variable_index<Model>(opt.form, L::v) == 2 ? min(h, 1.0) : RT::error_scale;
         for (int j = 0; j < ny; ++j) {
           const double factor = j < L::v ? RT::error_scale : (j < L::lambda ? index_factor : 0.0);

@@ -43,8 +43,9 @@
 // this step (never carried over); and divergence (rate > 0.9) is judged from the second correction on;
 // see newton_norm for how multipliers are weighted.
 //
-// Tolerances. The error test and the Newton test use internally reshaped tolerances, for a global
-// error proportional to the user's tolerance; see internal_tolerance_factor and error_weights.
+// Tolerances. The error test and the Newton test use the internal tolerances of
+// method/tolerance_calibration.hpp (rtol' = c rtol^1.25 for BDF), so that the global error follows the
+// user's tolerance; see error_weights.
 //
 // index3. Variable-step BDF on the index-3 form gives O(1) errors in the multipliers after every step
 // change (Petzold 1982; Brenan, Campbell & Petzold 3.2.2), and its Newton matrix is ill-conditioned as
@@ -64,6 +65,7 @@
 #include "lockstep/method/corrector.hpp"
 #include "lockstep/method/interpolation.hpp"
 #include "lockstep/method/step_control.hpp"
+#include "lockstep/method/tolerance_calibration.hpp"
 #include "lockstep/stepper/initialize.hpp"
 #include "lockstep/stepper/options.hpp"
 
@@ -101,7 +103,8 @@ struct bdf_state {
   // max |y_j| over every accepted point: the round-off scale of component j (error_weights).
   state_vector<Model> y_scale;
   double error = 0.0;  // LTE_k of the last adaptive attempt in the weighted norm (header comment)
-  // internal_tolerance_factor(tolerance_rtol), kept so that the step's pow is paid once per member.
+  // internal_tolerance_factor (method/tolerance_calibration.hpp) of the options with tolerance_rtol,
+  // kept so that its square roots are paid once per member.
   double tolerance_rtol = 0.0;
   double tolerance_factor = 1.0;
 
@@ -125,20 +128,6 @@ LOCKSTEP_HD constexpr const char* bdf_check_options(const solver_options& opt) {
 
 namespace detail {
 
-// Tolerance proportionality. Controlling the error per step lets the global error grow like
-// tol^(k/(k+1)) (Hairer, Norsett & Wanner I, II.4, "tolerance proportionality"; Shampine 1994, 5.1):
-// measured on the pendulum and double pendulum, slopes of 0.73-0.86 against tol and global errors of
-// 1e2-4e3 tol at tol = 1e-10 (tests/method/bdf_test.cpp). As RADAU5 reshapes its tolerances
-// (rtol' = 0.1 rtol^(2/3), Hairer & Wanner II, IV.8), BDF works internally with
-//     rtol' = max(c rtol^(1 + beta), 1000 eps),   atol' = atol rtol' / rtol,
-// beta = 1/4 (so the error, ~ rtol'^(k/(k+1)), is ~ rtol^(1.25 k/(k+1)): slope 1.0-1.04 for the
-// orders 4-5 that dominate) and c = 1/2. The floor keeps rtol' above round-off.
-LOCKSTEP_HD double internal_tolerance_factor(double rtol) {
-  constexpr double c = 0.5, beta = 0.25, floor = 1000.0 * std::numeric_limits<double>::epsilon();
-  const double reshaped = max(c * pow(rtol, 1.0 + beta), floor);
-  return min(1.0, reshaped / rtol);
-}
-
 // Weights 1 / (rtol' |y_i| + max(atol'_group, 1000 eps scale_i)) at the start of a step, with the
 // internal tolerances above. scale_i = max |y_i| over every accepted point: a component passing
 // through zero (the rod's angular velocity in slider_crank, amplitude 75 rad/s) is never asked for an
@@ -150,7 +139,7 @@ template <class Model>
 LOCKSTEP_HD state_vector<Model> error_weights(const bdf_state<Model>& s, const solver_options& opt) {
   using L = state_layout<Model>;
   constexpr double roundoff = 1000.0 * std::numeric_limits<double>::epsilon();
-  const double f = s.tolerance_rtol == opt.rtol ? s.tolerance_factor : internal_tolerance_factor(opt.rtol);
+  const double f = s.tolerance_rtol == opt.rtol ? s.tolerance_factor : internal_tolerance_factor(opt);
   const state_vector<Model>& y = s.y_newest;
   state_vector<Model> w;
   for (int j = 0; j < L::size; ++j) {
@@ -340,7 +329,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
 
   if (s.tolerance_rtol != opt.rtol) {
     s.tolerance_rtol = opt.rtol;
-    s.tolerance_factor = detail::internal_tolerance_factor(opt.rtol);
+    s.tolerance_factor = internal_tolerance_factor(opt);
   }
   const state_vector<Model> w = detail::error_weights<Model>(s, opt);
 

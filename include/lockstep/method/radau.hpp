@@ -54,6 +54,7 @@
 #include "lockstep/method/attempt.hpp"
 #include "lockstep/method/interpolation.hpp"
 #include "lockstep/method/step_control.hpp"
+#include "lockstep/method/tolerance_calibration.hpp"
 #include "lockstep/stepper/initialize.hpp"
 #include "lockstep/stepper/options.hpp"
 
@@ -200,16 +201,18 @@ LOCKSTEP_HD constexpr const char* radau_check_options(const solver_options& opt)
 namespace detail {
 
 // Weights with RADAU5's index scaling: index-2 components count h times, index-3 components h^2
-// times their raw error (so their larger errors, O(h^{-1}) and O(h^{-2}) relative, do not stall steps).
+// times their raw error (so their larger errors, O(h^{-1}) and O(h^{-2}) relative, do not stall steps),
+// at the internal tolerances of method/tolerance_calibration.hpp.
 template <class Model>
 LOCKSTEP_HD state_vector<Model> radau_weights(formulation f, const state_vector<Model>& y, double h,
                                               const solver_options& opt, std::uint64_t dropped = 0) {
   using L = state_layout<Model>;
   state_vector<Model> w;
   const double hh = min(h, 1.0);
+  const double factor = internal_tolerance_factor(opt);
   for (int j = 0; j < L::size; ++j) {
     const double atol = j < L::v ? opt.atol_q : (j < L::lambda ? opt.atol_v : opt.atol_lambda);
-    double wj = 1.0 / (opt.rtol * abs(y[j]) + atol);
+    double wj = 1.0 / (factor * opt.rtol * abs(y[j]) + factor * atol);
     const int index = variable_index<Model>(f, j);
     if (index == 2) wj *= hh;
     if (index == 3) wj *= hh * hh;
@@ -513,7 +516,9 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
     }
 
     // ---- simplified Newton on the transformed stage system ----
-    const double fnewt = max(10.0 * eps / opt.rtol, min(0.03, sqrt(opt.rtol)));  // RADAU5's FNEWT
+    const double rtol = internal_tolerance_factor(opt) * opt.rtol;
+    const double fnewt = max(10.0 * eps / rtol, min(0.03, sqrt(rtol)));  // RADAU5's FNEWT, at its own rtol'
+
     double dyno_old = 0.0, faccon = 1.0;
     theta = s.theta;
     bool converged = false;

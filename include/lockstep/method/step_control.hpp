@@ -15,6 +15,7 @@
 #include "lockstep/method/attempt.hpp"
 #include "lockstep/method/bdf_step_control.hpp"
 #include "lockstep/method/radau_step_control.hpp"
+#include "lockstep/method/tolerance_calibration.hpp"
 #include "lockstep/stepper/initialize.hpp"
 #include "lockstep/stepper/options.hpp"
 
@@ -47,9 +48,10 @@ LOCKSTEP_HD double initial_step_size(double t0, double t1, const initial_values<
   if (opt.fixed_h > 0.0) return opt.fixed_h;
   if (opt.h_initial > 0.0) return min(opt.h_initial, opt.h_max);
   double h = 0.001 * abs(t1 - t0);
+  const double factor = internal_tolerance_factor(opt);  // the weights of the error test that follows
   double s2 = 0.0;
   for (int i = 0; i < Model::n; ++i) {
-    const double wi = init.a[i] / (opt.rtol * abs(init.q[i]) + opt.atol_q);
+    const double wi = init.a[i] / (factor * (opt.rtol * abs(init.q[i]) + opt.atol_q));
     s2 += wi * wi;
   }
   const double anorm = sqrt(s2 / Model::n);

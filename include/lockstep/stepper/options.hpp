@@ -65,11 +65,12 @@ struct solver_options {
   // Error control: weighted RMS norm with weights 1 / (rtol |y_i| + atol_group) (Hairer, Norsett &
   // Wanner I.4; IDA user guide, "error test"). Multipliers are weighted by atol_lambda in the Newton
   // test; the error test leaves them out (Ascher & Petzold 1998, ch. 10).
-  // What rtol buys is not yet the same for every method: BDF controls its local error at the reshaped
-  // 0.5 rtol^1.25 (method/bdf.hpp, internal_tolerance_factor), the Radau IIA family and rho_inf at rtol
-  // itself, and Radau IIA counts the index-2 and index-3 components h and h^2 times (v and lambda on
-  // index3, lambda and mu on ggl), so the same rtol gives different digits per method and formulation.
-  // docs/METHODS.md, "Digits per tolerance against the IVP Test Set", measures them.
+  // What rtol means, for every method and formulation: the relative accuracy wanted at the end, about
+  // -log10 rtol significant digits of the positions. Each method controls its error per step at an
+  // internal tolerance rtol' = c rtol^e (atol scaled with it), calibrated against the IVP Test Set's
+  // published solutions (method/tolerance_calibration.hpp); docs/METHODS.md, "What rtol means",
+  // tabulates the digits and steps per rtol, method and formulation. With fixed steps rtol and atol set
+  // only the Newton tolerance.
   double rtol = 1e-6;
   double atol_q = 1e-6;
   double atol_v = 1e-6;
