@@ -769,6 +769,13 @@ def write(args):
     if args.scaling:
         with open(args.scaling) as f:
             write_scaling(w, json.load(f), args.figures, fig_rel)
+    # Measurements of earlier changes, kept with the document: recorded once from the commits they
+    # compare, not rerun by this command (bench/performance_history.md says how each was made).
+    history = os.path.join(os.path.dirname(os.path.abspath(__file__)), "performance_history.md")
+    if os.path.exists(history):
+        w("")
+        with open(history) as f:
+            w(f.read().rstrip("\n"))
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"wrote {args.out}; targets: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()))
