@@ -129,7 +129,7 @@ LOCKSTEP_HD constexpr const char* bdf_check_options(const solver_options& opt) {
 namespace detail {
 
 // Weights 1 / (rtol' |y_i| + max(atol'_group, 1000 eps scale_i)) at the start of a step, with the
-// internal tolerances above. scale_i = max |y_i| over every accepted point: a component passing
+// internal tolerances of method/tolerance_calibration.hpp. scale_i = max |y_i| over every accepted point: a component passing
 // through zero (the rod's angular velocity in slider_crank, amplitude 75 rad/s) is never asked for an
 // absolute accuracy below 1000 ulps of its size, which round-off in the Newton solution cannot
 // deliver — there the error estimate is noise (measured: 60 ulps of the amplitude) and the step size
