@@ -103,10 +103,6 @@ struct bdf_state {
   // max |y_j| over every accepted point: the round-off scale of component j (error_weights).
   state_vector<Model> y_scale;
   double error = 0.0;  // LTE_k of the last adaptive attempt in the weighted norm (header comment)
-  // internal_tolerance_factor (method/tolerance_calibration.hpp) of the options with tolerance_rtol,
-  // kept so that its square roots are paid once per member.
-  double tolerance_rtol = 0.0;
-  double tolerance_factor = 1.0;
 
   corrector_matrices<Model> corrector;  // Jacobian and factored Newton matrix (method/corrector.hpp)
 };
@@ -139,7 +135,7 @@ template <class Model>
 LOCKSTEP_HD state_vector<Model> error_weights(const bdf_state<Model>& s, const solver_options& opt) {
   using L = state_layout<Model>;
   constexpr double roundoff = 1000.0 * std::numeric_limits<double>::epsilon();
-  const double f = s.tolerance_rtol == opt.rtol ? s.tolerance_factor : internal_tolerance_factor(opt);
+  const double f = internal_tolerance_factor(opt);
   const state_vector<Model>& y = s.y_newest;
   state_vector<Model> w;
   for (int j = 0; j < L::size; ++j) {
@@ -327,10 +323,6 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   state_vector<Model> y_pred, yp_pred;
   const double c = detail::bdf_predict(s, k, t_new, x, dd, y_pred, yp_pred);
 
-  if (s.tolerance_rtol != opt.rtol) {
-    s.tolerance_rtol = opt.rtol;
-    s.tolerance_factor = internal_tolerance_factor(opt);
-  }
   const state_vector<Model> w = detail::error_weights<Model>(s, opt);
 
   // ---- corrector (method/corrector.hpp) ----
