@@ -10,10 +10,10 @@
 // at rtol = atol = 10^-tol_min .. 10^-tol_max, with the same save times (save_count evenly spaced,
 // t1 included). Accuracy is measured, per member, as significant correct digits of the final
 // positions (peer_problems.hpp, significant_digits) against a reference computed for every member by
-// lockstep's Radau IIA 5 at rtol = atol = reference_rtol. Radau is the reference because BDF's
-// internal tolerance has a floor of 1000 eps (method/bdf.hpp, internal_tolerance_factor): at
-// rtol = 1e-13 BDF works at its plain rtol, without the reshaping that makes its global error
-// proportional to the tolerance. The reference is cross-checked on a sample of members by Radau at
+// lockstep's Radau IIA 5 at rtol = atol = reference_rtol. At rtol = 1e-13 every method works at the
+// floor of its internal tolerance, 1000 eps (method/tolerance_calibration.hpp), where the calibration
+// that makes its global error follow rtol no longer applies; Radau IIA 5, of fixed order 5, is the
+// reference. The reference is cross-checked on a sample of members by Radau at
 // ten times the reference tolerance, by BDF at the reference tolerance and by IDA at ida_check_rtol.
 // On the first variant_sample members of that sample IDA also runs without the two settings its peer
 // adds (ida_peer.hpp: lockstep's first step, h-scaled multiplier weights), to show what they are for.
