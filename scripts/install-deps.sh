@@ -13,6 +13,8 @@ packages=(
   build-essential cmake ninja-build
   # libraries: linear algebra reference, tests, benchmarks
   libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  # SIMD packs of members: Highway (its basic operations under lockstep/simd, docs/SIMD.md)
+  libhwy-dev
   # reference LAPACK: the CUDA factor phase's host code is tested against dgetrf, zgetrf, dpotrf
   liblapack-dev
   # front end: results files, study files, command line, random numbers (Philox)
