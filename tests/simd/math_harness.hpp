@@ -8,7 +8,9 @@
 //     argument the same bits, so a lane's result never depends on what the other lanes hold;
 //  3. accuracy: the distance in units in the last place (ulp) to a reference computed in x87 extended
 //     precision (64-bit significand, so its own error is below 2^-11 ulp of a double) stays within a
-//     stated bound, and the exceptional cases (NaN, infinities, signed zeros) are exactly as specified.
+//     stated bound, and the exceptional cases (NaN, infinities, signed zeros) are exactly as specified;
+//  4. quiet lanes: on arguments with finite results no variant raises the invalid, division-by-zero or
+//     overflow exception (a discarded candidate computed on an unsuitable argument would).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cfenv>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -30,6 +33,20 @@
 namespace lockstep::simd_test {
 
 using entry_fn = std::function<bool(const double* x, const double* y, double* out, size_t n, size_t lanes)>;
+// The entry_fn of a function exported by HWY_EXPORT(NAME) from the per-target half.
+#define LOCKSTEP_SIMD_TEST_DISPATCH(NAME)                                                  \
+  [](const double* x, const double* y, double* out, size_t n, size_t lanes) {              \
+    return HWY_DYNAMIC_DISPATCH(NAME)(x, y, out, n, lanes);                                \
+  }
+
+// The arguments padded to a multiple of 8 with 1.0, a harmless value (y = 1.0 too when y is empty).
+inline size_t pad_arguments(std::vector<double>& x, std::vector<double>& y) {
+  y.resize(x.size(), 1.0);
+  const size_t padded = (x.size() + 7) / 8 * 8;
+  x.resize(padded, 1.0);
+  y.resize(padded, 1.0);
+  return padded;
+}
 
 struct variant_result {
   std::string name;  // "AVX3 W=8"
@@ -40,14 +57,11 @@ inline bool same_bits(double a, double b) {
   return (std::isnan(a) && std::isnan(b)) || std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
 }
 
-// Pads the arguments to a multiple of 8 (with 1.0, a harmless value) and runs every variant.
+// Runs every variant on the padded arguments; the results are cut back to the arguments given.
 inline std::vector<variant_result> run_every_variant(const entry_fn& entry, std::vector<double> x,
                                                      std::vector<double> y) {
   const size_t n = x.size();
-  y.resize(n, 1.0);
-  const size_t padded = (n + 7) / 8 * 8;
-  x.resize(padded, 1.0);
-  y.resize(padded, 1.0);
+  const size_t padded = pad_arguments(x, y);
   std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   std::sort(targets.begin(), targets.end(), std::greater<>());  // the scalar target first
   std::vector<variant_result> results;
@@ -139,6 +153,27 @@ inline accuracy expect_accurate(const char* function, const std::vector<double>&
                                        x[acc.worst], y.empty() ? 0.0 : y[acc.worst]));
   std::printf("[ accuracy ] %s: max %.3f ulp over %zu arguments\n", function, acc.max_ulp, acc.counted);
   return acc;
+}
+
+// Property 4 over arguments the caller knows to have finite, representable results.
+inline void expect_no_exceptions(const char* function, const entry_fn& entry, std::vector<double> x,
+                                 std::vector<double> y) {
+  const size_t padded = pad_arguments(x, y);
+  std::vector<double> out(padded);
+  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  for (const int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const size_t lanes : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
+      std::feclearexcept(FE_ALL_EXCEPT);
+      const bool ran = entry(x.data(), y.data(), out.data(), padded, lanes);
+      const int raised = std::fetestexcept(FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW);
+      if (!ran) continue;
+      EXPECT_EQ(raised, 0) << function << " at " << hwy::TargetName(target) << " W=" << lanes << " raised"
+                           << ((raised & FE_INVALID) ? " invalid" : "") << ((raised & FE_DIVBYZERO) ? " divbyzero" : "")
+                           << ((raised & FE_OVERFLOW) ? " overflow" : "");
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
 }
 
 // Exceptional cases: f(x, y) must be exactly want (same bits, any NaN for NaN), at every variant.

@@ -118,7 +118,7 @@ struct double_double {
   vec<D> hi, lo;
 };
 template <class D>
-HWY_INLINE double_double<D> two_sum(D d, vec<D> a, vec<D> b) {
+HWY_INLINE double_double<D> two_sum(D /*d*/, vec<D> a, vec<D> b) {
   const vec<D> s = hn::Add(a, b);
   const vec<D> bb = hn::Sub(s, a);
   const vec<D> e = hn::Add(hn::Sub(a, hn::Sub(s, bb)), hn::Sub(b, bb));
@@ -126,7 +126,7 @@ HWY_INLINE double_double<D> two_sum(D d, vec<D> a, vec<D> b) {
 }
 // |a| >= |b| (or a = 0): three operations instead of six.
 template <class D>
-HWY_INLINE double_double<D> fast_two_sum(D d, vec<D> a, vec<D> b) {
+HWY_INLINE double_double<D> fast_two_sum(D /*d*/, vec<D> a, vec<D> b) {
   const vec<D> s = hn::Add(a, b);
   return {s, hn::Sub(b, hn::Sub(s, a))};
 }

@@ -33,7 +33,7 @@ HWY_INLINE vec<D> log(D d, vec<D> x) {
   const mask<D> regular = hn::And(hn::Gt(x, hn::Zero(d)), is_finite(d, x));
   vec<D> xr = hn::IfThenElse(regular, x, hn::Set(d, 1.0));
   const mask<D> subnormal = hn::Lt(xr, hn::Set(d, 0x1p-1022));
-  xr = hn::IfThenElse(subnormal, hn::Mul(xr, hn::Set(d, 0x1p54)), xr);
+  xr = hn::Mul(xr, hn::IfThenElse(subnormal, hn::Set(d, 0x1p54), hn::Set(d, 1.0)));  // no overflow elsewhere
   int_vec<D> k = hn::IfThenElseZero(hn::RebindMask(di, subnormal), hn::Set(di, int64_t{-54}));
 
   // k += exponent; the significand's top 20 bits decide whether 1 + f is taken in [1, 2) or halved.
