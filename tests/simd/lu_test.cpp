@@ -1,0 +1,245 @@
+// Tests of lockstep/simd/lu_inl.hpp: the LU factorization and solve of one matrix per lane must give
+// every lane exactly what lockstep::lu_factor and lu_solve give its matrix alone — info and failing
+// column always, and for a factored matrix the pivots, every bit of the factors and of the solution —
+// at W = 1, 2, 4, 8 on every instruction set compiled in. The members of a pack are drawn from a mix of
+// kinds, so that packs hold dense and saddle-point matrices (whole zero blocks: interchanges and zero
+// multipliers), singular ones (a repeated row, a zero column), ones with a NaN or an infinite entry,
+// badly scaled ones, and small-integer ones with signed zeros (ties in the pivot search, -0 entries
+// where a zero multiplier must leave the row as it is) side by side; no lane may be changed by its neighbours, and failing lanes must
+// not raise floating-point exceptions for the others.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tests/simd/lu_test.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "lockstep/simd/lu_inl.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace lockstep::simd_test::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+namespace sl = lockstep::simd::HWY_NAMESPACE;
+
+// Factors and solves `count` matrices (member-major, N x N row-major each) in packs of W lanes; count is
+// a multiple of W. Writes the factors over the matrices, the solutions over b, pivots, info, column.
+template <int N, size_t W>
+HWY_NOINLINE bool factor_and_solve_at_width(double* matrices, double* b, int64_t* pivots, int64_t* info,
+                                            int64_t* column, size_t count) {
+  using D = hn::CappedTag<double, W>;
+  const D d;
+  const hn::RebindToSigned<D> di;
+  if (hn::Lanes(d) != W) return false;
+  HWY_ALIGN double lanes[W];
+  HWY_ALIGN int64_t int_lanes[W];
+  for (size_t first = 0; first < count; first += W) {
+    sl::pack_matrix<D, N> A;
+    sl::pack_vector<D, N> x;
+    for (int e = 0; e < N * N; ++e) {
+      for (size_t l = 0; l < W; ++l) lanes[l] = matrices[(first + l) * N * N + e];
+      A.a[e] = hn::Load(d, lanes);
+    }
+    for (int i = 0; i < N; ++i) {
+      for (size_t l = 0; l < W; ++l) lanes[l] = b[(first + l) * N + i];
+      x[i] = hn::Load(d, lanes);
+    }
+    sl::pack_pivots<D, N> p;
+    const sl::pack_factor_result<D> r = sl::lu_factor(d, A, p);
+    sl::lu_solve(d, A, p, x);
+    for (int e = 0; e < N * N; ++e) {
+      hn::Store(A.a[e], d, lanes);
+      for (size_t l = 0; l < W; ++l) matrices[(first + l) * N * N + e] = lanes[l];
+    }
+    for (int i = 0; i < N; ++i) {
+      hn::Store(x[i], d, lanes);
+      for (size_t l = 0; l < W; ++l) b[(first + l) * N + i] = lanes[l];
+      hn::Store(p[i], di, int_lanes);
+      for (size_t l = 0; l < W; ++l) pivots[(first + l) * N + i] = int_lanes[l];
+    }
+    hn::Store(r.info, di, int_lanes);
+    for (size_t l = 0; l < W; ++l) info[first + l] = int_lanes[l];
+    hn::Store(r.column, di, int_lanes);
+    for (size_t l = 0; l < W; ++l) column[first + l] = int_lanes[l];
+  }
+  return true;
+}
+
+template <int N>
+bool factor_and_solve(double* matrices, double* b, int64_t* pivots, int64_t* info, int64_t* column, size_t count,
+                      size_t lanes) {
+  switch (lanes) {
+    case 1: return factor_and_solve_at_width<N, 1>(matrices, b, pivots, info, column, count);
+    case 2: return factor_and_solve_at_width<N, 2>(matrices, b, pivots, info, column, count);
+    case 4: return factor_and_solve_at_width<N, 4>(matrices, b, pivots, info, column, count);
+    case 8: return factor_and_solve_at_width<N, 8>(matrices, b, pivots, info, column, count);
+    default: return false;
+  }
+}
+bool FactorAndSolve1(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {
+  return factor_and_solve<1>(a, b, p, i, c, n, w);
+}
+bool FactorAndSolve3(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {
+  return factor_and_solve<3>(a, b, p, i, c, n, w);
+}
+bool FactorAndSolve6(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {
+  return factor_and_solve<6>(a, b, p, i, c, n, w);
+}
+bool FactorAndSolve13(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {
+  return factor_and_solve<13>(a, b, p, i, c, n, w);
+}
+bool FactorAndSolve26(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {
+  return factor_and_solve<26>(a, b, p, i, c, n, w);
+}
+}  // namespace lockstep::simd_test::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cfenv>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hwy/targets.h"
+#include "lockstep/core/linalg.hpp"
+
+namespace lockstep::simd_test {
+HWY_EXPORT(FactorAndSolve1);
+HWY_EXPORT(FactorAndSolve3);
+HWY_EXPORT(FactorAndSolve6);
+HWY_EXPORT(FactorAndSolve13);
+HWY_EXPORT(FactorAndSolve26);
+
+namespace {
+
+using entry = std::function<bool(double*, double*, int64_t*, int64_t*, int64_t*, size_t, size_t)>;
+
+// One member's matrix of a kind chosen at random: the mix every pack is drawn from.
+template <int N>
+void fill_member(std::mt19937_64& g, double* a, double* b) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int e = 0; e < N * N; ++e) a[e] = u(g);
+  for (int i = 0; i < N; ++i) b[i] = u(g);
+  const int kind = int(g() % 9);
+  const int half = N / 2;
+  switch (kind) {
+    case 0: case 1: break;  // dense
+    case 2:  // saddle point [[M, G^T], [G, 0]]: a zero block, pivots from below
+      for (int i = half; i < N; ++i)
+        for (int j = half; j < N; ++j) a[i * N + j] = 0.0;
+      for (int i = 0; i < half; ++i)
+        for (int j = 0; j < half; ++j) a[i * N + j] = (i == j ? 2.0 : 0.0);
+      break;
+    case 3:  // a repeated row: singular (exactly, multipliers by division)
+      if (N > 1) for (int j = 0; j < N; ++j) a[(N - 1) * N + j] = a[j];
+      else a[0] = 0.0;
+      break;
+    case 4:  // a zero column
+      for (int i = 0; i < N; ++i) a[i * N + int(g() % N)] = 0.0;
+      for (int i = 0; i < N; ++i) a[i * N + (N - 1) / 2] = 0.0;
+      break;
+    case 5: a[g() % (N * N)] = (g() & 1) ? std::numeric_limits<double>::quiet_NaN() : -HUGE_VAL; break;
+    case 6:  // entries of very different scales, 2^-1000 ... 2^900 (no overflow in the elimination)
+      for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) a[i * N + j] *= std::ldexp(1.0, int(g() % 1900) - 1000);
+      break;
+    case 7:  // sparse: most multipliers zero
+      for (int e = 0; e < N * N; ++e)
+        if (g() % 3) a[e] = 0.0;
+      for (int i = 0; i < N; ++i) a[i * N + (i + 1) % N] = 1.0 + u(g);
+      break;
+    case 8: {  // small integers and signed zeros: ties in the pivot search, -0 entries under zero multipliers
+      const double values[] = {-2.0, -1.0, -0.0, 0.0, 0.0, -0.0, 1.0, 2.0};
+      for (int e = 0; e < N * N; ++e) a[e] = values[g() % 8];
+      break;
+    }
+  }
+}
+
+bool same_bits(double x, double y) {
+  return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y) || (std::isnan(x) && std::isnan(y));
+}
+
+template <int N>
+void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
+  constexpr size_t count = 8 * 64;
+  std::mt19937_64 g(seed);
+  std::vector<double> matrices(count * N * N), b(count * N);
+  for (size_t m = 0; m < count; ++m) fill_member<N>(g, &matrices[m * N * N], &b[m * N]);
+
+  // The one-matrix code, member by member.
+  std::vector<mat<double, N, N>> factors(count);
+  std::vector<vec<double, N>> solutions(count);
+  std::vector<vec<int, N>> pivots(count);
+  std::vector<factor_result> results(count);
+  std::feclearexcept(FE_ALL_EXCEPT);
+  for (size_t m = 0; m < count; ++m) {
+    for (int e = 0; e < N * N; ++e) factors[m].a[e] = matrices[m * N * N + e];
+    for (int i = 0; i < N; ++i) solutions[m][i] = b[m * N + i];
+    results[m] = lu_factor(factors[m], pivots[m]);
+    if (results[m].info == lu_ok) lu_solve(factors[m], pivots[m], solutions[m]);
+  }
+  const int raised_by_one_matrix_code = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW);
+  EXPECT_EQ(raised_by_one_matrix_code, 0) << "the test's matrices should not overflow";
+  size_t ok = 0, singular = 0, not_finite = 0;
+  for (const factor_result& r : results) (r.info == lu_ok ? ok : r.info == lu_singular ? singular : not_finite)++;
+  EXPECT_GT(ok, 0u);
+  EXPECT_GT(singular, 0u);
+  EXPECT_GT(not_finite, 0u);
+
+  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  size_t variants = 0;
+  for (const int64_t target : targets) {
+    hwy::SetSupportedTargetsForTest(target);
+    for (const size_t lanes : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
+      std::vector<double> a = matrices, x = b;
+      std::vector<int64_t> p(count * N), info(count), column(count);
+      std::feclearexcept(FE_ALL_EXCEPT);
+      if (!run(a.data(), x.data(), p.data(), info.data(), column.data(), count, lanes)) continue;
+      const int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW);
+      ++variants;
+      const std::string variant = std::string(hwy::TargetName(target)) + " W=" + std::to_string(lanes);
+      EXPECT_EQ(raised, 0) << variant << " raised division by zero or overflow";
+      size_t differ = 0;
+      for (size_t m = 0; m < count; ++m) {
+        bool same = info[m] == results[m].info && column[m] == results[m].column;
+        if (same && results[m].info == lu_ok) {
+          for (int e = 0; e < N * N; ++e) same = same && same_bits(a[m * N * N + e], factors[m].a[e]);
+          for (int i = 0; i < N; ++i)
+            same = same && p[m * N + i] == pivots[m][i] && same_bits(x[m * N + i], solutions[m][i]);
+        }
+        if (!same && differ++ == 0)
+          ADD_FAILURE() << "N = " << N << ", " << variant << ": member " << m << " differs from the one-matrix code"
+                        << " (info " << info[m] << " vs " << results[m].info << ", column " << column[m] << " vs "
+                        << results[m].column << ")";
+      }
+      EXPECT_EQ(differ, 0u) << "N = " << N << ", " << variant;
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  EXPECT_GE(variants, 2u);
+  std::printf("[ lu ] N = %d: %zu members (%zu factored, %zu singular, %zu not finite), %zu variants equal\n", N,
+              count, ok, singular, not_finite, variants);
+}
+
+#define LOCKSTEP_LU_ENTRY(NAME)                                                                       \
+  [](double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {                  \
+    return HWY_DYNAMIC_DISPATCH(NAME)(a, b, p, i, c, n, w);                                           \
+  }
+
+TEST(SimdLu, EveryLaneIsTheOneMatrixFactorizationBitForBit) {
+  expect_lanes_equal_one_matrix_code<1>(LOCKSTEP_LU_ENTRY(FactorAndSolve1), 1);
+  expect_lanes_equal_one_matrix_code<3>(LOCKSTEP_LU_ENTRY(FactorAndSolve3), 3);
+  expect_lanes_equal_one_matrix_code<6>(LOCKSTEP_LU_ENTRY(FactorAndSolve6), 6);
+  expect_lanes_equal_one_matrix_code<13>(LOCKSTEP_LU_ENTRY(FactorAndSolve13), 13);
+  expect_lanes_equal_one_matrix_code<26>(LOCKSTEP_LU_ENTRY(FactorAndSolve26), 26);
+}
+
+}  // namespace
+}  // namespace lockstep::simd_test
+#endif  // HWY_ONCE
