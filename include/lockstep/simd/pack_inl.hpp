@@ -1,0 +1,120 @@
+// lockstep/simd/pack_inl.hpp — pack<D>: W members' values of one scalar in the W lanes of a Highway
+// vector, a scalar type the models run on unchanged. A model is a set of templates over its scalar
+// (lockstep/model/concept.hpp); instantiated with pack<D> for both the state and the parameters, each
+// line of it computes that line for W members at once, lane l for member l, with exactly the operations
+// a double would see — so that every lane gets the bits the member would get alone in a pack of one
+// (tests/simd/pack_model_test.cpp checks every built-in model). Dual numbers over packs
+// (dual<pack<D>, N>, lockstep/core/dual.hpp) give the derivatives the same way.
+//
+// What a double does, a pack does per lane:
+//  - + - * / are the correctly rounded IEEE operations (no FMA: common_inl.hpp's rules);
+//  - the elementary functions are lockstep/simd/math's, the same bits at every W and on every
+//    instruction set (not the C library's: docs/SIMD.md);
+//  - abs, min and max are defined by comparisons as lockstep/core/math.hpp defines them for doubles
+//    (abs(-0.0) is -0.0, min and max return their first argument on ties), so that swapping the scalar
+//    type changes no bit of the models' arithmetic.
+// A comparison of packs is a per-lane mask, not a bool; code that branches on values (none of the
+// built-in models does) cannot take a pack.
+//
+// Per-target header: include after hwy/highway.h, inside no namespace. The models' templates are
+// compiled for the instruction set of the translation unit that instantiates them, so code that runs
+// models on packs is built once per instruction set with that set's compiler flags (docs/SIMD.md, "What
+// remains for the lanes backend").
+#if defined(LOCKSTEP_SIMD_PACK_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LOCKSTEP_SIMD_PACK_INL_HPP_
+#undef LOCKSTEP_SIMD_PACK_INL_HPP_
+#else
+#define LOCKSTEP_SIMD_PACK_INL_HPP_
+#endif
+
+#include "hwy/highway.h"
+#include "lockstep/core/math.hpp"
+#include "lockstep/simd/math/math_inl.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace lockstep::simd::HWY_NAMESPACE {
+
+template <class D>
+struct pack {
+  using tag = D;
+  vec<D> v;
+
+  pack() = default;  // value-initialized (T{}, T v{}): all lanes +0.0
+  HWY_INLINE pack(double x) : v(hn::Set(D(), x)) {}  // NOLINT: constants convert implicitly, as to double
+  HWY_INLINE explicit pack(vec<D> x) : v(x) {}
+
+  static constexpr size_t lanes() { return hn::MaxLanes(D()); }
+
+  HWY_INLINE friend pack operator+(pack a, pack b) { return pack(hn::Add(a.v, b.v)); }
+  HWY_INLINE friend pack operator-(pack a, pack b) { return pack(hn::Sub(a.v, b.v)); }
+  HWY_INLINE friend pack operator*(pack a, pack b) { return pack(hn::Mul(a.v, b.v)); }
+  HWY_INLINE friend pack operator/(pack a, pack b) { return pack(hn::Div(a.v, b.v)); }
+  HWY_INLINE friend pack operator+(pack a, double b) { return a + pack(b); }
+  HWY_INLINE friend pack operator-(pack a, double b) { return a - pack(b); }
+  HWY_INLINE friend pack operator*(pack a, double b) { return a * pack(b); }
+  HWY_INLINE friend pack operator/(pack a, double b) { return a / pack(b); }
+  HWY_INLINE friend pack operator+(double a, pack b) { return pack(a) + b; }
+  HWY_INLINE friend pack operator-(double a, pack b) { return pack(a) - b; }
+  HWY_INLINE friend pack operator*(double a, pack b) { return pack(a) * b; }
+  HWY_INLINE friend pack operator/(double a, pack b) { return pack(a) / b; }
+  HWY_INLINE friend pack operator-(pack a) { return pack(hn::Neg(a.v)); }
+  HWY_INLINE friend pack operator+(pack a) { return a; }
+  HWY_INLINE pack& operator+=(pack b) { return *this = *this + b; }
+  HWY_INLINE pack& operator-=(pack b) { return *this = *this - b; }
+  HWY_INLINE pack& operator*=(pack b) { return *this = *this * b; }
+  HWY_INLINE pack& operator/=(pack b) { return *this = *this / b; }
+
+  // Per-lane comparisons.
+  HWY_INLINE friend mask<D> operator<(pack a, pack b) { return hn::Lt(a.v, b.v); }
+  HWY_INLINE friend mask<D> operator>(pack a, pack b) { return hn::Gt(a.v, b.v); }
+  HWY_INLINE friend mask<D> operator<=(pack a, pack b) { return hn::Le(a.v, b.v); }
+  HWY_INLINE friend mask<D> operator>=(pack a, pack b) { return hn::Ge(a.v, b.v); }
+  HWY_INLINE friend mask<D> operator==(pack a, pack b) { return hn::Eq(a.v, b.v); }
+};
+
+// The elementary functions, found by argument-dependent lookup from the models' unqualified calls.
+template <class D>
+HWY_INLINE pack<D> sqrt(pack<D> x) { return pack<D>(simd::HWY_NAMESPACE::sqrt(D(), x.v)); }
+template <class D>
+HWY_INLINE pack<D> exp(pack<D> x) { return pack<D>(simd::HWY_NAMESPACE::exp(D(), x.v)); }
+template <class D>
+HWY_INLINE pack<D> log(pack<D> x) { return pack<D>(simd::HWY_NAMESPACE::log(D(), x.v)); }
+template <class D>
+HWY_INLINE pack<D> sin(pack<D> x) { return pack<D>(simd::HWY_NAMESPACE::sin(D(), x.v)); }
+template <class D>
+HWY_INLINE pack<D> cos(pack<D> x) { return pack<D>(simd::HWY_NAMESPACE::cos(D(), x.v)); }
+template <class D>
+HWY_INLINE pack<D> tan(pack<D> x) { return pack<D>(simd::HWY_NAMESPACE::tan(D(), x.v)); }
+template <class D>
+HWY_INLINE pack<D> asin(pack<D> x) { return pack<D>(simd::HWY_NAMESPACE::asin(D(), x.v)); }
+template <class D>
+HWY_INLINE pack<D> acos(pack<D> x) { return pack<D>(simd::HWY_NAMESPACE::acos(D(), x.v)); }
+template <class D>
+HWY_INLINE pack<D> atan(pack<D> x) { return pack<D>(simd::HWY_NAMESPACE::atan(D(), x.v)); }
+template <class D>
+HWY_INLINE pack<D> atan2(pack<D> y, pack<D> x) { return pack<D>(simd::HWY_NAMESPACE::atan2(D(), y.v, x.v)); }
+template <class D>
+HWY_INLINE pack<D> pow(pack<D> x, pack<D> y) { return pack<D>(simd::HWY_NAMESPACE::pow(D(), x.v, y.v)); }
+template <class D>
+HWY_INLINE pack<D> pow(pack<D> x, double y) { return pow(x, pack<D>(y)); }
+// sin x and cos x from one reduction (the dual-number sin_cos of core/math.hpp builds on this).
+template <class D>
+HWY_INLINE sine_cosine<pack<D>> sin_cos(pack<D> x) {
+  const auto both = simd::HWY_NAMESPACE::sin_cos(D(), x.v);
+  return {pack<D>(both.sin), pack<D>(both.cos)};
+}
+
+// As lockstep/core/math.hpp defines them for doubles, lane by lane.
+template <class D>
+HWY_INLINE pack<D> abs(pack<D> x) { return pack<D>(hn::IfThenElse(hn::Lt(x.v, hn::Zero(D())), hn::Neg(x.v), x.v)); }
+template <class D>
+HWY_INLINE pack<D> min(pack<D> a, pack<D> b) { return pack<D>(hn::IfThenElse(hn::Lt(b.v, a.v), b.v, a.v)); }
+template <class D>
+HWY_INLINE pack<D> max(pack<D> a, pack<D> b) { return pack<D>(hn::IfThenElse(hn::Lt(a.v, b.v), b.v, a.v)); }
+template <class D>
+HWY_INLINE pack<D> value_of(pack<D> x) { return x; }
+
+}  // namespace lockstep::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

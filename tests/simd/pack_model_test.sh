@@ -1,0 +1,43 @@
+#!/bin/sh
+# tests/simd/pack_model_test.sh BUILD... — runs the builds of tests/simd/pack_model_test.cpp, one per
+# instruction set, given as pairs "CPUFLAG=EXECUTABLE" (CPUFLAG from /proc/cpuinfo, "-" for none):
+# those this CPU can run must pass and print the same digest of their one-lane results (the same bits
+# on every instruction set); those it cannot run are reported and skipped. Fails when fewer than two
+# builds could run, since then nothing was compared across instruction sets.
+set -u
+cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo)
+digests=""
+ran=0
+status=0
+for pair in "$@"; do
+  flag=${pair%%=*}
+  executable=${pair#*=}
+  if [ "$flag" != "-" ] && ! echo " $cpu_flags " | grep -q " $flag "; then
+    echo "skipped $(basename "$executable"): this CPU has no $flag"
+    continue
+  fi
+  output=$("$executable" 2>&1)
+  rc=$?
+  echo "$output" | grep -E '^\[ (pack|digest) \]|FAILED|Failure' | sed "s|^|$(basename "$executable"): |"
+  if [ $rc -ne 0 ]; then
+    echo "$output" | tail -30
+    echo "$(basename "$executable") failed (exit $rc)"
+    status=1
+    continue
+  fi
+  digest=$(echo "$output" | awk '/^\[ digest \]/ { print $NF }')
+  [ -n "$digest" ] || { echo "$(basename "$executable") printed no digest"; status=1; continue; }
+  digests="$digests $digest"
+  ran=$((ran + 1))
+done
+distinct=$(echo $digests | tr ' ' '\n' | sort -u | grep -c .)
+if [ "$distinct" -gt 1 ]; then
+  echo "the instruction sets disagree: digests$digests"
+  status=1
+fi
+if [ $ran -lt 2 ]; then
+  echo "only $ran build(s) could run: nothing compared across instruction sets"
+  status=1
+fi
+[ $status -eq 0 ] && echo "$ran instruction sets, one digest:$digests"
+exit $status
