@@ -27,9 +27,9 @@ HWY_NOINLINE bool factor_and_solve(const double* matrices, const double* rhs, do
   if (hn::Lanes(d) != W) return false;
   for (size_t block = 0; block < count / W; ++block) {
     const double* a = matrices + block * N * N * W;
-    sl::pack_matrix<D, N> A;
+    sl::pack_matrix<hn::Vec<D>, N> A;
     for (int e = 0; e < N * N; ++e) A.a[e] = hn::LoadU(d, a + e * W);
-    sl::pack_vector<D, N> x;
+    sl::pack_vector<hn::Vec<D>, N> x;
     for (int i = 0; i < N; ++i) x[i] = hn::LoadU(d, rhs + (block * N + i) * W);
     sl::pack_pivots<D, N> p;
     sl::lu_factor(d, A, p);

@@ -1,17 +1,19 @@
 // Tests of lockstep/simd/lu_inl.hpp: the LU factorization and solve of one matrix per lane must give
 // every lane exactly what lockstep::lu_factor and lu_solve give its matrix alone — info and failing
 // column always, and for a factored matrix the pivots, every bit of the factors and of the solution —
-// at W = 1, 2, 4, 8 on every instruction set compiled in. The members of a pack are drawn from a mix of
-// kinds, so that packs hold dense and saddle-point matrices (whole zero blocks: interchanges and zero
-// multipliers), singular ones (a repeated row, a zero column), ones with a NaN or an infinite entry,
-// badly scaled ones, and small-integer ones with signed zeros (ties in the pivot search, -0 entries
-// where a zero multiplier must leave the row as it is) side by side; no lane may be changed by its neighbours, and failing lanes must
-// not raise floating-point exceptions for the others.
+// at W = 1, 2, 4, 8 on every instruction set compiled in, for real and for complex matrices (Radau
+// IIA's second block). The members of a pack are drawn from a mix of kinds, so that packs hold dense
+// and saddle-point matrices (whole zero blocks: interchanges and zero multipliers), singular ones (a
+// repeated row, a zero column), ones with a NaN or an infinite entry, badly scaled ones, and
+// small-integer ones with signed zeros (ties in the pivot search, -0 entries where a zero multiplier
+// must leave the row as it is) side by side; no lane may be changed by its neighbours, and failing
+// lanes must not raise floating-point exceptions for the others.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tests/simd/lu_test.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include <cstdint>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "lockstep/simd/lu_inl.hpp"
@@ -21,38 +23,48 @@ namespace lockstep::simd_test::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 namespace sl = lockstep::simd::HWY_NAMESPACE;
 
-// Factors and solves `count` matrices (member-major, N x N row-major each) in packs of W lanes; count is
-// a multiple of W. Writes the factors over the matrices, the solutions over b, pivots, info, column.
-template <int N, size_t W>
+// Factors and solves `count` matrices in packs of W lanes; count is a multiple of W. Entries are
+// doubles, or (Complex) pairs of doubles re, im; member-major, N x N row-major each. Writes the factors
+// over the matrices, the solutions over b, pivots, info, column.
+template <bool Complex, int N, size_t W>
 HWY_NOINLINE bool factor_and_solve_at_width(double* matrices, double* b, int64_t* pivots, int64_t* info,
                                             int64_t* column, size_t count) {
   using D = hn::CappedTag<double, W>;
+  using E = std::conditional_t<Complex, sl::complex_pack<D>, hn::Vec<D>>;
+  constexpr int K = Complex ? 2 : 1;  // doubles per entry
   const D d;
   const hn::RebindToSigned<D> di;
   if (hn::Lanes(d) != W) return false;
   HWY_ALIGN double lanes[W];
   HWY_ALIGN int64_t int_lanes[W];
+  // Entry e of every member of the pack, from and to arrays of `stride` doubles per member.
+  const auto load = [&](const double* base, size_t first, size_t stride, int e) {
+    const auto part = [&](int c) {
+      for (size_t l = 0; l < W; ++l) lanes[l] = base[(first + l) * stride + K * e + c];
+      return hn::Load(d, lanes);
+    };
+    if constexpr (Complex) return E{part(0), part(1)};
+    else return part(0);
+  };
+  const auto store = [&](double* base, size_t first, size_t stride, int e, const E& x) {
+    const auto part = [&](int c, hn::Vec<D> v) {
+      hn::Store(v, d, lanes);
+      for (size_t l = 0; l < W; ++l) base[(first + l) * stride + K * e + c] = lanes[l];
+    };
+    if constexpr (Complex) part(0, x.re), part(1, x.im);
+    else part(0, x);
+  };
   for (size_t first = 0; first < count; first += W) {
-    sl::pack_matrix<D, N> A;
-    sl::pack_vector<D, N> x;
-    for (int e = 0; e < N * N; ++e) {
-      for (size_t l = 0; l < W; ++l) lanes[l] = matrices[(first + l) * N * N + e];
-      A.a[e] = hn::Load(d, lanes);
-    }
-    for (int i = 0; i < N; ++i) {
-      for (size_t l = 0; l < W; ++l) lanes[l] = b[(first + l) * N + i];
-      x[i] = hn::Load(d, lanes);
-    }
+    sl::pack_matrix<E, N> A;
+    sl::pack_vector<E, N> x;
+    for (int e = 0; e < N * N; ++e) A.a[e] = load(matrices, first, K * N * N, e);
+    for (int i = 0; i < N; ++i) x[i] = load(b, first, K * N, i);
     sl::pack_pivots<D, N> p;
     const sl::pack_factor_result<D> r = sl::lu_factor(d, A, p);
     sl::lu_solve(d, A, p, x);
-    for (int e = 0; e < N * N; ++e) {
-      hn::Store(A.a[e], d, lanes);
-      for (size_t l = 0; l < W; ++l) matrices[(first + l) * N * N + e] = lanes[l];
-    }
+    for (int e = 0; e < N * N; ++e) store(matrices, first, K * N * N, e, A.a[e]);
     for (int i = 0; i < N; ++i) {
-      hn::Store(x[i], d, lanes);
-      for (size_t l = 0; l < W; ++l) b[(first + l) * N + i] = lanes[l];
+      store(b, first, K * N, i, x[i]);
       hn::Store(p[i], di, int_lanes);
       for (size_t l = 0; l < W; ++l) pivots[(first + l) * N + i] = int_lanes[l];
     }
@@ -64,32 +76,30 @@ HWY_NOINLINE bool factor_and_solve_at_width(double* matrices, double* b, int64_t
   return true;
 }
 
-template <int N>
+template <bool Complex, int N>
 bool factor_and_solve(double* matrices, double* b, int64_t* pivots, int64_t* info, int64_t* column, size_t count,
                       size_t lanes) {
   switch (lanes) {
-    case 1: return factor_and_solve_at_width<N, 1>(matrices, b, pivots, info, column, count);
-    case 2: return factor_and_solve_at_width<N, 2>(matrices, b, pivots, info, column, count);
-    case 4: return factor_and_solve_at_width<N, 4>(matrices, b, pivots, info, column, count);
-    case 8: return factor_and_solve_at_width<N, 8>(matrices, b, pivots, info, column, count);
+    case 1: return factor_and_solve_at_width<Complex, N, 1>(matrices, b, pivots, info, column, count);
+    case 2: return factor_and_solve_at_width<Complex, N, 2>(matrices, b, pivots, info, column, count);
+    case 4: return factor_and_solve_at_width<Complex, N, 4>(matrices, b, pivots, info, column, count);
+    case 8: return factor_and_solve_at_width<Complex, N, 8>(matrices, b, pivots, info, column, count);
     default: return false;
   }
 }
-bool FactorAndSolve1(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {
-  return factor_and_solve<1>(a, b, p, i, c, n, w);
-}
-bool FactorAndSolve3(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {
-  return factor_and_solve<3>(a, b, p, i, c, n, w);
-}
-bool FactorAndSolve6(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {
-  return factor_and_solve<6>(a, b, p, i, c, n, w);
-}
-bool FactorAndSolve13(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {
-  return factor_and_solve<13>(a, b, p, i, c, n, w);
-}
-bool FactorAndSolve26(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {
-  return factor_and_solve<26>(a, b, p, i, c, n, w);
-}
+#define LOCKSTEP_LU_TEST_ENTRY(NAME, COMPLEX, N)                                                   \
+  bool NAME(double* a, double* b, int64_t* p, int64_t* i, int64_t* c, size_t n, size_t w) {        \
+    return factor_and_solve<COMPLEX, N>(a, b, p, i, c, n, w);                                      \
+  }
+LOCKSTEP_LU_TEST_ENTRY(FactorAndSolve1, false, 1)
+LOCKSTEP_LU_TEST_ENTRY(FactorAndSolve3, false, 3)
+LOCKSTEP_LU_TEST_ENTRY(FactorAndSolve6, false, 6)
+LOCKSTEP_LU_TEST_ENTRY(FactorAndSolve13, false, 13)
+LOCKSTEP_LU_TEST_ENTRY(FactorAndSolve26, false, 26)
+LOCKSTEP_LU_TEST_ENTRY(FactorAndSolveComplex1, true, 1)
+LOCKSTEP_LU_TEST_ENTRY(FactorAndSolveComplex3, true, 3)
+LOCKSTEP_LU_TEST_ENTRY(FactorAndSolveComplex6, true, 6)
+LOCKSTEP_LU_TEST_ENTRY(FactorAndSolveComplex13, true, 13)
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -106,6 +116,7 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "hwy/targets.h"
+#include "lockstep/core/complex.hpp"
 #include "lockstep/core/linalg.hpp"
 
 namespace lockstep::simd_test {
@@ -114,6 +125,10 @@ HWY_EXPORT(FactorAndSolve3);
 HWY_EXPORT(FactorAndSolve6);
 HWY_EXPORT(FactorAndSolve13);
 HWY_EXPORT(FactorAndSolve26);
+HWY_EXPORT(FactorAndSolveComplex1);
+HWY_EXPORT(FactorAndSolveComplex3);
+HWY_EXPORT(FactorAndSolveComplex6);
+HWY_EXPORT(FactorAndSolveComplex13);
 
 namespace {
 
@@ -164,17 +179,39 @@ void fill_member(std::mt19937_64& g, double* a, double* b) {
 bool same_bits(double x, double y) {
   return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y) || (std::isnan(x) && std::isnan(y));
 }
+bool same_bits(const complex<double>& x, const complex<double>& y) {
+  return same_bits(x.re, y.re) && same_bits(x.im, y.im);
+}
 
+// Complex members: the real matrix of a kind above times (1 + i c), which keeps its structure (zero
+// blocks, repeated rows, zero columns, NaN), except the dense kinds, whose imaginary parts are drawn
+// independently, so that pivots are decided by both parts and Smith's division takes both branches.
 template <int N>
+void fill_complex_member(std::mt19937_64& g, complex<double>* a, complex<double>* b) {
+  double re[N * N], rhs[N];
+  fill_member<N>(g, re, rhs);
+  std::uniform_real_distribution<double> u(-1, 1);
+  // c = +-1 for a third of the members: |re| = |im| in every entry, the tie of Smith's branch test.
+  const double c = g() % 3 == 0 ? ((g() & 1) ? 1.0 : -1.0) : u(g);
+  const bool dense = g() % 3 == 0;
+  for (int e = 0; e < N * N; ++e) a[e] = {re[e], dense ? u(g) : c * re[e]};
+  for (int i = 0; i < N; ++i) b[i] = {rhs[i], u(g)};
+}
+
+template <bool Complex, int N>
 void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
+  using scalar = std::conditional_t<Complex, complex<double>, double>;
+  constexpr int K = Complex ? 2 : 1;
   constexpr size_t count = 8 * 64;
   std::mt19937_64 g(seed);
-  std::vector<double> matrices(count * N * N), b(count * N);
-  for (size_t m = 0; m < count; ++m) fill_member<N>(g, &matrices[m * N * N], &b[m * N]);
+  std::vector<scalar> matrices(count * N * N), b(count * N);
+  for (size_t m = 0; m < count; ++m)
+    if constexpr (Complex) fill_complex_member<N>(g, &matrices[m * N * N], &b[m * N]);
+    else fill_member<N>(g, &matrices[m * N * N], &b[m * N]);
 
   // The one-matrix code, member by member.
-  std::vector<mat<double, N, N>> factors(count);
-  std::vector<vec<double, N>> solutions(count);
+  std::vector<mat<scalar, N, N>> factors(count);
+  std::vector<vec<scalar, N>> solutions(count);
   std::vector<vec<int, N>> pivots(count);
   std::vector<factor_result> results(count);
   std::feclearexcept(FE_ALL_EXCEPT);
@@ -192,19 +229,38 @@ void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
   EXPECT_GT(singular, 0u);
   EXPECT_GT(not_finite, 0u);
 
+  // The same members as doubles (re, im interleaved for complex), the layout the entry points take.
+  const auto flatten = [](const std::vector<scalar>& v) {
+    std::vector<double> flat;
+    for (const scalar& x : v)
+      if constexpr (Complex) flat.push_back(x.re), flat.push_back(x.im);
+      else flat.push_back(x);
+    return flat;
+  };
+  const auto unflatten = [](const std::vector<double>& flat) {
+    std::vector<scalar> v(flat.size() / K);
+    for (size_t i = 0; i < v.size(); ++i)
+      if constexpr (Complex) v[i] = {flat[2 * i], flat[2 * i + 1]};
+      else v[i] = flat[i];
+    return v;
+  };
+  const std::vector<double> flat_matrices = flatten(matrices), flat_b = flatten(b);
+
   std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   size_t variants = 0;
+  const char* kind = Complex ? "complex" : "real";
   for (const int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     for (const size_t lanes : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
-      std::vector<double> a = matrices, x = b;
+      std::vector<double> flat_a = flat_matrices, flat_x = flat_b;
       std::vector<int64_t> p(count * N), info(count), column(count);
       std::feclearexcept(FE_ALL_EXCEPT);
-      if (!run(a.data(), x.data(), p.data(), info.data(), column.data(), count, lanes)) continue;
+      if (!run(flat_a.data(), flat_x.data(), p.data(), info.data(), column.data(), count, lanes)) continue;
       const int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW);
       ++variants;
       const std::string variant = std::string(hwy::TargetName(target)) + " W=" + std::to_string(lanes);
-      EXPECT_EQ(raised, 0) << variant << " raised division by zero or overflow";
+      EXPECT_EQ(raised, 0) << kind << " N = " << N << ", " << variant << " raised division by zero or overflow";
+      const std::vector<scalar> a = unflatten(flat_a), x = unflatten(flat_x);
       size_t differ = 0;
       for (size_t m = 0; m < count; ++m) {
         bool same = info[m] == results[m].info && column[m] == results[m].column;
@@ -214,17 +270,17 @@ void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
             same = same && p[m * N + i] == pivots[m][i] && same_bits(x[m * N + i], solutions[m][i]);
         }
         if (!same && differ++ == 0)
-          ADD_FAILURE() << "N = " << N << ", " << variant << ": member " << m << " differs from the one-matrix code"
-                        << " (info " << info[m] << " vs " << results[m].info << ", column " << column[m] << " vs "
-                        << results[m].column << ")";
+          ADD_FAILURE() << kind << " N = " << N << ", " << variant << ": member " << m
+                        << " differs from the one-matrix code (info " << info[m] << " vs " << results[m].info
+                        << ", column " << column[m] << " vs " << results[m].column << ")";
       }
-      EXPECT_EQ(differ, 0u) << "N = " << N << ", " << variant;
+      EXPECT_EQ(differ, 0u) << kind << " N = " << N << ", " << variant;
     }
   }
   hwy::SetSupportedTargetsForTest(0);
   EXPECT_GE(variants, 2u);
-  std::printf("[ lu ] N = %d: %zu members (%zu factored, %zu singular, %zu not finite), %zu variants equal\n", N,
-              count, ok, singular, not_finite, variants);
+  std::printf("[ lu ] %s N = %d: %zu members (%zu factored, %zu singular, %zu not finite), %zu variants equal\n", kind,
+              N, count, ok, singular, not_finite, variants);
 }
 
 #define LOCKSTEP_LU_ENTRY(NAME)                                                                       \
@@ -233,11 +289,18 @@ void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
   }
 
 TEST(SimdLu, EveryLaneIsTheOneMatrixFactorizationBitForBit) {
-  expect_lanes_equal_one_matrix_code<1>(LOCKSTEP_LU_ENTRY(FactorAndSolve1), 1);
-  expect_lanes_equal_one_matrix_code<3>(LOCKSTEP_LU_ENTRY(FactorAndSolve3), 3);
-  expect_lanes_equal_one_matrix_code<6>(LOCKSTEP_LU_ENTRY(FactorAndSolve6), 6);
-  expect_lanes_equal_one_matrix_code<13>(LOCKSTEP_LU_ENTRY(FactorAndSolve13), 13);
-  expect_lanes_equal_one_matrix_code<26>(LOCKSTEP_LU_ENTRY(FactorAndSolve26), 26);
+  expect_lanes_equal_one_matrix_code<false, 1>(LOCKSTEP_LU_ENTRY(FactorAndSolve1), 1);
+  expect_lanes_equal_one_matrix_code<false, 3>(LOCKSTEP_LU_ENTRY(FactorAndSolve3), 3);
+  expect_lanes_equal_one_matrix_code<false, 6>(LOCKSTEP_LU_ENTRY(FactorAndSolve6), 6);
+  expect_lanes_equal_one_matrix_code<false, 13>(LOCKSTEP_LU_ENTRY(FactorAndSolve13), 13);
+  expect_lanes_equal_one_matrix_code<false, 26>(LOCKSTEP_LU_ENTRY(FactorAndSolve26), 26);
+}
+
+TEST(SimdLu, EveryLaneIsTheOneMatrixComplexFactorizationBitForBit) {
+  expect_lanes_equal_one_matrix_code<true, 1>(LOCKSTEP_LU_ENTRY(FactorAndSolveComplex1), 101);
+  expect_lanes_equal_one_matrix_code<true, 3>(LOCKSTEP_LU_ENTRY(FactorAndSolveComplex3), 103);
+  expect_lanes_equal_one_matrix_code<true, 6>(LOCKSTEP_LU_ENTRY(FactorAndSolveComplex6), 106);
+  expect_lanes_equal_one_matrix_code<true, 13>(LOCKSTEP_LU_ENTRY(FactorAndSolveComplex13), 113);
 }
 
 }  // namespace
