@@ -22,96 +22,10 @@
 
 #include "hwy/highway.h"
 #include "hwy/targets.h"
-#include "lockstep/model/derivatives.hpp"
-#include "lockstep/model/registry.hpp"
-#include "lockstep/simd/pack_inl.hpp"
+#include "tests/support/pack_models.hpp"
 
 namespace lockstep::simd_test {
 namespace {
-namespace hn = hwy::HWY_NAMESPACE;
-namespace sl = lockstep::simd::HWY_NAMESPACE;
-
-constexpr size_t kMembers = 64;  // a multiple of every width
-
-// One member's arguments: parameters, t, q, v.
-template <class Model>
-struct member_arguments {
-  double p[Model::n_params];
-  double t;
-  double q[Model::n], v[Model::n];
-};
-
-template <class Model>
-std::vector<member_arguments<Model>> members(uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<member_arguments<Model>> all(kMembers);
-  for (member_arguments<Model>& a : all) {
-    for (int i = 0; i < Model::n_params; ++i) a.p[i] = Model::params[i].default_value * (1.0 + 0.05 * u(g));
-    double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
-    if constexpr (Model::n_inputs > 0)
-      for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value + 0.1 * u(g);
-    vec<double, Model::n> q, v;
-    Model::initial_state(a.p, inputs, q, v);
-    for (int i = 0; i < Model::n; ++i) a.q[i] = q[i] + 1e-2 * u(g), a.v[i] = v[i] + 1e-2 * u(g);
-    a.t = 0.5 + 0.5 * u(g);
-  }
-  return all;
-}
-
-// Everything evaluated for one member, flattened: M, Q, Phi, the non-holonomic constraints, G, Phi_t.
-template <class Model>
-constexpr size_t outputs = Model::n * Model::n + Model::n + Model::m + Model::k + Model::m * Model::n + Model::m;
-
-template <class Model, class T, class P>
-void evaluate(const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v, const P* p, T* out) {
-  constexpr int n = Model::n, m = Model::m;
-  const mat<T, n, n> M = Model::template mass<T, P>(q, p);
-  for (int i = 0; i < n * n; ++i) *out++ = M.a[i];
-  const vec<T, n> Q = Model::template force<T, P>(t, q, v, p);
-  for (int i = 0; i < n; ++i) *out++ = Q[i];
-  const auto lin = constraint_linearize<Model>(t, q, p);
-  for (int i = 0; i < m; ++i) *out++ = lin.phi[i];
-  if constexpr (Model::k > 0) {
-    const vec<T, Model::k> nh = Model::template nonholonomic<T, P>(t, q, v, p);
-    for (int i = 0; i < Model::k; ++i) *out++ = nh[i];
-  }
-  for (int i = 0; i < m * n; ++i) *out++ = lin.G.a[i];
-  for (int i = 0; i < m; ++i) *out++ = lin.phi_t[i];
-}
-
-// All members in packs of W lanes; false where this instruction set has fewer than W.
-template <class Model, size_t W>
-bool evaluate_in_packs(const std::vector<member_arguments<Model>>& args, std::vector<double>& out) {
-  using D = hn::CappedTag<double, W>;
-  using P = sl::pack<D>;
-  const D d;
-  if (hn::Lanes(d) != W) return false;
-  constexpr size_t size = outputs<Model>;
-  out.assign(kMembers * size, 0.0);
-  HWY_ALIGN double lanes[W];
-  const auto gather = [&](size_t first, auto field) {
-    for (size_t l = 0; l < W; ++l) lanes[l] = field(args[first + l]);
-    return P(hn::Load(d, lanes));
-  };
-  for (size_t first = 0; first < kMembers; first += W) {
-    P p[Model::n_params];
-    for (int i = 0; i < Model::n_params; ++i) p[i] = gather(first, [i](const auto& a) { return a.p[i]; });
-    const P t = gather(first, [](const auto& a) { return a.t; });
-    vec<P, Model::n> q, v;
-    for (int i = 0; i < Model::n; ++i) {
-      q[i] = gather(first, [i](const auto& a) { return a.q[i]; });
-      v[i] = gather(first, [i](const auto& a) { return a.v[i]; });
-    }
-    std::vector<P> result(size);
-    evaluate<Model>(t, q, v, p, result.data());
-    for (size_t e = 0; e < size; ++e) {
-      hn::Store(result[e].v, d, lanes);
-      for (size_t l = 0; l < W; ++l) out[(first + l) * size + e] = lanes[l];
-    }
-  }
-  return true;
-}
 
 // Models whose mass, forces and constraints call no elementary function: on doubles they give the
 // same bits (their initial states call sin and cos, on doubles in both cases).

@@ -1,0 +1,105 @@
+// bench/simd/model_speed.cpp — time per member of a model's evaluation (mass matrix, forces,
+// constraints, G = Phi_q and Phi_t by dual numbers: tests/support/pack_models.hpp) on doubles one member
+// at a time, against the same code on packs of W members (lockstep/simd/pack_inl.hpp), in the same run.
+// Built once per instruction set, like the test of the same evaluation:
+//
+//   build/bench/simd_model_speed_avx512 [--benchmark_filter=andrews]      (AVX-512: W = 1, 2, 4, 8)
+//   build/bench/simd_model_speed_avx2                                     (AVX2: W = 1, 2, 4)
+//
+// The members' arguments are laid out as the evaluation reads them before the clock starts (packed in
+// lanes for the packs): what is timed is the evaluation itself, as a lanes backend that keeps its
+// members lane-interleaved would run it.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/pack_models.hpp"
+
+namespace lockstep::simd_test {
+namespace {
+
+template <class Model>
+void on_doubles(benchmark::State& state) {
+  const auto args = members<Model>(1);
+  std::vector<vec<double, Model::n>> q(kMembers), v(kMembers);
+  for (size_t m = 0; m < kMembers; ++m)
+    for (int i = 0; i < Model::n; ++i) q[m][i] = args[m].q[i], v[m][i] = args[m].v[i];
+  double out[outputs<Model>];
+  for (auto _ : state)
+    for (size_t m = 0; m < kMembers; ++m) {
+      evaluate<Model>(args[m].t, q[m], v[m], args[m].p, out);
+      benchmark::DoNotOptimize(out);
+    }
+  state.counters["ns_per_member"] = benchmark::Counter(double(kMembers) * double(state.iterations()),
+                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+template <class Model, size_t W>
+void on_packs(benchmark::State& state) {
+  using D = hn::CappedTag<double, W>;
+  using P = sl::pack<D>;
+  const D d;
+  if (hn::Lanes(d) != W) {
+    state.SkipWithError("this instruction set has fewer lanes");
+    return;
+  }
+  const auto args = members<Model>(1);
+  struct packed_member {
+    P p[Model::n_params];
+    P t;
+    vec<P, Model::n> q, v;
+  };
+  std::vector<packed_member> packs(kMembers / W);
+  HWY_ALIGN double lanes[W];
+  for (size_t k = 0; k < packs.size(); ++k) {
+    const auto gather = [&](auto field) {
+      for (size_t l = 0; l < W; ++l) lanes[l] = field(args[k * W + l]);
+      return P(hn::Load(d, lanes));
+    };
+    for (int i = 0; i < Model::n_params; ++i) packs[k].p[i] = gather([i](const auto& a) { return a.p[i]; });
+    packs[k].t = gather([](const auto& a) { return a.t; });
+    for (int i = 0; i < Model::n; ++i) {
+      packs[k].q[i] = gather([i](const auto& a) { return a.q[i]; });
+      packs[k].v[i] = gather([i](const auto& a) { return a.v[i]; });
+    }
+  }
+  P out[outputs<Model>];
+  for (auto _ : state)
+    for (const packed_member& pm : packs) {
+      evaluate<Model>(pm.t, pm.q, pm.v, pm.p, out);
+      benchmark::DoNotOptimize(out);
+    }
+  state.counters["ns_per_member"] = benchmark::Counter(double(kMembers) * double(state.iterations()),
+                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+template <class Model>
+void register_model() {
+  const std::string name = Model::name;
+  benchmark::RegisterBenchmark((name + "/doubles").c_str(), on_doubles<Model>);
+  const size_t full = hn::Lanes(hn::ScalableTag<double>());
+  benchmark::RegisterBenchmark((name + "/W=1").c_str(), on_packs<Model, 1>);
+  if (full >= 2) benchmark::RegisterBenchmark((name + "/W=2").c_str(), on_packs<Model, 2>);
+  if (full >= 4) benchmark::RegisterBenchmark((name + "/W=4").c_str(), on_packs<Model, 4>);
+  if (full >= 8) benchmark::RegisterBenchmark((name + "/W=8").c_str(), on_packs<Model, 8>);
+}
+
+}  // namespace
+}  // namespace lockstep::simd_test
+
+int main(int argc, char** argv) {
+  using namespace lockstep;
+  if ((hwy::SupportedTargets() & HWY_STATIC_TARGET) == 0) {
+    std::fprintf(stderr, "this CPU lacks %s, the instruction set this build is for\n", hwy::TargetName(HWY_STATIC_TARGET));
+    return 1;
+  }
+  benchmark::Initialize(&argc, argv);
+  simd_test::register_model<models::pendulum>();
+  simd_test::register_model<models::double_pendulum>();
+  simd_test::register_model<models::slider_crank>();
+  simd_test::register_model<models::andrews>();
+  simd_test::register_model<models::car_axis>();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+}
