@@ -196,6 +196,9 @@ void fill_complex_member(std::mt19937_64& g, complex<double>* a, complex<double>
   const bool dense = g() % 3 == 0;
   for (int e = 0; e < N * N; ++e) a[e] = {re[e], dense ? u(g) : c * re[e]};
   for (int i = 0; i < N; ++i) b[i] = {rhs[i], u(g)};
+  // One member in 16: an entry whose parts are finite but whose magnitude |re| + |im| overflows, which
+  // the one-matrix code reports as not finite.
+  if (g() % 16 == 0) a[g() % (N * N)] = {1.5e308, -1.5e308};
 }
 
 template <bool Complex, int N>
@@ -221,8 +224,12 @@ void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
     results[m] = lu_factor(factors[m], pivots[m]);
     if (results[m].info == lu_ok) lu_solve(factors[m], pivots[m], solutions[m]);
   }
+  // The lanes may raise only what the one-matrix code raises on the same members (it overflows in
+  // |re| + |im| of the complex entries made to overflow, and nowhere else).
   const int raised_by_one_matrix_code = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW);
-  EXPECT_EQ(raised_by_one_matrix_code, 0) << "the test's matrices should not overflow";
+  if (!Complex) {
+    EXPECT_EQ(raised_by_one_matrix_code, 0) << "the test's real matrices should not overflow";
+  }
   size_t ok = 0, singular = 0, not_finite = 0;
   for (const factor_result& r : results) (r.info == lu_ok ? ok : r.info == lu_singular ? singular : not_finite)++;
   EXPECT_GT(ok, 0u);
@@ -259,7 +266,8 @@ void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
       const int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW);
       ++variants;
       const std::string variant = std::string(hwy::TargetName(target)) + " W=" + std::to_string(lanes);
-      EXPECT_EQ(raised, 0) << kind << " N = " << N << ", " << variant << " raised division by zero or overflow";
+      EXPECT_EQ(raised & ~raised_by_one_matrix_code, 0)
+          << kind << " N = " << N << ", " << variant << " raised division by zero or overflow";
       const std::vector<scalar> a = unflatten(flat_a), x = unflatten(flat_x);
       size_t differ = 0;
       for (size_t m = 0; m < count; ++m) {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/simd/pack_model_test.sh BUILD... — runs the builds of tests/simd/pack_model_test.cpp, one per
-# instruction set, given as pairs "CPUFLAG=EXECUTABLE" (CPUFLAG from /proc/cpuinfo, "-" for none):
+# instruction set, given as "CPUFLAGS=EXECUTABLE" (CPUFLAGS: the /proc/cpuinfo flags the build needs,
+# comma-separated, "-" for none):
 # those this CPU can run must pass and print the same digest of their one-lane results (the same bits
 # on every instruction set); those it cannot run are reported and skipped. Fails when fewer than two
 # builds could run, since then nothing was compared across instruction sets.
@@ -12,8 +13,14 @@ status=0
 for pair in "$@"; do
   flag=${pair%%=*}
   executable=${pair#*=}
-  if [ "$flag" != "-" ] && ! echo " $cpu_flags " | grep -q " $flag "; then
-    echo "skipped $(basename "$executable"): this CPU has no $flag"
+  missing=""
+  if [ "$flag" != "-" ]; then
+    for f in $(echo "$flag" | tr ',' ' '); do
+      echo " $cpu_flags " | grep -q " $f " || missing="$missing $f"
+    done
+  fi
+  if [ -n "$missing" ]; then
+    echo "skipped $(basename "$executable"): this CPU has no$missing"
     continue
   fi
   output=$("$executable" 2>&1)

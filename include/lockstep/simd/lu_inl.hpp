@@ -1,8 +1,9 @@
 // lockstep/simd/lu_inl.hpp — LU factorization with partial pivoting of W independent matrices at once,
 // one per lane of a Highway pack: lane l of every entry belongs to member l. Every lane gets exactly the
-// bits of lockstep::lu_factor and lu_solve (lockstep/core/linalg.hpp) on its own matrix — the same
-// pivots, the same info and failing column, the same factors and solutions — so a member's result does
-// not depend on the pack it shares or on W (docs/SIMD.md; tests/simd/lu_test.cpp compares every bit).
+// bits of lockstep::lu_factor and lu_solve (lockstep/core/linalg.hpp) on its own matrix — the same info
+// and failing column, and for a factored matrix the same pivots, factors and solutions — so a member's
+// result does not depend on the pack it shares or on W (docs/SIMD.md; tests/simd/lu_test.cpp compares
+// every bit).
 //
 // What the one-matrix code decides with branches, the lanes decide with masks:
 //  - the pivot search keeps, per lane, the first row of largest magnitude (`a > best`, strictly, as the
@@ -12,10 +13,12 @@
 //    which changes no lane);
 //  - a zero multiplier leaves its row unchanged in the scalar code (docs in linalg.hpp); here the
 //    update is computed and discarded for those lanes, which gives the same bits;
-//  - a lane that fails (an entry not finite: nothing factored; a pivot at or below the threshold: the
-//    failing column) keeps its info and column, and its matrix is replaced by the identity from then on
-//    so that it divides by 1, never by 0, and raises no floating-point exception while the other lanes
-//    finish. A failed lane's factors are not defined (as in the scalar code, whose caller discards them).
+//  - a lane that fails (an entry not finite; a pivot at or below the threshold: the failing column)
+//    keeps its info and column, and its matrix is replaced by the identity from then on so that it
+//    divides by 1, never by 0, and raises no floating-point exception while the other lanes finish.
+//    For a failed lane only info and column are those of the scalar code: its factors and pivots are
+//    not defined (the scalar code returns with a partial factorization, and the pivot row of the
+//    failing column, which its caller discards; here that pivot is k and the rest is the identity).
 // Real matrices (vec<D> entries) and complex ones (complex_pack<D>: Radau IIA's second block), with
 // complex arithmetic exactly that of lockstep/core/complex.hpp.
 //
@@ -56,7 +59,6 @@ struct real_lanes {
   static HWY_INLINE element mul(element a, element b) { return hn::Mul(a, b); }
   static HWY_INLINE element div(D /*d*/, element a, element b) { return hn::Div(a, b); }
   static HWY_INLINE vec<D> abs1(element a) { return hn::Abs(a); }
-  static HWY_INLINE mask<D> finite(element a) { return hn::IsFinite(a); }
 };
 template <class D>
 struct complex_lanes {
@@ -83,7 +85,6 @@ struct complex_lanes {
     return {hn::Div(re, den), hn::Div(im, den)};
   }
   static HWY_INLINE vec<D> abs1(element a) { return hn::Add(hn::Abs(a.re), hn::Abs(a.im)); }
-  static HWY_INLINE mask<D> finite(element a) { return hn::And(hn::IsFinite(a.re), hn::IsFinite(a.im)); }
 };
 
 // N x N matrices of element E (vec<D> or complex_pack<D>), one per lane, row-major like lockstep::mat.
@@ -133,12 +134,16 @@ HWY_INLINE pack_factor_result<D> lu_factor(D d, pack_matrix<E, N>& A, pack_pivot
   const int_tag<D> di;
   pack_factor_result<D> result{hn::Set(di, int64_t{lu_ok}), hn::Set(di, int64_t{-1})};
 
-  // Not finite anywhere: lu_not_finite, nothing factored (the scalar code returns before touching A).
-  mask<D> not_finite = hn::Not(L::finite(A.a[0]));
-  vec<D> scale = L::abs1(A.a[0]);
+  // An entry's magnitude (|re| + |im| for a complex one) not finite: lu_not_finite, as in the scalar
+  // code, which tests the magnitude, so that a complex entry whose parts are finite but whose |re| +
+  // |im| overflows fails here too.
+  vec<D> magnitude = L::abs1(A.a[0]);
+  mask<D> not_finite = hn::Not(hn::IsFinite(magnitude));
+  vec<D> scale = magnitude;
   for (int i = 1; i < N * N; ++i) {
-    not_finite = hn::Or(not_finite, hn::Not(L::finite(A.a[i])));
-    scale = hn::Max(scale, L::abs1(A.a[i]));
+    magnitude = L::abs1(A.a[i]);
+    not_finite = hn::Or(not_finite, hn::Not(hn::IsFinite(magnitude)));
+    scale = hn::Max(scale, magnitude);
   }
   result.info = hn::IfThenElse(hn::RebindMask(di, not_finite), hn::Set(di, int64_t{lu_not_finite}), result.info);
   mask<D> failed = not_finite;

@@ -178,7 +178,9 @@ HWY_INLINE vec<D> atan2(D d, vec<D> y, vec<D> x) {
   // Every magnitude is >= +0; the sign is y's (fdlibm's results for y < 0 are the negations of those
   // for y > 0).
   const vec<D> result = hn::Xor(hn::IfThenElse(special, special_result, general), sign_bit(d, y));
-  return hn::IfThenElse(nan, hn::Add(x, y), result);
+  // A NaN argument comes back as it is (y's where both are): selected, not summed, so that the other
+  // lanes' x + y (inf - inf where atan2 is +-pi/4 or +-3pi/4) raises nothing.
+  return hn::IfThenElse(nan, hn::IfThenElse(is_nan(d, y), y, x), result);
 }
 
 }  // namespace lockstep::simd::HWY_NAMESPACE

@@ -20,6 +20,14 @@
 //    replaced by a harmless one first, so no lane raises FP exceptions or stalls on subnormals for the
 //    sake of a value that is discarded.
 //
+// Two target differences of Highway 1.0.3 that the rules above make harmless, noted for whoever extends
+// this code: Round on SSSE3 adds and subtracts 2^52, so a negative value that rounds to zero gives +0
+// there and -0 elsewhere (every use here absorbs the zero's sign: never depend on it); and Lt, Le, Gt
+// and Ge are signaling comparisons on SSE4 and 128/256-bit AVX2 but quiet on AVX-512, so a quiet NaN
+// argument may raise the invalid flag on some targets and not on others. The result bits are the same
+// on every target; the flags are guaranteed only for arguments with finite results (tests/simd checks
+// those).
+//
 // This file is re-included once per target (the include guard toggles with HWY_TARGET_TOGGLE, the
 // Highway convention for "-inl" headers): include it after hwy/highway.h, inside no namespace.
 #if defined(LOCKSTEP_SIMD_MATH_COMMON_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
