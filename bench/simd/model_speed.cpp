@@ -3,7 +3,9 @@
 // at a time, against the same code on packs of W members (lockstep/simd/pack_inl.hpp), in the same run.
 // Built once per instruction set, like the test of the same evaluation:
 //
-//   build/bench/simd_model_speed_avx512 [--benchmark_filter=andrews]      (AVX-512: W = 1, 2, 4, 8)
+//   build/bench/simd_model_speed_avx512 [--benchmark_filter=andrews]      (AVX-512: W = 1, 2, 4, 8, and
+//                                                                          W = 8 with 4, 2, 1 directions
+//                                                                          per dual-number pass)
 //   build/bench/simd_model_speed_avx2                                     (AVX2: W = 1, 2, 4)
 //
 // The members' arguments are laid out as the evaluation reads them before the clock starts (packed in
@@ -35,7 +37,7 @@ void on_doubles(benchmark::State& state) {
                                                        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-template <class Model, size_t W>
+template <class Model, size_t W, int Chunk>
 void on_packs(benchmark::State& state) {
   using D = hn::CappedTag<double, W>;
   using P = sl::pack<D>;
@@ -67,7 +69,7 @@ void on_packs(benchmark::State& state) {
   P out[outputs<Model>];
   for (auto _ : state)
     for (const packed_member& pm : packs) {
-      evaluate<Model>(pm.t, pm.q, pm.v, pm.p, out);
+      evaluate<Model, Chunk>(pm.t, pm.q, pm.v, pm.p, out);
       benchmark::DoNotOptimize(out);
     }
   state.counters["ns_per_member"] = benchmark::Counter(double(kMembers) * double(state.iterations()),
@@ -79,10 +81,15 @@ void register_model() {
   const std::string name = Model::name;
   benchmark::RegisterBenchmark((name + "/doubles").c_str(), on_doubles<Model>);
   const size_t full = hn::Lanes(hn::ScalableTag<double>());
-  benchmark::RegisterBenchmark((name + "/W=1").c_str(), on_packs<Model, 1>);
-  if (full >= 2) benchmark::RegisterBenchmark((name + "/W=2").c_str(), on_packs<Model, 2>);
-  if (full >= 4) benchmark::RegisterBenchmark((name + "/W=4").c_str(), on_packs<Model, 4>);
-  if (full >= 8) benchmark::RegisterBenchmark((name + "/W=8").c_str(), on_packs<Model, 8>);
+  benchmark::RegisterBenchmark((name + "/W=1").c_str(), on_packs<Model, 1, ad::default_chunk>);
+  if (full >= 2) benchmark::RegisterBenchmark((name + "/W=2").c_str(), on_packs<Model, 2, ad::default_chunk>);
+  if (full >= 4) benchmark::RegisterBenchmark((name + "/W=4").c_str(), on_packs<Model, 4, ad::default_chunk>);
+  if (full >= 8) {
+    benchmark::RegisterBenchmark((name + "/W=8").c_str(), on_packs<Model, 8, ad::default_chunk>);
+    benchmark::RegisterBenchmark((name + "/W=8/chunk=4").c_str(), on_packs<Model, 8, 4>);
+    benchmark::RegisterBenchmark((name + "/W=8/chunk=2").c_str(), on_packs<Model, 8, 2>);
+    benchmark::RegisterBenchmark((name + "/W=8/chunk=1").c_str(), on_packs<Model, 8, 1>);
+  }
 }
 
 }  // namespace

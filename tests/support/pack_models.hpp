@@ -54,14 +54,16 @@ std::vector<member_arguments<Model>> members(uint64_t seed) {
 template <class Model>
 constexpr size_t outputs = Model::n * Model::n + Model::n + Model::m + Model::k + Model::m * Model::n + Model::m;
 
-template <class Model, class T, class P>
+// Chunk: the directions each dual-number pass of the Jacobian carries (the results do not depend on it:
+// every direction sees the same operations).
+template <class Model, int Chunk = ad::default_chunk, class T, class P>
 void evaluate(const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v, const P* p, T* out) {
   constexpr int n = Model::n, m = Model::m;
   const mat<T, n, n> M = Model::template mass<T, P>(q, p);
   for (int i = 0; i < n * n; ++i) *out++ = M.a[i];
   const vec<T, n> Q = Model::template force<T, P>(t, q, v, p);
   for (int i = 0; i < n; ++i) *out++ = Q[i];
-  const auto lin = constraint_linearize<Model>(t, q, p);
+  const auto lin = constraint_linearize<Model, Chunk>(t, q, p);
   for (int i = 0; i < m; ++i) *out++ = lin.phi[i];
   if constexpr (Model::k > 0) {
     const vec<T, Model::k> nh = Model::template nonholonomic<T, P>(t, q, v, p);
