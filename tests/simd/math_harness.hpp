@@ -155,6 +155,17 @@ inline accuracy expect_accurate(const char* function, const std::vector<double>&
   return acc;
 }
 
+// Named argument sets of one function, run together for properties 1 and 2 and property 4, measured
+// one by one for property 3 (one accuracy line per set). y is empty for functions of one argument, in
+// every set or in none.
+struct argument_set {
+  std::string name;
+  std::vector<double> x, y;
+};
+template <class Reference>
+inline void expect_accurate_by_set(const std::string& function, const entry_fn& entry,
+                                   const std::vector<argument_set>& sets, Reference reference, double bound);
+
 // Property 4 over arguments the caller knows to have finite, representable results.
 inline void expect_no_exceptions(const char* function, const entry_fn& entry, std::vector<double> x,
                                  std::vector<double> y) {
@@ -227,6 +238,26 @@ inline std::vector<double> concat(std::vector<std::vector<double>> parts) {
   std::vector<double> all;
   for (auto& p : parts) all.insert(all.end(), p.begin(), p.end());
   return all;
+}
+
+template <class Reference>
+inline void expect_accurate_by_set(const std::string& function, const entry_fn& entry,
+                                   const std::vector<argument_set>& sets, Reference reference, double bound) {
+  std::vector<double> x, y;
+  for (const argument_set& set : sets) {
+    EXPECT_EQ(set.y.empty(), sets.front().y.empty()) << function << ": y given in some sets only";
+    x.insert(x.end(), set.x.begin(), set.x.end());
+    y.insert(y.end(), set.y.begin(), set.y.end());
+  }
+  const std::vector<double> got = expect_deterministic(function.c_str(), entry, x, y);
+  expect_no_exceptions(function.c_str(), entry, x, y);
+  if (got.size() != x.size()) return;
+  size_t offset = 0;
+  for (const argument_set& set : sets) {
+    const std::vector<double> part(got.begin() + offset, got.begin() + offset + set.x.size());
+    expect_accurate((function + ", " + set.name).c_str(), set.x, set.y, part, reference, bound);
+    offset += set.x.size();
+  }
 }
 
 }  // namespace lockstep::simd_test
