@@ -46,29 +46,10 @@ void on_packs(benchmark::State& state) {
     state.SkipWithError("this instruction set has fewer lanes");
     return;
   }
-  const auto args = members<Model>(1);
-  struct packed_member {
-    P p[Model::n_params];
-    P t;
-    vec<P, Model::n> q, v;
-  };
-  std::vector<packed_member> packs(kMembers / W);
-  HWY_ALIGN double lanes[W];
-  for (size_t k = 0; k < packs.size(); ++k) {
-    const auto gather = [&](auto field) {
-      for (size_t l = 0; l < W; ++l) lanes[l] = field(args[k * W + l]);
-      return P(hn::Load(d, lanes));
-    };
-    for (int i = 0; i < Model::n_params; ++i) packs[k].p[i] = gather([i](const auto& a) { return a.p[i]; });
-    packs[k].t = gather([](const auto& a) { return a.t; });
-    for (int i = 0; i < Model::n; ++i) {
-      packs[k].q[i] = gather([i](const auto& a) { return a.q[i]; });
-      packs[k].v[i] = gather([i](const auto& a) { return a.v[i]; });
-    }
-  }
+  const auto packs = pack_arguments<Model, W>(members<Model>(1));
   P out[outputs<Model>];
   for (auto _ : state)
-    for (const packed_member& pm : packs) {
+    for (const auto& pm : packs) {
       evaluate<Model, Chunk>(pm.t, pm.q, pm.v, pm.p, out);
       benchmark::DoNotOptimize(out);
     }

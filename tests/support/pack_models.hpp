@@ -73,7 +73,39 @@ void evaluate(const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v, 
   for (int i = 0; i < m; ++i) *out++ = lin.phi_t[i];
 }
 
-// All members in packs of W lanes; false where this instruction set has fewer than W.
+// The arguments of W consecutive members, lane l for member first + l.
+template <class Model, class D>
+struct packed_arguments {
+  using P = sl::pack<D>;
+  P p[Model::n_params];
+  P t;
+  vec<P, Model::n> q, v;
+};
+// All members' arguments in packs of W lanes (kMembers / W packs); W must be this target's or fewer.
+template <class Model, size_t W>
+std::vector<packed_arguments<Model, hn::CappedTag<double, W>>> pack_arguments(
+    const std::vector<member_arguments<Model>>& args) {
+  using D = hn::CappedTag<double, W>;
+  using P = sl::pack<D>;
+  const D d;
+  HWY_ALIGN double lanes[W];
+  std::vector<packed_arguments<Model, D>> packs(kMembers / W);
+  for (size_t k = 0; k < packs.size(); ++k) {
+    const auto gather = [&](auto field) {
+      for (size_t l = 0; l < W; ++l) lanes[l] = field(args[k * W + l]);
+      return P(hn::Load(d, lanes));
+    };
+    for (int i = 0; i < Model::n_params; ++i) packs[k].p[i] = gather([i](const auto& a) { return a.p[i]; });
+    packs[k].t = gather([](const auto& a) { return a.t; });
+    for (int i = 0; i < Model::n; ++i) {
+      packs[k].q[i] = gather([i](const auto& a) { return a.q[i]; });
+      packs[k].v[i] = gather([i](const auto& a) { return a.v[i]; });
+    }
+  }
+  return packs;
+}
+
+// All members evaluated in packs of W lanes; false where this instruction set has fewer than W.
 template <class Model, size_t W>
 bool evaluate_in_packs(const std::vector<member_arguments<Model>>& args, std::vector<double>& out) {
   using D = hn::CappedTag<double, W>;
@@ -83,24 +115,13 @@ bool evaluate_in_packs(const std::vector<member_arguments<Model>>& args, std::ve
   constexpr size_t size = outputs<Model>;
   out.assign(kMembers * size, 0.0);
   HWY_ALIGN double lanes[W];
-  const auto gather = [&](size_t first, auto field) {
-    for (size_t l = 0; l < W; ++l) lanes[l] = field(args[first + l]);
-    return P(hn::Load(d, lanes));
-  };
-  for (size_t first = 0; first < kMembers; first += W) {
-    P p[Model::n_params];
-    for (int i = 0; i < Model::n_params; ++i) p[i] = gather(first, [i](const auto& a) { return a.p[i]; });
-    const P t = gather(first, [](const auto& a) { return a.t; });
-    vec<P, Model::n> q, v;
-    for (int i = 0; i < Model::n; ++i) {
-      q[i] = gather(first, [i](const auto& a) { return a.q[i]; });
-      v[i] = gather(first, [i](const auto& a) { return a.v[i]; });
-    }
+  const auto packs = pack_arguments<Model, W>(args);
+  for (size_t k = 0; k < packs.size(); ++k) {
     P result[size];
-    evaluate<Model>(t, q, v, p, result);
+    evaluate<Model>(packs[k].t, packs[k].q, packs[k].v, packs[k].p, result);
     for (size_t e = 0; e < size; ++e) {
       hn::Store(result[e].v, d, lanes);
-      for (size_t l = 0; l < W; ++l) out[(first + l) * size + e] = lanes[l];
+      for (size_t l = 0; l < W; ++l) out[(k * W + l) * size + e] = lanes[l];
     }
   }
   return true;
