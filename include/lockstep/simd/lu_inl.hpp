@@ -160,15 +160,14 @@ HWY_INLINE pack_factor_result<D> lu_factor(D d, pack_matrix<E, N>& A, pack_pivot
       best = hn::IfThenElse(larger, a, best);
       p = hn::IfThenElse(hn::RebindMask(di, larger), hn::Set(di, int64_t{i}), p);
     }
-    pivot[k] = hn::IfThenElse(hn::RebindMask(di, failed), hn::Set(di, int64_t{k}), p);
     const mask<D> singular = hn::AndNot(failed, hn::Not(hn::Gt(best, threshold)));
     if (!hn::AllFalse(d, singular)) {
       result.info = hn::IfThenElse(hn::RebindMask(di, singular), hn::Set(di, int64_t{lu_singular}), result.info);
       result.column = hn::IfThenElse(hn::RebindMask(di, singular), hn::Set(di, int64_t{k}), result.column);
       failed = hn::Or(failed, singular);
       lu_detail::make_identity(d, A, failed, k);
-      pivot[k] = hn::IfThenElse(hn::RebindMask(di, failed), hn::Set(di, int64_t{k}), pivot[k]);
     }
+    pivot[k] = hn::IfThenElse(hn::RebindMask(di, failed), hn::Set(di, int64_t{k}), p);  // failed lanes: no swap
     // Row interchange by lane masks: lanes whose pivot row is i swap rows k and i.
     for (int i = k + 1; i < N; ++i) {
       const mask<D> swap = hn::RebindMask(d, hn::Eq(pivot[k], hn::Set(di, int64_t{i})));
