@@ -43,8 +43,6 @@ struct pack {
   HWY_INLINE pack(double x) : v(hn::Set(D(), x)) {}  // NOLINT: constants convert implicitly, as to double
   HWY_INLINE explicit pack(vec<D> x) : v(x) {}
 
-  static constexpr size_t lanes() { return hn::MaxLanes(D()); }
-
   HWY_INLINE friend pack operator+(pack a, pack b) { return pack(hn::Add(a.v, b.v)); }
   HWY_INLINE friend pack operator-(pack a, pack b) { return pack(hn::Sub(a.v, b.v)); }
   HWY_INLINE friend pack operator*(pack a, pack b) { return pack(hn::Mul(a.v, b.v)); }
