@@ -155,8 +155,9 @@ HWY_INLINE vec<D> atan2(D d, vec<D> y, vec<D> x) {
   // atan(q + q_lo) = atan q + q_lo / (1 + q^2) to far below an ulp.
   const double_double<D> z = atan_parts(d, q, hn::Div(q_lo, hn::Add(one, hn::Mul(q, q))));
 
-  // x > 0: z_hi - z_tail; x < 0: pi - z = (difference.hi + difference.lo) + (pi_lo + z_tail), rounded once at the
-  // end, where pi - z_hi = difference.hi + difference.lo exactly (Dekker's fast two-sum: pi >= z_hi).
+  // x > 0: z_hi - z_tail; x < 0: pi - z = (difference.hi + difference.lo) + (pi_lo + z_tail), rounded
+  // once at the end, where pi - z_hi = difference.hi + difference.lo exactly (Dekker's fast two-sum:
+  // pi >= z_hi).
   const double_double<D> difference = fast_two_sum(d, hn::Set(d, pi), hn::Neg(z.hi));
   const vec<D> reflected = hn::Add(difference.hi, hn::Add(difference.lo, hn::Add(hn::Set(d, pi_lo), z.lo)));
   const vec<D> divided = hn::IfThenElse(x_negative, reflected, hn::Sub(z.hi, z.lo));
