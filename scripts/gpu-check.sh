@@ -14,13 +14,13 @@
 #                                   serial backend is ten times tighter.
 #   gpu-check.sh run [STAGE...]     on the GPU machine, from the pack folder: the stages below (all of
 #                                   them, in this order, when none is named). Each ends within 8 minutes
-#                                   (timeout) and writes one file, OUT/<stage>.txt (OUT: --out DIR or
+#                                   (timeout; LOCKSTEP_GPU_STAGE_LIMIT seconds) and writes one file, OUT/<stage>.txt (OUT: --out DIR or
 #                                   LOCKSTEP_GPU_OUT, default gpu-results), headed by the device name and
 #                                   the driver and CUDA versions. One stage per lease command.
 #       tests      every CUDA test (tests/cuda): the device check kernels, every device model with BDF
 #                  and Radau IIA against the serial backend (statuses equal, positions within
 #                  10 (atol + rtol |q|), 1 x with --no-fmad), fused and forced split; a skipped test fails
-#       sanitize   compute-sanitizer memcheck, racecheck and initcheck on gpu_bench small (every device
+#       sanitize   compute-sanitizer memcheck, racecheck, initcheck and synccheck on gpu_bench small (every device
 #                  model, both methods, fused and split, split projections; 100 members in 2 chunks)
 #       bench      members per second, cuda against omp on all cores, pendulum, double pendulum and
 #                  andrews at 10^3 .. 10^6 members (gpu_bench rate)
@@ -42,13 +42,16 @@ pack=${LOCKSTEP_GPU_PACK:-build-gpu-pack}
 [[ $pack == /* ]] || pack=$root/$pack
 nofmad_dir=${LOCKSTEP_NOFMAD_BUILD_DIR:-build-nofmad}
 targets=(cuda_device_check_test cuda_ensemble_test gpu_bench)
-stage_limit=480  # seconds: each stage must end well inside a lease command's 10 minutes
+# Seconds each stage may take: it must end well inside a lease command's 10 minutes. A lease shorter
+# than four stages of 8 minutes runs them with smaller limits (LOCKSTEP_GPU_STAGE_LIMIT), one per call.
+stage_limit=${LOCKSTEP_GPU_STAGE_LIMIT:-480}
 
 say() { echo "gpu-check: $*"; }
 die() {
   echo "gpu-check: error: $*" >&2
   exit 1
 }
+[[ $stage_limit =~ ^[0-9]+$ ]] && ((stage_limit >= 30)) || die "LOCKSTEP_GPU_STAGE_LIMIT must be a whole number of seconds, at least 30 (got '$stage_limit')"
 
 # Shared libraries a machine with a CUDA driver has for certain (the C library and the loader; libcuda
 # is the driver itself, loaded by the CUDA runtime at run time), and those too large for the pack
@@ -208,14 +211,15 @@ stage_tests() {
   return $rc
 }
 
-# Runs a CUDA tool's command within a third of the stage's time. Returns 0 when it passed, 2 when the
-# machine refused it (its output matches the pattern $1: no permission for the performance counters,
-# an unsupported device), 1 when it failed or timed out; says which.
+# Runs a CUDA tool's command within $3 seconds. Returns 0 when it passed, 2 when the machine refused it
+# (its output matches the pattern $1: no permission for the performance counters, an unsupported
+# device), 1 when it failed or timed out; says which ($2 names the tool).
 tool_run() {
-  local refused=$1 what=$2 log r=0
-  shift 2
+  local refused=$1 what=$2 limit=$3 log r=0 start=$SECONDS
+  shift 3
   log=$(mktemp)
-  timeout --kill-after=10 $((stage_limit / 3)) "$@" 2>&1 | tee "$log" || r=$?
+  timeout --kill-after=10 "$limit" "$@" 2>&1 | tee "$log" || r=$?
+  echo "($what: $((SECONDS - start)) s of the $limit s it may take)"
   if grep -qi "$refused" "$log"; then
     echo "NOT RUN: $what was refused by this machine (status $r)"
     r=2
@@ -234,10 +238,15 @@ stage_sanitize() {
     echo "NOT RUN: compute-sanitizer is not installed on this machine"
     return 0
   fi
-  for tool in memcheck racecheck initcheck; do
+  # Racecheck takes half the stage: on an H100 it needed 119 s for gpu_bench small, almost all of it in
+  # the split path's cuBLAS and cuSOLVER kernels (shared memory, which it instruments access by access);
+  # memcheck, initcheck and synccheck needed 3-10 s each.
+  local limit
+  for tool in memcheck racecheck initcheck synccheck; do
+    [[ $tool == racecheck ]] && limit=$((stage_limit / 2)) || limit=$((stage_limit / 7))
     echo "-- compute-sanitizer --tool $tool gpu_bench small"
     r=0
-    tool_run 'ERR_NVGPUCTRPERM\|device not supported\|not supported on this' "compute-sanitizer $tool" \
+    tool_run 'ERR_NVGPUCTRPERM\|device not supported\|not supported on this' "compute-sanitizer $tool" "$limit" \
       "$sanitizer" --tool "$tool" --error-exitcode 99 "$pack/bin/gpu_bench" small || r=$?
     ((r == 1)) && rc=1
   done
@@ -245,7 +254,8 @@ stage_sanitize() {
 }
 
 stage_bench() {
-  limited "$stage_limit" "$pack/bin/gpu_bench" rate 330 pendulum double_pendulum andrews
+  # Two thirds of the stage for the timed runs: the rest covers the probes and warm-ups they skip.
+  limited "$stage_limit" "$pack/bin/gpu_bench" rate $((stage_limit * 11 / 16)) pendulum double_pendulum andrews
 }
 
 stage_profile() {
@@ -262,7 +272,7 @@ stage_profile() {
   for model in pendulum double_pendulum andrews; do
     echo "-- ncu, $model, 100000 members, step-kernel launches 2 to 4"
     r=0
-    tool_run 'ERR_NVGPUCTRPERM\|Profiling is not supported\|not supported on this' "Nsight Compute" \
+    tool_run 'ERR_NVGPUCTRPERM\|Profiling is not supported\|not supported on this' "Nsight Compute" $((stage_limit / 3)) \
       "$ncu" --metrics "$metrics" --kernel-name regex:for_each_active_member --launch-skip 1 --launch-count 3 \
       "$pack/bin/gpu_bench" one "$model" 100000 || r=$?
     ((r == 2)) && return 0  # refused once, refused for every model

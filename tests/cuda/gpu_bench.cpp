@@ -11,7 +11,8 @@
 //   gpu_bench rate BUDGET_S MODEL... members per second, cuda and omp, at 10^3 .. 10^6 members; a
 //                                    size whose cuda run would overrun BUDGET_S (estimated from the
 //                                    previous size) is recorded as skipped. The omp backend runs at
-//                                    most as many members as fit about 15 s (estimated from a run of
+//                                    most as many members as fit a sixth of the model's share of
+//                                    BUDGET_S, and never more than 15 s (estimated from a run of
 //                                    1,000): its rate is flat in the ensemble size once every core has
 //                                    a few hundred members, and a full 10^6-member andrews run would
 //                                    take longer than the stage may.
@@ -134,9 +135,11 @@ int rate(double budget) {
   omp_run.where = backend::omp;
   omp_run.threads = cores;
   long failed = 0;
-  // The omp rate from 1,000 members sets how many members its timed runs take (about 15 s at most).
+  // The omp rate from 1,000 members sets how many members its timed runs take: four sizes, each at
+  // most a sixth of this model's budget (and 15 s), leave the rest of the budget to the cuda runs.
   const double probe = timed(bench_ensemble<Model>(1000), omp_run, &failed);
-  const long omp_cap = std::max(1000L, static_cast<long>(15.0 * 1000.0 / std::max(probe, 1e-6)));
+  const double omp_seconds = std::min(15.0, budget / 6.0);
+  const long omp_cap = std::max(1000L, static_cast<long>(omp_seconds * 1000.0 / std::max(probe, 1e-6)));
   // One cuda warm-up: context creation and module loading are not the ensemble's cost.
   timed(bench_ensemble<Model>(100), cuda_run, &failed);
   double cuda_previous = 0.0;
