@@ -265,18 +265,30 @@ stage_profile() {
     echo "NOT RUN: Nsight Compute (ncu) is not installed on this machine"
     return 0
   fi
-  # Achieved occupancy and its limits, and local-memory (stack, spill) traffic of the step kernels.
+  # Achieved occupancy and its limits; local-memory (stack, spill) traffic of the step kernels and where
+  # it is served (L1 and L2 hit rates, DRAM bytes); FP64 instructions; threads per executed warp
+  # instruction (32 = no divergence). With the speed-of-light, memory and occupancy sections: 13 replay
+  # passes, 2-4 s a kernel on an H100.
   local metrics=sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct
   metrics+=,launch__occupancy_limit_registers,launch__registers_per_thread,launch__stack_size
   metrics+=,l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum,gpu__time_duration.sum
+  metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct
+  metrics+=,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum
+  metrics+=,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__thread_inst_executed_per_inst_executed.ratio
+  local method which
   for model in pendulum double_pendulum andrews; do
-    echo "-- ncu, $model, 100000 members, step-kernel launches 2 to 4"
-    r=0
-    tool_run 'ERR_NVGPUCTRPERM\|Profiling is not supported\|not supported on this' "Nsight Compute" $((stage_limit / 3)) \
-      "$ncu" --metrics "$metrics" --kernel-name regex:for_each_active_member --launch-skip 1 --launch-count 3 \
-      "$pack/bin/gpu_bench" one "$model" 100000 || r=$?
-    ((r == 2)) && return 0  # refused once, refused for every model
-    ((r == 1)) && rc=1
+    for method in bdf radau5; do
+      echo "-- ncu, $model, $method, 100000 members, the second step-kernel launch"
+      which=()
+      [[ $method == radau5 ]] && which=(radau5)
+      r=0
+      tool_run 'ERR_NVGPUCTRPERM\|Profiling is not supported\|not supported on this' "Nsight Compute" $((stage_limit / 7)) \
+        "$ncu" --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --metrics "$metrics" \
+        --kernel-name regex:for_each_active_member --launch-skip 1 --launch-count 1 \
+        "$pack/bin/gpu_bench" one "$model" 100000 "${which[@]}" || r=$?
+      ((r == 2)) && return 0  # refused once, refused for every model
+      ((r == 1)) && rc=1
+    done
   done
   return $rc
 }

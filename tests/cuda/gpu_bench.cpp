@@ -7,7 +7,9 @@
 //                                    split projections for andrews), 100 members in chunks of 64:
 //                                    every kernel of the backend, small enough for compute-sanitizer;
 //                                    statuses against the serial backend
-//   gpu_bench one MODEL MEMBERS      one cuda run (what Nsight Compute profiles)
+//   gpu_bench one MODEL MEMBERS [radau5]
+//                                    one cuda run (what Nsight Compute profiles): BDF on ggl, or with
+//                                    radau5 Radau IIA 5 on index3
 //   gpu_bench rate BUDGET_S MODEL... members per second, cuda and omp, at 10^3 .. 10^6 members; a
 //                                    size whose cuda run would overrun BUDGET_S (estimated from the
 //                                    previous size) is recorded as skipped. The omp backend runs at
@@ -107,13 +109,14 @@ int small() {
 }
 
 template <class Model>
-int one(long members) {
-  const auto e = bench_ensemble<Model>(members);
+int one(long members, method_kind method) {
+  const auto e = bench_ensemble<Model>(members, method, method == method_kind::bdf ? formulation::ggl : formulation::index3);
   run_options ro;
   ro.where = backend::cuda;
   const auto start = std::chrono::steady_clock::now();
   const auto r = solve_ensemble(e, ro);
-  std::printf("one %s %ld members: %.3f s on cuda, chunk %ld\n", Model::name, members, seconds_since(start), r.chunk_size);
+  std::printf("one %s %s %ld members: %.3f s on cuda, chunk %ld\n", Model::name, method_name(method), members,
+              seconds_since(start), r.chunk_size);
   return 0;
 }
 
@@ -169,7 +172,7 @@ int rate(double budget) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: gpu_bench info | small | one MODEL MEMBERS | rate BUDGET_S MODEL...\n");
+  std::fprintf(stderr, "usage: gpu_bench info | small | one MODEL MEMBERS [radau5] | rate BUDGET_S MODEL...\n");
   return 2;
 }
 
@@ -194,9 +197,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (what == "small") return small();
-    if (what == "one" && argc == 4) {
+    if (what == "one" && (argc == 4 || (argc == 5 && std::strcmp(argv[4], "radau5") == 0))) {
       const long members = std::atol(argv[3]);
-      return for_model(argv[2], [&](auto m) { return one<decltype(m)>(members); });
+      const method_kind method = argc == 5 ? method_kind::radau5 : method_kind::bdf;
+      return for_model(argv[2], [&](auto m) { return one<decltype(m)>(members, method); });
     }
     if (what == "rate" && argc >= 4) {
       const double budget = std::atof(argv[2]);
