@@ -30,7 +30,8 @@ namespace lockstep {
 // member_workspace (uses_member_workspace below), about a fifth of that (docs/GPU.md 5.7). The built-in models
 // at or below 32 (pendulum 4, double pendulum 8, chain<4> 16, andrews 19, slider crank 25, chain<8> 32)
 // stay fused: their factorization is a few microseconds of one thread, cheaper than the extra launch,
-// the gather and scatter of the split path (a model, not a measurement: no GPU has run this code).
+// the gather and scatter of the split path (a model, not a measurement: the one GPU run, docs/GPU.md
+// section 7, compared the two paths' results, not their speed).
 // run_options::split_factorization sends any model through the split path (docs/GPU.md 5.3 and 5.6).
 inline constexpr int split_factorization_threshold = large_member_newton_rows;  // formulation/euler_lagrange.hpp
 
