@@ -4,6 +4,7 @@
 //
 // LOCKSTEP_TEST_ENGINE_VARIANT selects what the library exports: 0 the real engine, 1 a table of
 // another ABI version, 2 no entry point at all (the loader must refuse 1 and 2 with a reason).
+#include "lockstep/core/elementary_definitions.hpp"  // the library's own elementary functions (rule 5)
 #include "lockstep/engine/model_engine.hpp"
 #include "tests/engine/cart_pendulum.hpp"
 

@@ -9,7 +9,9 @@ hashed with SHA-256. The hashes must equal those recorded in hashes.txt, and eve
 is sliced.
 
 The hashes hold for the toolchain recorded in hashes.txt (compiler, C library, and whether the CPU
-has FMA, since glibc's libm picks FMA code paths for exp, log, sin, cos and pow at run time). On
+has FMA). The solvers' elementary functions are lockstep's own (lockstep/core/elementary.hpp), but the
+study samplers' quantiles (Boost.Math) still call glibc's libm, which picks FMA code paths for exp, log
+and pow at run time. On
 another toolchain the digests are still compared between variants, but not against hashes.txt, and the
 script says so and exits with 77, which ctest reports as skipped.
 

@@ -630,7 +630,8 @@ struct pow_rule_choice {
 
 pow_rule_choice choose_order_with_pow(int k, double lte_k, bool lower, double lte_lower, bool higher,
                                       double lte_higher) {
-  auto r = [](double lte, int p) { return std::pow(2.0 * lte + 1e-4, -1.0 / (p + 1)); };
+  // lockstep::pow, the solvers' own (core/math.hpp), so that the ratios can be compared bit for bit.
+  auto r = [](double lte, int p) { return lockstep::pow(2.0 * lte + 1e-4, -1.0 / (p + 1)); };
   auto close = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); };
   pow_rule_choice c{k, 0.0, false, false};
   double best = r(lte_k, k);

@@ -11,8 +11,13 @@
 //
 // Digits: scd = -log10 max_i |q_i - ref_i| / (1 + |ref_i|) (the Test Set's mixed error measure, over
 // the positions). Each case asserts two things:
-// - what rtol means (method/tolerance_calibration.hpp): the digits lie within 1.5 of -log10 rtol, for
-//   every method and formulation alike;
+// - what rtol means (method/tolerance_calibration.hpp), for every method and formulation alike: on each
+//   problem at least -log10 rtol - 1.5 digits, and averaged over the two problems at most
+//   -log10 rtol + 1.5. The upper bound is on the average because one end point can be accidentally exact:
+//   the global error changes sign along the trajectory, and a change in the last bits of the arithmetic
+//   moves where (BDF on ggl at rtol 1e-8 reached 8.96 digits on andrews with the C library's sin and cos,
+//   10.47 with lockstep's own, and 7.54 on the car axis with both). The calibration is fitted to the two
+//   problems together in the same way;
 // - the digits measured when it was written less 0.5 (the comment gives the measurement): a change that
 //   costs accuracy fails here, and one that changes results on purpose updates the table.
 // Adaptive BDF on index3 is refused.
@@ -48,7 +53,8 @@ struct reference_case {
   double car_axis_digits;
 };
 
-// Measured on this commit (andrews, car axis), asserted less 0.5. The tolerances are where each method
+// Measured (andrews, car axis), asserted less 0.5; the floor of BDF on ggl at 1e-8 keeps the measurement
+// before its accidentally exact end point. The tolerances are where each method
 // is practical: rho_inf on index3 fails with newton_failure beyond 1e-4 on andrews, and backward Euler
 // needs 10^5 steps at 1e-3.
 constexpr reference_case cases[] = {
@@ -72,10 +78,10 @@ constexpr reference_case cases[] = {
     {method_kind::radau3, formulation::index1, 1e-6, 5.9, 5.1},                 // 6.43, 5.64
     {method_kind::radau3, formulation::projected_invariants, 1e-6, 6.2, 4.9},   // 6.72, 5.42
     {method_kind::rhoinf, formulation::index3, 1e-3, 2.7, 2.4},                 // 3.25, 2.91
-    {method_kind::rhoinf, formulation::ggl, 1e-6, 6.0, 5.0},                    // 6.55, 5.50
+    {method_kind::rhoinf, formulation::ggl, 1e-6, 6.0, 5.0},                    // 6.54, 5.50
     {method_kind::rhoinf, formulation::index1, 1e-6, 5.5, 5.4},                 // 6.03, 5.95
     {method_kind::rhoinf, formulation::projected_invariants, 1e-6, 6.3, 4.7},   // 6.84, 5.28
-    {method_kind::bdf, formulation::ggl, 1e-8, 8.4, 7.0},                       // 8.96, 7.54
+    {method_kind::bdf, formulation::ggl, 1e-8, 8.4, 7.0},                       // 10.47 (8.96: see above), 7.54
     {method_kind::bdf, formulation::index1, 1e-8, 7.4, 7.5},                    // 7.97, 8.08
     {method_kind::bdf, formulation::projected_invariants, 1e-8, 8.3, 7.1},      // 8.81, 7.65
     {method_kind::radau5, formulation::index3, 1e-8, 7.0, 8.0},                 // 7.50, 8.57
@@ -83,7 +89,7 @@ constexpr reference_case cases[] = {
     {method_kind::radau5, formulation::index1, 1e-8, 8.6, 6.9},                 // 9.19, 7.44
     {method_kind::radau5, formulation::projected_invariants, 1e-8, 8.7, 6.7},   // 9.29, 7.21
     {method_kind::radau3, formulation::index3, 1e-8, 7.1, 7.3},                 // 7.62, 7.89
-    {method_kind::radau3, formulation::ggl, 1e-8, 7.9, 7.1},                    // 8.48, 7.66
+    {method_kind::radau3, formulation::ggl, 1e-8, 7.9, 7.1},                    // 8.47, 7.66
     {method_kind::radau3, formulation::index1, 1e-8, 7.9, 7.1},                 // 8.44, 7.62
     {method_kind::radau3, formulation::projected_invariants, 1e-8, 8.2, 6.8},   // 8.75, 7.39
 };
@@ -92,16 +98,23 @@ TEST(TestSetReference, EveryMethodAndFormulationReachesItsDigitsOnAndrewsAndTheC
   for (const reference_case& c : cases) {
     const std::string what = std::string(method_name(c.method)) + "/" + formulation_name(c.form);
     const double asked = -std::log10(c.tol);
+    double sum = 0.0;
+    int problems = 0;
     if (c.andrews_digits > 0.0) {
       const double a = digits_against<models::andrews>(andrews_reference, c.method, c.form, 0.03, c.tol);
       std::printf("[ measured ] %s tol %.0e: andrews %.2f digits\n", what.c_str(), c.tol, a);
       EXPECT_GE(a, c.andrews_digits) << what << " andrews tol " << c.tol;
-      EXPECT_NEAR(a, asked, 1.5) << what << " andrews: rtol " << c.tol << " does not mean what it says";
+      EXPECT_GE(a, asked - 1.5) << what << " andrews: rtol " << c.tol << " does not mean what it says";
+      sum += a;
+      ++problems;
     }
     const double car = digits_against<models::car_axis>(car_axis_reference, c.method, c.form, 3.0, c.tol);
     std::printf("[ measured ] %s tol %.0e: car axis %.2f digits\n", what.c_str(), c.tol, car);
     EXPECT_GE(car, c.car_axis_digits) << what << " car axis tol " << c.tol;
-    EXPECT_NEAR(car, asked, 1.5) << what << " car axis: rtol " << c.tol << " does not mean what it says";
+    EXPECT_GE(car, asked - 1.5) << what << " car axis: rtol " << c.tol << " does not mean what it says";
+    sum += car;
+    ++problems;
+    EXPECT_LE(sum / problems, asked + 1.5) << what << ": rtol " << c.tol << " buys far more digits than it asks for";
   }
 }
 

@@ -111,12 +111,13 @@ def test_lyapunov_bad_arguments(kwargs, error, text):
 # Functions, 1964, 25.3.6) of lockstep.solve's final state at rtol = atol = 1e-12. The solve's global
 # error changes unsmoothly with the inputs (step-size selection), so a difference over +-h carries an
 # error of about (global error) / h, some 1e-11 / h here, beside the truncation of order h^4 |y^(5)|;
-# at h = 3e-3 of the value both stay near 1e-8 (measured: at most 4e-8 over the four derivatives; the
-# same stencil on solves at rtol 1e-10 is noise-bound at some 1e-6, and the three-point one at
-# h = 1e-3 truncation-bound at 1e-5). The engine's sensitivities at rtol = 1e-10 are those of the
-# method's own solution with its steps held (lockstep/lyapunov/sensitivity.hpp), within the method's
-# accuracy of the exact derivative: they move by 2e-8 from rtol 1e-10 to 1e-12. A bound of 1e-6 of
-# the derivative's largest component leaves a factor of 25 over both.
+# at h = 3e-3 of the value, or of 1 for a value below 1, both stay near 1e-8 (measured: at most 1e-7
+# over the four derivatives; omega1 = 0.1 with h = 3e-3 of its value, 3e-4, was noise-bound at
+# 0.9-1.1e-6; the same stencil on solves at rtol 1e-10 is noise-bound at some 1e-6, and the three-point
+# one at h = 1e-3 truncation-bound at 1e-5). The engine's sensitivities at rtol = 1e-10 are those of
+# the method's own solution with its steps held (lockstep/lyapunov/sensitivity.hpp), within the
+# method's accuracy of the exact derivative: they move by 2e-8 from rtol 1e-10 to 1e-12. A bound of
+# 1e-6 of the derivative's largest component leaves a factor of 10 over both.
 RTOL = 1e-10
 REFERENCE_RTOL = 1e-12
 TOLERANCE = 1e-6
@@ -132,7 +133,7 @@ def final_state(params=None, initial=None, rtol=REFERENCE_RTOL):
 
 
 def central(group, name, value):
-    h = 3e-3 * abs(value)
+    h = 3e-3 * max(abs(value), 1.0)
 
     def f(k):
         return final_state(**{group: {name: value + k * h}})

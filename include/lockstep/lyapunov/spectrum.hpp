@@ -510,7 +510,7 @@ clone_result clone_largest_exponent(const double* params, const vec<double, Mode
       }
       continue;
     }
-    sum += std::log(d1 / d0);
+    sum += log(d1 / d0);  // lockstep::log (core/math.hpp), as the QR estimate above
     out.history_t.push_back(t);
     out.history.push_back(sum / (t - t_start));
   }
