@@ -281,8 +281,8 @@ loaded_model load_model_file(const model_request& request, const compile_setting
         const fs::path elementary = build / "elementary.cpp";
         write_file_atomically(elementary, "#include \"lockstep/core/elementary_definitions.hpp\"\n");
         compile.push_back(elementary.string());
+        compile.insert(compile.end(), tools.cuda_libraries.begin(), tools.cuda_libraries.end());
       }
-      if (device) compile.insert(compile.end(), tools.cuda_libraries.begin(), tools.cuda_libraries.end());
       const process_result r = run_process(compile, {}, true);
       if (r.exit_code != 0 || !fs::exists(build / "engine.so"))
         throw model_file_error(first_lines(r.output, 100) + "\ncannot compile the model in '" + request.source.string() +

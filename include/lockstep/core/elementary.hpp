@@ -6,10 +6,9 @@
 // a CUDA device they stay CUDA's: the GPU is not bitwise the CPU in any case, docs/DESIGN-NOTES.md,
 // "Determinism").
 //
-// Each program and each engine library defines them once, by including
-// lockstep/core/elementary_definitions.hpp in one translation unit (the library's is
-// host/core/elementary.cpp; model-file engines include it in their own unit). sqrt, ldexp and floor are
-// exact operations and need no such care.
+// lockstep's library defines them (host/core/elementary.cpp), and each engine library defines its own
+// copy by including lockstep/core/elementary_definitions.hpp in one of its translation units
+// (docs/ENGINE-ABI.md, rule 5). sqrt, ldexp and floor are exact operations and need no such care.
 #pragma once
 
 namespace lockstep::elementary {
