@@ -157,13 +157,26 @@ inline constexpr int large_member_newton_rows = 32;
 
 // And for the smallest members (Newton matrix of at most 8 rows: the pendulum, 4, and the double
 // pendulum, 8): there the inlined evaluations push the step kernels past 255 registers, and ptxas
-// spills 0.6-3.4 KB of registers per kernel; as calls, five of their eight step kernels spill nothing
-// (sm_90 ptxas, docs/GPU.md section 2.2). Andrews (19 rows) stays inlined: as calls its frames shrink
+// spills 0.6-3.4 KB of registers per kernel; as calls, five of their eight step kernels spill nothing,
+// and all eight with the step kernels' launch bound and separate_newton_phases below (sm_90 ptxas,
+// docs/GPU.md section 2.2). Andrews (19 rows) stays inlined: as calls its frames shrink
 // but its spills grow. Device code only: on the host a phase is an inline call, so results cannot differ.
 inline constexpr int small_member_newton_rows = 8;
 
 template <class Model>
 inline constexpr bool separate_device_phases = state_layout<Model>::newton_size > large_member_newton_rows ||
+                                               state_layout<Model>::newton_size <= small_member_newton_rows;
+
+// And the Newton solve's own parts as calls too (the matrix's assembly, its factorization, a block's
+// solve; the Radau IIA attempt's starting values and error estimate, method/radau.hpp) for the small
+// members above 4 rows, the double pendulum among the built-in models: with only the evaluations as
+// calls its Radau IIA step kernels still spilled 692-696 B at 255 registers; with these parts as calls
+// too they spill nothing. The pendulum's step kernels (4 rows) spill nothing without them, which would
+// only grow their frames by 0.7-0.8 KB (sm_90 ptxas, docs/GPU.md section 2.2).
+inline constexpr int smallest_member_newton_rows = 4;
+
+template <class Model>
+inline constexpr bool separate_newton_phases = state_layout<Model>::newton_size > smallest_member_newton_rows &&
                                                state_layout<Model>::newton_size <= small_member_newton_rows;
 
 // Residual of the formulation at (t, y, y'); only the q' and v' parts of y' enter. For index1 and
@@ -411,12 +424,10 @@ LOCKSTEP_HD constexpr member_status factorization_status(const factor_result& fr
   return member_status::success;
 }
 
-// Assembles the matrix of the header comment from the Jacobian blocks into N.lu (unfactored) and sets
-// N.c. factor_newton_matrix is this followed by lu_factor; the split path of lockstep/detail/split_factor.hpp
-// stops here and factors the assembled matrices of many members in one batch (docs/GPU.md section 5).
+namespace detail {
+// assemble_newton_matrix's body (below), a device call for the double pendulum (separate_newton_phases).
 template <class Model, class E>
-LOCKSTEP_HD void assemble_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c,
-                                        newton_matrix<Model, E>& N) {
+LOCKSTEP_HD void fill_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c, newton_matrix<Model, E>& N) {
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   constexpr int il = n, imu = n + m, inu = n + 2 * m;  // block offsets in the Newton unknowns
   const E inv_c = E(1.0) / c;
@@ -501,6 +512,16 @@ LOCKSTEP_HD void assemble_newton_matrix(formulation f, const jacobian_blocks<Mod
       if (row_dropped(J.dropped, m + a)) pin(inu + a);
   }
 }
+}  // namespace detail
+
+// Assembles the matrix of the header comment from the Jacobian blocks into N.lu (unfactored) and sets
+// N.c. factor_newton_matrix is this followed by lu_factor; the split path of lockstep/detail/split_factor.hpp
+// stops here and factors the assembled matrices of many members in one batch (docs/GPU.md section 5).
+template <class Model, class E>
+LOCKSTEP_HD void assemble_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c,
+                                        newton_matrix<Model, E>& N) {
+  phase<separate_newton_phases<Model>>([&] { detail::fill_newton_matrix<Model, E>(f, J, c, N); });
+}
 
 // Assembles the matrix of the header comment from the Jacobian blocks and factors it. Returns
 // success, singular_matrix or model_not_finite.
@@ -508,7 +529,9 @@ template <class Model, class E>
 LOCKSTEP_HD member_status factor_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c,
                                                newton_matrix<Model, E>& N) {
   assemble_newton_matrix<Model, E>(f, J, c, N);
-  return factorization_status(lu_factor(N.lu, N.pivot));
+  member_status status = member_status::success;
+  phase<separate_newton_phases<Model>>([&] { status = factorization_status(lu_factor(N.lu, N.pivot)); });
+  return status;
 }
 
 // The Newton solve in three parts, so that several right-hand sides can share one pass over the factors

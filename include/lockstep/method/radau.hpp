@@ -289,7 +289,7 @@ LOCKSTEP_HD void solve_block(formulation f, const jacobian_blocks<Model>& J, con
   vec<E, n> dq, dv;
   vec<E, m> dl, dm;
   vec<E, k> dn;
-  solve_newton<Model, E>(f, J, N, Fq, Fv, Fphi, Fpsi, Fa, dq, dv, dl, dm, dn);
+  phase<separate_newton_phases<Model>>([&] { solve_newton<Model, E>(f, J, N, Fq, Fv, Fphi, Fpsi, Fa, dq, dv, dl, dm, dn); });
   auto re = [](const E& x) {
     if constexpr (std::is_same_v<E, double>) return x; else return x.re;
   };
@@ -503,8 +503,9 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
     }
 
     // ---- starting values: extrapolate the last collocation polynomial, else zero ----
+    // A phase for the double pendulum's step kernels (separate_newton_phases, formulation/euler_lagrange.hpp).
     for (int i = 0; i < ns; ++i) Z[i] = state_vector<Model>{};
-    if (s.have_step && !s.first) {
+    if (s.have_step && !s.first) phase<separate_newton_phases<Model>>([&] {
       double x[ns + 1];
       state_vector<Model> dd[ns + 1];
       detail::collocation_polynomial(s, x, dd);
@@ -513,7 +514,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
         evaluate_newton_form<L::size>(ns + 1, x, dd, s.t + RT::c(i) * h, yi, nullptr);
         Z[i] = yi - s.y;
       }
-    }
+    });
 
     // ---- simplified Newton on the transformed stage system ----
     const double rtol = internal_tolerance_factor(opt) * opt.rtol;
@@ -593,8 +594,9 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   s.theta = theta;
 
   // ---- error estimate (adaptive only) ----
+  // A phase for the double pendulum's step kernels (separate_newton_phases, formulation/euler_lagrange.hpp).
   double err = 0.0;
-  if (!fixed) {
+  if (!fixed) phase<separate_newton_phases<Model>>([&] {
     // F(y_n, -F1) with F1 = h^-1 sum d_i Z_i: its Newton solve is RADAU5's err = (g/h M - J)^-1 (M F1 + f(y_n)).
     state_vector<Model> ypt;
     for (int j = 0; j < ny; ++j) ypt[j] = -detail::stage_sum<ns>([](int l) { return RT::d(l); }, Z, j) / h;
@@ -612,6 +614,8 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
       detail::filter_error(form, s, r0, e, e_im);
       err = detail::error_norm<Model, RT>(e, e_im, w_error);
     }
+  });
+  if (!fixed) {
     if (!is_finite(err)) return reject_newton(member_status::model_not_finite);
     s.error = err;
   }
