@@ -6,6 +6,8 @@
 // width anyway). It needs Highway's headers.
 #pragma once
 
+#include <limits>
+
 #include "hwy/highway.h"
 #include "lockstep/core/elementary.hpp"
 #include "lockstep/simd/math/math_inl.hpp"
@@ -22,8 +24,30 @@ inline double out(hn::Vec<tag> v) { return hn::GetLane(v); }
 
 }  // namespace one_lane
 
-double sin(double x) { return one_lane::out(one_lane::vm::sin(one_lane::tag(), one_lane::in(x))); }
-double cos(double x) { return one_lane::out(one_lane::vm::cos(one_lane::tag(), one_lane::in(x))); }
+// sin and cos alone branch where the lanes select (lockstep/simd/math/sin_cos_inl.hpp, sin_cos): the
+// special arguments first, then the reduction and only the kernel the quadrant asks for, where the
+// lanes run both kernels and choose. The operations on the path taken are the lanes' own, so the bits
+// are those of every lane (tests/simd/scalar_path_test.cpp compares them with all of them), in about
+// half the time of the branch-free lane (docs/SIMD.md, "The scalar path on the lanes' functions").
+namespace one_lane {
+// sin (cosine = false) or cos of x.
+inline double sine_or_cosine(double x, bool cosine) {
+  const tag d;
+  const double ax = x < 0.0 ? -x : x;
+  if (!(ax <= 0x1.fffffffffffffp+1023)) return x != x ? x : std::numeric_limits<double>::quiet_NaN();
+  if (ax < vm::tiny_argument) return cosine ? 1.0 : x;
+  const vm::reduced_argument<tag> r = vm::reduce_pi_over_2(d, in(x));
+  const auto quadrant = hn::GetLane(r.quadrant);
+  // sin: quadrant 0 sin r, 1 cos r, 2 -sin r, 3 -cos r; cos: 0 cos r, 1 -sin r, 2 -cos r, 3 sin r.
+  const bool odd = (quadrant & 1) != 0;
+  const double value = odd != cosine ? out(vm::cos_kernel(d, r.hi, r.lo)) : out(vm::sin_kernel(d, r.hi, r.lo));
+  const bool negative = cosine ? (quadrant == 1 || quadrant == 2) : (quadrant & 2) != 0;
+  return negative ? -value : value;
+}
+}  // namespace one_lane
+
+double sin(double x) { return one_lane::sine_or_cosine(x, false); }
+double cos(double x) { return one_lane::sine_or_cosine(x, true); }
 void sin_cos(double x, double* sine, double* cosine) {
   const auto both = one_lane::vm::sin_cos(one_lane::tag(), one_lane::in(x));
   *sine = one_lane::out(both.sin);
