@@ -27,8 +27,9 @@ inline double out(hn::Vec<tag> v) { return hn::GetLane(v); }
 // sin and cos alone branch where the lanes select (lockstep/simd/math/sin_cos_inl.hpp, sin_cos): the
 // special arguments first, then the reduction and only the kernel the quadrant asks for, where the
 // lanes run both kernels and choose. The operations on the path taken are the lanes' own, so the bits
-// are those of every lane (tests/simd/scalar_path_test.cpp compares them with all of them), in about
-// half the time of the branch-free lane (docs/SIMD.md, "The scalar path on the lanes' functions").
+// are those of every lane (tests/simd/scalar_path_test.cpp compares them with all of them), in 0.83 of
+// the branch-free lane's time: the reduction, which both do, is most of it (docs/SIMD.md, "The scalar
+// path on the lanes' functions").
 namespace one_lane {
 // sin (cosine = false) or cos of x.
 inline double sine_or_cosine(double x, bool cosine) {
