@@ -320,7 +320,8 @@ def table(header, rows):
 # Where a profiled function's time belongs: (category, pattern on the symbol, pattern on the object).
 PROFILE_CATEGORIES = [
     ("model and its residual (M, Q, Phi and AD duals)", r"evaluate_residual|::constraint<|::force<|::mass<|"
-     r"constraint_linearize|velocity_constraint\b|dual<|sincos|__sin|__cos|sqrt", None),
+     r"constraint_linearize|velocity_constraint\b|dual<|sincos|__sin|__cos|sqrt|"
+     r"elementary::(sin|cos|tan|asin|acos|atan)", None),
     ("Jacobian (AD blocks, d(G^T mu)/dq)", r"evaluate_jacobian|_jacobian<|force_linearize|inertia_jacobian|"
      r"ggl_iteration_matrix|jacobian\(", None),
     ("Newton linear algebra (LU, solves, Newton iteration)", r"lu_factor|lu_solve|solve_newton|factor_newton|"
