@@ -69,7 +69,8 @@ namespace {
 std::vector<double> wide_arguments(uint64_t seed) {
   const double inf = HUGE_VAL, nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> special = {0.0, -0.0, inf, -inf, nan, 0x1p-1074, -0x1p-1074, 1.0, -1.0, 0.5, -0.5, 2.0,
-                                 // x 2/pi rounds to 0.5 - 2^-54: the argument reduction's k must be 0
+                                 // x 2/pi rounds to 0.5 - 2^-54, next to the boundary where the
+                                 // reduction's k = round(x 2/pi) turns from 0 to 1
                                  0x1.921fb54442d17p-1, -0x1.921fb54442d17p-1};
   std::vector<double> negative = bit_patterns(0x1p-1074, 0x1.fffffffffffffp+1023, 1 << 12, seed);
   for (double& x : negative) x = -x;

@@ -596,26 +596,26 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
   // ---- error estimate (adaptive only) ----
   // A phase for the double pendulum's step kernels (separate_newton_phases, formulation/euler_lagrange.hpp).
   double err = 0.0;
-  if (!fixed) phase<separate_newton_phases<Model>>([&] {
-    // F(y_n, -F1) with F1 = h^-1 sum d_i Z_i: its Newton solve is RADAU5's err = (g/h M - J)^-1 (M F1 + f(y_n)).
-    state_vector<Model> ypt;
-    for (int j = 0; j < ny; ++j) ypt[j] = -detail::stage_sum<ns>([](int l) { return RT::d(l); }, Z, j) / h;
-    residual_parts<Model> r0 = detail::residual_at<Model>(form, s.t, s.y, ypt, p, baumgarte_of(opt));
-    ++counters.model_evaluations;
-    state_vector<Model> e, e_im, w_error = w;
-    for (int j = 0; j < ny; ++j)
-      if (variable_index<Model>(form, j) == 1) w_error[j] = w[j] * RT::error_scale;  // the Milne factor
-    detail::filter_error(form, s, r0, e, e_im);
-    err = detail::error_norm<Model, RT>(e, e_im, w_error);
-    if (err >= 1.0 && (s.first || s.last_rejected)) {
-      // The second application of the filter, at y_n + Re(err) (err itself for a real g).
-      r0 = detail::residual_at<Model>(form, s.t, s.y + e, ypt, p, baumgarte_of(opt));
+  if (!fixed) {
+    phase<separate_newton_phases<Model>>([&] {
+      // F(y_n, -F1) with F1 = h^-1 sum d_i Z_i: its Newton solve is RADAU5's err = (g/h M - J)^-1 (M F1 + f(y_n)).
+      state_vector<Model> ypt;
+      for (int j = 0; j < ny; ++j) ypt[j] = -detail::stage_sum<ns>([](int l) { return RT::d(l); }, Z, j) / h;
+      residual_parts<Model> r0 = detail::residual_at<Model>(form, s.t, s.y, ypt, p, baumgarte_of(opt));
       ++counters.model_evaluations;
+      state_vector<Model> e, e_im, w_error = w;
+      for (int j = 0; j < ny; ++j)
+        if (variable_index<Model>(form, j) == 1) w_error[j] = w[j] * RT::error_scale;  // the Milne factor
       detail::filter_error(form, s, r0, e, e_im);
       err = detail::error_norm<Model, RT>(e, e_im, w_error);
-    }
-  });
-  if (!fixed) {
+      if (err >= 1.0 && (s.first || s.last_rejected)) {
+        // The second application of the filter, at y_n + Re(err) (err itself for a real g).
+        r0 = detail::residual_at<Model>(form, s.t, s.y + e, ypt, p, baumgarte_of(opt));
+        ++counters.model_evaluations;
+        detail::filter_error(form, s, r0, e, e_im);
+        err = detail::error_norm<Model, RT>(e, e_im, w_error);
+      }
+    });
     if (!is_finite(err)) return reject_newton(member_status::model_not_finite);
     s.error = err;
   }
