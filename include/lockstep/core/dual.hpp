@@ -21,6 +21,11 @@ namespace lockstep {
 template <class T, int N>
 struct dual;
 
+// The tag of the constructor that leaves a dual's parts unset (dual below): `dual r{uninitialized_t{}}`.
+struct uninitialized_t {
+  explicit uninitialized_t() = default;
+};
+
 template <class T>
 struct is_dual : std::false_type {};
 template <class T, int N>
@@ -106,14 +111,20 @@ struct dual : ad_number_arithmetic<dual<T, N>, T> {
   using value_type = T;
   static constexpr int directions = N;
 
-  T v{};      // the value
-  T d[N]{};   // d[i]: derivative along direction i
+  T v;     // the value
+  T d[N];  // d[i]: derivative along direction i
 
-  dual() = default;
-  LOCKSTEP_HD dual(const T& value) : v(value) {}  // NOLINT: a constant converts implicitly
+  // A default dual is zero in every part, as a value-initialized scalar is.
+  LOCKSTEP_HD dual() : v(), d() {}
+  // Parts left unset, for the operations below, which write all of them: zeroing first is dead work
+  // that the compiler removes for doubles in registers, but not always for SIMD packs (lockstep/simd/
+  // pack_inl.hpp), where a dual of eight directions is nine 64-byte vectors in memory (docs/SIMD.md,
+  // "Where the time would go": a fifth of the car axis's evaluation at eight lanes).
+  LOCKSTEP_HD explicit dual(uninitialized_t) {}
+  LOCKSTEP_HD dual(const T& value) : v(value), d() {}  // NOLINT: a constant converts implicitly
   template <class S>
     requires(std::is_arithmetic_v<S> && !std::is_same_v<S, T>)
-  LOCKSTEP_HD dual(S value) : v(T(value)) {}  // NOLINT
+  LOCKSTEP_HD dual(S value) : v(T(value)), d() {}  // NOLINT
 
   // A variable: value x with derivative 1 along `direction`, 0 along the others.
   LOCKSTEP_HD static dual variable(const T& x, int direction) {
@@ -123,32 +134,32 @@ struct dual : ad_number_arithmetic<dual<T, N>, T> {
   }
 
   LOCKSTEP_HD friend dual operator-(const dual& a) {
-    dual r;
+    dual r{uninitialized_t{}};
     r.v = -a.v;
     for (int i = 0; i < N; ++i) r.d[i] = -a.d[i];
     return r;
   }
 
   LOCKSTEP_HD friend dual operator+(const dual& a, const dual& b) {
-    dual r;
+    dual r{uninitialized_t{}};
     r.v = a.v + b.v;
     for (int i = 0; i < N; ++i) r.d[i] = a.d[i] + b.d[i];
     return r;
   }
   LOCKSTEP_HD friend dual operator-(const dual& a, const dual& b) {
-    dual r;
+    dual r{uninitialized_t{}};
     r.v = a.v - b.v;
     for (int i = 0; i < N; ++i) r.d[i] = a.d[i] - b.d[i];
     return r;
   }
   LOCKSTEP_HD friend dual operator*(const dual& a, const dual& b) {
-    dual r;
+    dual r{uninitialized_t{}};
     r.v = a.v * b.v;
     for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * b.v + a.v * b.d[i];
     return r;
   }
   LOCKSTEP_HD friend dual operator/(const dual& a, const dual& b) {
-    dual r;
+    dual r{uninitialized_t{}};
     r.v = a.v / b.v;
     for (int i = 0; i < N; ++i) r.d[i] = (a.d[i] - r.v * b.d[i]) / b.v;
     return r;
@@ -156,13 +167,13 @@ struct dual : ad_number_arithmetic<dual<T, N>, T> {
 
   // Scaled by the value type T (the other mixed forms: ad_number_arithmetic).
   LOCKSTEP_HD friend dual operator*(const dual& a, const T& b) {
-    dual r;
+    dual r{uninitialized_t{}};
     r.v = a.v * b;
     for (int i = 0; i < N; ++i) r.d[i] = a.d[i] * b;
     return r;
   }
   LOCKSTEP_HD friend dual operator/(const dual& a, const T& b) {
-    dual r;
+    dual r{uninitialized_t{}};
     r.v = a.v / b;
     for (int i = 0; i < N; ++i) r.d[i] = a.d[i] / b;
     return r;
@@ -210,7 +221,7 @@ LOCKSTEP_HD bool is_finite(const dual<T, N>& a) {
 namespace detail {
 template <class T, int N>
 LOCKSTEP_HD dual<T, N> chain(const dual<T, N>& a, const T& f, const T& fprime) {
-  dual<T, N> r;
+  dual<T, N> r{uninitialized_t{}};
   r.v = f;
   for (int i = 0; i < N; ++i) r.d[i] = fprime * a.d[i];
   return r;
@@ -222,16 +233,21 @@ LOCKSTEP_HD dual<T, N> sqrt(const dual<T, N>& a) {
   const T s = sqrt(a.v);
   return detail::chain(a, s, T(0.5) / s);
 }
+// sin and cos of a dual need both of the value: one sin_cos (math.hpp) reduces the argument once. It
+// gives the bits of sin and cos called apart (tests/simd/scalar_path_test.cpp), at less cost: the
+// reduction is most of an elementary function's time, and a pack's sin computes both kernels anyway
+// (docs/SIMD.md, "Where the time would go").
 template <class T, int N>
 LOCKSTEP_HD dual<T, N> sin(const dual<T, N>& a) {
-  return detail::chain(a, sin(a.v), cos(a.v));
+  const sine_cosine<T> v = sin_cos(a.v);
+  return detail::chain(a, v.sine, v.cosine);
 }
 template <class T, int N>
 LOCKSTEP_HD dual<T, N> cos(const dual<T, N>& a) {
-  return detail::chain(a, cos(a.v), -sin(a.v));
+  const sine_cosine<T> v = sin_cos(a.v);
+  return detail::chain(a, v.cosine, -v.sine);
 }
-// Both at once (math.hpp, sin_cos): one sin and one cos of the value serve both results, bitwise
-// the values and derivative parts of sin(a) and cos(a) above.
+// Both at once: the values and derivative parts of sin(a) and cos(a) above, bitwise.
 template <class T, int N>
 LOCKSTEP_HD sine_cosine<dual<T, N>> sin_cos(const dual<T, N>& a) {
   const sine_cosine<T> v = sin_cos(a.v);
@@ -276,7 +292,7 @@ LOCKSTEP_HD dual<T, N> pow(const dual<T, N>& a, double p) {
 // x^y = exp(y log x): d = x^y (dy log x + y dx / x); defined for x > 0 as the real function is.
 template <class T, int N>
 LOCKSTEP_HD dual<T, N> pow(const dual<T, N>& a, const dual<T, N>& b) {
-  dual<T, N> r;
+  dual<T, N> r{uninitialized_t{}};
   r.v = pow(a.v, b.v);
   const T log_a = log(a.v);
   for (int i = 0; i < N; ++i) r.d[i] = r.v * (b.d[i] * log_a + b.v * a.d[i] / a.v);
@@ -291,7 +307,7 @@ LOCKSTEP_HD dual<T, N> pow(double a, const dual<T, N>& b) {
 // atan2(y, x): d = (x dy - y dx) / (x^2 + y^2).
 template <class T, int N>
 LOCKSTEP_HD dual<T, N> atan2(const dual<T, N>& y, const dual<T, N>& x) {
-  dual<T, N> r;
+  dual<T, N> r{uninitialized_t{}};
   r.v = atan2(y.v, x.v);
   const T r2 = x.v * x.v + y.v * y.v;
   for (int i = 0; i < N; ++i) r.d[i] = (x.v * y.d[i] - y.v * x.d[i]) / r2;

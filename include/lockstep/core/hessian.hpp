@@ -197,18 +197,18 @@ LOCKSTEP_HD hessian_dual<T, N> sqrt(const hessian_dual<T, N>& a) {
   const T f1 = T(0.5) / s;                   // 1 / (2 sqrt x)
   return detail::chain2(a, s, f1, -(f1 * f1) / s);  // -1 / (4 x^(3/2))
 }
+// sin and cos need both of the value: one sin_cos, as for dual numbers (core/dual.hpp says why).
 template <class T, int N>
 LOCKSTEP_HD hessian_dual<T, N> sin(const hessian_dual<T, N>& a) {
-  const T s = sin(a.v);
-  return detail::chain2(a, s, cos(a.v), -s);
+  const sine_cosine<T> v = sin_cos(a.v);
+  return detail::chain2(a, v.sine, v.cosine, -v.sine);
 }
 template <class T, int N>
 LOCKSTEP_HD hessian_dual<T, N> cos(const hessian_dual<T, N>& a) {
-  const T c = cos(a.v);
-  return detail::chain2(a, c, -sin(a.v), -c);
+  const sine_cosine<T> v = sin_cos(a.v);
+  return detail::chain2(a, v.cosine, -v.sine, -v.cosine);
 }
-// Both at once (core/math.hpp, sin_cos): one sin and one cos of the value serve both results, bitwise
-// those of sin(a) and cos(a) above.
+// Both at once: the results of sin(a) and cos(a) above, bitwise.
 template <class T, int N>
 LOCKSTEP_HD sine_cosine<hessian_dual<T, N>> sin_cos(const hessian_dual<T, N>& a) {
   const sine_cosine<T> v = sin_cos(a.v);
