@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <type_traits>
 
 #include "lockstep/core/dual.hpp"
@@ -409,6 +410,17 @@ TEST(Dual, SeedsAVariableWithAUnitSlopeInOneDirection) {
   const d3 zero{};
   EXPECT_EQ(zero.v, 0.0);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(zero.d[i], 0.0);
+  // Default-initialized too (`dual r;`), in storage that held other bits: the operations' own
+  // constructor leaves parts unset, the default one must not.
+  alignas(dd23) unsigned char storage[sizeof(dd23)];
+  std::memset(storage, 0xff, sizeof storage);
+  const dd23* defaulted = new (storage) dd23;
+  EXPECT_EQ(defaulted->v.v, 0.0);
+  for (int j = 0; j < 2; ++j) EXPECT_EQ(defaulted->v.d[j], 0.0);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(defaulted->d[i].v, 0.0);
+    for (int j = 0; j < 2; ++j) EXPECT_EQ(defaulted->d[i].d[j], 0.0);
+  }
   static_assert(ls::is_dual_v<dd23> && !ls::is_dual_v<double>);
   static_assert(dd23::directions == 3 && d2::directions == 2);
   static_assert(std::is_trivially_copyable_v<dd23>, "duals are plain data in member state");
