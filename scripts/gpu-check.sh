@@ -5,7 +5,8 @@
 #   gpu-check.sh pack [--no-fmad]   on a machine with nvcc (no GPU needed): builds the CUDA tests and
 #                                   gpu_bench (tests/cuda) for sm_90 in the build directory
 #                                   scripts/test.sh uses (LOCKSTEP_BUILD_DIR, default build; it must
-#                                   compile for sm_90, as the default 80;90 does), so CI's build is
+#                                   compile for sm_90, as test.sh's build and CMake's default 80;90
+#                                   do), so CI's build is
 #                                   reused, and copies them with every shared library they need that a
 #                                   bare machine may lack into the pack folder (LOCKSTEP_GPU_PACK,
 #                                   default build-gpu-pack: git-ignored; carry it to the GPU machine).
