@@ -13,17 +13,8 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd_test::HWY_NAMESPACE {
-namespace sm = lockstep::simd::HWY_NAMESPACE;
-struct exp_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V) const { return sm::exp(d, x); }
-};
-struct log_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V) const { return sm::log(d, x); }
-};
-LOCKSTEP_SIMD_TEST_ENTRY(Exp, exp_functor)
-LOCKSTEP_SIMD_TEST_ENTRY(Log, log_functor)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Exp, exp)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Log, log)
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -18,27 +18,10 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd_test::HWY_NAMESPACE {
-namespace sm = lockstep::simd::HWY_NAMESPACE;
-struct atan_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V) const { return sm::atan(d, x); }
-};
-struct atan2_functor {  // the harness's (x, y) is atan2's (y, x): see the top of this file
-  template <class D, class V>
-  V operator()(D d, V first, V second) const { return sm::atan2(d, first, second); }
-};
-struct asin_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V) const { return sm::asin(d, x); }
-};
-struct acos_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V) const { return sm::acos(d, x); }
-};
-LOCKSTEP_SIMD_TEST_ENTRY(Atan, atan_functor)
-LOCKSTEP_SIMD_TEST_ENTRY(Atan2, atan2_functor)
-LOCKSTEP_SIMD_TEST_ENTRY(Asin, asin_functor)
-LOCKSTEP_SIMD_TEST_ENTRY(Acos, acos_functor)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Atan, atan)
+LOCKSTEP_SIMD_TWO_ARGUMENT_ENTRY(Atan2, atan2)  // the harness's (x, y) is atan2's (y, x): see the top of this file
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Asin, asin)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Acos, acos)
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -3,8 +3,10 @@
 // instruction set of the target being compiled. Re-included once per target (foreach_target); the
 // target-independent half, which runs every variant and compares them, is math_harness.hpp.
 //
-// A test file defines, per function, a functor with `template <class D> vec<D> operator()(D, vec<D> x,
-// vec<D> y) const` and an exported entry point made by LOCKSTEP_SIMD_TEST_ENTRY(name, functor).
+// A test file defines, per function, an exported entry point: LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Name, f)
+// or LOCKSTEP_SIMD_TWO_ARGUMENT_ENTRY(Name, f) for a function f of lockstep/simd/math, or, for anything
+// else, a functor with `template <class D> vec<D> operator()(D, vec<D> x, vec<D> y) const` and
+// LOCKSTEP_SIMD_TEST_ENTRY(Name, functor).
 #if defined(LOCKSTEP_TESTS_SIMD_MATH_HARNESS_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
 #ifdef LOCKSTEP_TESTS_SIMD_MATH_HARNESS_INL_HPP_
 #undef LOCKSTEP_TESTS_SIMD_MATH_HARNESS_INL_HPP_
@@ -52,4 +54,22 @@ HWY_AFTER_NAMESPACE();
   bool NAME(const double* x, const double* y, double* out, size_t n, size_t lanes) {            \
     return apply(FUNCTOR{}, x, y, out, n, lanes);                                               \
   }
+#endif
+
+// NAME applying lockstep/simd/math's F to x (y unused), or to (x, y): pow(x, y), and atan2(x, y), whose
+// first argument, the harness's x, is the ordinate. HWY_NAMESPACE expands where the macro is used, so
+// each target's entry calls that target's F.
+#ifndef LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY
+#define LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(NAME, F)                                                \
+  struct NAME##_functor {                                                                        \
+    template <class D, class V>                                                                  \
+    V operator()(D d, V x, V) const { return lockstep::simd::HWY_NAMESPACE::F(d, x); }           \
+  };                                                                                             \
+  LOCKSTEP_SIMD_TEST_ENTRY(NAME, NAME##_functor)
+#define LOCKSTEP_SIMD_TWO_ARGUMENT_ENTRY(NAME, F)                                                \
+  struct NAME##_functor {                                                                        \
+    template <class D, class V>                                                                  \
+    V operator()(D d, V x, V y) const { return lockstep::simd::HWY_NAMESPACE::F(d, x, y); }      \
+  };                                                                                             \
+  LOCKSTEP_SIMD_TEST_ENTRY(NAME, NAME##_functor)
 #endif

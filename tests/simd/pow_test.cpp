@@ -13,12 +13,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd_test::HWY_NAMESPACE {
-namespace sm = lockstep::simd::HWY_NAMESPACE;
-struct pow_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V y) const { return sm::pow(d, x, y); }
-};
-LOCKSTEP_SIMD_TEST_ENTRY(Pow, pow_functor)
+LOCKSTEP_SIMD_TWO_ARGUMENT_ENTRY(Pow, pow)
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

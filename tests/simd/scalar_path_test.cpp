@@ -14,32 +14,16 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd_test::HWY_NAMESPACE {
-namespace sm = lockstep::simd::HWY_NAMESPACE;
-#define LOCKSTEP_ONE_ARGUMENT(NAME, F)                                 \
-  struct NAME##_functor {                                              \
-    template <class D, class V>                                        \
-    V operator()(D d, V x, V) const { return sm::F(d, x); }            \
-  };                                                                   \
-  LOCKSTEP_SIMD_TEST_ENTRY(NAME, NAME##_functor)
-LOCKSTEP_ONE_ARGUMENT(Sin, sin)
-LOCKSTEP_ONE_ARGUMENT(Cos, cos)
-LOCKSTEP_ONE_ARGUMENT(Tan, tan)
-LOCKSTEP_ONE_ARGUMENT(Asin, asin)
-LOCKSTEP_ONE_ARGUMENT(Acos, acos)
-LOCKSTEP_ONE_ARGUMENT(Atan, atan)
-LOCKSTEP_ONE_ARGUMENT(Exp, exp)
-LOCKSTEP_ONE_ARGUMENT(Log, log)
-#undef LOCKSTEP_ONE_ARGUMENT
-struct atan2_functor {
-  template <class D, class V>
-  V operator()(D d, V y, V x) const { return sm::atan2(d, y, x); }
-};
-LOCKSTEP_SIMD_TEST_ENTRY(Atan2, atan2_functor)
-struct pow_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V y) const { return sm::pow(d, x, y); }
-};
-LOCKSTEP_SIMD_TEST_ENTRY(Pow, pow_functor)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Sin, sin)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Cos, cos)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Tan, tan)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Asin, asin)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Acos, acos)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Atan, atan)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Exp, exp)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Log, log)
+LOCKSTEP_SIMD_TWO_ARGUMENT_ENTRY(Atan2, atan2)  // (y, x), the ordinate first, as atan2 takes them
+LOCKSTEP_SIMD_TWO_ARGUMENT_ENTRY(Pow, pow)
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -10,12 +10,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd_test::HWY_NAMESPACE {
-namespace sm = lockstep::simd::HWY_NAMESPACE;
-struct sqrt_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V) const { return sm::sqrt(d, x); }
-};
-LOCKSTEP_SIMD_TEST_ENTRY(Sqrt, sqrt_functor)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Sqrt, sqrt)
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -25,18 +25,6 @@
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd_test::HWY_NAMESPACE {
 namespace sm = lockstep::simd::HWY_NAMESPACE;
-struct sin_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V) const { return sm::sin(d, x); }
-};
-struct cos_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V) const { return sm::cos(d, x); }
-};
-struct tan_functor {
-  template <class D, class V>
-  V operator()(D d, V x, V) const { return sm::tan(d, x); }
-};
 // sin_cos must agree with sin and cos: x holds the arguments, y selects the half (0: sine, 1: cosine).
 struct sin_cos_functor {
   template <class D, class V>
@@ -45,9 +33,9 @@ struct sin_cos_functor {
     return hwy::HWY_NAMESPACE::IfThenElse(hwy::HWY_NAMESPACE::Eq(y, hwy::HWY_NAMESPACE::Zero(d)), both.sin, both.cos);
   }
 };
-LOCKSTEP_SIMD_TEST_ENTRY(Sin, sin_functor)
-LOCKSTEP_SIMD_TEST_ENTRY(Cos, cos_functor)
-LOCKSTEP_SIMD_TEST_ENTRY(Tan, tan_functor)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Sin, sin)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Cos, cos)
+LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Tan, tan)
 LOCKSTEP_SIMD_TEST_ENTRY(SinCos, sin_cos_functor)
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
