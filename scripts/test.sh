@@ -16,7 +16,7 @@
 # kernels compile (nvcc's host-from-device diagnostics are errors) and ptxas's figures for them, and
 # docs/GPU.md records sm_90's (the H100's); scripts/gpu-check.sh packs sm_90 code. sm_80 would double
 # nvcc's device work for nothing this machine checks: ensemble_cuda.cu took 484 s of CPU for both and
-# 248 s for sm_90 alone (nvcc 13.0.88, measured here).
+# 248 s for sm_90 alone (nvcc 13.0.88, on the 2-core AMD EPYC machines this project is built on).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
