@@ -25,11 +25,13 @@
 #   RUN_IDLE_WAIT    seconds each timed run waits for an idle machine (default 20; work_precision --idle-wait)
 #   RETRIES          extra runs of a case without a clean run (default 3; work_precision --retries)
 #   SCALING_MAX      largest ensemble of the scaling runs (default 100000; sizes 100, 1000, ... up to it)
+#   INSTRUCTION_SET  lockstep's LOCKSTEP_INSTRUCTION_SET (default baseline; sse4, avx2, avx512: the same
+#                    results, compiled for those instructions; IDA is Debian's build either way)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 COMMAND="bench/run_performance.sh"
-for v in BUILD_DIR OUT_DIR MEMBERS SLIDER_MEMBERS REPS SLIDER_REPS THREADS PROBLEMS IDLE_WAIT PROFILE RUN_IDLE_WAIT RETRIES SCALING_MAX; do
+for v in BUILD_DIR OUT_DIR MEMBERS SLIDER_MEMBERS REPS SLIDER_REPS THREADS PROBLEMS IDLE_WAIT PROFILE RUN_IDLE_WAIT RETRIES SCALING_MAX INSTRUCTION_SET; do
   if [[ -n "${!v:-}" ]]; then COMMAND="$v=${!v} $COMMAND"; fi
 done
 BUILD_DIR=${BUILD_DIR:-/tmp/lockstep-bench-performance}
@@ -47,6 +49,7 @@ PROFILE=${PROFILE:-1}
 SCALING_MAX=${SCALING_MAX:-100000}
 RUN_IDLE_WAIT=${RUN_IDLE_WAIT:-20}
 RETRIES=${RETRIES:-3}
+INSTRUCTION_SET=${INSTRUCTION_SET:-baseline}
 PYTHON=/usr/bin/python3   # Debian's interpreter with python3-matplotlib and python3-numpy
 
 SECONDS=0
@@ -56,7 +59,8 @@ REVISION="commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unk
 if [[ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null || true)" ]]; then
   REVISION="$REVISION, with uncommitted changes"
 fi
-cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DLOCKSTEP_CUDA=OFF -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_BUILD_TESTS=OFF >/dev/null
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DLOCKSTEP_CUDA=OFF -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_BUILD_TESTS=OFF \
+  -DLOCKSTEP_INSTRUCTION_SET="$INSTRUCTION_SET" >/dev/null
 cmake --build "$BUILD_DIR" -j2 --target work_precision
 BIN=$BUILD_DIR/bench/work_precision
 if [[ ! -x $BIN ]]; then
@@ -162,14 +166,14 @@ EOF
 
 COMMAND="$COMMAND" SECONDS_TOTAL=$SECONDS START="$START" REVISION="$REVISION" LOG="$LOG" PROFILES_JSON="$PROFILES_JSON" \
   NPROC=$(nproc) CPU_MODEL="$(lscpu | sed -n 's/^Model name: *//p' | head -n1)" KERNEL="$(uname -r)" \
-  COMPILER="$(c++ --version | head -n1)" SUNDIALS_PACKAGE="$(dpkg-query -W -f='${Version}' libsundials-dev 2>/dev/null || echo unknown)" \
+  COMPILER="$(c++ --version | head -n1)" INSTRUCTION_SET="$INSTRUCTION_SET" SUNDIALS_PACKAGE="$(dpkg-query -W -f='${Version}' libsundials-dev 2>/dev/null || echo unknown)" \
   "$PYTHON" - "$OUT_DIR/machine.json" <<'EOF'
 import json, os, sys
 e = os.environ
 json.dump({
     "command": e["COMMAND"], "seconds": int(e["SECONDS_TOTAL"]), "start": e["START"], "revision": e["REVISION"],
     "nproc": e["NPROC"], "cpu_model": e["CPU_MODEL"], "kernel": e["KERNEL"], "compiler": e["COMPILER"],
-    "flags": "-O3 -DNDEBUG", "sundials_package": e["SUNDIALS_PACKAGE"],
+    "flags": "-O3 -DNDEBUG", "instruction_set": e["INSTRUCTION_SET"], "sundials_package": e["SUNDIALS_PACKAGE"],
     "load_log": open(e["LOG"]).read().splitlines(), "profiles": json.loads(e["PROFILES_JSON"]),
 }, open(sys.argv[1], "w"), indent=1)
 EOF

@@ -468,7 +468,8 @@ def write(args):
     w(f"- Machine: `nproc` = {machine.get('nproc', '?')}, CPU model \"{machine.get('cpu_model', '?')}\","
       f" Linux {machine.get('kernel', '?')}")
     w(f"- Compiler: {machine.get('compiler', '?')}; flags `{machine.get('flags', '-O3 -DNDEBUG')}` plus the project's"
-      " `-ffp-contract=off` and `-fopenmp`")
+      " `-ffp-contract=off` and `-fopenmp`; lockstep built for the instruction set"
+      f" `{machine.get('instruction_set', 'baseline')}` (`LOCKSTEP_INSTRUCTION_SET`)")
     w(f"- SUNDIALS {data.get('sundials_version', '?')} (Debian package {machine.get('sundials_package', '?')},"
       " its own build flags)")
     reps = ", ".join(f"{p['problem']} {p.get('reps', data['reps'])}" for p in data["problems"])

@@ -6,14 +6,16 @@
 #
 # Environment: LOCKSTEP_BUILD_DIR (default build), LOCKSTEP_OUT (default
 # lockstep-out/double_pendulum_monte_carlo), LOCKSTEP_THREADS (default: all cores), LOCKSTEP_CUDA
-# (AUTO | ON | OFF, default AUTO).
+# (AUTO | ON | OFF, default AUTO), LOCKSTEP_INSTRUCTION_SET (baseline | sse4 | avx2 | avx512, default
+# baseline: the x86-64 instructions the build assumes; the results are the same bits in each).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build_dir=${LOCKSTEP_BUILD_DIR:-build}
 out=${LOCKSTEP_OUT:-lockstep-out/double_pendulum_monte_carlo}
 
 bash scripts/install-deps.sh
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA="${LOCKSTEP_CUDA:-AUTO}" > /dev/null
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA="${LOCKSTEP_CUDA:-AUTO}" \
+  -DLOCKSTEP_INSTRUCTION_SET="${LOCKSTEP_INSTRUCTION_SET:-baseline}" > /dev/null
 cmake --build "$build_dir" -j "$(nproc)" --target lockstep_cli
 lockstep="$build_dir/host/cli/lockstep"
 

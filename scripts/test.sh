@@ -3,13 +3,15 @@
 #
 #   scripts/install-deps.sh                      Debian packages (fast no-op when all are present)
 #   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA=AUTO
-#         -DCMAKE_CUDA_ARCHITECTURES=90 (80;90 where a GPU is present; below)
+#         -DCMAKE_CUDA_ARCHITECTURES=90 (80;90 where a GPU is present; below) -DLOCKSTEP_INSTRUCTION_SET=baseline
 #   cmake --build build -j$(nproc)               also compiles the CUDA kernels where nvcc exists
 #   ctest --output-on-failure -j$(nproc)         GPU tests skip themselves without a GPU
 #
 # Environment: LOCKSTEP_BUILD_DIR (default: build, relative to the repository root), LOCKSTEP_CUDA
 # (AUTO, ON or OFF; default AUTO), LOCKSTEP_CUDA_ARCHITECTURES (the GPU architectures nvcc compiles for;
-# default: the build's own, 80;90, on a machine with an NVIDIA GPU, and 90 alone on one without).
+# default: the build's own, 80;90, on a machine with an NVIDIA GPU, and 90 alone on one without),
+# LOCKSTEP_INSTRUCTION_SET (baseline, sse4, avx2 or avx512: the x86-64 instructions everything is
+# compiled for; default baseline; the results' bits are the same in each, docs/SIMD.md).
 # Exits non-zero when any stage fails or when no test ran.
 #
 # Why 90 alone without a GPU: there no test runs device code, so what the CUDA build proves is that the
@@ -39,7 +41,7 @@ fi
 
 stage "configure ($build_dir)"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA="${LOCKSTEP_CUDA:-AUTO}" --no-warn-unused-cli \
-  -DCMAKE_CUDA_ARCHITECTURES="$cuda_architectures"
+  -DCMAKE_CUDA_ARCHITECTURES="$cuda_architectures" -DLOCKSTEP_INSTRUCTION_SET="${LOCKSTEP_INSTRUCTION_SET:-baseline}"
 
 stage "build (-j$jobs)"
 start=$SECONDS

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "host/checkpoint/checkpoint_file.hpp"
+#include "host/core/instruction_set.hpp"
 #include "host/cli/run_study.hpp"
 #include "host/io/output_file.hpp"
 #include "host/io/results_h5.hpp"
@@ -282,6 +283,11 @@ int run(const run_request& request) {
 int main(int argc, char** argv) {
   CLI::App app{"lockstep — ensembles of constrained mechanical systems (index-3 DAEs) on CPU cores and GPUs"};
   app.require_subcommand(1);
+  // The build's instruction set (LOCKSTEP_INSTRUCTION_SET): what it assumes of the CPU. The results'
+  // bits do not depend on it.
+  app.set_version_flag("--version", std::string("lockstep " LOCKSTEP_VERSION_STRING " (") + LOCKSTEP_GIT_REVISION +
+                                        ")\ninstruction set: " +
+                                        lockstep::host::describe(lockstep::host::built_instruction_set()));
 
   std::string results, plot_dir, plot_outputs, plot_quantity, plot_member, model_name;
   run_request request;

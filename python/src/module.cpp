@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/core/instruction_set.hpp"
 #include "host/model_files/install_layout.hpp"
 #include "host/model_files/model_compiler.hpp"
 #include "lockstep/core/status.hpp"
@@ -518,6 +519,10 @@ py::dict sensitivities(const model_handle& handle, const py::handle& params_in, 
 PYBIND11_MODULE(_lockstep, m) {
   m.doc() = "lockstep's compiled core: model engines and the ensemble solve (docs/PYTHON.md)";
   m.attr("__version__") = LOCKSTEP_VERSION_STRING;
+  // The instruction set the module was compiled for (LOCKSTEP_INSTRUCTION_SET) and the CPU features
+  // it needs; the results' bits do not depend on it.
+  m.attr("instruction_set") = std::string(lockstep::host::built_instruction_set().name);
+  m.attr("instruction_set_cpu_features") = std::string(lockstep::host::built_instruction_set().cpu_features);
   // The command run_study starts: an installed module's is the installation's (PREFIX/bin/lockstep,
   // host/model_files/install_layout.hpp), a build tree's is the one built beside it.
   const auto& layout = lockstep::model_files::this_install_layout();

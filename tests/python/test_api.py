@@ -3,6 +3,7 @@
 import csv
 import os
 import shutil
+import subprocess
 
 import h5py
 import numpy as np
@@ -11,6 +12,19 @@ import xarray as xr
 
 import lockstep
 from lockstep import _lockstep
+
+
+# ---- the build -------------------------------------------------------------------------------------
+
+def test_module_and_command_report_the_same_instruction_set():
+    # LOCKSTEP_INSTRUCTION_SET: the module and the command are compiled from one configuration.
+    assert _lockstep.instruction_set in ("baseline", "sse4", "avx2", "avx512")
+    assert (_lockstep.instruction_set == "baseline") == (_lockstep.instruction_set_cpu_features == "")
+    version = subprocess.run([_lockstep.lockstep_executable, "--version"], capture_output=True, text=True,
+                             check=True).stdout
+    line = next(l for l in version.splitlines() if l.startswith("instruction set: "))
+    assert line.split()[2] == _lockstep.instruction_set, version
+    assert _lockstep.instruction_set_cpu_features in line, version
 
 
 # ---- models ----------------------------------------------------------------------------------------
