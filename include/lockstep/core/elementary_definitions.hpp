@@ -1,9 +1,9 @@
 // lockstep/core/elementary_definitions.hpp — the definitions of lockstep/core/elementary.hpp's
 // functions: one lane of lockstep/simd/math on the translation unit's static Highway target. Include it
 // in exactly one translation unit of an engine library (a program that links lockstep's library has
-// them from there: host/core/elementary.cpp), compiled without instruction-set flags (Highway's static
-// target is then SCALAR on x86-64, and every target tests/simd checks gives the same bits at every
-// width anyway). It needs Highway's headers.
+// them from there: host/core/elementary.cpp), compiled with the build's flags: Highway's static target
+// is SCALAR on x86-64 without instruction-set flags and follows LOCKSTEP_INSTRUCTION_SET's otherwise,
+// and every target tests/simd checks gives the same bits at every width. It needs Highway's headers.
 #pragma once
 
 #include <limits>
