@@ -13,6 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #ifndef LOCKSTEP_INSTRUCTION_SET_NAME
 #error "LOCKSTEP_INSTRUCTION_SET_NAME and LOCKSTEP_INSTRUCTION_SET_CPU_FEATURES come from the top-level CMakeLists.txt"
 #endif
@@ -21,10 +25,19 @@ namespace lockstep::host {
 
 namespace {
 
+#if defined(__x86_64__) || defined(__i386__)
+// F16C from CPUID leaf 1 (ECX bit 29), usable where AVX is: clang 14's __builtin_cpu_supports does not
+// know the name, and g++'s answers the same way (libgcc sets it only where AVX is usable).
+bool cpu_has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __builtin_cpu_supports("avx") != 0 && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0;
+}
+#endif
+
 bool cpu_has_feature(const char* name, std::size_t length) {
 #if defined(__x86_64__) || defined(__i386__)
-  // __builtin_cpu_supports takes a string literal only, hence the table. For avx, avx2, fma, f16c
-  // and the avx512 features it also requires the operating system to save the registers (XCR0).
+  // __builtin_cpu_supports takes a string literal only, hence the table. For avx, avx2, fma and the
+  // avx512 features it also requires the operating system to save the registers (XCR0).
   __builtin_cpu_init();
   struct entry {
     const char* name;
@@ -36,7 +49,7 @@ bool cpu_has_feature(const char* name, std::size_t length) {
       {"aes", __builtin_cpu_supports("aes") != 0},           {"avx", __builtin_cpu_supports("avx") != 0},
       {"avx2", __builtin_cpu_supports("avx2") != 0},         {"bmi", __builtin_cpu_supports("bmi") != 0},
       {"bmi2", __builtin_cpu_supports("bmi2") != 0},         {"fma", __builtin_cpu_supports("fma") != 0},
-      {"f16c", __builtin_cpu_supports("f16c") != 0},         {"avx512f", __builtin_cpu_supports("avx512f") != 0},
+      {"f16c", cpu_has_f16c()},                             {"avx512f", __builtin_cpu_supports("avx512f") != 0},
       {"avx512vl", __builtin_cpu_supports("avx512vl") != 0}, {"avx512dq", __builtin_cpu_supports("avx512dq") != 0},
       {"avx512bw", __builtin_cpu_supports("avx512bw") != 0},
   };
