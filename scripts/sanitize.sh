@@ -38,10 +38,12 @@ sanitize="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize=nul
 labels='^(core|simd|model|formulation|method|stepper|study|io|lyapunov|reliability)$'
 # The executables behind those labels, except the end-to-end one (it needs the lockstep binary).
 # Not built: the end-to-end test (it needs the lockstep binary). sobol_dump is the helper behind
-# study's sobol_vs_scipy.
+# study's sobol_vs_scipy, instruction_set_refusal_probe the program behind core's
+# core_instruction_set_refusal.
 targets="$(grep -rhoE 'lockstep_add_test\(NAME (core|simd|model|formulation|method|stepper|study|io|lyapunov|reliability)_[a-z0-9_]+' \
             tests/*/CMakeLists.txt | sed 's/.*NAME //' | grep -v '^reliability_end_to_end_test$')
-         $(grep -rhoE '^lockstep_add_simd_test\(simd_[a-z0-9_]+' tests/simd/CMakeLists.txt | sed 's/.*(//') sobol_dump"
+         $(grep -rhoE '^lockstep_add_simd_test\(simd_[a-z0-9_]+' tests/simd/CMakeLists.txt | sed 's/.*(//') sobol_dump
+         instruction_set_refusal_probe"
 
 stage() { echo "==> $*"; }
 
