@@ -18,9 +18,13 @@
 //
 // The centre of mass lies at distance l along the body's symmetry axis; its height is
 // l (e0^2 - e1^2 - e2^2 + e3^2), the (3, 3) entry of the rotation matrix.
+//
+// Every function is LOCKSTEP_HD (lockstep/core/hd.hpp: __host__ __device__ under nvcc, plain inline
+// otherwise), so that `lockstep run --backend cuda` can compile the model for the GPU as well.
 #pragma once
 
 #include "lockstep/core/dual.hpp"
+#include "lockstep/core/hd.hpp"
 #include "lockstep/model/concept.hpp"
 
 namespace examples {
@@ -54,7 +58,7 @@ struct heavy_top {
 
   // L(e): body angular velocity w' = 2 L(e) e'.
   template <class T>
-  static mat<T, 3, 4> body_map(const vec<T, 4>& e) {
+  LOCKSTEP_HD static mat<T, 3, 4> body_map(const vec<T, 4>& e) {
     mat<T, 3, 4> L;
     L(0, 0) = -e[1], L(0, 1) = e[0], L(0, 2) = e[3], L(0, 3) = -e[2];
     L(1, 0) = -e[2], L(1, 1) = -e[3], L(1, 2) = e[0], L(1, 3) = e[1];
@@ -63,7 +67,7 @@ struct heavy_top {
   }
 
   template <class T, class P>
-  static mat<T, n, n> mass(const vec<T, n>& e, const P* p) {
+  LOCKSTEP_HD static mat<T, n, n> mass(const vec<T, n>& e, const P* p) {
     const P J[3] = {p[2], p[2], p[3]};
     const mat<T, 3, 4> L = body_map(e);
     // c: of the order of 4 J', so the regularized M is as well conditioned as the physical block.
@@ -79,7 +83,7 @@ struct heavy_top {
   }
 
   template <class T, class P>
-  static vec<T, n> force(const T&, const vec<T, n>& e, const vec<T, n>& de, const P* p) {
+  LOCKSTEP_HD static vec<T, n> force(const T&, const vec<T, n>& e, const vec<T, n>& de, const P* p) {
     const P J[3] = {p[2], p[2], p[3]};
     const P weight_arm = p[0] * p[4] * p[1];  // m g l
     // Gravity: -d/de of m g l (e0^2 - e1^2 - e2^2 + e3^2).
@@ -102,7 +106,7 @@ struct heavy_top {
   }
 
   template <class T, class P>
-  static vec<T, m> constraint(const T&, const vec<T, n>& e, const P*) {
+  LOCKSTEP_HD static vec<T, m> constraint(const T&, const vec<T, n>& e, const P*) {
     vec<T, m> phi;
     phi[0] = 0.5 * (e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] - 1.0);
     return phi;
@@ -110,7 +114,7 @@ struct heavy_top {
 
   // Euler parameters of the z-x-z Euler angles (precession phi, nutation theta, spin psi).
   template <class S>
-  static vec<S, n> euler_parameters(const S& phi, const S& theta, const S& psi) {
+  LOCKSTEP_HD static vec<S, n> euler_parameters(const S& phi, const S& theta, const S& psi) {
     vec<S, n> e;
     e[0] = cos(0.5 * theta) * cos(0.5 * (phi + psi));
     e[1] = sin(0.5 * theta) * cos(0.5 * (phi - psi));
@@ -120,7 +124,7 @@ struct heavy_top {
   }
 
   // e0 from the angles (phi = psi = 0), e0' by differentiating along the angle rates.
-  static void initial_state(const double*, const double* in, vec<double, n>& q0, vec<double, n>& v0) {
+  LOCKSTEP_HD static void initial_state(const double*, const double* in, vec<double, n>& q0, vec<double, n>& v0) {
     using S = lockstep::dual<double, 1>;
     S phi(0.0), theta(in[0]), psi(0.0);
     phi.d[0] = in[2];

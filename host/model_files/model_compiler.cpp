@@ -198,6 +198,13 @@ toolchain default_toolchain() {
   return t;
 }
 
+std::string device_compile_hint(std::string_view nvcc_output) {
+  if (nvcc_output.find("calling a __host__ function") == std::string_view::npos) return "";
+  return "a model compiled for --backend cuda runs on the device: mark its functions, and every function of "
+         "its own they call, LOCKSTEP_HD (from lockstep/core/hd.hpp: __host__ __device__ under nvcc, inline "
+         "otherwise), as the built-in models and the equations generator's headers do";
+}
+
 bool looks_like_model_file(std::string_view argument) {
   const fs::path p(argument);
   return argument.find('/') != std::string_view::npos || is_header_file(p) || is_equations_file(p);
@@ -284,9 +291,12 @@ loaded_model load_model_file(const model_request& request, const compile_setting
         compile.insert(compile.end(), tools.cuda_libraries.begin(), tools.cuda_libraries.end());
       }
       const process_result r = run_process(compile, {}, true);
-      if (r.exit_code != 0 || !fs::exists(build / "engine.so"))
-        throw model_file_error(first_lines(r.output, 100) + "\ncannot compile the model in '" + request.source.string() +
+      if (r.exit_code != 0 || !fs::exists(build / "engine.so")) {
+        const std::string hint = device ? device_compile_hint(r.output) : "";
+        throw model_file_error(first_lines(r.output, 100) + (hint.empty() ? "" : "\n" + hint) +
+                               "\ncannot compile the model in '" + request.source.string() +
                                "' (the compiler's messages are above; the command was: " + command_line(compile) + ")");
+      }
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       char took[64];
       std::snprintf(took, sizeof took, "%.1f", seconds);

@@ -77,6 +77,11 @@ struct compile_settings {
   std::function<void(const std::string&)> progress;
 };
 
+// What to add to nvcc's messages when a model file's device engine failed to compile: where nvcc says a
+// host function is called from device code (the model's functions are compiled for the device too, and
+// one without LOCKSTEP_HD is host-only), a sentence saying how to mark them; "" otherwise.
+std::string device_compile_hint(std::string_view nvcc_output);
+
 // The engine of the model file, compiled if the cache does not hold it. Throws model_file_error (the
 // file is missing, holds no such model, fails to compile, or is a malformed equations file).
 loaded_model load_model_file(const model_request& request, const compile_settings& settings = {});

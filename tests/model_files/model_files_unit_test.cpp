@@ -14,6 +14,7 @@
 
 #include "host/model_files/engine_cache.hpp"
 #include "host/model_files/header_models.hpp"
+#include "host/model_files/model_compiler.hpp"
 #include "host/model_files/subprocess.hpp"
 
 namespace lockstep::model_files {
@@ -120,6 +121,20 @@ TEST(EngineCache, AFailedBuildLeavesNothing) {
   for (const auto& entry : fs::directory_iterator(dir)) EXPECT_EQ(entry.path().filename(), "key.lock");
   EXPECT_FALSE(fs::exists(dir / "key"));
   fs::remove_all(dir);
+}
+
+// nvcc's message for a model header whose functions are not LOCKSTEP_HD (as nvcc 13.0 wrote it for
+// such a header), and another of its messages, which gets no hint.
+TEST(DeviceCompile, AHostOnlyModelFunctionGetsTheHintToMarkItLockstepHd) {
+  const std::string host_only =
+      "include/lockstep/model/derivatives.hpp(607): error: calling a __host__ function(\"lockstep::vec<T1, (int)1> "
+      "examples::heavy_top::constraint<double, double> (const T1 &, const lockstep::vec<T1, (int)4> &, const T2 *)\") "
+      "from a __host__ __device__ function(\"lockstep::acceleration_constraint_rows<examples::heavy_top, double, "
+      "double>\") is not allowed\n";
+  const std::string hint = lockstep::model_files::device_compile_hint(host_only);
+  EXPECT_NE(hint.find("LOCKSTEP_HD"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("lockstep/core/hd.hpp"), std::string::npos) << hint;
+  EXPECT_EQ(lockstep::model_files::device_compile_hint("engine.cu(12): error: identifier \"q\" is undefined\n"), "");
 }
 
 TEST(Subprocess, CapturesOutputErrorsInputAndExitCode) {
