@@ -2,7 +2,8 @@
 # scripts/gpu-check.sh — proves the CUDA backend on a borrowed GPU machine, in stages that each fit one
 # command of a lease (at most 10 minutes each, 30 in all), from binaries built here.
 #
-#   gpu-check.sh pack [--no-fmad]   on a machine with nvcc (no GPU needed): builds the CUDA tests and
+#   gpu-check.sh pack [--no-fmad] [--model-files]
+#                                   on a machine with nvcc (no GPU needed): builds the CUDA tests and
 #                                   gpu_bench (tests/cuda) for sm_90 in the build directory
 #                                   scripts/test.sh uses (LOCKSTEP_BUILD_DIR, default build; it must
 #                                   compile for sm_90, as test.sh's build and CMake's default 80;90
@@ -13,6 +14,11 @@
 #                                   --no-fmad also packs a second build (build-nofmad, -DLOCKSTEP_CUDA_NO_FMAD=ON,
 #                                   sm_90 only: a full nvcc compile of its own) whose comparison with the
 #                                   serial backend is ten times tighter.
+#                                   --model-files also packs model_file_device_test and the engines, with
+#                                   their CUDA backends, of the model files named in model_files below,
+#                                   compiled here as `lockstep run --backend cuda` compiles them (nvcc;
+#                                   Python with SymPy for an equations file; about 80 s a model on 2
+#                                   cores, once: the engine cache keeps them).
 #   gpu-check.sh run [STAGE...]     on the GPU machine, from the pack folder: the stages below (all of
 #                                   them, in this order, when none is named). Each ends within 8 minutes
 #                                   (timeout; LOCKSTEP_GPU_STAGE_LIMIT seconds) and writes one file, OUT/<stage>.txt (OUT: --out DIR or
@@ -20,9 +26,11 @@
 #                                   the driver and CUDA versions. One stage per lease command.
 #       tests      every CUDA test (tests/cuda): the device check kernels, every device model with BDF
 #                  and Radau IIA against the serial backend (statuses equal, positions within
-#                  10 (atol + rtol |q|), 1 x with --no-fmad), fused and forced split; a skipped test fails
+#                  10 (atol + rtol |q|), 1 x with --no-fmad), fused and forced split, and the packed
+#                  model files' engines likewise; a skipped test fails
 #       sanitize   compute-sanitizer memcheck, racecheck, initcheck and synccheck on gpu_bench small (every device
-#                  model, both methods, fused and split, split projections; 100 members in 2 chunks)
+#                  model, both methods, fused and split, split projections; 100 members in 2 chunks),
+#                  and memcheck on the packed model files' engines (BDF, fused and split)
 #       bench      members per second, cuda against omp on all cores, pendulum, double pendulum and
 #                  andrews at 10^3 .. 10^6 members (gpu_bench rate)
 #       profile    Nsight Compute: occupancy and local-memory traffic of the step kernels
@@ -43,6 +51,10 @@ pack=${LOCKSTEP_GPU_PACK:-build-gpu-pack}
 [[ $pack == /* ]] || pack=$root/$pack
 nofmad_dir=${LOCKSTEP_NOFMAD_BUILD_DIR:-build-nofmad}
 targets=(cuda_device_check_test cuda_ensemble_test gpu_bench)
+# The model files --model-files compiles for the device: a model header (a spatial top in Euler
+# parameters) and an equations file (a four-bar linkage, through the SymPy generator). No built-in
+# model is either, so the device runs code that only a model file brings.
+model_files=(examples/models/heavy_top.hpp examples/models/fourbar.toml)
 # Seconds each stage may take: it must end well inside a lease command's 10 minutes. A lease shorter
 # than four stages of 8 minutes runs them with smaller limits (LOCKSTEP_GPU_STAGE_LIMIT), one per call.
 stage_limit=${LOCKSTEP_GPU_STAGE_LIMIT:-480}
@@ -94,7 +106,7 @@ build_targets() {
 # Copies binaries of build dir $1 (the targets named after $2, default all three) into $pack/$2, and
 # the libraries they need into $pack/lib.
 copy_binaries() {
-  local dir=$1 into=$pack/$2 t bin lib path
+  local dir=$1 into=$pack/$2 t bin
   shift 2
   local names=("$@")
   ((${#names[@]})) || names=("${targets[@]}")
@@ -103,26 +115,51 @@ copy_binaries() {
     bin=$(find "$dir/tests/cuda" -maxdepth 1 -type f -name "$t" | head -n 1)
     [[ -n $bin ]] || die "$t not found under $dir/tests/cuda"
     cp "$bin" "$into/$t"
-    while read -r lib path; do
-      [[ $path == "not" ]] && die "$t: $lib is not found on this machine (ldd)"
-      is_system_library "$lib" && continue
-      if is_toolkit_library "$lib"; then
-        echo "$lib" >>"$pack/expected-on-gpu-machine.txt"
-        continue
-      fi
-      [[ -f $pack/lib/$lib ]] || cp -L "$path" "$pack/lib/$lib"
-    done < <(ldd "$into/$t" | awk '$2 == "=>" { print $1, $3 } $2 != "=>" && $1 ~ /^\// { n = split($1, p, "/"); print p[n], $1 }')
+    copy_libraries "$into/$t"
   done
 }
 
+# Copies the shared libraries binary or library $1 loads into $pack/lib, but for the system's and the
+# CUDA toolkit's (listed in expected-on-gpu-machine.txt).
+copy_libraries() {
+  local lib path
+  mkdir -p "$pack/lib"
+  while read -r lib path; do
+    [[ $path == "not" ]] && die "$(basename "$1"): $lib is not found on this machine (ldd)"
+    is_system_library "$lib" && continue
+    if is_toolkit_library "$lib"; then
+      echo "$lib" >>"$pack/expected-on-gpu-machine.txt"
+      continue
+    fi
+    [[ -f $pack/lib/$lib ]] || cp -L "$path" "$pack/lib/$lib"
+  done < <(ldd "$1" | awk '$2 == "=>" { print $1, $3 } $2 != "=>" && $1 ~ /^\// { n = split($1, p, "/"); print p[n], $1 }')
+}
+
 pack_all() {
-  local no_fmad=0
-  [[ ${1:-} == --no-fmad ]] && no_fmad=1
+  local no_fmad=0 with_model_files=0
+  while (($#)); do
+    case $1 in
+      --no-fmad) no_fmad=1 ;;
+      --model-files) with_model_files=1 ;;
+      *) die "pack: unknown option $1 (--no-fmad, --model-files)" ;;
+    esac
+    shift
+  done
   command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] || die "pack needs nvcc (CUDA toolkit)"
   build_targets "$build_dir"
   rm -rf "$pack"
   mkdir -p "$pack"
   copy_binaries "$build_dir" bin
+  if ((with_model_files)); then
+    local start=$SECONDS
+    nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target model_file_device_test
+    copy_binaries "$build_dir" bin model_file_device_test
+    "$pack/bin/model_file_device_test" compile "$pack/model-files" "${model_files[@]}" ||
+      die "the model files' device engines did not compile"
+    local engine
+    for engine in "$pack"/model-files/*.so; do copy_libraries "$engine"; done
+    say "model files' device engines packed in $((SECONDS - start)) s"
+  fi
   if ((no_fmad)); then
     local launcher=()
     command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -192,11 +229,15 @@ limited() {
 }
 
 stage_tests() {
-  local t bin log rc=0 dirs=("$pack/bin") share
-  [[ -d $pack/bin-nofmad ]] && dirs+=("$pack/bin-nofmad")
-  share=$((stage_limit / (2 * ${#dirs[@]})))  # each test binary's part of the stage's time
+  local t bin log rc=0 dirs=("$pack/bin") share binaries=2
+  [[ -d $pack/bin-nofmad ]] && dirs+=("$pack/bin-nofmad") && binaries=$((binaries + 1))
+  [[ -x $pack/bin/model_file_device_test ]] && binaries=$((binaries + 1))
+  share=$((stage_limit / binaries))  # each test binary's part of the stage's time
+  # The engines the pack's model_file_device_test loads (compiled with the default build's flags, so
+  # only bin/ runs it).
+  export LOCKSTEP_MODEL_FILE_ENGINES=$pack/model-files
   for bin in "${dirs[@]}"; do
-    for t in cuda_device_check_test cuda_ensemble_test; do
+    for t in cuda_device_check_test cuda_ensemble_test model_file_device_test; do
       [[ -x $bin/$t ]] || continue
       log=$(mktemp)
       echo "-- $bin/$t (at most $share s)"
@@ -251,6 +292,16 @@ stage_sanitize() {
       "$sanitizer" --tool "$tool" --error-exitcode 99 "$pack/bin/gpu_bench" small || r=$?
     ((r == 1)) && rc=1
   done
+  # A model file's device engine (pack --model-files): memcheck on its BDF runs, fused and split.
+  if [[ -x $pack/bin/model_file_device_test ]]; then
+    echo "-- compute-sanitizer --tool memcheck model_file_device_test (BDF)"
+    r=0
+    export LOCKSTEP_MODEL_FILE_ENGINES=$pack/model-files
+    tool_run 'ERR_NVGPUCTRPERM\|device not supported\|not supported on this' \
+      "compute-sanitizer memcheck, model files" $((stage_limit / 7)) "$sanitizer" --tool memcheck --error-exitcode 99 \
+      "$pack/bin/model_file_device_test" --gtest_filter='*Bdf*' --gtest_color=no || r=$?
+    ((r == 1)) && rc=1
+  fi
   return $rc
 }
 
@@ -307,7 +358,7 @@ run_stages() {
   [[ -f $pack/MANIFEST ]] || die "no pack in $pack: run 'gpu-check.sh pack' on a machine with nvcc and carry $pack here"
   pack_env
   local missing
-  missing=$( (ldd "$pack"/bin*/* 2>/dev/null || true) | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')
+  missing=$( (ldd "$pack"/bin*/* "$pack"/model-files/*.so 2>/dev/null || true) | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')
   [[ -z $missing ]] || die "libraries not found on this machine: $missing(LD_LIBRARY_PATH=$LD_LIBRARY_PATH)"
   "$pack/bin/gpu_bench" info >/dev/null 2>&1 || {
     "$pack/bin/gpu_bench" info || true

@@ -6,21 +6,15 @@
 // On a GPU no test may skip: scripts/gpu-check.sh run tests fails when one does.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <stdexcept>
 
 #include "kernels/cuda/ensemble_cuda.hpp"
 #include "lockstep/lockstep.hpp"
+#include "tests/cuda/agreement_with_serial.hpp"
 
 namespace {
 
 using namespace lockstep;
-
-#if defined(LOCKSTEP_CUDA_NO_FMAD)
-constexpr double tolerance_factor = 1.0;
-#else
-constexpr double tolerance_factor = 10.0;
-#endif
 
 template <class Model>
 void expect_cuda_agrees_with_serial(double t1, double tol, long members = 300,
@@ -52,7 +46,7 @@ void expect_cuda_agrees_with_serial(double t1, double tol, long members = 300,
     ASSERT_EQ(gpu.status[i], reference.status[i]) << "member " << i;
     for (int s = 0; s < 2; ++s)
       for (int j = 0; j < Model::n; ++j)
-        EXPECT_NEAR(gpu.q(i, s, j), reference.q(i, s, j), tolerance_factor * tol * (1.0 + std::abs(reference.q(i, s, j))))
+        EXPECT_NEAR(gpu.q(i, s, j), reference.q(i, s, j), cuda_tests::device_position_bound(tol, reference.q(i, s, j)))
             << "member " << i << " save " << s << " q" << j;
   }
 }

@@ -1,0 +1,168 @@
+// A model file's CUDA backend on a GPU, against the same engine's serial backend.
+//
+// `lockstep run STUDY --backend cuda` compiles a model file's engine with its device solve (nvcc, the
+// kernels of kernels/cuda instantiated for the user's model; docs/MODEL-FILES.md). The GPU machine
+// that runs scripts/gpu-check.sh has no host compiler set up for lockstep and no Python with SymPy, so
+// the engines are compiled where the pack is made and carried as libraries:
+//
+//   model_file_device_test compile DIR FILE...
+//       compiles every model file FILE (a model header or an equations file) with its CUDA backend,
+//       through the path `lockstep run --backend cuda` takes (model_files::load_model_file), and copies
+//       each engine library to DIR/<FILE's stem>.so. Needs nvcc; no GPU.
+//   model_file_device_test [GoogleTest options]
+//       loads every DIR/*.so (DIR: LOCKSTEP_MODEL_FILE_ENGINES) through the engine loader and checks
+//       each on the device against its serial backend, as tests/cuda/ensemble_cuda_test.cpp does for
+//       the built-in models: statuses equal member by member, positions within
+//       10 (atol + rtol |q|) (1 x with -DLOCKSTEP_CUDA_NO_FMAD=ON), BDF on the GGL formulation and
+//       Radau IIA 5 on index 3, fused and forced split, with one member that starts from NaN.
+//       Without a device, or without DIR, every test skips (and gpu-check.sh fails a stage that skips).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "host/model_files/model_compiler.hpp"
+#include "kernels/cuda/ensemble_cuda.hpp"
+#include "lockstep/engine/loader.hpp"
+#include "lockstep/ensemble.hpp"
+#include "tests/cuda/agreement_with_serial.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace lockstep;
+
+// The member that starts from NaN: its status must be the same failure on both backends, and the
+// members beside it must not notice it.
+constexpr long nan_member = 5;
+
+std::vector<fs::path> packed_engines() {
+  std::vector<fs::path> libraries;
+  const char* dir = std::getenv("LOCKSTEP_MODEL_FILE_ENGINES");
+  if (dir == nullptr || *dir == '\0' || !fs::is_directory(dir)) return libraries;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".so") libraries.push_back(entry.path());
+  std::sort(libraries.begin(), libraries.end());
+  return libraries;
+}
+
+// 256 members of the model's defaults, the first parameter spread by up to 1.6 % (as the built-in
+// models' device tests do), over a span short enough that no model here is chaotic within it.
+ensemble_problem spread_problem(const engine& model, method_kind method, formulation form) {
+  const long members = 256;
+  const int n = model.n(), np = model.n_params();
+  ensemble_problem e;
+  e.members = members;
+  e.params.resize(std::size_t(members) * np);
+  e.q0.resize(std::size_t(members) * n);
+  e.v0.resize(std::size_t(members) * n);
+  std::vector<double> inputs;
+  for (const auto& input : model.inputs()) inputs.push_back(input.default_value);
+  for (long i = 0; i < members; ++i) {
+    double* p = e.params.data() + i * np;
+    for (int j = 0; j < np; ++j) p[j] = model.params()[j].default_value;
+    if (np > 0) p[0] *= 1.0 + 1e-3 * static_cast<double>(i % 17);
+    model.initial_state(p, inputs.data(), e.q0.data() + i * n, e.v0.data() + i * n);
+  }
+  e.q0[std::size_t(nan_member) * n] = std::numeric_limits<double>::quiet_NaN();
+  e.t0 = 0.0;
+  e.t1 = 0.2;
+  e.save_times = {0.1, 0.2};
+  e.options.method = method;
+  e.options.form = form;
+  e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = 1e-8;
+  return e;
+}
+
+void expect_device_agrees_with_serial(const fs::path& library, method_kind method, formulation form, bool split) {
+  SCOPED_TRACE(library.filename().string() + (method == method_kind::bdf ? " BDF" : " Radau IIA 5") +
+               (split ? ", forced split" : ", fused"));
+  const engine model = load_engine_library(library);
+  ASSERT_TRUE(model.device_built()) << library << " holds no device solve";
+  const ensemble_problem e = spread_problem(model, method, form);
+  run_options serial_run, cuda_run;
+  cuda_run.where = backend::cuda;
+  cuda_run.chunk_size = 128;  // two chunks: the double-buffered copies run
+  cuda_run.split_factorization = split;
+  const ensemble_solution gpu = solve_ensemble(model, e, cuda_run);
+  const ensemble_solution reference = solve_ensemble(model, e, serial_run);
+  const double tol = e.options.rtol;
+  long succeeded = 0;
+  for (long i = 0; i < e.members; ++i) {
+    ASSERT_EQ(gpu.status[i], reference.status[i]) << "member " << i;
+    if (reference.status[i] != member_status::success) continue;
+    ++succeeded;
+    for (int s = 0; s < 2; ++s)
+      for (int j = 0; j < model.n(); ++j)
+        EXPECT_NEAR(gpu.q(i, s, j), reference.q(i, s, j), cuda_tests::device_position_bound(tol, reference.q(i, s, j)))
+            << "member " << i << " save " << s << " q" << j;
+  }
+  EXPECT_NE(reference.status[nan_member], member_status::success) << "the member that starts from NaN";
+  EXPECT_EQ(succeeded, e.members - 1) << "every member but the one that starts from NaN succeeds";
+}
+
+class ModelFileOnDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    libraries_ = packed_engines();
+    if (libraries_.empty())
+      GTEST_SKIP() << "no model-file engines: LOCKSTEP_MODEL_FILE_ENGINES names no folder of *.so "
+                      "(scripts/gpu-check.sh pack --model-files makes them)";
+  }
+  std::vector<fs::path> libraries_;
+};
+
+TEST_F(ModelFileOnDevice, BdfOnGglAgreesWithSerialFusedAndSplit) {
+  for (const auto& library : libraries_) {
+    expect_device_agrees_with_serial(library, method_kind::bdf, formulation::ggl, false);
+    expect_device_agrees_with_serial(library, method_kind::bdf, formulation::ggl, true);
+  }
+}
+
+TEST_F(ModelFileOnDevice, RadauIIAOnIndex3AgreesWithSerialFusedAndSplit) {
+  for (const auto& library : libraries_) {
+    expect_device_agrees_with_serial(library, method_kind::radau5, formulation::index3, false);
+    expect_device_agrees_with_serial(library, method_kind::radau5, formulation::index3, true);
+  }
+}
+
+int compile(const fs::path& into, const std::vector<std::string>& files) {
+  fs::create_directories(into);
+  model_files::compile_settings settings;
+  settings.device = true;
+  settings.progress = [](const std::string& line) { std::printf("%s\n", line.c_str()); };
+  for (const auto& file : files) {
+    try {
+      const auto loaded = model_files::load_model_file({fs::path(file), ""}, settings);
+      const fs::path target = into / (fs::path(file).stem().string() + ".so");
+      fs::copy_file(loaded.library, target, fs::copy_options::overwrite_existing);
+      std::printf("%s: engine %s (%s) -> %s\n", file.c_str(), std::string(loaded.model.name()).c_str(),
+                  loaded.compiled ? "compiled" : "from the cache", target.c_str());
+    } catch (const std::exception& failure) {
+      std::fprintf(stderr, "model_file_device_test compile: %s: %s\n", file.c_str(), failure.what());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "compile") {
+    if (argc < 4) {
+      std::fprintf(stderr, "usage: %s compile DIR MODEL_FILE...\n", argv[0]);
+      return 2;
+    }
+    return compile(argv[2], std::vector<std::string>(argv + 3, argv + argc));
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
