@@ -12,12 +12,14 @@
 
 #include "lockstep/detail/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
+#include "../support/builtin_solve.hpp"
 #include "../support/same_member.hpp"
 
 namespace {
 
 using namespace lockstep;
 using lockstep::test::same_member;
+using lockstep::test::solve_builtin;  // every model here is built in
 
 // Members that differ (parameters and start), so they take different numbers of steps and the
 // scheduler really interleaves them. `salt` picks the variation; member i of a large ensemble equals
@@ -80,10 +82,10 @@ template <class Model>
 void check_full_determinism_matrix(double t1, double tol) {
   const auto big = make_ensemble<Model>(10000, t1, tol);
   const std::vector<long> probes = {0, 3, 57, 99};
-  const auto reference_big = solve_ensemble(big, make_run(backend::serial, 0, 1));
+  const auto reference_big = solve_builtin(big, make_run(backend::serial, 0, 1));
   for (long i = 0; i < 10000; ++i) ASSERT_EQ(reference_big.status[i], member_status::success) << "member " << i;
   for (long i : probes) {
-    const auto alone = solve_ensemble(select(big, {i}), make_run(backend::serial, 0, 1));
+    const auto alone = solve_builtin(select(big, {i}), make_run(backend::serial, 0, 1));
     EXPECT_TRUE(same_member(alone, 0, reference_big, i)) << "alone vs in 10000, member " << i;
     // The single-member driver is the same code.
     vec<double, Model::n> q0, v0;
@@ -104,12 +106,12 @@ void check_full_determinism_matrix(double t1, double tol) {
   const auto hundred = select(big, first100);
   for (long chunk : {7L, 1000L, 0L})
     for (int attempts : {32, 5}) {
-      const auto r = solve_ensemble(hundred, make_run(backend::serial, chunk, 1, attempts));
+      const auto r = solve_builtin(hundred, make_run(backend::serial, chunk, 1, attempts));
       for (long i : probes) EXPECT_TRUE(same_member(r, i, reference_big, i)) << "100, chunk " << chunk << ", K " << attempts;
     }
   for (long chunk : {7L, 1000L, 0L})
     for (int threads : {1, 2}) {
-      const auto r = solve_ensemble(big, make_run(backend::omp, chunk, threads));
+      const auto r = solve_builtin(big, make_run(backend::omp, chunk, threads));
       long differing = 0;
       for (long i = 0; i < 10000; ++i) differing += same_member(r, i, reference_big, i) ? 0 : 1;
       EXPECT_EQ(differing, 0) << "10000 on omp, chunk " << chunk << ", threads " << threads;
@@ -151,9 +153,9 @@ TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChun
                          pair{method_kind::rhoinf, formulation::index3, 0.0, 0.05, 1e-3}}) {
     auto e = make_ensemble<Model>(200, fp.t1, fp.tol, fp.form, fp.fixed_h);
     e.options.method = fp.method;
-    const auto reference = solve_ensemble(e, make_run(backend::serial, 0, 1));
-    const auto chunked = solve_ensemble(e, make_run(backend::omp, 7, 2));
-    const auto whole = solve_ensemble(e, make_run(backend::omp, 0, 2));
+    const auto reference = solve_builtin(e, make_run(backend::serial, 0, 1));
+    const auto chunked = solve_builtin(e, make_run(backend::omp, 7, 2));
+    const auto whole = solve_builtin(e, make_run(backend::omp, 0, 2));
     long finished = 0;
     for (long i = 0; i < 200; ++i) {
       finished += reference.status[i] == member_status::success;
@@ -181,8 +183,8 @@ void check_projection_determinism(method_kind method, formulation form, projecti
   auto e = make_ensemble<Model>(members, t1, tol, form);
   e.options.method = method;
   e.options.projection = projection;
-  const auto reference = solve_ensemble(e, make_run(backend::serial, 0, 1));
-  const auto chunked = solve_ensemble(e, make_run(backend::omp, 7, 2));
+  const auto reference = solve_builtin(e, make_run(backend::serial, 0, 1));
+  const auto chunked = solve_builtin(e, make_run(backend::omp, 7, 2));
   long moved = 0;
   for (long i = 0; i < members; ++i) {
     ASSERT_EQ(reference.status[i], member_status::success) << what << " member " << i;
@@ -192,7 +194,7 @@ void check_projection_determinism(method_kind method, formulation form, projecti
   }
   EXPECT_EQ(moved, members) << what << ": members whose projections moved the point";
   for (long i : {0L, 7L, 13L, members - 1}) {
-    const auto alone = solve_ensemble(select(e, {i}), make_run(backend::serial, 0, 1));
+    const auto alone = solve_builtin(select(e, {i}), make_run(backend::serial, 0, 1));
     EXPECT_TRUE(same_member(alone, 0, reference, i)) << what << ": alone vs in the ensemble, member " << i;
     vec<double, Model::n> q0, v0;
     for (int j = 0; j < Model::n; ++j) {
@@ -241,8 +243,8 @@ TEST(EnsembleIsolation, TenFailingMembersReportTheirStatusesAndLeaveTheOthersBit
   }
   for (long i : stiff_members) broken.params_of(i)[2] = 1e14;  // g: accelerations need steps below h_min
 
-  const auto rc = solve_ensemble(clean, make_run(backend::omp, 64, 2));
-  const auto rb = solve_ensemble(broken, make_run(backend::omp, 64, 2));
+  const auto rc = solve_builtin(clean, make_run(backend::omp, 64, 2));
+  const auto rb = solve_builtin(broken, make_run(backend::omp, 64, 2));
   for (long i : nan_members) EXPECT_EQ(rb.status[i], member_status::model_not_finite) << i;
   for (long i : singular_members) EXPECT_EQ(rb.status[i], member_status::singular_matrix) << i;
   for (long i : stiff_members) EXPECT_EQ(rb.status[i], member_status::step_size_too_small) << i;
@@ -263,14 +265,14 @@ TEST(EnsembleApi, RefusesBadInputWithAClearMessage) {
   e.save_times = {0.5, 2.0};
   e.t1 = 1.0;
   try {
-    solve_ensemble(e, run_options{});
+    solve_builtin(e, run_options{});
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& err) {
     EXPECT_NE(std::string(err.what()).find("outside [t0, t1]"), std::string::npos) << err.what();
   }
   e.save_times = {0.5};
   e.options.form = formulation::index3;  // adaptive BDF on index3 is refused
-  EXPECT_THROW(solve_ensemble(e, run_options{}), std::invalid_argument);
+  EXPECT_THROW(solve_builtin(e, run_options{}), std::invalid_argument);
 }
 
 TEST(EnsembleApi, ReportsBytesPerMemberThatGrowWithSaveTimes) {
@@ -286,7 +288,7 @@ TEST(EnsembleStreaming, ChunksArriveInOrderAndCarryExactlyTheKeptResults) {
   // Arrange: 37 varied pendulums, chunks of 10 (the last one short).
   const auto e = make_ensemble<models::pendulum>(37, 1.0, 1e-6);
   constexpr int ny = state_layout<models::pendulum>::size;
-  const auto kept = solve_ensemble(e, make_run(backend::serial, 10, 1));
+  const auto kept = solve_builtin(e, make_run(backend::serial, 10, 1));
   auto streamed_run = make_run(backend::omp, 10, 2);
   streamed_run.keep_outputs = false;
   std::vector<double> streamed(kept.outputs.size(), 0.0);
@@ -301,7 +303,7 @@ TEST(EnsembleStreaming, ChunksArriveInOrderAndCarryExactlyTheKeptResults) {
   };
 
   // Act
-  const auto r = solve_ensemble(e, streamed_run);
+  const auto r = solve_builtin(e, streamed_run);
 
   // Assert: no trajectories held, chunks 0, 10, 20, 30 in order, and the streamed values bitwise equal
   // to the kept ones.
@@ -314,13 +316,13 @@ TEST(EnsembleStreaming, ChunksArriveInOrderAndCarryExactlyTheKeptResults) {
 TEST(EnsembleStop, StopRequestedAbandonsTheRunBetweenBlocksAndOtherwiseChangesNothing) {
   // Arrange: 600 varied double pendulums in chunks of 200, on two OpenMP threads (blocks of 8-64).
   const auto e = make_ensemble<models::double_pendulum>(600, 2.0, 1e-6);
-  const auto plain = solve_ensemble(e, make_run(backend::omp, 200, 2));
+  const auto plain = solve_builtin(e, make_run(backend::omp, 200, 2));
 
   // A stop that is never requested changes no bit.
   auto polled = make_run(backend::omp, 200, 2);
   std::atomic<long> polls{0};
   polled.stop_requested = [&] { return polls.fetch_add(1) < 0; };
-  const auto same = solve_ensemble(e, polled);
+  const auto same = solve_builtin(e, polled);
   EXPECT_GT(polls.load(), 0);
   EXPECT_EQ(std::memcmp(same.outputs.data(), plain.outputs.data(), plain.outputs.size() * sizeof(double)), 0);
 
@@ -338,7 +340,7 @@ TEST(EnsembleStop, StopRequestedAbandonsTheRunBetweenBlocksAndOtherwiseChangesNo
     };
     stopping.on_progress = [&](const progress_report&) { launches.fetch_add(1); };
     stopping.on_chunk = [&](const chunk_results&) { ++chunks; };
-    EXPECT_THROW(solve_ensemble(e, stopping), run_stopped) << backend_name(where);
+    EXPECT_THROW(solve_builtin(e, stopping), run_stopped) << backend_name(where);
     EXPECT_EQ(chunks, 0) << backend_name(where);
     EXPECT_LE(launches.load(), 2) << backend_name(where);
   }

@@ -13,12 +13,14 @@
 
 #include "lockstep/detail/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
+#include "../support/builtin_solve.hpp"
 #include "../support/same_member.hpp"
 
 namespace {
 
 using namespace lockstep;
 using lockstep::test::same_member;
+using lockstep::test::solve_builtin;  // every model here is built in
 
 template <class Model>
 ensemble<Model> varied_ensemble(long members, double t1, method_kind method, formulation form) {
@@ -61,9 +63,9 @@ void expect_split_bitwise_fused(ensemble<Model> e, long projection_fails = -1) {
   split_omp.chunk_size = 4;
   split_omp.attempts_per_sync = 4;
   split_omp.split_factorization = true;
-  const auto reference = solve_ensemble(e, fused);
-  const auto serial = solve_ensemble(e, split);
-  const auto omp = solve_ensemble(e, split_omp);
+  const auto reference = solve_builtin(e, fused);
+  const auto serial = solve_builtin(e, split);
+  const auto omp = solve_builtin(e, split_omp);
   EXPECT_NE(reference.status[2], member_status::success);
   ::testing::Test::RecordProperty("nan_member_status", status_name(reference.status[2]));
   for (long i = 0; i < e.members; ++i) {
@@ -156,7 +158,7 @@ split_trace<Model, Method> expect_driven_split_bitwise_fused(const ensemble<Mode
   one.params.assign(e.params_of(i), e.params_of(i) + Model::n_params);
   one.q0.assign(e.q0.begin() + i * Model::n, e.q0.begin() + (i + 1) * Model::n);
   one.v0.assign(e.v0.begin() + i * Model::n, e.v0.begin() + (i + 1) * Model::n);
-  const auto reference = solve_ensemble(one, fused);
+  const auto reference = solve_builtin(one, fused);
   const member_state<Model, Method>& ms = *tr.state;
   EXPECT_EQ(ms.status, reference.status[0]);
   EXPECT_EQ(std::memcmp(&ms.counters, &reference.counters[0], sizeof(member_counters)), 0);
@@ -280,8 +282,8 @@ TEST(SplitProjection, ChunkFromTheMemoryBudgetCountsTheSplitPathsStorage) {
   fused.memory_budget = 100 * split_bytes;
   run_options split = fused;
   split.split_factorization = true;
-  const auto fused_result = solve_ensemble(e, fused);
-  const auto split_result = solve_ensemble(e, split);
+  const auto fused_result = solve_builtin(e, fused);
+  const auto split_result = solve_builtin(e, split);
   EXPECT_EQ(split_result.chunk_size, 100);
   EXPECT_EQ(fused_result.chunk_size, static_cast<long>(100 * split_bytes / fused_bytes));
   EXPECT_GT(fused_result.chunk_size, 100);

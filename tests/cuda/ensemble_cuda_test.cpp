@@ -11,10 +11,12 @@
 #include "kernels/cuda/ensemble_cuda.hpp"
 #include "lockstep/lockstep.hpp"
 #include "tests/cuda/agreement_with_serial.hpp"
+#include "tests/support/builtin_solve.hpp"
 
 namespace {
 
 using namespace lockstep;
+using lockstep::test::solve_builtin;  // every model here is built in
 
 template <class Model>
 void expect_cuda_agrees_with_serial(double t1, double tol, long members = 300,
@@ -36,12 +38,12 @@ void expect_cuda_agrees_with_serial(double t1, double tol, long members = 300,
   cuda_run.split_factorization = split;
   ensemble_result<Model> gpu;
   try {
-    gpu = solve_ensemble(e, cuda_run);
+    gpu = solve_builtin(e, cuda_run);
   } catch (const std::invalid_argument& refused) {  // a kernel's local memory exceeds the device's
     if (!may_not_fit) throw;
     GTEST_SKIP() << refused.what();
   }
-  const auto reference = solve_ensemble(e, serial_run);
+  const auto reference = solve_builtin(e, serial_run);
   for (long i = 0; i < e.members; ++i) {
     ASSERT_EQ(gpu.status[i], reference.status[i]) << "member " << i;
     for (int s = 0; s < 2; ++s)

@@ -37,10 +37,12 @@
 
 #include "kernels/cuda/ensemble_cuda.hpp"  // lockstep::cuda::device_count
 #include "lockstep/lockstep.hpp"
+#include "tests/support/builtin_solve.hpp"
 
 namespace {
 
 using namespace lockstep;
+using lockstep::test::solve_builtin;  // every model here is built in
 
 template <class Model>
 ensemble<Model> bench_ensemble(long members, method_kind method = method_kind::bdf, formulation form = formulation::ggl) {
@@ -85,8 +87,8 @@ int small_case(method_kind method, formulation form, bool split, projection_kind
   cuda_run.where = backend::cuda;
   cuda_run.chunk_size = 64;  // two chunks: both result buffers and the chunk overlap
   cuda_run.split_factorization = split;
-  const auto gpu = solve_ensemble(e, cuda_run);
-  const auto cpu = solve_ensemble(e, run_options{});
+  const auto gpu = solve_builtin(e, cuda_run);
+  const auto cpu = solve_builtin(e, run_options{});
   long differ = 0;
   for (long i = 0; i < e.members; ++i) differ += gpu.status[i] != cpu.status[i];
   std::printf("small %-16s %-6s %-7s %-5s projection %-18s statuses differing from serial: %ld\n", Model::name,
@@ -114,7 +116,7 @@ int one(long members, method_kind method) {
   run_options ro;
   ro.where = backend::cuda;
   const auto start = std::chrono::steady_clock::now();
-  const auto r = solve_ensemble(e, ro);
+  const auto r = solve_builtin(e, ro);
   std::printf("one %s %s %ld members: %.3f s on cuda, chunk %ld\n", Model::name, method_name(method), members,
               seconds_since(start), r.chunk_size);
   return 0;
@@ -123,7 +125,7 @@ int one(long members, method_kind method) {
 template <class Model>
 double timed(const ensemble<Model>& e, const run_options& ro, long* failed) {
   const auto start = std::chrono::steady_clock::now();
-  const auto r = solve_ensemble(e, ro);
+  const auto r = solve_builtin(e, ro);
   const double s = seconds_since(start);
   *failed = 0;
   for (long i = 0; i < e.members; ++i) *failed += r.status[i] != member_status::success;
