@@ -2,11 +2,14 @@
 """bench/model_files_speed.py — a model file runs at the speed of the same model built in.
 
 Runs one study per model pair through the `lockstep` binary — the built-in model by [model] name and
-the same model as a model file by [model] source — alternating, REPS times each, and reports the
-median wall time of the solve (results.h5's wall_time_seconds: the ensemble, not the compile or the
-I/O) and the ratio model file / built-in. The model file is compiled once, before the timings (its own
-cache directory), and the results of both are checked to be the same (bit for bit for a header copy;
-within 10 (atol + rtol |y|) for an equations file).
+the same model as a model file by [model] source, the latter compiled twice: for the baseline
+instruction set (LOCKSTEP_MODEL_INSTRUCTION_SET=baseline) and for the widest this CPU has (the
+default, which `lockstep --version` names) — alternating, REPS times each, and reports the median wall
+time of the solve (results.h5's wall_time_seconds: the ensemble, not the compile or the I/O) and the
+ratios model file / built-in and widest / baseline. The model file is compiled once per set, before the
+timings (its own cache directory); its two engines must give the same bits, and the built-in model's
+results must be the same (bit for bit for a header copy; within 10 (atol + rtol |y|) for an equations
+file).
 
     /usr/bin/python3 bench/model_files_speed.py --lockstep build/host/cli/lockstep [--reps 5] [--members 20000]
 
@@ -49,6 +52,11 @@ vary = {{ {vary} }}
 """
 
 
+def widest_set(lockstep):
+    r = subprocess.run([lockstep, "--version"], capture_output=True, text=True, check=True)
+    return next(l.split(": ", 1)[1] for l in r.stdout.splitlines() if l.startswith("model files compiled for: "))
+
+
 def run(lockstep, study, out, env):
     subprocess.run([lockstep, "run", study, "-o", out, "-q"], check=False, env=env, capture_output=True)
     with h5py.File(os.path.join(out, "results.h5"), "r") as f:
@@ -64,6 +72,9 @@ def main():
     lockstep = os.path.abspath(args.lockstep)
     work = tempfile.mkdtemp(prefix="lockstep-bench-model-files-")
     env = dict(os.environ, LOCKSTEP_CACHE_DIR=os.path.join(work, "cache"))
+    env.pop("LOCKSTEP_MODEL_INSTRUCTION_SET", None)
+    envs = {"builtin": env, "file-baseline": dict(env, LOCKSTEP_MODEL_INSTRUCTION_SET="baseline"), "file": env}
+    widest = widest_set(lockstep)
     pairs = [("double_pendulum", 'name = "double_pendulum"', f'source = "{header_copy(work)}"', 10.0, 1e-6,
               '"initial.theta1" = { uniform = [1.5, 2.5] }', args.members, True)]
     andrews_toml = os.path.join(ROOT, "examples", "mbs", "a03_andrews.toml")
@@ -72,31 +83,38 @@ def main():
                       '"params.c0" = { uniform = [4530.0, 4550.0] }', max(1, args.members // 10), False))
     print(f"command: /usr/bin/python3 bench/model_files_speed.py --lockstep {args.lockstep} --reps {args.reps} "
           f"--members {args.members}")
-    print("| model | members | built in [s] | model file [s] | ratio (file / built in) | results |")
-    print("|---|---|---|---|---|---|")
+    print(f"| model | members | built in [s] | model file, baseline [s] | model file, {widest} [s] | "
+          f"ratio (file, {widest} / built in) | ratio ({widest} / baseline) | results |")
+    print("|---|---|---|---|---|---|---|---|")
     for label, builtin, own, t1, rtol, vary, members, bitwise in pairs:
         studies = {}
-        for kind, model in (("builtin", builtin), ("file", own)):
+        for kind, model in (("builtin", builtin), ("file-baseline", own), ("file", own)):
             path = os.path.join(work, f"{label}_{kind}.toml")
             open(path, "w").write(STUDY.format(model=model, rtol=rtol, t1=t1, members=members, vary=vary))
             studies[kind] = path
-        run(lockstep, studies["file"], os.path.join(work, "warm"), env)  # compiles once
-        times = {"builtin": [], "file": []}
+        for kind in ("file-baseline", "file"):  # compiles once per instruction set
+            run(lockstep, studies[kind], os.path.join(work, "warm"), envs[kind])
+        times = {kind: [] for kind in studies}
         finals = {}
         for r in range(args.reps):
-            for kind in ("builtin", "file"):
-                seconds, q, status = run(lockstep, studies[kind], os.path.join(work, f"{label}_{kind}_{r}"), env)
+            for kind in studies:
+                seconds, q, status = run(lockstep, studies[kind], os.path.join(work, f"{label}_{kind}_{r}"), envs[kind])
                 times[kind].append(seconds)
                 finals[kind] = (q, status)
         qb, sb = finals["builtin"]
         qf, sf = finals["file"]
+        q0, s0 = finals["file-baseline"]
+        if q0.tobytes() != qf.tobytes() or not (s0 == sf).all():
+            print(f"{label}: the model file's engines for the baseline and for {widest} differ", file=sys.stderr)
+            return 1
         if bitwise:
             same = "bitwise equal" if qb.tobytes() == qf.tobytes() and (sb == sf).all() else "DIFFERENT"
         else:
             ok = (sb == sf).all() and np.all(np.abs(qb - qf) <= 10 * (rtol + rtol * np.abs(qb)))
             same = "within 10 (atol + rtol |y|), equal statuses" if ok else "DIFFERENT"
-        b, f = statistics.median(times["builtin"]), statistics.median(times["file"])
-        print(f"| {label} | {members} | {b:.3f} | {f:.3f} | {f / b:.3f} | {same} |")
+        b, f0, f = (statistics.median(times[kind]) for kind in ("builtin", "file-baseline", "file"))
+        print(f"| {label} | {members} | {b:.3f} | {f0:.3f} | {f:.3f} | {f / b:.3f} | {f / f0:.3f} | {same}; "
+              f"the two engines bitwise equal |")
     return 0
 
 

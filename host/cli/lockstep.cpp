@@ -283,11 +283,17 @@ int run(const run_request& request) {
 int main(int argc, char** argv) {
   CLI::App app{"lockstep — ensembles of constrained mechanical systems (index-3 DAEs) on CPU cores and GPUs"};
   app.require_subcommand(1);
-  // The build's instruction set (LOCKSTEP_INSTRUCTION_SET): what it assumes of the CPU. The results'
-  // bits do not depend on it.
+  // The build's instruction set (LOCKSTEP_INSTRUCTION_SET): what it assumes of the CPU; and the one
+  // model files are compiled for on this CPU (LOCKSTEP_MODEL_INSTRUCTION_SET, docs/MODEL-FILES.md).
+  // The results' bits depend on neither.
+  const lockstep::model_files::toolchain model_tools = lockstep::model_files::default_toolchain();
   app.set_version_flag("--version", std::string("lockstep " LOCKSTEP_VERSION_STRING " (") + LOCKSTEP_GIT_REVISION +
                                         ")\ninstruction set: " +
-                                        lockstep::host::describe(lockstep::host::built_instruction_set()));
+                                        lockstep::host::describe(lockstep::host::built_instruction_set()) +
+                                        "\nmodel files compiled for: " +
+                                        (model_tools.instruction_set_refusal.empty()
+                                             ? model_tools.instruction_set
+                                             : model_tools.instruction_set_refusal));
 
   std::string results, plot_dir, plot_outputs, plot_quantity, plot_member, model_name;
   run_request request;

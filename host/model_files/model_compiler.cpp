@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "host/core/instruction_set.hpp"
 #include "host/model_files/engine_cache.hpp"
 #include "host/model_files/header_models.hpp"
 #include "host/model_files/install_layout.hpp"
@@ -170,6 +171,74 @@ std::vector<std::string> compiler_command(const toolchain& tools, bool device) {
   return cmd;
 }
 
+// The instruction sets wider than the baseline that model engines can be compiled for, narrowest first:
+// CMake's "name:cpu features:flags|..." (host/model_files/CMakeLists.txt; empty where lockstep was not
+// built by g++ for x86-64).
+struct model_instruction_set {
+  std::string name;
+  std::string cpu_features;  // space-separated, the names host::this_cpu_has knows
+  std::vector<std::string> flags;
+};
+
+std::vector<model_instruction_set> model_instruction_sets() {
+  std::vector<model_instruction_set> sets;
+  for (const std::string& entry : split(LOCKSTEP_MODEL_INSTRUCTION_SETS, '|')) {
+    const std::vector<std::string> parts = split(entry, ':');
+    if (parts.size() == 3) sets.push_back({parts[0], parts[1], split(parts[2], ' ')});
+  }
+  return sets;
+}
+
+// Widths in order; -1 for a name that is no set.
+int instruction_set_rank(std::string_view name) {
+  constexpr std::string_view order[] = {"baseline", "sse4", "avx2", "avx512"};
+  for (int i = 0; i < 4; ++i)
+    if (name == order[i]) return i;
+  return -1;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& w : words) text += (text.empty() ? "" : " ") + w;
+  return text;
+}
+
+// Sets t.instruction_set (and appends its flags) or t.instruction_set_refusal.
+void choose_instruction_set(toolchain& t) {
+  const std::string built(host::built_instruction_set().name);
+  t.instruction_set = built;
+  const std::string wanted = environment("LOCKSTEP_MODEL_INSTRUCTION_SET");
+  const std::vector<model_instruction_set> sets = model_instruction_sets();
+  const auto use = [&](const model_instruction_set& set) {
+    t.instruction_set = set.name;
+    t.flags.insert(t.flags.end(), set.flags.begin(), set.flags.end());
+  };
+  const auto cpu_lacks = [](const model_instruction_set& set) {
+    return host::missing_cpu_features(set.cpu_features, [](std::string_view f) { return host::this_cpu_has(f); });
+  };
+  if (wanted.empty() || wanted == "widest") {
+    for (auto set = sets.rbegin(); set != sets.rend(); ++set)
+      if (instruction_set_rank(set->name) > instruction_set_rank(built) && cpu_lacks(*set).empty()) return use(*set);
+    return;
+  }
+  const std::string said = "LOCKSTEP_MODEL_INSTRUCTION_SET = '" + wanted + "': ";
+  if (instruction_set_rank(wanted) < 0) {
+    t.instruction_set_refusal = said + "expected widest (the default), baseline, sse4, avx2 or avx512";
+  } else if (instruction_set_rank(wanted) < instruction_set_rank(built)) {
+    t.instruction_set_refusal = said + "this lockstep is built for " + built +
+                                ", and compiles model files for that instruction set or a wider one";
+  } else if (wanted != built) {
+    const auto set = std::find_if(sets.begin(), sets.end(), [&](const auto& s) { return s.name == wanted; });
+    if (set == sets.end())
+      t.instruction_set_refusal = said + "this lockstep compiles model files for its own instruction set (" + built +
+                                  ") only: wider ones need a build by g++ for x86-64";
+    else if (const std::vector<std::string> missing = cpu_lacks(*set); !missing.empty())
+      t.instruction_set_refusal = said + "this CPU lacks " + joined(missing);
+    else
+      use(*set);
+  }
+}
+
 }  // namespace
 
 toolchain default_toolchain() {
@@ -195,6 +264,7 @@ toolchain default_toolchain() {
   if (t.python.empty()) t.python = LOCKSTEP_GENERATOR_PYTHON;
   if (const std::string script = environment("LOCKSTEP_EQUATIONS_SCRIPT"); !script.empty()) t.equations_script = script;
   else t.equations_script = layout.equations_script;
+  choose_instruction_set(t);
   return t;
 }
 
@@ -228,6 +298,7 @@ loaded_model load_model_file(const model_request& request, const compile_setting
     } catch (const std::invalid_argument& e) {
       throw model_file_error(e.what());
     }
+    if (!tools.instruction_set_refusal.empty()) throw model_file_error(tools.instruction_set_refusal);
     if (settings.device) {
       if (tools.nvcc.empty())
         throw model_file_error("--backend cuda: this lockstep has no CUDA toolkit to compile the model file's device "
@@ -274,7 +345,8 @@ loaded_model load_model_file(const model_request& request, const compile_setting
     double seconds = 0.0;
     const bool compiled = make_entry(engines, key, [&](const fs::path& build) {
       const std::string label = std::string(device ? "the CUDA backend of model " : "model ") +
-                                (chosen.name.empty() ? chosen.type : chosen.name) + " (" + request.source.string() + ")";
+                                (chosen.name.empty() ? chosen.type : chosen.name) + " (" + request.source.string() + ")" +
+                                (device || tools.instruction_set == "baseline" ? "" : " for " + tools.instruction_set);
       if (settings.progress) settings.progress("compiling " + label + " ...");
       const auto start = std::chrono::steady_clock::now();
       const fs::path unit = build / (device ? "engine.cu" : "engine.cpp");

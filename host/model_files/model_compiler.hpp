@@ -46,6 +46,15 @@ struct toolchain {
   std::vector<std::string> cuda_flags;
   std::vector<std::string> cuda_libraries;  // after the unit on the command line (cuBLAS, cuSOLVER)
   std::filesystem::path source_dir;
+  // The x86-64 instruction set a model's host engine is compiled for (docs/MODEL-FILES.md,
+  // "Instruction set"): this build's own (LOCKSTEP_INSTRUCTION_SET), or a wider one this CPU has, whose
+  // flags are then appended to `flags`. default_toolchain() takes the widest this CPU has where lockstep
+  // was built by g++ for x86-64, or the one LOCKSTEP_MODEL_INSTRUCTION_SET names. A member's results
+  // are the same bits for every set. The CUDA backend's engine (nvcc, cuda_flags) keeps the build's own.
+  std::string instruction_set;
+  // Why the set LOCKSTEP_MODEL_INSTRUCTION_SET names cannot be had here ("" when it can); load_model_file
+  // refuses to compile with it.
+  std::string instruction_set_refusal;
 };
 toolchain default_toolchain();
 

@@ -25,6 +25,10 @@ directory:
   study_features    a model file in a study with samplers, statistics, [lyapunov], checkpoints and an
                     interrupted run resumed (bitwise the built-in model's results), a resume refused
                     after the model file changed, and the plots
+  instruction_set   the engine compiled for the widest instruction set this CPU has (on x86-64 wider
+                    than the baseline) gives with BDF and Radau IIA results bit for bit equal to the
+                    engine compiled for the baseline (LOCKSTEP_MODEL_INSTRUCTION_SET=baseline), one
+                    cache entry each; an unknown set, and one this CPU lacks, are refused
   heavy_top         the example model header (a spatial mechanism in Euler parameters) conserves what
                     its physics conserves: energy, the spin about the symmetry axis, |e| = 1
 
@@ -32,6 +36,7 @@ Usage: model_files_test.py --lockstep BIN --source-dir DIR [--mpirun MPIRUN] CAS
 """
 import argparse
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -139,6 +144,48 @@ def case_header_bitwise(ctx):
     check(compiles(second) == 0, f"the second run should find the engine in the cache:\n{second.stderr}")
     assert_same_results(os.path.join(ctx.work, "mine", "results.h5"), os.path.join(ctx.work, "again", "results.h5"))
     check(len([e for e in ctx.engines() if not e.endswith(".lock")]) == 1, f"one engine expected: {ctx.engines()}")
+
+
+def version_line(ctx, prefix, env=None):
+    r = subprocess.run([ctx.lockstep, "--version"], env=env or ctx.env, capture_output=True, text=True, timeout=60)
+    line = next((l for l in r.stdout.splitlines() if l.startswith(prefix)), None)
+    check(line is not None, f"--version printed no '{prefix}' line:\n{r.stdout}{r.stderr}")
+    return line[len(prefix):]
+
+
+def case_instruction_set(ctx):
+    wide = version_line(ctx, "model files compiled for: ")
+    if platform.machine() == "x86_64":
+        check(wide in ("sse4", "avx2", "avx512"),
+              f"on x86-64 model files should be compiled for a wider set than the baseline, not '{wide}'")
+    double_pendulum_copy(ctx)
+    for method, form in (("bdf", "ggl"), ("radau5", "index3")):
+        ctx.write(f"{method}.toml", STUDY.format(model='source = "copied_pendulum.hpp"') +
+                  f'[solver]\nmethod = "{method}"\nformulation = "{form}"\n')
+    runs = {}
+    for chosen in ("widest", "baseline"):
+        ctx.env["LOCKSTEP_MODEL_INSTRUCTION_SET"] = chosen
+        for method in ("bdf", "radau5"):
+            r = ctx.run("run", f"{method}.toml", "-o", f"{chosen}-{method}")
+            if compiles(r):
+                expected = "" if chosen == "baseline" or wide == "baseline" else f" for {wide}"
+                check(re.search(r"compiling model copied_pendulum \(copied_pendulum.hpp\)" + re.escape(expected) + r" \.\.\.",
+                                r.stderr), f"the compile should name the instruction set '{chosen}' chose:\n{r.stderr}")
+            runs[chosen, method] = os.path.join(ctx.work, f"{chosen}-{method}", "results.h5")
+    check(len([e for e in ctx.engines() if not e.endswith(".lock")]) == (1 if wide == "baseline" else 2),
+          f"one engine per instruction set expected: {ctx.engines()}")
+    for method in ("bdf", "radau5"):  # Radau IIA's complex Newton block is where FMA would show
+        assert_same_results(runs["widest", method], runs["baseline", method])
+    ctx.env["LOCKSTEP_MODEL_INSTRUCTION_SET"] = "avx1024"
+    r = ctx.run("run", "bdf.toml", "-o", "refused", expect=2)
+    check("LOCKSTEP_MODEL_INSTRUCTION_SET = 'avx1024': expected widest" in r.stderr and "bdf.toml:" in r.stderr,
+          f"an unknown instruction set should be refused, naming the study file and the variable:\n{r.stderr}")
+    flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    if platform.machine() == "x86_64" and " avx512f" not in flags:
+        ctx.env["LOCKSTEP_MODEL_INSTRUCTION_SET"] = "avx512"
+        r = ctx.run("run", "bdf.toml", "-o", "refused", expect=2)
+        check("this CPU lacks avx512f" in r.stderr, f"a set this CPU lacks should be refused, naming what:\n{r.stderr}")
+    del ctx.env["LOCKSTEP_MODEL_INSTRUCTION_SET"]
 
 
 LENGTH_MODEL = """#pragma once
