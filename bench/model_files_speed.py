@@ -52,13 +52,15 @@ vary = {{ {vary} }}
 """
 
 
-def widest_set(lockstep):
-    r = subprocess.run([lockstep, "--version"], capture_output=True, text=True, check=True)
+def widest_set(lockstep, env):
+    r = subprocess.run([lockstep, "--version"], env=env, capture_output=True, text=True, check=True)
     return next(l.split(": ", 1)[1] for l in r.stdout.splitlines() if l.startswith("model files compiled for: "))
 
 
 def run(lockstep, study, out, env):
-    subprocess.run([lockstep, "run", study, "-o", out, "-q"], check=False, env=env, capture_output=True)
+    r = subprocess.run([lockstep, "run", study, "-o", out, "-q"], env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"lockstep run {study} failed (exit {r.returncode}):\n{r.stderr}")
     with h5py.File(os.path.join(out, "results.h5"), "r") as f:
         return float(f.attrs["wall_time_seconds"]), f["members/final_q"][()], f["members/status"][()]
 
@@ -74,7 +76,7 @@ def main():
     env = dict(os.environ, LOCKSTEP_CACHE_DIR=os.path.join(work, "cache"))
     env.pop("LOCKSTEP_MODEL_INSTRUCTION_SET", None)
     envs = {"builtin": env, "file-baseline": dict(env, LOCKSTEP_MODEL_INSTRUCTION_SET="baseline"), "file": env}
-    widest = widest_set(lockstep)
+    widest = widest_set(lockstep, env)
     pairs = [("double_pendulum", 'name = "double_pendulum"', f'source = "{header_copy(work)}"', 10.0, 1e-6,
               '"initial.theta1" = { uniform = [1.5, 2.5] }', args.members, True)]
     andrews_toml = os.path.join(ROOT, "examples", "mbs", "a03_andrews.toml")

@@ -145,6 +145,8 @@ pack_all() {
     esac
     shift
   done
+  # Known before the second build's minutes: the two together exceed the 64 MiB a lease carries.
+  ((no_fmad && with_model_files)) && die "pack: --no-fmad and --model-files do not fit one lease's 64 MiB together; pack them apart"
   command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] || die "pack needs nvcc (CUDA toolkit)"
   build_targets "$build_dir"
   rm -rf "$pack"
@@ -156,8 +158,13 @@ pack_all() {
     copy_binaries "$build_dir" bin model_file_device_test
     "$pack/bin/model_file_device_test" compile "$pack/model-files" "${model_files[@]}" ||
       die "the model files' device engines did not compile"
-    local engine
-    for engine in "$pack"/model-files/*.so; do copy_libraries "$engine"; done
+    local engine engines=0
+    for engine in "$pack"/model-files/*.so; do
+      [[ -f $engine ]] || continue
+      copy_libraries "$engine"
+      engines=$((engines + 1))
+    done
+    ((engines == ${#model_files[@]})) || die "expected ${#model_files[@]} model-file engines in $pack/model-files, found $engines"
     say "model files' device engines packed in $((SECONDS - start)) s"
   fi
   if ((no_fmad)); then
@@ -297,9 +304,17 @@ stage_sanitize() {
     echo "-- compute-sanitizer --tool memcheck model_file_device_test (BDF)"
     r=0
     export LOCKSTEP_MODEL_FILE_ENGINES=$pack/model-files
+    local log
+    log=$(mktemp)
     tool_run 'ERR_NVGPUCTRPERM\|device not supported\|not supported on this' \
       "compute-sanitizer memcheck, model files" $((stage_limit / 7)) "$sanitizer" --tool memcheck --error-exitcode 99 \
-      "$pack/bin/model_file_device_test" --gtest_filter='*Bdf*' --gtest_color=no || r=$?
+      "$pack/bin/model_file_device_test" --gtest_filter='*Bdf*' --gtest_color=no >"$log" 2>&1 || r=$?
+    cat "$log"
+    if ((r == 0)) && ! grep -q '^\[  PASSED  \] 1 test' "$log"; then
+      echo "FAIL: the model files' memcheck ran no test (a skip, or a filter that matched nothing)"
+      r=1
+    fi
+    rm -f "$log"
     ((r == 1)) && rc=1
   fi
   return $rc

@@ -293,7 +293,7 @@ int main(int argc, char** argv) {
                                         "\nmodel files compiled for: " +
                                         (model_tools.instruction_set_refusal.empty()
                                              ? model_tools.instruction_set
-                                             : model_tools.instruction_set_refusal));
+                                             : "none, refused: " + model_tools.instruction_set_refusal));
 
   std::string results, plot_dir, plot_outputs, plot_quantity, plot_member, model_name;
   run_request request;

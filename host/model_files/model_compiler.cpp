@@ -156,13 +156,20 @@ std::string engine_source(const fs::path& header, const std::string& type) {
   return tu;
 }
 
+// The host compiler with the build's flags, and the instruction set's for a host engine (a device
+// engine's host unit is preprocessed for its cache key with the build's flags alone: nvcc never sees
+// the set's).
+std::vector<std::string> host_compiler_command(const toolchain& tools, bool with_instruction_set) {
+  std::vector<std::string> cmd{tools.compiler};
+  cmd.insert(cmd.end(), tools.flags.begin(), tools.flags.end());
+  if (with_instruction_set)
+    cmd.insert(cmd.end(), tools.instruction_set_flags.begin(), tools.instruction_set_flags.end());
+  cmd.push_back("-I" + tools.include_dir.string());
+  return cmd;
+}
+
 std::vector<std::string> compiler_command(const toolchain& tools, bool device) {
-  if (!device) {
-    std::vector<std::string> cmd{tools.compiler};
-    cmd.insert(cmd.end(), tools.flags.begin(), tools.flags.end());
-    cmd.push_back("-I" + tools.include_dir.string());
-    return cmd;
-  }
+  if (!device) return host_compiler_command(tools, true);
   std::vector<std::string> cmd{tools.nvcc};
   cmd.insert(cmd.end(), tools.cuda_flags.begin(), tools.cuda_flags.end());
   cmd.push_back("-ccbin=" + tools.compiler);
@@ -203,7 +210,7 @@ std::string joined(const std::vector<std::string>& words) {
   return text;
 }
 
-// Sets t.instruction_set (and appends its flags) or t.instruction_set_refusal.
+// Sets t.instruction_set and its flags, or t.instruction_set_refusal.
 void choose_instruction_set(toolchain& t) {
   const std::string built(host::built_instruction_set().name);
   t.instruction_set = built;
@@ -211,12 +218,16 @@ void choose_instruction_set(toolchain& t) {
   const std::vector<model_instruction_set> sets = model_instruction_sets();
   const auto use = [&](const model_instruction_set& set) {
     t.instruction_set = set.name;
-    t.flags.insert(t.flags.end(), set.flags.begin(), set.flags.end());
+    t.instruction_set_flags = set.flags;
   };
   const auto cpu_lacks = [](const model_instruction_set& set) {
     return host::missing_cpu_features(set.cpu_features, [](std::string_view f) { return host::this_cpu_has(f); });
   };
   if (wanted.empty() || wanted == "widest") {
+    // Only with the compiler lockstep was built with: the flags that keep the bits are g++'s, and
+    // LOCKSTEP_CXX may name another.
+    std::error_code ec;
+    if (t.compiler != LOCKSTEP_MODEL_CXX && !fs::equivalent(t.compiler, LOCKSTEP_MODEL_CXX, ec)) return;
     for (auto set = sets.rbegin(); set != sets.rend(); ++set)
       if (instruction_set_rank(set->name) > instruction_set_rank(built) && cpu_lacks(*set).empty()) return use(*set);
     return;
@@ -226,14 +237,17 @@ void choose_instruction_set(toolchain& t) {
     t.instruction_set_refusal = said + "expected widest (the default), baseline, sse4, avx2 or avx512";
   } else if (instruction_set_rank(wanted) < instruction_set_rank(built)) {
     t.instruction_set_refusal = said + "this lockstep is built for " + built +
-                                ", and compiles model files for that instruction set or a wider one";
+                                " and compiles model files for it or a wider set: name one of those, or unset the "
+                                "variable";
   } else if (wanted != built) {
     const auto set = std::find_if(sets.begin(), sets.end(), [&](const auto& s) { return s.name == wanted; });
     if (set == sets.end())
       t.instruction_set_refusal = said + "this lockstep compiles model files for its own instruction set (" + built +
-                                  ") only: wider ones need a build by g++ for x86-64";
+                                  ") only (wider ones need a build by g++ for x86-64): name " + built +
+                                  ", or unset the variable";
     else if (const std::vector<std::string> missing = cpu_lacks(*set); !missing.empty())
-      t.instruction_set_refusal = said + "this CPU lacks " + joined(missing);
+      t.instruction_set_refusal = said + "this CPU lacks " + joined(missing) +
+                                  ": unset the variable (the widest set this CPU has), or name a narrower set";
     else
       use(*set);
   }
@@ -282,6 +296,8 @@ bool looks_like_model_file(std::string_view argument) {
 
 loaded_model load_model_file(const model_request& request, const compile_settings& settings) {
   const toolchain& tools = settings.tools;
+  // The instruction set is the host engine's; nvcc compiles a device engine with its own flags.
+  if (!settings.device && !tools.instruction_set_refusal.empty()) throw model_file_error(tools.instruction_set_refusal);
   std::error_code ec;
   const fs::path source = fs::absolute(request.source, ec).lexically_normal();
   if (!fs::is_regular_file(source, ec))
@@ -298,7 +314,6 @@ loaded_model load_model_file(const model_request& request, const compile_setting
     } catch (const std::invalid_argument& e) {
       throw model_file_error(e.what());
     }
-    if (!tools.instruction_set_refusal.empty()) throw model_file_error(tools.instruction_set_refusal);
     if (settings.device) {
       if (tools.nvcc.empty())
         throw model_file_error("--backend cuda: this lockstep has no CUDA toolkit to compile the model file's device "
@@ -316,7 +331,7 @@ loaded_model load_model_file(const model_request& request, const compile_setting
     // header does not count and changing any of them does), for the device engine too; nvcc's own
     // preprocessing would not do, as it writes a module id of the file's path and the time into its
     // output. The device engine adds the CUDA kernels' sources and nvcc's version and flags.
-    std::vector<std::string> preprocess = compiler_command(tools, false);
+    std::vector<std::string> preprocess = host_compiler_command(tools, !device);
     preprocess.insert(preprocess.end(), {"-E", "-P", "-x", "c++", "-"});
     const process_result pre = run_process(preprocess, engine_source(header, chosen.type));
     if (pre.exit_code != 0)
@@ -325,6 +340,8 @@ loaded_model load_model_file(const model_request& request, const compile_setting
     const process_result version = run_process({tools.compiler, "--version"}, {}, true);
     std::string material = std::string(cache_format) + "\ncompiler " + tools.compiler + "\n" + version.output + "\nflags";
     for (const std::string& f : tools.flags) material += " " + f;
+    if (!device)
+      for (const std::string& f : tools.instruction_set_flags) material += " " + f;
     if (device) {
       const process_result nvcc_version = run_process({tools.nvcc, "--version"}, {}, true);
       material += "\ndevice " + tools.nvcc + "\n" + nvcc_version.output + "\ncuda flags";

@@ -48,12 +48,14 @@ struct toolchain {
   std::filesystem::path source_dir;
   // The x86-64 instruction set a model's host engine is compiled for (docs/MODEL-FILES.md,
   // "Instruction set"): this build's own (LOCKSTEP_INSTRUCTION_SET), or a wider one this CPU has, whose
-  // flags are then appended to `flags`. default_toolchain() takes the widest this CPU has where lockstep
-  // was built by g++ for x86-64, or the one LOCKSTEP_MODEL_INSTRUCTION_SET names. A member's results
-  // are the same bits for every set. The CUDA backend's engine (nvcc, cuda_flags) keeps the build's own.
+  // flags (instruction_set_flags) follow `flags` on a host engine's command line. default_toolchain()
+  // takes the widest this CPU has where lockstep was built by g++ for x86-64 and LOCKSTEP_CXX names no
+  // other compiler, or the one LOCKSTEP_MODEL_INSTRUCTION_SET names. A member's results are the same
+  // bits for every set. A device engine is compiled by nvcc with cuda_flags, which name no set.
   std::string instruction_set;
+  std::vector<std::string> instruction_set_flags;
   // Why the set LOCKSTEP_MODEL_INSTRUCTION_SET names cannot be had here ("" when it can); load_model_file
-  // refuses to compile with it.
+  // refuses to compile a host engine with it.
   std::string instruction_set_refusal;
 };
 toolchain default_toolchain();

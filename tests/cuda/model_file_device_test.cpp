@@ -15,7 +15,8 @@
 //       the built-in models: statuses equal member by member, positions within
 //       10 (atol + rtol |q|) (1 x with -DLOCKSTEP_CUDA_NO_FMAD=ON), BDF on the GGL formulation and
 //       Radau IIA 5 on index 3, fused and forced split, with one member that starts from NaN.
-//       Without a device, or without DIR, every test skips (and gpu-check.sh fails a stage that skips).
+//       Without a device, or without LOCKSTEP_MODEL_FILE_ENGINES, every test skips (and gpu-check.sh
+//       fails a stage that skips); a DIR that holds no engine fails.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -111,10 +112,12 @@ class ModelFileOnDevice : public ::testing::Test {
  protected:
   void SetUp() override {
     if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    libraries_ = packed_engines();
-    if (libraries_.empty())
-      GTEST_SKIP() << "no model-file engines: LOCKSTEP_MODEL_FILE_ENGINES names no folder of *.so "
+    const char* dir = std::getenv("LOCKSTEP_MODEL_FILE_ENGINES");
+    if (dir == nullptr || *dir == '\0')
+      GTEST_SKIP() << "no model-file engines: LOCKSTEP_MODEL_FILE_ENGINES is not set "
                       "(scripts/gpu-check.sh pack --model-files makes them)";
+    libraries_ = packed_engines();
+    if (libraries_.empty()) FAIL() << "LOCKSTEP_MODEL_FILE_ENGINES = '" << dir << "' holds no engine library (*.so)";
   }
   std::vector<fs::path> libraries_;
 };
@@ -142,6 +145,8 @@ int compile(const fs::path& into, const std::vector<std::string>& files) {
     try {
       const auto loaded = model_files::load_model_file({fs::path(file), ""}, settings);
       const fs::path target = into / (fs::path(file).stem().string() + ".so");
+      if (fs::exists(target))
+        throw std::invalid_argument("another model file of the same stem was packed as " + target.string());
       fs::copy_file(loaded.library, target, fs::copy_options::overwrite_existing);
       std::printf("%s: engine %s (%s) -> %s\n", file.c_str(), std::string(loaded.model.name()).c_str(),
                   loaded.compiled ? "compiled" : "from the cache", target.c_str());
