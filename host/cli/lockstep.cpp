@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <regex>
 #include <string>
@@ -285,15 +286,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // The build's instruction set (LOCKSTEP_INSTRUCTION_SET): what it assumes of the CPU; and the one
   // model files are compiled for on this CPU (LOCKSTEP_MODEL_INSTRUCTION_SET, docs/MODEL-FILES.md).
-  // The results' bits depend on neither.
-  const lockstep::model_files::toolchain model_tools = lockstep::model_files::default_toolchain();
-  app.set_version_flag("--version", std::string("lockstep " LOCKSTEP_VERSION_STRING " (") + LOCKSTEP_GIT_REVISION +
-                                        ")\ninstruction set: " +
-                                        lockstep::host::describe(lockstep::host::built_instruction_set()) +
-                                        "\nmodel files compiled for: " +
-                                        (model_tools.instruction_set_refusal.empty()
-                                             ? model_tools.instruction_set
-                                             : "none, refused: " + model_tools.instruction_set_refusal));
+  // The results' bits depend on neither. Computed only when asked for.
+  app.set_version_flag("--version", std::function<std::string()>([] {
+                         const lockstep::model_files::toolchain tools = lockstep::model_files::default_toolchain();
+                         return std::string("lockstep " LOCKSTEP_VERSION_STRING " (") + LOCKSTEP_GIT_REVISION +
+                                ")\ninstruction set: " +
+                                lockstep::host::describe(lockstep::host::built_instruction_set()) +
+                                "\nmodel files compiled for: " +
+                                (tools.instruction_set_refusal.empty() ? tools.instruction_set
+                                                                       : "none, refused: " + tools.instruction_set_refusal);
+                       }));
 
   std::string results, plot_dir, plot_outputs, plot_quantity, plot_member, model_name;
   run_request request;

@@ -43,10 +43,10 @@ using namespace lockstep;
 // members beside it must not notice it.
 constexpr long nan_member = 5;
 
-std::vector<fs::path> packed_engines() {
+// The engine libraries in `dir` (none when it is no folder).
+std::vector<fs::path> packed_engines(const fs::path& dir) {
   std::vector<fs::path> libraries;
-  const char* dir = std::getenv("LOCKSTEP_MODEL_FILE_ENGINES");
-  if (dir == nullptr || *dir == '\0' || !fs::is_directory(dir)) return libraries;
+  if (!fs::is_directory(dir)) return libraries;
   for (const auto& entry : fs::directory_iterator(dir))
     if (entry.path().extension() == ".so") libraries.push_back(entry.path());
   std::sort(libraries.begin(), libraries.end());
@@ -116,7 +116,7 @@ class ModelFileOnDevice : public ::testing::Test {
     if (dir == nullptr || *dir == '\0')
       GTEST_SKIP() << "no model-file engines: LOCKSTEP_MODEL_FILE_ENGINES is not set "
                       "(scripts/gpu-check.sh pack --model-files makes them)";
-    libraries_ = packed_engines();
+    libraries_ = packed_engines(dir);
     if (libraries_.empty()) FAIL() << "LOCKSTEP_MODEL_FILE_ENGINES = '" << dir << "' holds no engine library (*.so)";
   }
   std::vector<fs::path> libraries_;
