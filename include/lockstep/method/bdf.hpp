@@ -71,8 +71,6 @@
 
 namespace lockstep {
 
-inline constexpr int bdf_max_order = 5;
-
 template <class Model>
 struct bdf_state {
   using layout = state_layout<Model>;

@@ -19,6 +19,14 @@
 #include "lockstep/core/math.hpp"
 #include "lockstep/stepper/options.hpp"
 
+namespace lockstep {
+
+// The orders the method runs at are 1 .. bdf_max_order (BDF is zero-stable only up to order 6, and
+// IDA and DASSL stop at 5).
+inline constexpr int bdf_max_order = 5;
+
+}  // namespace lockstep
+
 namespace lockstep::detail {
 
 // x^e for a small positive integer e, by repeated multiplication.
