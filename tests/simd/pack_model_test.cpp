@@ -1,7 +1,9 @@
 // Tests of lockstep/simd/pack_inl.hpp: every built-in model runs on pack<D> unchanged, and each lane
 // gets the bits the member gets alone in a pack of one — the mass matrix, the applied forces, the
-// constraints and the non-holonomic constraints, and the constraint Jacobian G = Phi_q with Phi_t by
-// dual numbers over packs — for every width this instruction set has. The one-lane results are then
+// constraints and the non-holonomic constraints, the constraint Jacobian G = Phi_q with Phi_t by
+// dual numbers over packs, and the residual and the Jacobian blocks of every formulation
+// (formulation/euler_lagrange.hpp: what a Newton iteration and a Jacobian evaluation compute) — for
+// every width this instruction set has. The one-lane results are then
 // compared with the models on doubles, bit for bit: on the host a double's elementary functions are one
 // lane of the packs' own (lockstep/core/elementary.hpp), so a member computed alone has the bits it has
 // in any lane, which is what members in lanes must give (docs/SIMD.md).
@@ -61,13 +63,19 @@ TEST(PackModels, EveryLaneIsTheMemberAloneAndCloseToDoubles) {
     if (evaluate_in_packs<Model, 4>(args, wide)) expect_same(4);
     if (evaluate_in_packs<Model, 8>(args, wide)) expect_same(8);
 
-    // The models on doubles.
-    constexpr size_t size = outputs<Model>;
+    // The models and the residuals on doubles.
+    constexpr size_t size = outputs<Model> + residual_outputs<Model> + jacobian_outputs<Model>;
     std::vector<double> scalar(kMembers * size);
     for (size_t mem = 0; mem < kMembers; ++mem) {
       vec<double, Model::n> q, v;
       for (int i = 0; i < Model::n; ++i) q[i] = args[mem].q[i], v[i] = args[mem].v[i];
       evaluate<Model>(args[mem].t, q, v, args[mem].p, &scalar[mem * size]);
+      state_vector<Model> y;
+      vec<double, Model::n> qdot, vdot;
+      residual_point<Model, double>([&](auto field) { return field(args[mem]); }, y, qdot, vdot);
+      evaluate_residuals<Model>(args[mem].t, y, qdot, vdot, args[mem].p, &scalar[mem * size + outputs<Model>]);
+      evaluate_jacobians<Model>(args[mem].t, y, vdot, args[mem].p,
+                                &scalar[mem * size + outputs<Model> + residual_outputs<Model>]);
     }
     size_t differ = 0;
     for (size_t i = 0; i < scalar.size(); ++i) differ += !same_bits(one[i], scalar[i]);

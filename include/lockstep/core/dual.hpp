@@ -33,6 +33,15 @@ struct is_dual<dual<T, N>> : std::true_type {};
 template <class T>
 inline constexpr bool is_dual_v = is_dual<T>::value;
 
+// The scalars a forward-AD number mixes with as constants besides its value type: the arithmetic
+// types, and the scalar types that declare themselves so. lockstep/simd/pack_inl.hpp declares its packs,
+// so that nested duals over packs take pack parameters exactly as nested duals over doubles take double
+// ones (the same operations: the constant promoted with zero derivatives, then the value type's).
+template <class S>
+struct is_plain_number : std::is_arithmetic<S> {};
+template <class S>
+inline constexpr bool is_plain_number_v = is_plain_number<S>::value;
+
 // A forward-AD number: dual here, hessian_dual (core/hessian.hpp) specializes it too. Comparisons with
 // one compare values (below).
 template <class T>
@@ -74,31 +83,31 @@ struct ad_number_arithmetic {
   LOCKSTEP_HD friend Self operator*(const T& a, const Self& b) { return b * a; }
   LOCKSTEP_HD friend Self operator/(const T& a, const Self& b) { return Self(a) / b; }
 
-  // Mixed with plain numbers. Templates so that, for nested duals, `x * 2.0` is an exact match here
-  // instead of an ambiguous choice between two user-defined conversions.
+  // Mixed with plain numbers (is_plain_number). Templates so that, for nested duals, `x * 2.0` is an
+  // exact match here instead of an ambiguous choice between two user-defined conversions.
   template <class S>
-    requires std::is_arithmetic_v<S>
+    requires is_plain_number_v<S>
   LOCKSTEP_HD friend Self operator+(const Self& a, S b) { return a + T(b); }
   template <class S>
-    requires std::is_arithmetic_v<S>
+    requires is_plain_number_v<S>
   LOCKSTEP_HD friend Self operator+(S a, const Self& b) { return b + T(a); }
   template <class S>
-    requires std::is_arithmetic_v<S>
+    requires is_plain_number_v<S>
   LOCKSTEP_HD friend Self operator-(const Self& a, S b) { return a - T(b); }
   template <class S>
-    requires std::is_arithmetic_v<S>
+    requires is_plain_number_v<S>
   LOCKSTEP_HD friend Self operator-(S a, const Self& b) { return T(a) - b; }
   template <class S>
-    requires std::is_arithmetic_v<S>
+    requires is_plain_number_v<S>
   LOCKSTEP_HD friend Self operator*(const Self& a, S b) { return a * T(b); }
   template <class S>
-    requires std::is_arithmetic_v<S>
+    requires is_plain_number_v<S>
   LOCKSTEP_HD friend Self operator*(S a, const Self& b) { return b * T(a); }
   template <class S>
-    requires std::is_arithmetic_v<S>
+    requires is_plain_number_v<S>
   LOCKSTEP_HD friend Self operator/(const Self& a, S b) { return a / T(b); }
   template <class S>
-    requires std::is_arithmetic_v<S>
+    requires is_plain_number_v<S>
   LOCKSTEP_HD friend Self operator/(S a, const Self& b) { return T(a) / b; }
 
  private:
@@ -123,7 +132,7 @@ struct dual : ad_number_arithmetic<dual<T, N>, T> {
   LOCKSTEP_HD explicit dual(uninitialized_t) {}
   LOCKSTEP_HD dual(const T& value) : v(value), d() {}  // NOLINT: a constant converts implicitly
   template <class S>
-    requires(std::is_arithmetic_v<S> && !std::is_same_v<S, T>)
+    requires(is_plain_number_v<S> && !std::is_same_v<S, T>)
   LOCKSTEP_HD dual(S value) : v(T(value)), d() {}  // NOLINT
 
   // A variable: value x with derivative 1 along `direction`, 0 along the others.

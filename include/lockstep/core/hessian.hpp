@@ -58,7 +58,7 @@ struct hessian_dual : ad_number_arithmetic<hessian_dual<T, N>, T> {
   hessian_dual() = default;
   LOCKSTEP_HD hessian_dual(const T& value) : v(value) {}  // NOLINT: a constant converts implicitly
   template <class S>
-    requires(std::is_arithmetic_v<S> && !std::is_same_v<S, T>)
+    requires(is_plain_number_v<S> && !std::is_same_v<S, T>)
   LOCKSTEP_HD hessian_dual(S value) : v(T(value)) {}  // NOLINT
 
   // A variable: value x, gradient the unit vector along `direction`, second derivatives 0.

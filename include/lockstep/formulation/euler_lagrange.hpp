@@ -181,11 +181,12 @@ inline constexpr bool separate_newton_phases = state_layout<Model>::newton_size 
 
 // Residual of the formulation at (t, y, y'); only the q' and v' parts of y' enter. For index1 and
 // projected invariants, F_phi holds the acceleration rows and (projected invariants) F_psi holds Phi.
-template <class Model>
+// S: the scalar, double for one member, a pack of lanes for several (lockstep/simd/pack_inl.hpp).
+template <class Model, class S = double>
 struct residual_parts {
-  vec<double, Model::n> Fq, Fv;
-  vec<double, Model::m> Fphi, Fpsi;
-  vec<double, Model::k> Fa;
+  vec<S, Model::n> Fq, Fv;
+  vec<S, Model::m> Fphi, Fpsi;
+  vec<S, Model::k> Fa;
 };
 
 template <class Model>
@@ -198,16 +199,18 @@ LOCKSTEP_HD bool all_finite(const residual_parts<Model>& r) {
 }
 
 namespace detail {
-template <class Model>
-LOCKSTEP_HD residual_parts<Model> formulation_residual(formulation f, double t, const state_vector<Model>& y,
-                                                       const vec<double, Model::n>& qdot,
-                                                       const vec<double, Model::n>& vdot, const double* p,
-                                                       baumgarte_gains gains) {
+// On scalars S (double, or a pack of lanes with P its parameters' scalar): every line is the same
+// operation for each, so a lane of a pack gets the bits of its member alone.
+template <class Model, class S, class P>
+LOCKSTEP_HD residual_parts<Model, S> formulation_residual(formulation f, const S& t,
+                                                          const vec<S, state_layout<Model>::size>& y,
+                                                          const vec<S, Model::n>& qdot, const vec<S, Model::n>& vdot,
+                                                          const P* p, baumgarte_gains gains) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m, k = Model::k;
-  vec<double, n> q, v;
-  vec<double, m> lambda, mu;
-  vec<double, k> nu;
+  vec<S, n> q, v;
+  vec<S, m> lambda, mu;
+  vec<S, k> nu;
   for (int i = 0; i < n; ++i) {
     q[i] = y[L::q + i];
     v[i] = y[L::v + i];
@@ -218,10 +221,10 @@ LOCKSTEP_HD residual_parts<Model> formulation_residual(formulation f, double t, 
   }
   for (int i = 0; i < k; ++i) nu[i] = y[L::nu + i];
 
-  residual_parts<Model> r;
+  residual_parts<Model, S> r;
   const auto con = constraint_linearize<Model>(t, q, p);
-  const auto M = Model::template mass<double, double>(q, p);
-  const auto Q = Model::template force<double, double>(t, q, v, p);
+  const auto M = Model::template mass<S, P>(q, p);
+  const auto Q = Model::template force<S, P>(t, q, v, p);
   const auto Mvdot = M * vdot;
   const auto Gtl = transpose_times(con.G, lambda);
   for (int i = 0; i < n; ++i) {
@@ -265,21 +268,27 @@ LOCKSTEP_HD residual_parts<Model> evaluate_residual(formulation f, double t, con
   return r;
 }
 
-// The Jacobian blocks at one point (t, y, v'): evaluated by automatic differentiation, kept while
-// simplified Newton reuses them, and refactored for a new shift without re-evaluation (RADAU5 keeps
-// the Jacobian across steps in the same way; Hairer & Wanner IV.8).
-template <class Model>
-struct jacobian_blocks {
+// The values of the Jacobian blocks at one point (t, y, v'), on scalars S: double for one member, a
+// pack of lanes for several (lockstep/simd/pack_inl.hpp).
+template <class Model, class S = double>
+struct jacobian_values {
   static constexpr int n = Model::n, m = Model::m, k = Model::k;
-  mat<double, n, n> M;       // mass matrix
-  mat<double, n, n> dQ_dv;   // D_v
-  mat<double, n, n> K;       // d(M a)/dq + d(G^T lambda)/dq + d(A^T nu)/dq - dQ/dq
-  mat<double, m, n> G;
-  mat<double, m, n> Psi_q;   // ggl: d(G v + Phi_t)/dq; acceleration level: Acc_q = dF_phi/dq
-  mat<double, m, n> Psi_v;   // acceleration level only: Acc_v = dF_phi/dv
-  mat<double, k, n> A;
-  mat<double, k, n> A_q;     // index3, ggl: d(A v + a)/dq; acceleration level: dF_a/dq
-  mat<double, k, n> A_v;     // acceleration level only: dF_a/dv
+  mat<S, n, n> M;       // mass matrix
+  mat<S, n, n> dQ_dv;   // D_v
+  mat<S, n, n> K;       // d(M a)/dq + d(G^T lambda)/dq + d(A^T nu)/dq - dQ/dq
+  mat<S, m, n> G;
+  mat<S, m, n> Psi_q;   // ggl: d(G v + Phi_t)/dq; acceleration level: Acc_q = dF_phi/dq
+  mat<S, m, n> Psi_v;   // acceleration level only: Acc_v = dF_phi/dv
+  mat<S, k, n> A;
+  mat<S, k, n> A_q;     // index3, ggl: d(A v + a)/dq; acceleration level: dF_a/dq
+  mat<S, k, n> A_v;     // acceleration level only: dF_a/dv
+};
+
+// The Jacobian blocks of one member: evaluated by automatic differentiation, kept while simplified
+// Newton reuses them, and refactored for a new shift without re-evaluation (RADAU5 keeps the Jacobian
+// across steps in the same way; Hairer & Wanner IV.8).
+template <class Model>
+struct jacobian_blocks : jacobian_values<Model> {
   // The constraint rows the solver leaves out (formulation/constraint_rank.hpp on [G; A]: bit a < m is
   // holonomic row a, bit m + a non-holonomic row a). Kept with the blocks across evaluations: each
   // evaluation decides again with this mask as the previous decision (the hysteresis).
@@ -315,20 +324,22 @@ LOCKSTEP_HD constexpr bool row_dropped(std::uint64_t dropped, int row) {
   return row < constraint_rank_max_rows && ((dropped >> row) & 1u) != 0;
 }
 
-// With mu_curvature, also H = d(G^T mu)/dq at y's mu (the term the Newton matrix leaves out, which the
-// exact tangent step needs: lyapunov/tangent.hpp), at little more than the cost of K's d(G^T lambda)/dq.
-// Chunk: the directions per AD pass (model/derivatives.hpp, ad::default_chunk); the blocks are the same
-// bits for every Chunk.
-template <class Model, int Chunk = ad::default_chunk>
-LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state_vector<Model>& y,
-                                            const vec<double, Model::n>& vdot, const double* p,
-                                            jacobian_blocks<Model>& J, baumgarte_gains gains = {},
-                                            mat<double, Model::n, Model::n>* mu_curvature = nullptr) {
+namespace detail {
+// The blocks' values at (t, y, v') by automatic differentiation, on scalars S with parameters P (double,
+// or packs: every line is the same operation for each, so a lane gets the bits of its member alone);
+// evaluate_jacobian below adds the finiteness test and the rank decision. With mu_curvature, also
+// H = d(G^T mu)/dq at y's mu (the term the Newton matrix leaves out, which the exact tangent step needs:
+// lyapunov/tangent.hpp), at little more than the cost of K's d(G^T lambda)/dq. Chunk: the directions per
+// AD pass (model/derivatives.hpp, ad::default_chunk); the blocks are the same bits for every Chunk.
+template <class Model, int Chunk, class S, class P>
+LOCKSTEP_HD void jacobian_block_values(formulation f, const S& t, const vec<S, state_layout<Model>::size>& y,
+                                       const vec<S, Model::n>& vdot, const P* p, jacobian_values<Model, S>& J,
+                                       baumgarte_gains gains, mat<S, Model::n, Model::n>* mu_curvature) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m, k = Model::k;
-  vec<double, n> q, v;
-  vec<double, m> lambda;
-  vec<double, k> nu;
+  vec<S, n> q, v;
+  vec<S, m> lambda;
+  vec<S, k> nu;
   for (int i = 0; i < n; ++i) {
     q[i] = y[L::q + i];
     v[i] = y[L::v + i];
@@ -340,20 +351,20 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
   // AD temporaries are gone when it returns. dQ/dq waits in J.K until d(M a)/dq is formed, so K is
   // d(M a)/dq - dQ/dq entry by entry as in one expression.
   constexpr bool separate = separate_device_phases<Model>;
-  phase<separate>([&] { J.M = Model::template mass<double, double>(q, p); });
+  phase<separate>([&] { J.M = Model::template mass<S, P>(q, p); });
   phase<separate>([&] {
     force_entries<Model, Chunk>(
-        t, q, v, p, [](int, double) {}, [&](int i, int j, double d) { J.K(i, j) = d; },
-        [&](int i, int j, double d) { J.dQ_dv(i, j) = d; });
+        t, q, v, p, [](int, const S&) {}, [&](int i, int j, const S& d) { J.K(i, j) = d; },
+        [&](int i, int j, const S& d) { J.dQ_dv(i, j) = d; });
   });
   phase<separate>([&] {
-    inertia_jacobian_entries<Model, Chunk>(q, vdot, p, [&](int i, int j, double d) { J.K(i, j) = d - J.K(i, j); });
+    inertia_jacobian_entries<Model, Chunk>(q, vdot, p, [&](int i, int j, const S& d) { J.K(i, j) = d - J.K(i, j); });
   });
   if constexpr (m > 0) {
     phase<separate>([&] { J.G = constraint_jacobian<Model, Chunk>(t, q, p); });
     if (mu_curvature) {  // d(G^T mu)/dq as well, from the same differentiated G (tangents, ggl)
       phase<separate>([&] {
-        vec<double, m> mu;
+        vec<S, m> mu;
         for (int i = 0; i < m; ++i) mu[i] = y[L::mu + i];
         const auto both = constraint_force_jacobians<Model, Chunk>(t, q, lambda, mu, p);
         J.K = J.K + both.lambda;
@@ -362,7 +373,7 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
     } else {
       // Added into K where formed (each entry once, its mirror too): K + d(G^T lambda)/dq entry by entry.
       phase<separate>([&] {
-        constraint_force_jacobian_entries<Model, Chunk>(t, q, lambda, p, [&](int i, int j, double h) {
+        constraint_force_jacobian_entries<Model, Chunk>(t, q, lambda, p, [&](int i, int j, const S& h) {
           J.K(i, j) = J.K(i, j) + h;
           if (i != j) J.K(j, i) = J.K(j, i) + h;
         });
@@ -392,6 +403,18 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
       }
     });
   }
+}
+}  // namespace detail
+
+// The Jacobian blocks of one member at (t, y, v') (detail::jacobian_block_values), refused when an entry
+// is not finite, with the rank decision on [G; A] (J.dropped).
+template <class Model, int Chunk = ad::default_chunk>
+LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state_vector<Model>& y,
+                                            const vec<double, Model::n>& vdot, const double* p,
+                                            jacobian_blocks<Model>& J, baumgarte_gains gains = {},
+                                            mat<double, Model::n, Model::n>* mu_curvature = nullptr) {
+  constexpr int n = Model::n, m = Model::m, k = Model::k;
+  detail::jacobian_block_values<Model, Chunk>(f, t, y, vdot, p, J, gains, mu_curvature);
   bool finite = true;
   for (int i = 0; i < n * n; ++i) finite = finite && is_finite(J.M.a[i]) && is_finite(J.dQ_dv.a[i]) && is_finite(J.K.a[i]);
   for (int i = 0; i < m * n; ++i)

@@ -28,6 +28,7 @@
 #endif
 
 #include "hwy/highway.h"
+#include "lockstep/core/dual.hpp"
 #include "lockstep/core/math.hpp"
 #include "lockstep/simd/math/math_inl.hpp"
 
@@ -114,5 +115,12 @@ HWY_INLINE pack<D> value_of(pack<D> x) { return x; }
 
 }  // namespace lockstep::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
+
+namespace lockstep {
+// A pack is a plain number to dual numbers (lockstep/core/dual.hpp): nested duals over packs mix with
+// pack constants (the models' parameters) as nested duals over doubles mix with doubles.
+template <class D>
+struct is_plain_number<simd::HWY_NAMESPACE::pack<D>> : std::true_type {};
+}  // namespace lockstep
 
 #endif  // per-target include guard
