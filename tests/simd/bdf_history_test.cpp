@@ -6,8 +6,8 @@
 // were), and dense output — bit for bit at W = 1, 2, 4, 8 on every instruction set compiled in. The
 // members of a pack have independent histories: 1 to 6 past points, with and without the confluent
 // node at t0, orders 1 to 5 limited by the history, step sizes from 1e-7 to 1e-2 and uneven past
-// steps, so the lanes' counts differ within every pack; some values are signed zeros. Two state layouts: andrews (26 variables, no
-// velocity constraints) and the knife edge (7, with one).
+// steps, so the lanes' counts differ within every pack; some values are signed zeros. Two state
+// layouts: andrews (26 variables, no velocity constraints) and the knife edge (7, with one).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tests/simd/bdf_history_test.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -16,6 +16,7 @@
 #include "lockstep/model/andrews.hpp"
 #include "lockstep/model/knife_edge.hpp"
 #include "lockstep/simd/bdf_history_inl.hpp"
+#include "tests/simd/lane_widths_inl.hpp"
 
 #ifndef LOCKSTEP_BDF_HISTORY_TEST_COMMON_
 #define LOCKSTEP_BDF_HISTORY_TEST_COMMON_
@@ -147,13 +148,8 @@ HWY_NOINLINE bool history_at_width(const history_case<Model>* in, history_result
 #define LOCKSTEP_HISTORY_TEST_ENTRY(NAME, MODEL)                                                              \
   bool NAME(const history_case<MODEL>* in, history_result<MODEL>* out, size_t count, size_t lanes,           \
             const solver_options& opt) {                                                                     \
-    switch (lanes) {                                                                                         \
-      case 1: return history_at_width<MODEL, 1>(in, out, count, opt);                                        \
-      case 2: return history_at_width<MODEL, 2>(in, out, count, opt);                                        \
-      case 4: return history_at_width<MODEL, 4>(in, out, count, opt);                                        \
-      case 8: return history_at_width<MODEL, 8>(in, out, count, opt);                                        \
-      default: return false;                                                                                 \
-    }                                                                                                        \
+    return at_lane_width(lanes,                                                                              \
+                         [&](auto w) { return history_at_width<MODEL, decltype(w)::value>(in, out, count, opt); }); \
   }
 LOCKSTEP_HISTORY_TEST_ENTRY(HistoryAndrews, lockstep::models::andrews)
 LOCKSTEP_HISTORY_TEST_ENTRY(HistoryKnifeEdge, lockstep::models::knife_edge)

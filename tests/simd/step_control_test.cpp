@@ -13,6 +13,7 @@
 
 #include "hwy/highway.h"
 #include "lockstep/simd/step_control_inl.hpp"
+#include "tests/simd/lane_widths_inl.hpp"
 
 #ifndef LOCKSTEP_STEP_CONTROL_TEST_COMMON_
 #define LOCKSTEP_STEP_CONTROL_TEST_COMMON_
@@ -122,13 +123,8 @@ HWY_NOINLINE bool decide_at_width(int which, const double* in, double* out, size
 
 bool Decide(int which, const double* in, double* out, size_t count, size_t lanes, const solver_options& opt,
             int stages) {
-  switch (lanes) {
-    case 1: return decide_at_width<1>(which, in, out, count, opt, stages);
-    case 2: return decide_at_width<2>(which, in, out, count, opt, stages);
-    case 4: return decide_at_width<4>(which, in, out, count, opt, stages);
-    case 8: return decide_at_width<8>(which, in, out, count, opt, stages);
-    default: return false;
-  }
+  return at_lane_width(
+      lanes, [&](auto w) { return decide_at_width<decltype(w)::value>(which, in, out, count, opt, stages); });
 }
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -457,7 +453,8 @@ TEST(SimdStepControl, BdfAcceptanceInLanesIsTheScalarDecision) {
     expect_case(r, "changing order", [](const double* x, const double* y) { return x[0] == 1 && y[0] != x[6]; });
     expect_case(r, "restarting its count", [](const double* x, const double* y) { return y[2] == 0 && x[8] != 0; });
     expect_case(r, "clearing its failures", [](const double* x, const double* y) { return y[3] == 0 && x[9] != 0; });
-    expect_case(r, "keeping its failures", [](const double* x, const double* y) { return x[0] == 1 && y[3] == x[9] && x[9] != 0; });
+    expect_case(r, "keeping its failures",
+                [](const double* x, const double* y) { return x[0] == 1 && y[3] == x[9] && x[9] != 0; });
   }
   opt = solver_options{};
   opt.fixed_h = 0.01;
@@ -482,7 +479,8 @@ TEST(SimdStepControl, RadauControllerInLanesIsTheScalarController) {
     opt.h_max = stages == 3 ? opt.h_max : 1e-5;
     const decided r = expect_lanes_equal_scalar(radau, opt, stages, 60 + stages, std::to_string(stages) + " stages");
     expect_case(r, "below h_min", [](const double*, const double* y) { return y[2] == 1.0; });
-    expect_case(r, "cut by 10 at its first step", [](const double* x, const double* y) { return x[0] == 1 && x[4] == 1 && y[3] == 0.1 * x[3]; });
+    expect_case(r, "cut by 10 at its first step",
+                [](const double* x, const double* y) { return x[0] == 1 && x[4] == 1 && y[3] == 0.1 * x[3]; });
     expect_case(r, "keeping h", [](const double* x, const double* y) { return y[6] == x[3] && y[5] != 1.0; });
     expect_case(r, "predicted by Gustafsson", [](const double*, const double* y) { return y[5] > y[1]; });
     expect_case(r, "keeping h at h_new / h = 1.2",

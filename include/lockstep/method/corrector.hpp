@@ -100,6 +100,46 @@ LOCKSTEP_HD bool stale_shift_ratio_ok(double c, double c_old) {
 // in this decoupled picture the stale shift alone costs a contraction rate of at most 0.25.
 LOCKSTEP_HD double stale_shift_scale(double c, double c_old) { return 2.0 / (1.0 + c / c_old); }
 
+// What the simplified Newton iteration does after its increment number `it` (from 0) with the norm
+// dnorm (finite): iterate again, stop converged, or stop without converging.
+enum class newton_verdict : int { iterate = 0, converged = 1, stopped = 2 };
+
+// What the verdicts remember: the first increment's norm and the last measured contraction rate.
+struct newton_progress {
+  double delta0 = 0.0;
+  double rate = 0.0;
+};
+
+// IDA's convergence test with the changes of bdf.hpp's banner. Convergence is judged from a measured
+// contraction rate, never from the previous step's: a rate carried over from a step with a fresher
+// Jacobian lets an unconverged first iterate through, and the multipliers' iteration error then
+// accumulates through the predictor. The exception is IDA's first-iteration test with a Jacobian
+// evaluated at this very predictor (jacobian_fresh), where the conservative factor 20 stands in for the
+// unknown rate (Hindmarsh et al. 2005): it also accepts a predictor that is exact to round-off, which a
+// rate test (rate ~ 1 between two increments of pure noise) would reject forever.
+LOCKSTEP_HD newton_verdict judge_newton_increment(int it, double dnorm, bool jacobian_fresh, double newton_tol,
+                                                  newton_progress& progress) {
+  if (it == 0) {
+    progress.delta0 = dnorm;
+    if (dnorm <= 1e-4 * newton_tol || (jacobian_fresh && 20.0 * dnorm <= newton_tol)) return newton_verdict::converged;
+    return newton_verdict::iterate;
+  }
+  // pow(x, 1) is x: skip the call
+  progress.rate = it == 1 ? dnorm / progress.delta0 : pow(dnorm / progress.delta0, 1.0 / it);
+  // The first correction may overshoot before the contraction sets in (the index-3 multipliers move by
+  // O(lambda) in the first steps from consistent values): divergence is judged from the second
+  // correction on.
+  if (progress.rate > 0.9) {
+    // Stalled below the tolerance: the corrections are round-off (at tight tolerances the multipliers'
+    // round-off, ~eps c^2 |M q|, reaches the error weights); accept.
+    if (dnorm <= newton_tol) return newton_verdict::converged;
+    if (it >= 2) return newton_verdict::stopped;  // diverging or too slow
+    return newton_verdict::iterate;
+  }
+  if (progress.rate / (1.0 - progress.rate) * dnorm <= newton_tol) return newton_verdict::converged;
+  return newton_verdict::iterate;
+}
+
 }  // namespace detail
 
 // How a corrector solve ended: converged (y holds the solution), or not, and why (success: plain
@@ -171,8 +211,7 @@ LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, co
     y = y_pred;
     bool converged = false;
     bool not_finite = false;
-    double delta0 = 0.0;
-    double rate = 0.0;
+    detail::newton_progress progress;
     const double increment_scale = c == cm.newton.c ? 1.0 : detail::stale_shift_scale(c, cm.newton.c);
     for (int it = 0; it < opt.newton_max_iterations; ++it) {
       vec<double, Model::n> qdot, vdot;
@@ -209,39 +248,11 @@ LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, co
         not_finite = true;
         break;
       }
-      // Convergence is judged from a measured contraction rate, never from the previous step's:
-      // a rate carried over from a step with a fresher Jacobian lets an unconverged first iterate
-      // through, and the multipliers' iteration error then accumulates through the predictor.
-      // The exception is IDA's first-iteration test with a Jacobian evaluated at this very predictor,
-      // where the conservative factor 20 stands in for the unknown rate (Hindmarsh et al. 2005): it
-      // also accepts a predictor that is exact to round-off, which a rate test (rate ~ 1 between two
-      // increments of pure noise) would reject forever.
-      if (it == 0) {
-        delta0 = dnorm;
-        if (dnorm <= 1e-4 * opt.newton_tol || (cm.jacobian_fresh && 20.0 * dnorm <= opt.newton_tol)) {
-          converged = true;
-          break;
-        }
-        continue;
-      }
-      rate = it == 1 ? dnorm / delta0 : pow(dnorm / delta0, 1.0 / it);  // pow(x, 1) is x: skip the call
-      // The first correction may overshoot before the contraction sets in (the index-3 multipliers
-      // move by O(lambda) in the first steps from consistent values): divergence is judged from the
-      // second correction on.
-      if (rate > 0.9) {
-        // Stalled below the tolerance: the corrections are round-off (at tight tolerances the
-        // multipliers' round-off, ~eps c^2 |M q|, reaches the error weights); accept.
-        if (dnorm <= opt.newton_tol) {
-          converged = true;
-          break;
-        }
-        if (it >= 2) break;  // diverging or too slow
-        continue;
-      }
-      if (rate / (1.0 - rate) * dnorm <= opt.newton_tol) {
-        converged = true;
-        break;
-      }
+      const detail::newton_verdict verdict =
+          detail::judge_newton_increment(it, dnorm, cm.jacobian_fresh, opt.newton_tol, progress);
+      if (verdict == detail::newton_verdict::iterate) continue;
+      converged = verdict == detail::newton_verdict::converged;
+      break;
     }
     if (not_finite && cm.jacobian_fresh) return fail(member_status::model_not_finite);
     if (!converged) {
@@ -253,7 +264,7 @@ LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, co
     }
     // Slow contraction means the Jacobian has drifted from the solution: evaluate a new one for the
     // next step (RADAU5 re-evaluates unless theta <= 0.001; we keep it while the rate stays small).
-    if (rate > 0.1) cm.jacobian_valid = false;
+    if (progress.rate > 0.1) cm.jacobian_valid = false;
     return corrector_outcome{true, member_status::success};
   }
   return fail(member_status::success);

@@ -180,15 +180,15 @@ HWY_INLINE order_choice_lanes<D> choose_order(pack<D> k, pack<D> lte_k, mask<D> 
   choice.order = k;
 
   const pack<D> a_low = 2.0 * select(lower, lte_lower, zero) + 1e-4;
-  const mask<D> take_low = hn::And(lower, integer_power<max_exponent>(a_low, e) <=
-                                              integer_power<max_exponent>(select(lower, a, one), k));  // r_{k-1} >= r_k
+  const pack<D> k_power = integer_power<max_exponent>(select(lower, a, one), k);
+  const mask<D> take_low = hn::And(lower, integer_power<max_exponent>(a_low, e) <= k_power);  // r_{k-1} >= r_k
   a = select(take_low, a_low, a);
   e = select(take_low, k, e);
   choice.order = select(take_low, k - 1.0, choice.order);
 
   const pack<D> a_high = 2.0 * select(higher, lte_higher, zero) + 1e-4;
-  const mask<D> take_high = hn::And(higher, integer_power<max_exponent>(a_high, e) <
-                                                integer_power<max_exponent>(select(higher, a, one), k + 2.0));  // r_{k+1} > r_best
+  const pack<D> best_power = integer_power<max_exponent>(select(higher, a, one), k + 2.0);
+  const mask<D> take_high = hn::And(higher, integer_power<max_exponent>(a_high, e) < best_power);  // r_{k+1} > r_best
   a = select(take_high, a_high, a);
   e = select(take_high, k + 2.0, e);
   choice.order = select(take_high, k + 1.0, choice.order);

@@ -1,0 +1,36 @@
+// tests/simd/lane_widths_inl.hpp — the widths the lanes tests run at: a test's entry point takes the
+// width as a number and calls its per-width template with it.
+//
+// Per-target header (Highway's foreach_target convention): include after hwy/highway.h, inside no
+// namespace.
+#if defined(LOCKSTEP_TESTS_SIMD_LANE_WIDTHS_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LOCKSTEP_TESTS_SIMD_LANE_WIDTHS_INL_HPP_
+#undef LOCKSTEP_TESTS_SIMD_LANE_WIDTHS_INL_HPP_
+#else
+#define LOCKSTEP_TESTS_SIMD_LANE_WIDTHS_INL_HPP_
+#endif
+
+#include <cstddef>
+#include <type_traits>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lockstep::simd_test::HWY_NAMESPACE {
+
+// run(std::integral_constant<size_t, W>{}) for W = lanes, one of 1, 2, 4 and 8; false for another.
+template <class Run>
+HWY_INLINE bool at_lane_width(size_t lanes, const Run& run) {
+  switch (lanes) {
+    case 1: return run(std::integral_constant<size_t, 1>{});
+    case 2: return run(std::integral_constant<size_t, 2>{});
+    case 4: return run(std::integral_constant<size_t, 4>{});
+    case 8: return run(std::integral_constant<size_t, 8>{});
+    default: return false;
+  }
+}
+
+}  // namespace lockstep::simd_test::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard
