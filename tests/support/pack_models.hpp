@@ -132,6 +132,14 @@ void evaluate_jacobians(const T& t, const vec<T, state_layout<Model>::size>& y, 
   flatten(mu_curvature);
 }
 
+// The residuals and the Jacobian blocks are compared for the models whose reduced Newton matrix has at
+// most large_member_newton_rows rows (formulation/euler_lagrange.hpp): chain<16>, the only larger one,
+// is chain<8>'s code at twice the size, and its Jacobians on packs took most of the four builds' time.
+template <class Model>
+constexpr bool with_newton_parts = state_layout<Model>::newton_size <= large_member_newton_rows;
+template <class Model>
+constexpr size_t newton_outputs = with_newton_parts<Model> ? residual_outputs<Model> + jacobian_outputs<Model> : 0;
+
 // A member's state vector (q, v, lambda, mu, nu) and q', v' from its arguments, in scalar T; field(i)
 // gives entry i of the arguments' arrays in T.
 template <class Model, class T, class Field>
@@ -183,32 +191,33 @@ std::vector<packed_arguments<Model, hn::CappedTag<double, W>>> pack_arguments(
   return packs;
 }
 
-// All members evaluated in packs of W lanes, the models' outputs, the residuals' and the Jacobians' per
-// member;
-// false where this instruction set has fewer than W.
-template <class Model, size_t W>
+// All members evaluated in packs of W lanes, per member the models' outputs and, with Newton, the
+// residuals' and the Jacobians' (newton_outputs); false where this instruction set has fewer than W.
+template <class Model, size_t W, bool Newton>
 bool evaluate_in_packs(const std::vector<member_arguments<Model>>& args, std::vector<double>& out) {
   using D = hn::CappedTag<double, W>;
   using P = sl::pack<D>;
   const D d;
   if (hn::Lanes(d) != W) return false;
-  constexpr size_t size = outputs<Model> + residual_outputs<Model> + jacobian_outputs<Model>;
+  constexpr size_t size = outputs<Model> + (Newton ? newton_outputs<Model> : 0);
   out.assign(kMembers * size, 0.0);
   HWY_ALIGN double lanes[W];
   const auto packs = pack_arguments<Model, W>(args);
   for (size_t k = 0; k < packs.size(); ++k) {
     P result[size];
     evaluate<Model>(packs[k].t, packs[k].q, packs[k].v, packs[k].p, result);
-    vec<P, state_layout<Model>::size> y;
-    vec<P, Model::n> qdot, vdot;
-    residual_point<Model, P>(
-        [&](auto field) {
-          for (size_t l = 0; l < W; ++l) lanes[l] = field(args[k * W + l]);
-          return P(hn::Load(d, lanes));
-        },
-        y, qdot, vdot);
-    evaluate_residuals<Model>(packs[k].t, y, qdot, vdot, packs[k].p, result + outputs<Model>);
-    evaluate_jacobians<Model>(packs[k].t, y, vdot, packs[k].p, result + outputs<Model> + residual_outputs<Model>);
+    if constexpr (Newton && with_newton_parts<Model>) {
+      vec<P, state_layout<Model>::size> y;
+      vec<P, Model::n> qdot, vdot;
+      residual_point<Model, P>(
+          [&](auto field) {
+            for (size_t l = 0; l < W; ++l) lanes[l] = field(args[k * W + l]);
+            return P(hn::Load(d, lanes));
+          },
+          y, qdot, vdot);
+      evaluate_residuals<Model>(packs[k].t, y, qdot, vdot, packs[k].p, result + outputs<Model>);
+      evaluate_jacobians<Model>(packs[k].t, y, vdot, packs[k].p, result + outputs<Model> + residual_outputs<Model>);
+    }
     for (size_t e = 0; e < size; ++e) {
       hn::Store(result[e].v, d, lanes);
       for (size_t l = 0; l < W; ++l) out[(k * W + l) * size + e] = lanes[l];
