@@ -169,16 +169,13 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "hwy/targets.h"
+#include "tests/simd/every_variant.hpp"
 
 namespace lockstep::simd_test {
 HWY_EXPORT(HistoryAndrews);
 HWY_EXPORT(HistoryKnifeEdge);
 
 namespace {
-
-bool same_bits(double x, double y) {
-  return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y) || (std::isnan(x) && std::isnan(y));
-}
 
 template <class Model>
 history_case<Model> draw(std::mt19937_64& g) {
@@ -346,30 +343,24 @@ void expect_lanes_equal_scalar(const Entry& run, const char* name, uint64_t seed
   EXPECT_LT(accepted, count);
   EXPECT_GT(full, 0u);
 
-  size_t variants = 0;
-  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    for (const size_t lanes : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
-      std::vector<history_result<Model>> out(count);
-      std::feclearexcept(FE_ALL_EXCEPT);
-      if (!run(in.data(), out.data(), count, lanes, opt)) continue;
-      const int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID);
-      ++variants;
-      const std::string variant = std::string(hwy::TargetName(target)) + " W=" + std::to_string(lanes);
-      EXPECT_EQ(raised, 0) << name << ", " << variant << " raised division by zero, overflow or invalid";
-      size_t differ = 0;
-      for (size_t m = 0; m < count; ++m) {
-        const auto d = differences(in[m], out[m], alone[m]);
-        if (!d.empty() && differ++ == 0)
-          ADD_FAILURE() << name << ", " << variant << ": member " << m << " (order " << in[m].k << ", "
-                        << in[m].past_count << " past points): " << d.size() << " outputs differ, first "
-                        << d[0].first << " = " << d[0].second.first << ", alone " << d[0].second.second;
-      }
-      EXPECT_EQ(differ, 0u) << name << ", " << variant;
-    }
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  EXPECT_GE(variants, 2u);
+  std::vector<history_result<Model>> out;
+  const size_t variants = expect_every_variant_equal(
+      name, FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID, 0,
+      [&](size_t lanes) {
+        out.assign(count, history_result<Model>{});  // nothing of the previous variant stays
+        return run(in.data(), out.data(), count, lanes, opt);
+      },
+      [&](const std::string& variant) {
+        size_t differ = 0;
+        for (size_t m = 0; m < count; ++m) {
+          const auto d = differences(in[m], out[m], alone[m]);
+          if (!d.empty() && differ++ == 0)
+            ADD_FAILURE() << name << ", " << variant << ": member " << m << " (order " << in[m].k << ", "
+                          << in[m].past_count << " past points): " << d.size() << " outputs differ, first "
+                          << d[0].first << " = " << d[0].second.first << ", alone " << d[0].second.second;
+        }
+        return differ;
+      });
   std::printf("[ bdf history ] %s: %zu members, %zu variants equal\n", name, count, variants);
 }
 

@@ -118,6 +118,7 @@ HWY_AFTER_NAMESPACE();
 #include "hwy/targets.h"
 #include "lockstep/core/complex.hpp"
 #include "lockstep/core/linalg.hpp"
+#include "tests/simd/every_variant.hpp"
 
 namespace lockstep::simd_test {
 HWY_EXPORT(FactorAndSolve1);
@@ -176,9 +177,7 @@ void fill_member(std::mt19937_64& g, double* a, double* b) {
   }
 }
 
-bool same_bits(double x, double y) {
-  return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y) || (std::isnan(x) && std::isnan(y));
-}
+using simd_test::same_bits;
 bool same_bits(const complex<double>& x, const complex<double>& y) {
   return same_bits(x.re, y.re) && same_bits(x.im, y.im);
 }

@@ -154,6 +154,7 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "hwy/targets.h"
+#include "tests/simd/every_variant.hpp"
 
 namespace lockstep::simd_test {
 HWY_EXPORT(NormsAndrews);
@@ -163,10 +164,6 @@ HWY_EXPORT(Verdicts);
 
 namespace {
 
-bool same_bits(double x, double y) {
-  return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y) || (std::isnan(x) && std::isnan(y));
-}
-
 double log_uniform(std::mt19937_64& g, double lo, double hi) {
   return lo * std::pow(hi / lo, std::uniform_real_distribution<double>(0, 1)(g));
 }
@@ -175,30 +172,24 @@ double log_uniform(std::mt19937_64& g, double lo, double hi) {
 template <class Result, class Run, class Values>
 void expect_every_variant(const std::vector<Result>& alone, const Run& run, const Values& values,
                           const std::string& name) {
-  size_t variants = 0;
-  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    for (const size_t lanes : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
-      std::vector<Result> out(alone.size());
-      std::feclearexcept(FE_ALL_EXCEPT);
-      if (!run(lanes, out)) continue;
-      const int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID);
-      ++variants;
-      const std::string variant = std::string(hwy::TargetName(target)) + " W=" + std::to_string(lanes);
-      EXPECT_EQ(raised, 0) << name << ", " << variant << " raised division by zero, overflow or invalid";
-      size_t differ = 0;
-      for (size_t m = 0; m < alone.size(); ++m) {
-        const auto a = values(out[m]), b = values(alone[m]);
-        for (size_t i = 0; i < a.size(); ++i)
-          if (!same_bits(a[i], b[i]) && differ++ == 0)
-            ADD_FAILURE() << name << ", " << variant << ": member " << m << " value " << i << " is " << a[i]
-                          << ", alone " << b[i];
-      }
-      EXPECT_EQ(differ, 0u) << name << ", " << variant;
-    }
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  EXPECT_GE(variants, 2u);
+  std::vector<Result> out;
+  const size_t variants = expect_every_variant_equal(
+      name, FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID, 0,
+      [&](size_t lanes) {
+        out.assign(alone.size(), Result{});  // nothing of the previous variant stays
+        return run(lanes, out);
+      },
+      [&](const std::string& variant) {
+        size_t differ = 0;
+        for (size_t m = 0; m < alone.size(); ++m) {
+          const auto a = values(out[m]), b = values(alone[m]);
+          for (size_t i = 0; i < a.size(); ++i)
+            if (!same_bits(a[i], b[i]) && differ++ == 0)
+              ADD_FAILURE() << name << ", " << variant << ": member " << m << " value " << i << " is " << a[i]
+                            << ", alone " << b[i];
+        }
+        return differ;
+      });
   std::printf("[ newton control ] %s: %zu members, %zu variants equal\n", name.c_str(), alone.size(), variants);
 }
 

@@ -142,6 +142,7 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "hwy/targets.h"
+#include "tests/simd/every_variant.hpp"
 #include "lockstep/method/step_control.hpp"
 
 namespace lockstep::simd_test {
@@ -151,10 +152,6 @@ namespace {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
-bool same_bits(double x, double y) {
-  return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y) || (std::isnan(x) && std::isnan(y));
-}
 
 // A local error estimate of every kind the decisions meet: small and large, exactly 0, near the
 // order comparison's tie (a = 2 LTE + 1e-4 = 1 and powers of it), overflowing powers, NaN, infinity.
@@ -357,29 +354,23 @@ decided expect_lanes_equal_scalar(int which, const solver_options& opt, int stag
   for (size_t m = 0; m < count; ++m) decide_alone(which, &r.in[m * n_in], &r.out[m * n_out], opt, stages);
   const int raised_alone = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW);
 
-  size_t variants = 0;
-  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    for (const size_t lanes : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
-      std::vector<double> out(count * n_out, -7.0);
-      std::feclearexcept(FE_ALL_EXCEPT);
-      if (!HWY_DYNAMIC_DISPATCH(Decide)(which, r.in.data(), out.data(), count, lanes, opt, stages)) continue;
-      const int raised = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW);
-      ++variants;
-      const std::string variant = std::string(hwy::TargetName(target)) + " W=" + std::to_string(lanes);
-      EXPECT_EQ(raised & ~raised_alone, 0)
-          << decision_names[which] << " (" << setting << "), " << variant << " raised division by zero or overflow";
-      size_t differ = 0;
-      for (size_t m = 0; m < count; ++m)
-        for (int j = 0; j < n_out; ++j)
-          if (!same_bits(out[m * n_out + j], r.out[m * n_out + j]) && differ++ == 0)
-            ADD_FAILURE() << decision_names[which] << " (" << setting << "), " << variant << ": member " << m
-                          << " output " << j << " is " << out[m * n_out + j] << ", alone " << r.out[m * n_out + j];
-      EXPECT_EQ(differ, 0u) << decision_names[which] << " (" << setting << "), " << variant;
-    }
-  }
-  hwy::SetSupportedTargetsForTest(0);
-  EXPECT_GE(variants, 2u);
+  const std::string name = std::string(decision_names[which]) + " (" + setting + ")";
+  std::vector<double> out;
+  const size_t variants = expect_every_variant_equal(
+      name, FE_DIVBYZERO | FE_OVERFLOW, raised_alone,
+      [&](size_t lanes) {
+        out.assign(count * n_out, -7.0);  // nothing of the previous variant stays
+        return HWY_DYNAMIC_DISPATCH(Decide)(which, r.in.data(), out.data(), count, lanes, opt, stages);
+      },
+      [&](const std::string& variant) {
+        size_t differ = 0;
+        for (size_t m = 0; m < count; ++m)
+          for (int j = 0; j < n_out; ++j)
+            if (!same_bits(out[m * n_out + j], r.out[m * n_out + j]) && differ++ == 0)
+              ADD_FAILURE() << name << ", " << variant << ": member " << m << " output " << j << " is "
+                            << out[m * n_out + j] << ", alone " << r.out[m * n_out + j];
+        return differ;
+      });
   std::printf("[ step control ] %s (%s): %zu members, %zu variants equal\n", decision_names[which], setting.c_str(),
               count, variants);
   return r;
