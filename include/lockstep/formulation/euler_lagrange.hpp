@@ -324,6 +324,25 @@ LOCKSTEP_HD constexpr bool row_dropped(std::uint64_t dropped, int row) {
   return row < constraint_rank_max_rows && ((dropped >> row) & 1u) != 0;
 }
 
+// What the Newton matrix and its right-hand side do with dropped rows (fill_newton_matrix below), for one
+// member's mask. The lanes backend overloads the three on its per-lane masks (lockstep/simd/
+// newton_matrix_inl.hpp), found by argument-dependent lookup from the generic code below.
+LOCKSTEP_HD constexpr bool any_row_dropped(std::uint64_t dropped) { return dropped != 0; }
+
+// Makes unknown u of the Newton matrix N an identity row and column if constraint row `row` is dropped.
+template <class E, int S>
+LOCKSTEP_HD void pin_if_dropped(std::uint64_t dropped, int row, mat<E, S, S>& N, int u) {
+  if (!row_dropped(dropped, row)) return;
+  for (int j = 0; j < S; ++j) N(u, j) = N(j, u) = E{};
+  N(u, u) = E(1.0);
+}
+
+// Zeroes the right-hand side's entry b of an identity row (pin_if_dropped).
+template <class E>
+LOCKSTEP_HD void zero_if_dropped(std::uint64_t dropped, int row, E& b) {
+  if (row_dropped(dropped, row)) b = E{};
+}
+
 namespace detail {
 // The blocks' values at (t, y, v') by automatic differentiation, on scalars S with parameters P (double,
 // or packs: every line is the same operation for each, so a lane gets the bits of its member alone);
@@ -448,15 +467,18 @@ LOCKSTEP_HD constexpr member_status factorization_status(const factor_result& fr
 }
 
 namespace detail {
-// assemble_newton_matrix's body (below), a device call for the double pendulum (separate_newton_phases).
-template <class Model, class E>
-LOCKSTEP_HD void fill_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c, newton_matrix<Model, E>& N) {
+// The entries of the matrix of the header comment at shift c, from Jacobian blocks of scalar S and the
+// dropped-row mask `dropped`: for one member (S double, E double or complex<double>, a 64-bit mask) or
+// for W members in lanes (S and E packs, a mask per lane; lockstep/simd/newton_matrix_inl.hpp). Each
+// lane's entries are then the bits its member's own are (tests/simd/newton_matrix_test.cpp).
+template <class Model, class E, class S, class Dropped>
+LOCKSTEP_HD void newton_matrix_entries(formulation f, const jacobian_values<Model, S>& J, const Dropped& dropped, E c,
+                                       mat<E, state_layout<Model>::newton_size, state_layout<Model>::newton_size>& lu) {
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   constexpr int il = n, imu = n + m, inu = n + 2 * m;  // block offsets in the Newton unknowns
   const E inv_c = E(1.0) / c;
   const E inv_c2 = inv_c * inv_c;
-  N.c = c;
-  N.lu = mat<E, newton_matrix<Model, E>::size, newton_matrix<Model, E>::size>{};
+  lu = mat<E, state_layout<Model>::newton_size, state_layout<Model>::newton_size>{};
   // (M - D_v / c) appears twice: in the leading block and, times G^T, in the mu columns. One row of it
   // at a time serves both (each entry is the same sum either way), so no n x n temporary is held: on
   // the GPU it would sit in the thread's local memory (8 KB, 16 KB complex, for chain<16>).
@@ -464,76 +486,76 @@ LOCKSTEP_HD void fill_newton_matrix(formulation f, const jacobian_blocks<Model>&
     vec<E, n> Mc;
     for (int j = 0; j < n; ++j) {
       Mc[j] = E(J.M(i, j)) - E(J.dQ_dv(i, j)) * inv_c;
-      N.lu(i, j) = Mc[j] + E(J.K(i, j)) * inv_c2;
+      lu(i, j) = Mc[j] + E(J.K(i, j)) * inv_c2;
     }
     if (uses_mu(f))
       for (int b = 0; b < m; ++b) {
         E s{};
         for (int j = 0; j < n; ++j) s = s + Mc[j] * E(J.G(b, j));
-        N.lu(i, imu + b) = s;
+        lu(i, imu + b) = s;
       }
   }
   for (int i = 0; i < n; ++i)
     for (int a = 0; a < m; ++a) {
-      N.lu(i, il + a) = E(J.G(a, i));
-      N.lu(il + a, i) = E(J.G(a, i));
+      lu(i, il + a) = E(J.G(a, i));
+      lu(il + a, i) = E(J.G(a, i));
     }
   const bool accel = acceleration_level(f);
   for (int a = 0; a < k; ++a)
     for (int j = 0; j < n; ++j) {
-      N.lu(j, inu + a) = E(J.A(a, j));
-      N.lu(inu + a, j) = accel ? E(J.A(a, j)) + E(J.A_v(a, j)) * inv_c + E(J.A_q(a, j)) * inv_c2
-                               : E(J.A(a, j)) + E(J.A_q(a, j)) * inv_c;
+      lu(j, inu + a) = E(J.A(a, j));
+      lu(inu + a, j) = accel ? E(J.A(a, j)) + E(J.A_v(a, j)) * inv_c + E(J.A_q(a, j)) * inv_c2
+                             : E(J.A(a, j)) + E(J.A_q(a, j)) * inv_c;
     }
   if (accel)  // the lambda rows are the acceleration rows (header comment), not G
     for (int a = 0; a < m; ++a)
-      for (int j = 0; j < n; ++j) N.lu(il + a, j) = E(J.G(a, j)) + E(J.Psi_v(a, j)) * inv_c + E(J.Psi_q(a, j)) * inv_c2;
+      for (int j = 0; j < n; ++j) lu(il + a, j) = E(J.G(a, j)) + E(J.Psi_v(a, j)) * inv_c + E(J.Psi_q(a, j)) * inv_c2;
   if (uses_mu(f)) {
     for (int a = 0; a < m; ++a)
       for (int j = 0; j < n; ++j)
-        N.lu(imu + a, j) = f == formulation::ggl ? E(J.G(a, j)) + E(J.Psi_q(a, j)) * inv_c : E(J.G(a, j));
+        lu(imu + a, j) = f == formulation::ggl ? E(J.G(a, j)) + E(J.Psi_q(a, j)) * inv_c : E(J.G(a, j));
     // The rows that see v (velocity-level rows in ggl, acceleration rows in projected invariants)
     // see Delta v's G^T Delta mu term, through G (and A) or through G + Acc_v / c (and A + A_v / c).
     for (int b = 0; b < m; ++b) {
       if (f == formulation::ggl) {
         for (int a = 0; a < m; ++a) {
-          double s = 0.0;
-          for (int j = 0; j < n; ++j) s += J.G(a, j) * J.G(b, j);
-          N.lu(imu + a, imu + b) = E(s);
+          S s{};  // G G^T is real: summed in S, not in E
+          for (int j = 0; j < n; ++j) s = s + J.G(a, j) * J.G(b, j);
+          lu(imu + a, imu + b) = E(s);
         }
       } else {
         for (int a = 0; a < m; ++a) {
           E s{};
           for (int j = 0; j < n; ++j) s = s + (E(J.G(a, j)) + E(J.Psi_v(a, j)) * inv_c) * E(J.G(b, j));
-          N.lu(il + a, imu + b) = s;
+          lu(il + a, imu + b) = s;
         }
       }
       for (int a = 0; a < k; ++a) {
         E s{};
         for (int j = 0; j < n; ++j) s = s + (accel ? E(J.A(a, j)) + E(J.A_v(a, j)) * inv_c : E(J.A(a, j))) * E(J.G(b, j));
-        N.lu(inu + a, imu + b) = s;
+        lu(inu + a, imu + b) = s;
       }
     }
   } else {
-    for (int a = 0; a < m; ++a) N.lu(imu + a, imu + a) = E(1.0);  // mu is absent: Delta mu = 0
+    for (int a = 0; a < m; ++a) lu(imu + a, imu + a) = E(1.0);  // mu is absent: Delta mu = 0
   }
   // A dropped constraint row keeps its multipliers where they are: its rows and columns become those
   // of an identity (Delta lambda_a = Delta mu_a = 0, Delta nu_a = 0), as index3 pins mu. The remaining
   // matrix is that of the independent rows alone, nonsingular where theirs is.
-  if (J.dropped != 0) {
-    constexpr int size = newton_matrix<Model, E>::size;
-    auto pin = [&](int u) {
-      for (int j = 0; j < size; ++j) N.lu(u, j) = N.lu(j, u) = E{};
-      N.lu(u, u) = E(1.0);
-    };
-    for (int a = 0; a < m; ++a)
-      if (row_dropped(J.dropped, a)) {
-        pin(il + a);
-        pin(imu + a);
-      }
-    for (int a = 0; a < k; ++a)
-      if (row_dropped(J.dropped, m + a)) pin(inu + a);
+  if (any_row_dropped(dropped)) {
+    for (int a = 0; a < m; ++a) {
+      pin_if_dropped(dropped, a, lu, il + a);
+      pin_if_dropped(dropped, a, lu, imu + a);
+    }
+    for (int a = 0; a < k; ++a) pin_if_dropped(dropped, m + a, lu, inu + a);
   }
+}
+
+// assemble_newton_matrix's body, a device call for the double pendulum (separate_newton_phases).
+template <class Model, class E>
+LOCKSTEP_HD void fill_newton_matrix(formulation f, const jacobian_blocks<Model>& J, E c, newton_matrix<Model, E>& N) {
+  N.c = c;
+  newton_matrix_entries<Model, E>(f, J, J.dropped, c, N.lu);
 }
 }  // namespace detail
 
@@ -560,9 +582,10 @@ LOCKSTEP_HD member_status factor_newton_matrix(formulation f, const jacobian_blo
 // The Newton solve in three parts, so that several right-hand sides can share one pass over the factors
 // (solve_newton_columns): the scaled right-hand side of the header comment, the triangular solves, and
 // the recovery of the unscaled increments and of Delta v.
-template <class Model, class E>
-LOCKSTEP_HD void newton_right_side(formulation f, const jacobian_blocks<Model>& J, const E& c,
-                                   const vec<E, Model::n>& Fq, const vec<E, Model::n>& Fv,
+// Generic in the blocks' scalar S and the dropped-row mask as newton_matrix_entries is.
+template <class Model, class E, class S, class Dropped>
+LOCKSTEP_HD void newton_right_side(formulation f, const jacobian_values<Model, S>& J, const Dropped& dropped,
+                                   const E& c, const vec<E, Model::n>& Fq, const vec<E, Model::n>& Fv,
                                    const vec<E, Model::m>& Fphi, const vec<E, Model::m>& Fpsi,
                                    const vec<E, Model::k>& Fa, vec<E, state_layout<Model>::newton_size>& b) {
   constexpr int n = Model::n, m = Model::m, k = Model::k;
@@ -604,16 +627,26 @@ LOCKSTEP_HD void newton_right_side(formulation f, const jacobian_blocks<Model>& 
       b[inu + a] = -(Fa[a] + AFq) * inv_c;
     }
   }
-  if (J.dropped != 0) {  // the identity rows of dropped constraints (assemble_newton_matrix)
-    for (int a = 0; a < m; ++a)
-      if (row_dropped(J.dropped, a)) b[il + a] = b[imu + a] = E{};
-    for (int a = 0; a < k; ++a)
-      if (row_dropped(J.dropped, m + a)) b[inu + a] = E{};
+  if (any_row_dropped(dropped)) {  // the identity rows of dropped constraints (newton_matrix_entries)
+    for (int a = 0; a < m; ++a) {
+      zero_if_dropped(dropped, a, b[il + a]);
+      zero_if_dropped(dropped, a, b[imu + a]);
+    }
+    for (int a = 0; a < k; ++a) zero_if_dropped(dropped, m + a, b[inu + a]);
   }
 }
 
+// The right-hand side for one member's blocks.
 template <class Model, class E>
-LOCKSTEP_HD void newton_recover(formulation f, const jacobian_blocks<Model>& J, const E& c,
+LOCKSTEP_HD void newton_right_side(formulation f, const jacobian_blocks<Model>& J, const E& c,
+                                   const vec<E, Model::n>& Fq, const vec<E, Model::n>& Fv,
+                                   const vec<E, Model::m>& Fphi, const vec<E, Model::m>& Fpsi,
+                                   const vec<E, Model::k>& Fa, vec<E, state_layout<Model>::newton_size>& b) {
+  newton_right_side<Model, E>(f, J, J.dropped, c, Fq, Fv, Fphi, Fpsi, Fa, b);
+}
+
+template <class Model, class E, class S>
+LOCKSTEP_HD void newton_recover(formulation f, const jacobian_values<Model, S>& J, const E& c,
                                 const vec<E, state_layout<Model>::newton_size>& b, const vec<E, Model::n>& Fq,
                                 vec<E, Model::n>& dq, vec<E, Model::n>& dv, vec<E, Model::m>& dlambda,
                                 vec<E, Model::m>& dmu, vec<E, Model::k>& dnu) {

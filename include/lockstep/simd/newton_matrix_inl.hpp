@@ -1,0 +1,110 @@
+// lockstep/simd/newton_matrix_inl.hpp — the Newton matrix of lockstep/formulation/euler_lagrange.hpp
+// for W members at once, one per lane: its assembly from the lanes' Jacobian blocks at each lane's
+// shift c, its factorization by the LU in lanes (lockstep/simd/lu_inl.hpp), and the Newton increment
+// for each lane's residual (the scaled right-hand side, the triangular solves, the recovery of the
+// unscaled increments and of Delta v): factor_newton_matrix and solve_newton of euler_lagrange.hpp.
+//
+// The assembly, the right-hand side and the recovery are euler_lagrange.hpp's own templates
+// (detail::newton_matrix_entries, newton_right_side, newton_recover) instantiated on packs; what this
+// header adds is the dropped constraint rows per lane (jacobian_blocks::dropped, a 64-bit mask per
+// member, here a lane of an integer vector): a row dropped in some lanes becomes an identity row and
+// column in those lanes by blends, the others keep their entries. So each lane gets the bits its member
+// gets alone, from the matrix to the increment (tests/simd/newton_matrix_test.cpp compares them at
+// W = 1, 2, 4, 8 on every instruction set), and a lane whose factorization fails keeps its status while
+// the others go on (lu_inl.hpp).
+//
+// Per-target header (Highway's foreach_target convention): include after hwy/highway.h, inside no
+// namespace.
+#if defined(LOCKSTEP_SIMD_NEWTON_MATRIX_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LOCKSTEP_SIMD_NEWTON_MATRIX_INL_HPP_
+#undef LOCKSTEP_SIMD_NEWTON_MATRIX_INL_HPP_
+#else
+#define LOCKSTEP_SIMD_NEWTON_MATRIX_INL_HPP_
+#endif
+
+#include "hwy/highway.h"
+#include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/simd/lu_inl.hpp"
+#include "lockstep/simd/newton_control_inl.hpp"
+#include "lockstep/simd/pack_inl.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace lockstep::simd::HWY_NAMESPACE {
+
+// Each lane's dropped-row mask (jacobian_blocks::dropped of its member).
+template <class D>
+struct dropped_lanes {
+  int_vec<D> bits;
+};
+
+// The three operations euler_lagrange.hpp's generic Newton code does with a dropped-row mask, per lane.
+template <class D>
+HWY_INLINE bool any_row_dropped(const dropped_lanes<D>& dropped) {
+  const int_tag<D> di;
+  return !hn::AllTrue(di, hn::Eq(dropped.bits, hn::Zero(di)));
+}
+
+template <class D, int S>
+HWY_INLINE void pin_if_dropped(const dropped_lanes<D>& dropped, int row, mat<pack<D>, S, S>& N, int u) {
+  const D d;
+  const mask<D> pinned = row_dropped<D>(dropped.bits, row);
+  if (hn::AllFalse(d, pinned)) return;
+  const pack<D> zero(0.0);
+  for (int j = 0; j < S; ++j) {
+    N(u, j) = select(pinned, zero, N(u, j));
+    N(j, u) = select(pinned, zero, N(j, u));
+  }
+  N(u, u) = select(pinned, pack<D>(1.0), N(u, u));
+}
+
+template <class D>
+HWY_INLINE void zero_if_dropped(const dropped_lanes<D>& dropped, int row, pack<D>& b) {
+  b = select(row_dropped<D>(dropped.bits, row), pack<D>(0.0), b);
+}
+
+// The factored Newton matrices of W members (newton_matrix<Model> per lane) and each lane's shift.
+template <class Model, class D>
+struct newton_matrix_lanes {
+  static constexpr int size = state_layout<Model>::newton_size;
+  pack_matrix<vec<D>, size> lu;
+  pack_pivots<D, size> pivot;
+  pack<D> c;
+};
+
+// factor_newton_matrix per lane: assembles each lane's matrix at its shift c and factors it. Returns
+// each lane's lu_info and failing column (factorization_status maps a lane's info to its status).
+template <class Model, class D>
+HWY_INLINE pack_factor_result<D> factor_newton_matrix(formulation f, const jacobian_values<Model, pack<D>>& J,
+                                                      const dropped_lanes<D>& dropped, pack<D> c,
+                                                      newton_matrix_lanes<Model, D>& N) {
+  constexpr int size = state_layout<Model>::newton_size;
+  mat<pack<D>, size, size> entries;
+  lockstep::detail::newton_matrix_entries<Model, pack<D>>(f, J, dropped, c, entries);
+  for (int i = 0; i < size * size; ++i) N.lu.a[i] = entries.a[i].v;
+  N.c = c;
+  return lu_factor(D(), N.lu, N.pivot);
+}
+
+// solve_newton per lane: each lane's increment for its residual parts, with its factors of
+// factor_newton_matrix. A lane whose factorization failed gets a finite increment of no meaning (its
+// matrix is the identity there, lu_inl.hpp); its member stops on that status.
+template <class Model, class D>
+HWY_INLINE void solve_newton(formulation f, const jacobian_values<Model, pack<D>>& J, const dropped_lanes<D>& dropped,
+                             const newton_matrix_lanes<Model, D>& N, const residual_parts<Model, pack<D>>& r,
+                             lockstep::vec<pack<D>, Model::n>& dq, lockstep::vec<pack<D>, Model::n>& dv,
+                             lockstep::vec<pack<D>, Model::m>& dlambda, lockstep::vec<pack<D>, Model::m>& dmu,
+                             lockstep::vec<pack<D>, Model::k>& dnu) {
+  constexpr int size = state_layout<Model>::newton_size;
+  lockstep::vec<pack<D>, size> b;
+  newton_right_side<Model, pack<D>>(f, J, dropped, N.c, r.Fq, r.Fv, r.Fphi, r.Fpsi, r.Fa, b);
+  pack_vector<vec<D>, size> x;
+  for (int i = 0; i < size; ++i) x[i] = b[i].v;
+  lu_solve(D(), N.lu, N.pivot, x);
+  for (int i = 0; i < size; ++i) b[i] = pack<D>(x[i]);
+  newton_recover<Model, pack<D>>(f, J, N.c, b, r.Fq, dq, dv, dlambda, dmu, dnu);
+}
+
+}  // namespace lockstep::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard
