@@ -1,7 +1,7 @@
-// tests/simd/every_variant.hpp — the loop the lanes-method tests share: run a lanes function on every
-// instruction set the test was built for and the machine runs, at W = 1, 2, 4 and 8, and require each
-// variant to give every member the bits the scalar code gives it alone, raising no floating-point
-// exception the scalar code does not.
+// tests/simd/every_variant.hpp — what the lanes-method tests share: the loop that runs a lanes function
+// on every instruction set the test was built for and the machine runs, at W = 1, 2, 4 and 8, and
+// requires each variant to give every member the bits the scalar code gives it alone, raising no
+// floating-point exception the scalar code does not; and the draw of magnitudes over many scales.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <string>
 
 #include "hwy/targets.h"
@@ -20,6 +21,11 @@ namespace lockstep::simd_test {
 // Equal bits, or both NaN (a NaN's payload is not part of a result).
 inline bool same_bits(double x, double y) {
   return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y) || (std::isnan(x) && std::isnan(y));
+}
+
+// A magnitude between lo and hi whose logarithm is uniformly distributed.
+inline double log_uniform(std::mt19937_64& g, double lo, double hi) {
+  return lo * std::pow(hi / lo, std::uniform_real_distribution<double>(0, 1)(g));
 }
 
 // For every target and width: clears the FP flags and calls run(lanes), which returns false where the

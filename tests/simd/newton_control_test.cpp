@@ -164,10 +164,6 @@ HWY_EXPORT(Verdicts);
 
 namespace {
 
-double log_uniform(std::mt19937_64& g, double lo, double hi) {
-  return lo * std::pow(hi / lo, std::uniform_real_distribution<double>(0, 1)(g));
-}
-
 // Runs `run(lanes, out)` for every target and width and requires out to equal `alone`, value by value.
 template <class Result, class Run, class Values>
 void expect_every_variant(const std::vector<Result>& alone, const Run& run, const Values& values,

@@ -150,10 +150,6 @@ HWY_EXPORT(NewtonMixedRows);
 
 namespace {
 
-double log_uniform(std::mt19937_64& g, double lo, double hi) {
-  return lo * std::pow(hi / lo, std::uniform_real_distribution<double>(0, 1)(g));
-}
-
 // One member: blocks over many scales (the mass matrix's diagonal kept away from zero, as a mass
 // matrix's is), some constraint rows dropped; one member in eight with a constraint row of zeros that
 // is not dropped (a singular matrix), one in sixteen with a NaN or infinite entry.
