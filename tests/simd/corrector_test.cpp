@@ -137,8 +137,8 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "hwy/targets.h"
-#include "lockstep/stepper/initialize.hpp"
 #include "tests/simd/every_variant.hpp"
+#include "tests/support/monte_carlo_member.hpp"
 
 namespace lockstep::simd_test {
 HWY_EXPORT(CorrectorAndrews);
@@ -152,19 +152,10 @@ corrector_member<Model> draw(std::mt19937_64& g, double h_max) {
   using L = state_layout<Model>;
   std::uniform_real_distribution<double> u(-1, 1);
   corrector_member<Model> c{};
-  for (int i = 0; i < Model::n_params; ++i) c.p[i] = Model::params[i].default_value * (1.0 + 0.05 * u(g));
-  if (g() % 16 == 0) c.p[g() % Model::n_params] = std::numeric_limits<double>::quiet_NaN();
-  double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
-  if constexpr (Model::n_inputs > 0)
-    for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value;
-  vec<double, Model::n> q, v;
-  Model::initial_state(c.p, inputs, q, v);
   c.t0 = 0.01 * u(g);
-  // Consistent positions, velocities, accelerations and multipliers for the member's own parameters,
-  // as the stepper starts (a NaN member's stay NaN: it fails at its Jacobian).
-  initial_values<Model> start;
-  member_counters unused;
-  (void)consistent_initialization<Model>(c.t0, q, v, c.p, solver_options{}, start, unused);
+  const monte_carlo_member<Model> drawn = draw_monte_carlo_member<Model>(g, c.t0, solver_options{}, 16);
+  for (int i = 0; i < Model::n_params; ++i) c.p[i] = drawn.p[i];
+  const initial_values<Model>& start = drawn.start;
   for (int i = 0; i < Model::n; ++i) {
     c.y0[L::q + i] = start.q[i], c.y0[L::v + i] = start.v[i];
     c.yp0[L::q + i] = start.v[i], c.yp0[L::v + i] = start.a[i];

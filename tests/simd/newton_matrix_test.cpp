@@ -26,8 +26,7 @@ struct holonomic_and_velocity_rows {
   static constexpr int n = 4, m = 2, k = 1;
 };
 
-// The Jacobian blocks, each as a matrix of scalar S, for the loops that copy them block by block.
-#define LOCKSTEP_EACH_JACOBIAN_BLOCK(X) X(M) X(dQ_dv) X(K) X(G) X(Psi_q) X(Psi_v) X(A) X(A_q) X(A_v)
+// The residual's parts, for the loops that copy them part by part (the blocks: euler_lagrange.hpp).
 #define LOCKSTEP_EACH_RESIDUAL_PART(X) X(Fq) X(Fv) X(Fphi) X(Fpsi) X(Fa)
 
 template <class Model>

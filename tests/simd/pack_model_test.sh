@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/simd/pack_model_test.sh BUILD... — runs the builds of tests/simd/pack_model_test.cpp (with
-# newton_matrix_test.cpp and corrector_test.cpp), one per
+# newton_matrix_test.cpp, corrector_test.cpp and bdf_attempt_test.cpp), one per
 # instruction set, given as "CPUFLAGS=EXECUTABLE" (CPUFLAGS: the /proc/cpuinfo flags the build needs,
 # comma-separated, "-" for none):
 # those this CPU can run must pass and print the same digest of their one-lane results (the same bits
@@ -26,7 +26,7 @@ for pair in "$@"; do
   fi
   output=$("$executable" 2>&1)
   rc=$?
-  echo "$output" | grep -E '^\[ (pack|digest|newton matrix|corrector) \]|FAILED|Failure' | sed "s|^|$(basename "$executable"): |"
+  echo "$output" | grep -E '^\[ (pack|digest|newton matrix|corrector|bdf attempts) \]|FAILED|Failure' | sed "s|^|$(basename "$executable"): |"
   if [ $rc -ne 0 ]; then
     echo "$output" | tail -30
     echo "$(basename "$executable") failed (exit $rc)"

@@ -284,6 +284,10 @@ struct jacobian_values {
   mat<S, k, n> A_v;     // acceleration level only: dF_a/dv
 };
 
+// Every block of jacobian_values, for code that treats each alike (X(M) X(dQ_dv) ...): the lanes backend
+// moves them between a member and its lane block by block (lockstep/simd/).
+#define LOCKSTEP_EACH_JACOBIAN_BLOCK(X) X(M) X(dQ_dv) X(K) X(G) X(Psi_q) X(Psi_v) X(A) X(A_q) X(A_v)
+
 // The Jacobian blocks of one member: evaluated by automatic differentiation, kept while simplified
 // Newton reuses them, and refactored for a new shift without re-evaluation (RADAU5 keeps the Jacobian
 // across steps in the same way; Hairer & Wanner IV.8).

@@ -44,16 +44,6 @@
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
 
-// Lane l of a pack, and a pack with lane l replaced: the lane-by-lane Jacobian's traffic.
-template <class D>
-HWY_INLINE double lane_of(pack<D> x, size_t l) {
-  return hn::ExtractLane(x.v, l);
-}
-template <class D>
-HWY_INLINE void set_lane(pack<D>& x, size_t l, double value) {
-  x.v = hn::InsertLane(x.v, l, value);
-}
-
 // corrector_matrices<Model> per lane.
 template <class Model, class D>
 struct corrector_lanes {
@@ -144,7 +134,7 @@ HWY_NOINLINE corrector_outcome_lanes<D> solve_corrector(
       HWY_ALIGN int64_t dropped[hn::MaxLanes(di)];
       hn::Store(cm.dropped.bits, di, dropped);
       for (size_t l = 0; l < W; ++l) {
-        if (!hn::ExtractLane(hn::VecFromMask(d, need_jacobian), l)) continue;
+        if (!mask_lane_of<D>(need_jacobian, l)) continue;
         state_vector<Model> y_l;
         for (int j = 0; j < ny; ++j) y_l[j] = lane_of(y_pred[j], l);
         lockstep::vec<double, n> vdot;
@@ -156,20 +146,12 @@ HWY_NOINLINE corrector_outcome_lanes<D> solve_corrector(
         const member_status js =
             evaluate_jacobian<Model>(form, lane_of(t_new, l), y_l, vdot, p_l, J, baumgarte_of(opt));
         if (js != member_status::success) {  // its blocks stay out of the lanes: only finite values enter
-          fail(hn::Xor(hn::FirstN(d, l + 1), hn::FirstN(d, l)), P(double(js)));
+          fail(lane_mask<D>(l), P(double(js)));
           continue;
         }
 #define LOCKSTEP_SET_BLOCK_LANE(B) \
   for (size_t e = 0; e < std::size(J.B.a); ++e) set_lane(cm.jac.B.a[e], l, J.B.a[e]);
-        LOCKSTEP_SET_BLOCK_LANE(M)
-        LOCKSTEP_SET_BLOCK_LANE(dQ_dv)
-        LOCKSTEP_SET_BLOCK_LANE(K)
-        LOCKSTEP_SET_BLOCK_LANE(G)
-        LOCKSTEP_SET_BLOCK_LANE(Psi_q)
-        LOCKSTEP_SET_BLOCK_LANE(Psi_v)
-        LOCKSTEP_SET_BLOCK_LANE(A)
-        LOCKSTEP_SET_BLOCK_LANE(A_q)
-        LOCKSTEP_SET_BLOCK_LANE(A_v)
+        LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SET_BLOCK_LANE)
 #undef LOCKSTEP_SET_BLOCK_LANE
         dropped[l] = static_cast<int64_t>(J.dropped);
       }

@@ -113,6 +113,25 @@ HWY_INLINE pack<D> max(pack<D> a, pack<D> b) { return pack<D>(hn::IfThenElse(hn:
 template <class D>
 HWY_INLINE pack<D> value_of(pack<D> x) { return x; }
 
+// Lane access: the traffic between one member on doubles and its lane (a member loaded into a lane or
+// read out of it, a Jacobian evaluated on the double code for one lane).
+template <class D>
+HWY_INLINE double lane_of(pack<D> x, size_t l) { return hn::ExtractLane(x.v, l); }
+template <class D>
+HWY_INLINE void set_lane(pack<D>& x, size_t l, double value) { x.v = hn::InsertLane(x.v, l, value); }
+// The mask of lane l alone.
+template <class D>
+HWY_INLINE mask<D> lane_mask(size_t l) {
+  const D d;
+  return hn::Xor(hn::FirstN(d, l + 1), hn::FirstN(d, l));
+}
+template <class D>
+HWY_INLINE bool mask_lane_of(mask<D> m, size_t l) { return !hn::AllFalse(D(), hn::And(m, lane_mask<D>(l))); }
+template <class D>
+HWY_INLINE void set_mask_lane(mask<D>& m, size_t l, bool on) {
+  m = on ? hn::Or(m, lane_mask<D>(l)) : hn::AndNot(lane_mask<D>(l), m);
+}
+
 }  // namespace lockstep::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

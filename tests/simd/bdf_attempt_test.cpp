@@ -1,0 +1,291 @@
+// Tests of lockstep/simd/bdf_attempt_inl.hpp: members integrated by BDF in lanes, attempt after attempt,
+// must go through exactly the states lockstep/method/bdf.hpp's bdf_attempt takes them through alone, bit
+// for bit, at every width the build's instruction set has: after every attempt each lane's result and
+// status, and a digest of its whole method state (time, step, order and the step control's counts, the
+// history, the valid Jacobian and factors, the dropped rows) and of its counters, read out of the lane by
+// store_lane. Members of andrews and of the knife edge start from consistent values for their own
+// parameters (load_lane puts bdf_start's state into their lane), with their own end times, so that some
+// finish while the others go on and their lanes wait; one in sixteen has a NaN parameter and fails.
+// Adaptive steps on ggl, index1 and projected invariants; fixed steps of order 2 on index3.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tests/simd/bdf_attempt_test.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "lockstep/model/andrews.hpp"
+#include "lockstep/model/knife_edge.hpp"
+#include "lockstep/simd/bdf_attempt_inl.hpp"
+#include "tests/simd/lane_widths_inl.hpp"
+
+#ifndef LOCKSTEP_BDF_ATTEMPT_TEST_COMMON_
+#define LOCKSTEP_BDF_ATTEMPT_TEST_COMMON_
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace lockstep::simd_test {
+inline constexpr int bdf_attempts = 60;
+
+template <class Model>
+struct bdf_member {
+  double p[Model::n_params];
+  double t_end;
+  bdf_state<Model> start;
+};
+// A member after one attempt.
+struct bdf_record {
+  double result, status, t, h, order;
+  std::uint64_t digest;
+};
+
+// FNV-1a over the bits of x, every NaN read as one NaN (a payload is not part of a result).
+inline void digest_values(std::uint64_t& h, const double* x, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const double v = std::isnan(x[i]) ? std::numeric_limits<double>::quiet_NaN() : x[i];
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int b = 0; b < 8; ++b) h = (h ^ ((bits >> (8 * b)) & 0xff)) * 0x100000001b3ull;
+  }
+}
+
+// The digest of what a member's attempts decide: the method state (its Jacobian and factors where
+// valid: elsewhere they are not defined, lockstep/simd/lu_inl.hpp) and the counters.
+template <class Model>
+std::uint64_t digest_of(const bdf_state<Model>& s, const member_counters& c) {
+  using L = state_layout<Model>;
+  constexpr int size = L::newton_size;
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const double scalars[] = {s.t, s.t0, s.h, double(s.order), double(s.last_order), double(s.steps_at_order),
+                            double(s.error_failures), double(s.newton_cuts), double(s.past_count),
+                            double(s.initial_derivative), s.error, double(s.corrector.jacobian_valid),
+                            double(s.corrector.newton_valid), double(s.corrector.jacobian_fresh),
+                            double(s.corrector.jac.dropped), double(c.steps), double(c.rejected_steps),
+                            double(c.newton_iterations), double(c.newton_failures), double(c.jacobian_evaluations),
+                            double(c.lu_factorizations), double(c.model_evaluations), c.last_h};
+  digest_values(h, scalars, std::size(scalars));
+  digest_values(h, s.t_past, bdf_state<Model>::max_past);
+  digest_values(h, s.y_newest.a, L::size);
+  digest_values(h, s.yp0.a, L::size);
+  digest_values(h, s.y_scale.a, L::size);
+  for (int j = 0; j < bdf_state<Model>::max_past; ++j) digest_values(h, s.older_differences[j].a, L::size);
+  if (s.corrector.jacobian_valid) {
+    const jacobian_blocks<Model>& J = s.corrector.jac;
+    for (const auto* block : {J.M.a, J.dQ_dv.a, J.K.a}) digest_values(h, block, Model::n * Model::n);
+    for (const auto* block : {J.G.a, J.Psi_q.a, J.Psi_v.a}) digest_values(h, block, Model::m * Model::n);
+    for (const auto* block : {J.A.a, J.A_q.a, J.A_v.a}) digest_values(h, block, Model::k * Model::n);
+  }
+  if (s.corrector.newton_valid) {
+    digest_values(h, s.corrector.newton.lu.a, size * size);
+    double pivots[size];
+    for (int i = 0; i < size; ++i) pivots[i] = s.corrector.newton.pivot[i];
+    digest_values(h, pivots, size);
+    digest_values(h, &s.corrector.newton.c, 1);
+  }
+  return h;
+}
+}  // namespace lockstep::simd_test
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace lockstep::simd_test::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+namespace sl = lockstep::simd::HWY_NAMESPACE;
+
+// The attempts of `count` members (a multiple of W) in packs of W lanes; out[m * bdf_attempts + a].
+template <class Model, size_t W>
+HWY_NOINLINE bool attempts_at_width(const solver_options& opt, const bdf_member<Model>* in, bdf_record* out,
+                                    size_t count) {
+  using D = hn::CappedTag<double, W>;
+  using P = sl::pack<D>;
+  const D d;
+  if (hn::Lanes(d) != W) return false;
+  for (size_t first = 0; first < count; first += W) {
+    const auto gather = [&](auto get) {
+      HWY_ALIGN double lanes[W];
+      for (size_t l = 0; l < W; ++l) lanes[l] = get(in[first + l]);
+      return P(hn::Load(d, lanes));
+    };
+    P p[Model::n_params];
+    for (int i = 0; i < Model::n_params; ++i) p[i] = gather([i](const bdf_member<Model>& m) { return m.p[i]; });
+    const P t_end = gather([](const bdf_member<Model>& m) { return m.t_end; });
+    sl::bdf_lanes<Model, D> s;
+    s.corrector = sl::no_matrices<Model, D>();
+    for (size_t l = 0; l < W; ++l) sl::load_lane(s, l, in[first + l].start);
+    sl::bdf_counters_lanes<D> counters;
+    P status(double(member_status::running));
+    sl::mask<D> done = hn::FirstN(d, 0);
+    for (int a = 0; a < bdf_attempts; ++a) {
+      const P result = sl::bdf_attempt<Model>(hn::Not(done), s, t_end, p, opt, counters, status);
+      done = hn::Or(done, hn::Or(result == P(double(int(attempt_result::failed))),
+                                 hn::And(result == P(double(int(attempt_result::accepted))), s.t >= t_end)));
+      for (size_t l = 0; l < W; ++l) {
+        bdf_state<Model> member;
+        sl::store_lane(s, l, member);
+        member_counters c;
+        c.steps = long(sl::lane_of(counters.steps, l));
+        c.last_h = sl::lane_of(counters.last_h, l);
+        c.rejected_steps = long(sl::lane_of(counters.step.rejected_steps, l));
+        c.newton_failures = long(sl::lane_of(counters.step.newton_failures, l));
+        c.jacobian_evaluations = long(sl::lane_of(counters.corrector.jacobian_evaluations, l));
+        c.lu_factorizations = long(sl::lane_of(counters.corrector.lu_factorizations, l));
+        c.model_evaluations = long(sl::lane_of(counters.corrector.model_evaluations, l));
+        c.newton_iterations = long(sl::lane_of(counters.corrector.newton_iterations, l));
+        out[(first + l) * bdf_attempts + a] = {sl::lane_of(result, l), sl::lane_of(status, l), member.t, member.h,
+                                               double(member.order), digest_of(member, c)};
+      }
+    }
+  }
+  return true;
+}
+
+#define LOCKSTEP_BDF_ATTEMPT_TEST_ENTRY(NAME, MODEL)                                                               \
+  bool NAME(const solver_options& opt, const bdf_member<MODEL>* in, bdf_record* out, size_t count, size_t lanes) { \
+    return at_lane_width(lanes, [&](auto w) { return attempts_at_width<MODEL, decltype(w)::value>(opt, in, out, count); }); \
+  }
+LOCKSTEP_BDF_ATTEMPT_TEST_ENTRY(AttemptsAndrews, lockstep::models::andrews)
+LOCKSTEP_BDF_ATTEMPT_TEST_ENTRY(AttemptsKnifeEdge, lockstep::models::knife_edge)
+}  // namespace lockstep::simd_test::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <gtest/gtest.h>
+
+#include <cfenv>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hwy/targets.h"
+#include "tests/simd/every_variant.hpp"
+#include "tests/support/monte_carlo_member.hpp"
+
+namespace lockstep::simd_test {
+HWY_EXPORT(AttemptsAndrews);
+HWY_EXPORT(AttemptsKnifeEdge);
+
+namespace {
+
+// A member: parameters within 5 % of the defaults, started consistently at t0 = 0, ending at its own
+// time between t_end / 30 and t_end (log-uniformly); one in four proposes a first step 1000 times
+// bdf_start's.
+template <class Model>
+bdf_member<Model> draw(std::mt19937_64& g, const solver_options& opt, double t_end) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  bdf_member<Model> m{};
+  const monte_carlo_member<Model> drawn = draw_monte_carlo_member<Model>(g, 0.0, opt, 16);
+  for (int i = 0; i < Model::n_params; ++i) m.p[i] = drawn.p[i];
+  m.t_end = t_end * std::pow(30.0, -0.5 * (1.0 + u(g)));
+  bdf_start(m.start, 0.0, m.t_end, drawn.start, opt);
+  if (g() % 4 == 0) m.start.h *= 1e3;  // a first step far too long: Newton failures and cuts
+  return m;
+}
+
+// bdf_attempt for one member alone, as attempts_at_width drives its lane.
+template <class Model>
+void alone(const solver_options& opt, const bdf_member<Model>& in, bdf_record* out) {
+  bdf_state<Model> s = in.start;
+  member_counters counters;
+  member_status status = member_status::running;
+  bool done = false;
+  for (int a = 0; a < bdf_attempts; ++a) {
+    double result = -1.0;
+    if (!done) {
+      const attempt_result r = bdf_attempt<Model>(s, in.t_end, in.p, opt, counters, status);
+      result = double(int(r));
+      done = r == attempt_result::failed || (r == attempt_result::accepted && s.t >= in.t_end);
+    }
+    out[a] = {result, double(status), s.t, s.h, double(s.order), digest_of(s, counters)};
+  }
+}
+
+template <class Model, class Entry>
+void expect_lanes_equal_scalar(const Entry& run, const char* model_name, const solver_options& opt, double t_end,
+                               uint64_t seed) {
+  constexpr size_t count = 64;
+  std::mt19937_64 g(seed);
+  std::vector<bdf_member<Model>> in(count);
+  for (auto& m : in) m = draw<Model>(g, opt, t_end);
+  const std::string name = std::string("BDF attempts, ") + model_name + ", " + formulation_name(opt.form) +
+                           (opt.fixed_h > 0.0 ? ", fixed steps" : "");
+  std::vector<bdf_record> scalar(count * bdf_attempts);
+  std::feclearexcept(FE_ALL_EXCEPT);
+  for (size_t m = 0; m < count; ++m) alone<Model>(opt, in[m], &scalar[m * bdf_attempts]);
+  const int raised_alone = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID);
+
+  // What the attempts must include: accepted and rejected attempts, failed members, members that
+  // reached their end while others went on.
+  size_t accepted = 0, rejected = 0, failed = 0, finished = 0, running = 0;
+  for (size_t m = 0; m < count; ++m) {
+    for (int a = 0; a < bdf_attempts; ++a) {
+      const double r = scalar[m * bdf_attempts + a].result;
+      accepted += r == double(int(attempt_result::accepted)), rejected += r == double(int(attempt_result::rejected));
+      failed += r == double(int(attempt_result::failed));
+    }
+    const bdf_record& last = scalar[m * bdf_attempts + bdf_attempts - 1];
+    finished += last.t >= in[m].t_end, running += last.t < in[m].t_end && last.status == 0.0;
+  }
+  EXPECT_GT(accepted, 0u) << name;
+  EXPECT_GT(failed, 0u) << name;
+  EXPECT_GT(finished, 0u) << name;
+  EXPECT_GT(running, 0u) << name;
+  if (opt.fixed_h == 0.0) {
+    EXPECT_GT(rejected, 0u) << name;
+  }
+
+  std::vector<bdf_record> out;
+  const size_t variants = expect_every_variant_equal(
+      name, FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID, raised_alone,
+      [&](size_t lanes) {
+        out.assign(count * bdf_attempts, bdf_record{});  // nothing of the previous variant stays
+        return run(opt, in.data(), out.data(), count, lanes);
+      },
+      [&](const std::string& variant) {
+        size_t differ = 0;
+        for (size_t m = 0; m < count; ++m)
+          for (int a = 0; a < bdf_attempts; ++a) {
+            const bdf_record &x = out[m * bdf_attempts + a], &y = scalar[m * bdf_attempts + a];
+            if (same_bits(x.result, y.result) && same_bits(x.status, y.status) && x.digest == y.digest) continue;
+            if (differ++ == 0)
+              ADD_FAILURE() << name << ", " << variant << ": member " << m << ", attempt " << a << ": result "
+                            << x.result << ", status " << x.status << ", t " << x.t << ", h " << x.h << ", order "
+                            << x.order << "; alone " << y.result << ", " << y.status << ", " << y.t << ", " << y.h
+                            << ", " << y.order << (x.digest != y.digest ? " (digests differ)" : "");
+            break;
+          }
+        return differ;
+      },
+      1);  // one per build; tests/simd/pack_model_test.sh runs the builds for every instruction set
+  std::printf("[ bdf attempts ] %s: %zu members x %d attempts (%zu accepted, %zu rejected, %zu failed; %zu "
+              "finished, %zu still running), %zu variants equal\n",
+              name.c_str(), count, bdf_attempts, accepted, rejected, failed, finished, running, variants);
+}
+
+solver_options adaptive(formulation f) {
+  solver_options opt;
+  opt.form = f;
+  opt.rtol = 1e-6;
+  return opt;
+}
+
+TEST(SimdBdfAttempt, EveryLaneGoesThroughItsMembersStatesAlone) {
+  const auto andrews = [](auto... a) { return HWY_DYNAMIC_DISPATCH(AttemptsAndrews)(a...); };
+  const auto knife_edge = [](auto... a) { return HWY_DYNAMIC_DISPATCH(AttemptsKnifeEdge)(a...); };
+  for (const formulation f : {formulation::ggl, formulation::index1, formulation::projected_invariants}) {
+    expect_lanes_equal_scalar<models::andrews>(andrews, "andrews", adaptive(f), 1e-2, 31);
+    expect_lanes_equal_scalar<models::knife_edge>(knife_edge, "knife edge", adaptive(f), 2.0, 32);
+  }
+  // One Newton iteration per attempt: most attempts fail Newton's test and cut the step, until it is
+  // short enough for the first increment to pass.
+  solver_options one_iteration = adaptive(formulation::ggl);
+  one_iteration.newton_max_iterations = 1;
+  expect_lanes_equal_scalar<models::andrews>(andrews, "andrews", one_iteration, 1e-5, 34);
+  solver_options fixed = adaptive(formulation::index3);
+  fixed.fixed_h = 2e-5;
+  fixed.fixed_order = 2;
+  expect_lanes_equal_scalar<models::andrews>(andrews, "andrews", fixed, 1.5e-3, 33);
+}
+
+}  // namespace
+}  // namespace lockstep::simd_test
+#endif  // HWY_ONCE

@@ -1,0 +1,40 @@
+// tests/support/monte_carlo_member.hpp — a member of a Monte Carlo study of a built-in model, started as
+// the stepper starts it: parameters within 5 % of the defaults (some of them NaN, as a failing member's),
+// the default inputs, and consistent positions, velocities, accelerations and multipliers at t0 for its
+// own parameters (stepper/initialize.hpp). For the tests and benchmarks that run members through the
+// method in lanes and alone (tests/simd, bench/simd).
+#pragma once
+
+#include <limits>
+#include <random>
+
+#include "lockstep/stepper/initialize.hpp"
+#include "lockstep/stepper/options.hpp"
+
+namespace lockstep::simd_test {
+
+template <class Model>
+struct monte_carlo_member {
+  double p[Model::n_params > 0 ? Model::n_params : 1];
+  initial_values<Model> start;  // a NaN member's stay NaN: it fails at its first Jacobian
+};
+
+// nan_one_in: one member in that many gets a NaN parameter.
+template <class Model>
+monte_carlo_member<Model> draw_monte_carlo_member(std::mt19937_64& g, double t0, const solver_options& opt,
+                                                  unsigned nan_one_in) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  monte_carlo_member<Model> m{};
+  for (int i = 0; i < Model::n_params; ++i) m.p[i] = Model::params[i].default_value * (1.0 + 0.05 * u(g));
+  if (g() % nan_one_in == 0) m.p[g() % Model::n_params] = std::numeric_limits<double>::quiet_NaN();
+  double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
+  if constexpr (Model::n_inputs > 0)
+    for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value;
+  vec<double, Model::n> q, v;
+  Model::initial_state(m.p, inputs, q, v);
+  member_counters unused;
+  (void)consistent_initialization<Model>(t0, q, v, m.p, opt, m.start, unused);
+  return m;
+}
+
+}  // namespace lockstep::simd_test
