@@ -131,33 +131,59 @@ HWY_NOINLINE corrector_outcome_lanes<D> solve_corrector(
     // ---- Jacobian, lane by lane on the double code ----
     const M need_jacobian = hn::AndNot(cm.jacobian_valid, active);
     if (!hn::AllFalse(d, need_jacobian)) {
-      HWY_ALIGN int64_t dropped[hn::MaxLanes(di)];
+      // The lanes' arguments as arrays, and their new blocks entry by entry: written lane by lane here
+      // and loaded as whole vectors once all are in, since a vector changed lane by lane would be
+      // stored and reloaded at every change (store-to-load forwarding fails on the reload).
+      constexpr size_t lanes_max = hn::MaxLanes(d);
+#define LOCKSTEP_BLOCK_ENTRIES(B) +sizeof(jacobian_values<Model, double>::B) / sizeof(double)
+      constexpr size_t entries = 0 LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_BLOCK_ENTRIES);
+#undef LOCKSTEP_BLOCK_ENTRIES
+      static_assert(entries * sizeof(double) == sizeof(jacobian_values<Model, double>), "blocks of doubles only");
+      HWY_ALIGN double y_lanes[ny][lanes_max], vdot_lanes[n][lanes_max], t_lanes[lanes_max];
+      HWY_ALIGN double p_lanes[Model::n_params > 0 ? Model::n_params : 1][lanes_max];
+      HWY_ALIGN double fresh[entries][lanes_max];
+      HWY_ALIGN int64_t dropped[lanes_max];
+      for (int j = 0; j < ny; ++j) hn::Store(y_pred[j].v, d, y_lanes[j]);
+      for (int i = 0; i < n; ++i) hn::Store(yp_pred[L::v + i].v, d, vdot_lanes[i]);
+      for (int i = 0; i < Model::n_params; ++i) hn::Store(p[i].v, d, p_lanes[i]);
+      hn::Store(t_new.v, d, t_lanes);
       hn::Store(cm.dropped.bits, di, dropped);
+      M evaluated = none;
       for (size_t l = 0; l < W; ++l) {
         if (!mask_lane_of<D>(need_jacobian, l)) continue;
         state_vector<Model> y_l;
-        for (int j = 0; j < ny; ++j) y_l[j] = lane_of(y_pred[j], l);
+        for (int j = 0; j < ny; ++j) y_l[j] = y_lanes[j][l];
         lockstep::vec<double, n> vdot;
-        for (int i = 0; i < n; ++i) vdot[i] = lane_of(yp_pred[L::v + i], l);
+        for (int i = 0; i < n; ++i) vdot[i] = vdot_lanes[i][l];
         double p_l[Model::n_params > 0 ? Model::n_params : 1];
-        for (int i = 0; i < Model::n_params; ++i) p_l[i] = lane_of(p[i], l);
+        for (int i = 0; i < Model::n_params; ++i) p_l[i] = p_lanes[i][l];
         jacobian_blocks<Model> J;
         J.dropped = static_cast<std::uint64_t>(dropped[l]);
-        const member_status js =
-            evaluate_jacobian<Model>(form, lane_of(t_new, l), y_l, vdot, p_l, J, baumgarte_of(opt));
+        const member_status js = evaluate_jacobian<Model>(form, t_lanes[l], y_l, vdot, p_l, J, baumgarte_of(opt));
         if (js != member_status::success) {  // its blocks stay out of the lanes: only finite values enter
           fail(lane_mask<D>(l), P(double(js)));
           continue;
         }
-#define LOCKSTEP_SET_BLOCK_LANE(B) \
-  for (size_t e = 0; e < std::size(J.B.a); ++e) set_lane(cm.jac.B.a[e], l, J.B.a[e]);
-        LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SET_BLOCK_LANE)
-#undef LOCKSTEP_SET_BLOCK_LANE
+        size_t e = 0;
+#define LOCKSTEP_WRITE_BLOCK_LANE(B) \
+  for (const double x : J.B.a) fresh[e++][l] = x;
+        LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_WRITE_BLOCK_LANE)
+#undef LOCKSTEP_WRITE_BLOCK_LANE
         dropped[l] = static_cast<int64_t>(J.dropped);
+        set_mask_lane<D>(evaluated, l, true);
+      }
+      if (!hn::AllFalse(d, evaluated)) {
+        size_t e = 0;
+#define LOCKSTEP_LOAD_BLOCK_LANES(B)                                                        \
+  for (P & x : cm.jac.B.a) {                                                                \
+    x = P(hn::IfThenElse(evaluated, hn::MaskedLoad(evaluated, d, fresh[e]), x.v));          \
+    ++e;                                                                                    \
+  }
+        LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_LOAD_BLOCK_LANES)
+#undef LOCKSTEP_LOAD_BLOCK_LANES
       }
       cm.dropped.bits = hn::Load(di, dropped);
       counts.jacobian_evaluations = count_where(need_jacobian, counts.jacobian_evaluations);
-      const M evaluated = hn::And(need_jacobian, active);
       cm.jacobian_valid = hn::Or(cm.jacobian_valid, evaluated);
       cm.jacobian_fresh = hn::Or(cm.jacobian_fresh, evaluated);
       cm.newton_valid = hn::AndNot(evaluated, cm.newton_valid);
