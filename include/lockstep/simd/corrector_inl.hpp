@@ -12,7 +12,8 @@
 //  - the Newton matrix refactored for the lanes whose factors are missing or whose shift left IDA's band,
 //    assembled and factored in lanes (newton_matrix_inl.hpp), the other lanes keeping their factors;
 //  - the simplified Newton iteration in lanes: the residual on packs, the increment (scaled for a stale
-//    shift), its norm and the convergence test of newton_control_inl.hpp, each lane at its own count;
+//    shift), its norm and the convergence test of newton_control_inl.hpp, the lanes of a round starting
+//    together, each stopping at its own verdict;
 //  - a lane that did not converge with an old Jacobian retries once with a fresh one, as solve_corrector
 //    does, while the others wait.
 // The split path of method/attempt.hpp (factors computed outside) is not part of the lanes: a lanes
