@@ -13,10 +13,12 @@
 //
 // (model: one of andrews, car_axis, slider_crank, double_pendulum; all four by default.)
 //
-// Members: the model's default parameters within 5 % (a Monte Carlo study), one in 32 with a NaN
-// parameter (it fails at its first Jacobian); ggl, rtol 1e-6. Prints a markdown table: time per member
-// (the least of the repetitions), the lanes' speed-up, and their lane utilization (lane-attempts of
-// members over lane-attempts executed).
+// Studies (docs/SIMD.md, "Lane utilization"): a sweep of the first parameter over +-10 %; Monte Carlo,
+// every parameter within 5 % of its default, one member in 32 with a NaN parameter (it fails at its
+// first Jacobian); mixed failures, those with one in eight NaN and one in eight stopped after 20
+// attempts. ggl, rtol 1e-6. Prints a markdown table: time per member (the least of the repetitions),
+// the lanes' speed-up, and their lane utilization (lane-attempts of members over lane-attempts
+// executed).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -43,7 +45,16 @@ template <class Model>
 struct member {
   std::vector<double> p;
   bdf_state<Model> start;
+  double max_attempts = std::numeric_limits<double>::infinity();  // a step budget (mixed failures)
 };
+
+// The kinds of study of docs/SIMD.md's section "Lane utilization": the first parameter swept over
+// +-10 % in member order; every parameter within 5 % (one member in 32 with a NaN parameter); and those
+// members with one in eight given a NaN parameter and one in eight stopped after 20 attempts.
+enum class study_kind { sweep, monte_carlo, mixed_failures };
+const char* kind_name(study_kind k) {
+  return k == study_kind::sweep ? "sweep" : k == study_kind::monte_carlo ? "Monte Carlo" : "mixed failures";
+}
 // What a member ends with: its state's time and newest point, status, and counts.
 struct outcome {
   double t = 0.0, status = 0.0, steps = 0.0, attempts = 0.0, jacobians = 0.0;
@@ -61,13 +72,26 @@ std::uint64_t digest(const double* x, size_t count, std::uint64_t h = 0xcbf29ce4
 }
 
 template <class Model>
-std::vector<member<Model>> study(size_t count, const solver_options& opt, double t_end) {
+std::vector<member<Model>> study(study_kind kind, size_t count, const solver_options& opt, double t_end) {
   std::mt19937_64 g(20261127);
   std::vector<member<Model>> all(count);
-  for (member<Model>& m : all) {
-    const simd_test::monte_carlo_member<Model> drawn = simd_test::draw_monte_carlo_member<Model>(g, 0.0, opt, 32);
-    m.p.assign(drawn.p, drawn.p + Model::n_params);
-    bdf_start(m.start, 0.0, t_end, drawn.start, opt);
+  for (size_t i = 0; i < count; ++i) {
+    member<Model>& m = all[i];
+    initial_values<Model> start;
+    if (kind == study_kind::sweep) {
+      m.p.resize(Model::n_params);
+      for (int j = 0; j < Model::n_params; ++j) m.p[j] = Model::params[j].default_value;
+      m.p[0] *= 1.0 + 0.1 * (2.0 * double(i) / double(count - 1) - 1.0);
+      start = simd_test::consistent_start<Model>(m.p.data(), 0.0, opt);
+    } else {
+      const unsigned nan_one_in = kind == study_kind::mixed_failures ? 8 : 32;
+      const simd_test::monte_carlo_member<Model> drawn =
+          simd_test::draw_monte_carlo_member<Model>(g, 0.0, opt, nan_one_in);
+      m.p.assign(drawn.p, drawn.p + Model::n_params);
+      start = drawn.start;
+      if (kind == study_kind::mixed_failures && g() % 8 == 0) m.max_attempts = 20;
+    }
+    bdf_start(m.start, 0.0, t_end, start, opt);
   }
   return all;
 }
@@ -90,6 +114,7 @@ std::vector<outcome> one_at_a_time(const std::vector<member<Model>>& members, co
       ++attempts;
       const attempt_result r = bdf_attempt<Model>(s, t_end, members[i].p.data(), opt, c, status);
       if (r == attempt_result::failed || (r == attempt_result::accepted && s.t >= t_end)) break;
+      if (attempts >= members[i].max_attempts) break;  // the stepper's max_steps, here in attempts
     }
     out[i] = outcome_of(s, double(status), double(c.steps), attempts, double(c.jacobian_evaluations));
   }
@@ -108,7 +133,7 @@ std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const s
   sl::bdf_lanes<Model, D> s;
   s.corrector = sl::no_matrices<Model, D>();
   sl::bdf_counters_lanes<D> counters;
-  P status(double(member_status::running)), attempts(0.0);
+  P status(double(member_status::running)), attempts(0.0), max_attempts(0.0);
   P p[Model::n_params];
   long lane_member[W];
   sl::mask<D> busy = hn::FirstN(d, 0);
@@ -122,6 +147,7 @@ std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const s
     const member<Model>& m = members[next];
     sl::load_lane(s, l, m.start);
     for (int i = 0; i < Model::n_params; ++i) sl::set_lane(p[i], l, m.p[i]);
+    sl::set_lane(max_attempts, l, m.max_attempts);
     for (P* c : {&counters.steps, &counters.last_h, &counters.step.rejected_steps, &counters.step.newton_failures,
                  &counters.corrector.jacobian_evaluations, &counters.corrector.lu_factorizations,
                  &counters.corrector.model_evaluations, &counters.corrector.newton_iterations, &attempts})
@@ -137,8 +163,10 @@ std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const s
     lane_attempts += double(W);
     attempts = sl::select(busy, attempts + 1.0, attempts);
     const P r = sl::bdf_attempt<Model>(busy, s, end, p, opt, counters, status);
-    const sl::mask<D> done = hn::And(busy, hn::Or(r == P(double(int(attempt_result::failed))),
-                                                  hn::And(r == P(double(int(attempt_result::accepted))), s.t >= end)));
+    const sl::mask<D> done =
+        hn::And(busy, hn::Or(hn::Or(r == P(double(int(attempt_result::failed))),
+                                    hn::And(r == P(double(int(attempt_result::accepted))), s.t >= end)),
+                             attempts >= max_attempts));
     if (hn::AllFalse(d, done)) continue;
     for (size_t l = 0; l < W; ++l) {
       if (!sl::mask_lane_of<D>(done, l)) continue;
@@ -166,11 +194,11 @@ bool same(const std::vector<outcome>& a, const std::vector<outcome>& b) {
 }
 
 template <class Model>
-void report(const char* name, double t_end, size_t count, int repetitions) {
+void report(const char* name, study_kind kind, double t_end, size_t count, int repetitions) {
   solver_options opt;
   opt.form = formulation::ggl;
   opt.rtol = 1e-6;
-  const std::vector<member<Model>> members = study<Model>(count, opt, t_end);
+  const std::vector<member<Model>> members = study<Model>(kind, count, opt, t_end);
   double alone_time = std::numeric_limits<double>::infinity();
   std::vector<outcome> alone;
   for (int r = 0; r < repetitions; ++r) {
@@ -180,7 +208,7 @@ void report(const char* name, double t_end, size_t count, int repetitions) {
   }
   double attempts = 0, failed = 0;
   for (const outcome& o : alone) attempts += o.attempts, failed += o.status != double(member_status::running);
-  std::printf("| %s | %zu | %.0f | %.0f | %.1f us |", name, count, attempts / double(count), failed,
+  std::printf("| %s | %s | %zu | %.0f | %.0f | %.1f us |", name, kind_name(kind), count, attempts / double(count), failed,
               1e6 * alone_time / double(count));
   const auto lanes = [&](auto w) {
     constexpr size_t W = decltype(w)::value;
@@ -216,13 +244,16 @@ int main(int argc, char** argv) {
   std::printf("BDF attempts on ggl, rtol 1e-6, instruction set %s; per member: time one at a time, and in W lanes "
               "(time, speed-up, lane utilization)\n\n",
               hwy::TargetName(HWY_STATIC_TARGET));
-  std::printf("| model | members | attempts per member | failed | one at a time | W = 1 | W = 2 | W = 4 | W = 8 |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  std::printf("| model | study | members | attempts per member | failed | one at a time | W = 1 | W = 2 | W = 4 | W = 8 |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   const auto wanted = [&](const char* name) { return only.empty() || only == name; };
-  if (wanted("andrews")) simd_bench::report<models::andrews>("andrews", 0.03, count, repetitions);
-  if (wanted("car_axis")) simd_bench::report<models::car_axis>("car axis", 3.0, count, repetitions);
-  if (wanted("slider_crank")) simd_bench::report<models::slider_crank>("slider crank", 0.1, count, repetitions);
-  if (wanted("double_pendulum"))
-    simd_bench::report<models::double_pendulum>("double pendulum", 10.0, count, repetitions);
+  for (const simd_bench::study_kind kind :
+       {simd_bench::study_kind::sweep, simd_bench::study_kind::monte_carlo, simd_bench::study_kind::mixed_failures}) {
+    if (wanted("andrews")) simd_bench::report<models::andrews>("andrews", kind, 0.03, count, repetitions);
+    if (wanted("car_axis")) simd_bench::report<models::car_axis>("car axis", kind, 3.0, count, repetitions);
+    if (wanted("slider_crank")) simd_bench::report<models::slider_crank>("slider crank", kind, 0.1, count, repetitions);
+    if (wanted("double_pendulum"))
+      simd_bench::report<models::double_pendulum>("double pendulum", kind, 10.0, count, repetitions);
+  }
   return 0;
 }

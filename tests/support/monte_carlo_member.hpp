@@ -19,6 +19,20 @@ struct monte_carlo_member {
   initial_values<Model> start;  // a NaN member's stay NaN: it fails at its first Jacobian
 };
 
+// The consistent start at t0 of a member with parameters p and the default inputs.
+template <class Model>
+initial_values<Model> consistent_start(const double* p, double t0, const solver_options& opt) {
+  double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
+  if constexpr (Model::n_inputs > 0)
+    for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value;
+  vec<double, Model::n> q, v;
+  Model::initial_state(p, inputs, q, v);
+  initial_values<Model> start;
+  member_counters unused;
+  (void)consistent_initialization<Model>(t0, q, v, p, opt, start, unused);
+  return start;
+}
+
 // nan_one_in: one member in that many gets a NaN parameter.
 template <class Model>
 monte_carlo_member<Model> draw_monte_carlo_member(std::mt19937_64& g, double t0, const solver_options& opt,
@@ -27,13 +41,7 @@ monte_carlo_member<Model> draw_monte_carlo_member(std::mt19937_64& g, double t0,
   monte_carlo_member<Model> m{};
   for (int i = 0; i < Model::n_params; ++i) m.p[i] = Model::params[i].default_value * (1.0 + 0.05 * u(g));
   if (g() % nan_one_in == 0) m.p[g() % Model::n_params] = std::numeric_limits<double>::quiet_NaN();
-  double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
-  if constexpr (Model::n_inputs > 0)
-    for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value;
-  vec<double, Model::n> q, v;
-  Model::initial_state(m.p, inputs, q, v);
-  member_counters unused;
-  (void)consistent_initialization<Model>(t0, q, v, m.p, opt, m.start, unused);
+  m.start = consistent_start<Model>(m.p, t0, opt);
   return m;
 }
 
