@@ -100,11 +100,7 @@ HWY_NOINLINE bool attempts_at_width(const solver_options& opt, const bdf_member<
   const D d;
   if (hn::Lanes(d) != W) return false;
   for (size_t first = 0; first < count; first += W) {
-    const auto gather = [&](auto get) {
-      HWY_ALIGN double lanes[W];
-      for (size_t l = 0; l < W; ++l) lanes[l] = get(in[first + l]);
-      return P(hn::Load(d, lanes));
-    };
+    const auto gather = [&](auto get) { return P(gather_lanes(d, in + first, get)); };
     P p[Model::n_params];
     for (int i = 0; i < Model::n_params; ++i) p[i] = gather([i](const bdf_member<Model>& m) { return m.p[i]; });
     const P t_end = gather([](const bdf_member<Model>& m) { return m.t_end; });

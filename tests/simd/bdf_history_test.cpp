@@ -57,11 +57,7 @@ HWY_NOINLINE bool history_at_width(const history_case<Model>* in, history_result
   const D d;
   if (hn::Lanes(d) != W) return false;
   for (size_t first = 0; first < count; first += W) {
-    const auto gather = [&](auto get) {
-      HWY_ALIGN double lanes[W];
-      for (size_t l = 0; l < W; ++l) lanes[l] = get(in[first + l]);
-      return P(hn::Load(d, lanes));
-    };
+    const auto gather = [&](auto get) { return P(gather_lanes(d, in + first, get)); };
     const auto scatter = [&](auto get, P x) {
       HWY_ALIGN double lanes[W];
       hn::Store(x.v, d, lanes);

@@ -62,11 +62,7 @@ HWY_NOINLINE bool corrector_at_width(formulation f, const corrector_member<Model
   if (hn::Lanes(d) != W) return false;
   const solver_options opt{};
   for (size_t first = 0; first < count; first += W) {
-    const auto gather = [&](auto get) {
-      HWY_ALIGN double lanes[W];
-      for (size_t l = 0; l < W; ++l) lanes[l] = get(in[first + l]);
-      return P(hn::Load(d, lanes));
-    };
+    const auto gather = [&](auto get) { return P(gather_lanes(d, in + first, get)); };
     P p[Model::n_params];
     for (int i = 0; i < Model::n_params; ++i) p[i] = gather([i](const C& c) { return c.p[i]; });
     lockstep::vec<P, ny> base, yp, y;

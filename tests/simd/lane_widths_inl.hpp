@@ -1,5 +1,5 @@
-// tests/simd/lane_widths_inl.hpp — the widths the lanes tests run at: a test's entry point takes the
-// width as a number and calls its per-width template with it.
+// tests/simd/lane_widths_inl.hpp — the widths the lanes tests run at (a test's entry point takes the
+// width as a number and calls its per-width template with it), and how they put members into lanes.
 //
 // Per-target header (Highway's foreach_target convention): include after hwy/highway.h, inside no
 // namespace.
@@ -28,6 +28,14 @@ HWY_INLINE bool at_lane_width(size_t lanes, const Run& run) {
     case 8: return run(std::integral_constant<size_t, 8>{});
     default: return false;
   }
+}
+
+// The vector whose lane l is get(members[l]), for the Lanes(d) members from `members` on.
+template <class D, class Member, class Get>
+HWY_INLINE hwy::HWY_NAMESPACE::Vec<D> gather_lanes(D d, const Member* members, const Get& get) {
+  HWY_ALIGN double lanes[hwy::HWY_NAMESPACE::MaxLanes(d)];
+  for (size_t l = 0; l < hwy::HWY_NAMESPACE::Lanes(d); ++l) lanes[l] = get(members[l]);
+  return hwy::HWY_NAMESPACE::Load(d, lanes);
 }
 
 }  // namespace lockstep::simd_test::HWY_NAMESPACE

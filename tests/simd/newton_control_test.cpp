@@ -62,11 +62,7 @@ HWY_NOINLINE bool norms_at_width(formulation f, const norm_case<Model>* in, norm
   const hn::RebindToSigned<D> di;
   if (hn::Lanes(d) != W) return false;
   for (size_t first = 0; first < count; first += W) {
-    const auto gather = [&](auto get) {
-      HWY_ALIGN double lanes[W];
-      for (size_t l = 0; l < W; ++l) lanes[l] = get(in[first + l]);
-      return P(hn::Load(d, lanes));
-    };
+    const auto gather = [&](auto get) { return P(gather_lanes(d, in + first, get)); };
     lockstep::vec<P, C::ny> delta, w;
     for (int j = 0; j < C::ny; ++j) {
       delta[j] = gather([j](const C& c) { return c.delta[j]; });
@@ -97,11 +93,7 @@ HWY_NOINLINE bool verdicts_at_width(const verdict_case* in, verdict_result* out,
   const D d;
   if (hn::Lanes(d) != W) return false;
   for (size_t first = 0; first < count; first += W) {
-    HWY_ALIGN double lanes[W];
-    const auto gather = [&](auto get) {
-      for (size_t l = 0; l < W; ++l) lanes[l] = get(in[first + l]);
-      return P(hn::Load(d, lanes));
-    };
+    const auto gather = [&](auto get) { return P(gather_lanes(d, in + first, get)); };
     const M fresh = gather([](const verdict_case& c) { return c.fresh; }) == P(1.0);
     const P offset = gather([](const verdict_case& c) { return double(c.offset); });
     sl::newton_progress_lanes<D> progress{P(0.0), P(0.0)};

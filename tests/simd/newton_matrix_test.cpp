@@ -62,11 +62,7 @@ HWY_NOINLINE bool newton_at_width(formulation f, const newton_case<Model>* in, n
   const hn::RebindToSigned<D> di;
   if (hn::Lanes(d) != W) return false;
   for (size_t first = 0; first < count; first += W) {
-    const auto gather = [&](auto get) {
-      HWY_ALIGN double lanes[W];
-      for (size_t l = 0; l < W; ++l) lanes[l] = get(in[first + l]);
-      return P(hn::Load(d, lanes));
-    };
+    const auto gather = [&](auto get) { return P(gather_lanes(d, in + first, get)); };
     jacobian_values<Model, P> J;
 #define LOCKSTEP_GATHER_BLOCK(B) \
   for (size_t e = 0; e < std::size(J.B.a); ++e) J.B.a[e] = gather([e](const newton_case<Model>& c) { return c.J.B.a[e]; });
