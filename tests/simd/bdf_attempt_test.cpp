@@ -19,9 +19,7 @@
 
 #ifndef LOCKSTEP_BDF_ATTEMPT_TEST_COMMON_
 #define LOCKSTEP_BDF_ATTEMPT_TEST_COMMON_
-#include <cmath>
-#include <cstring>
-#include <limits>
+#include "tests/simd/bdf_digest.hpp"
 
 namespace lockstep::simd_test {
 inline constexpr int bdf_attempts = 60;
@@ -38,51 +36,6 @@ struct bdf_record {
   std::uint64_t digest;
 };
 
-// FNV-1a over the bits of x, every NaN read as one NaN (a payload is not part of a result).
-inline void digest_values(std::uint64_t& h, const double* x, size_t count) {
-  for (size_t i = 0; i < count; ++i) {
-    const double v = std::isnan(x[i]) ? std::numeric_limits<double>::quiet_NaN() : x[i];
-    std::uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    for (int b = 0; b < 8; ++b) h = (h ^ ((bits >> (8 * b)) & 0xff)) * 0x100000001b3ull;
-  }
-}
-
-// The digest of what a member's attempts decide: the method state (its Jacobian and factors where
-// valid: elsewhere they are not defined, lockstep/simd/lu_inl.hpp) and the counters.
-template <class Model>
-std::uint64_t digest_of(const bdf_state<Model>& s, const member_counters& c) {
-  using L = state_layout<Model>;
-  constexpr int size = L::newton_size;
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  const double scalars[] = {s.t, s.t0, s.h, double(s.order), double(s.last_order), double(s.steps_at_order),
-                            double(s.error_failures), double(s.newton_cuts), double(s.past_count),
-                            double(s.initial_derivative), s.error, double(s.corrector.jacobian_valid),
-                            double(s.corrector.newton_valid), double(s.corrector.jacobian_fresh),
-                            double(s.corrector.jac.dropped), double(c.steps), double(c.rejected_steps),
-                            double(c.newton_iterations), double(c.newton_failures), double(c.jacobian_evaluations),
-                            double(c.lu_factorizations), double(c.model_evaluations), c.last_h};
-  digest_values(h, scalars, std::size(scalars));
-  digest_values(h, s.t_past, bdf_state<Model>::max_past);
-  digest_values(h, s.y_newest.a, L::size);
-  digest_values(h, s.yp0.a, L::size);
-  digest_values(h, s.y_scale.a, L::size);
-  for (int j = 0; j < bdf_state<Model>::max_past; ++j) digest_values(h, s.older_differences[j].a, L::size);
-  if (s.corrector.jacobian_valid) {
-    const jacobian_blocks<Model>& J = s.corrector.jac;
-    for (const auto* block : {J.M.a, J.dQ_dv.a, J.K.a}) digest_values(h, block, Model::n * Model::n);
-    for (const auto* block : {J.G.a, J.Psi_q.a, J.Psi_v.a}) digest_values(h, block, Model::m * Model::n);
-    for (const auto* block : {J.A.a, J.A_q.a, J.A_v.a}) digest_values(h, block, Model::k * Model::n);
-  }
-  if (s.corrector.newton_valid) {
-    digest_values(h, s.corrector.newton.lu.a, size * size);
-    double pivots[size];
-    for (int i = 0; i < size; ++i) pivots[i] = s.corrector.newton.pivot[i];
-    digest_values(h, pivots, size);
-    digest_values(h, &s.corrector.newton.c, 1);
-  }
-  return h;
-}
 }  // namespace lockstep::simd_test
 #endif
 
@@ -118,14 +71,7 @@ HWY_NOINLINE bool attempts_at_width(const solver_options& opt, const bdf_member<
         bdf_state<Model> member;
         sl::store_lane(s, l, member);
         member_counters c;
-        c.steps = long(sl::lane_of(counters.steps, l));
-        c.last_h = sl::lane_of(counters.last_h, l);
-        c.rejected_steps = long(sl::lane_of(counters.step.rejected_steps, l));
-        c.newton_failures = long(sl::lane_of(counters.step.newton_failures, l));
-        c.jacobian_evaluations = long(sl::lane_of(counters.corrector.jacobian_evaluations, l));
-        c.lu_factorizations = long(sl::lane_of(counters.corrector.lu_factorizations, l));
-        c.model_evaluations = long(sl::lane_of(counters.corrector.model_evaluations, l));
-        c.newton_iterations = long(sl::lane_of(counters.corrector.newton_iterations, l));
+        sl::store_counters_lane(counters, l, c);
         out[(first + l) * bdf_attempts + a] = {sl::lane_of(result, l), sl::lane_of(status, l), member.t, member.h,
                                                double(member.order), digest_of(member, c)};
       }

@@ -26,7 +26,7 @@ for pair in "$@"; do
   fi
   output=$("$executable" 2>&1)
   rc=$?
-  echo "$output" | grep -E '^\[ (pack|digest|newton matrix|corrector|bdf attempts) \]|FAILED|Failure' | sed "s|^|$(basename "$executable"): |"
+  echo "$output" | grep -E '^\[ (pack|digest|newton matrix|corrector|bdf attempts|bdf members) \]|FAILED|Failure' | sed "s|^|$(basename "$executable"): |"
   if [ $rc -ne 0 ]; then
     echo "$output" | tail -30
     echo "$(basename "$executable") failed (exit $rc)"

@@ -49,6 +49,28 @@ struct bdf_counters_lanes {
   corrector_counts<D> corrector{};    // Jacobians, factorizations, model evaluations, Newton iterations
 };
 
+// Lane l of c takes the counts of `from` that an attempt changes, and gives them back into `to`.
+template <class D>
+HWY_INLINE void load_counters_lane(bdf_counters_lanes<D>& c, size_t l, const member_counters& from) {
+  set_lane(c.steps, l, double(from.steps)), set_lane(c.last_h, l, from.last_h);
+  set_lane(c.step.rejected_steps, l, double(from.rejected_steps));
+  set_lane(c.step.newton_failures, l, double(from.newton_failures));
+  set_lane(c.corrector.jacobian_evaluations, l, double(from.jacobian_evaluations));
+  set_lane(c.corrector.lu_factorizations, l, double(from.lu_factorizations));
+  set_lane(c.corrector.model_evaluations, l, double(from.model_evaluations));
+  set_lane(c.corrector.newton_iterations, l, double(from.newton_iterations));
+}
+template <class D>
+HWY_INLINE void store_counters_lane(const bdf_counters_lanes<D>& c, size_t l, member_counters& to) {
+  to.steps = long(lane_of(c.steps, l)), to.last_h = lane_of(c.last_h, l);
+  to.rejected_steps = long(lane_of(c.step.rejected_steps, l));
+  to.newton_failures = long(lane_of(c.step.newton_failures, l));
+  to.jacobian_evaluations = long(lane_of(c.corrector.jacobian_evaluations, l));
+  to.lu_factorizations = long(lane_of(c.corrector.lu_factorizations, l));
+  to.model_evaluations = long(lane_of(c.corrector.model_evaluations, l));
+  to.newton_iterations = long(lane_of(c.corrector.newton_iterations, l));
+}
+
 // Lane l of S becomes the member s (its split-path state, unused by lanes, is not carried). S's other
 // lanes are not read: a pack can be filled lane by lane.
 template <class Model, class D>
@@ -92,11 +114,10 @@ HWY_INLINE void load_lane(bdf_lanes<Model, D>& S, size_t l, const bdf_state<Mode
   set_mask_lane<D>(C.jacobian_fresh, l, c.jacobian_fresh);
 }
 
-// The member in lane l of S, into s (the inverse of load_lane).
+// The member in lane l of S, without its Jacobian and factors, into s: what its dense output reads.
 template <class Model, class D>
-HWY_INLINE void store_lane(const bdf_lanes<Model, D>& S, size_t l, bdf_state<Model>& s) {
+HWY_INLINE void store_history_lane(const bdf_lanes<Model, D>& S, size_t l, bdf_state<Model>& s) {
   using L = state_layout<Model>;
-  constexpr int size = state_layout<Model>::newton_size;
   const bdf_history_lanes<Model, D>& H = S.history;
   s.past_count = int(lane_of(H.past_count, l));
   for (int j = 0; j < bdf_state<Model>::max_past; ++j) {
@@ -113,7 +134,13 @@ HWY_INLINE void store_lane(const bdf_lanes<Model, D>& S, size_t l, bdf_state<Mod
   s.order = int(lane_of(S.order, l)), s.last_order = int(lane_of(S.last_order, l));
   s.steps_at_order = int(lane_of(S.steps_at_order, l)), s.error_failures = int(lane_of(S.error_failures, l));
   s.newton_cuts = int(lane_of(S.newton_cuts, l)), s.error = lane_of(S.error, l);
+}
 
+// The member in lane l of S, into s (the inverse of load_lane).
+template <class Model, class D>
+HWY_INLINE void store_lane(const bdf_lanes<Model, D>& S, size_t l, bdf_state<Model>& s) {
+  constexpr int size = state_layout<Model>::newton_size;
+  store_history_lane(S, l, s);
   const corrector_lanes<Model, D>& C = S.corrector;
   corrector_matrices<Model>& c = s.corrector;
 #define LOCKSTEP_SIMD_STORE_BLOCK(B) \

@@ -131,6 +131,17 @@ template <class D>
 HWY_INLINE void set_mask_lane(mask<D>& m, size_t l, bool on) {
   m = on ? hn::Or(m, lane_mask<D>(l)) : hn::AndNot(lane_mask<D>(l), m);
 }
+// The lanes of m as the bits of an integer (bit l: lane l), for loops over a mask's lanes: one store
+// of the mask, where mask_lane_of per lane builds and tests a mask each time.
+template <class D>
+HWY_INLINE uint64_t mask_bits(mask<D> m) {
+  static_assert(hn::MaxLanes(D()) <= 64, "a mask of more than 64 lanes");
+  uint8_t bits[8] = {};
+  hn::StoreMaskBits(D(), m, bits);
+  uint64_t all = 0;
+  for (size_t b = 0; b < (hn::MaxLanes(D()) + 7) / 8; ++b) all |= uint64_t{bits[b]} << (8 * b);
+  return all;
+}
 
 }  // namespace lockstep::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -157,6 +157,13 @@ LOCKSTEP_HD void project_output(double t, state_vector<Model>& y, const double* 
   });
 }
 
+// The counts of a successful projection of an accepted point.
+LOCKSTEP_HD void count_projection(member_counters& c, const projection_sizes& sizes) {
+  ++c.projections;
+  c.max_projection_q = max(c.max_projection_q, sizes.q);
+  c.max_projection_v = max(c.max_projection_v, sizes.v);
+}
+
 // The member's record of its accepted point's projection that ended with status s: the projected y
 // becomes the current point and the corrections are counted; false (with the member's status set)
 // when it failed.
@@ -168,9 +175,7 @@ LOCKSTEP_HD bool record_projection(member_state<Model, Method>& ms, member_statu
     return false;
   }
   Method::replace_current(ms.method, y);
-  ++ms.counters.projections;
-  ms.counters.max_projection_q = max(ms.counters.max_projection_q, sizes.q);
-  ms.counters.max_projection_v = max(ms.counters.max_projection_v, sizes.v);
+  count_projection(ms.counters, sizes);
   return true;
 }
 

@@ -1,0 +1,251 @@
+// lockstep/simd/bdf_member_inl.hpp — the member stepper (lockstep/stepper/member.hpp, member_advance)
+// around BDF's step attempt in lanes: W members, one per lane, each advanced by one attempt per call
+// with member_advance's rules, so that a lane ends every call with exactly the member state, counters,
+// status and outputs its member has alone after the same number of attempts
+// (tests/simd/bdf_member_test.cpp). member_advance's results do not depend on how many attempts one
+// call makes (it pauses at attempt boundaries), so one attempt per call is the member alone.
+//
+// What runs in lanes: the budget and end checks, the attempt (bdf_attempt_inl.hpp) and the record of a
+// revised rank decision. What runs lane by lane on the member's own double code, for the lanes whose
+// attempt was accepted: the projection of the accepted point, the constraint residuals, the check of
+// dropped rows, and the save points the step passed (dense output from the lane's history, projected
+// as an output, multipliers made consistent, handed to the sink). These are member.hpp's functions, so
+// they compute the bits they compute for the member alone; they run once per accepted step, not per
+// Newton iteration, and the time they take is measured in bench/simd/bdf_speed.cpp.
+//
+// A member enters a lane after member_begin (load_member) and leaves it for member_final_state
+// (store_member): the consistent initialization and the final multipliers run on doubles. Every lane
+// must hold a member that member_begin started, also a lane that idles: the lanes outside a call's mask
+// are computed too (their results discarded), and the state of a member that never started (no step,
+// no error scales) would divide by zero there, raising flags the members alone do not. So a member that
+// cannot start has finished and does not enter a lane, a finished member stays in its lane until it is
+// replaced, and fill_idle_lanes gives a lane that never had a member a copy of another lane's.
+//
+// For translation units built for one instruction set (HWY_COMPILE_ONLY_STATIC), as corrector_inl.hpp.
+// Per-target header: include after hwy/highway.h, inside no namespace.
+#if defined(LOCKSTEP_SIMD_BDF_MEMBER_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LOCKSTEP_SIMD_BDF_MEMBER_INL_HPP_
+#undef LOCKSTEP_SIMD_BDF_MEMBER_INL_HPP_
+#else
+#define LOCKSTEP_SIMD_BDF_MEMBER_INL_HPP_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/highway.h"
+#include "lockstep/method/methods.hpp"
+#include "lockstep/simd/bdf_attempt_inl.hpp"
+#include "lockstep/simd/pack_inl.hpp"
+#include "lockstep/stepper/member.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace lockstep::simd::HWY_NAMESPACE {
+
+// member_state<Model, bdf_method> and the member's parameters, per lane: the method and the counts an
+// attempt changes in lanes, the rest of the counters and the next save index lane by lane.
+template <class Model, class D>
+struct bdf_member_lanes {
+  static constexpr size_t max_lanes = hn::MaxLanes(D());
+  static constexpr int n_params = Model::n_params > 0 ? Model::n_params : 1;
+  bdf_lanes<Model, D> method;
+  bdf_counters_lanes<D> counters;
+  pack<D> status{double(member_status::running)};
+  pack<D> attempts{0.0};  // step attempts so far (member_state::attempts)
+  pack<D> p[n_params];     // parameter i of every lane
+  // Lane by lane: the parameters as the member's own row, the counts the attempt does not change
+  // (projections, constraint residuals, rank decisions), and the first save time not yet written.
+  double p_row[max_lanes][n_params] = {};
+  member_counters other_counters[max_lanes] = {};
+  int next_save[max_lanes] = {};
+  bdf_state<Model> scratch;  // a member read out of its lane for its dense output or dropped rows
+
+  bdf_member_lanes() { method.corrector = no_matrices<Model, D>(); }
+};
+
+// Lane l of M becomes the member ms with parameters p (after member_begin, or between two calls of
+// member_advance).
+template <class Model, class D>
+HWY_INLINE void load_member(bdf_member_lanes<Model, D>& M, size_t l, const member_state<Model, bdf_method>& ms,
+                            const double* p) {
+  load_lane(M.method, l, ms.method);
+  load_counters_lane(M.counters, l, ms.counters);
+  M.other_counters[l] = ms.counters;
+  set_lane(M.status, l, double(ms.status));
+  set_lane(M.attempts, l, double(ms.attempts));
+  M.next_save[l] = ms.next_save;
+  for (int i = 0; i < Model::n_params; ++i) {
+    M.p_row[l][i] = p[i];
+    set_lane(M.p[i], l, p[i]);
+  }
+}
+
+// The member in lane l of M, into ms (the inverse of load_member).
+template <class Model, class D>
+HWY_INLINE void store_member(const bdf_member_lanes<Model, D>& M, size_t l, member_state<Model, bdf_method>& ms) {
+  store_lane(M.method, l, ms.method);
+  ms.counters = M.other_counters[l];
+  store_counters_lane(M.counters, l, ms.counters);
+  ms.status = member_status(int(lane_of(M.status, l)));
+  ms.attempts = long(lane_of(M.attempts, l));
+  ms.next_save = M.next_save[l];
+}
+
+// Every lane outside `busy` takes a copy of the first lane of `busy`'s member, to carry masked (see the
+// header); for lanes that never had a member, after the first members are loaded.
+template <class Model, class D>
+HWY_INLINE void fill_idle_lanes(bdf_member_lanes<Model, D>& M, mask<D> busy) {
+  const D d;
+  if (hn::AllFalse(d, busy) || hn::AllTrue(d, busy)) return;
+  const size_t first = size_t(hn::FindKnownFirstTrue(d, busy));
+  member_state<Model, bdf_method> ms;
+  store_member(M, first, ms);
+  for (size_t l = 0; l < hn::Lanes(d); ++l)
+    if (!mask_lane_of<D>(busy, l)) load_member(M, l, ms, M.p_row[first]);
+}
+
+namespace bdf_member_detail {
+
+// member.hpp's complete_accepted_step (the fused path) for the member in lane l, whose accepted point
+// is y at t with the dropped rows `dropped`: y becomes its projection; false (with the lane's status
+// set) when the member fails. sink(lane, save_index, t, y).
+template <class Model, class D, class Sink>
+HWY_INLINE bool complete_accepted_step(bdf_member_lanes<Model, D>& M, size_t l, double t, state_vector<Model>& y,
+                                       std::uint64_t dropped, const solver_options& opt, const double* save_times,
+                                       int save_count, Sink& sink) {
+  const double* p = M.p_row[l];
+  member_counters& counters = M.other_counters[l];
+  if (projects_after_steps(opt.projection, opt.form)) {
+    state_vector<Model> projected = y;
+    projection_sizes sizes;
+    const member_status s = project_state<Model>(opt.projection, opt.form, opt.metric, t, projected, p, sizes, dropped);
+    if (s != member_status::success) {
+      set_lane(M.status, l, double(s));
+      return false;
+    }
+    y = projected;
+    detail::count_projection(counters, sizes);
+  }
+  detail::record_constraint_residuals<Model>(t, y, p, counters, dropped);
+  // The lane's history (for dense output) and Jacobian (for the dropped rows), read out only where
+  // needed, into M's scratch state: lane by lane they cost a lane extraction per value, and a
+  // bdf_state is kilobytes (a local one, even an empty std::optional of one, was zeroed every step).
+  bdf_state<Model>& member = M.scratch;
+  bool with_history = false, with_matrices = false;
+  const auto read_member = [&](bool matrices) -> const bdf_state<Model>& {
+    if (matrices && !with_matrices) {
+      store_lane(M.method, l, member);
+      with_history = with_matrices = true;
+    } else if (!with_history) {
+      store_history_lane(M.method, l, member);
+      with_history = true;
+    }
+    member.y_newest = y;  // the projected point, which the lanes receive after this
+    return member;
+  };
+  if (dropped != 0) {
+    if (!detail::dropped_rows_hold<Model>(t, y, p, opt, read_member(true).corrector.jac)) {
+      set_lane(M.status, l, double(member_status::singular_matrix));
+      return false;
+    }
+  }
+  auto lane_sink = [&](int index, double time, const state_vector<Model>& out) { sink(l, index, time, out); };
+  int& next = M.next_save[l];
+  for (; next < save_count && save_times[next] <= t; ++next) {
+    state_vector<Model> out;
+    if (save_times[next] == t) {
+      out = y;
+    } else {
+      bdf_dense_output(read_member(false), save_times[next], out);
+      detail::project_output<Model>(save_times[next], out, p, opt, dropped);
+    }
+    detail::emit<Model>(next, save_times[next], out, p, opt, dropped, lane_sink);
+  }
+  return true;
+}
+
+}  // namespace bdf_member_detail
+
+// member_advance(ms, 1, t1, p, opt, save_times, save_count, sink) for every lane of `busy` (the fused
+// path): returns the lanes whose member finished (success or a failure; their status says which), as
+// member_advance returns true. sink(lane, save_index, t, y) receives the save points in order.
+template <class Model, class D, class Sink>
+HWY_NOINLINE mask<D> member_advance(mask<D> busy, bdf_member_lanes<Model, D>& M, double t1, const solver_options& opt,
+                                    const double* save_times, int save_count, Sink& sink) {
+  using P = pack<D>;
+  using Mask = mask<D>;
+  constexpr int ny = state_layout<Model>::size;
+  constexpr size_t max_lanes = bdf_member_lanes<Model, D>::max_lanes;
+  const D d;
+  const hn::RebindToSigned<D> di;
+  const P end(t1);
+  const auto status_is = [&](Mask m, member_status s) { M.status = select(m, P(double(s)), M.status); };
+
+  const Mask stopped = hn::AndNot(M.status == P(double(member_status::running)), busy);  // returns at once
+  const Mask live = hn::AndNot(stopped, busy);
+  const Mask at_end = hn::AndNot(M.method.t < end, live);
+  status_is(at_end, member_status::success);
+  const Mask started = hn::AndNot(at_end, live);
+  const Mask over_budget = hn::And(started, M.attempts >= P(double(opt.max_steps)));
+  M.attempts = select(started, M.attempts + 1.0, M.attempts);  // ms.attempts++ counts the refused one too
+  status_is(over_budget, member_status::max_steps);
+  const Mask attempting = hn::AndNot(over_budget, started);
+  Mask finished = hn::Or(stopped, hn::Or(at_end, over_budget));
+  if (hn::AllFalse(d, attempting)) return finished;
+
+  const auto dropped_before = M.method.corrector.dropped.bits;
+  const P r = bdf_attempt<Model>(attempting, M.method, end, M.p, opt, M.counters, M.status);
+  // A revised rank decision (rare: constraint_rank.hpp's hysteresis), recorded lane by lane.
+  const Mask revised = hn::And(attempting, hn::RebindMask(d, hn::Ne(dropped_before, M.method.corrector.dropped.bits)));
+  if (!hn::AllFalse(d, revised)) {
+    HWY_ALIGN int64_t dropped[max_lanes];
+    hn::Store(M.method.corrector.dropped.bits, di, dropped);
+    const uint64_t lanes = mask_bits<D>(revised);
+    for (size_t l = 0; l < hn::Lanes(d); ++l) {
+      if (!(lanes >> l & 1)) continue;
+      member_counters& c = M.other_counters[l];
+      ++c.rank_changes;
+      c.dropped_rows = static_cast<long>(static_cast<std::uint64_t>(c.dropped_rows) | static_cast<std::uint64_t>(dropped[l]));
+    }
+  }
+  finished = hn::Or(finished, hn::And(attempting, r == P(double(int(attempt_result::failed)))));
+
+  const Mask accepted = hn::And(attempting, r == P(double(int(attempt_result::accepted))));
+  if (!hn::AllFalse(d, accepted)) {
+    // The accepted points, lane by lane through arrays (one store and one load per component).
+    HWY_ALIGN double y[ny][max_lanes];
+    HWY_ALIGN double t[max_lanes];
+    HWY_ALIGN int64_t dropped[max_lanes];
+    for (int i = 0; i < ny; ++i) hn::Store(M.method.history.y_newest[i].v, d, y[i]);
+    hn::Store(M.method.t.v, d, t);
+    hn::Store(M.method.corrector.dropped.bits, di, dropped);
+    Mask completion_failed = hn::FirstN(d, 0);
+    const uint64_t lanes = mask_bits<D>(accepted);
+    for (size_t l = 0; l < hn::Lanes(d); ++l) {
+      if (!(lanes >> l & 1)) continue;
+      state_vector<Model> point;
+      for (int i = 0; i < ny; ++i) point[i] = y[i][l];
+      if (bdf_member_detail::complete_accepted_step(M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt,
+                                                    save_times, save_count, sink)) {
+        for (int i = 0; i < ny; ++i) y[i][l] = point[i];
+      } else {
+        set_mask_lane<D>(completion_failed, l, true);
+      }
+    }
+    // Method::replace_current: the projected point becomes the lanes' newest (a lane whose completion
+    // failed keeps its unprojected one, as the member alone does).
+    const Mask replaced = hn::AndNot(completion_failed, accepted);
+    for (int i = 0; i < ny; ++i)
+      M.method.history.y_newest[i] = select(replaced, P(hn::Load(d, y[i])), M.method.history.y_newest[i]);
+    finished = hn::Or(finished, completion_failed);
+  }
+  // The end check after the attempt (member_advance's last lines), for the lanes still running.
+  const Mask done = hn::AndNot(finished, hn::AndNot(M.method.t < end, attempting));
+  status_is(done, member_status::success);
+  return hn::Or(finished, done);
+}
+
+}  // namespace lockstep::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

@@ -1,0 +1,75 @@
+// tests/simd/bdf_digest.hpp — digests of what BDF decides for a member (its method state and counts),
+// by which the lanes tests compare a lane with its member alone: equal digests, equal bits.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <limits>
+
+#include "lockstep/method/bdf.hpp"
+#include "lockstep/stepper/options.hpp"
+
+namespace lockstep::simd_test {
+
+// FNV-1a over the bits of x, every NaN read as one NaN (a payload is not part of a result).
+inline void digest_values(std::uint64_t& h, const double* x, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const double v = std::isnan(x[i]) ? std::numeric_limits<double>::quiet_NaN() : x[i];
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int b = 0; b < 8; ++b) h = (h ^ ((bits >> (8 * b)) & 0xff)) * 0x100000001b3ull;
+  }
+}
+
+// The digest of what a member's attempts decide: the method state (its Jacobian and factors where
+// valid: elsewhere they are not defined, lockstep/simd/lu_inl.hpp) and the counters.
+template <class Model>
+std::uint64_t digest_of(const bdf_state<Model>& s, const member_counters& c) {
+  using L = state_layout<Model>;
+  constexpr int size = L::newton_size;
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const double scalars[] = {s.t, s.t0, s.h, double(s.order), double(s.last_order), double(s.steps_at_order),
+                            double(s.error_failures), double(s.newton_cuts), double(s.past_count),
+                            double(s.initial_derivative), s.error, double(s.corrector.jacobian_valid),
+                            double(s.corrector.newton_valid), double(s.corrector.jacobian_fresh),
+                            double(s.corrector.jac.dropped), double(c.steps), double(c.rejected_steps),
+                            double(c.newton_iterations), double(c.newton_failures), double(c.jacobian_evaluations),
+                            double(c.lu_factorizations), double(c.model_evaluations), c.last_h};
+  digest_values(h, scalars, std::size(scalars));
+  digest_values(h, s.t_past, bdf_state<Model>::max_past);
+  digest_values(h, s.y_newest.a, L::size);
+  digest_values(h, s.yp0.a, L::size);
+  digest_values(h, s.y_scale.a, L::size);
+  for (int j = 0; j < bdf_state<Model>::max_past; ++j) digest_values(h, s.older_differences[j].a, L::size);
+  if (s.corrector.jacobian_valid) {
+    const jacobian_blocks<Model>& J = s.corrector.jac;
+    for (const auto* block : {J.M.a, J.dQ_dv.a, J.K.a}) digest_values(h, block, Model::n * Model::n);
+    for (const auto* block : {J.G.a, J.Psi_q.a, J.Psi_v.a}) digest_values(h, block, Model::m * Model::n);
+    for (const auto* block : {J.A.a, J.A_q.a, J.A_v.a}) digest_values(h, block, Model::k * Model::n);
+  }
+  if (s.corrector.newton_valid) {
+    digest_values(h, s.corrector.newton.lu.a, size * size);
+    double pivots[size];
+    for (int i = 0; i < size; ++i) pivots[i] = s.corrector.newton.pivot[i];
+    digest_values(h, pivots, size);
+    digest_values(h, &s.corrector.newton.c, 1);
+  }
+  return h;
+}
+
+// Every count of the member stepper (stepper/options.hpp, member_counters).
+inline std::uint64_t digest_of(const member_counters& c) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const double all[] = {double(c.steps), double(c.rejected_steps), double(c.newton_iterations),
+                        double(c.newton_failures), double(c.jacobian_evaluations), double(c.lu_factorizations),
+                        double(c.model_evaluations), c.last_h, c.max_phi, c.max_velocity_residual,
+                        c.init_q_correction, c.init_v_correction, double(c.projections), c.max_projection_q,
+                        c.max_projection_v, double(c.dropped_rows), double(c.rank_changes), c.max_dropped_phi};
+  static_assert(sizeof(member_counters) == sizeof all, "a count of member_counters is missing here");
+  digest_values(h, all, std::size(all));
+  return h;
+}
+
+}  // namespace lockstep::simd_test

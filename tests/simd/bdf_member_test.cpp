@@ -1,0 +1,447 @@
+// Tests of lockstep/simd/bdf_member_inl.hpp: whole members integrated by BDF in refilled lanes must end
+// exactly as stepper/member.hpp's member_advance ends them alone, bit for bit, at every width the
+// build's instruction set has, and must hand the sink the same save points in the same order. A study
+// of `count` members (not a multiple of W, so that lanes wait at the end) starts each member with
+// member_begin, loads it into a free lane, advances the lanes one attempt per call, and on each finished
+// lane reads the member out (store_member), takes its final point (member_final_state) and refills the
+// lane with the next member. Alone, member_advance makes three attempts per call (its results do not
+// depend on that). Compared per member: status, attempts, next save index, a digest of its whole method
+// state, of every counter and of its final point, and a digest of its save points (index, time, bits).
+//
+// Members: parameters within 5 % of the defaults (one in sixteen NaN), positions off their constraints
+// (so that the initialization corrects them), shared end time and save times (t0, points between
+// steps, t1), as a study's chunk has them. Runs: andrews on ggl with consistent multipliers; andrews on
+// index3 with coordinate projection and a step budget that stops some members; the knife edge on
+// projected invariants; a pendulum with its constraint listed twice (a dropped row in every member,
+// minimum-norm multipliers) on ggl with post-stabilization.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "tests/simd/bdf_member_test.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "lockstep/model/andrews.hpp"
+#include "lockstep/model/knife_edge.hpp"
+#include "lockstep/simd/bdf_member_inl.hpp"
+#include "lockstep/simd/member_kernels_inl.hpp"
+#include "tests/simd/lane_widths_inl.hpp"
+#include "tests/support/doubled_pendulum.hpp"
+
+#ifndef LOCKSTEP_BDF_MEMBER_TEST_COMMON_
+#define LOCKSTEP_BDF_MEMBER_TEST_COMMON_
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "tests/simd/bdf_digest.hpp"
+
+namespace lockstep::simd_test {
+
+// What the members of a study share.
+struct member_study {
+  solver_options opt;
+  double t0 = 0.0, t1 = 0.0;
+  std::vector<double> save_times;
+};
+
+template <class Model>
+struct study_member {
+  double p[Model::n_params];
+  vec<double, Model::n> q0, v0;
+};
+
+// How a member ended.
+struct member_record {
+  double status = -1.0;
+  long attempts = -1;
+  int next_save = -1, outputs = 0;
+  int finished = -1;  // the chunk's flag (advance_in_lanes)
+  std::uint64_t method = 0, counters = 0, final_point = 0;
+  std::uint64_t output_digest = 0xcbf29ce484222325ull;
+};
+
+// The sink's record of one save point.
+template <class Model>
+void record_output(member_record& r, int index, double t, const state_vector<Model>& y) {
+  const double at[] = {double(index), t};
+  digest_values(r.output_digest, at, 2);
+  digest_values(r.output_digest, y.a, state_layout<Model>::size);
+  ++r.outputs;
+}
+
+// The record of a member that has finished.
+template <class Model>
+void record_end(member_record& r, const member_state<Model, bdf_method>& ms, const double* p, const solver_options& opt) {
+  r.status = double(ms.status);
+  r.attempts = ms.attempts;
+  r.next_save = ms.next_save;
+  r.method = digest_of(ms.method, member_counters{});
+  r.counters = digest_of(ms.counters);
+  const state_vector<Model> y = member_final_state<Model>(ms, p, opt);
+  r.final_point = 0xcbf29ce484222325ull;
+  digest_values(r.final_point, y.a, state_layout<Model>::size);
+}
+
+}  // namespace lockstep::simd_test
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace lockstep::simd_test::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+namespace sl = lockstep::simd::HWY_NAMESPACE;
+
+// The study's members in W refilled lanes; out[m] is member m's record.
+template <class Model, size_t W>
+HWY_NOINLINE bool members_at_width(const member_study& st, const study_member<Model>* in, member_record* out,
+                                   size_t count) {
+  using D = hn::CappedTag<double, W>;
+  const D d;
+  if (hn::Lanes(d) != W) return false;
+  const solver_options& opt = st.opt;
+  const double* saves = st.save_times.data();
+  const int save_count = int(st.save_times.size());
+  const auto lanes = std::make_unique<sl::bdf_member_lanes<Model, D>>();
+  long lane_member[W];
+  sl::mask<D> busy = hn::FirstN(d, 0);
+  size_t next = 0;
+  const auto sink = [&](size_t l, int index, double t, const state_vector<Model>& y) {
+    record_output<Model>(out[lane_member[l]], index, t, y);
+  };
+  // The next member that starts into lane l (one that cannot start has finished), or the lane idles.
+  const auto fill = [&](size_t l) {
+    for (; next < count; ++next) {
+      const size_t m = next;
+      member_state<Model, bdf_method> ms;
+      const auto begin_sink = [&](int index, double t, const state_vector<Model>& y) {
+        record_output<Model>(out[m], index, t, y);
+      };
+      member_begin<Model>(ms, st.t0, st.t1, in[m].q0, in[m].v0, in[m].p, opt, saves, save_count, begin_sink);
+      if (ms.status != member_status::running) {
+        record_end<Model>(out[m], ms, in[m].p, opt);
+        continue;
+      }
+      sl::load_member(*lanes, l, ms, in[next++].p);
+      lane_member[l] = long(m);
+      sl::set_mask_lane<D>(busy, l, true);
+      return;
+    }
+    sl::set_mask_lane<D>(busy, l, false);
+  };
+  for (size_t l = 0; l < W; ++l) fill(l);
+  sl::fill_idle_lanes(*lanes, busy);
+  while (!hn::AllFalse(d, busy)) {
+    const sl::mask<D> finished = sl::member_advance<Model>(busy, *lanes, st.t1, opt, saves, save_count, sink);
+    for (size_t l = 0; l < W; ++l) {
+      if (!sl::mask_lane_of<D>(hn::And(busy, finished), l)) continue;
+      member_state<Model, bdf_method> ms;
+      sl::store_member(*lanes, l, ms);
+      record_end<Model>(out[lane_member[l]], ms, in[lane_member[l]].p, opt);
+      fill(l);
+    }
+  }
+  return true;
+}
+
+// The scheduler's loop over a chunk (begun by begin_member): while members run, advance_in_lanes for
+// the running ones, in reverse order, max_attempts each, with one workspace kept over the calls;
+// after_call(call) after each.
+template <class Model, size_t W>
+HWY_NOINLINE bool chunk_at_width(const chunk_view<Model>& c, int max_attempts, const std::function<void(int)>& after_call) {
+  using D = hn::CappedTag<double, W>;
+  if (hn::Lanes(D()) != W) return false;
+  const auto lanes = std::make_unique<sl::bdf_member_lanes<Model, D>>();
+  std::vector<long> running;
+  for (int call = 0;; ++call) {
+    running.clear();
+    for (long i = c.stride - 1; i >= 0; --i)
+      if (!c.finished[i]) running.push_back(i);
+    if (running.empty()) return true;
+    sl::advance_in_lanes(c, running.data(), long(running.size()), max_attempts, *lanes);
+    after_call(call);
+  }
+}
+
+#define LOCKSTEP_BDF_MEMBER_TEST_ENTRY(NAME, MODEL)                                                              \
+  bool NAME(const member_study& st, const study_member<MODEL>* in, member_record* out, size_t count, size_t lanes) { \
+    return at_lane_width(lanes, [&](auto w) { return members_at_width<MODEL, decltype(w)::value>(st, in, out, count); }); \
+  }
+LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersAndrews, lockstep::models::andrews)
+LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersKnifeEdge, lockstep::models::knife_edge)
+LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersDoubledPendulum, lockstep::test::doubled_pendulum_constraint)
+bool ChunkAndrews(const chunk_view<lockstep::models::andrews>& c, int max_attempts,
+                  const std::function<void(int)>& after_call, size_t lanes) {
+  return at_lane_width(lanes, [&](auto w) {
+    return chunk_at_width<lockstep::models::andrews, decltype(w)::value>(c, max_attempts, after_call);
+  });
+}
+}  // namespace lockstep::simd_test::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cfenv>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+
+#include "hwy/targets.h"
+#include "tests/simd/every_variant.hpp"
+
+namespace lockstep::simd_test {
+HWY_EXPORT(MembersAndrews);
+HWY_EXPORT(MembersKnifeEdge);
+HWY_EXPORT(MembersDoubledPendulum);
+HWY_EXPORT(ChunkAndrews);
+
+namespace {
+
+// Parameters within 5 % of the defaults (one member in sixteen with a NaN one), the model's initial
+// state with its positions moved by up to 1e-4 relative, so that they are off their constraints.
+template <class Model>
+study_member<Model> draw(std::mt19937_64& g) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  study_member<Model> m{};
+  for (int i = 0; i < Model::n_params; ++i) m.p[i] = Model::params[i].default_value * (1.0 + 0.05 * u(g));
+  if (g() % 16 == 0) m.p[g() % Model::n_params] = std::numeric_limits<double>::quiet_NaN();
+  double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
+  if constexpr (Model::n_inputs > 0)
+    for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value;
+  Model::initial_state(m.p, inputs, m.q0, m.v0);
+  for (int i = 0; i < Model::n; ++i) m.q0[i] += 1e-4 * u(g) * (m.q0[i] == 0.0 ? 1.0 : m.q0[i]);
+  return m;
+}
+
+// Every member alone: member_begin, member_advance three attempts at a time, member_final_state.
+template <class Model>
+member_record alone(const member_study& st, const study_member<Model>& in) {
+  member_record r;
+  const auto sink = [&](int index, double t, const state_vector<Model>& y) { record_output<Model>(r, index, t, y); };
+  member_state<Model, bdf_method> ms;
+  const int save_count = int(st.save_times.size());
+  member_begin<Model>(ms, st.t0, st.t1, in.q0, in.v0, in.p, st.opt, st.save_times.data(), save_count, sink);
+  while (!member_advance<Model>(ms, 3, st.t1, in.p, st.opt, st.save_times.data(), save_count, sink)) {
+  }
+  record_end<Model>(r, ms, in.p, st.opt);
+  return r;
+}
+
+// The save times: t0, t1 and `between` points in between, none of them on a step.
+member_study study_of(const solver_options& opt, double t1, int between) {
+  member_study st;
+  st.opt = opt;
+  st.t1 = t1;
+  st.save_times.push_back(0.0);
+  for (int i = 1; i <= between; ++i) st.save_times.push_back(t1 * (double(i) - 0.3) / double(between + 1));
+  st.save_times.push_back(t1);
+  return st;
+}
+
+template <class Model, class Entry>
+void expect_lanes_equal_alone(const Entry& run, const std::string& name, const member_study& st, uint64_t seed) {
+  constexpr size_t count = 45;
+  std::mt19937_64 g(seed);
+  std::vector<study_member<Model>> in(count);
+  for (auto& m : in) m = draw<Model>(g);
+  std::vector<member_record> scalar(count);
+  std::feclearexcept(FE_ALL_EXCEPT);
+  for (size_t m = 0; m < count; ++m) scalar[m] = alone<Model>(st, in[m]);
+  const int raised_alone = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID);
+
+  // What the study must include: members that succeed, members that fail, save points between steps.
+  std::map<double, size_t> statuses;
+  size_t outputs = 0;
+  for (const member_record& r : scalar) ++statuses[r.status], outputs += size_t(r.outputs);
+  EXPECT_GT(statuses[double(member_status::success)], count / 2) << name;
+  EXPECT_GT(count - statuses[double(member_status::success)], 0u) << name;
+  EXPECT_GT(outputs, count) << name;
+
+  std::vector<member_record> out;
+  const size_t variants = expect_every_variant_equal(
+      name, FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID, raised_alone,
+      [&](size_t lanes) {
+        out.assign(count, member_record{});  // nothing of the previous variant stays
+        return run(st, in.data(), out.data(), count, lanes);
+      },
+      [&](const std::string& variant) {
+        size_t differ = 0;
+        for (size_t m = 0; m < count; ++m) {
+          const member_record &x = out[m], &y = scalar[m];
+          if (same_bits(x.status, y.status) && x.attempts == y.attempts && x.next_save == y.next_save &&
+              x.outputs == y.outputs && x.method == y.method && x.counters == y.counters &&
+              x.final_point == y.final_point && x.output_digest == y.output_digest)
+            continue;
+          if (differ++ == 0)
+            ADD_FAILURE() << name << ", " << variant << ": member " << m << ": status " << x.status << ", attempts "
+                          << x.attempts << ", saves " << x.next_save << " (" << x.outputs << " written); alone "
+                          << y.status << ", " << y.attempts << ", " << y.next_save << " (" << y.outputs << ")"
+                          << (x.method != y.method ? "; method states differ" : "")
+                          << (x.counters != y.counters ? "; counters differ" : "")
+                          << (x.final_point != y.final_point ? "; final points differ" : "")
+                          << (x.output_digest != y.output_digest ? "; save points differ" : "");
+        }
+        return differ;
+      },
+      1);  // one per build; tests/simd/pack_model_test.sh runs the builds for every instruction set
+  std::string ends;
+  for (const auto& [status, n] : statuses)
+    ends += (ends.empty() ? "" : ", ") + std::to_string(n) + " " + status_name(member_status(int(status)));
+  std::printf("[ bdf members ] %s: %zu members (%s), %zu save points, %zu variants equal\n", name.c_str(), count,
+              ends.c_str(), outputs, variants);
+}
+
+solver_options adaptive(formulation f) {
+  solver_options opt;
+  opt.form = f;
+  opt.rtol = 1e-6;
+  return opt;
+}
+
+TEST(SimdBdfMember, EveryLaneEndsItsMemberAsMemberAdvanceAlone) {
+  const auto andrews = [](auto... a) { return HWY_DYNAMIC_DISPATCH(MembersAndrews)(a...); };
+  const auto knife_edge = [](auto... a) { return HWY_DYNAMIC_DISPATCH(MembersKnifeEdge)(a...); };
+  const auto doubled = [](auto... a) { return HWY_DYNAMIC_DISPATCH(MembersDoubledPendulum)(a...); };
+
+  solver_options ggl = adaptive(formulation::ggl);
+  ggl.consistent_multipliers = true;
+  expect_lanes_equal_alone<models::andrews>(andrews, "andrews, ggl", study_of(ggl, 3e-3, 5), 41);
+
+  solver_options projected = adaptive(formulation::ggl);
+  projected.projection = projection_kind::coordinate;
+  projected.max_steps = 40;  // about half the members run out of attempts
+  expect_lanes_equal_alone<models::andrews>(andrews, "andrews, ggl, coordinate projection, 40 attempts",
+                                            study_of(projected, 3e-3, 3), 42);
+
+  expect_lanes_equal_alone<models::knife_edge>(knife_edge, "knife edge, projected invariants",
+                                               study_of(adaptive(formulation::projected_invariants), 2.0, 6), 43);
+
+  solver_options redundant = adaptive(formulation::ggl);
+  redundant.projection = projection_kind::post_stabilization;
+  redundant.multipliers = multiplier_convention::minimum_norm;
+  redundant.consistent_multipliers = true;
+  expect_lanes_equal_alone<test::doubled_pendulum_constraint>(
+      doubled, "doubled pendulum, ggl, post-stabilization, minimum-norm multipliers", study_of(redundant, 1.0, 4),
+      44);
+}
+
+// A chunk's storage (lockstep/detail/member_kernels.hpp, chunk_view) for `members`, begun by
+// begin_member, as an engine's begin leaves it.
+template <class Model>
+struct chunk_storage {
+  std::vector<std::uint64_t> states;
+  std::vector<double> params, q0, v0, outputs;
+  std::vector<unsigned char> finished;
+  chunk_view<Model> view;
+
+  chunk_storage(const member_study& st, const std::vector<study_member<Model>>& members) {
+    const long stride = long(members.size());
+    states.assign(size_t(soa_image<member_state<Model, bdf_method>>::words * stride), 0);
+    params.resize(size_t(Model::n_params * stride));
+    q0.resize(size_t(Model::n * stride)), v0.resize(size_t(Model::n * stride));
+    outputs.assign(st.save_times.size() * state_layout<Model>::size * size_t(stride),
+                   std::numeric_limits<double>::quiet_NaN());
+    finished.assign(size_t(stride), 0);
+    for (long i = 0; i < stride; ++i) {
+      for (int j = 0; j < Model::n_params; ++j) params[size_t(j * stride + i)] = members[size_t(i)].p[j];
+      for (int j = 0; j < Model::n; ++j) {
+        q0[size_t(j * stride + i)] = members[size_t(i)].q0[j];
+        v0[size_t(j * stride + i)] = members[size_t(i)].v0[j];
+      }
+    }
+    view.stride = stride;
+    view.states = states.data(), view.params = params.data(), view.q0 = q0.data(), view.v0 = v0.data();
+    view.outputs = outputs.data(), view.finished = finished.data();
+    view.save_times = st.save_times.data(), view.save_count = int(st.save_times.size());
+    view.t0 = st.t0, view.t1 = st.t1, view.options = st.opt;
+    for (long i = 0; i < stride; ++i) begin_member<Model, bdf_method>{view}(i);
+  }
+  chunk_storage(const chunk_storage&) = delete;
+};
+
+// What the engine's advance leaves of member i: its digests and flags, as member_record.
+template <class Model>
+member_record record_of(const chunk_storage<Model>& c, long i) {
+  member_state<Model, bdf_method> ms;
+  soa_load(c.states.data(), c.view.stride, i, ms);
+  member_record r;
+  r.status = double(ms.status), r.attempts = ms.attempts, r.next_save = ms.next_save;
+  r.method = digest_of(ms.method, member_counters{}), r.counters = digest_of(ms.counters);
+  r.finished = c.finished[size_t(i)];
+  const size_t ny = state_layout<Model>::size;
+  for (int s = 0; s < c.view.save_count; ++s)
+    for (size_t j = 0; j < ny; ++j)
+      digest_values(r.output_digest, &c.outputs[(size_t(s) * ny + j) * size_t(c.view.stride) + size_t(i)], 1);
+  return r;
+}
+
+TEST(SimdAdvanceInLanes, EveryMemberOfAChunkEndsEachCallAsAdvanceMemberLeavesIt) {
+  using Model = models::andrews;
+  solver_options opt = adaptive(formulation::ggl);
+  opt.projection = projection_kind::coordinate;
+  opt.max_steps = 40;
+  const member_study st = study_of(opt, 3e-3, 3);
+  std::mt19937_64 g(45);
+  std::vector<study_member<Model>> members(45);
+  for (auto& m : members) m = draw<Model>(g);
+  constexpr int max_attempts = 7;
+
+  // The reference: advance_member for each running member, in reverse order, as the engine does; each
+  // member's record after every call.
+  std::feclearexcept(FE_ALL_EXCEPT);
+  chunk_storage<Model> alone(st, members);
+  std::vector<std::vector<member_record>> expected;  // [call][member]
+  const auto records = [](const chunk_storage<Model>& c) {
+    std::vector<member_record> all;
+    for (long i = 0; i < c.view.stride; ++i) all.push_back(record_of(c, i));
+    return all;
+  };
+  for (;;) {
+    bool any = false;
+    for (long i = alone.view.stride - 1; i >= 0; --i)
+      if (!alone.finished[size_t(i)]) advance_member<Model, bdf_method>{alone.view, max_attempts}(i), any = true;
+    if (!any) break;
+    expected.push_back(records(alone));
+  }
+  const int raised_alone = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID);
+  size_t succeeded = 0;
+  for (const member_record& r : expected.back()) succeeded += r.status == double(member_status::success);
+  EXPECT_GT(expected.size(), 3u);  // members pause at the call's budget many times
+  EXPECT_GT(succeeded, members.size() / 3);
+  EXPECT_LT(succeeded, members.size());
+
+  std::unique_ptr<chunk_storage<Model>> lanes;
+  std::vector<std::vector<member_record>> got;
+  const size_t variants = expect_every_variant_equal(
+      "advance_in_lanes, andrews", FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID, raised_alone,
+      [&](size_t w) {
+        lanes = std::make_unique<chunk_storage<Model>>(st, members);
+        got.clear();
+        return HWY_DYNAMIC_DISPATCH(ChunkAndrews)(lanes->view, max_attempts, [&](int) { got.push_back(records(*lanes)); }, w);
+      },
+      [&](const std::string& variant) {
+        size_t differ = 0;
+        EXPECT_EQ(got.size(), expected.size()) << variant << ": calls";
+        for (size_t call = 0; call < std::min(got.size(), expected.size()); ++call)
+          for (size_t i = 0; i < members.size(); ++i) {
+            const member_record &x = got[call][i], &y = expected[call][i];
+            if (same_bits(x.status, y.status) && x.attempts == y.attempts && x.next_save == y.next_save &&
+                x.method == y.method && x.counters == y.counters && x.finished == y.finished &&
+                x.output_digest == y.output_digest)
+              continue;
+            if (differ++ == 0)
+              ADD_FAILURE() << variant << ": after call " << call << ", member " << i << ": status " << x.status
+                            << ", attempts " << x.attempts << "; alone " << y.status << ", " << y.attempts;
+          }
+        return differ;
+      },
+      1);
+  std::printf("[ bdf members ] advance_in_lanes, andrews: %zu members, %d calls of %d attempts, %zu succeed, %zu "
+              "variants equal\n",
+              members.size(), int(expected.size()), max_attempts, succeeded, variants);
+}
+
+}  // namespace
+}  // namespace lockstep::simd_test
+#endif  // HWY_ONCE
