@@ -1,12 +1,14 @@
-// bench/simd/bdf_speed.cpp — BDF's step attempts for a study's members one at a time (method/bdf.hpp,
-// bdf_attempt, as every CPU backend runs them today) against the same attempts in W SIMD lanes with a
-// refilled lane for each finished member (lockstep/simd/bdf_attempt_inl.hpp), in the same run, on one
-// core. Every member's final state and counters are compared bit for bit between the two (the lanes'
-// determinism rule): the accuracy is the same by construction, only the time differs.
+// bench/simd/bdf_speed.cpp — whole members integrated by BDF one at a time (stepper/member.hpp's
+// member_begin and member_advance, as every CPU backend runs them today) against the same members in W
+// SIMD lanes with a refilled lane for each finished member (lockstep/simd/bdf_member_inl.hpp), in the
+// same run, on one core. Every member's final state, status, counters and save points are compared bit
+// for bit between the two (the lanes' determinism rule): the accuracy is the same by construction, only
+// the time differs.
 //
-// What is timed is the method alone, from bdf_start's state to the end time: no projection after the
-// steps, no output (the member stepper around the attempt is not in lanes yet; docs/SIMD.md).
-// Built once per instruction set, like the models' evaluation on packs:
+// What is timed is the member stepper's whole work for a chunk of a study: the consistent
+// initialization, the step attempts, the record of each accepted step (constraint residuals), 11 save
+// points by dense output, and the final point. Built once per instruction set, like the models'
+// evaluation on packs:
 //
 //   build/bench/simd_bdf_speed_avx512 [members] [repetitions] [model]   (W = 1, 2, 4, 8)
 //   build/bench/simd_bdf_speed_avx2 [members] [repetitions] [model]     (W = 1, 2, 4)
@@ -14,17 +16,19 @@
 // (model: one of andrews, car_axis, slider_crank, double_pendulum; all four by default.)
 //
 // Studies (docs/SIMD.md, "Lane utilization"): a sweep of the first parameter over +-10 %; Monte Carlo,
-// every parameter within 5 % of its default, one member in 32 with a NaN parameter (it fails at its
-// first Jacobian); mixed failures, those with one in eight NaN and one in eight stopped after 20
-// attempts. ggl, rtol 1e-6. Prints a markdown table: time per member (the least of the repetitions),
-// the lanes' speed-up, and their lane utilization (lane-attempts of members over lane-attempts
-// executed).
+// every parameter within 5 % of its default, one member in 32 with a NaN parameter; mixed failures,
+// those with one in eight NaN and a step budget (max_steps) just below the attempts of the member at 7/8
+// of them, so that about one in eight stops at it. ggl, rtol 1e-6. Prints a markdown table: time per member (the
+// least of the repetitions), the lanes' speed-up, and their lane utilization (lane-attempts of members
+// over lane-attempts executed).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -34,8 +38,7 @@
 #include "lockstep/model/car_axis.hpp"
 #include "lockstep/model/double_pendulum.hpp"
 #include "lockstep/model/slider_crank.hpp"
-#include "lockstep/simd/bdf_attempt_inl.hpp"
-#include "tests/support/monte_carlo_member.hpp"
+#include "lockstep/simd/bdf_member_inl.hpp"
 
 namespace lockstep::simd_bench {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -44,21 +47,25 @@ namespace sl = lockstep::simd::HWY_NAMESPACE;
 template <class Model>
 struct member {
   std::vector<double> p;
-  bdf_state<Model> start;
-  double max_attempts = std::numeric_limits<double>::infinity();  // a step budget (mixed failures)
+  vec<double, Model::n> q0, v0;
 };
 
-// The kinds of study of docs/SIMD.md's section "Lane utilization": the first parameter swept over
-// +-10 % in member order; every parameter within 5 % (one member in 32 with a NaN parameter); and those
-// members with one in eight given a NaN parameter and one in eight stopped after 20 attempts.
+// What the members of a study share, as a chunk's do.
+struct chunk {
+  solver_options opt;
+  double t1 = 0.0;
+  std::vector<double> save_times;
+};
+
 enum class study_kind { sweep, monte_carlo, mixed_failures };
 const char* kind_name(study_kind k) {
   return k == study_kind::sweep ? "sweep" : k == study_kind::monte_carlo ? "Monte Carlo" : "mixed failures";
 }
-// What a member ends with: its state's time and newest point, status, and counts.
+
+// What a member ends with: status, attempts, counts, and digests of its final point and save points.
 struct outcome {
-  double t = 0.0, status = 0.0, steps = 0.0, attempts = 0.0, jacobians = 0.0;
-  std::uint64_t digest = 0;
+  double status = 0.0, attempts = 0.0, steps = 0.0;
+  std::uint64_t final_point = 0, saves = 0xcbf29ce484222325ull;
 };
 
 std::uint64_t digest(const double* x, size_t count, std::uint64_t h = 0xcbf29ce484222325ull) {
@@ -72,109 +79,108 @@ std::uint64_t digest(const double* x, size_t count, std::uint64_t h = 0xcbf29ce4
 }
 
 template <class Model>
-std::vector<member<Model>> study(study_kind kind, size_t count, const solver_options& opt, double t_end) {
+void record_save(outcome& o, int index, double t, const state_vector<Model>& y) {
+  const double at[] = {double(index), t};
+  o.saves = digest(y.a, state_layout<Model>::size, digest(at, 2, o.saves));
+}
+
+template <class Model>
+void record_end(outcome& o, const member_state<Model, bdf_method>& ms, const double* p, const solver_options& opt) {
+  const state_vector<Model> y = member_final_state<Model>(ms, p, opt);
+  o.status = double(ms.status), o.attempts = double(ms.attempts), o.steps = double(ms.counters.steps);
+  o.final_point = digest(y.a, state_layout<Model>::size);
+}
+
+template <class Model>
+std::vector<member<Model>> study(study_kind kind, size_t count) {
   std::mt19937_64 g(20261127);
+  std::uniform_real_distribution<double> u(-1, 1);
   std::vector<member<Model>> all(count);
+  double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
+  if constexpr (Model::n_inputs > 0)
+    for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value;
   for (size_t i = 0; i < count; ++i) {
     member<Model>& m = all[i];
-    initial_values<Model> start;
+    m.p.resize(Model::n_params);
+    for (int j = 0; j < Model::n_params; ++j) m.p[j] = Model::params[j].default_value;
     if (kind == study_kind::sweep) {
-      m.p.resize(Model::n_params);
-      for (int j = 0; j < Model::n_params; ++j) m.p[j] = Model::params[j].default_value;
       m.p[0] *= 1.0 + 0.1 * (2.0 * double(i) / double(count - 1) - 1.0);
-      start = simd_test::consistent_start<Model>(m.p.data(), 0.0, opt);
     } else {
-      const unsigned nan_one_in = kind == study_kind::mixed_failures ? 8 : 32;
-      const simd_test::monte_carlo_member<Model> drawn =
-          simd_test::draw_monte_carlo_member<Model>(g, 0.0, opt, nan_one_in);
-      m.p.assign(drawn.p, drawn.p + Model::n_params);
-      start = drawn.start;
-      if (kind == study_kind::mixed_failures && g() % 8 == 0) m.max_attempts = 20;
+      for (int j = 0; j < Model::n_params; ++j) m.p[j] *= 1.0 + 0.05 * u(g);
+      if (g() % (kind == study_kind::mixed_failures ? 8 : 32) == 0)
+        m.p[g() % Model::n_params] = std::numeric_limits<double>::quiet_NaN();
     }
-    bdf_start(m.start, 0.0, t_end, start, opt);
+    Model::initial_state(m.p.data(), inputs, m.q0, m.v0);
   }
   return all;
 }
 
+// Every member alone, one after the other, as a CPU backend's thread runs its chunk.
 template <class Model>
-outcome outcome_of(const bdf_state<Model>& s, double status, double steps, double attempts, double jacobians) {
-  return {s.t, status, steps, attempts, jacobians, digest(s.y_newest.a, state_layout<Model>::size)};
-}
-
-// Every member alone, one after the other.
-template <class Model>
-std::vector<outcome> one_at_a_time(const std::vector<member<Model>>& members, const solver_options& opt, double t_end) {
+std::vector<outcome> one_at_a_time(const std::vector<member<Model>>& members, const chunk& c) {
   std::vector<outcome> out(members.size());
+  const int save_count = int(c.save_times.size());
   for (size_t i = 0; i < members.size(); ++i) {
-    bdf_state<Model> s = members[i].start;
-    member_counters c;
-    member_status status = member_status::running;
-    double attempts = 0;
-    for (;;) {
-      ++attempts;
-      const attempt_result r = bdf_attempt<Model>(s, t_end, members[i].p.data(), opt, c, status);
-      if (r == attempt_result::failed || (r == attempt_result::accepted && s.t >= t_end)) break;
-      if (attempts >= members[i].max_attempts) break;  // the stepper's max_steps, here in attempts
+    const auto sink = [&](int index, double t, const state_vector<Model>& y) { record_save<Model>(out[i], index, t, y); };
+    member_state<Model, bdf_method> ms;
+    member_begin<Model>(ms, 0.0, c.t1, members[i].q0, members[i].v0, members[i].p.data(), c.opt, c.save_times.data(),
+                        save_count, sink);
+    while (!member_advance<Model>(ms, 16, c.t1, members[i].p.data(), c.opt, c.save_times.data(), save_count, sink)) {
     }
-    out[i] = outcome_of(s, double(status), double(c.steps), attempts, double(c.jacobian_evaluations));
+    record_end<Model>(out[i], ms, members[i].p.data(), c.opt);
   }
   return out;
 }
 
 // The members in W lanes, a finished member's lane refilled with the next one; lane_attempts counts the
-// lane-attempts executed (W per pack attempt while any lane works).
+// lane-attempts executed (W per call while any lane works).
 template <class Model, size_t W>
-std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const solver_options& opt, double t_end,
-                              double& lane_attempts) {
+std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const chunk& c, double& lane_attempts) {
   using D = hn::CappedTag<double, W>;
-  using P = sl::pack<D>;
   const D d;
   std::vector<outcome> out(members.size());
-  sl::bdf_lanes<Model, D> s;
-  s.corrector = sl::no_matrices<Model, D>();
-  sl::bdf_counters_lanes<D> counters;
-  P status(double(member_status::running)), attempts(0.0), max_attempts(0.0);
-  P p[Model::n_params];
+  const int save_count = int(c.save_times.size());
+  const auto lanes = std::make_unique<sl::bdf_member_lanes<Model, D>>();
   long lane_member[W];
   sl::mask<D> busy = hn::FirstN(d, 0);
   size_t next = 0;
-  const auto fill = [&](size_t l) {  // the next member into lane l, or the lane stays idle
-    if (next == members.size()) {
-      lane_member[l] = -1;
-      sl::set_mask_lane<D>(busy, l, false);
+  const auto sink = [&](size_t l, int index, double t, const state_vector<Model>& y) {
+    record_save<Model>(out[size_t(lane_member[l])], index, t, y);
+  };
+  // The next member that starts into lane l (one that cannot start has finished), or the lane idles.
+  const auto fill = [&](size_t l) {
+    for (; next < members.size(); ++next) {
+      const size_t i = next;
+      const auto begin_sink = [&](int index, double t, const state_vector<Model>& y) {
+        record_save<Model>(out[i], index, t, y);
+      };
+      member_state<Model, bdf_method> ms;
+      member_begin<Model>(ms, 0.0, c.t1, members[i].q0, members[i].v0, members[i].p.data(), c.opt,
+                          c.save_times.data(), save_count, begin_sink);
+      if (ms.status != member_status::running) {
+        record_end<Model>(out[i], ms, members[i].p.data(), c.opt);
+        continue;
+      }
+      sl::load_member(*lanes, l, ms, members[next++].p.data());
+      lane_member[l] = long(i);
+      sl::set_mask_lane<D>(busy, l, true);
       return;
     }
-    const member<Model>& m = members[next];
-    sl::load_lane(s, l, m.start);
-    for (int i = 0; i < Model::n_params; ++i) sl::set_lane(p[i], l, m.p[i]);
-    sl::set_lane(max_attempts, l, m.max_attempts);
-    for (P* c : {&counters.steps, &counters.last_h, &counters.step.rejected_steps, &counters.step.newton_failures,
-                 &counters.corrector.jacobian_evaluations, &counters.corrector.lu_factorizations,
-                 &counters.corrector.model_evaluations, &counters.corrector.newton_iterations, &attempts})
-      sl::set_lane(*c, l, 0.0);
-    sl::set_lane(status, l, double(member_status::running));
-    lane_member[l] = long(next++);
-    sl::set_mask_lane<D>(busy, l, true);
+    sl::set_mask_lane<D>(busy, l, false);
   };
   for (size_t l = 0; l < W; ++l) fill(l);
+  sl::fill_idle_lanes(*lanes, busy);
   lane_attempts = 0;
-  const P end(t_end);
   while (!hn::AllFalse(d, busy)) {
     lane_attempts += double(W);
-    attempts = sl::select(busy, attempts + 1.0, attempts);
-    const P r = sl::bdf_attempt<Model>(busy, s, end, p, opt, counters, status);
-    const sl::mask<D> done =
-        hn::And(busy, hn::Or(hn::Or(r == P(double(int(attempt_result::failed))),
-                                    hn::And(r == P(double(int(attempt_result::accepted))), s.t >= end)),
-                             attempts >= max_attempts));
-    if (hn::AllFalse(d, done)) continue;
+    const sl::mask<D> finished = sl::member_advance<Model>(busy, *lanes, c.t1, c.opt, c.save_times.data(), save_count, sink);
+    const uint64_t leaving = sl::mask_bits<D>(hn::And(busy, finished));
+    if (leaving == 0) continue;
     for (size_t l = 0; l < W; ++l) {
-      if (!sl::mask_lane_of<D>(done, l)) continue;
-      bdf_state<Model> finished;
-      sl::store_lane(s, l, finished);
-      out[size_t(lane_member[l])] =
-          outcome_of(finished, sl::lane_of(status, l), sl::lane_of(counters.steps, l), sl::lane_of(attempts, l),
-                     sl::lane_of(counters.corrector.jacobian_evaluations, l));
+      if (!(leaving >> l & 1)) continue;
+      member_state<Model, bdf_method> ms;
+      sl::store_member(*lanes, l, ms);
+      record_end<Model>(out[size_t(lane_member[l])], ms, members[size_t(lane_member[l])].p.data(), c.opt);
       fill(l);
     }
   }
@@ -187,27 +193,35 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 bool same(const std::vector<outcome>& a, const std::vector<outcome>& b) {
   for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].digest != b[i].digest || a[i].status != b[i].status || a[i].steps != b[i].steps ||
-        a[i].attempts != b[i].attempts || std::memcmp(&a[i].t, &b[i].t, sizeof(double)) != 0)
+    if (a[i].final_point != b[i].final_point || a[i].saves != b[i].saves || a[i].status != b[i].status ||
+        a[i].steps != b[i].steps || a[i].attempts != b[i].attempts)
       return false;
   return true;
 }
 
 template <class Model>
-void report(const char* name, study_kind kind, double t_end, size_t count, int repetitions) {
-  solver_options opt;
-  opt.form = formulation::ggl;
-  opt.rtol = 1e-6;
-  const std::vector<member<Model>> members = study<Model>(kind, count, opt, t_end);
+void report(const char* name, study_kind kind, double t1, size_t count, int repetitions) {
+  chunk c;
+  c.opt.form = formulation::ggl;
+  c.opt.rtol = 1e-6;
+  c.t1 = t1;
+  for (int i = 0; i <= 10; ++i) c.save_times.push_back(t1 * double(i) / 10.0);
+  const std::vector<member<Model>> members = study<Model>(kind, count);
+  if (kind == study_kind::mixed_failures) {  // the budget: the attempts of the member at 7/8 of them
+    std::vector<double> attempts;
+    for (const outcome& o : one_at_a_time(members, c)) attempts.push_back(o.attempts);
+    std::nth_element(attempts.begin(), attempts.begin() + long(count * 7 / 8), attempts.end());
+    c.opt.max_steps = long(attempts[count * 7 / 8]) - 1;
+  }
   double alone_time = std::numeric_limits<double>::infinity();
   std::vector<outcome> alone;
   for (int r = 0; r < repetitions; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    alone = one_at_a_time(members, opt, t_end);
+    alone = one_at_a_time(members, c);
     alone_time = std::min(alone_time, seconds_since(start));
   }
   double attempts = 0, failed = 0;
-  for (const outcome& o : alone) attempts += o.attempts, failed += o.status != double(member_status::running);
+  for (const outcome& o : alone) attempts += o.attempts, failed += o.status != double(member_status::success);
   std::printf("| %s | %s | %zu | %.0f | %.0f | %.1f us |", name, kind_name(kind), count, attempts / double(count), failed,
               1e6 * alone_time / double(count));
   const auto lanes = [&](auto w) {
@@ -220,7 +234,7 @@ void report(const char* name, study_kind kind, double t_end, size_t count, int r
     std::vector<outcome> out;
     for (int r = 0; r < repetitions; ++r) {
       const auto start = std::chrono::steady_clock::now();
-      out = in_lanes<Model, W>(members, opt, t_end, lane_attempts);
+      out = in_lanes<Model, W>(members, c, lane_attempts);
       time = std::min(time, seconds_since(start));
     }
     std::printf(" %.1f us, %.2fx, %.2f%s |", 1e6 * time / double(count), alone_time / time, attempts / lane_attempts,
@@ -241,8 +255,8 @@ int main(int argc, char** argv) {
   const size_t count = argc > 1 ? size_t(std::atol(argv[1])) : 256;
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 3;
   const std::string only = argc > 3 ? argv[3] : "";
-  std::printf("BDF attempts on ggl, rtol 1e-6, instruction set %s; per member: time one at a time, and in W lanes "
-              "(time, speed-up, lane utilization)\n\n",
+  std::printf("Whole members by BDF on ggl, rtol 1e-6, 11 save points, instruction set %s; per member: time one at a "
+              "time, and in W lanes (time, speed-up, lane utilization)\n\n",
               hwy::TargetName(HWY_STATIC_TARGET));
   std::printf("| model | study | members | attempts per member | failed | one at a time | W = 1 | W = 2 | W = 4 | W = 8 |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
