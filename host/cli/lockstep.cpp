@@ -285,8 +285,9 @@ int main(int argc, char** argv) {
   CLI::App app{"lockstep — ensembles of constrained mechanical systems (index-3 DAEs) on CPU cores and GPUs"};
   app.require_subcommand(1);
   // The build's instruction set (LOCKSTEP_INSTRUCTION_SET): what it assumes of the CPU; and the one
-  // model files are compiled for on this CPU (LOCKSTEP_MODEL_INSTRUCTION_SET, docs/MODEL-FILES.md).
-  // The results' bits depend on neither. Computed only when asked for.
+  // model files are compiled for on this CPU (LOCKSTEP_MODEL_INSTRUCTION_SET, docs/MODEL-FILES.md); and
+  // the SIMD lanes the built-in engines run BDF in (docs/SIMD.md). The results' bits depend on none of
+  // them. Computed only when asked for.
   app.set_version_flag("--version", std::function<std::string()>([] {
                          const lockstep::model_files::toolchain tools = lockstep::model_files::default_toolchain();
                          return std::string("lockstep " LOCKSTEP_VERSION_STRING " (") + LOCKSTEP_GIT_REVISION +
@@ -294,7 +295,12 @@ int main(int argc, char** argv) {
                                 lockstep::host::describe(lockstep::host::built_instruction_set()) +
                                 "\nmodel files compiled for: " +
                                 (tools.instruction_set_refusal.empty() ? tools.instruction_set
-                                                                       : "none, refused: " + tools.instruction_set_refusal);
+                                                                       : "none, refused: " + tools.instruction_set_refusal) +
+                                "\nBDF in SIMD lanes: " +
+                                (lockstep::builtin_bdf_lanes() > 0
+                                     ? std::to_string(lockstep::builtin_bdf_lanes()) +
+                                           " per core, built-in models (LOCKSTEP_LANES=0 turns them off)"
+                                     : std::string("off (a build for avx2 or avx512 runs them)"));
                        }));
 
   std::string results, plot_dir, plot_outputs, plot_quantity, plot_member, model_name;

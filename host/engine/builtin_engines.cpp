@@ -6,6 +6,9 @@
 
 #include "lockstep/engine/builtin.hpp"
 #include "lockstep/model/registry.hpp"
+#if defined(LOCKSTEP_ENGINE_LANES)
+#include "lockstep/engine/lanes_engine.hpp"
+#endif
 
 namespace lockstep {
 
@@ -30,6 +33,15 @@ const engine* find_builtin_engine(std::string_view name) {
   for (const engine& e : builtin_engines())
     if (e.name() == name) return &e;
   return nullptr;
+}
+
+int builtin_bdf_lanes() {
+#if defined(LOCKSTEP_ENGINE_LANES)
+  namespace hn = hwy::HWY_NAMESPACE;
+  return engine_detail::lanes_enabled() ? int(hn::Lanes(hn::ScalableTag<double>())) : 0;
+#else
+  return 0;
+#endif
 }
 
 }  // namespace lockstep

@@ -1,0 +1,59 @@
+// lockstep/engine/lanes_engine.hpp — the lanes backend of a build for one instruction set: an engine
+// table's `advance` that runs BDF's members in the SIMD lanes of the instruction set the translation unit
+// is compiled for (lockstep/simd/member_kernels_inl.hpp, advance_in_lanes), and every other method as
+// model_engine.hpp does.
+//
+// Each member ends every call with the state, counters, status and outputs advance_member gives it
+// (tests/simd/bdf_member_test.cpp), so the results are those of the build without lanes, bit for bit
+// (docs/SIMD.md, "The lanes backend of a build for one instruction set"). The built-in engines use it in
+// a build for avx2 or avx512 (host/engine/CMakeLists.txt): there every unit is compiled for that set, so
+// Highway's static target is its widest vectors and nothing of another set is mixed in. LOCKSTEP_LANES=0
+// in the environment turns it off, for comparisons; results do not change.
+//
+// Include only where the models run on packs (every built-in model does; a user's model file may not),
+// after model_engine.hpp's users have their tables: use_lanes replaces one entry of a table.
+#pragma once
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "hwy/highway.h"
+#include "lockstep/engine/model_engine.hpp"
+#include "lockstep/simd/member_kernels_inl.hpp"
+
+namespace lockstep::engine_detail {
+
+// Whether the lanes run BDF (LOCKSTEP_LANES unset or anything but 0), read once.
+inline bool lanes_enabled() {
+  static const bool on = [] {
+    const char* value = std::getenv("LOCKSTEP_LANES");
+    return value == nullptr || std::strcmp(value, "0") != 0;
+  }();
+  return on;
+}
+
+template <class Model>
+lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long count, int max_attempts,
+                              lockstep_error* error) {
+  if (c == nullptr || c->method != static_cast<int>(method_kind::bdf) || !lanes_enabled())
+    return functions<Model>::advance(c, members, count, max_attempts, error);
+  return guarded(error, [&] {
+    const chunk_view<Model> view = view_of<Model>(c);
+    using D = hwy::HWY_NAMESPACE::ScalableTag<double>;
+    using lanes_type = simd::HWY_NAMESPACE::bdf_member_lanes<Model, D>;
+    // One workspace per thread, allocated at the thread's first call: later calls allocate nothing.
+    thread_local std::unique_ptr<lanes_type> lanes;
+    if (!lanes) lanes = std::make_unique<lanes_type>();
+    simd::HWY_NAMESPACE::advance_in_lanes(view, members, count, max_attempts, *lanes);
+    return LOCKSTEP_OK;
+  });
+}
+
+// The table t of Model's engine runs BDF in lanes.
+template <class Model>
+void use_lanes(lockstep_engine& t) {
+  t.advance = &lanes_advance<Model>;
+}
+
+}  // namespace lockstep::engine_detail
