@@ -11,9 +11,13 @@
 // Members: parameters within 5 % of the defaults (one in sixteen NaN), positions off their constraints
 // (so that the initialization corrects them), shared end time and save times (t0, points between
 // steps, t1), as a study's chunk has them. Runs: andrews on ggl with consistent multipliers; andrews on
-// index3 with coordinate projection and a step budget that stops some members; the knife edge on
+// ggl with coordinate projection and a step budget that stops some members; the knife edge on
 // projected invariants; a pendulum with its constraint listed twice (a dropped row in every member,
 // minimum-norm multipliers) on ggl with post-stabilization.
+//
+// And of lockstep/simd/member_kernels_inl.hpp: a chunk's members advanced by advance_in_lanes, call
+// after call as the scheduler calls an engine's advance, must leave the chunk's SoA storage as
+// advance_member leaves it after every call (state, counters, status, finished flag, outputs).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tests/simd/bdf_member_test.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

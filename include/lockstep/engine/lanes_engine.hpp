@@ -10,8 +10,8 @@
 // Highway's static target is its widest vectors and nothing of another set is mixed in. LOCKSTEP_LANES=0
 // in the environment turns it off, for comparisons; results do not change.
 //
-// Include only where the models run on packs (every built-in model does; a user's model file may not),
-// after model_engine.hpp's users have their tables: use_lanes replaces one entry of a table.
+// Include only where the models run on packs (every built-in model does; a user's model file may not):
+// use_lanes replaces one entry of a table make_engine_table made.
 #pragma once
 
 #include <cstdlib>
