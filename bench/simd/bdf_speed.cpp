@@ -39,6 +39,7 @@
 #include "lockstep/model/double_pendulum.hpp"
 #include "lockstep/model/slider_crank.hpp"
 #include "lockstep/simd/bdf_member_inl.hpp"
+#include "tests/support/monte_carlo_member.hpp"
 
 namespace lockstep::simd_bench {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -96,9 +97,6 @@ std::vector<member<Model>> study(study_kind kind, size_t count) {
   std::mt19937_64 g(20261127);
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<member<Model>> all(count);
-  double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
-  if constexpr (Model::n_inputs > 0)
-    for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value;
   for (size_t i = 0; i < count; ++i) {
     member<Model>& m = all[i];
     m.p.resize(Model::n_params);
@@ -110,7 +108,7 @@ std::vector<member<Model>> study(study_kind kind, size_t count) {
       if (g() % (kind == study_kind::mixed_failures ? 8 : 32) == 0)
         m.p[g() % Model::n_params] = std::numeric_limits<double>::quiet_NaN();
     }
-    Model::initial_state(m.p.data(), inputs, m.q0, m.v0);
+    simd_test::default_initial_state<Model>(m.p.data(), m.q0, m.v0);
   }
   return all;
 }

@@ -72,14 +72,20 @@ void record_output(member_record& r, int index, double t, const state_vector<Mod
   ++r.outputs;
 }
 
-// The record of a member that has finished.
+// The record of a member's state.
 template <class Model>
-void record_end(member_record& r, const member_state<Model, bdf_method>& ms, const double* p, const solver_options& opt) {
+void record_state(member_record& r, const member_state<Model, bdf_method>& ms) {
   r.status = double(ms.status);
   r.attempts = ms.attempts;
   r.next_save = ms.next_save;
   r.method = digest_of(ms.method, member_counters{});
   r.counters = digest_of(ms.counters);
+}
+
+// The record of a member that has finished: its state and its final point.
+template <class Model>
+void record_end(member_record& r, const member_state<Model, bdf_method>& ms, const double* p, const solver_options& opt) {
+  record_state<Model>(r, ms);
   const state_vector<Model> y = member_final_state<Model>(ms, p, opt);
   r.final_point = 0xcbf29ce484222325ull;
   digest_values(r.final_point, y.a, state_layout<Model>::size);
@@ -193,6 +199,7 @@ HWY_AFTER_NAMESPACE();
 
 #include "hwy/targets.h"
 #include "tests/simd/every_variant.hpp"
+#include "tests/support/monte_carlo_member.hpp"
 
 namespace lockstep::simd_test {
 HWY_EXPORT(MembersAndrews);
@@ -210,10 +217,7 @@ study_member<Model> draw(std::mt19937_64& g) {
   study_member<Model> m{};
   for (int i = 0; i < Model::n_params; ++i) m.p[i] = Model::params[i].default_value * (1.0 + 0.05 * u(g));
   if (g() % 16 == 0) m.p[g() % Model::n_params] = std::numeric_limits<double>::quiet_NaN();
-  double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
-  if constexpr (Model::n_inputs > 0)
-    for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value;
-  Model::initial_state(m.p, inputs, m.q0, m.v0);
+  default_initial_state<Model>(m.p, m.q0, m.v0);
   for (int i = 0; i < Model::n; ++i) m.q0[i] += 1e-4 * u(g) * (m.q0[i] == 0.0 ? 1.0 : m.q0[i]);
   return m;
 }
@@ -370,8 +374,7 @@ member_record record_of(const chunk_storage<Model>& c, long i) {
   member_state<Model, bdf_method> ms;
   soa_load(c.states.data(), c.view.stride, i, ms);
   member_record r;
-  r.status = double(ms.status), r.attempts = ms.attempts, r.next_save = ms.next_save;
-  r.method = digest_of(ms.method, member_counters{}), r.counters = digest_of(ms.counters);
+  record_state<Model>(r, ms);
   r.finished = c.finished[size_t(i)];
   const size_t ny = state_layout<Model>::size;
   for (int s = 0; s < c.view.save_count; ++s)

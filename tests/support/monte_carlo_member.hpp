@@ -19,14 +19,20 @@ struct monte_carlo_member {
   initial_values<Model> start;  // a NaN member's stay NaN: it fails at its first Jacobian
 };
 
-// The consistent start at t0 of a member with parameters p and the default inputs.
+// The model's initial state (q, v) for parameters p and the default inputs.
 template <class Model>
-initial_values<Model> consistent_start(const double* p, double t0, const solver_options& opt) {
+void default_initial_state(const double* p, vec<double, Model::n>& q, vec<double, Model::n>& v) {
   double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
   if constexpr (Model::n_inputs > 0)
     for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value;
-  vec<double, Model::n> q, v;
   Model::initial_state(p, inputs, q, v);
+}
+
+// The consistent start at t0 of a member with parameters p and the default inputs.
+template <class Model>
+initial_values<Model> consistent_start(const double* p, double t0, const solver_options& opt) {
+  vec<double, Model::n> q, v;
+  default_initial_state<Model>(p, q, v);
   initial_values<Model> start;
   member_counters unused;
   (void)consistent_initialization<Model>(t0, q, v, p, opt, start, unused);
