@@ -5,6 +5,10 @@
 # where perf works, and writes docs/PERFORMANCE.md and docs/figures/performance/*.png with
 # bench/write_performance.py. Not part of the test suite; needs libsundials-dev (SUNDIALS 6).
 #
+# In a build for avx2 or avx512 (INSTRUCTION_SET below) it also runs BDF with its members in SIMD lanes
+# (the built-in engines' lanes backend) beside BDF one member at a time, and checks their results are
+# the same bit for bit.
+#
 # Usage: bench/run_performance.sh
 # Takes about 20 minutes on 2 idle cores (most of it the 1,000-member ensembles at three repetitions).
 # Environment (all optional):
@@ -134,7 +138,10 @@ echo "scaling: done at ${SECONDS}s; loadavg $(cat /proc/loadavg)" >>"$LOG"
 PROFILES_JSON="[]"
 if [[ $PROFILE == 1 ]] && perf stat -e task-clock true >/dev/null 2>&1; then
   entries=()
-  for solver in lockstep-bdf lockstep-radau5 ida; do
+  profiled=(lockstep-bdf lockstep-radau5 ida)
+  # A build for avx2 or avx512 runs BDF in SIMD lanes as well (work_precision's lockstep-bdf-lanes).
+  if [[ $INSTRUCTION_SET == avx2 || $INSTRUCTION_SET == avx512 ]]; then profiled+=(lockstep-bdf-lanes); fi
+  for solver in "${profiled[@]}"; do
     data=$OUT_DIR/perf-$solver.data
     report=$OUT_DIR/perf-$solver.txt
     perf record -F 4000 -o "$data" -- "$BIN" --out "$OUT_DIR/profile-$solver.json" --problems car_axis --members 200 \

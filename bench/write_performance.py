@@ -22,14 +22,18 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-SOLVERS = ("lockstep-bdf", "lockstep-radau5", "ida")
-LOCKSTEP = ("lockstep-bdf", "lockstep-radau5")
+# lockstep-bdf-lanes: BDF with its members in SIMD lanes, in a build for avx2 or avx512 only.
+SOLVERS = ("lockstep-bdf", "lockstep-radau5", "lockstep-bdf-lanes", "ida")
+LOCKSTEP = ("lockstep-bdf", "lockstep-radau5", "lockstep-bdf-lanes")
 LABEL = {
     "lockstep-bdf": "lockstep BDF (ggl)",
     "lockstep-radau5": "lockstep Radau IIA 5 (index3)",
+    "lockstep-bdf-lanes": "lockstep BDF in SIMD lanes (ggl)",
     "ida": "SUNDIALS IDA (ggl)",
 }
-STYLE = {"lockstep-bdf": ("tab:blue", "o"), "lockstep-radau5": ("tab:green", "s"), "ida": ("tab:red", "^")}
+METHOD = {"lockstep-bdf": "BDF", "lockstep-radau5": "Radau", "lockstep-bdf-lanes": "BDF in lanes"}
+STYLE = {"lockstep-bdf": ("tab:blue", "o"), "lockstep-radau5": ("tab:green", "s"),
+         "lockstep-bdf-lanes": ("tab:purple", "D"), "ida": ("tab:red", "^")}
 TARGET = 5.0
 TITLES = {
     "andrews": "Andrews' squeezer, t in [0, 0.03]",
@@ -248,12 +252,12 @@ def ratio_at(ida_front, s, lockstep_time):
 
 
 def best_lockstep_at(fronts, s):
-    """The faster lockstep method's time for at least s digits, which method it is and the digits that
+    """The fastest lockstep method's time for at least s digits, which method it is and the digits that
     time buys: on a method's front within its range (log-linear), or, below its range, its loosest run,
-    which is already more accurate than s ("equal or better scd"). None if neither method reaches s."""
+    which is already more accurate than s ("equal or better scd"). None if no method reaches s."""
     best = None
     for name in LOCKSTEP:
-        t = time_at(fronts[name], s)
+        t = time_at(fronts.get(name, []), s)
         if not t or t[0] == "above":
             continue
         digits = s if t[0] == "at" else fronts[name][0][0]
@@ -264,10 +268,10 @@ def best_lockstep_at(fronts, s):
 
 def common_ratios(fronts):
     """Ratios IDA / best lockstep at equal or better scd, on a grid of 0.25 digits over the accuracies
-    both reach (from the loosest run of lockstep's two methods and of IDA to the most accurate): IDA's
+    both reach (from the loosest run of lockstep's methods and of IDA to the most accurate): IDA's
     time at s digits (log-linear on its front, never extrapolated) over lockstep's least time for at
     least s digits (best_lockstep_at). Entries are (s, ratio, lockstep method, digits its run reached)."""
-    lock_pts = fronts["lockstep-bdf"] + fronts["lockstep-radau5"]
+    lock_pts = [pt for name in LOCKSTEP for pt in fronts.get(name, [])]
     ida = fronts["ida"]
     if not lock_pts or not ida:
         return []
@@ -442,6 +446,43 @@ def write_scaling(w, scaling, figures, fig_rel):
     w("")
 
 
+def write_lanes(w, data, problems):
+    """BDF with its members in SIMD lanes against BDF one member at a time, from the same run: the
+    speed-up at each tolerance and whether every member's results were the same bit for bit."""
+    pairs = []
+    for p in problems:
+        runs = {(r.solver, r.exponent): (r, raw) for raw in p["runs"] for r in [Run(p, raw)]}
+        for (solver, e), (lanes, raw) in sorted(runs.items(), key=lambda kv: kv[0][1]):
+            if solver == "lockstep-bdf-lanes" and ("lockstep-bdf", e) in runs:
+                pairs.append((p["problem"], e, runs[("lockstep-bdf", e)][0], lanes, raw.get("bitwise_equal")))
+    if not pairs:
+        return
+    w("## BDF in SIMD lanes against BDF one member at a time")
+    w("")
+    w(f"In this build the built-in engines run BDF's members in SIMD lanes, {data.get('bdf_lanes', '?')} per"
+      " core (docs/SIMD.md, \"The lanes backend of a build for one instruction set\"): `lockstep BDF in SIMD"
+      " lanes` is that engine through `solve_ensemble`, `lockstep BDF` the same method one member at a time,"
+      " on the same members, threads and tolerances, interleaved in the same run. \"Same bits\": every member's"
+      " status, counters and final positions equal bit for bit (`work_precision` compares them), so the accuracy"
+      " columns of the two are one.")
+    w("")
+    rows = []
+    for problem, e, one, lanes, same in pairs:
+        speed = f"{one.best / lanes.best:.2f}x" if one.best and lanes.best else "—"
+        rows.append((problem, f"1e-{e}", fmt_time(one.best), fmt_time(lanes.best), speed,
+                     {True: "yes", False: "**no**"}.get(same, "not compared")))
+    w(table(["problem", "rtol = atol", "one member at a time / member", "in lanes / member", "speed-up",
+             "same bits"], rows))
+    w("")
+    speeds = [one.best / lanes.best for _, _, one, lanes, _ in pairs if one.best and lanes.best]
+    differ = sum(1 for *_, same in pairs if same is False)
+    w(f"Speed-up from {min(speeds):.2f}x to {max(speeds):.2f}x over {len(speeds)} cases;"
+      f" {'every case gave the same bits' if differ == 0 else f'**{differ} cases gave other bits**'}."
+      " Against Hairer's RADAU5 (the target of ten times its speed per core), docs/SIMD.md's section \"Where"
+      " the time would go\" gives RADAU5's times on andrews, measured in other runs: they are not compared here.")
+    w("")
+
+
 def write(args):
     with open(args.json) as f:
         data = json.load(f)
@@ -503,6 +544,10 @@ def write(args):
     w("")
     w("- **lockstep BDF** (variable order 1-5) on the stabilized index-2 form ggl, and **lockstep Radau IIA 5** on")
     w("  the index-3 form, through `solve_ensemble` on the omp backend.")
+    if data.get("bdf_lanes", 0) > 0:
+        w(f"- **lockstep BDF in SIMD lanes**: the same BDF on ggl through the built-in engine, which in this build runs"
+          f" {data['bdf_lanes']} members per core in SIMD lanes (section \"BDF in SIMD lanes against BDF one member at"
+          " a time\" below), on the same omp backend.")
     w("- **SUNDIALS IDA** on the same ggl residual (the function lockstep's methods evaluate), one `IDASolve`")
     w("  per member, members spread over the same OpenMP threads (dynamic schedule, one IDA workspace per")
     w("  thread re-initialized with `IDAReInit`). Its setting: multipliers marked algebraic (`IDASetId`) and")
@@ -629,7 +674,7 @@ def write(args):
     # ---- targets ----
     w("## Throughput targets: IDA time / lockstep time at equal scd")
     w("")
-    w(f"Target: lockstep (the faster of its two methods at each accuracy) at least {TARGET:.0f}x faster than IDA,"
+    w(f"Target: lockstep (the fastest of its methods at each accuracy) at least {TARGET:.0f}x faster than IDA,"
       " at equal or better scd. At s digits (median scd), on a grid of 0.25 digits over the accuracies both"
       " reach: IDA's wall time per member interpolated at s (log-linear"
       " between its runs, on its work-precision front, never extrapolated) over lockstep's least time for"
@@ -651,7 +696,7 @@ def write(args):
         at_int = []
         for s, r, who, digits in cr:
             if abs(s - round(s)) < 1e-9:
-                method = "BDF" if who == "lockstep-bdf" else "Radau"
+                method = METHOD[who]
                 run = f"{method} at {digits:.2f} digits" if digits > s + 1e-9 else method
                 at_int.append(f"{s:.0f}: {r:.1f} ({run})")
         if not below:
@@ -665,8 +710,9 @@ def write(args):
         rows.append((p["problem"], f"{cr[0][0]:.2f} … {cr[-1][0]:.2f}", f"{min(ratios):.1f}",
                      f"{sorted(ratios)[len(ratios) // 2]:.1f}", f"{max(ratios):.1f}", "; ".join(at_int), verdict))
     w(table(["problem", "common scd range", "min ratio", "median ratio", "max ratio",
-             "ratio at whole digits (faster lockstep method)", f"target >= {TARGET:.0f}"], rows))
+             "ratio at whole digits (fastest lockstep method)", f"target >= {TARGET:.0f}"], rows))
     w("")
+    write_lanes(w, data, problems)
 
     # ---- per problem ----
     for p in problems:

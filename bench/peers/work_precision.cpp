@@ -5,6 +5,10 @@
 // peer_problems.hpp: every parameter within +-1 % of its default, a counter-based draw) is solved by
 //   lockstep-bdf     lockstep BDF on ggl           (solve_ensemble, omp backend)
 //   lockstep-radau5  lockstep Radau IIA 5 on index3 (solve_ensemble, omp backend)
+//   lockstep-bdf-lanes  lockstep BDF on ggl through the built-in engine, which runs BDF's members in SIMD
+//                    lanes in a build for avx2 or avx512 (lockstep/engine/lanes_engine.hpp); in the
+//                    solvers by default only there. Its results are compared with lockstep-bdf's bit
+//                    for bit (every member's final positions, status and counters: "bitwise_equal")
 //   ida              SUNDIALS IDA on ggl            (bench/peers/ida_peer.hpp, one solve per member,
 //                                                   members spread over the same OpenMP threads)
 // at rtol = atol = 10^-tol_min .. 10^-tol_max, with the same save times (save_count evenly spaced,
@@ -32,7 +36,7 @@
 //                       [--problems andrews,car_axis,slider_crank,double_pendulum] [--seed S]
 //                       [--spread 0.01] [--save-count 10] [--reference-rtol 1e-13]
 //                       [--ida-check-rtol 1e-12] [--check-sample 20] [--variant-sample 10]
-//                       [--members-PROBLEM N] [--reps-PROBLEM R] [--solvers lockstep-bdf,lockstep-radau5,ida]
+//                       [--members-PROBLEM N] [--reps-PROBLEM R] [--solvers lockstep-bdf,lockstep-radau5,lockstep-bdf-lanes,ida]
 //                       [--no-reference] [--max-other-cores 0.1] [--retries 3] [--idle-wait 20]
 //        work_precision --scaling --out FILE.json [--scaling-sizes 100,1000,10000,100000] [--scaling-tol 1e-6]
 //                       [--scaling-t1 1] [--threads 2]   (time per member against N: run_scaling)
@@ -57,6 +61,7 @@
 
 #include "bench/peers/ida_peer.hpp"
 #include "bench/peers/peer_problems.hpp"
+#include "lockstep/engine/builtin.hpp"
 #include "lockstep/lockstep.hpp"
 
 namespace {
@@ -82,6 +87,7 @@ struct settings {
   double max_other_cores = 0.1;     // a run is clean when other processes kept fewer cores busy
   int retries = 3;                  // extra runs of a (solver, tolerance) without a clean repetition
   double idle_wait = 20.0;          // seconds to wait for an idle machine before each timed run
+  // lockstep-bdf-lanes joins them where the build runs BDF in lanes (parse).
   std::vector<std::string> solvers = {"lockstep-bdf", "lockstep-radau5", "ida"};
   bool reference = true;  // false: no reference and no checks (scd null): for profiling runs
   // --scaling: time per member against the ensemble size instead of work-precision data.
@@ -157,6 +163,15 @@ struct run_outcome {
   std::string first_failure;
 };
 
+// Whether two runs gave every member the same status, counters and final positions, bit for bit.
+bool same_bits(const run_outcome& a, const run_outcome& b) {
+  auto same = [](const auto& x, const auto& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
+  };
+  return same(a.q_final, b.q_final) && same(a.ok, b.ok) && same(a.steps, b.steps) && same(a.rejected, b.rejected) &&
+         same(a.newton, b.newton) && same(a.lu, b.lu) && same(a.jac, b.jac) && same(a.model, b.model);
+}
+
 template <class Model>
 void resize(run_outcome& o, long members) {
   const auto n = static_cast<std::size_t>(members);
@@ -165,8 +180,11 @@ void resize(run_outcome& o, long members) {
   for (auto* v : {&o.steps, &o.rejected, &o.newton, &o.lu, &o.jac, &o.model}) v->assign(n, 0);
 }
 
+// through: the engine to solve with; nullptr: Model's own engine table, compiled here (one member at a
+// time, as solve_ensemble<Model> runs it).
 template <class Model>
-run_outcome run_lockstep(const ensemble<Model>& base, method_kind method, double tol, int threads) {
+run_outcome run_lockstep(const ensemble<Model>& base, method_kind method, double tol, int threads,
+                         const engine* through = nullptr) {
   ensemble<Model> e = base;
   e.options = solver_options{};
   e.options.method = method;
@@ -176,7 +194,8 @@ run_outcome run_lockstep(const ensemble<Model>& base, method_kind method, double
   run.where = backend::omp;
   run.threads = threads;
   const run_meter meter;
-  const ensemble_result<Model> r = solve_ensemble(e, run);
+  const ensemble_result<Model> r =
+      through != nullptr ? ensemble_result<Model>(solve_ensemble(*through, e, run)) : solve_ensemble(e, run);
   run_outcome o;
   meter.stop(o.seconds, o.cpu_seconds, o.other_cores);
   resize<Model>(o, e.members);
@@ -337,6 +356,10 @@ std::string run_solvers(const settings& s, const std::string& name, const ensemb
   const std::vector<solver_entry> all = {
       {"lockstep-bdf", [&](double tol) { return run_lockstep(e, method_kind::bdf, tol, s.threads); }},
       {"lockstep-radau5", [&](double tol) { return run_lockstep(e, method_kind::radau5, tol, s.threads); }},
+      {"lockstep-bdf-lanes",
+       [&](double tol) {
+         return run_lockstep(e, method_kind::bdf, tol, s.threads, find_builtin_engine(Model::name));
+       }},
       {"ida", [&](double tol) { return run_ida(e, tol, s.threads); }},
   };
   std::vector<solver_entry> solvers;
@@ -400,7 +423,13 @@ std::string run_solvers(const settings& s, const std::string& name, const ensemb
          << ", \"steps\": " << json_number(mean_of(o.steps, o.ok)) << ", \"rejected\": " << json_number(mean_of(o.rejected, o.ok))
          << ", \"newton\": " << json_number(mean_of(o.newton, o.ok)) << ", \"lu\": " << json_number(mean_of(o.lu, o.ok))
          << ", \"jac\": " << json_number(mean_of(o.jac, o.ok)) << ", \"model\": " << json_number(mean_of(o.model, o.ok))
-         << ", \"scd\": " << digits_json(d) << "}";
+         << ", \"scd\": " << digits_json(d);
+      // BDF in lanes against BDF one member at a time, from the same run.
+      if (std::strcmp(solvers[static_cast<std::size_t>(k)].name, "lockstep-bdf-lanes") == 0)
+        for (int b = 0; b < static_cast<int>(solvers.size()); ++b)
+          if (std::strcmp(solvers[static_cast<std::size_t>(b)].name, "lockstep-bdf") == 0)
+            js << ", \"bitwise_equal\": " << (same_bits(o, cells[{b, te}].last) ? "true" : "false");
+      js << "}";
       first = false;
     }
   js << "]}";
@@ -523,6 +552,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 settings parse(int argc, char** argv) {
   settings s;
+  if (builtin_bdf_lanes() > 0) s.solvers.insert(s.solvers.begin() + 2, "lockstep-bdf-lanes");
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -623,7 +653,8 @@ static std::string run_all(const settings& s, std::chrono::steady_clock::time_po
   js << "{\"threads\": " << s.threads << ", \"reps\": " << s.reps << ", \"tol_min\": " << s.tol_min
      << ", \"tol_max\": " << s.tol_max << ", \"sundials_version\": " << json_string(SUNDIALS_VERSION)
      << ", \"idle_wait\": " << json_number(s.idle_wait) << ", \"retries\": " << s.retries
-     << ", \"max_other_cores\": " << json_number(s.max_other_cores) << ", \"problems\": [";
+     << ", \"max_other_cores\": " << json_number(s.max_other_cores) << ", \"bdf_lanes\": " << builtin_bdf_lanes()
+     << ", \"problems\": [";
   bool first = true;
   for (const std::string& p : s.problems) {
     std::string one;
@@ -653,6 +684,11 @@ int main(int argc, char** argv) {
     for (const std::string& p : s.problems)
       if (p != "andrews" && p != "car_axis" && p != "slider_crank" && p != "double_pendulum")
         throw std::invalid_argument("unknown problem " + p);
+    const bool lanes_asked = std::find(s.solvers.begin(), s.solvers.end(), "lockstep-bdf-lanes") != s.solvers.end();
+    if (lanes_asked && builtin_bdf_lanes() == 0)
+      throw std::invalid_argument(
+          "--solvers lockstep-bdf-lanes: this build runs BDF one member at a time (lanes need a build for avx2 or "
+          "avx512, LOCKSTEP_INSTRUCTION_SET, and LOCKSTEP_LANES unset or not 0)");
   } catch (const std::exception& ex) {
     std::fprintf(stderr, "work_precision: %s\n", ex.what());
     return 2;
