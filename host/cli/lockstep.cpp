@@ -279,6 +279,16 @@ int run(const run_request& request) {
   }
 }
 
+// --version's line on model files' lanes: an engine compiled for avx2 or avx512 runs BDF in lanes
+// (toolchain::lanes), unless LOCKSTEP_LANES=0 turns them off where it runs.
+std::string model_file_lanes(const lockstep::model_files::toolchain& tools) {
+  if (tools.lanes == 0) return "off (model files compiled for avx2 or avx512 run them)";
+  const char* run_time = std::getenv("LOCKSTEP_LANES");
+  if (run_time != nullptr && std::strcmp(run_time, "0") == 0) return "off (LOCKSTEP_LANES=0)";
+  return std::to_string(tools.lanes) +
+         " per core where the model's code compiles on SIMD packs (LOCKSTEP_MODEL_LANES=0 compiles without them)";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -286,8 +296,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // The build's instruction set (LOCKSTEP_INSTRUCTION_SET): what it assumes of the CPU; and the one
   // model files are compiled for on this CPU (LOCKSTEP_MODEL_INSTRUCTION_SET, docs/MODEL-FILES.md); and
-  // the SIMD lanes the built-in engines run BDF in (docs/SIMD.md). The results' bits depend on none of
-  // them. Computed only when asked for.
+  // the SIMD lanes the built-in engines and model files run BDF in (docs/SIMD.md). The results' bits
+  // depend on none of them. Computed only when asked for.
   app.set_version_flag("--version", std::function<std::string()>([] {
                          const lockstep::model_files::toolchain tools = lockstep::model_files::default_toolchain();
                          return std::string("lockstep " LOCKSTEP_VERSION_STRING " (") + LOCKSTEP_GIT_REVISION +
@@ -300,7 +310,8 @@ int main(int argc, char** argv) {
                                 (lockstep::builtin_bdf_lanes() > 0
                                      ? std::to_string(lockstep::builtin_bdf_lanes()) +
                                            " per core, built-in models (LOCKSTEP_LANES=0 turns them off)"
-                                     : std::string("off (a build for avx2 or avx512 runs them)"));
+                                     : std::string("off (a build for avx2 or avx512 runs them)")) +
+                                "\nBDF in SIMD lanes, model files: " + model_file_lanes(tools);
                        }));
 
   std::string results, plot_dir, plot_outputs, plot_quantity, plot_member, model_name;

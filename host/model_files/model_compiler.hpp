@@ -57,6 +57,12 @@ struct toolchain {
   // Why the set LOCKSTEP_MODEL_INSTRUCTION_SET names cannot be had here ("" when it can); load_model_file
   // refuses to compile a host engine with it.
   std::string instruction_set_refusal;
+  // The SIMD lanes a host engine runs BDF's members in (lockstep/engine/lanes_engine.hpp, docs/SIMD.md):
+  // 4 where it is compiled for avx2, 8 for avx512, by the compiler lockstep was built with; 0 for a
+  // narrower set, another compiler, or LOCKSTEP_MODEL_LANES=0. The results are the same bits either way.
+  // A model whose code does not compile on SIMD packs (a branch on a coordinate's value, a function
+  // packs lack) gets an engine without lanes, and load_model_file says so.
+  int lanes = 0;
 };
 toolchain default_toolchain();
 
@@ -76,6 +82,8 @@ struct loaded_model {
   std::filesystem::path source;  // the model file, absolute
   bool compiled = false;         // false: found in the cache
   double compile_seconds = 0.0;  // of this call's compile (0 when cached)
+  int lanes = 0;                 // the SIMD lanes its BDF runs in (toolchain::lanes, or 0 where the
+                                 // model's code does not compile on packs)
 };
 
 struct compile_settings {
@@ -83,8 +91,9 @@ struct compile_settings {
   // Also compile the CUDA backend for the model (nvcc, its own cache entry): the engine can then run
   // --backend cuda. Throws model_file_error naming why not when the toolchain has no nvcc.
   bool device = false;
-  // Told "compiling model NAME (FILE) ..." before a compile and "... done (N s)" after; not called when
-  // the engine is in the cache.
+  // Told "compiling model NAME (FILE) ..." before a compile and "... done (N s)" after, and why an
+  // engine runs without SIMD lanes where toolchain::lanes asked for them; not called when the engine is
+  // in the cache.
   std::function<void(const std::string&)> progress;
 };
 

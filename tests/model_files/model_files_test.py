@@ -30,6 +30,11 @@ directory:
                     and Radau IIA results bit for bit equal to the engine compiled for the build's own
                     set (LOCKSTEP_MODEL_INSTRUCTION_SET), one cache entry each; an unknown set, one this
                     CPU lacks and one narrower than the build's are refused
+  lanes             where model files are compiled for avx2 or avx512, their engines run BDF's members
+                    in SIMD lanes: a copy of the double pendulum so compiled gives the bits of the same
+                    copy compiled without lanes (LOCKSTEP_MODEL_LANES=0) and of a copy with a branch on a
+                    coordinate's value, which cannot compile on packs: its engine is compiled without
+                    lanes, once, and the compile says why
   heavy_top         the example model header (a spatial mechanism in Euler parameters) conserves what
                     its physics conserves: energy, the spin about the symmetry axis, |e| = 1
 
@@ -190,6 +195,9 @@ def case_instruction_set(ctx):
             runs[chosen, method] = os.path.join(ctx.work, f"{chosen}-{method}", "results.h5")
     check(len([e for e in ctx.engines() if not e.endswith(".lock")]) == (1 if wide == built else 2),
           f"one engine per instruction set expected: {ctx.engines()}")
+    if wide in WIDTH_OF_SET and ctx.cxx_id == "GNU":  # the widest set's engine runs BDF in lanes
+        check(WIDTH_OF_SET[wide] in engine_lanes(ctx).values(),
+              f"the engine compiled for {wide} should run BDF in {WIDTH_OF_SET[wide]} lanes: {engine_lanes(ctx)}")
     for method in ("bdf", "radau5"):  # Radau IIA's complex Newton block is where FMA would show
         assert_same_results(runs["widest", method], runs[built, method])
     if built != "baseline":
@@ -206,6 +214,67 @@ def case_instruction_set(ctx):
         check("this CPU lacks " in r.stderr and "avx512f" in r.stderr,
               f"a set this CPU lacks should be refused, naming what:\n{r.stderr}")
     del ctx.env["LOCKSTEP_MODEL_INSTRUCTION_SET"]
+
+
+# The SIMD lanes of BDF in an engine compiled for a set (doubles per vector).
+WIDTH_OF_SET = {"avx2": 4, "avx512": 8}
+
+
+def engine_lanes(ctx):
+    """The lanes each cache entry's engine runs BDF in, from its model.txt ("lanes N")."""
+    out = {}
+    for entry in ctx.engines():
+        record = os.path.join(ctx.cache, "engines", entry, "model.txt")
+        if os.path.exists(record):
+            found = re.search(r"^lanes (\d+)$", open(record).read(), re.M)
+            out[entry] = int(found.group(1)) if found else None
+    return out
+
+
+def case_lanes(ctx):
+    said = version_line(ctx, "BDF in SIMD lanes, model files: ")
+    if said.startswith("off"):
+        print(f"model_files_test: model files run BDF without SIMD lanes here ({said}); skipped")
+        sys.exit(77)
+    width = int(said.split()[0])
+    text = open(double_pendulum_copy(ctx)).read()
+    # A branch on a coordinate's value, never taken: the same results on doubles, but a comparison of
+    # SIMD packs gives a mask, not a bool, so the model's code cannot compile on them.
+    signature = "force(const T&, const vec<T, n>&, const vec<T, n>&, const P* p) {"
+    check(signature in text, "the built-in double pendulum's force changed shape")
+    branched = text.replace('name = "copied_pendulum"', 'name = "branched_pendulum"').replace(
+        signature, "force(const T&, const vec<T, n>& q, const vec<T, n>&, const P* p) {\n"
+                   "    if (q[1] > 1.0e6) return vec<T, n>{};")
+    ctx.write("branched_pendulum.hpp", branched)
+    # 21 members: lanes refilled, the last pack not full.
+    study = STUDY.replace("members = 16", "members = 21") + '[solver]\nmethod = "bdf"\nformulation = "ggl"\n'
+    ctx.write("lanes.toml", study.format(model='source = "copied_pendulum.hpp"'))
+    ctx.write("branched.toml", study.format(model='source = "branched_pendulum.hpp"'))
+
+    lanes = ctx.run("run", "lanes.toml", "-o", "lanes")
+    check(compiles(lanes) == 1 and "does not compile on SIMD packs" not in lanes.stderr,
+          f"the copy should compile once, with lanes:\n{lanes.stderr}")
+    check(sorted(engine_lanes(ctx).values()) == [width], f"one engine with {width} lanes expected: {engine_lanes(ctx)}")
+
+    ctx.env["LOCKSTEP_MODEL_LANES"] = "0"
+    check(version_line(ctx, "BDF in SIMD lanes, model files: ").startswith("off"),
+          "--version should say LOCKSTEP_MODEL_LANES=0 turns the model files' lanes off")
+    alone = ctx.run("run", "lanes.toml", "-o", "alone")
+    del ctx.env["LOCKSTEP_MODEL_LANES"]
+    check(compiles(alone) == 1, f"LOCKSTEP_MODEL_LANES=0 is an engine of its own:\n{alone.stderr}")
+    check(sorted(engine_lanes(ctx).values()) == [0, width], f"engines with 0 and {width} lanes expected: {engine_lanes(ctx)}")
+    assert_same_results(os.path.join(ctx.work, "lanes", "results.h5"), os.path.join(ctx.work, "alone", "results.h5"))
+
+    fallback = ctx.run("run", "branched.toml", "-o", "branched")
+    check(compiles(fallback) == 1 and re.search(r"model branched_pendulum \(branched_pendulum.hpp\) for \w+: its code "
+                                                r"does not compile on SIMD packs, so its engine runs BDF one member at a "
+                                                r"time", fallback.stderr),
+          f"the branched copy should compile once, without lanes, and say why:\n{fallback.stderr}")
+    check(sorted(engine_lanes(ctx).values()) == [0, 0, width], f"the branched copy's engine has no lanes: {engine_lanes(ctx)}")
+    assert_same_results(os.path.join(ctx.work, "lanes", "results.h5"), os.path.join(ctx.work, "branched", "results.h5"))
+    again = ctx.run("run", "branched.toml", "-o", "again")
+    check(compiles(again) == 0 and "SIMD packs" not in again.stderr,
+          f"the second run should load the engine without lanes from the cache, silently:\n{again.stderr}")
 
 
 LENGTH_MODEL = """#pragma once
