@@ -80,19 +80,29 @@ void announce(const std::string& line) {
   std::fflush(stderr);
 }
 
+// Whether LOCKSTEP_LANES=0 turns every engine's SIMD lanes off where it runs (lockstep/engine/lanes_engine.hpp).
+bool lanes_turned_off() {
+  const char* value = std::getenv("LOCKSTEP_LANES");
+  return value != nullptr && std::strcmp(value, "0") == 0;
+}
+
 // MODEL on the command line: a model file (compiled or found in the cache), else a built-in model's name.
-// Throws model_file_error or std::invalid_argument with the message for the user.
-engine model_of_argument(const std::string& argument, const std::string& pick, bool quiet = false) {
+// Throws model_file_error or std::invalid_argument with the message for the user. lanes, when given, is
+// set to the SIMD lanes the engine runs BDF in (0: one member at a time).
+engine model_of_argument(const std::string& argument, const std::string& pick, bool quiet = false, int* lanes = nullptr) {
   if (model_files::looks_like_model_file(argument)) {
     model_files::compile_settings settings;
     if (!quiet) settings.progress = announce;
-    return model_files::load_model_file({argument, pick}, settings).model;
+    model_files::loaded_model loaded = model_files::load_model_file({argument, pick}, settings);
+    if (lanes != nullptr) *lanes = lanes_turned_off() ? 0 : loaded.lanes;
+    return loaded.model;
   }
   if (!pick.empty()) throw std::invalid_argument("--name picks a model of a model file; \"" + argument + "\" is a built-in model");
   const engine* model = find_builtin_engine(argument);
   if (!model)
     throw std::invalid_argument("unknown model \"" + argument + "\"" + model_hint(argument) +
                                 " (a model file: a path ending in .hpp, .h or .toml)");
+  if (lanes != nullptr) *lanes = builtin_bdf_lanes();
   return *model;
 }
 
@@ -107,8 +117,9 @@ int model_error(const std::string& argument, const std::string& message) {
 
 int describe_model(const std::string& name, const std::string& pick) {
   std::optional<engine> found;
+  int lanes = 0;
   try {
-    found.emplace(model_of_argument(name, pick));
+    found.emplace(model_of_argument(name, pick, false, &lanes));
   } catch (const std::exception& e) {
     return model_error(name, e.what());
   }
@@ -120,6 +131,8 @@ int describe_model(const std::string& name, const std::string& pick) {
   std::string coordinates;
   for (const char* c : model->coordinate_names()) coordinates += (coordinates.empty() ? "" : ", ") + std::string(c);
   std::printf("coordinates: q = (%s)\n", coordinates.c_str());
+  if (lanes > 0) std::printf("BDF: members in %d SIMD lanes per core\n", lanes);
+  else std::printf("BDF: one member at a time\n");
   std::printf("parameters ([model] params, [ensemble.vary] \"params.NAME\"):\n");
   for (const auto& p : model->params())
     std::printf("  %-10s = %-12.6g %s\n", p.name, p.default_value, p.description);
@@ -283,8 +296,7 @@ int run(const run_request& request) {
 // (toolchain::lanes), unless LOCKSTEP_LANES=0 turns them off where it runs.
 std::string model_file_lanes(const lockstep::model_files::toolchain& tools) {
   if (tools.lanes == 0) return "off (model files compiled for avx2 or avx512 run them)";
-  const char* run_time = std::getenv("LOCKSTEP_LANES");
-  if (run_time != nullptr && std::strcmp(run_time, "0") == 0) return "off (LOCKSTEP_LANES=0)";
+  if (lanes_turned_off()) return "off (LOCKSTEP_LANES=0)";
   return std::to_string(tools.lanes) +
          " per core where the model's code compiles on SIMD packs (LOCKSTEP_MODEL_LANES=0 compiles without them)";
 }

@@ -34,7 +34,7 @@ directory:
                     in SIMD lanes: a copy of the double pendulum so compiled gives the bits of the same
                     copy compiled without lanes (LOCKSTEP_MODEL_LANES=0) and of a copy with a branch on a
                     coordinate's value, which cannot compile on packs: its engine is compiled without
-                    lanes, once, and the compile says why
+                    lanes, once, and the compile says why; `describe` says which engine has lanes
   heavy_top         the example model header (a spatial mechanism in Euler parameters) conserves what
                     its physics conserves: energy, the spin about the symmetry axis, |e| = 1
 
@@ -275,6 +275,10 @@ def case_lanes(ctx):
     again = ctx.run("run", "branched.toml", "-o", "again")
     check(compiles(again) == 0 and "SIMD packs" not in again.stderr,
           f"the second run should load the engine without lanes from the cache, silently:\n{again.stderr}")
+    # describe says how each engine runs BDF (both from the cache).
+    told = {f: ctx.run("describe", f).stdout for f in ("copied_pendulum.hpp", "branched_pendulum.hpp")}
+    check(f"BDF: members in {width} SIMD lanes per core" in told["copied_pendulum.hpp"] and
+          "BDF: one member at a time" in told["branched_pendulum.hpp"], f"describe should name the lanes: {told}")
 
 
 LENGTH_MODEL = """#pragma once
