@@ -102,7 +102,7 @@ engine model_of_argument(const std::string& argument, const std::string& pick, b
   if (!model)
     throw std::invalid_argument("unknown model \"" + argument + "\"" + model_hint(argument) +
                                 " (a model file: a path ending in .hpp, .h or .toml)");
-  if (lanes != nullptr) *lanes = builtin_bdf_lanes();
+  if (lanes != nullptr) *lanes = builtin_bdf_lanes(argument);
   return *model;
 }
 
@@ -321,7 +321,8 @@ int main(int argc, char** argv) {
                                 "\nBDF in SIMD lanes: " +
                                 (lockstep::builtin_bdf_lanes() > 0
                                      ? std::to_string(lockstep::builtin_bdf_lanes()) +
-                                           " per core, built-in models (LOCKSTEP_LANES=0 turns them off)"
+                                           " per core, built-in models (LOCKSTEP_LANES=0 turns them off; "
+                                           "lockstep describe MODEL says which fit them)"
                                      : std::string("off (a build for avx2 or avx512 runs them)")) +
                                 "\nBDF in SIMD lanes, model files: " + model_file_lanes(tools);
                        }));

@@ -44,4 +44,14 @@ int builtin_bdf_lanes() {
 #endif
 }
 
+int builtin_bdf_lanes(std::string_view model) {
+  int lanes = 0;
+#if defined(LOCKSTEP_ENGINE_LANES)
+  visit_model(model, [&]<class Model>() { lanes = engine_detail::fits_in_lanes<Model>() ? builtin_bdf_lanes() : 0; });
+#else
+  (void)model;
+#endif
+  return lanes;
+}
+
 }  // namespace lockstep

@@ -167,6 +167,9 @@ std::string engine_source(const fs::path& header, const std::string& type, bool 
     return tu;
   }
   tu += "#include \"lockstep/engine/lanes_engine.hpp\"\n";
+  // A model too large for the lanes fails here, so that its entry is compiled without them and says so.
+  tu += "static_assert(lockstep::engine_detail::fits_in_lanes<::" + type +
+        ">(), \"the model is too large for SIMD lanes (lanes_max_matrix_bytes in lockstep/engine/lanes_engine.hpp)\");\n";
   tu += entry_point(type, "    lockstep::engine_detail::use_lanes<::" + type + ">(t);  // BDF in SIMD lanes\n");
   return tu;
 }
@@ -421,8 +424,9 @@ loaded_model load_model_file(const model_request& request, const compile_setting
       std::string without_lanes;  // why the engine runs BDF one member at a time after all
       if (lanes && (r.exit_code != 0 || !fs::exists(build / "engine.so"))) {
         // The model's code may not run on SIMD packs (a branch on a coordinate's value, a function packs
-        // lack): the engine without lanes computes the same results, one member at a time. Its
-        // compiler's messages, not these, are the user's if the model does not compile at all.
+        // lack), or the model is too large for them: the engine without lanes computes the same
+        // results, one member at a time. Its compiler's messages, not these, are the user's if the
+        // model does not compile at all.
         without_lanes = first_lines(r.output, 4);
         write_file_atomically(unit, engine_source(header, chosen.type, false));
         r = run_process(compile, {}, true);
@@ -442,9 +446,9 @@ loaded_model load_model_file(const model_request& request, const compile_setting
                                                      "\nseconds " + took + "\nlanes " + std::to_string(built_lanes) +
                                                      "\n");
       if (settings.progress && !without_lanes.empty())
-        settings.progress(label + ": its code does not compile on SIMD packs, so its engine runs BDF one member at a "
-                          "time (the same results; LOCKSTEP_MODEL_LANES=0 skips the attempt). The compiler began:\n" +
-                          without_lanes);
+        settings.progress(label + ": its engine cannot run BDF in SIMD lanes (its code does not compile on SIMD "
+                          "packs, or the model is too large for them), so it runs BDF one member at a time (the same "
+                          "results; LOCKSTEP_MODEL_LANES=0 skips the attempt). The compiler began:\n" + without_lanes);
       if (settings.progress) settings.progress("compiled " + label + " in " + took + " s");
     });
     try {

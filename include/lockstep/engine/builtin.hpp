@@ -24,4 +24,8 @@ const engine* find_builtin_engine(std::string_view name);
 // 0 where they run one member at a time. The results are the same either way.
 int builtin_bdf_lanes();
 
+// The SIMD lanes the built-in engine called `model` runs BDF's members in: builtin_bdf_lanes(), or 0
+// for a model too large for them (lockstep/engine/lanes_engine.hpp, fits_in_lanes) or no such model.
+int builtin_bdf_lanes(std::string_view model);
+
 }  // namespace lockstep

@@ -11,9 +11,11 @@
 // in the environment turns it off, for comparisons; results do not change.
 //
 // Include only where the models run on packs (every built-in model does; a user's model file may not):
-// use_lanes replaces one entry of a table make_engine_table made.
+// use_lanes replaces one entry of a table make_engine_table made. A model too large for the lanes
+// (fits_in_lanes) keeps running one member at a time.
 #pragma once
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -50,10 +52,25 @@ lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long
   });
 }
 
-// The table t of Model's engine runs BDF in lanes.
+// The largest pack of Newton matrices (LU factors of W members) a model may have to run in lanes. The
+// lanes keep a few objects of that size on the thread's stack (solve_corrector's fresh factors,
+// no_matrices' value), and a model of hundreds of unknowns would overflow it: the n-four-bar of 40
+// loops (ggl: 326 unknowns) needs 6.8 MB per pack at W = 8. 256 KiB holds the ggl systems up to 64
+// unknowns at W = 8 (every built-in model but chain16) and keeps the stack well inside a thread's.
+inline constexpr std::size_t lanes_max_matrix_bytes = std::size_t{256} * 1024;
+
+// Whether Model's members run in lanes: its pack of Newton matrices fits lanes_max_matrix_bytes.
+template <class Model>
+constexpr bool fits_in_lanes() {
+  using D = hwy::HWY_NAMESPACE::ScalableTag<double>;
+  return sizeof(simd::HWY_NAMESPACE::newton_matrix_lanes<Model, D>) <= lanes_max_matrix_bytes;
+}
+
+// The table t of Model's engine runs BDF in lanes, where the model fits them (fits_in_lanes); a larger
+// one keeps the table's own advance, one member at a time.
 template <class Model>
 void use_lanes(lockstep_engine& t) {
-  t.advance = &lanes_advance<Model>;
+  if constexpr (fits_in_lanes<Model>()) t.advance = &lanes_advance<Model>;
 }
 
 }  // namespace lockstep::engine_detail
