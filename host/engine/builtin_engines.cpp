@@ -37,8 +37,7 @@ const engine* find_builtin_engine(std::string_view name) {
 
 int builtin_bdf_lanes() {
 #if defined(LOCKSTEP_ENGINE_LANES)
-  namespace hn = hwy::HWY_NAMESPACE;
-  return engine_detail::lanes_enabled() ? int(hn::Lanes(hn::ScalableTag<double>())) : 0;
+  return engine_detail::lanes_enabled() ? int(hwy::HWY_NAMESPACE::Lanes(engine_detail::lanes_tag())) : 0;
 #else
   return 0;
 #endif

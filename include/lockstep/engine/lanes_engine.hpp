@@ -35,6 +35,9 @@ inline bool lanes_enabled() {
   return on;
 }
 
+// The lanes: the widest vectors of doubles of the unit's instruction set (Highway's static target).
+using lanes_tag = hwy::HWY_NAMESPACE::ScalableTag<double>;
+
 template <class Model>
 lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long count, int max_attempts,
                               lockstep_error* error) {
@@ -42,8 +45,7 @@ lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long
     return functions<Model>::advance(c, members, count, max_attempts, error);
   return guarded(error, [&] {
     const chunk_view<Model> view = view_of<Model>(c);
-    using D = hwy::HWY_NAMESPACE::ScalableTag<double>;
-    using lanes_type = simd::HWY_NAMESPACE::bdf_member_lanes<Model, D>;
+    using lanes_type = simd::HWY_NAMESPACE::bdf_member_lanes<Model, lanes_tag>;
     // One workspace per thread, allocated at the thread's first call: later calls allocate nothing.
     thread_local std::unique_ptr<lanes_type> lanes;
     if (!lanes) lanes = std::make_unique<lanes_type>();
@@ -62,8 +64,7 @@ inline constexpr std::size_t lanes_max_matrix_bytes = std::size_t{256} * 1024;
 // Whether Model's members run in lanes: its pack of Newton matrices fits lanes_max_matrix_bytes.
 template <class Model>
 constexpr bool fits_in_lanes() {
-  using D = hwy::HWY_NAMESPACE::ScalableTag<double>;
-  return sizeof(simd::HWY_NAMESPACE::newton_matrix_lanes<Model, D>) <= lanes_max_matrix_bytes;
+  return sizeof(simd::HWY_NAMESPACE::newton_matrix_lanes<Model, lanes_tag>) <= lanes_max_matrix_bytes;
 }
 
 // The table t of Model's engine runs BDF in lanes, where the model fits them (fits_in_lanes); a larger
