@@ -31,11 +31,14 @@
 #   SCALING_MAX      largest ensemble of the scaling runs (default 100000; sizes 100, 1000, ... up to it)
 #   INSTRUCTION_SET  lockstep's LOCKSTEP_INSTRUCTION_SET (default baseline; sse4, avx2, avx512: the same
 #                    results, compiled for those instructions; IDA is Debian's build either way)
+#   LANES_ALSO       a second instruction set with lanes (avx2 or avx512; default none): after the main
+#                    runs, a work_precision built for it (in $BUILD_DIR-LANES_ALSO) runs BDF one member at
+#                    a time and in its lanes on the same members, and PERFORMANCE.md adds its table
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 COMMAND="bench/run_performance.sh"
-for v in BUILD_DIR OUT_DIR MEMBERS SLIDER_MEMBERS REPS SLIDER_REPS THREADS PROBLEMS IDLE_WAIT PROFILE RUN_IDLE_WAIT RETRIES SCALING_MAX INSTRUCTION_SET; do
+for v in BUILD_DIR OUT_DIR MEMBERS SLIDER_MEMBERS REPS SLIDER_REPS THREADS PROBLEMS IDLE_WAIT PROFILE RUN_IDLE_WAIT RETRIES SCALING_MAX INSTRUCTION_SET LANES_ALSO; do
   if [[ -n "${!v:-}" ]]; then COMMAND="$v=${!v} $COMMAND"; fi
 done
 BUILD_DIR=${BUILD_DIR:-/tmp/lockstep-bench-performance}
@@ -54,6 +57,7 @@ SCALING_MAX=${SCALING_MAX:-100000}
 RUN_IDLE_WAIT=${RUN_IDLE_WAIT:-20}
 RETRIES=${RETRIES:-3}
 INSTRUCTION_SET=${INSTRUCTION_SET:-baseline}
+LANES_ALSO=${LANES_ALSO:-}
 PYTHON=/usr/bin/python3   # Debian's interpreter with python3-matplotlib and python3-numpy
 
 SECONDS=0
@@ -70,6 +74,17 @@ BIN=$BUILD_DIR/bench/work_precision
 if [[ ! -x $BIN ]]; then
   echo "run_performance.sh: $BIN was not built (is libsundials-dev, SUNDIALS 6, installed?)" >&2
   exit 1
+fi
+if [[ -n $LANES_ALSO ]]; then
+  if [[ ! $LANES_ALSO =~ ^(avx2|avx512)$ ]]; then
+    echo "run_performance.sh: LANES_ALSO=$LANES_ALSO: the lanes need avx2 or avx512" >&2
+    exit 1
+  fi
+  ALSO_BUILD_DIR=$BUILD_DIR-$LANES_ALSO
+  cmake -S "$ROOT" -B "$ALSO_BUILD_DIR" -G Ninja -DLOCKSTEP_CUDA=OFF -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_BUILD_TESTS=OFF \
+    -DLOCKSTEP_INSTRUCTION_SET="$LANES_ALSO" >/dev/null
+  cmake --build "$ALSO_BUILD_DIR" -j2 --target work_precision
+  ALSO_BIN=$ALSO_BUILD_DIR/bench/work_precision
 fi
 
 rm -rf "$OUT_DIR"
@@ -123,6 +138,21 @@ for problem in "${PROBLEM_LIST[@]}"; do
   JSONS+=("$OUT_DIR/$problem.json")
 done
 
+# The second instruction set's lanes: BDF one member at a time and in lanes, the same members, no IDA.
+ALSO_JSONS=()
+if [[ -n $LANES_ALSO ]]; then
+  for problem in "${PROBLEM_LIST[@]}"; do
+    wait_idle "$problem ($LANES_ALSO)"
+    echo "== $problem ($LANES_ALSO lanes)"
+    "$ALSO_BIN" --out "$OUT_DIR/$LANES_ALSO-$problem.json" --problems "$problem" --members "$MEMBERS" \
+      --members-slider_crank "$SLIDER_MEMBERS" --reps "$REPS" --reps-slider_crank "$SLIDER_REPS" --threads "$THREADS" \
+      --idle-wait "$RUN_IDLE_WAIT" --retries "$RETRIES" --solvers lockstep-bdf,lockstep-bdf-lanes --no-reference \
+      2> >(tee "$OUT_DIR/$LANES_ALSO-$problem.log" >&2)
+    echo "$problem ($LANES_ALSO): done at ${SECONDS}s; loadavg $(cat /proc/loadavg)" >>"$LOG"
+    ALSO_JSONS+=("$OUT_DIR/$LANES_ALSO-$problem.json")
+  done
+fi
+
 # Scaling: time per member against N (10^2 ... SCALING_MAX) for lockstep and IDA, lockstep on 1 and THREADS threads.
 SCALING_SIZES=100
 for n in 1000 10000 100000 1000000; do
@@ -156,10 +186,12 @@ else
 fi
 echo "end $(date -u +%Y-%m-%dT%H:%M:%SZ) after ${SECONDS}s loadavg $(cat /proc/loadavg)" >>"$LOG"
 
-# The problems' JSON files as one, and the description of the run.
-"$PYTHON" - "$OUT_DIR/work_precision.json" "${JSONS[@]}" <<'EOF'
+# The problems' JSON files as one (argument 2: the instruction set to record, or ""), and the
+# description of the run.
+merge_json() {
+  "$PYTHON" - "$@" <<'EOF'
 import json, sys
-out, parts = sys.argv[1], sys.argv[2:]
+out, instruction_set, parts = sys.argv[1], sys.argv[2], sys.argv[3:]
 merged = None
 for p in parts:
     d = json.load(open(p))
@@ -168,8 +200,17 @@ for p in parts:
     else:
         merged["problems"] += d["problems"]
         merged["seconds"] += d["seconds"]
+if instruction_set:
+    merged["instruction_set"] = instruction_set
 json.dump(merged, open(out, "w"))
 EOF
+}
+merge_json "$OUT_DIR/work_precision.json" "" "${JSONS[@]}"
+ALSO_ARGS=()
+if [[ -n $LANES_ALSO ]]; then
+  merge_json "$OUT_DIR/lanes-$LANES_ALSO.json" "$LANES_ALSO" "${ALSO_JSONS[@]}"
+  ALSO_ARGS=(--lanes-also "$OUT_DIR/lanes-$LANES_ALSO.json")
+fi
 
 COMMAND="$COMMAND" SECONDS_TOTAL=$SECONDS START="$START" REVISION="$REVISION" LOG="$LOG" PROFILES_JSON="$PROFILES_JSON" \
   NPROC=$(nproc) CPU_MODEL="$(lscpu | sed -n 's/^Model name: *//p' | head -n1)" KERNEL="$(uname -r)" \
@@ -186,5 +227,5 @@ json.dump({
 EOF
 
 "$PYTHON" "$ROOT/bench/write_performance.py" --json "$OUT_DIR/work_precision.json" --machine "$OUT_DIR/machine.json" \
-  --out "$RESULTS" --figures "$FIGURES" --scaling "$OUT_DIR/scaling.json"
+  --out "$RESULTS" --figures "$FIGURES" --scaling "$OUT_DIR/scaling.json" "${ALSO_ARGS[@]}"
 echo "wrote $RESULTS and $FIGURES/ after ${SECONDS}s"

@@ -446,15 +446,44 @@ def write_scaling(w, scaling, figures, fig_rel):
     w("")
 
 
-def write_lanes(w, data, problems):
-    """BDF with its members in SIMD lanes against BDF one member at a time, from the same run: the
-    speed-up at each tolerance and whether every member's results were the same bit for bit."""
+def lanes_pairs(problems):
+    """(problem, exponent, BDF one member at a time, BDF in lanes, its raw run) of one run's problems."""
     pairs = []
     for p in problems:
         runs = {(r.solver, r.exponent): (r, raw) for raw in p["runs"] for r in [Run(p, raw)]}
         for (solver, e), (lanes, raw) in sorted(runs.items(), key=lambda kv: kv[0][1]):
             if solver == "lockstep-bdf-lanes" and ("lockstep-bdf", e) in runs:
-                pairs.append((p["problem"], e, runs[("lockstep-bdf", e)][0], lanes, raw.get("bitwise_equal")))
+                pairs.append((p["problem"], e, runs[("lockstep-bdf", e)][0], lanes, raw))
+    return pairs
+
+
+def write_lanes_table(w, pairs):
+    """The speed-up of the lanes at each (problem, tolerance), their utilization and whether the bits
+    were the same; then the summary line."""
+    rows = []
+    for problem, e, one, lanes, raw in pairs:
+        speed = f"{one.best / lanes.best:.2f}x" if one.best and lanes.best else "—"
+        use = raw.get("lane_utilization")
+        rows.append((problem, f"1e-{e}", fmt_time(one.best), fmt_time(lanes.best), speed,
+                     f"{use:.3f}" if use is not None else "—",
+                     {True: "yes", False: "**no**"}.get(raw.get("bitwise_equal"), "not compared")))
+    w(table(["problem", "rtol = atol", "one member at a time / member", "in lanes / member", "speed-up",
+             "lane utilization", "same bits"], rows))
+    w("")
+    speeds = [one.best / lanes.best for _, _, one, lanes, _ in pairs if one.best and lanes.best]
+    uses = [raw["lane_utilization"] for *_, raw in pairs if raw.get("lane_utilization") is not None]
+    differ = sum(1 for *_, raw in pairs if raw.get("bitwise_equal") is False)
+    use_text = f"; lane utilization {min(uses):.3f}-{max(uses):.3f}" if uses else ""
+    w(f"Speed-up from {min(speeds):.2f}x to {max(speeds):.2f}x over {len(speeds)} cases{use_text};"
+      f" {'every case gave the same bits' if differ == 0 else f'**{differ} cases gave other bits**'}.")
+    w("")
+
+
+def write_lanes(w, data, problems, also=None):
+    """BDF with its members in SIMD lanes against BDF one member at a time, from the same run: the
+    speed-up at each tolerance, the lanes' utilization and whether every member's results were the same
+    bit for bit; `also`, where given, the same pair from a build for another instruction set."""
+    pairs = lanes_pairs(problems)
     if not pairs:
         return
     w("## BDF in SIMD lanes against BDF one member at a time")
@@ -464,21 +493,23 @@ def write_lanes(w, data, problems):
       " lanes` is that engine through `solve_ensemble`, `lockstep BDF` the same method one member at a time,"
       " on the same members, threads and tolerances, interleaved in the same run. \"Same bits\": every member's"
       " status, counters and final positions equal bit for bit (`work_precision` compares them), so the accuracy"
-      " columns of the two are one.")
+      " columns of the two are one. \"Lane utilization\": the lane-attempts that advanced a member over those"
+      " the lanes executed (the engine's own count, `builtin_lanes_work`): below 1 where lanes idled at the end"
+      " of a chunk or of a call of the engine, or held a member that had finished.")
     w("")
-    rows = []
-    for problem, e, one, lanes, same in pairs:
-        speed = f"{one.best / lanes.best:.2f}x" if one.best and lanes.best else "—"
-        rows.append((problem, f"1e-{e}", fmt_time(one.best), fmt_time(lanes.best), speed,
-                     {True: "yes", False: "**no**"}.get(same, "not compared")))
-    w(table(["problem", "rtol = atol", "one member at a time / member", "in lanes / member", "speed-up",
-             "same bits"], rows))
-    w("")
-    speeds = [one.best / lanes.best for _, _, one, lanes, _ in pairs if one.best and lanes.best]
-    differ = sum(1 for *_, same in pairs if same is False)
-    w(f"Speed-up from {min(speeds):.2f}x to {max(speeds):.2f}x over {len(speeds)} cases;"
-      f" {'every case gave the same bits' if differ == 0 else f'**{differ} cases gave other bits**'}."
-      " Against Hairer's RADAU5 (the target of ten times its speed per core), docs/SIMD.md's section \"Where"
+    write_lanes_table(w, pairs)
+    if also:
+        also_pairs = lanes_pairs(also["problems"])
+        if also_pairs:
+            w(f"### The same in a build for {also.get('instruction_set', '?')}, {also.get('bdf_lanes', '?')} lanes")
+            w("")
+            w(f"A second `work_precision`, built for `{also.get('instruction_set', '?')}`"
+              " (`LOCKSTEP_INSTRUCTION_SET`), ran its own BDF one member at a time and in its lanes on the same"
+              " members and tolerances after the run above, on the same machine; its speed-ups are within that"
+              " build, its times not comparable with the tables above.")
+            w("")
+            write_lanes_table(w, also_pairs)
+    w("Against Hairer's RADAU5 (the target of ten times its speed per core), docs/SIMD.md's section \"Where"
       " the time would go\" gives RADAU5's times on andrews, measured in other runs: they are not compared here.")
     w("")
 
@@ -712,7 +743,7 @@ def write(args):
     w(table(["problem", "common scd range", "min ratio", "median ratio", "max ratio",
              "ratio at whole digits (fastest lockstep method)", f"target >= {TARGET:.0f}"], rows))
     w("")
-    write_lanes(w, data, problems)
+    write_lanes(w, data, problems, json.load(open(args.lanes_also)) if args.lanes_also else None)
 
     # ---- per problem ----
     for p in problems:
@@ -836,6 +867,8 @@ def main():
     ap.add_argument("--out", default="docs/PERFORMANCE.md")
     ap.add_argument("--figures", default="docs/figures/performance")
     ap.add_argument("--scaling", help="JSON of work_precision --scaling: adds the scaling section")
+    ap.add_argument("--lanes-also", help="JSON of work_precision (BDF and BDF in lanes) built for another"
+                    " instruction set, with its \"instruction_set\": adds its table to the lanes section")
     write(ap.parse_args())
     return 0
 

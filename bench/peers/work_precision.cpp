@@ -8,7 +8,9 @@
 //   lockstep-bdf-lanes  lockstep BDF on ggl through the built-in engine, which runs BDF's members in SIMD
 //                    lanes in a build for avx2 or avx512 (lockstep/engine/lanes_engine.hpp); in the
 //                    solvers by default only there. Its results are compared with lockstep-bdf's bit
-//                    for bit (every member's final positions, status and counters: "bitwise_equal")
+//                    for bit (every member's final positions, status and counters: "bitwise_equal"),
+//                    and its lanes' utilization is recorded ("lane_utilization": lane-attempts of
+//                    members over those executed, lockstep/engine/builtin.hpp, builtin_lanes_work)
 //   ida              SUNDIALS IDA on ggl            (bench/peers/ida_peer.hpp, one solve per member,
 //                                                   members spread over the same OpenMP threads)
 // at rtol = atol = 10^-tol_min .. 10^-tol_max, with the same save times (save_count evenly spaced,
@@ -161,6 +163,7 @@ struct run_outcome {
   // Per member counters.
   std::vector<long> steps, rejected, newton, lu, jac, model;
   std::string first_failure;
+  double lane_utilization = NAN;  // BDF in lanes: lane-attempts of members over those executed
 };
 
 // Whether two runs gave every member the same status, counters and final positions, bit for bit.
@@ -358,7 +361,12 @@ std::string run_solvers(const settings& s, const std::string& name, const ensemb
       {"lockstep-radau5", [&](double tol) { return run_lockstep(e, method_kind::radau5, tol, s.threads); }},
       {"lockstep-bdf-lanes",
        [&](double tol) {
-         return run_lockstep(e, method_kind::bdf, tol, s.threads, find_builtin_engine(Model::name));
+         const lanes_work before = builtin_lanes_work(Model::name);
+         run_outcome o = run_lockstep(e, method_kind::bdf, tol, s.threads, find_builtin_engine(Model::name));
+         const lanes_work after = builtin_lanes_work(Model::name);
+         const lanes_work run{after.executed - before.executed, after.of_members - before.of_members};
+         if (run.executed > 0) o.lane_utilization = run.utilization();
+         return o;
        }},
       {"ida", [&](double tol) { return run_ida(e, tol, s.threads); }},
   };
@@ -428,7 +436,8 @@ std::string run_solvers(const settings& s, const std::string& name, const ensemb
       if (std::strcmp(solvers[static_cast<std::size_t>(k)].name, "lockstep-bdf-lanes") == 0)
         for (int b = 0; b < static_cast<int>(solvers.size()); ++b)
           if (std::strcmp(solvers[static_cast<std::size_t>(b)].name, "lockstep-bdf") == 0)
-            js << ", \"bitwise_equal\": " << (same_bits(o, cells[{b, te}].last) ? "true" : "false");
+            js << ", \"bitwise_equal\": " << (same_bits(o, cells[{b, te}].last) ? "true" : "false")
+               << ", \"lane_utilization\": " << json_number(o.lane_utilization);
       js << "}";
       first = false;
     }

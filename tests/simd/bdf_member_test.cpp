@@ -53,6 +53,11 @@ struct study_member {
   vec<double, Model::n> q0, v0;
 };
 
+// What a run's lanes executed: pack attempts (each runs every lane) and lane-attempts of members.
+struct lanes_work {
+  std::uint64_t pack_attempts = 0, lane_attempts = 0;
+};
+
 // How a member ended.
 struct member_record {
   double status = -1.0;
@@ -99,10 +104,11 @@ namespace lockstep::simd_test::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 namespace sl = lockstep::simd::HWY_NAMESPACE;
 
-// The study's members in W refilled lanes; out[m] is member m's record.
+// The study's members in W refilled lanes; out[m] is member m's record, work the workspace's count of
+// pack attempts and of the lane-attempts among them that were members' (bdf_member_lanes).
 template <class Model, size_t W>
 HWY_NOINLINE bool members_at_width(const member_study& st, const study_member<Model>* in, member_record* out,
-                                   size_t count) {
+                                   size_t count, lanes_work& work) {
   using D = hn::CappedTag<double, W>;
   const D d;
   if (hn::Lanes(d) != W) return false;
@@ -148,6 +154,7 @@ HWY_NOINLINE bool members_at_width(const member_study& st, const study_member<Mo
       fill(l);
     }
   }
+  work = {lanes->pack_attempts, lanes->lane_attempts};
   return true;
 }
 
@@ -171,8 +178,10 @@ HWY_NOINLINE bool chunk_at_width(const chunk_view<Model>& c, int max_attempts, c
 }
 
 #define LOCKSTEP_BDF_MEMBER_TEST_ENTRY(NAME, MODEL)                                                              \
-  bool NAME(const member_study& st, const study_member<MODEL>* in, member_record* out, size_t count, size_t lanes) { \
-    return at_lane_width(lanes, [&](auto w) { return members_at_width<MODEL, decltype(w)::value>(st, in, out, count); }); \
+  bool NAME(const member_study& st, const study_member<MODEL>* in, member_record* out, size_t count, size_t lanes, \
+            lanes_work& work) {                                                                                    \
+    return at_lane_width(lanes,                                                                                    \
+                         [&](auto w) { return members_at_width<MODEL, decltype(w)::value>(st, in, out, count, work); }); \
   }
 LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersAndrews, lockstep::models::andrews)
 LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersKnifeEdge, lockstep::models::knife_edge)
@@ -266,14 +275,29 @@ void expect_lanes_equal_alone(const Entry& run, const std::string& name, const m
   EXPECT_GT(count - statuses[double(member_status::success)], 0u) << name;
   EXPECT_GT(outputs, count) << name;
 
+  // The lane-attempts of members a run in lanes must count: every attempt of every member but one its
+  // budget refused (member_state::attempts counts that one too).
+  std::uint64_t members_attempts = 0;
+  for (const member_record& r : scalar)
+    members_attempts += std::uint64_t(r.attempts) - (r.status == double(member_status::max_steps) ? 1 : 0);
+
   std::vector<member_record> out;
+  lanes_work work;
+  size_t width = 0;
   const size_t variants = expect_every_variant_equal(
       name, FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID, raised_alone,
       [&](size_t lanes) {
         out.assign(count, member_record{});  // nothing of the previous variant stays
-        return run(st, in.data(), out.data(), count, lanes);
+        work = {};
+        width = lanes;
+        return run(st, in.data(), out.data(), count, lanes, work);
       },
       [&](const std::string& variant) {
+        // The utilization's counts: every member's attempt in one lane of one pack attempt, and every
+        // pack attempt with at least one of them.
+        EXPECT_EQ(work.lane_attempts, members_attempts) << name << ", " << variant;
+        EXPECT_LE(work.pack_attempts, work.lane_attempts) << name << ", " << variant;
+        EXPECT_GE(work.pack_attempts * width, work.lane_attempts) << name << ", " << variant;
         size_t differ = 0;
         for (size_t m = 0; m < count; ++m) {
           const member_record &x = out[m], &y = scalar[m];
@@ -308,9 +332,9 @@ solver_options adaptive(formulation f) {
 }
 
 TEST(SimdBdfMember, EveryLaneEndsItsMemberAsMemberAdvanceAlone) {
-  const auto andrews = [](auto... a) { return HWY_DYNAMIC_DISPATCH(MembersAndrews)(a...); };
-  const auto knife_edge = [](auto... a) { return HWY_DYNAMIC_DISPATCH(MembersKnifeEdge)(a...); };
-  const auto doubled = [](auto... a) { return HWY_DYNAMIC_DISPATCH(MembersDoubledPendulum)(a...); };
+  const auto andrews = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(MembersAndrews)(a...); };
+  const auto knife_edge = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(MembersKnifeEdge)(a...); };
+  const auto doubled = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(MembersDoubledPendulum)(a...); };
 
   solver_options ggl = adaptive(formulation::ggl);
   ggl.consistent_multipliers = true;

@@ -15,7 +15,9 @@
 // (fits_in_lanes) keeps running one member at a time.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -38,6 +40,18 @@ inline bool lanes_enabled() {
 // The lanes: the widest vectors of doubles of the unit's instruction set (Highway's static target).
 using lanes_tag = hwy::HWY_NAMESPACE::ScalableTag<double>;
 
+// What Model's lanes executed since the program started, over every thread: the pack attempts (each
+// runs every lane) and the lane-attempts among them that advanced a member (bdf_member_lanes), whose
+// ratio is the lanes' utilization (docs/SIMD.md, "Lane utilization").
+struct lanes_work_totals {
+  std::atomic<std::uint64_t> pack_attempts{0}, lane_attempts{0};
+};
+template <class Model>
+lanes_work_totals& lanes_work_of() {
+  static lanes_work_totals totals;
+  return totals;
+}
+
 template <class Model>
 lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long count, int max_attempts,
                               lockstep_error* error) {
@@ -49,7 +63,11 @@ lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long
     // One workspace per thread, allocated at the thread's first call: later calls allocate nothing.
     thread_local std::unique_ptr<lanes_type> lanes;
     if (!lanes) lanes = std::make_unique<lanes_type>();
+    const std::uint64_t packs_before = lanes->pack_attempts, lanes_before = lanes->lane_attempts;
     simd::HWY_NAMESPACE::advance_in_lanes(view, members, count, max_attempts, *lanes);
+    lanes_work_totals& totals = lanes_work_of<Model>();
+    totals.pack_attempts.fetch_add(lanes->pack_attempts - packs_before, std::memory_order_relaxed);
+    totals.lane_attempts.fetch_add(lanes->lane_attempts - lanes_before, std::memory_order_relaxed);
     return LOCKSTEP_OK;
   });
 }

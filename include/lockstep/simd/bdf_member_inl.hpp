@@ -59,6 +59,10 @@ struct bdf_member_lanes {
   member_counters other_counters[max_lanes] = {};
   int next_save[max_lanes] = {};
   bdf_state<Model> scratch;  // a member read out of its lane for its dense output or dropped rows
+  // The lanes' work, for their utilization (docs/SIMD.md, "Lane utilization"): the step attempts the
+  // pack ran, each of which every lane executes, and the lanes among them that attempted a member's
+  // step (a lane that idles, has finished or was refused by its budget executes without one).
+  std::uint64_t pack_attempts = 0, lane_attempts = 0;
 
   bdf_member_lanes() { method.corrector = no_matrices<Model, D>(); }
 };
@@ -193,6 +197,8 @@ HWY_NOINLINE mask<D> member_advance(mask<D> busy, bdf_member_lanes<Model, D>& M,
   Mask finished = hn::Or(stopped, hn::Or(at_end, over_budget));
   if (hn::AllFalse(d, attempting)) return finished;
 
+  ++M.pack_attempts;
+  M.lane_attempts += static_cast<std::uint64_t>(hn::CountTrue(d, attempting));
   const auto dropped_before = M.method.corrector.dropped.bits;
   const P r = bdf_attempt<Model>(attempting, M.method, end, M.p, opt, M.counters, M.status);
   // A revised rank decision (rare: constraint_rank.hpp's hysteresis), recorded lane by lane.
