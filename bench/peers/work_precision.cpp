@@ -10,7 +10,7 @@
 //                    solvers by default only there. Its results are compared with lockstep-bdf's bit
 //                    for bit (every member's final positions, status and counters: "bitwise_equal"),
 //                    and its lanes' utilization is recorded ("lane_utilization": lane-attempts of
-//                    members over those executed, lockstep/engine/builtin.hpp, builtin_lanes_work)
+//                    members over those executed: the engine's lanes_work, lockstep/engine/abi.h)
 //   ida              SUNDIALS IDA on ggl            (bench/peers/ida_peer.hpp, one solve per member,
 //                                                   members spread over the same OpenMP threads)
 // at rtol = atol = 10^-tol_min .. 10^-tol_max, with the same save times (save_count evenly spaced,
@@ -361,10 +361,10 @@ std::string run_solvers(const settings& s, const std::string& name, const ensemb
       {"lockstep-radau5", [&](double tol) { return run_lockstep(e, method_kind::radau5, tol, s.threads); }},
       {"lockstep-bdf-lanes",
        [&](double tol) {
-         const lanes_work before = builtin_lanes_work(Model::name);
-         run_outcome o = run_lockstep(e, method_kind::bdf, tol, s.threads, find_builtin_engine(Model::name));
-         const lanes_work after = builtin_lanes_work(Model::name);
-         const lanes_work run{after.executed - before.executed, after.of_members - before.of_members};
+         const engine* lanes = find_builtin_engine(Model::name);
+         const lane_attempts before = lanes->lanes_work();
+         run_outcome o = run_lockstep(e, method_kind::bdf, tol, s.threads, lanes);
+         const lane_attempts run = lanes->lanes_work() - before;
          if (run.executed > 0) o.lane_utilization = run.utilization();
          return o;
        }},

@@ -281,6 +281,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   using clock = std::chrono::steady_clock;
   const int ny = model.ny();
   const auto session_start = clock::now();
+  const lane_attempts lanes_before = model.lanes_work();
   auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
 
   const mpi::communicator comm = mpi::communicator::world();
@@ -574,7 +575,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     fs::remove(out_dir / interrupted_members_name, ignored);
   }
   dir.keep = true;
-  if (talk) print_summary(spec, tally, wall, settings, ranks);
+  if (talk) print_summary(spec, tally, wall, settings, model.lanes_work() - lanes_before, ranks);
   return code;
 }
 

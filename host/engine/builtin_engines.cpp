@@ -53,21 +53,4 @@ int builtin_bdf_lanes(std::string_view model) {
   return lanes;
 }
 
-lanes_work builtin_lanes_work(std::string_view model) {
-  lanes_work work;
-#if defined(LOCKSTEP_ENGINE_LANES)
-  visit_model(model, [&]<class Model>() {
-    if constexpr (engine_detail::fits_in_lanes<Model>()) {
-      const engine_detail::lanes_work_totals& totals = engine_detail::lanes_work_of<Model>();
-      const std::uint64_t packs = totals.pack_attempts.load(std::memory_order_relaxed);
-      work = {packs * std::uint64_t(hwy::HWY_NAMESPACE::Lanes(engine_detail::lanes_tag())),
-              totals.lane_attempts.load(std::memory_order_relaxed)};
-    }
-  });
-#else
-  (void)model;
-#endif
-  return work;
-}
-
 }  // namespace lockstep

@@ -5,6 +5,7 @@
 // engines are the registry's models.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -199,6 +200,55 @@ TEST(EngineBoundary, BuiltinEnginesAreTheRegistrysModelsInItsOrder) {
     EXPECT_EQ(find_builtin_engine(info.name), &engines[i]);
   }
   EXPECT_EQ(find_builtin_engine("no_such_model"), nullptr);
+}
+
+TEST(EngineBoundary, AnEngineInLanesCountsEveryAttemptOfEveryMemberOnce) {
+  // Arrange: 21 double pendulums (packs refilled, the last not full), BDF, chunks of 7 on two threads.
+  const engine& model = *find_builtin_engine("double_pendulum");
+  const int lanes = builtin_bdf_lanes("double_pendulum");
+  ASSERT_TRUE(lanes == 0 || model.table().lanes_work != nullptr) << "an engine in lanes reports their work";
+  constexpr long members = 21;
+  ensemble_problem e;
+  e.members = members;
+  e.t1 = 1.0;
+  e.options.method = method_kind::bdf;
+  e.options.form = formulation::ggl;
+  e.params.resize(members * model.n_params());
+  e.q0.resize(members * model.n());
+  e.v0.resize(members * model.n());
+  std::vector<double> inputs;
+  for (const lockstep_value_info& in : model.inputs()) inputs.push_back(in.default_value);
+  for (long i = 0; i < members; ++i) {
+    for (int j = 0; j < model.n_params(); ++j)
+      e.params[i * model.n_params() + j] = model.params()[j].default_value * (1.0 + 0.01 * double(i) / members);
+    model.initial_state(&e.params[i * model.n_params()], inputs.data(), &e.q0[i * model.n()], &e.v0[i * model.n()]);
+  }
+  run_options run;
+  run.where = backend::omp;
+  run.threads = 2;
+  run.chunk_size = 7;
+  // Act
+  const lane_attempts before = model.lanes_work();
+  const ensemble_solution s = solve_ensemble(model, e, run);
+  const lane_attempts work = model.lanes_work() - before;
+  // Assert: every step attempt (accepted or rejected) of every member is one lane-attempt of a member,
+  // and each pack attempt executes every lane; nothing is counted without lanes.
+  long attempts = 0;
+  for (long i = 0; i < members; ++i) {
+    ASSERT_EQ(s.status[i], member_status::success) << "member " << i;
+    attempts += s.counters[i].steps + s.counters[i].rejected_steps;
+  }
+  std::printf("[ lanes ] double pendulum, %d lanes: %llu of %llu lane-attempts advanced a member\n", lanes,
+              static_cast<unsigned long long>(work.of_members), static_cast<unsigned long long>(work.executed));
+  if (lanes == 0) {
+    EXPECT_EQ(work.executed, 0u);
+    EXPECT_EQ(work.of_members, 0u);
+    return;
+  }
+  EXPECT_EQ(work.of_members, std::uint64_t(attempts));
+  EXPECT_EQ(work.executed % std::uint64_t(lanes), 0u);
+  EXPECT_GE(work.executed, work.of_members);
+  EXPECT_LT(work.executed, work.of_members * std::uint64_t(lanes));
 }
 
 }  // namespace

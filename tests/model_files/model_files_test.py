@@ -118,6 +118,12 @@ def assert_same_results(a, b):
         check(same, f"dataset {name} differs between {a} and {b}")
 
 
+def member_attempts(path):
+    """The step attempts of a results file's members: accepted steps and rejected ones."""
+    with h5py.File(path, "r") as f:
+        return int(np.sum(f["members/steps"][()]) + np.sum(f["members/rejected"][()]))
+
+
 def double_pendulum_copy(ctx, name="copied_pendulum"):
     """The built-in double pendulum's header, moved into another namespace and renamed."""
     text = open(os.path.join(ctx.source, "include", "lockstep", "model", "double_pendulum.hpp")).read()
@@ -256,6 +262,17 @@ def case_lanes(ctx):
     check(compiles(lanes) == 1 and "cannot run BDF in SIMD lanes" not in lanes.stderr,
           f"the copy should compile once, with lanes:\n{lanes.stderr}")
     check(sorted(engine_lanes(ctx).values()) == [width], f"one engine with {width} lanes expected: {engine_lanes(ctx)}")
+    # The lanes' utilization in the run's summary (the engine's lanes_work): every step attempt of every
+    # member is one lane-attempt of a member, and the pack attempts executed all `width` lanes.
+    used = re.search(r"^lockstep: BDF in SIMD lanes: (\d+) of (\d+) lane-attempts advanced a member "
+                     r"\(utilization ([0-9.]+)\)$", lanes.stderr, re.M)
+    check(used is not None, f"the summary should give the lanes' utilization:\n{lanes.stderr}")
+    of_members, executed = int(used.group(1)), int(used.group(2))
+    attempts = member_attempts(os.path.join(ctx.work, "lanes", "results.h5"))
+    check(of_members == attempts and executed % width == 0 and attempts <= executed < attempts * width and
+          used.group(3) == f"{of_members / executed:.3f}",
+          f"lane-attempts of members {of_members}, executed {executed}: the members made {attempts} step attempts"
+          f" in packs of {width}")
 
     ctx.env["LOCKSTEP_MODEL_LANES"] = "0"
     check(version_line(ctx, "BDF in SIMD lanes, model files: ").startswith("off"),
@@ -266,7 +283,7 @@ def case_lanes(ctx):
     alone = ctx.run("run", "lanes.toml", "-o", "alone")
     told = ctx.run("describe", "copied_pendulum.hpp").stdout
     del ctx.env["LOCKSTEP_LANES"]
-    check(compiles(alone) == 0 and "BDF: one member at a time" in told,
+    check(compiles(alone) == 0 and "BDF: one member at a time" in told and "SIMD lanes:" not in alone.stderr,
           f"LOCKSTEP_LANES=0 should run the cached engine without its lanes:\n{alone.stderr}\n{told}")
     assert_same_results(os.path.join(ctx.work, "lanes", "results.h5"), os.path.join(ctx.work, "alone", "results.h5"))
 
@@ -276,6 +293,7 @@ def case_lanes(ctx):
                                                 fallback.stderr),
           f"the branched copy should compile once, without lanes, and say why:\n{fallback.stderr}")
     check(sorted(engine_lanes(ctx).values()) == [0, width], f"the branched copy's engine has no lanes: {engine_lanes(ctx)}")
+    check("lockstep: BDF in SIMD lanes" not in fallback.stderr, f"an engine without lanes has no utilization:\n{fallback.stderr}")
     assert_same_results(os.path.join(ctx.work, "lanes", "results.h5"), os.path.join(ctx.work, "branched", "results.h5"))
     again = ctx.run("run", "branched.toml", "-o", "again")
     check(compiles(again) == 0 and "SIMD packs" not in again.stderr,

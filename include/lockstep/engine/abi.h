@@ -10,7 +10,7 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 2; version 1 had no coordinate names):
+ * Conventions (ABI version 3; version 2 had no lanes_work, version 1 no coordinate names):
  *   - Every struct that crosses the boundary starts with lockstep_abi_header: the ABI version, its own
  *     size, and the build id of the lockstep headers it was compiled from. A host refuses a table whose
  *     version or size differs from its own, and an engine refuses a request struct likewise.
@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 2u
+#define LOCKSTEP_ENGINE_ABI_VERSION 3u
 /* The symbol an engine library exports: `const lockstep_engine* lockstep_engine_v1(void)`. */
 #define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v1"
 
@@ -255,6 +255,12 @@ typedef struct lockstep_engine {
 
   /* ---- a whole ensemble on a device (NULL unless device_built) ---- */
   lockstep_result (*solve_on_device)(lockstep_device_run* run, lockstep_error* error);
+
+  /* ---- the SIMD lanes BDF runs its members in (NULL where it runs them one at a time) ---- */
+  /* What the lanes executed since the engine was loaded, over every thread: lane-attempts (W for each
+   * attempt of a pack of W lanes) and those among them that advanced a member. Their ratio is the
+   * lanes' utilization. */
+  void (*lanes_work)(uint64_t* executed, uint64_t* of_members);
 } lockstep_engine;
 
 typedef const lockstep_engine* (*lockstep_engine_entry)(void);

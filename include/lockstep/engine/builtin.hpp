@@ -6,7 +6,6 @@
 // (lockstep/detail/device_models.hpp), its engine can also solve on the device.
 #pragma once
 
-#include <cstdint>
 #include <span>
 #include <string_view>
 
@@ -28,19 +27,5 @@ int builtin_bdf_lanes();
 // The SIMD lanes the built-in engine called `model` runs BDF's members in: builtin_bdf_lanes(), or 0
 // for a model too large for them (lockstep/engine/lanes_engine.hpp, fits_in_lanes) or no such model.
 int builtin_bdf_lanes(std::string_view model);
-
-// What the lanes of a built-in engine executed since the program started, over every thread and call:
-// lane-attempts executed (W for every attempt of a pack of W lanes) and those that advanced a member.
-// Their ratio is the lanes' utilization (docs/SIMD.md, "Lane utilization"): below 1 where lanes idled
-// for want of members (a chunk's last members, a call's last attempts) or held a member that had
-// finished or was out of attempts.
-struct lanes_work {
-  std::uint64_t executed = 0, of_members = 0;
-  double utilization() const { return executed > 0 ? double(of_members) / double(executed) : 0.0; }
-};
-
-// The lanes' work of the built-in engine called `model` (builtin_bdf_lanes(model)); zero where it runs
-// one member at a time.
-lanes_work builtin_lanes_work(std::string_view model);
 
 }  // namespace lockstep

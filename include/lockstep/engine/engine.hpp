@@ -7,6 +7,7 @@
 // to a table that lives as long as the program (engines are never unloaded).
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,19 @@ namespace lockstep {
 class engine_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// What an engine's SIMD lanes executed (lockstep/engine/abi.h, lanes_work): lane-attempts executed (W
+// for each attempt of a pack of W lanes) and those that advanced a member. Their ratio is the lanes'
+// utilization (docs/SIMD.md, "Lane utilization"): below 1 where lanes idled for want of members (a
+// chunk's last members, a call's last attempts) or held a member that had finished or was out of
+// attempts.
+struct lane_attempts {
+  std::uint64_t executed = 0, of_members = 0;
+  double utilization() const { return executed > 0 ? double(of_members) / double(executed) : 0.0; }
+  lane_attempts operator-(const lane_attempts& before) const {
+    return {executed - before.executed, of_members - before.of_members};
+  }
 };
 
 class engine {
@@ -48,6 +62,13 @@ class engine {
   // The names of q's entries (the model's own, else "q0", "q1", ...), also those of v's.
   std::span<const char* const> coordinate_names() const { return {table_->coordinate_names, std::size_t(table_->n)}; }
   bool device_built() const { return table_->device_built != 0 && table_->solve_on_device != nullptr; }
+  // What the engine's SIMD lanes executed since it was loaded, over every thread; zero where it runs
+  // BDF's members one at a time (or LOCKSTEP_LANES=0 turned its lanes off).
+  lane_attempts lanes_work() const {
+    lane_attempts a;
+    if (table_->lanes_work != nullptr) table_->lanes_work(&a.executed, &a.of_members);
+    return a;
+  }
 
   // (q0, v0) of the named initial inputs (Model::initial_state).
   void initial_state(const double* params, const double* inputs, double* q0, double* v0) const;

@@ -85,11 +85,22 @@ constexpr bool fits_in_lanes() {
   return sizeof(simd::HWY_NAMESPACE::newton_matrix_lanes<Model, lanes_tag>) <= lanes_max_matrix_bytes;
 }
 
+// The table's lanes_work (lockstep/engine/abi.h): lanes_work_of<Model>() in lane-attempts.
+template <class Model>
+void lanes_work_report(std::uint64_t* executed, std::uint64_t* of_members) {
+  const lanes_work_totals& totals = lanes_work_of<Model>();
+  *executed = totals.pack_attempts.load(std::memory_order_relaxed) * std::uint64_t(hwy::HWY_NAMESPACE::Lanes(lanes_tag()));
+  *of_members = totals.lane_attempts.load(std::memory_order_relaxed);
+}
+
 // The table t of Model's engine runs BDF in lanes, where the model fits them (fits_in_lanes); a larger
 // one keeps the table's own advance, one member at a time.
 template <class Model>
 void use_lanes(lockstep_engine& t) {
-  if constexpr (fits_in_lanes<Model>()) t.advance = &lanes_advance<Model>;
+  if constexpr (fits_in_lanes<Model>()) {
+    t.advance = &lanes_advance<Model>;
+    t.lanes_work = &lanes_work_report<Model>;
+  }
 }
 
 }  // namespace lockstep::engine_detail

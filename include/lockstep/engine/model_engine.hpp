@@ -382,6 +382,7 @@ lockstep_engine make_engine_table() {
   e.evaluate = &F::evaluate;
   e.initialize = &F::initialize;
   e.solve_on_device = nullptr;
+  e.lanes_work = nullptr;  // lanes_engine.hpp's use_lanes sets it
   return e;
 }
 
