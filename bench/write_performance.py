@@ -494,7 +494,7 @@ def write_lanes(w, data, problems, also=None):
       " on the same members, threads and tolerances, interleaved in the same run. \"Same bits\": every member's"
       " status, counters and final positions equal bit for bit (`work_precision` compares them), so the accuracy"
       " columns of the two are one. \"Lane utilization\": the lane-attempts that advanced a member over those"
-      " the lanes executed (the engine's own count, `builtin_lanes_work`): below 1 where lanes idled at the end"
+      " the lanes executed (the engine's own count, its table's `lanes_work`): below 1 where lanes idled at the end"
       " of a chunk or of a call of the engine, or held a member that had finished.")
     w("")
     write_lanes_table(w, pairs)
@@ -504,9 +504,9 @@ def write_lanes(w, data, problems, also=None):
             w(f"### The same in a build for {also.get('instruction_set', '?')}, {also.get('bdf_lanes', '?')} lanes")
             w("")
             w(f"A second `work_precision`, built for `{also.get('instruction_set', '?')}`"
-              " (`LOCKSTEP_INSTRUCTION_SET`), ran its own BDF one member at a time and in its lanes on the same"
-              " members and tolerances after the run above, on the same machine; its speed-ups are within that"
-              " build, its times not comparable with the tables above.")
+              " (`LOCKSTEP_INSTRUCTION_SET`), ran its own BDF one member at a time and in its lanes, interleaved, on"
+              " the same members, threads and tolerances, after the runs above on the same machine (not"
+              " interleaved with them): its speed-ups compare within its table.")
             w("")
             write_lanes_table(w, also_pairs)
     w("Against Hairer's RADAU5 (the target of ten times its speed per core), docs/SIMD.md's section \"Where"
