@@ -305,6 +305,7 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
 
   lockstep::ensemble_solution s;
   bool interrupted = false, stopped = false;
+  const lockstep::lane_attempts lanes_before = model.lanes_work();
   {
     py::gil_scoped_release released;
     try {
@@ -375,6 +376,10 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
   out["has_mu"] = lockstep::uses_mu(problem.options.form) && model.m() > 0;
   out["chunk_size"] = s.chunk_size;
   out["seconds"] = s.seconds;
+  // What the engine's SIMD lanes executed meanwhile (engine::lanes_work; (0, 0) without lanes): lane-attempts,
+  // and those that advanced a member. Another solve of the same model at the same time adds its own.
+  const lockstep::lane_attempts lanes = model.lanes_work() - lanes_before;
+  out["lane_attempts"] = py::make_tuple(lanes.executed, lanes.of_members);
   return out;
 }
 

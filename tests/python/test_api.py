@@ -368,6 +368,16 @@ trajectories = true
                         save=ref.time.values)
     assert list(ds.status_name.values) == ["success"] * 3
     assert ds.q.values.tobytes() == ref.q.values.tobytes() and ds.lam.values.tobytes() == ref.lam.values.tobytes()
+    assert "lane_attempts" not in ds.attrs  # Radau IIA: one member at a time
+
+    # BDF, in SIMD lanes where the engine has them: every step attempt of every member one lane-attempt.
+    bdf = lockstep.solve(fourbar, vary={f"params.{first.name}": ref[f"params.{first.name}"].values}, t=1.0,
+                         method="bdf", formulation="ggl")
+    assert list(bdf.status_name.values) == ["success"] * 3
+    if "lane_attempts" in bdf.attrs:
+        attempts = int(bdf.steps.sum() + bdf.rejected.sum())
+        assert bdf.attrs["lane_attempts_of_members"] == attempts <= bdf.attrs["lane_attempts"]
+        assert bdf.attrs["lane_utilization"] == attempts / bdf.attrs["lane_attempts"]
 
 
 def test_model_file_errors_raise_value_error(model_cache, source_dir):
