@@ -10,7 +10,8 @@
 # the same bit for bit.
 #
 # Usage: bench/run_performance.sh
-# Takes about 20 minutes on 2 idle cores (most of it the 1,000-member ensembles at three repetitions).
+# Takes about 20 minutes on 2 idle cores (most of it the 1,000-member ensembles at three repetitions);
+# LANES_ALSO adds about 5.
 # Environment (all optional):
 #   BUILD_DIR        build directory (default /tmp/lockstep-bench-performance); configured Release, CUDA off
 #   OUT_DIR          where the JSON, profiles and log go (default $BUILD_DIR/performance)
