@@ -5,13 +5,14 @@
 // (tests/simd/bdf_member_test.cpp). member_advance's results do not depend on how many attempts one
 // call makes (it pauses at attempt boundaries), so one attempt per call is the member alone.
 //
-// What runs in lanes: the budget and end checks, the attempt (bdf_attempt_inl.hpp) and the record of a
-// revised rank decision. What runs lane by lane on the member's own double code, for the lanes whose
-// attempt was accepted: the projection of the accepted point, the constraint residuals, the check of
-// dropped rows, and the save points the step passed (dense output from the lane's history, projected
-// as an output, multipliers made consistent, handed to the sink). These are member.hpp's functions, so
-// they compute the bits they compute for the member alone; they run once per accepted step, not per
-// Newton iteration, and the time they take is measured in bench/simd/bdf_speed.cpp.
+// What runs in lanes: the budget and end checks, the attempt (bdf_attempt_inl.hpp), the record of a
+// revised rank decision, and the constraint residuals of the accepted points (on packs: each lane gets
+// its member's bits). What runs lane by lane on the member's own double code, for the lanes whose
+// attempt was accepted: the projection of the accepted point, the check of dropped rows, and the save
+// points the step passed (dense output from the lane's history, projected as an output, multipliers
+// made consistent, handed to the sink). These are member.hpp's functions, so they compute the bits
+// they compute for the member alone; they run once per accepted step, not per Newton iteration, and
+// the time they take is measured in bench/simd/bdf_speed.cpp.
 //
 // A member enters a lane after member_begin (load_member) and leaves it for member_final_state
 // (store_member): the consistent initialization and the final multipliers run on doubles. Every lane
@@ -110,27 +111,68 @@ HWY_INLINE void fill_idle_lanes(bdf_member_lanes<Model, D>& M, mask<D> busy) {
 
 namespace bdf_member_detail {
 
-// member.hpp's complete_accepted_step (the fused path) for the member in lane l, whose accepted point
-// is y at t with the dropped rows `dropped`: y becomes its projection; false (with the lane's status
-// set) when the member fails. sink(lane, save_index, t, y).
-template <class Model, class D, class Sink>
-HWY_INLINE bool complete_accepted_step(bdf_member_lanes<Model, D>& M, size_t l, double t, state_vector<Model>& y,
-                                       std::uint64_t dropped, const solver_options& opt, const double* save_times,
-                                       int save_count, Sink& sink) {
-  const double* p = M.p_row[l];
-  member_counters& counters = M.other_counters[l];
-  if (projects_after_steps(opt.projection, opt.form)) {
-    state_vector<Model> projected = y;
-    projection_sizes sizes;
-    const member_status s = project_state<Model>(opt.projection, opt.form, opt.metric, t, projected, p, sizes, dropped);
-    if (s != member_status::success) {
-      set_lane(M.status, l, double(s));
-      return false;
-    }
-    y = projected;
-    detail::count_projection(counters, sizes);
+// member.hpp's complete_accepted_step (the fused path) for the member in lane l, in three parts around
+// the constraint residuals, which the lanes evaluate together (record_constraint_residuals below).
+// First the projection of the accepted point y at t with the dropped rows `dropped`: y becomes its
+// projection; false (with the lane's status set) when the member fails.
+template <class Model, class D>
+HWY_INLINE bool project_accepted_point(bdf_member_lanes<Model, D>& M, size_t l, double t, state_vector<Model>& y,
+                                       std::uint64_t dropped, const solver_options& opt) {
+  if (!projects_after_steps(opt.projection, opt.form)) return true;
+  state_vector<Model> projected = y;
+  projection_sizes sizes;
+  const member_status s = project_state<Model>(opt.projection, opt.form, opt.metric, t, projected, M.p_row[l], sizes, dropped);
+  if (s != member_status::success) {
+    set_lane(M.status, l, double(s));
+    return false;
   }
-  detail::record_constraint_residuals<Model>(t, y, p, counters, dropped);
+  y = projected;
+  detail::count_projection(M.other_counters[l], sizes);
+  return true;
+}
+
+// The constraint residuals of the lanes in `lanes` at their accepted points (y[i][l], t[l]; after the
+// projection), recorded in each lane's counters: the residuals are evaluated on packs (every lane at its
+// own point, its results discarded outside `lanes`), which gives each lane the bits of the member's
+// evaluation on doubles (tests/simd/pack_model_test.cpp), for a fraction of eight evaluations' time.
+template <class Model, class D>
+HWY_INLINE void record_constraint_residuals(bdf_member_lanes<Model, D>& M, mask<D> lanes,
+                                            const double (&y)[state_layout<Model>::size][bdf_member_lanes<Model, D>::max_lanes],
+                                            const double* t, const int64_t* dropped) {
+  using L = state_layout<Model>;
+  using P = pack<D>;
+  constexpr size_t max_lanes = bdf_member_lanes<Model, D>::max_lanes;
+  constexpr int m = Model::m, k = Model::k;
+  if constexpr (m > 0 || k > 0) {
+    const D d;
+    lockstep::vec<P, Model::n> q, v;
+    for (int i = 0; i < Model::n; ++i) {
+      q[i] = P(hn::Load(d, y[L::q + i]));
+      v[i] = P(hn::Load(d, y[L::v + i]));
+    }
+    const detail::constraint_residuals<Model, P> r = detail::constraint_residuals_at<Model>(P(hn::Load(d, t)), q, v, M.p);
+    HWY_ALIGN double phi[m > 0 ? m : 1][max_lanes], rate[m > 0 ? m : 1][max_lanes], nonholonomic[k > 0 ? k : 1][max_lanes];
+    for (int i = 0; i < m; ++i) hn::Store(r.phi[i].v, d, phi[i]), hn::Store(r.rate[i].v, d, rate[i]);
+    for (int i = 0; i < k; ++i) hn::Store(r.nonholonomic[i].v, d, nonholonomic[i]);
+    const uint64_t bits = mask_bits<D>(lanes);
+    for (size_t l = 0; l < hn::Lanes(d); ++l) {
+      if (!(bits >> l & 1)) continue;
+      detail::constraint_residuals<Model, double> lane;
+      for (int i = 0; i < m; ++i) lane.phi[i] = phi[i][l], lane.rate[i] = rate[i][l];
+      for (int i = 0; i < k; ++i) lane.nonholonomic[i] = nonholonomic[i][l];
+      detail::record_constraint_residuals<Model>(lane, M.other_counters[l], static_cast<std::uint64_t>(dropped[l]));
+    }
+  }
+}
+
+// Last, for the member in lane l at its (projected) accepted point y at t: the check of the dropped
+// rows, and the save points the step passed; false (with the lane's status set) when the member fails.
+// sink(lane, save_index, t, y).
+template <class Model, class D, class Sink>
+HWY_INLINE bool finish_accepted_step(bdf_member_lanes<Model, D>& M, size_t l, double t, const state_vector<Model>& y,
+                                     std::uint64_t dropped, const solver_options& opt, const double* save_times,
+                                     int save_count, Sink& sink) {
+  const double* p = M.p_row[l];
   // The lane's history (for dense output) and Jacobian (for the dropped rows), read out only where
   // needed, into M's scratch state: lane by lane they cost a lane extraction per value, and a
   // bdf_state is kilobytes (a local one, even an empty std::optional of one, was zeroed every step).
@@ -225,18 +267,31 @@ HWY_NOINLINE mask<D> member_advance(mask<D> busy, bdf_member_lanes<Model, D>& M,
     for (int i = 0; i < ny; ++i) hn::Store(M.method.history.y_newest[i].v, d, y[i]);
     hn::Store(M.method.t.v, d, t);
     hn::Store(M.method.corrector.dropped.bits, di, dropped);
+    // member.hpp's complete_accepted_step, lane by lane but for the constraint residuals.
     Mask completion_failed = hn::FirstN(d, 0);
-    const uint64_t lanes = mask_bits<D>(accepted);
+    if (projects_after_steps(opt.projection, opt.form)) {
+      const uint64_t lanes = mask_bits<D>(accepted);
+      for (size_t l = 0; l < hn::Lanes(d); ++l) {
+        if (!(lanes >> l & 1)) continue;
+        state_vector<Model> point;
+        for (int i = 0; i < ny; ++i) point[i] = y[i][l];
+        if (bdf_member_detail::project_accepted_point(M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt)) {
+          for (int i = 0; i < ny; ++i) y[i][l] = point[i];
+        } else {
+          set_mask_lane<D>(completion_failed, l, true);
+        }
+      }
+    }
+    const Mask projected = hn::AndNot(completion_failed, accepted);
+    bdf_member_detail::record_constraint_residuals(M, projected, y, t, dropped);
+    const uint64_t lanes = mask_bits<D>(projected);
     for (size_t l = 0; l < hn::Lanes(d); ++l) {
       if (!(lanes >> l & 1)) continue;
       state_vector<Model> point;
       for (int i = 0; i < ny; ++i) point[i] = y[i][l];
-      if (bdf_member_detail::complete_accepted_step(M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt,
-                                                    save_times, save_count, sink)) {
-        for (int i = 0; i < ny; ++i) y[i][l] = point[i];
-      } else {
+      if (!bdf_member_detail::finish_accepted_step(M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt,
+                                                   save_times, save_count, sink))
         set_mask_lane<D>(completion_failed, l, true);
-      }
     }
     // Method::replace_current: the projected point becomes the lanes' newest (a lane whose completion
     // failed keeps its unprojected one, as the member alone does).
