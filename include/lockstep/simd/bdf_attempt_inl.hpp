@@ -102,11 +102,11 @@ HWY_INLINE void load_lane(bdf_lanes<Model, D>& S, size_t l, const bdf_state<Mode
   for (size_t e = 0; e < std::size(c.jac.B.a); ++e) set_lane(C.jac.B.a[e], l, c.jacobian_valid ? c.jac.B.a[e] : 0.0);
   LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_LOAD_BLOCK)
 #undef LOCKSTEP_SIMD_LOAD_BLOCK
-  C.dropped.bits = hn::InsertLane(C.dropped.bits, l, static_cast<int64_t>(c.jac.dropped));
+  C.dropped.bits = with_lane(C.dropped.bits, l, static_cast<int64_t>(c.jac.dropped));
   for (int i = 0; i < size; ++i) {
     for (int j = 0; j < size; ++j)
-      C.newton.lu(i, j) = hn::InsertLane(C.newton.lu(i, j), l, c.newton_valid ? c.newton.lu(i, j) : i == j ? 1.0 : 0.0);
-    C.newton.pivot[i] = hn::InsertLane(C.newton.pivot[i], l, int64_t{c.newton_valid ? c.newton.pivot[i] : i});
+      C.newton.lu(i, j) = with_lane(C.newton.lu(i, j), l, c.newton_valid ? c.newton.lu(i, j) : i == j ? 1.0 : 0.0);
+    C.newton.pivot[i] = with_lane(C.newton.pivot[i], l, int64_t{c.newton_valid ? c.newton.pivot[i] : i});
   }
   set_lane(C.newton.c, l, c.newton_valid ? c.newton.c : 1.0);
   set_mask_lane<D>(C.jacobian_valid, l, c.jacobian_valid);

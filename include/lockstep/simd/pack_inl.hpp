@@ -115,16 +115,25 @@ HWY_INLINE pack<D> value_of(pack<D> x) { return x; }
 
 // Lane access: the traffic between one member on doubles and its lane (a member loaded into a lane or
 // read out of it, a Jacobian evaluated on the double code for one lane).
-template <class D>
-HWY_INLINE double lane_of(pack<D> x, size_t l) { return hn::ExtractLane(x.v, l); }
-template <class D>
-HWY_INLINE void set_lane(pack<D>& x, size_t l, double value) { x.v = hn::InsertLane(x.v, l, value); }
 // The mask of lane l alone.
 template <class D>
-HWY_INLINE mask<D> lane_mask(size_t l) {
+HWY_INLINE hn::Mask<D> lane_mask(size_t l) {
   const D d;
   return hn::Xor(hn::FirstN(d, l + 1), hn::FirstN(d, l));
 }
+// v with lane l replaced by x: x broadcast and blended into lane l, in registers. Highway's InsertLane
+// with a lane known only at run time stores the vector, changes the lane in memory and reloads the
+// vector, a reload that store-to-load forwarding cannot serve; loading a member into a lane, a value at
+// a time, spent a tenth of the lanes' time on andrews so (docs/SIMD.md, "BDF in lanes, measured").
+template <class V>
+HWY_INLINE V with_lane(V v, size_t l, hn::TFromV<V> x) {
+  const hn::DFromV<V> d;
+  return hn::IfThenElse(lane_mask<hn::DFromV<V>>(l), hn::Set(d, x), v);
+}
+template <class D>
+HWY_INLINE double lane_of(pack<D> x, size_t l) { return hn::ExtractLane(x.v, l); }
+template <class D>
+HWY_INLINE void set_lane(pack<D>& x, size_t l, double value) { x.v = with_lane(x.v, l, value); }
 template <class D>
 HWY_INLINE bool mask_lane_of(mask<D> m, size_t l) { return !hn::AllFalse(D(), hn::And(m, lane_mask<D>(l))); }
 template <class D>
