@@ -60,6 +60,9 @@ struct bdf_member_lanes {
   member_counters other_counters[max_lanes] = {};
   int next_save[max_lanes] = {};
   bdf_state<Model> scratch;  // a member read out of its lane for its dense output or dropped rows
+  // A member read from its chunk on its way into a lane: kept here, since a local one is kilobytes that
+  // the compiler zeroes at every declaration (the chunk's copy, soa_load, then writes every byte).
+  member_state<Model, bdf_method> incoming;
   // The lanes' work, for their utilization (docs/SIMD.md, "Lane utilization"): the step attempts the
   // pack ran, each of which every lane executes, and the lanes among them that attempted a member's
   // step (a lane that idles, has finished or was refused by its budget executes without one).

@@ -46,7 +46,7 @@ HWY_NOINLINE void advance_in_lanes(const chunk_view<Model>& c, const long* membe
   const auto fill = [&](size_t l) {
     for (; next < count; ++next) {
       const long i = members[next];
-      member_state<Model, bdf_method> ms;
+      member_state<Model, bdf_method>& ms = lanes.incoming;
       soa_load(c.states, c.stride, i, ms);
       if (ms.status != member_status::running) {
         c.finished[i] = 1;
