@@ -6,8 +6,8 @@
 // call makes (it pauses at attempt boundaries), so one attempt per call is the member alone.
 //
 // What runs in lanes: the budget and end checks, the attempt (bdf_attempt_inl.hpp), the record of a
-// revised rank decision, and the constraint residuals of the accepted points (on packs: each lane gets
-// its member's bits). What runs lane by lane on the member's own double code, for the lanes whose
+// revised rank decision, and the constraint residuals of the accepted points (evaluated on packs: each
+// lane gets its member's bits). What runs lane by lane on the member's own double code, for the lanes whose
 // attempt was accepted: the projection of the accepted point, the check of dropped rows, and the save
 // points the step passed (dense output from the lane's history, projected as an output, multipliers
 // made consistent, handed to the sink). These are member.hpp's functions, so they compute the bits
@@ -153,17 +153,30 @@ HWY_INLINE void record_constraint_residuals(bdf_member_lanes<Model, D>& M, mask<
       q[i] = P(hn::Load(d, y[L::q + i]));
       v[i] = P(hn::Load(d, y[L::v + i]));
     }
-    const detail::constraint_residuals<Model, P> r = detail::constraint_residuals_at<Model>(P(hn::Load(d, t)), q, v, M.p);
+    const P t_lanes(hn::Load(d, t));
     HWY_ALIGN double phi[m > 0 ? m : 1][max_lanes], rate[m > 0 ? m : 1][max_lanes], nonholonomic[k > 0 ? k : 1][max_lanes];
-    for (int i = 0; i < m; ++i) hn::Store(r.phi[i].v, d, phi[i]), hn::Store(r.rate[i].v, d, rate[i]);
-    for (int i = 0; i < k; ++i) hn::Store(r.nonholonomic[i].v, d, nonholonomic[i]);
+    if constexpr (m > 0) {  // member.hpp's one evaluation for both
+      const auto both = constraint_along<Model>(t_lanes, q, v, M.p);
+      for (int i = 0; i < m; ++i) hn::Store(both.phi[i].v, d, phi[i]), hn::Store(both.rate[i].v, d, rate[i]);
+    }
+    if constexpr (k > 0) {
+      const lockstep::vec<P, k> r = Model::template nonholonomic<P, P>(t_lanes, q, v, M.p);
+      for (int i = 0; i < k; ++i) hn::Store(r[i].v, d, nonholonomic[i]);
+    }
     const uint64_t bits = mask_bits<D>(lanes);
     for (size_t l = 0; l < hn::Lanes(d); ++l) {
       if (!(bits >> l & 1)) continue;
-      detail::constraint_residuals<Model, double> lane;
-      for (int i = 0; i < m; ++i) lane.phi[i] = phi[i][l], lane.rate[i] = rate[i][l];
-      for (int i = 0; i < k; ++i) lane.nonholonomic[i] = nonholonomic[i][l];
-      detail::record_constraint_residuals<Model>(lane, M.other_counters[l], static_cast<std::uint64_t>(dropped[l]));
+      member_counters& c = M.other_counters[l];
+      if constexpr (m > 0) {
+        lockstep::vec<double, m> phi_l, rate_l;
+        for (int i = 0; i < m; ++i) phi_l[i] = phi[i][l], rate_l[i] = rate[i][l];
+        detail::record_holonomic_residuals<Model>(phi_l, rate_l, c, static_cast<std::uint64_t>(dropped[l]));
+      }
+      if constexpr (k > 0) {
+        lockstep::vec<double, k> nonholonomic_l;
+        for (int i = 0; i < k; ++i) nonholonomic_l[i] = nonholonomic[i][l];
+        detail::record_nonholonomic_residuals<Model>(nonholonomic_l, c);
+      }
     }
   }
 }

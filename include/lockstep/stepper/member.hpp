@@ -45,44 +45,26 @@ struct member_state {
 
 namespace detail {
 
-// The residuals of an accepted point's constraints: Phi and G v + Phi_t from one evaluation along the
-// line (one evaluation for both: after every accepted step, ~5 % of car_axis' time), and the
-// non-holonomic rows' A v + a. Generic in the scalar, so that members in SIMD lanes evaluate them on
-// packs, every lane with its member's bits (lockstep/simd/bdf_member_inl.hpp).
-template <class Model, class T>
-struct constraint_residuals {
-  vec<T, Model::m> phi, rate;
-  vec<T, Model::k> nonholonomic;
-};
-
-template <class Model, class T, class P>
-LOCKSTEP_HD constraint_residuals<Model, T> constraint_residuals_at(const T& t, const vec<T, Model::n>& q,
-                                                                   const vec<T, Model::n>& v, const P* p) {
-  constraint_residuals<Model, T> r;
-  if constexpr (Model::m > 0) {
-    const auto both = constraint_along<Model>(t, q, v, p);
-    r.phi = both.phi;
-    r.rate = both.rate;
-  }
-  if constexpr (Model::k > 0) r.nonholonomic = Model::template nonholonomic<T, P>(t, q, v, p);
-  return r;
-}
-
-// Tracks max |Phi| and max |G v + Phi_t|, |A v + a| over the accepted points, and max |Phi| of the
-// holonomic rows set in `dropped`.
+// Tracks max |Phi| and max |G v + Phi_t| over the accepted points, and max |Phi| of the holonomic rows
+// set in `dropped`, from one point's Phi and G v + Phi_t.
 template <class Model>
-LOCKSTEP_HD void record_constraint_residuals(const constraint_residuals<Model, double>& r, member_counters& c,
-                                             std::uint64_t dropped) {
-  if constexpr (Model::m > 0) {
-    c.max_phi = max(c.max_phi, norm_inf(r.phi));
-    c.max_velocity_residual = max(c.max_velocity_residual, norm_inf(r.rate));
-    for (int a = 0; dropped != 0 && a < Model::m; ++a)
-      if (row_dropped(dropped, a)) c.max_dropped_phi = max(c.max_dropped_phi, abs(r.phi[a]));
-  }
-  if constexpr (Model::k > 0) c.max_velocity_residual = max(c.max_velocity_residual, norm_inf(r.nonholonomic));
+LOCKSTEP_HD void record_holonomic_residuals(const vec<double, Model::m>& phi, const vec<double, Model::m>& rate,
+                                            member_counters& c, std::uint64_t dropped) {
+  c.max_phi = max(c.max_phi, norm_inf(phi));
+  c.max_velocity_residual = max(c.max_velocity_residual, norm_inf(rate));
+  for (int a = 0; dropped != 0 && a < Model::m; ++a)
+    if (row_dropped(dropped, a)) c.max_dropped_phi = max(c.max_dropped_phi, abs(phi[a]));
 }
 
-// The same at the accepted point y at t.
+// Tracks max |A v + a| (in max_velocity_residual) from one point's non-holonomic residuals.
+template <class Model>
+LOCKSTEP_HD void record_nonholonomic_residuals(const vec<double, Model::k>& residual, member_counters& c) {
+  c.max_velocity_residual = max(c.max_velocity_residual, norm_inf(residual));
+}
+
+// Tracks max |Phi| and max |G v + Phi_t|, |A v + a| at an accepted point, and max |Phi| of the
+// holonomic rows set in `dropped`. Members in SIMD lanes evaluate the residuals on packs and record
+// them lane by lane with the two functions above (lockstep/simd/bdf_member_inl.hpp).
 template <class Model>
 LOCKSTEP_HD void record_constraint_residuals(double t, const state_vector<Model>& y, const double* p,
                                              member_counters& c, std::uint64_t dropped) {
@@ -92,7 +74,12 @@ LOCKSTEP_HD void record_constraint_residuals(double t, const state_vector<Model>
     q[i] = y[L::q + i];
     v[i] = y[L::v + i];
   }
-  record_constraint_residuals<Model>(constraint_residuals_at<Model>(t, q, v, p), c, dropped);
+  if constexpr (Model::m > 0) {  // one evaluation for both (after every accepted step: ~5 % of car_axis' time)
+    const auto both = constraint_along<Model>(t, q, v, p);
+    record_holonomic_residuals<Model>(both.phi, both.rate, c, dropped);
+  }
+  if constexpr (Model::k > 0)
+    record_nonholonomic_residuals<Model>(Model::template nonholonomic<double, double>(t, q, v, p), c);
 }
 
 // Whether the dropped holonomic rows still hold at an accepted point y. A row the rank decision drops
