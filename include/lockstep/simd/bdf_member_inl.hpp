@@ -116,12 +116,12 @@ namespace bdf_member_detail {
 
 // member.hpp's complete_accepted_step (the fused path) for the member in lane l, in three parts around
 // the constraint residuals, which the lanes evaluate together (record_constraint_residuals below).
-// First the projection of the accepted point y at t with the dropped rows `dropped`: y becomes its
+// First, where projections follow the steps (projects_after_steps, which the caller tests once for all
+// lanes), the projection of the accepted point y at t with the dropped rows `dropped`: y becomes its
 // projection; false (with the lane's status set) when the member fails.
 template <class Model, class D>
 HWY_INLINE bool project_accepted_point(bdf_member_lanes<Model, D>& M, size_t l, double t, state_vector<Model>& y,
                                        std::uint64_t dropped, const solver_options& opt) {
-  if (!projects_after_steps(opt.projection, opt.form)) return true;
   state_vector<Model> projected = y;
   projection_sizes sizes;
   const member_status s = project_state<Model>(opt.projection, opt.form, opt.metric, t, projected, M.p_row[l], sizes, dropped);
