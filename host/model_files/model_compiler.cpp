@@ -169,7 +169,7 @@ std::string engine_source(const fs::path& header, const std::string& type, bool 
   tu += "#include \"lockstep/engine/lanes_engine.hpp\"\n";
   // A model too large for the lanes fails here, so that its entry is compiled without them and says so.
   tu += "static_assert(lockstep::engine_detail::fits_in_lanes<::" + type +
-        ">(), \"the model is too large for SIMD lanes (lanes_max_matrix_bytes in lockstep/engine/lanes_engine.hpp)\");\n";
+        ">(), \"the model is too large for SIMD lanes (lanes_max_jacobian_bytes in lockstep/engine/lanes_engine.hpp)\");\n";
   tu += entry_point(type, "    lockstep::engine_detail::use_lanes<::" + type + ">(t);  // BDF in SIMD lanes\n");
   return tu;
 }

@@ -58,7 +58,7 @@ HWY_NOINLINE bool attempts_at_width(const solver_options& opt, const bdf_member<
     for (int i = 0; i < Model::n_params; ++i) p[i] = gather([i](const bdf_member<Model>& m) { return m.p[i]; });
     const P t_end = gather([](const bdf_member<Model>& m) { return m.t_end; });
     sl::bdf_lanes<Model, D> s;
-    s.corrector = sl::no_matrices<Model, D>();
+    sl::clear_matrices(s.corrector);
     for (size_t l = 0; l < W; ++l) sl::load_lane(s, l, in[first + l].start);
     sl::bdf_counters_lanes<D> counters;
     P status(double(member_status::running));

@@ -13,7 +13,8 @@
 // steps, t1), as a study's chunk has them. Runs: andrews on ggl with consistent multipliers; andrews on
 // ggl with coordinate projection and a step budget that stops some members; the knife edge on
 // projected invariants; a pendulum with its constraint listed twice (a dropped row in every member,
-// minimum-norm multipliers) on ggl with post-stabilization.
+// minimum-norm multipliers) on ggl with post-stabilization; a chain of 17 links on ggl, 68 unknowns
+// (the lanes' matrices of a model that size live in their workspace, not on the stack).
 //
 // And of lockstep/simd/member_kernels_inl.hpp: a chunk's members advanced by advance_in_lanes, call
 // after call as the scheduler calls an engine's advance, must leave the chunk's SoA storage as
@@ -24,6 +25,7 @@
 
 #include "hwy/highway.h"
 #include "lockstep/model/andrews.hpp"
+#include "lockstep/model/chain.hpp"
 #include "lockstep/model/knife_edge.hpp"
 #include "lockstep/simd/bdf_member_inl.hpp"
 #include "lockstep/simd/member_kernels_inl.hpp"
@@ -186,6 +188,7 @@ HWY_NOINLINE bool chunk_at_width(const chunk_view<Model>& c, int max_attempts, c
 LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersAndrews, lockstep::models::andrews)
 LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersKnifeEdge, lockstep::models::knife_edge)
 LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersDoubledPendulum, lockstep::test::doubled_pendulum_constraint)
+LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersChain17, lockstep::models::chain<17>)
 bool ChunkAndrews(const chunk_view<lockstep::models::andrews>& c, int max_attempts,
                   const std::function<void(int)>& after_call, size_t lanes) {
   return at_lane_width(lanes, [&](auto w) {
@@ -197,6 +200,7 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <cfenv>
@@ -214,6 +218,7 @@ namespace lockstep::simd_test {
 HWY_EXPORT(MembersAndrews);
 HWY_EXPORT(MembersKnifeEdge);
 HWY_EXPORT(MembersDoubledPendulum);
+HWY_EXPORT(MembersChain17);
 HWY_EXPORT(ChunkAndrews);
 
 namespace {
@@ -229,6 +234,35 @@ study_member<Model> draw(std::mt19937_64& g) {
   default_initial_state<Model>(m.p, m.q0, m.v0);
   for (int i = 0; i < Model::n; ++i) m.q0[i] += 1e-4 * u(g) * (m.q0[i] == 0.0 ? 1.0 : m.q0[i]);
   return m;
+}
+
+// f() on a thread with a stack of stack_bytes; the floating-point flags it raised there (they are the
+// thread's own) are raised in the caller's thread too.
+template <class F>
+bool on_stack_of(size_t stack_bytes, const F& f) {
+  struct call {
+    const F* f;
+    bool result;
+    int flags;
+  } c{&f, false, 0};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, stack_bytes);
+  pthread_t thread;
+  const auto body = [](void* arg) -> void* {
+    call& c = *static_cast<call*>(arg);
+    std::feclearexcept(FE_ALL_EXCEPT);
+    c.result = (*c.f)();
+    c.flags = std::fetestexcept(FE_ALL_EXCEPT);
+    return nullptr;
+  };
+  const int created = pthread_create(&thread, &attr, body, &c);
+  pthread_attr_destroy(&attr);
+  EXPECT_EQ(created, 0) << "no thread of " << stack_bytes << " bytes of stack";
+  if (created != 0) return false;
+  pthread_join(thread, nullptr);
+  std::feraiseexcept(c.flags);
+  return c.result;
 }
 
 // Every member alone: member_begin, member_advance three attempts at a time, member_final_state.
@@ -356,6 +390,18 @@ TEST(SimdBdfMember, EveryLaneEndsItsMemberAsMemberAdvanceAlone) {
   expect_lanes_equal_alone<test::doubled_pendulum_constraint>(
       doubled, "doubled pendulum, ggl, post-stabilization, minimum-norm multipliers", study_of(redundant, 1.0, 4),
       44);
+
+  // More than 64 unknowns in ggl form (4 x 17 = 68): a pack of its Newton matrices is 296 KB at W = 8,
+  // and the lanes keep such objects in their workspace (corrector_scratch), not on the stack. They run
+  // on a thread of 768 KiB of stack: at W = 8 this study needs less than 640 KiB of it (most of it the
+  // model's dual numbers over packs in the residual), and more than 1 MiB with the matrices of
+  // solve_corrector and of the workspace's first value on the stack (g++ 12, -O3, measured by the
+  // stack size at which the thread overflowed).
+  const auto chain = [](auto&&... a) {
+    return on_stack_of(768 * 1024, [&] { return HWY_DYNAMIC_DISPATCH(MembersChain17)(a...); });
+  };
+  static_assert(state_layout<models::chain<17>>::newton_size > 64);
+  expect_lanes_equal_alone<models::chain<17>>(chain, "chain17, ggl", study_of(ggl, 0.05, 3), 46);
 }
 
 // A chunk's storage (lockstep/detail/member_kernels.hpp, chunk_view) for `members`, begun by

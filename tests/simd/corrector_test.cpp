@@ -72,7 +72,8 @@ HWY_NOINLINE bool corrector_at_width(formulation f, const corrector_member<Model
       y[j] = base[j];
     }
     P t = gather([](const C& c) { return c.t0; });
-    sl::corrector_lanes<Model, D> cm = sl::no_matrices<Model, D>();
+    sl::corrector_lanes<Model, D> cm;
+    sl::clear_matrices(cm);
     sl::corrector_counts<D> counts;
     for (int call = 0; call < corrector_calls; ++call) {
       const P h = gather([call](const C& c) { return c.h[call]; });

@@ -81,7 +81,8 @@ HWY_NOINLINE bool newton_at_width(formulation f, const newton_case<Model>* in, n
     mat<P, size, size> entries;
     lockstep::detail::newton_matrix_entries<Model, P>(f, J, dropped, c, entries);
     sl::newton_matrix_lanes<Model, D> N;
-    const sl::pack_factor_result<D> factored = sl::factor_newton_matrix<Model>(f, J, dropped, c, N);
+    mat<P, size, size> assembled;
+    const sl::pack_factor_result<D> factored = sl::factor_newton_matrix<Model>(f, J, dropped, c, assembled, N);
     lockstep::vec<P, Model::n> dq, dv;
     lockstep::vec<P, Model::m> dl, dm;
     lockstep::vec<P, Model::k> dn;

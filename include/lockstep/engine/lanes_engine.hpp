@@ -72,17 +72,21 @@ lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long
   });
 }
 
-// The largest pack of Newton matrices (LU factors of W members) a model may have to run in lanes. The
-// lanes keep a few objects of that size on the thread's stack (solve_corrector's fresh factors,
-// no_matrices' value), and a model of hundreds of unknowns would overflow it: the n-four-bar of 40
-// loops (ggl: 326 unknowns) needs 6.8 MB per pack at W = 8. 256 KiB holds the ggl systems up to 64
-// unknowns at W = 8 (every built-in model but chain16) and keeps the stack well inside a thread's.
-inline constexpr std::size_t lanes_max_matrix_bytes = std::size_t{256} * 1024;
+// Whether Model's members run in lanes. What grows as the square of the model's unknowns (its Jacobian
+// blocks, Newton matrices and factors, per lane) lives in the thread's workspace of lanes on the heap
+// (corrector_lanes, lockstep/simd/corrector_inl.hpp), but the model's evaluation on packs still holds
+// about W times the one-member code's temporaries on the stack (the m x n constraint Jacobian of the
+// residual's linearization among them). Measured at W = 8 (g++ 12, -O3; the smallest thread stack that
+// ran the member): chain17, 68 unknowns in ggl form, 333 KB of Jacobian blocks on packs, under
+// 640 KiB of stack; the n-four-bar of 40 loops, 326 unknowns, 2.6 MB of blocks, 3-4 MiB (one member
+// at a time on doubles: 1-2 MiB). So a model runs in lanes where its Jacobian blocks on packs take at
+// most 1 MiB (every built-in model; about 120-150 unknowns at W = 8), on less than 2 MiB of stack,
+// and a larger one runs one member at a time, on less.
+inline constexpr std::size_t lanes_max_jacobian_bytes = std::size_t{1} << 20;
 
-// Whether Model's members run in lanes: its pack of Newton matrices fits lanes_max_matrix_bytes.
 template <class Model>
 constexpr bool fits_in_lanes() {
-  return sizeof(simd::HWY_NAMESPACE::newton_matrix_lanes<Model, lanes_tag>) <= lanes_max_matrix_bytes;
+  return sizeof(jacobian_values<Model, simd::HWY_NAMESPACE::pack<lanes_tag>>) <= lanes_max_jacobian_bytes;
 }
 
 // The table's lanes_work (lockstep/engine/abi.h): lanes_work_of<Model>() in lane-attempts.

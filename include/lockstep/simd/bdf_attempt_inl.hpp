@@ -94,7 +94,7 @@ HWY_INLINE void load_lane(bdf_lanes<Model, D>& S, size_t l, const bdf_state<Mode
   set_lane(S.steps_at_order, l, double(s.steps_at_order)), set_lane(S.error_failures, l, double(s.error_failures));
   set_lane(S.newton_cuts, l, double(s.newton_cuts)), set_lane(S.error, l, s.error);
 
-  // The Jacobian and the factors where valid; elsewhere the finite values of no_matrices (a member's
+  // The Jacobian and the factors where valid; elsewhere the finite values of clear_matrices (a member's
   // invalid ones may be a failed evaluation's, or never written), which nothing reads as the member's.
   corrector_lanes<Model, D>& C = S.corrector;
   const corrector_matrices<Model>& c = s.corrector;

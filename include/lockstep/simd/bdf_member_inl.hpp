@@ -68,7 +68,7 @@ struct bdf_member_lanes {
   // step (a lane that idles, has finished or was refused by its budget executes without one).
   std::uint64_t pack_attempts = 0, lane_attempts = 0;
 
-  bdf_member_lanes() { method.corrector = no_matrices<Model, D>(); }
+  bdf_member_lanes() { clear_matrices(method.corrector); }
 };
 
 // Lane l of M becomes the member ms with parameters p (after member_begin, or between two calls of

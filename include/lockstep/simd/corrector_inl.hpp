@@ -45,25 +45,45 @@
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
 
-// corrector_matrices<Model> per lane.
+// What solve_corrector computes before it blends it into the lanes that take it: the new Jacobian
+// blocks lane by lane, the assembled Newton matrices and their factors. It grows as the square of the
+// model's unknowns (a pack of chain16's 64 x 64 Newton matrices is 256 KiB at W = 8), so it lives with
+// the lanes' matrices in their workspace, not on the stack (docs/SIMD.md, "How large a model the lanes
+// take"), and holds nothing from one call to the next.
+template <class Model, class D>
+struct corrector_scratch {
+  static constexpr size_t lanes_max = hn::MaxLanes(D());
+  static constexpr size_t jacobian_entries = sizeof(jacobian_values<Model, double>) / sizeof(double);
+  static constexpr int size = newton_matrix_lanes<Model, D>::size;
+  HWY_ALIGN double jacobian[jacobian_entries][lanes_max];  // entry e of lane l's new blocks: [e][l]
+  mat<pack<D>, size, size> assembled;                      // the Newton matrices before factoring
+  newton_matrix_lanes<Model, D> factors;                    // ... and after
+};
+
+// corrector_matrices<Model> per lane, and the corrector's scratch.
 template <class Model, class D>
 struct corrector_lanes {
   jacobian_values<Model, pack<D>> jac;
   dropped_lanes<D> dropped;
   newton_matrix_lanes<Model, D> newton;
   mask<D> jacobian_valid, newton_valid, jacobian_fresh;
+  corrector_scratch<Model, D> scratch;
 };
 
-// A fresh corrector_lanes: nothing evaluated, nothing factored. The pack's arithmetic runs in every
-// lane, so the blocks start at zero and the factors as the identity without interchanges (finite, no
+// cm without matrices: nothing evaluated, nothing factored. The pack's arithmetic runs in every lane,
+// so the blocks start at zero and the factors as the identity without interchanges (finite, no
 // division by zero), the shifts at 1; none of it is read as a member's value before it is computed.
+// In place: a corrector_lanes of a large model is megabytes, which a value returned would put on the
+// stack.
 template <class Model, class D>
-HWY_INLINE corrector_lanes<Model, D> no_matrices() {
+HWY_INLINE void clear_matrices(corrector_lanes<Model, D>& cm) {
   const D d;
   const int_tag<D> di;
   constexpr int size = newton_matrix_lanes<Model, D>::size;
-  corrector_lanes<Model, D> cm;
-  cm.jac = jacobian_values<Model, pack<D>>{};
+#define LOCKSTEP_SIMD_ZERO_BLOCK(B) \
+  for (pack<D> & x : cm.jac.B.a) x = pack<D>(0.0);
+  LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_ZERO_BLOCK)
+#undef LOCKSTEP_SIMD_ZERO_BLOCK
   cm.dropped.bits = hn::Zero(di);
   for (int i = 0; i < size; ++i) {
     for (int j = 0; j < size; ++j) cm.newton.lu(i, j) = hn::Set(d, i == j ? 1.0 : 0.0);
@@ -71,7 +91,6 @@ HWY_INLINE corrector_lanes<Model, D> no_matrices() {
   }
   cm.newton.c = pack<D>(1.0);
   cm.jacobian_valid = cm.newton_valid = cm.jacobian_fresh = hn::FirstN(d, 0);
-  return cm;
 }
 
 // The counts solve_corrector adds to member_counters, per lane (exact in double lanes).
@@ -139,10 +158,10 @@ HWY_NOINLINE corrector_outcome_lanes<D> solve_corrector(
 #define LOCKSTEP_BLOCK_ENTRIES(B) +sizeof(jacobian_values<Model, double>::B) / sizeof(double)
       constexpr size_t entries = 0 LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_BLOCK_ENTRIES);
 #undef LOCKSTEP_BLOCK_ENTRIES
-      static_assert(entries * sizeof(double) == sizeof(jacobian_values<Model, double>), "blocks of doubles only");
+      static_assert(entries == corrector_scratch<Model, D>::jacobian_entries, "blocks of doubles only");
       HWY_ALIGN double y_lanes[ny][lanes_max], vdot_lanes[n][lanes_max], t_lanes[lanes_max];
       HWY_ALIGN double p_lanes[Model::n_params > 0 ? Model::n_params : 1][lanes_max];
-      HWY_ALIGN double fresh[entries][lanes_max];
+      double (&fresh)[entries][lanes_max] = cm.scratch.jacobian;
       HWY_ALIGN int64_t dropped[lanes_max];
       for (int j = 0; j < ny; ++j) hn::Store(y_pred[j].v, d, y_lanes[j]);
       for (int i = 0; i < n; ++i) hn::Store(yp_pred[L::v + i].v, d, vdot_lanes[i]);
@@ -196,8 +215,9 @@ HWY_NOINLINE corrector_outcome_lanes<D> solve_corrector(
     const M need_factors = hn::And(active, hn::Or(hn::Not(cm.newton_valid), stale));
     M retry = none;  // lanes that go to the next round with a fresh Jacobian
     if (!hn::AllFalse(d, need_factors)) {
-      newton_matrix_lanes<Model, D> fresh_factors;
-      const pack_factor_result<D> fr = factor_newton_matrix<Model>(form, cm.jac, cm.dropped, c, fresh_factors);
+      newton_matrix_lanes<Model, D>& fresh_factors = cm.scratch.factors;
+      const pack_factor_result<D> fr =
+          factor_newton_matrix<Model>(form, cm.jac, cm.dropped, c, cm.scratch.assembled, fresh_factors);
       constexpr int size = newton_matrix_lanes<Model, D>::size;
       const hn::Mask<int_tag<D>> take = hn::RebindMask(di, need_factors);
       for (int e = 0; e < size * size; ++e)

@@ -71,14 +71,15 @@ struct newton_matrix_lanes {
   pack<D> c;
 };
 
-// factor_newton_matrix per lane: assembles each lane's matrix at its shift c and factors it. Returns
-// each lane's lu_info and failing column (factorization_status maps a lane's info to its status).
+// factor_newton_matrix per lane: assembles each lane's matrix at its shift c into `entries` (scratch the
+// caller keeps, as large as N's factors) and factors it into N. Returns each lane's lu_info and failing
+// column (factorization_status maps a lane's info to its status).
 template <class Model, class D>
-HWY_INLINE pack_factor_result<D> factor_newton_matrix(formulation f, const jacobian_values<Model, pack<D>>& J,
-                                                      const dropped_lanes<D>& dropped, pack<D> c,
-                                                      newton_matrix_lanes<Model, D>& N) {
+HWY_INLINE pack_factor_result<D> factor_newton_matrix(
+    formulation f, const jacobian_values<Model, pack<D>>& J, const dropped_lanes<D>& dropped, pack<D> c,
+    mat<pack<D>, state_layout<Model>::newton_size, state_layout<Model>::newton_size>& entries,
+    newton_matrix_lanes<Model, D>& N) {
   constexpr int size = state_layout<Model>::newton_size;
-  mat<pack<D>, size, size> entries;
   lockstep::detail::newton_matrix_entries<Model, pack<D>>(f, J, dropped, c, entries);
   for (int i = 0; i < size * size; ++i) N.lu.a[i] = entries.a[i].v;
   N.c = c;
