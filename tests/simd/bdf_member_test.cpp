@@ -393,10 +393,10 @@ TEST(SimdBdfMember, EveryLaneEndsItsMemberAsMemberAdvanceAlone) {
 
   // More than 64 unknowns in ggl form (4 x 17 = 68): a pack of its Newton matrices is 296 KB at W = 8,
   // and the lanes keep such objects in their workspace (corrector_scratch), not on the stack. They run
-  // on a thread of 768 KiB of stack: at W = 8 this study needs less than 640 KiB of it (most of it the
-  // model's dual numbers over packs in the residual), and more than 1 MiB with the matrices of
+  // on a thread of 768 KiB of stack: this study needs less than 640 KiB of it (on 512 KiB it overflowed
+  // in the model's evaluation on packs of eight lanes), and more than 1 MiB with the matrices of
   // solve_corrector and of the workspace's first value on the stack (g++ 12, -O3, measured by the
-  // stack size at which the thread overflowed).
+  // stack sizes at which the thread overflowed and ran).
   const auto chain = [](auto&&... a) {
     return on_stack_of(768 * 1024, [&] { return HWY_DYNAMIC_DISPATCH(MembersChain17)(a...); });
   };
