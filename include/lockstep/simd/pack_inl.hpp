@@ -125,10 +125,10 @@ HWY_INLINE hn::Mask<D> lane_mask(size_t l) {
 // with a lane known only at run time stores the vector, changes the lane in memory and reloads the
 // vector, a reload that store-to-load forwarding cannot serve; loading a member into a lane, a value at
 // a time, spent a tenth of the lanes' time on andrews so (docs/SIMD.md, "BDF in lanes, measured").
-// One lane (W = 1) is a partial vector: a 128-bit register of which Highway uses the low half, and a
-// blend would keep the high half of v, which is garbage where v was never written whole (a pack
-// declared without a value); arithmetic on it may then raise floating-point flags the member alone
-// does not. There the value goes into the whole register.
+// On a SIMD target one lane (W = 1) is a partial vector: a 128-bit register of which Highway uses the
+// low half, and a blend would keep the high half of v, which is garbage where v was never written
+// whole (a pack declared without a value); arithmetic on it may then raise floating-point flags the
+// member alone does not. There the value goes into the whole register.
 template <class V>
 HWY_INLINE V with_lane(V v, size_t l, hn::TFromV<V> x) {
   const hn::DFromV<V> d;
