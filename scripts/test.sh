@@ -11,7 +11,10 @@
 # (AUTO, ON or OFF; default AUTO), LOCKSTEP_CUDA_ARCHITECTURES (the GPU architectures nvcc compiles for;
 # default: the build's own, 80;90, on a machine with an NVIDIA GPU, and 90 alone on one without),
 # LOCKSTEP_INSTRUCTION_SET (baseline, sse4, avx2 or avx512: the x86-64 instructions everything is
-# compiled for; default baseline; the results' bits are the same in each, docs/SIMD.md).
+# compiled for; default baseline; the results' bits are the same in each, docs/SIMD.md),
+# LOCKSTEP_BENCH_COMPILE_CHECK (ON or OFF; default ON where CI=true, else OFF: ON builds the benchmarks at
+# -O0 into bench/compile-check/, which proves they compile and link and saves CI a sixth of its build;
+# bench/CMakeLists.txt).
 # Exits non-zero when any stage fails or when no test ran.
 #
 # Why 90 alone without a GPU: there no test runs device code, so what the CUDA build proves is that the
@@ -39,9 +42,15 @@ if [[ -z $cuda_architectures ]]; then
   fi
 fi
 
+bench_compile_check=${LOCKSTEP_BENCH_COMPILE_CHECK:-}
+if [[ -z $bench_compile_check ]]; then
+  if [[ ${CI:-} == true ]]; then bench_compile_check=ON; else bench_compile_check=OFF; fi
+fi
+
 stage "configure ($build_dir)"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA="${LOCKSTEP_CUDA:-AUTO}" --no-warn-unused-cli \
-  -DCMAKE_CUDA_ARCHITECTURES="$cuda_architectures" -DLOCKSTEP_INSTRUCTION_SET="${LOCKSTEP_INSTRUCTION_SET:-baseline}"
+  -DCMAKE_CUDA_ARCHITECTURES="$cuda_architectures" -DLOCKSTEP_INSTRUCTION_SET="${LOCKSTEP_INSTRUCTION_SET:-baseline}" \
+  -DLOCKSTEP_BENCH_COMPILE_CHECK="$bench_compile_check"
 
 stage "build (-j$jobs)"
 start=$SECONDS
