@@ -181,7 +181,7 @@ TEST_P(FixedStepOrder, GlobalErrorsOfPositionsVelocitiesAndMultipliersDecreaseWi
     std::vector<double> start_times;
     for (int j = 0; j <= k; ++j) start_times.push_back(j * h);
     const auto start = ref::pendulum({}, theta0, 0.0, start_times);
-    double t[bdf_max_order + 1];
+    double t[bdf_max_order + 1] = {};  // zeroed: g++ -O1 cannot see that the loop fills t[0 .. k]
     state_vector<Model> y[bdf_max_order + 1];
     for (int j = 0; j <= k; ++j) {  // newest first
       const auto& pt = start[k - j];
@@ -692,7 +692,7 @@ bdf_estimate_and_truth bdf_step_error(formulation form, int k, double h) {
     y[L::lambda] = exact[i].lambda;  // mu = 0 on the exact solution
     return y;
   };
-  double t_past[bdf_max_order + 1];
+  double t_past[bdf_max_order + 1] = {};  // zeroed: g++ -O1 cannot see that the loop fills [0 .. k]
   state_vector<Model> y_past[bdf_max_order + 1];
   for (int j = 0; j <= k; ++j) {  // newest first
     t_past[j] = t_now - j * h;
