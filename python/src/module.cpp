@@ -104,7 +104,8 @@ Enum choose(const py::handle& value, const char* key, const std::pair<const char
   std::string valid;
   for (const auto& [choice, e] : choices) {
     if (name == choice) return e;
-    valid += (valid.empty() ? "" : ", ") + std::string(choice);
+    if (!valid.empty()) valid += ", ";
+    valid += choice;
   }
   throw py::value_error(std::string("unknown ") + key + " '" + name + "' (one of " + valid + ")");
 }
