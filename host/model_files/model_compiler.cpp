@@ -275,6 +275,29 @@ void choose_instruction_set(toolchain& t) {
   }
 }
 
+// Sets t.optimization and puts its -O flag in place of the build's, or sets t.optimization_refusal. No
+// level changes a result: the flags that keep the bits (-ffp-contract=off, no -ffast-math) stay, and
+// -Ofast, which would add -ffast-math, is not offered.
+void choose_optimization(toolchain& t) {
+  const std::string wanted = environment("LOCKSTEP_MODEL_OPTIMIZATION");
+  if (wanted.empty()) return;
+  constexpr std::string_view levels[] = {"0", "1", "2", "3", "s", "g"};
+  if (std::find(std::begin(levels), std::end(levels), wanted) == std::end(levels)) {
+    t.optimization_refusal = "LOCKSTEP_MODEL_OPTIMIZATION = '" + wanted +
+                             "': expected 0, 1, 2, 3, s or g (the compiler's -O level), or unset for the build's own";
+    return;
+  }
+  t.optimization = wanted;
+  // In place of the build's -O flag, so that naming the build's own level gives its cache entry.
+  bool replaced = false;
+  for (std::string& f : t.flags)
+    if (f.rfind("-O", 0) == 0) {
+      f = "-O" + wanted;
+      replaced = true;
+    }
+  if (!replaced) t.flags.push_back("-O" + wanted);
+}
+
 // The lanes a cache entry's engine runs BDF in, from its model.txt ("lanes N"; 0 where absent).
 int entry_lanes(const fs::path& record) {
   std::error_code ec;
@@ -293,6 +316,7 @@ toolchain default_toolchain() {
   t.compiler = environment("LOCKSTEP_CXX");
   if (t.compiler.empty()) t.compiler = LOCKSTEP_MODEL_CXX;
   t.flags = split(LOCKSTEP_MODEL_CXX_FLAGS, '|');
+  choose_optimization(t);
   // An installed lockstep compiles models against its installed headers, a build tree against the
   // source tree's (install_layout.hpp).
   const install_layout& layout = this_install_layout();
@@ -334,6 +358,7 @@ loaded_model load_model_file(const model_request& request, const compile_setting
   const toolchain& tools = settings.tools;
   // The instruction set is the host engine's; nvcc compiles a device engine with its own flags.
   if (!settings.device && !tools.instruction_set_refusal.empty()) throw model_file_error(tools.instruction_set_refusal);
+  if (!tools.optimization_refusal.empty()) throw model_file_error(tools.optimization_refusal);
   std::error_code ec;
   const fs::path source = fs::absolute(request.source, ec).lexically_normal();
   if (!fs::is_regular_file(source, ec))
@@ -403,7 +428,8 @@ loaded_model load_model_file(const model_request& request, const compile_setting
     const bool compiled = make_entry(engines, key, [&](const fs::path& build) {
       const std::string label = std::string(device ? "the CUDA backend of model " : "model ") +
                                 (chosen.name.empty() ? chosen.type : chosen.name) + " (" + request.source.string() + ")" +
-                                (device || tools.instruction_set == "baseline" ? "" : " for " + tools.instruction_set);
+                                (device || tools.instruction_set == "baseline" ? "" : " for " + tools.instruction_set) +
+                                (device || tools.optimization.empty() ? "" : " at -O" + tools.optimization);
       if (settings.progress) settings.progress("compiling " + label + " ...");
       const auto start = std::chrono::steady_clock::now();
       const fs::path unit = build / (device ? "engine.cu" : "engine.cpp");

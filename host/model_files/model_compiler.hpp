@@ -63,6 +63,13 @@ struct toolchain {
   // A model whose code does not compile on SIMD packs (a branch on a coordinate's value, a function
   // packs lack) gets an engine without lanes, and load_model_file says so.
   int lanes = 0;
+  // g++'s optimization level for a host engine in place of the build's own (LOCKSTEP_MODEL_OPTIMIZATION,
+  // docs/MODEL-FILES.md, "Optimization level"): "0", "1", "2", "3", "s" or "g"; "" keeps the build's
+  // flags. The results are the same bits at every level; the engine compiles faster and runs slower.
+  // optimization_refusal says why the variable's value cannot be used ("" when it can); load_model_file
+  // refuses to compile with it.
+  std::string optimization;
+  std::string optimization_refusal;
 };
 toolchain default_toolchain();
 

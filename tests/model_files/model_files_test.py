@@ -2,11 +2,15 @@
 """tests/model_files/model_files_test.py — model files end to end, through the `lockstep` command.
 
 Each case runs the built binary with its own empty model cache (LOCKSTEP_CACHE_DIR) in a temporary
-directory:
+directory. Every case but header_bitwise compiles its engines at -O1 (LOCKSTEP_MODEL_OPTIMIZATION=1:
+about half the compile time of the build's -O3, and the same bits, which header_bitwise proves against
+the built-in model); header_bitwise compiles with the build's own flags as well.
 
   header_bitwise    a copy of the built-in double_pendulum.hpp in another namespace, named by
-                    [model] source, gives results.h5 bit for bit equal to the built-in model's; the
-                    first run compiles, the second finds the engine in the cache
+                    [model] source, gives results.h5 bit for bit equal to the built-in model's, compiled
+                    with the build's flags and at -O1 (LOCKSTEP_MODEL_OPTIMIZATION; one cache entry
+                    each); the first run compiles, the second finds the engine in the cache; a level
+                    g++ lacks is refused
   invalidation      editing a header the model includes recompiles it (the new default shows);
                     restoring it finds the first engine again without compiling; editing a formula of
                     the model file recompiles, editing a comment does not
@@ -73,6 +77,7 @@ class Context:
         self.cache = os.path.join(work, "cache")
         self.env = dict(os.environ, LOCKSTEP_CACHE_DIR=self.cache)
         self.env.pop("LOCKSTEP_MODEL_INSTRUCTION_SET", None)  # every case but instruction_set: the default
+        self.env["LOCKSTEP_MODEL_OPTIMIZATION"] = "1"  # the module docstring says why
         self.cxx_id = args.cxx_id
 
     def run(self, *argv, cwd=None, expect=0, command=None):
@@ -150,15 +155,35 @@ def case_header_bitwise(ctx):
     double_pendulum_copy(ctx)
     ctx.write("mine.toml", STUDY.format(model='source = "copied_pendulum.hpp"'))
     ctx.write("builtin.toml", STUDY.format(model='name = "double_pendulum"'))
-    first = ctx.run("run", "mine.toml", "-o", "mine")
-    check(compiles(first) == 1 and re.search(r"compiled model copied_pendulum .* in [0-9.]+ s", first.stderr),
-          f"the first run should compile once and say how long it took:\n{first.stderr}")
     ctx.run("run", "builtin.toml", "-o", "builtin")
-    assert_same_results(os.path.join(ctx.work, "mine", "results.h5"), os.path.join(ctx.work, "builtin", "results.h5"))
-    second = ctx.run("run", "mine.toml", "-o", "again")
-    check(compiles(second) == 0, f"the second run should find the engine in the cache:\n{second.stderr}")
-    assert_same_results(os.path.join(ctx.work, "mine", "results.h5"), os.path.join(ctx.work, "again", "results.h5"))
-    check(len([e for e in ctx.engines() if not e.endswith(".lock")]) == 1, f"one engine expected: {ctx.engines()}")
+    builtin = os.path.join(ctx.work, "builtin", "results.h5")
+    # The build's own flags (what a user gets), then -O1: each its own cache entry, both the built-in bits.
+    for level, out in ((None, "mine"), ("1", "mine_o1")):
+        if level is None:
+            ctx.env.pop("LOCKSTEP_MODEL_OPTIMIZATION")
+        else:
+            ctx.env["LOCKSTEP_MODEL_OPTIMIZATION"] = level
+        first = ctx.run("run", "mine.toml", "-o", out)
+        said = "" if level is None else f" at -O{level}"
+        check(compiles(first) == 1 and re.search(rf"compiled model copied_pendulum \(copied_pendulum.hpp\)( for \w+)?{said} in [0-9.]+ s", first.stderr),
+              f"the first run{said} should compile once and say how long it took:\n{first.stderr}")
+        assert_same_results(os.path.join(ctx.work, out, "results.h5"), builtin)
+        second = ctx.run("run", "mine.toml", "-o", out + "_again")
+        check(compiles(second) == 0, f"the second run{said} should find the engine in the cache:\n{second.stderr}")
+        assert_same_results(os.path.join(ctx.work, out, "results.h5"), os.path.join(ctx.work, out + "_again", "results.h5"))
+    check(len([e for e in ctx.engines() if not e.endswith(".lock")]) == 2, f"two engines expected: {ctx.engines()}")
+    records = [open(os.path.join(ctx.cache, "engines", e, "model.txt")).read() for e in ctx.engines()
+               if not e.endswith(".lock")]
+    check(sorted(bool(re.search(r"^compile .* -O1 ", r, re.M)) for r in records) == [False, True],
+          f"one engine compiled at the build's level, one at -O1:\n" + "\n".join(records))
+    # A level the compiler lacks, or -Ofast (which would drop the flags that keep the bits), is refused.
+    for bad in ("fast", "4"):
+        ctx.env["LOCKSTEP_MODEL_OPTIMIZATION"] = bad
+        refused = ctx.run("run", "mine.toml", "-o", "refused", expect=2)
+        check(f"LOCKSTEP_MODEL_OPTIMIZATION = '{bad}': expected 0, 1, 2, 3, s or g" in refused.stderr and
+              not os.path.exists(os.path.join(ctx.work, "refused")),
+              f"LOCKSTEP_MODEL_OPTIMIZATION={bad} should be refused with the levels named:\n{refused.stderr}")
+    ctx.env["LOCKSTEP_MODEL_OPTIMIZATION"] = "1"
 
 
 def version_line(ctx, prefix, env=None):
@@ -196,7 +221,7 @@ def case_instruction_set(ctx):
             r = ctx.run("run", f"{method}.toml", "-o", f"{chosen}-{method}")
             if compiles(r):
                 named = wide if chosen == "widest" else built
-                expected = "" if named == "baseline" else f" for {named}"
+                expected = ("" if named == "baseline" else f" for {named}") + " at -O1"
                 check(re.search(r"compiling model copied_pendulum \(copied_pendulum.hpp\)" + re.escape(expected) + r" \.\.\.",
                                 r.stderr), f"the compile should name the instruction set '{chosen}' chose:\n{r.stderr}")
             runs[chosen, method] = os.path.join(ctx.work, f"{chosen}-{method}", "results.h5")
@@ -288,7 +313,7 @@ def case_lanes(ctx):
     assert_same_results(os.path.join(ctx.work, "lanes", "results.h5"), os.path.join(ctx.work, "alone", "results.h5"))
 
     fallback = ctx.run("run", "branched.toml", "-o", "branched")
-    check(compiles(fallback) == 1 and re.search(r"model branched_pendulum \(branched_pendulum.hpp\) for \w+: its engine "
+    check(compiles(fallback) == 1 and re.search(r"model branched_pendulum \(branched_pendulum.hpp\) for \w+ at -O1: its engine "
                                                 r"cannot run BDF in SIMD lanes .*, so it runs BDF one member at a time",
                                                 fallback.stderr),
           f"the branched copy should compile once, without lanes, and say why:\n{fallback.stderr}")

@@ -6,6 +6,11 @@ import pathlib
 
 import pytest
 
+# Model files compile at -O1 here unless the environment says otherwise: about half the build's -O3
+# compile time, which is most of this suite's, and the same bits (tests/model_files' header_bitwise
+# proves them against the built-in model; docs/MODEL-FILES.md, "Optimization level").
+os.environ.setdefault("LOCKSTEP_MODEL_OPTIMIZATION", "1")
+
 SOURCE_DIR = pathlib.Path(os.environ.get("LOCKSTEP_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 
 
