@@ -362,9 +362,9 @@ std::string run_solvers(const settings& s, const std::string& name, const ensemb
       {"lockstep-bdf-lanes",
        [&](double tol) {
          const engine* lanes = find_builtin_engine(Model::name);
-         const lane_attempts before = lanes->lanes_work();
+         const lanes_work_counts before = lanes->lanes_work();
          run_outcome o = run_lockstep(e, method_kind::bdf, tol, s.threads, lanes);
-         const lane_attempts run = lanes->lanes_work() - before;
+         const lane_counts run = (lanes->lanes_work() - before).attempts;
          if (run.executed > 0) o.lane_utilization = run.utilization();
          return o;
        }},

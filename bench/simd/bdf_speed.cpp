@@ -19,8 +19,9 @@
 // every parameter within 5 % of its default, one member in 32 with a NaN parameter; mixed failures,
 // those with one in eight NaN and a step budget (max_steps) just below the attempts of the member at 7/8
 // of them, so that about one in eight stops at it. ggl, rtol 1e-6. Prints a markdown table: time per member (the
-// least of the repetitions), the lanes' speed-up, and their lane utilization (lane-attempts of members
-// over lane-attempts executed).
+// least of the repetitions), the lanes' speed-up, and their utilization, measured: lane-attempts of
+// members over lane-attempts executed, and likewise the corrector's Newton iterations and LU
+// factorizations (the members' counts over W times the pack's, corrector_work).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -65,7 +66,7 @@ const char* kind_name(study_kind k) {
 
 // What a member ends with: status, attempts, counts, and digests of its final point and save points.
 struct outcome {
-  double status = 0.0, attempts = 0.0, steps = 0.0;
+  double status = 0.0, attempts = 0.0, steps = 0.0, newton_iterations = 0.0, lu_factorizations = 0.0;
   std::uint64_t final_point = 0, saves = 0xcbf29ce484222325ull;
 };
 
@@ -89,6 +90,7 @@ template <class Model>
 void record_end(outcome& o, const member_state<Model, bdf_method>& ms, const double* p, const solver_options& opt) {
   const state_vector<Model> y = member_final_state<Model>(ms, p, opt);
   o.status = double(ms.status), o.attempts = double(ms.attempts), o.steps = double(ms.counters.steps);
+  o.newton_iterations = double(ms.counters.newton_iterations), o.lu_factorizations = double(ms.counters.lu_factorizations);
   o.final_point = digest(y.a, state_layout<Model>::size);
 }
 
@@ -130,10 +132,15 @@ std::vector<outcome> one_at_a_time(const std::vector<member<Model>>& members, co
   return out;
 }
 
-// The members in W lanes, a finished member's lane refilled with the next one; lane_attempts counts the
-// lane-attempts executed (W per call while any lane works).
+// What W lanes executed: lane-attempts, lane-iterations of the Newton loop and lane-factorizations (W
+// for each the pack ran).
+struct lanes_executed {
+  double attempts = 0.0, newton_iterations = 0.0, lu_factorizations = 0.0;
+};
+
+// The members in W lanes, a finished member's lane refilled with the next one.
 template <class Model, size_t W>
-std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const chunk& c, double& lane_attempts) {
+std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const chunk& c, lanes_executed& executed) {
   using D = hn::CappedTag<double, W>;
   const D d;
   std::vector<outcome> out(members.size());
@@ -168,9 +175,9 @@ std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const c
   };
   for (size_t l = 0; l < W; ++l) fill(l);
   sl::fill_idle_lanes(*lanes, busy);
-  lane_attempts = 0;
+  executed = {};
   while (!hn::AllFalse(d, busy)) {
-    lane_attempts += double(W);
+    executed.attempts += double(W);
     const sl::mask<D> finished = sl::member_advance<Model>(busy, *lanes, c.t1, c.opt, c.save_times.data(), save_count, sink);
     const uint64_t leaving = sl::mask_bits<D>(hn::And(busy, finished));
     if (leaving == 0) continue;
@@ -182,6 +189,8 @@ std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const c
       fill(l);
     }
   }
+  executed.newton_iterations = double(W) * double(lanes->method.corrector.work.pack_iterations);
+  executed.lu_factorizations = double(W) * double(lanes->method.corrector.work.pack_factorizations);
   return out;
 }
 
@@ -218,8 +227,14 @@ void report(const char* name, study_kind kind, double t1, size_t count, int repe
     alone = one_at_a_time(members, c);
     alone_time = std::min(alone_time, seconds_since(start));
   }
-  double attempts = 0, failed = 0;
-  for (const outcome& o : alone) attempts += o.attempts, failed += o.status != double(member_status::success);
+  // attempted: the attempts a lane executes for the members, all but the one a budget refused (which
+  // member_state::attempts counts too).
+  double attempts = 0, attempted = 0, failed = 0, iterations = 0, factorizations = 0;
+  for (const outcome& o : alone) {
+    attempts += o.attempts, failed += o.status != double(member_status::success);
+    attempted += o.attempts - (o.status == double(member_status::max_steps) ? 1.0 : 0.0);
+    iterations += o.newton_iterations, factorizations += o.lu_factorizations;
+  }
   std::printf("| %s | %s | %zu | %.0f | %.0f | %.1f us |", name, kind_name(kind), count, attempts / double(count), failed,
               1e6 * alone_time / double(count));
   const auto lanes = [&](auto w) {
@@ -228,15 +243,17 @@ void report(const char* name, study_kind kind, double t1, size_t count, int repe
       std::printf(" - |");
       return;
     }
-    double time = std::numeric_limits<double>::infinity(), lane_attempts = 0;
+    double time = std::numeric_limits<double>::infinity();
+    lanes_executed executed;
     std::vector<outcome> out;
     for (int r = 0; r < repetitions; ++r) {
       const auto start = std::chrono::steady_clock::now();
-      out = in_lanes<Model, W>(members, c, lane_attempts);
+      out = in_lanes<Model, W>(members, c, executed);
       time = std::min(time, seconds_since(start));
     }
-    std::printf(" %.1f us, %.2fx, %.2f%s |", 1e6 * time / double(count), alone_time / time, attempts / lane_attempts,
-                same(out, alone) ? "" : " (RESULTS DIFFER)");
+    std::printf(" %.1f us, %.2fx, %.2f / %.2f / %.2f%s |", 1e6 * time / double(count), alone_time / time,
+                attempted / executed.attempts, iterations / executed.newton_iterations,
+                factorizations / executed.lu_factorizations, same(out, alone) ? "" : " (RESULTS DIFFER)");
   };
   lanes(std::integral_constant<size_t, 1>{});
   lanes(std::integral_constant<size_t, 2>{});
@@ -254,7 +271,7 @@ int main(int argc, char** argv) {
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 3;
   const std::string only = argc > 3 ? argv[3] : "";
   std::printf("Whole members by BDF on ggl, rtol 1e-6, 11 save points, instruction set %s; per member: time one at a "
-              "time, and in W lanes (time, speed-up, lane utilization)\n\n",
+              "time, and in W lanes (time, speed-up, utilization of attempts / Newton iterations / LU factorizations)\n\n",
               hwy::TargetName(HWY_STATIC_TARGET));
   std::printf("| model | study | members | attempts per member | failed | one at a time | W = 1 | W = 2 | W = 4 | W = 8 |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");

@@ -390,7 +390,7 @@ struct member_tally {
 
 // `lanes`: what the engine's SIMD lanes executed in the run (engine::lanes_work), on this process.
 inline void print_summary(const io::study_spec& spec, const member_tally& tally, double wall_seconds,
-                          const run_settings& settings, const lane_attempts& lanes, int ranks = 1) {
+                          const run_settings& settings, const lanes_work_counts& lanes, int ranks = 1) {
   std::string failures;
   for (const auto& [name, count] : tally.failed) failures += (failures.empty() ? " (" : ", ") + std::to_string(count) + " " + name;
   if (!failures.empty()) failures += ")";
@@ -402,10 +402,18 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
                spec.name.c_str(), tally.members, tally.succeeded, tally.members - tally.succeeded, failures.c_str(),
                tally.steps, wall_seconds, backend_name(settings.where), threads, threads == 1 ? "" : "s",
                per_rank.c_str(), settings.out_dir.string().c_str());
-  if (lanes.executed > 0)
+  const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
+  if (lanes.attempts.executed > 0) {
+    const char* rank = ranks > 1 ? " (rank 0)" : "";
     std::fprintf(stderr, "lockstep: BDF in SIMD lanes%s: %llu of %llu lane-attempts advanced a member (utilization %.3f)\n",
-                 ranks > 1 ? " (rank 0)" : "", static_cast<unsigned long long>(lanes.of_members),
-                 static_cast<unsigned long long>(lanes.executed), lanes.utilization());
+                 rank, count(lanes.attempts.of_members), count(lanes.attempts.executed), lanes.attempts.utilization());
+    std::fprintf(stderr,
+                 "lockstep: BDF in SIMD lanes%s, the corrector: %llu of %llu lane-iterations of Newton's method were a "
+                 "member's (utilization %.3f), %llu of %llu lane-factorizations (utilization %.3f)\n",
+                 rank, count(lanes.newton_iterations.of_members), count(lanes.newton_iterations.executed),
+                 lanes.newton_iterations.utilization(), count(lanes.factorizations.of_members),
+                 count(lanes.factorizations.executed), lanes.factorizations.utilization());
+  }
   if (spec.lyapunov.enabled)
     std::fprintf(stderr, "lockstep: Lyapunov exponents (%s): %ld of %ld members failed%s%s\n",
                  io::lyapunov_method_name(spec.lyapunov.method), tally.lyapunov_failed, tally.members,
@@ -421,7 +429,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
 int run_study(const engine& model, const io::study_spec& spec, const run_settings& settings) {
   const int ny = model.ny();
   const auto wall_start = std::chrono::steady_clock::now();
-  const lane_attempts lanes_before = model.lanes_work();
+  const lanes_work_counts lanes_before = model.lanes_work();
   const study::sampling_plan& plan = spec.plan;
 
   // ---- the members ----

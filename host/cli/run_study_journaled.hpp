@@ -281,7 +281,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   using clock = std::chrono::steady_clock;
   const int ny = model.ny();
   const auto session_start = clock::now();
-  const lane_attempts lanes_before = model.lanes_work();
+  const lanes_work_counts lanes_before = model.lanes_work();
   auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
 
   const mpi::communicator comm = mpi::communicator::world();

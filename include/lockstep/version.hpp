@@ -9,4 +9,4 @@
 #define LOCKSTEP_VERSION_MINOR 1
 #define LOCKSTEP_VERSION_PATCH 0
 #define LOCKSTEP_VERSION "0.1.0"
-#define LOCKSTEP_BUILD_ID "lockstep 0.1.0 engine-abi 3"
+#define LOCKSTEP_BUILD_ID "lockstep 0.1.0 engine-abi 4"

@@ -241,6 +241,11 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
         attrs["lane_attempts"] = int(executed)
         attrs["lane_attempts_of_members"] = int(of_members)
         attrs["lane_utilization"] = of_members / executed
+        for name in ("newton_iterations", "factorizations"):  # the corrector's, likewise
+            ran, useful = r["lane_" + name]
+            attrs[f"lane_{name}"] = int(ran)
+            attrs[f"lane_{name}_of_members"] = int(useful)
+            attrs[f"lane_{name}_utilization"] = useful / ran if ran > 0 else 0.0
     for key, value in solver.items():
         attrs[key] = value
     for name, value in params.items():

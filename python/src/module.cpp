@@ -306,7 +306,7 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
 
   lockstep::ensemble_solution s;
   bool interrupted = false, stopped = false;
-  const lockstep::lane_attempts lanes_before = model.lanes_work();
+  const lockstep::lanes_work_counts lanes_before = model.lanes_work();
   {
     py::gil_scoped_release released;
     try {
@@ -377,10 +377,13 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
   out["has_mu"] = lockstep::uses_mu(problem.options.form) && model.m() > 0;
   out["chunk_size"] = s.chunk_size;
   out["seconds"] = s.seconds;
-  // What the engine's SIMD lanes executed meanwhile (engine::lanes_work; (0, 0) without lanes): lane-attempts,
-  // and those that advanced a member. Another solve of the same model at the same time adds its own.
-  const lockstep::lane_attempts lanes = model.lanes_work() - lanes_before;
-  out["lane_attempts"] = py::make_tuple(lanes.executed, lanes.of_members);
+  // What the engine's SIMD lanes executed meanwhile (engine::lanes_work; (0, 0) without lanes): lane-attempts
+  // and those that advanced a member, the corrector's lane-iterations and lane-factorizations and those of
+  // members. Another solve of the same model at the same time adds its own.
+  const lockstep::lanes_work_counts lanes = model.lanes_work() - lanes_before;
+  out["lane_attempts"] = py::make_tuple(lanes.attempts.executed, lanes.attempts.of_members);
+  out["lane_newton_iterations"] = py::make_tuple(lanes.newton_iterations.executed, lanes.newton_iterations.of_members);
+  out["lane_factorizations"] = py::make_tuple(lanes.factorizations.executed, lanes.factorizations.of_members);
   return out;
 }
 

@@ -202,11 +202,12 @@ TEST(EngineBoundary, BuiltinEnginesAreTheRegistrysModelsInItsOrder) {
   EXPECT_EQ(find_builtin_engine("no_such_model"), nullptr);
 }
 
-TEST(EngineBoundary, AnEngineInLanesCountsEveryAttemptOfEveryMemberOnce) {
+TEST(EngineBoundary, AnEngineInLanesCountsEveryAttemptIterationAndFactorizationOfEveryMemberOnce) {
   // Arrange: 21 double pendulums (packs refilled, the last not full), BDF, chunks of 7 on two threads.
   const engine& model = *find_builtin_engine("double_pendulum");
   const int lanes = builtin_bdf_lanes("double_pendulum");
-  ASSERT_TRUE(lanes == 0 || model.table().lanes_work != nullptr) << "an engine in lanes reports their work";
+  ASSERT_TRUE(lanes == 0 || (model.table().lanes_work != nullptr && model.table().lanes_corrector_work != nullptr))
+      << "an engine in lanes reports their work";
   constexpr long members = 21;
   ensemble_problem e;
   e.members = members;
@@ -228,27 +229,41 @@ TEST(EngineBoundary, AnEngineInLanesCountsEveryAttemptOfEveryMemberOnce) {
   run.threads = 2;
   run.chunk_size = 7;
   // Act
-  const lane_attempts before = model.lanes_work();
+  const lanes_work_counts before = model.lanes_work();
   const ensemble_solution s = solve_ensemble(model, e, run);
-  const lane_attempts work = model.lanes_work() - before;
+  const lanes_work_counts work = model.lanes_work() - before;
   // Assert: every step attempt (accepted or rejected) of every member is one lane-attempt of a member,
-  // and each pack attempt executes every lane; nothing is counted without lanes.
-  long attempts = 0;
+  // every Newton iteration and factorization of its corrector one lane's, and each pack executes every
+  // lane; nothing is counted without lanes.
+  long attempts = 0, iterations = 0, factorizations = 0;
   for (long i = 0; i < members; ++i) {
     ASSERT_EQ(s.status[i], member_status::success) << "member " << i;
     attempts += s.counters[i].steps + s.counters[i].rejected_steps;
+    iterations += s.counters[i].newton_iterations;
+    factorizations += s.counters[i].lu_factorizations;
   }
-  std::printf("[ lanes ] double pendulum, %d lanes: %llu of %llu lane-attempts advanced a member\n", lanes,
-              static_cast<unsigned long long>(work.of_members), static_cast<unsigned long long>(work.executed));
+  const std::pair<const char*, lane_counts> kinds[] = {
+      {"step attempts", work.attempts}, {"Newton iterations", work.newton_iterations}, {"LU factorizations", work.factorizations}};
+  for (const auto& [kind, count] : kinds)
+    std::printf("[ lanes ] double pendulum, %d lanes, %s: %llu of %llu in lanes were a member's\n", lanes, kind,
+                static_cast<unsigned long long>(count.of_members), static_cast<unsigned long long>(count.executed), kind);
   if (lanes == 0) {
-    EXPECT_EQ(work.executed, 0u);
-    EXPECT_EQ(work.of_members, 0u);
+    for (const auto& [kind, count] : kinds) {
+      EXPECT_EQ(count.executed, 0u) << kind;
+      EXPECT_EQ(count.of_members, 0u) << kind;
+    }
     return;
   }
-  EXPECT_EQ(work.of_members, std::uint64_t(attempts));
-  EXPECT_EQ(work.executed % std::uint64_t(lanes), 0u);
-  EXPECT_GE(work.executed, work.of_members);
-  EXPECT_LT(work.executed, work.of_members * std::uint64_t(lanes));
+  EXPECT_EQ(work.attempts.of_members, std::uint64_t(attempts));
+  EXPECT_EQ(work.newton_iterations.of_members, std::uint64_t(iterations));
+  EXPECT_EQ(work.factorizations.of_members, std::uint64_t(factorizations));
+  for (const auto& [kind, count] : kinds) {
+    EXPECT_GT(count.of_members, 0u) << kind;
+    EXPECT_EQ(count.executed % std::uint64_t(lanes), 0u) << kind;
+    EXPECT_GE(count.executed, count.of_members) << kind;
+    EXPECT_LE(count.executed, count.of_members * std::uint64_t(lanes)) << kind;
+  }
+  EXPECT_LT(work.attempts.executed, work.attempts.of_members * std::uint64_t(lanes));
 }
 
 }  // namespace

@@ -129,6 +129,12 @@ def member_attempts(path):
         return int(np.sum(f["members/steps"][()]) + np.sum(f["members/rejected"][()]))
 
 
+def member_counter_sum(path, counter):
+    """A counter of a results file's members (members/COUNTER), summed over them."""
+    with h5py.File(path, "r") as f:
+        return int(np.sum(f["members/" + counter][()]))
+
+
 def double_pendulum_copy(ctx, name="copied_pendulum"):
     """The built-in double pendulum's header, moved into another namespace and renamed."""
     text = open(os.path.join(ctx.source, "include", "lockstep", "model", "double_pendulum.hpp")).read()
@@ -298,6 +304,18 @@ def case_lanes(ctx):
           used.group(3) == f"{of_members / executed:.3f}",
           f"lane-attempts of members {of_members}, executed {executed}: the members made {attempts} step attempts"
           f" in packs of {width}")
+    # The corrector's Newton iterations and factorizations likewise: the members' counts, in whole packs.
+    corrector = re.search(r"^lockstep: BDF in SIMD lanes, the corrector: (\d+) of (\d+) lane-iterations of Newton's "
+                          r"method were a member's \(utilization ([0-9.]+)\), (\d+) of (\d+) lane-factorizations "
+                          r"\(utilization ([0-9.]+)\)$", lanes.stderr, re.M)
+    check(corrector is not None, f"the summary should give the corrector's utilization:\n{lanes.stderr}")
+    results = os.path.join(ctx.work, "lanes", "results.h5")
+    for (useful, ran, ratio), counter in ((corrector.group(1, 2, 3), "newton_iterations"),
+                                          (corrector.group(4, 5, 6), "lu_factorizations")):
+        useful, ran, members_count = int(useful), int(ran), member_counter_sum(results, counter)
+        check(useful == members_count > 0 and ran % width == 0 and useful <= ran <= useful * width and
+              ratio == f"{useful / ran:.3f}",
+              f"{counter}: {useful} of {ran} in lanes, the members' own count {members_count}, packs of {width}")
 
     ctx.env["LOCKSTEP_MODEL_LANES"] = "0"
     check(version_line(ctx, "BDF in SIMD lanes, model files: ").startswith("off"),

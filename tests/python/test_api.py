@@ -2,6 +2,7 @@
 
 import csv
 import os
+import re
 import shutil
 import subprocess
 
@@ -378,9 +379,16 @@ trajectories = true
     in_lanes = "SIMD lanes per core" in told  # describe says how this engine runs BDF here
     assert ("lane_attempts" in bdf.attrs) == in_lanes, (told, bdf.attrs)
     if in_lanes:
+        width = int(re.search(r"BDF: members in (\d+) SIMD lanes per core", told).group(1))
         attempts = int(bdf.steps.sum() + bdf.rejected.sum())
         assert bdf.attrs["lane_attempts_of_members"] == attempts <= bdf.attrs["lane_attempts"]
+        assert bdf.attrs["lane_attempts"] % width == 0
         assert bdf.attrs["lane_utilization"] == attempts / bdf.attrs["lane_attempts"]
+        # The corrector's Newton iterations and factorizations likewise: the members' counts, in whole packs.
+        for name, counter in (("newton_iterations", bdf.newton_iterations), ("factorizations", bdf.lu_factorizations)):
+            ran, useful = bdf.attrs[f"lane_{name}"], bdf.attrs[f"lane_{name}_of_members"]
+            assert 0 < useful == int(counter.sum()) <= ran and ran % width == 0, (name, ran, useful)
+            assert bdf.attrs[f"lane_{name}_utilization"] == useful / ran
 
 
 def test_model_file_errors_raise_value_error(model_cache, source_dir):

@@ -55,9 +55,11 @@ struct study_member {
   vec<double, Model::n> q0, v0;
 };
 
-// What a run's lanes executed: pack attempts (each runs every lane) and lane-attempts of members.
+// What a run's lanes executed: pack attempts (each runs every lane) and lane-attempts of members; the
+// corrector's Newton iterations and factorizations likewise (corrector_work).
 struct lanes_work {
   std::uint64_t pack_attempts = 0, lane_attempts = 0;
+  std::uint64_t pack_iterations = 0, lane_iterations = 0, pack_factorizations = 0, lane_factorizations = 0;
 };
 
 // How a member ended.
@@ -68,6 +70,7 @@ struct member_record {
   int finished = -1;  // the chunk's flag (advance_in_lanes)
   std::uint64_t method = 0, counters = 0, final_point = 0;
   std::uint64_t output_digest = 0xcbf29ce484222325ull;
+  long newton_iterations = -1, lu_factorizations = -1;  // the member's counters
 };
 
 // The sink's record of one save point.
@@ -87,6 +90,8 @@ void record_state(member_record& r, const member_state<Model, bdf_method>& ms) {
   r.next_save = ms.next_save;
   r.method = digest_of(ms.method, member_counters{});
   r.counters = digest_of(ms.counters);
+  r.newton_iterations = ms.counters.newton_iterations;
+  r.lu_factorizations = ms.counters.lu_factorizations;
 }
 
 // The record of a member that has finished: its state and its final point.
@@ -156,7 +161,9 @@ HWY_NOINLINE bool members_at_width(const member_study& st, const study_member<Mo
       fill(l);
     }
   }
-  work = {lanes->pack_attempts, lanes->lane_attempts};
+  const sl::corrector_work& corrector = lanes->method.corrector.work;
+  work = {lanes->pack_attempts,           lanes->lane_attempts,           corrector.pack_iterations,
+          corrector.lane_iterations,      corrector.pack_factorizations, corrector.lane_factorizations};
   return true;
 }
 
@@ -311,9 +318,12 @@ void expect_lanes_equal_alone(const Entry& run, const std::string& name, const m
 
   // The lane-attempts of members a run in lanes must count: every attempt of every member but one its
   // budget refused (member_state::attempts counts that one too).
-  std::uint64_t members_attempts = 0;
-  for (const member_record& r : scalar)
+  std::uint64_t members_attempts = 0, members_iterations = 0, members_factorizations = 0;
+  for (const member_record& r : scalar) {
     members_attempts += std::uint64_t(r.attempts) - (r.status == double(member_status::max_steps) ? 1 : 0);
+    members_iterations += std::uint64_t(r.newton_iterations);
+    members_factorizations += std::uint64_t(r.lu_factorizations);
+  }
 
   std::vector<member_record> out;
   lanes_work work;
@@ -332,6 +342,14 @@ void expect_lanes_equal_alone(const Entry& run, const std::string& name, const m
         EXPECT_EQ(work.lane_attempts, members_attempts) << name << ", " << variant;
         EXPECT_LE(work.pack_attempts, work.lane_attempts) << name << ", " << variant;
         EXPECT_GE(work.pack_attempts * width, work.lane_attempts) << name << ", " << variant;
+        // The corrector's phases likewise: every member's Newton iteration and factorization in one lane
+        // of one the pack ran, and every one the pack ran with at least one of them.
+        EXPECT_EQ(work.lane_iterations, members_iterations) << name << ", " << variant;
+        EXPECT_LE(work.pack_iterations, work.lane_iterations) << name << ", " << variant;
+        EXPECT_GE(work.pack_iterations * width, work.lane_iterations) << name << ", " << variant;
+        EXPECT_EQ(work.lane_factorizations, members_factorizations) << name << ", " << variant;
+        EXPECT_LE(work.pack_factorizations, work.lane_factorizations) << name << ", " << variant;
+        EXPECT_GE(work.pack_factorizations * width, work.lane_factorizations) << name << ", " << variant;
         size_t differ = 0;
         for (size_t m = 0; m < count; ++m) {
           const member_record &x = out[m], &y = scalar[m];

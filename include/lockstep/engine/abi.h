@@ -10,7 +10,8 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 3; version 2 had no lanes_work, version 1 no coordinate names):
+ * Conventions (ABI version 4; version 3 had no lanes_corrector_work, version 2 no lanes_work,
+ * version 1 no coordinate names):
  *   - Every struct that crosses the boundary starts with lockstep_abi_header: the ABI version, its own
  *     size, and the build id of the lockstep headers it was compiled from. A host refuses a table whose
  *     version or size differs from its own, and an engine refuses a request struct likewise.
@@ -33,7 +34,7 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 3u
+#define LOCKSTEP_ENGINE_ABI_VERSION 4u
 /* The symbol an engine library exports: `const lockstep_engine* lockstep_engine_v1(void)`. */
 #define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v1"
 
@@ -261,6 +262,11 @@ typedef struct lockstep_engine {
    * attempt of a pack of W lanes) and those among them that advanced a member. Their ratio is the
    * lanes' utilization. */
   void (*lanes_work)(uint64_t* executed, uint64_t* of_members);
+  /* The corrector's phases in those lanes, likewise: the Newton iterations executed (W for each
+   * iteration a pack of W lanes ran) and those among them of members, and the LU factorizations of the
+   * Newton matrix executed and of members. */
+  void (*lanes_corrector_work)(uint64_t* iterations_executed, uint64_t* iterations_of_members,
+                               uint64_t* factorizations_executed, uint64_t* factorizations_of_members);
 } lockstep_engine;
 
 typedef const lockstep_engine* (*lockstep_engine_entry)(void);

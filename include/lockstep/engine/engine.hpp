@@ -26,16 +26,27 @@ class engine_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What an engine's SIMD lanes executed (lockstep/engine/abi.h, lanes_work): lane-attempts executed (W
-// for each attempt of a pack of W lanes) and those that advanced a member. Their ratio is the lanes'
-// utilization (docs/SIMD.md, "Lane utilization"): below 1 where lanes idled for want of members (a
-// chunk's last members, a call's last attempts) or held a member that had finished or was out of
-// attempts.
-struct lane_attempts {
+// One kind of work an engine's SIMD lanes executed, counted in lanes (W for each time a pack of W lanes
+// ran it), and the part of it that was a member's. Their ratio is its utilization (docs/SIMD.md, "Lane
+// utilization").
+struct lane_counts {
   std::uint64_t executed = 0, of_members = 0;
   double utilization() const { return executed > 0 ? double(of_members) / double(executed) : 0.0; }
-  lane_attempts operator-(const lane_attempts& before) const {
+  lane_counts operator-(const lane_counts& before) const {
     return {executed - before.executed, of_members - before.of_members};
+  }
+};
+
+// What an engine's SIMD lanes executed (lockstep/engine/abi.h, lanes_work and lanes_corrector_work):
+// step attempts, below 1 of them a member's where lanes idled for want of members (a chunk's last
+// members, a call's last attempts) or held a member that had finished or was out of attempts; and the
+// corrector's Newton iterations and LU factorizations, below 1 where a pack ran one for some of its
+// lanes (the Newton loop runs while any lane iterates, the pack factors when any lane needs new factors).
+struct lanes_work_counts {
+  lane_counts attempts, newton_iterations, factorizations;
+  lanes_work_counts operator-(const lanes_work_counts& before) const {
+    return {attempts - before.attempts, newton_iterations - before.newton_iterations,
+            factorizations - before.factorizations};
   }
 };
 
@@ -64,10 +75,13 @@ class engine {
   bool device_built() const { return table_->device_built != 0 && table_->solve_on_device != nullptr; }
   // What the engine's SIMD lanes executed since it was loaded, over every thread; zero where it runs
   // BDF's members one at a time (or LOCKSTEP_LANES=0 turned its lanes off).
-  lane_attempts lanes_work() const {
-    lane_attempts a;
-    if (table_->lanes_work != nullptr) table_->lanes_work(&a.executed, &a.of_members);
-    return a;
+  lanes_work_counts lanes_work() const {
+    lanes_work_counts w;
+    if (table_->lanes_work != nullptr) table_->lanes_work(&w.attempts.executed, &w.attempts.of_members);
+    if (table_->lanes_corrector_work != nullptr)
+      table_->lanes_corrector_work(&w.newton_iterations.executed, &w.newton_iterations.of_members,
+                                   &w.factorizations.executed, &w.factorizations.of_members);
+    return w;
   }
 
   // (q0, v0) of the named initial inputs (Model::initial_state).

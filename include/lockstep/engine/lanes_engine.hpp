@@ -42,9 +42,11 @@ using lanes_tag = hwy::HWY_NAMESPACE::ScalableTag<double>;
 
 // What Model's lanes executed since the program started, over every thread: the pack attempts (each
 // runs every lane) and the lane-attempts among them that advanced a member (bdf_member_lanes), whose
-// ratio is the lanes' utilization (docs/SIMD.md, "Lane utilization").
+// ratio is the lanes' utilization (docs/SIMD.md, "Lane utilization"); the corrector's Newton
+// iterations and LU factorizations likewise (corrector_work).
 struct lanes_work_totals {
   std::atomic<std::uint64_t> pack_attempts{0}, lane_attempts{0};
+  std::atomic<std::uint64_t> pack_iterations{0}, lane_iterations{0}, pack_factorizations{0}, lane_factorizations{0};
 };
 template <class Model>
 lanes_work_totals& lanes_work_of() {
@@ -64,10 +66,19 @@ lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long
     thread_local std::unique_ptr<lanes_type> lanes;
     if (!lanes) lanes = std::make_unique<lanes_type>();
     const std::uint64_t packs_before = lanes->pack_attempts, lanes_before = lanes->lane_attempts;
+    const simd::HWY_NAMESPACE::corrector_work corrector_before = lanes->method.corrector.work;
     simd::HWY_NAMESPACE::advance_in_lanes(view, members, count, max_attempts, *lanes);
     lanes_work_totals& totals = lanes_work_of<Model>();
-    totals.pack_attempts.fetch_add(lanes->pack_attempts - packs_before, std::memory_order_relaxed);
-    totals.lane_attempts.fetch_add(lanes->lane_attempts - lanes_before, std::memory_order_relaxed);
+    const auto add = [](std::atomic<std::uint64_t>& total, std::uint64_t now, std::uint64_t before) {
+      total.fetch_add(now - before, std::memory_order_relaxed);
+    };
+    add(totals.pack_attempts, lanes->pack_attempts, packs_before);
+    add(totals.lane_attempts, lanes->lane_attempts, lanes_before);
+    const simd::HWY_NAMESPACE::corrector_work& corrector = lanes->method.corrector.work;
+    add(totals.pack_iterations, corrector.pack_iterations, corrector_before.pack_iterations);
+    add(totals.lane_iterations, corrector.lane_iterations, corrector_before.lane_iterations);
+    add(totals.pack_factorizations, corrector.pack_factorizations, corrector_before.pack_factorizations);
+    add(totals.lane_factorizations, corrector.lane_factorizations, corrector_before.lane_factorizations);
     return LOCKSTEP_OK;
   });
 }
@@ -89,12 +100,24 @@ constexpr bool fits_in_lanes() {
   return sizeof(jacobian_values<Model, simd::HWY_NAMESPACE::pack<lanes_tag>>) <= lanes_max_jacobian_bytes;
 }
 
-// The table's lanes_work (lockstep/engine/abi.h): lanes_work_of<Model>() in lane-attempts.
+// The table's lanes_work and lanes_corrector_work (lockstep/engine/abi.h): lanes_work_of<Model>() in
+// lanes (W for each thing a pack ran).
 template <class Model>
 void lanes_work_report(std::uint64_t* executed, std::uint64_t* of_members) {
   const lanes_work_totals& totals = lanes_work_of<Model>();
-  *executed = totals.pack_attempts.load(std::memory_order_relaxed) * std::uint64_t(hwy::HWY_NAMESPACE::Lanes(lanes_tag()));
+  const std::uint64_t W = hwy::HWY_NAMESPACE::Lanes(lanes_tag());
+  *executed = totals.pack_attempts.load(std::memory_order_relaxed) * W;
   *of_members = totals.lane_attempts.load(std::memory_order_relaxed);
+}
+template <class Model>
+void lanes_corrector_work_report(std::uint64_t* iterations_executed, std::uint64_t* iterations_of_members,
+                                 std::uint64_t* factorizations_executed, std::uint64_t* factorizations_of_members) {
+  const lanes_work_totals& totals = lanes_work_of<Model>();
+  const std::uint64_t W = hwy::HWY_NAMESPACE::Lanes(lanes_tag());
+  *iterations_executed = totals.pack_iterations.load(std::memory_order_relaxed) * W;
+  *iterations_of_members = totals.lane_iterations.load(std::memory_order_relaxed);
+  *factorizations_executed = totals.pack_factorizations.load(std::memory_order_relaxed) * W;
+  *factorizations_of_members = totals.lane_factorizations.load(std::memory_order_relaxed);
 }
 
 // The table t of Model's engine runs BDF in lanes, where the model fits them (fits_in_lanes); a larger
@@ -104,6 +127,7 @@ void use_lanes(lockstep_engine& t) {
   if constexpr (fits_in_lanes<Model>()) {
     t.advance = &lanes_advance<Model>;
     t.lanes_work = &lanes_work_report<Model>;
+    t.lanes_corrector_work = &lanes_corrector_work_report<Model>;
   }
 }
 

@@ -382,7 +382,8 @@ lockstep_engine make_engine_table() {
   e.evaluate = &F::evaluate;
   e.initialize = &F::initialize;
   e.solve_on_device = nullptr;
-  e.lanes_work = nullptr;  // lanes_engine.hpp's use_lanes sets it
+  e.lanes_work = nullptr;  // lanes_engine.hpp's use_lanes sets them
+  e.lanes_corrector_work = nullptr;
   return e;
 }
 

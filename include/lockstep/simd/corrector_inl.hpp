@@ -60,7 +60,16 @@ struct corrector_scratch {
   newton_matrix_lanes<Model, D> factors;                    // ... and after
 };
 
-// corrector_matrices<Model> per lane, and the corrector's scratch.
+// The corrector's work in lanes, for its utilization (docs/SIMD.md, "Lane utilization"): the Newton
+// iterations and LU factorizations the pack ran, each of which executes every lane, and the lanes among
+// them that ran one for their member (the sum of the members' newton_iterations and lu_factorizations).
+// The Jacobians need no such count: they are evaluated lane by lane, only for the lanes that need one.
+struct corrector_work {
+  std::uint64_t pack_iterations = 0, lane_iterations = 0;
+  std::uint64_t pack_factorizations = 0, lane_factorizations = 0;
+};
+
+// corrector_matrices<Model> per lane, the corrector's scratch, and its count of work.
 template <class Model, class D>
 struct corrector_lanes {
   jacobian_values<Model, pack<D>> jac;
@@ -68,6 +77,7 @@ struct corrector_lanes {
   newton_matrix_lanes<Model, D> newton;
   mask<D> jacobian_valid, newton_valid, jacobian_fresh;
   corrector_scratch<Model, D> scratch;
+  corrector_work work;
 };
 
 // cm without matrices: nothing evaluated, nothing factored. The pack's arithmetic runs in every lane,
@@ -225,6 +235,8 @@ HWY_NOINLINE corrector_outcome_lanes<D> solve_corrector(
       for (int i = 0; i < size; ++i) cm.newton.pivot[i] = hn::IfThenElse(take, fresh_factors.pivot[i], cm.newton.pivot[i]);
       cm.newton.c = select(need_factors, c, cm.newton.c);
       counts.lu_factorizations = count_where(need_factors, counts.lu_factorizations);
+      ++cm.work.pack_factorizations;
+      cm.work.lane_factorizations += static_cast<std::uint64_t>(hn::CountTrue(d, need_factors));
       const M failed = hn::And(need_factors, hn::RebindMask(d, hn::Ne(fr.info, hn::Set(di, int64_t{lu_ok}))));
       if (!hn::AllFalse(d, failed)) {
         // factorization_status per lane: lu_not_finite -> model_not_finite, else singular_matrix.
@@ -258,6 +270,8 @@ HWY_NOINLINE corrector_outcome_lanes<D> solve_corrector(
           lockstep::detail::formulation_residual<Model, P, P>(form, t_new, y_eval, qdot, vdot, p, baumgarte_of(opt));
       counts.model_evaluations = count_where(iterating, counts.model_evaluations);
       counts.newton_iterations = count_where(iterating, counts.newton_iterations);
+      ++cm.work.pack_iterations;
+      cm.work.lane_iterations += static_cast<std::uint64_t>(hn::CountTrue(d, iterating));
       M finite = hn::FirstN(d, W);
       const P zero(0.0);
       for (int i = 0; i < n; ++i) finite = hn::And(finite, hn::And(hn::IsFinite(r.Fq[i].v), hn::IsFinite(r.Fv[i].v)));
