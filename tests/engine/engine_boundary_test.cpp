@@ -242,11 +242,12 @@ TEST(EngineBoundary, AnEngineInLanesCountsEveryAttemptIterationAndFactorizationO
     iterations += s.counters[i].newton_iterations;
     factorizations += s.counters[i].lu_factorizations;
   }
-  const std::pair<const char*, lane_counts> kinds[] = {
-      {"step attempts", work.attempts}, {"Newton iterations", work.newton_iterations}, {"LU factorizations", work.factorizations}};
+  const std::pair<const char*, lane_counts> kinds[] = {{"step attempts", work.attempts},
+                                                       {"Newton iterations", work.newton_iterations},
+                                                       {"LU factorizations", work.factorizations}};
   for (const auto& [kind, count] : kinds)
     std::printf("[ lanes ] double pendulum, %d lanes, %s: %llu of %llu in lanes were a member's\n", lanes, kind,
-                static_cast<unsigned long long>(count.of_members), static_cast<unsigned long long>(count.executed), kind);
+                static_cast<unsigned long long>(count.of_members), static_cast<unsigned long long>(count.executed));
   if (lanes == 0) {
     for (const auto& [kind, count] : kinds) {
       EXPECT_EQ(count.executed, 0u) << kind;

@@ -10,7 +10,7 @@ the built-in model); header_bitwise compiles with the build's own flags as well.
                     [model] source, gives results.h5 bit for bit equal to the built-in model's, compiled
                     with the build's flags and at -O1 (LOCKSTEP_MODEL_OPTIMIZATION; one cache entry
                     each); the first run compiles, the second finds the engine in the cache; a level
-                    g++ lacks is refused
+                    the variable does not offer (fast, 4) is refused
   invalidation      editing a header the model includes recompiles it (the new default shows);
                     restoring it finds the first engine again without compiling; editing a formula of
                     the model file recompiles, editing a comment does not
@@ -39,7 +39,9 @@ the built-in model); header_bitwise compiles with the build's own flags as well.
                     engine with its lanes turned off (LOCKSTEP_LANES=0) and of a copy with a branch on a
                     coordinate's value, which cannot compile on packs: its engine is compiled without
                     lanes, once, and the compile says why; `describe` says which engine has lanes;
-                    LOCKSTEP_MODEL_LANES=0 turns them off in --version
+                    LOCKSTEP_MODEL_LANES=0 turns them off in --version; the run's summary counts the
+                    lanes' attempts, Newton iterations and factorizations: the members' own counts, in
+                    whole packs
   heavy_top         the example model header (a spatial mechanism in Euler parameters) conserves what
                     its physics conserves: energy, the spin about the symmetry axis, |e| = 1
 

@@ -162,8 +162,8 @@ HWY_NOINLINE bool members_at_width(const member_study& st, const study_member<Mo
     }
   }
   const sl::corrector_work& corrector = lanes->method.corrector.work;
-  work = {lanes->pack_attempts,           lanes->lane_attempts,           corrector.pack_iterations,
-          corrector.lane_iterations,      corrector.pack_factorizations, corrector.lane_factorizations};
+  work = {lanes->pack_attempts, lanes->lane_attempts, corrector.pack_iterations,
+          corrector.lane_iterations, corrector.pack_factorizations, corrector.lane_factorizations};
   return true;
 }
 
