@@ -132,8 +132,8 @@ std::vector<outcome> one_at_a_time(const std::vector<member<Model>>& members, co
   return out;
 }
 
-// What W lanes executed: lane-attempts, lane-iterations of the Newton loop and lane-factorizations (W
-// for each the pack ran).
+// What W lanes executed, as their workspace counts it (bdf_member_lanes, corrector_work): lane-attempts,
+// lane-iterations of the Newton loop and lane-factorizations (W for each the pack ran).
 struct lanes_executed {
   double attempts = 0.0, newton_iterations = 0.0, lu_factorizations = 0.0;
 };
@@ -175,9 +175,7 @@ std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const c
   };
   for (size_t l = 0; l < W; ++l) fill(l);
   sl::fill_idle_lanes(*lanes, busy);
-  executed = {};
   while (!hn::AllFalse(d, busy)) {
-    executed.attempts += double(W);
     const sl::mask<D> finished = sl::member_advance<Model>(busy, *lanes, c.t1, c.opt, c.save_times.data(), save_count, sink);
     const uint64_t leaving = sl::mask_bits<D>(hn::And(busy, finished));
     if (leaving == 0) continue;
@@ -189,6 +187,7 @@ std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const c
       fill(l);
     }
   }
+  executed.attempts = double(W) * double(lanes->pack_attempts);
   executed.newton_iterations = double(W) * double(lanes->method.corrector.work.pack_iterations);
   executed.lu_factorizations = double(W) * double(lanes->method.corrector.work.pack_factorizations);
   return out;
