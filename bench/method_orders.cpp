@@ -5,12 +5,15 @@
 // Hairer's RADAU5.
 //
 // Usage: method_orders [--raw]      (markdown on stdout; --raw prints every error of every fit)
+//        method_orders --test-set-json   (andrews' digits for docs/PERFORMANCE.md: test_set_json)
 // The command that regenerates the document: scripts/write-methods-doc.sh
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -270,6 +273,36 @@ void test_set_section() {
   }
 }
 
+// The digits bench/write_performance.py sets beside Hairer's RADAU5 on andrews (docs/PERFORMANCE.md,
+// "Against Hairer's RADAU5, per core"): as JSON, the scd of the published problem's positions at
+// t = 0.03 against the published end point, with the two lockstep solvers of bench/peers/work_precision
+// (BDF on ggl, Radau IIA 5 on index3, every other option at its default) at its tolerances
+// rtol = atol = 1e-4 ... 1e-10; null where a solve failed.
+void test_set_json() {
+  std::printf("{\"problem\": \"andrews\", \"t1\": 0.03, \"digits\": {");
+  const struct {
+    const char* solver;
+    method_kind method;
+    formulation form;
+  } solvers[] = {{"lockstep-bdf", method_kind::bdf, formulation::ggl},
+                 {"lockstep-radau5", method_kind::radau5, formulation::index3}};
+  for (std::size_t k = 0; k < std::size(solvers); ++k) {
+    std::printf("%s\"%s\": {", k ? ", " : "", solvers[k].solver);
+    for (int e = 4; e <= 10; ++e) {
+      const auto r = andrews_solve(solvers[k].method, solvers[k].form, std::pow(10.0, -e));
+      double error = 0.0;
+      for (int i = 0; i < models::andrews::n; ++i)
+        error = std::max(error, std::abs(r.y_final[i] - andrews_published[i]) / (1.0 + std::abs(andrews_published[i])));
+      if (r.status != member_status::success)
+        std::printf("%s\"%d\": null", e > 4 ? ", " : "", e);
+      else
+        std::printf("%s\"%d\": %.4f", e > 4 ? ", " : "", e, -std::log10(error));
+    }
+    std::printf("}");
+  }
+  std::printf("}}\n");
+}
+
 void markdown();
 
 }  // namespace
@@ -281,6 +314,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::strcmp(argv[1], "--test-set") == 0) {
     test_set_section();
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--test-set-json") == 0) {
+    test_set_json();
     return 0;
   }
   if (argc > 1 && std::strcmp(argv[1], "--andrews") == 0) {

@@ -518,8 +518,9 @@ def write_lanes(w, data, problems, also=None):
 RADAU5_ANDREWS = ((1e-8, 5.83, 1.88e-3), (1e-10, 6.85, 3.49e-3))
 
 
-def write_radau5(w, problems):
-    """lockstep's time per member and core on andrews at RADAU5's digits, against RADAU5's quoted times."""
+def write_radau5(w, problems, test_set):
+    """lockstep's time per member and core on andrews at RADAU5's digits, against RADAU5's quoted times.
+    test_set: method_orders --test-set-json (lockstep's digits on RADAU5's measure), or None."""
     andrews = next((p for p in problems if p["problem"] == "andrews"), None)
     if andrews is None:
         return
@@ -531,21 +532,48 @@ def write_radau5(w, problems):
       " *Test Set for IVP Solvers*, release 2.4, 2008: its andrews right-hand side and approximate Jacobian,"
       " index split 7/7/13, h0 = atol = rtol), one solve at a time on one core of this machine kind; digits"
       " are the significant correct digits of the seven positions at t = 0.03 against the Test Set's"
-      " published reference. These figures are quoted, not measured by this command (RADAU5 is not part of"
-      " lockstep): they set the target of ten times RADAU5's speed per core, 1/10 of its time per solve.")
+      " published end point, max |q_i - ref_i| / (1 + |ref_i|). These figures are quoted, not measured by this"
+      " command (RADAU5 is not part of lockstep): they set the target of ten times RADAU5's speed per core,"
+      " a tenth of its time per solve.")
     w("")
-    w("lockstep's side is this run: its CPU time per member (one core's time, both threads' CPU time over"
-      " the members) interpolated log-linearly at the same number of digits on each method's front of"
-      " median scd. The two digit measures differ (this document's scd is every perturbed member's against"
-      " its own reference, with the floor atol/rtol; RADAU5's the unperturbed problem's against the Test"
-      " Set's), so the ratio is an estimate; docs/SIMD.md (\"The lanes backend of a build for one instruction"
-      " set\") compares the two side by side in one run with one measure.")
+    if test_set is None:
+        w("This run has no digits of lockstep's on that measure (`method_orders --test-set-json`), so it is"
+          " not compared with them.")
+        w("")
+        return
+    digits = test_set["digits"]
+    digits["lockstep-bdf-lanes"] = digits.get("lockstep-bdf", {})  # the same bits (section above)
+    w("lockstep's digits are on the same measure: the published problem (its parameters and start) solved"
+      " once per tolerance by `build/bench/method_orders --test-set-json` (BDF in lanes gives BDF's bits, as"
+      " the section above checks). Its time is this run's: the CPU time per member of the 1,000 perturbed"
+      " members at that tolerance (one core's time: both threads' CPU time over the members), interpolated"
+      " log-linearly in the digits between the tolerances around RADAU5's, on each method's front (a"
+      " tolerance that is slower and less accurate than another is left out). RADAU5's times come from"
+      " another instance of this machine kind, and instances of one kind have differed by up to 1.5x in one"
+      " solver's time (section \"The same command on two machine instances\" below), so the ratios carry that"
+      " uncertainty; docs/SIMD.md (\"The lanes backend of a build for one instruction set\") times RADAU5 and"
+      " lockstep alternating on one core of one instance (with the plain relative error of the positions as"
+      " its measure of digits).")
+    w("")
+    per_tol = []
+    for r in runs:
+        d = digits.get(r.solver, {}).get(str(r.exponent))
+        if r.solver in LOCKSTEP and d is not None and r.failed == 0 and r.cpu is not None:
+            per_tol.append((r.solver, r.exponent, d, r.cpu))
+    rows = []
+    for solver in LOCKSTEP:
+        cells = [f"1e-{e}: {d:.2f}, {fmt_time(t)}" for s, e, d, t in sorted(per_tol, key=lambda x: x[1]) if s == solver]
+        if cells:
+            rows.append((LABEL[solver], "; ".join(cells)))
+    w(table(["solver", "rtol: digits, CPU time per member"], rows))
     w("")
     rows = []
-    for rtol, digits, seconds in RADAU5_ANDREWS:
-        row = [f"{digits:.2f} (RADAU5 at rtol {rtol:.0e})", fmt_time(seconds), fmt_time(seconds / 10)]
-        for solver in ("lockstep-bdf", "lockstep-bdf-lanes"):
-            at = time_at(front([r for r in runs if r.solver == solver], time=lambda r: r.cpu), digits)
+    for rtol, target_digits, seconds in RADAU5_ANDREWS:
+        row = [f"{target_digits:.2f}", f"{fmt_time(seconds)} (rtol {rtol:.0e})", fmt_time(seconds / 10)]
+        for solver in LOCKSTEP:
+            pts = sorted((d, t) for s, _, d, t in per_tol if s == solver)
+            pts = [(d, t) for d, t in pts if not any(d2 >= d and t2 <= t and (d2, t2) != (d, t) for d2, t2 in pts)]
+            at = time_at(pts, target_digits)
             if at is None:
                 row.append("not run")
             elif at[0] == "above":
@@ -555,10 +583,9 @@ def write_radau5(w, problems):
             else:
                 row.append(f"{fmt_time(at[1])} ({seconds / at[1]:.1f}x)")
         rows.append(row)
-    w(table(["digits", "RADAU5 per solve", "target per member", "lockstep BDF per member (RADAU5 / it)",
-             "lockstep BDF in SIMD lanes per member (RADAU5 / it)"], rows))
+    w(table(["digits", "RADAU5 per solve", "target per member"] + [f"{LABEL[s]} (RADAU5 / it)" for s in LOCKSTEP],
+            rows))
     w("")
-
 
 def write(args):
     with open(args.json) as f:
@@ -790,7 +817,7 @@ def write(args):
              "ratio at whole digits (fastest lockstep method)", f"target >= {TARGET:.0f}"], rows))
     w("")
     write_lanes(w, data, problems, json.load(open(args.lanes_also)) if args.lanes_also else None)
-    write_radau5(w, problems)
+    write_radau5(w, problems, json.load(open(args.test_set_digits)) if args.test_set_digits else None)
 
     # ---- per problem ----
     for p in problems:
@@ -914,6 +941,8 @@ def main():
     ap.add_argument("--out", default="docs/PERFORMANCE.md")
     ap.add_argument("--figures", default="docs/figures/performance")
     ap.add_argument("--scaling", help="JSON of work_precision --scaling: adds the scaling section")
+    ap.add_argument("--test-set-digits", help="JSON of method_orders --test-set-json: lockstep's digits on andrews"
+                    " on RADAU5's measure, for the section against RADAU5")
     ap.add_argument("--lanes-also", help="JSON of work_precision (BDF and BDF in lanes) built for another"
                     " instruction set, with its \"instruction_set\": adds its table to the lanes section")
     write(ap.parse_args())
