@@ -209,17 +209,17 @@ class Run:
         return self.failed == 0 and self.scd["median"] is not None
 
 
-def front(runs, time=lambda r: r.best):
-    """The work-precision front of one solver: (scd median, time) of its successful runs, sorted by scd,
-    without dominated runs (another run at least as accurate and no slower); time: wall per member by
-    default."""
-    pts = sorted((r.scd["median"], time(r)) for r in runs if r.usable and time(r) is not None)
-    kept = []
-    for s, t in pts:
-        if any(s2 >= s and t2 <= t and (s2, t2) != (s, t) for s2, t2 in pts):
-            continue
-        kept.append((s, t))
-    return kept
+def nondominated(points):
+    """(digits, time) points sorted by digits, without those another point beats: at least as accurate
+    and no slower."""
+    pts = sorted(points)
+    return [(s, t) for s, t in pts if not any(s2 >= s and t2 <= t and (s2, t2) != (s, t) for s2, t2 in pts)]
+
+
+def front(runs):
+    """The work-precision front of one solver: (scd median, wall time per member) of its successful
+    runs, sorted by scd, without dominated runs."""
+    return nondominated((r.scd["median"], r.best) for r in runs if r.usable)
 
 
 def time_at(pts, s):
@@ -545,8 +545,8 @@ def write_radau5(w, problems, test_set):
     digits["lockstep-bdf-lanes"] = digits.get("lockstep-bdf", {})  # the same bits (section above)
     w("lockstep's digits are on the same measure: the published problem (its parameters and start) solved"
       " once per tolerance by `build/bench/method_orders --test-set-json` (BDF in lanes gives BDF's bits, as"
-      " the section above checks). Its time is this run's: the CPU time per member of the 1,000 perturbed"
-      " members at that tolerance (one core's time: both threads' CPU time over the members), interpolated"
+      f" the section above checks). Its time is this run's: the CPU time per member of the {andrews['members']:,}"
+      " perturbed members at that tolerance (one core's time: both threads' CPU time over the members), interpolated"
       " log-linearly in the digits between the tolerances around RADAU5's, on each method's front (a"
       " tolerance that is slower and less accurate than another is left out). RADAU5's times come from"
       " another instance of this machine kind, and instances of one kind have differed by up to 1.5x in one"
@@ -571,9 +571,7 @@ def write_radau5(w, problems, test_set):
     for rtol, target_digits, seconds in RADAU5_ANDREWS:
         row = [f"{target_digits:.2f}", f"{fmt_time(seconds)} (rtol {rtol:.0e})", fmt_time(seconds / 10)]
         for solver in LOCKSTEP:
-            pts = sorted((d, t) for s, _, d, t in per_tol if s == solver)
-            pts = [(d, t) for d, t in pts if not any(d2 >= d and t2 <= t and (d2, t2) != (d, t) for d2, t2 in pts)]
-            at = time_at(pts, target_digits)
+            at = time_at(nondominated((d, t) for s, _, d, t in per_tol if s == solver), target_digits)
             if at is None:
                 row.append("not run")
             elif at[0] == "above":
@@ -586,6 +584,7 @@ def write_radau5(w, problems, test_set):
     w(table(["digits", "RADAU5 per solve", "target per member"] + [f"{LABEL[s]} (RADAU5 / it)" for s in LOCKSTEP],
             rows))
     w("")
+
 
 def write(args):
     with open(args.json) as f:
