@@ -7,7 +7,9 @@
 // repeated row, a zero column), ones with a NaN or an infinite entry, badly scaled ones, and
 // small-integer ones with signed zeros (ties in the pivot search, -0 entries where a zero multiplier
 // must leave the row as it is) side by side; no lane may be changed by its neighbours, and failing
-// lanes must not raise floating-point exceptions for the others.
+// lanes must not raise floating-point exceptions for the others. Further runs draw the members in
+// blocks of eight of one kind, as a study's members are alike, so that packs whose lanes all pivot on
+// one row or all have nonzero multipliers (the paths without blends) occur at every width.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tests/simd/lu_test.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -135,13 +137,17 @@ namespace {
 
 using entry = std::function<bool(double*, double*, int64_t*, int64_t*, int64_t*, size_t, size_t)>;
 
-// One member's matrix of a kind chosen at random: the mix every pack is drawn from.
+// The kinds of matrix below.
+constexpr int matrix_kinds = 9;
+
+// One member's matrix of the given kind, or of one chosen at random (kind < 0): the mix every pack is
+// drawn from.
 template <int N>
-void fill_member(std::mt19937_64& g, double* a, double* b) {
+void fill_member(std::mt19937_64& g, double* a, double* b, int kind = -1) {
   std::uniform_real_distribution<double> u(-1, 1);
   for (int e = 0; e < N * N; ++e) a[e] = u(g);
   for (int i = 0; i < N; ++i) b[i] = u(g);
-  const int kind = int(g() % 9);
+  if (kind < 0) kind = int(g() % matrix_kinds);
   const int half = N / 2;
   switch (kind) {
     case 0: case 1: break;  // dense
@@ -186,9 +192,9 @@ bool same_bits(const complex<double>& x, const complex<double>& y) {
 // blocks, repeated rows, zero columns, NaN), except the dense kinds, whose imaginary parts are drawn
 // independently, so that pivots are decided by both parts and Smith's division takes both branches.
 template <int N>
-void fill_complex_member(std::mt19937_64& g, complex<double>* a, complex<double>* b) {
+void fill_complex_member(std::mt19937_64& g, complex<double>* a, complex<double>* b, int kind = -1) {
   double re[N * N], rhs[N];
-  fill_member<N>(g, re, rhs);
+  fill_member<N>(g, re, rhs, kind);
   std::uniform_real_distribution<double> u(-1, 1);
   // c = +-1 for a third of the members: |re| = |im| in every entry, the tie of Smith's branch test.
   const double c = g() % 3 == 0 ? ((g() & 1) ? 1.0 : -1.0) : u(g);
@@ -200,16 +206,23 @@ void fill_complex_member(std::mt19937_64& g, complex<double>* a, complex<double>
   if (g() % 16 == 0) a[g() % (N * N)] = {1.5e308, -1.5e308};
 }
 
+// alike: the members in blocks of eight of one kind, as a study's members are alike, so that the packs
+// of every width also hold lanes that all pivot on one row or all have nonzero multipliers (the
+// factorization's paths without blends) beside lanes that do not; otherwise every member of a kind of
+// its own.
 template <bool Complex, int N>
-void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
+void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed, bool alike = false) {
   using scalar = std::conditional_t<Complex, complex<double>, double>;
   constexpr int K = Complex ? 2 : 1;
   constexpr size_t count = 8 * 64;
   std::mt19937_64 g(seed);
   std::vector<scalar> matrices(count * N * N), b(count * N);
-  for (size_t m = 0; m < count; ++m)
-    if constexpr (Complex) fill_complex_member<N>(g, &matrices[m * N * N], &b[m * N]);
-    else fill_member<N>(g, &matrices[m * N * N], &b[m * N]);
+  int block_kind = -1;
+  for (size_t m = 0; m < count; ++m) {
+    if (alike && m % 8 == 0) block_kind = int(g() % matrix_kinds);
+    if constexpr (Complex) fill_complex_member<N>(g, &matrices[m * N * N], &b[m * N], block_kind);
+    else fill_member<N>(g, &matrices[m * N * N], &b[m * N], block_kind);
+  }
 
   // The one-matrix code, member by member.
   std::vector<mat<scalar, N, N>> factors(count);
@@ -254,7 +267,7 @@ void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
 
   std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
   size_t variants = 0;
-  const char* kind = Complex ? "complex" : "real";
+  const std::string kind = std::string(Complex ? "complex" : "real") + (alike ? ", alike in eights" : "");
   for (const int64_t target : targets) {
     hwy::SetSupportedTargetsForTest(target);
     for (const size_t lanes : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
@@ -286,8 +299,8 @@ void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
   }
   hwy::SetSupportedTargetsForTest(0);
   EXPECT_GE(variants, 2u);
-  std::printf("[ lu ] %s N = %d: %zu members (%zu factored, %zu singular, %zu not finite), %zu variants equal\n", kind,
-              N, count, ok, singular, not_finite, variants);
+  std::printf("[ lu ] %s N = %d: %zu members (%zu factored, %zu singular, %zu not finite), %zu variants equal\n",
+              kind.c_str(), N, count, ok, singular, not_finite, variants);
 }
 
 #define LOCKSTEP_LU_ENTRY(NAME)                                                                       \
@@ -301,6 +314,8 @@ TEST(SimdLu, EveryLaneIsTheOneMatrixFactorizationBitForBit) {
   expect_lanes_equal_one_matrix_code<false, 6>(LOCKSTEP_LU_ENTRY(FactorAndSolve6), 6);
   expect_lanes_equal_one_matrix_code<false, 13>(LOCKSTEP_LU_ENTRY(FactorAndSolve13), 13);
   expect_lanes_equal_one_matrix_code<false, 26>(LOCKSTEP_LU_ENTRY(FactorAndSolve26), 26);
+  expect_lanes_equal_one_matrix_code<false, 13>(LOCKSTEP_LU_ENTRY(FactorAndSolve13), 213, true);
+  expect_lanes_equal_one_matrix_code<false, 26>(LOCKSTEP_LU_ENTRY(FactorAndSolve26), 226, true);
 }
 
 TEST(SimdLu, EveryLaneIsTheOneMatrixComplexFactorizationBitForBit) {
@@ -308,6 +323,7 @@ TEST(SimdLu, EveryLaneIsTheOneMatrixComplexFactorizationBitForBit) {
   expect_lanes_equal_one_matrix_code<true, 3>(LOCKSTEP_LU_ENTRY(FactorAndSolveComplex3), 103);
   expect_lanes_equal_one_matrix_code<true, 6>(LOCKSTEP_LU_ENTRY(FactorAndSolveComplex6), 106);
   expect_lanes_equal_one_matrix_code<true, 13>(LOCKSTEP_LU_ENTRY(FactorAndSolveComplex13), 113);
+  expect_lanes_equal_one_matrix_code<true, 13>(LOCKSTEP_LU_ENTRY(FactorAndSolveComplex13), 313, true);
 }
 
 }  // namespace

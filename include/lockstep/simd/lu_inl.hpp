@@ -10,9 +10,10 @@
 //    scalar loop does) and its index in an integer lane;
 //  - the row interchange moves, per lane, row p into row k and row k into row p by blends: for each
 //    candidate row i > k, the lanes whose pivot row is i take row i (a row no lane chose is skipped,
-//    which changes no lane);
+//    which changes no lane; a row every lane chose trades places with row k whole, without blends);
 //  - a zero multiplier leaves its row unchanged in the scalar code (docs in linalg.hpp); here the
-//    update is computed and discarded for those lanes, which gives the same bits;
+//    update is computed and discarded for those lanes, which gives the same bits (and where no lane's
+//    multiplier is zero, as in most rows of members alike, the update is kept without a blend);
 //  - a lane that fails (an entry not finite; a pivot at or below the threshold: the failing column)
 //    keeps its info and column, and its matrix is replaced by the identity from then on so that it
 //    divides by 1, never by 0, and raises no floating-point exception while the other lanes finish.
@@ -33,6 +34,7 @@
 
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "hwy/highway.h"
 #include "lockstep/core/linalg.hpp"
@@ -172,6 +174,10 @@ HWY_INLINE pack_factor_result<D> lu_factor(D d, pack_matrix<E, N>& A, pack_pivot
     for (int i = k + 1; i < N; ++i) {
       const mask<D> swap = hn::RebindMask(d, hn::Eq(pivot[k], hn::Set(di, int64_t{i})));
       if (hn::AllFalse(d, swap)) continue;  // no lane takes row i: swapping nothing changes no lane
+      if (hn::AllTrue(d, swap)) {           // every lane takes it: the rows trade places whole
+        for (int j = 0; j < N; ++j) std::swap(A(k, j), A(i, j));
+        break;                              // and no lane takes another row
+      }
       for (int j = 0; j < N; ++j) {
         const E row_k = A(k, j);
         A(k, j) = L::select(swap, A(i, j), row_k);
@@ -184,6 +190,10 @@ HWY_INLINE pack_factor_result<D> lu_factor(D d, pack_matrix<E, N>& A, pack_pivot
       A(i, k) = l;
       const mask<D> keep = hn::Eq(L::abs1(l), hn::Zero(d));
       if (hn::AllTrue(d, keep)) continue;  // every lane keeps the row as it is
+      if (hn::AllFalse(d, keep)) {         // no lane keeps it: the update needs no blend
+        for (int j = k + 1; j < N; ++j) A(i, j) = L::sub(A(i, j), L::mul(l, A(k, j)));
+        continue;
+      }
       for (int j = k + 1; j < N; ++j) A(i, j) = L::select(keep, A(i, j), L::sub(A(i, j), L::mul(l, A(k, j))));
     }
   }
@@ -201,6 +211,10 @@ HWY_INLINE void lu_solve(D d, const pack_matrix<E, N>& LU, const pack_pivots<D, 
     for (int i = k + 1; i < N; ++i) {
       const mask<D> swap = hn::RebindMask(d, hn::Eq(pivot[k], hn::Set(di, int64_t{i})));
       if (hn::AllFalse(d, swap)) continue;
+      if (hn::AllTrue(d, swap)) {  // every lane takes row i, and no other
+        std::swap(b[k], b[i]);
+        break;
+      }
       const E bk = b[k];
       b[k] = L::select(swap, b[i], bk);
       b[i] = L::select(swap, bk, b[i]);
