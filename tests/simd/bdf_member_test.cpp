@@ -524,6 +524,13 @@ member_record record_of(const chunk_storage<Model>& c, long i) {
   return r;
 }
 
+// Two records of what a chunk holds of a member (record_of) are the same, bit for bit.
+bool same_in_chunk(const member_record& x, const member_record& y) {
+  return same_bits(x.status, y.status) && x.attempts == y.attempts && x.next_save == y.next_save &&
+         x.method == y.method && x.counters == y.counters && x.finished == y.finished &&
+         x.output_digest == y.output_digest;
+}
+
 TEST(SimdAdvanceInLanes, EveryMemberOfAChunkEndsEachCallAsAdvanceMemberLeavesIt) {
   using Model = models::andrews;
   solver_options opt = adaptive(formulation::ggl);
@@ -574,10 +581,7 @@ TEST(SimdAdvanceInLanes, EveryMemberOfAChunkEndsEachCallAsAdvanceMemberLeavesIt)
         for (size_t call = 0; call < std::min(got.size(), expected.size()); ++call)
           for (size_t i = 0; i < members.size(); ++i) {
             const member_record &x = got[call][i], &y = expected[call][i];
-            if (same_bits(x.status, y.status) && x.attempts == y.attempts && x.next_save == y.next_save &&
-                x.method == y.method && x.counters == y.counters && x.finished == y.finished &&
-                x.output_digest == y.output_digest)
-              continue;
+            if (same_in_chunk(x, y)) continue;
             if (differ++ == 0)
               ADD_FAILURE() << variant << ": after call " << call << ", member " << i << ": status " << x.status
                             << ", attempts " << x.attempts << "; alone " << y.status << ", " << y.attempts;
@@ -686,10 +690,7 @@ void expect_every_chunking_equal_alone(int model) {
         for (size_t k = 0; k < std::size(chunkings); ++k)
           for (size_t i = 0; i < members.size(); ++i) {
             const member_record &x = got[k][i], &y = expected[i];
-            if (same_bits(x.status, y.status) && x.attempts == y.attempts && x.next_save == y.next_save &&
-                x.method == y.method && x.counters == y.counters && x.finished == y.finished &&
-                x.output_digest == y.output_digest)
-              continue;
+            if (same_in_chunk(x, y)) continue;
             if (differ++ == 0)
               ADD_FAILURE() << name << ", " << variant << ", chunks of " << chunkings[k].chunk << " in "
                             << chunkings[k].workspaces << " workspaces, " << chunkings[k].max_attempts
