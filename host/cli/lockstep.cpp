@@ -86,12 +86,14 @@ bool lanes_turned_off() {
   return value != nullptr && std::strcmp(value, "0") == 0;
 }
 
-// MODEL on the command line: a model file (compiled or found in the cache), else a built-in model's name.
-// Throws model_file_error or std::invalid_argument with the message for the user. lanes, when given, is
-// set to the SIMD lanes the engine runs BDF in (0: one member at a time).
-engine model_of_argument(const std::string& argument, const std::string& pick, bool quiet = false, int* lanes = nullptr) {
+// MODEL on the command line: a model file (compiled for `contents`, or found in the cache), else a
+// built-in model's name. Throws model_file_error or std::invalid_argument with the message for the user.
+// lanes, when given, is set to the SIMD lanes the engine runs BDF in (0: one member at a time).
+engine model_of_argument(const std::string& argument, const std::string& pick, const model_files::engine_contents& contents,
+                         bool quiet = false, int* lanes = nullptr) {
   if (model_files::looks_like_model_file(argument)) {
     model_files::compile_settings settings;
+    settings.contents = contents;
     if (!quiet) settings.progress = announce;
     model_files::loaded_model loaded = model_files::load_model_file({argument, pick}, settings);
     if (lanes != nullptr) *lanes = lanes_turned_off() ? 0 : loaded.lanes;
@@ -119,7 +121,7 @@ int describe_model(const std::string& name, const std::string& pick) {
   std::optional<engine> found;
   int lanes = 0;
   try {
-    found.emplace(model_of_argument(name, pick, false, &lanes));
+    found.emplace(model_of_argument(name, pick, model_files::engine_contents{}, false, &lanes));  // the tables alone
   } catch (const std::exception& e) {
     return model_error(name, e.what());
   }
@@ -148,7 +150,8 @@ int describe_model(const std::string& name, const std::string& pick) {
 int check_model(const std::string& name, const std::string& pick, double t1) {
   std::optional<engine> found;
   try {
-    found.emplace(model_of_argument(name, pick));
+    // The doctor's short solve runs Radau IIA 5 (model_doctor.hpp).
+    found.emplace(model_of_argument(name, pick, model_files::engine_contents{}.with_method(method_kind::radau5)));
   } catch (const std::exception& e) {
     return model_error(name, e.what());
   }
@@ -248,6 +251,9 @@ int run(const run_request& request) {
   const io::model_file_resolver resolve = [&](const io::model_reference& reference) {
     model_files::compile_settings compile;
     compile.device = request.where == "cuda";
+    // What the study runs: its method, and with [lyapunov] that method's tangents.
+    compile.contents = model_files::engine_contents{}.with_method(reference.method);
+    if (reference.tangents) compile.contents.with_tangents(reference.method);
     if (announce_compile) compile.progress = announce;
     user_model = model_files::load_model_file({reference.path, reference.name}, compile);
     return io::resolved_model{io::model_info_of(user_model->model), user_model->key};

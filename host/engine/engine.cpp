@@ -4,6 +4,7 @@
 
 #include <new>
 #include <string>
+#include <string_view>
 
 namespace lockstep {
 
@@ -21,7 +22,48 @@ void call_engine(const lockstep_engine& table, const char* what, Call&& call) {
   if (r != LOCKSTEP_OK) throw_engine_failure(table, what, r, error);
 }
 
+// Which part of an engine an entry of lockstep_method_functions belongs to, for the message of an
+// engine compiled without it.
+const char* part_of(const char* call) {
+  const std::string_view c(call);
+  if (c == "advance_split" || c == "factor") return "split path";
+  if (c == "lyapunov" || c == "sensitivities") return "tangents";
+  return "chunk functions";
+}
+
 }  // namespace
+
+template <class Function>
+Function engine::method_entry(method_kind method, Function lockstep_method_functions::*entry, const char* call) const {
+  const int index = static_cast<int>(method);
+  if (index < 0 || index >= LOCKSTEP_METHOD_COUNT)
+    throw std::invalid_argument(std::string("model ") + table_->name + ": " + call + ": no method " + std::to_string(index));
+  const Function f = table_->methods[index].*entry;
+  if (f == nullptr)
+    throw std::invalid_argument(std::string("model ") + table_->name + ": " + call + ": this engine holds no " +
+                                part_of(call) + " for method " + method_name(method) +
+                                (std::string_view(call) == "advance_split" || std::string_view(call) == "factor"
+                                     ? std::string(" (the method has no split path, or the model file was compiled "
+                                                   "without it)")
+                                     : std::string(" (a model file's engine holds what it was loaded for: "
+                                                   "load it again asking for this method)")));
+  return f;
+}
+
+bool engine::has_method(method_kind method) const {
+  const int index = static_cast<int>(method);
+  return index >= 0 && index < LOCKSTEP_METHOD_COUNT && table_->methods[index].advance != nullptr;
+}
+
+bool engine::has_split(method_kind method) const {
+  const int index = static_cast<int>(method);
+  return index >= 0 && index < LOCKSTEP_METHOD_COUNT && table_->methods[index].advance_split != nullptr;
+}
+
+bool engine::has_tangents(method_kind method) const {
+  const int index = static_cast<int>(method);
+  return index >= 0 && index < LOCKSTEP_METHOD_COUNT && table_->methods[index].lyapunov != nullptr;
+}
 
 void throw_engine_failure(const lockstep_engine& table, const char* call, lockstep_result result,
                           const lockstep_error& error) {
@@ -65,22 +107,26 @@ lockstep_chunk_layout engine::chunk_layout(method_kind method) const {
 }
 
 void engine::begin(const lockstep_chunk& chunk, const long* members, long count) const {
-  call_engine(*table_, "begin", [&](lockstep_error* e) { return table_->begin(&chunk, members, count, e); });
+  const auto f = method_entry(method_kind(chunk.method), &lockstep_method_functions::begin, "begin");
+  call_engine(*table_, "begin", [&](lockstep_error* e) { return f(&chunk, members, count, e); });
 }
 
 void engine::advance(const lockstep_chunk& chunk, const long* members, long count, int max_attempts) const {
-  call_engine(*table_, "advance", [&](lockstep_error* e) { return table_->advance(&chunk, members, count, max_attempts, e); });
+  const auto f = method_entry(method_kind(chunk.method), &lockstep_method_functions::advance, "advance");
+  call_engine(*table_, "advance", [&](lockstep_error* e) { return f(&chunk, members, count, max_attempts, e); });
 }
 
 void engine::advance_split(const lockstep_chunk& chunk, const long* members, long count, int max_attempts,
                            int projection_split_above) const {
+  const auto f = method_entry(method_kind(chunk.method), &lockstep_method_functions::advance_split, "advance_split");
   call_engine(*table_, "advance_split", [&](lockstep_error* e) {
-    return table_->advance_split(&chunk, members, count, max_attempts, projection_split_above, e);
+    return f(&chunk, members, count, max_attempts, projection_split_above, e);
   });
 }
 
 void engine::factor(const lockstep_chunk& chunk, const long* members, long count) const {
-  call_engine(*table_, "factor", [&](lockstep_error* e) { return table_->factor(&chunk, members, count, e); });
+  const auto f = method_entry(method_kind(chunk.method), &lockstep_method_functions::factor, "factor");
+  call_engine(*table_, "factor", [&](lockstep_error* e) { return f(&chunk, members, count, e); });
 }
 
 void engine::finish(const lockstep_chunk& chunk, long first, long count, int* status, member_counters* counters,
@@ -91,22 +137,25 @@ void engine::finish(const lockstep_chunk& chunk, long first, long count, int* st
   out.counters = counters;
   out.t_final = t_final;
   out.y_final = y_final;
-  call_engine(*table_, "finish", [&](lockstep_error* e) { return table_->finish(&chunk, first, count, &out, e); });
+  const auto f = method_entry(method_kind(chunk.method), &lockstep_method_functions::finish, "finish");
+  call_engine(*table_, "finish", [&](lockstep_error* e) { return f(&chunk, first, count, &out, e); });
 }
 
 void engine::lyapunov(const double* params, const double* q0, const double* v0, double t0, double t1,
                       const solver_options& options, const lockstep_lyapunov_request& request,
                       lockstep_lyapunov_output& out) const {
+  const auto f = method_entry(options.method, &lockstep_method_functions::lyapunov, "lyapunov");
   call_engine(*table_, "lyapunov", [&](lockstep_error* e) {
-    return table_->lyapunov(params, q0, v0, t0, t1, &options, sizeof options, &request, &out, e);
+    return f(params, q0, v0, t0, t1, &options, sizeof options, &request, &out, e);
   });
 }
 
 void engine::sensitivities(const double* params, const double* q0, const double* v0, double t0, double t1,
                            const solver_options& options, const lockstep_sensitivity_request& request,
                            lockstep_sensitivity_output& out) const {
+  const auto f = method_entry(options.method, &lockstep_method_functions::sensitivities, "sensitivities");
   call_engine(*table_, "sensitivities", [&](lockstep_error* e) {
-    return table_->sensitivities(params, q0, v0, t0, t1, &options, sizeof options, &request, &out, e);
+    return f(params, q0, v0, t0, t1, &options, sizeof options, &request, &out, e);
   });
 }
 

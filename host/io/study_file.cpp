@@ -476,6 +476,12 @@ class study_reader {
       std::filesystem::path path(reference.written);
       if (path.is_relative()) path = std::filesystem::path(source_).parent_path() / path;
       reference.path = path.lexically_normal();
+      // The method and tangents the rest of the file asks for, read ahead without checks.
+      const section solver = child(root, "solver");
+      if (const toml::node* method = solver.get("method"); method != nullptr && method->is_string())
+        for (const choice& c : method_choices)
+          if (c.available && c.name == method->as_string()->get()) reference.method = static_cast<method_kind>(c.value);
+      reference.tangents = root.get("lyapunov") != nullptr;
       if (resolve_ == nullptr || !*resolve_)
         fail_at(*source_node, "[model] source: model files are compiled by the lockstep command; this reader knows the "
                               "built-in models only");

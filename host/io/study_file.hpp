@@ -225,6 +225,11 @@ struct model_reference {
   std::string name;
   std::string written;          // as in the study file
   std::filesystem::path path;   // resolved
+  // What the study will run the model with, as far as it names it ([solver] method, the default when
+  // it names none or none that exists: the reader refuses that later, at the key; whether it has
+  // [lyapunov]): a model file's engine is compiled for these (model_files::engine_contents).
+  method_kind method = method_kind::radau5;
+  bool tangents = false;
 };
 struct resolved_model {
   model_info info;              // its spans must outlive the study (an engine's tables do)

@@ -4,15 +4,19 @@
 // Layout under the cache root ($XDG_CACHE_HOME/lockstep, default ~/.cache/lockstep; LOCKSTEP_CACHE_DIR
 // overrides both):
 //
-//     engines/KEY/engine.so       the engine library
-//     engines/KEY/engine.cpp      the translation unit it was compiled from
-//     engines/KEY/model.txt       what it is: model, source file, compiler, flags, compile time
-//     engines/KEY.lock            held (flock) by the process that builds KEY
-//     engines/.build-KEY-PID-N/   a build in progress; renamed to engines/KEY when complete
+//     parts/KEY/part.o            a part of an engine (model_compiler.cpp: the model's tables, a method,
+//                                 its tangents, BDF in SIMD lanes), or failed.txt for lanes that do not
+//                                 compile; part.cpp, its unit; part.txt, what it is and its command
+//     engines/KEY/engine.so       an engine library linked from parts (entry.cpp puts its table
+//                                 together; model.txt says what it is and which parts), or compiled
+//                                 whole (engine.cu: a CUDA engine)
+//     DIR/KEY.lock                held (flock) by the process that builds DIR/KEY
+//     DIR/.build-KEY-PID-N/       a build in progress; renamed to DIR/KEY when complete
 //     equations/KEY2.hpp          the header generated from an equations file
 //
-// KEY is the SHA-256 of everything the library depends on (the preprocessed source, so every included
-// header counts; the compiler and its version; the flags; the lockstep version and engine ABI).
+// KEY is the SHA-256 of everything the entry depends on (the preprocessed source, so every included
+// header counts; the compiler and its version; the flags; the lockstep version and engine ABI; a
+// part's own unit, an engine's parts).
 // An entry appears by rename(2) of a complete directory, so a reader either sees a whole library or
 // none; a builder holds KEY.lock, so two processes never compile the same KEY at once (the second one
 // waits and then finds the entry). A failed build leaves nothing behind.

@@ -19,7 +19,9 @@
 #include <string_view>
 #include <vector>
 
+#include "lockstep/engine/abi.h"
 #include "lockstep/engine/engine.hpp"
+#include "lockstep/stepper/options.hpp"
 
 namespace lockstep::model_files {
 
@@ -84,17 +86,47 @@ struct model_request {
 
 struct loaded_model {
   engine model;                  // loaded; lives as long as the program
-  std::string key;               // the cache key (SHA-256, hexadecimal)
+  std::string key;               // the model's identity (SHA-256, hexadecimal: its preprocessed source, the
+                                 // compiler, the flags; the same whatever parts the engine holds)
   std::filesystem::path library; // the engine library in the cache
   std::filesystem::path source;  // the model file, absolute
-  bool compiled = false;         // false: found in the cache
-  double compile_seconds = 0.0;  // of this call's compile (0 when cached)
-  int lanes = 0;                 // the SIMD lanes its BDF runs in (toolchain::lanes, or 0 where the
-                                 // model's code does not compile on packs)
+  bool compiled = false;         // false: found in the cache (all its parts and their link)
+  double compile_seconds = 0.0;  // of this call's compiles and link (0 when cached)
+  int lanes = 0;                 // the SIMD lanes its BDF runs in, or will run in where the engine holds
+                                 // no BDF (toolchain::lanes, or 0 where the model's code does not compile
+                                 // on packs)
+};
+
+// What a model file's engine is compiled for (docs/MODEL-FILES.md, "What is compiled"). Each mask has
+// bit (1 << method_kind) for a method. The engine always holds the model's tables and evaluations
+// (describe, check's evaluations, initial states); each method adds its chunk functions, and on
+// request its split path (run_options::split_factorization) and its tangents (Lyapunov exponents,
+// sensitivities). Each of these is a separately compiled part, cached on its own, so a study compiles
+// what it needs in a few seconds, and a later study with another method compiles that method alone.
+struct engine_contents {
+  unsigned methods = 0;   // begin, advance and finish of a chunk of members (with BDF: in SIMD lanes too)
+  unsigned split = 0;     // the split path, of methods also in `methods`
+  unsigned tangents = 0;  // lyapunov and sensitivities
+  // Every method with its split path and tangents: what a built-in engine holds.
+  static engine_contents everything() { return {all(), all(), all()}; }
+  engine_contents& with_method(method_kind m) { methods |= bit(m); return *this; }
+  engine_contents& with_tangents(method_kind m) { tangents |= bit(m); return *this; }
+  engine_contents& with_split(method_kind m) { methods |= bit(m); split |= bit(m); return *this; }
+  // Whether an engine compiled for `this` holds all of `other`.
+  bool covers(const engine_contents& other) const {
+    return (other.methods & ~methods) == 0 && (other.split & ~split) == 0 && (other.tangents & ~tangents) == 0;
+  }
+  engine_contents operator|(const engine_contents& o) const {
+    return {methods | o.methods, split | o.split, tangents | o.tangents};
+  }
+  static constexpr unsigned bit(method_kind m) { return 1u << static_cast<int>(m); }
+  static constexpr unsigned all() { return (1u << LOCKSTEP_METHOD_COUNT) - 1u; }
 };
 
 struct compile_settings {
   toolchain tools = default_toolchain();
+  // What the engine holds (the default: everything, as a built-in engine).
+  engine_contents contents = engine_contents::everything();
   // Also compile the CUDA backend for the model (nvcc, its own cache entry): the engine can then run
   // --backend cuda. Throws model_file_error naming why not when the toolchain has no nvcc.
   bool device = false;
@@ -109,8 +141,9 @@ struct compile_settings {
 // one without LOCKSTEP_HD is host-only), a sentence saying how to mark them; "" otherwise.
 std::string device_compile_hint(std::string_view nvcc_output);
 
-// The engine of the model file, compiled if the cache does not hold it. Throws model_file_error (the
-// file is missing, holds no such model, fails to compile, or is a malformed equations file).
+// The engine of the model file with settings.contents, compiled where the cache does not hold its parts
+// (a device engine holds everything). Throws model_file_error (the file is missing, holds no such
+// model, fails to compile, or is a malformed equations file).
 loaded_model load_model_file(const model_request& request, const compile_settings& settings = {});
 
 }  // namespace lockstep::model_files

@@ -58,12 +58,61 @@ namespace py = pybind11;
 namespace {
 
 // A model as Python sees it: the engine (alive as long as the program) and where it came from.
+// A model's engine. A model file's engine holds what it was loaded for (model_files::engine_contents:
+// the model's tables and Radau IIA 5 at first); a solve that needs another method or the tangents
+// loads the engine with them too (compiling only the parts the cache lacks), and every copy of the
+// handle sees the larger engine from then on.
 struct model_handle {
-  lockstep::engine model;
+  struct loaded {
+    lockstep::engine model;
+    lockstep::model_files::engine_contents contents;
+  };
+  std::shared_ptr<loaded> current;
   std::string source;     // the model file, absolute; "" for a built-in model
-  std::string cache_key;  // the compiled engine's cache key; "" for a built-in model
-  bool compiled = false;  // this load compiled it (false: built in, or found in the cache)
+  std::string pick;       // which model of the file
+  std::string cache_key;  // the model's identity in the cache; "" for a built-in model
+  bool compiled = false;  // its first load compiled it (false: built in, or found in the cache)
+  py::object announce;    // the compile progress callback, or None
+
+  const lockstep::engine& model() const { return current->model; }
+  // The engine with at least `needed` (a built-in engine holds everything). Called with the GIL held.
+  const lockstep::engine& with(const lockstep::model_files::engine_contents& needed) const;
 };
+
+// A model file's engine compiled for `contents` (a ValueError with the compiler's messages when it
+// cannot be).
+lockstep::model_files::loaded_model load_engine(const std::string& path, const std::string& name,
+                                                const lockstep::model_files::engine_contents& contents,
+                                                const py::object& announce) {
+  lockstep::model_files::compile_settings settings;
+  settings.contents = contents;
+  if (!announce.is_none())
+    settings.progress = [&announce](const std::string& line) {
+      py::gil_scoped_acquire gil;
+      announce(line);
+    };
+  std::optional<lockstep::model_files::loaded_model> loaded;
+  std::string failure;
+  {
+    // A compile takes seconds and runs the compiler as a child process: other Python threads go on.
+    py::gil_scoped_release released;
+    try {
+      loaded = lockstep::model_files::load_model_file({path, name}, settings);
+    } catch (const lockstep::model_files::model_file_error& e) {
+      failure = e.what();
+    }
+  }
+  if (!failure.empty()) throw py::value_error(failure);
+  return *loaded;
+}
+
+const lockstep::engine& model_handle::with(const lockstep::model_files::engine_contents& needed) const {
+  if (source.empty() || current->contents.covers(needed)) return current->model;
+  const lockstep::model_files::engine_contents wanted = current->contents | needed;
+  current->model = load_engine(source, pick, wanted, announce).model;
+  current->contents = wanted;
+  return current->model;
+}
 
 using c_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
@@ -251,7 +300,8 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
                const py::handle& v0_in, double t0, double t1, const py::handle& save_in, const py::dict& options,
                const std::string& backend, int threads, long chunk_size, int attempts_per_sync,
                const py::object& progress, double progress_interval) {
-  const lockstep::engine& model = handle.model;
+  const lockstep::engine& model =
+      handle.with(lockstep::model_files::engine_contents{}.with_method(solver_options_of(options).method));
   const int n = model.n(), n_params = model.n_params(), ny = model.ny();
 
   c_array params_array = c_array::ensure(params_in);
@@ -424,7 +474,8 @@ py::dict lyapunov(const model_handle& handle, const py::handle& params_in, const
                   const py::handle& v0_in, double t0, double t1, const py::dict& options, int method, int exponents,
                   double renormalize, double transient, int metric, double separation, long history_capacity,
                   int threads) {
-  const lockstep::engine& model = handle.model;
+  const lockstep::engine& model =
+      handle.with(lockstep::model_files::engine_contents{}.with_tangents(solver_options_of(options).method));
   const member_inputs in = member_inputs_of(model, params_in, q0_in, v0_in);
   const int d = 2 * (model.n() - model.m()) - model.k();
   if (method != 0 && method != 1) throw py::value_error("method must be 0 (qr) or 1 (clone)");
@@ -479,7 +530,8 @@ py::dict lyapunov(const model_handle& handle, const py::handle& params_in, const
 py::dict sensitivities(const model_handle& handle, const py::handle& params_in, const py::handle& q0_in,
                        const py::handle& v0_in, double t0, double t1, const py::dict& options,
                        const py::handle& directions_in, const std::vector<int>& parameters) {
-  const lockstep::engine& model = handle.model;
+  const lockstep::engine& model =
+      handle.with(lockstep::model_files::engine_contents{}.with_tangents(solver_options_of(options).method));
   const int n = model.n(), ny = model.ny();
   const c_array params = as_shape(params_in, "params", {model.n_params()});
   const c_array q0 = as_shape(q0_in, "q0", {n});
@@ -544,20 +596,20 @@ PYBIND11_MODULE(_lockstep, m) {
   m.attr("status_names") = py::tuple(names);
 
   py::class_<model_handle>(m, "Engine", "A model's compiled engine (built in, or from a model file)")
-      .def_property_readonly("name", [](const model_handle& h) { return std::string(h.model.name()); })
-      .def_property_readonly("description", [](const model_handle& h) { return std::string(h.model.description()); })
-      .def_property_readonly("n", [](const model_handle& h) { return h.model.n(); })
-      .def_property_readonly("m", [](const model_handle& h) { return h.model.m(); })
-      .def_property_readonly("k", [](const model_handle& h) { return h.model.k(); })
-      .def_property_readonly("ny", [](const model_handle& h) { return h.model.ny(); })
+      .def_property_readonly("name", [](const model_handle& h) { return std::string(h.model().name()); })
+      .def_property_readonly("description", [](const model_handle& h) { return std::string(h.model().description()); })
+      .def_property_readonly("n", [](const model_handle& h) { return h.model().n(); })
+      .def_property_readonly("m", [](const model_handle& h) { return h.model().m(); })
+      .def_property_readonly("k", [](const model_handle& h) { return h.model().k(); })
+      .def_property_readonly("ny", [](const model_handle& h) { return h.model().ny(); })
       .def_property_readonly("coordinate_names",
                              [](const model_handle& h) {
                                std::vector<std::string> names;
-                               for (const char* c : h.model.coordinate_names()) names.emplace_back(c);
+                               for (const char* c : h.model().coordinate_names()) names.emplace_back(c);
                                return names;
                              })
-      .def_property_readonly("params", [](const model_handle& h) { return value_table(h.model.params()); })
-      .def_property_readonly("inputs", [](const model_handle& h) { return value_table(h.model.inputs()); })
+      .def_property_readonly("params", [](const model_handle& h) { return value_table(h.model().params()); })
+      .def_property_readonly("inputs", [](const model_handle& h) { return value_table(h.model().inputs()); })
       .def_property_readonly("source", [](const model_handle& h) { return h.source; })
       .def_property_readonly("cache_key", [](const model_handle& h) { return h.cache_key; })
       .def_property_readonly("compiled", [](const model_handle& h) { return h.compiled; })
@@ -565,7 +617,7 @@ PYBIND11_MODULE(_lockstep, m) {
           "initial_state",
           [](const model_handle& h, const py::handle& params_in, const py::handle& inputs_in) {
             // [members, n_params] and [members, n_inputs] -> q0, v0 [members, n], one engine call per member.
-            const int n = h.model.n(), P = h.model.n_params(), I = h.model.n_inputs();
+            const int n = h.model().n(), P = h.model().n_params(), I = h.model().n_inputs();
             c_array p = c_array::ensure(params_in);
             if (!p || p.ndim() != 2) throw py::value_error("params must be a 2-D array [members, n_params]");
             const py::ssize_t members = p.shape(0);
@@ -574,7 +626,7 @@ PYBIND11_MODULE(_lockstep, m) {
             std::vector<double> q0(static_cast<std::size_t>(members) * n), v0(q0.size());
             std::vector<double> none(1, 0.0);  // a model without initial inputs still gets a valid pointer
             for (py::ssize_t i = 0; i < members; ++i)
-              h.model.initial_state(p.data() + i * P, I > 0 ? in.data() + i * I : none.data(), q0.data() + i * n,
+              h.model().initial_state(p.data() + i * P, I > 0 ? in.data() + i * I : none.data(), q0.data() + i * n,
                                     v0.data() + i * n);
             return py::make_tuple(owned_array(std::move(q0), {members, n}), owned_array(std::move(v0), {members, n}));
           },
@@ -584,7 +636,7 @@ PYBIND11_MODULE(_lockstep, m) {
           [](const model_handle& h, const py::handle& params_in, double t, const py::handle& q_in, const py::handle& v_in) {
             // The model's equations at one state, as the solver sees them (abi.h, lockstep_model_values):
             // M, Q, Phi, G = dPhi/dq and Phi_t by automatic differentiation, and for k > 0 A v + a and A.
-            const int n = h.model.n(), m = h.model.m(), k = h.model.k(), P = h.model.n_params();
+            const int n = h.model().n(), m = h.model().m(), k = h.model().k(), P = h.model().n_params();
             const c_array p = as_shape(params_in, "params", {P});
             const c_array q = as_shape(q_in, "q", {n});
             const c_array v = as_shape(v_in, "v", {n});
@@ -599,7 +651,7 @@ PYBIND11_MODULE(_lockstep, m) {
             out.constraint_rate = m > 0 ? phi_t.data() : nullptr;
             out.velocity_constraint = k > 0 ? residual.data() : nullptr;
             out.velocity_jacobian = k > 0 ? A.data() : nullptr;
-            h.model.evaluate(p.data(), t, q.data(), v.data(), out);
+            h.model().evaluate(p.data(), t, q.data(), v.data(), out);
             py::dict values;
             values["mass"] = owned_array(std::move(mass), {n, n});
             values["force"] = owned_array(std::move(force), {n});
@@ -624,38 +676,27 @@ PYBIND11_MODULE(_lockstep, m) {
       [](const std::string& name) -> py::object {
         const lockstep::engine* e = lockstep::find_builtin_engine(name);
         if (!e) return py::none();
-        return py::cast(model_handle{*e, "", "", false});
+        return py::cast(model_handle{std::make_shared<model_handle::loaded>(model_handle::loaded{
+                                         *e, lockstep::model_files::engine_contents::everything()}),
+                                     "", "", "", false, py::none()});
       },
       py::arg("name"));
   m.def(
       "load_model_file",
       [](const std::string& path, const std::string& name, const py::object& announce) {
-        lockstep::model_files::compile_settings settings;
-        if (!announce.is_none())
-          settings.progress = [&announce](const std::string& line) {
-            py::gil_scoped_acquire gil;
-            announce(line);
-          };
-        std::optional<lockstep::model_files::loaded_model> loaded;
-        std::string failure;
-        {
-          // A compile takes seconds and runs the compiler as a child process: other Python threads go on.
-          py::gil_scoped_release released;
-          try {
-            loaded = lockstep::model_files::load_model_file({path, name}, settings);
-          } catch (const lockstep::model_files::model_file_error& e) {
-            failure = e.what();
-          }
-        }
-        if (!failure.empty()) throw py::value_error(failure);
-        return model_handle{loaded->model, loaded->source.string(), loaded->key, loaded->compiled};
+        // The model's tables and the default method at first (lockstep.solve's radau5), compiled in
+        // parallel; model_handle::with adds what a solve needs later.
+        const auto contents = lockstep::model_files::engine_contents{}.with_method(lockstep::method_kind::radau5);
+        const lockstep::model_files::loaded_model loaded = load_engine(path, name, contents, announce);
+        return model_handle{std::make_shared<model_handle::loaded>(model_handle::loaded{loaded.model, contents}),
+                            loaded.source.string(), name, loaded.key, loaded.compiled, announce};
       },
       py::arg("path"), py::arg("name") = "", py::arg("announce") = py::none());
   m.def("omp_available", &lockstep::omp::available);
   m.def(
       "bytes_per_member",
       [](const model_handle& h, int save_count, const std::string& method) {
-        return lockstep::bytes_per_member(h.model, save_count, choose(py::str(method), "method", method_choices));
+        return lockstep::bytes_per_member(h.model(), save_count, choose(py::str(method), "method", method_choices));
       },
       py::arg("model"), py::arg("save_count"), py::arg("method") = "radau5",
       "Bytes of chunk storage one member needs in a solve with save_count save times (the scheduler's "

@@ -92,6 +92,51 @@ TEST(EngineBoundary, TheTypedApiIsTheEngineOfTheModelCompiledIn) {
   EXPECT_EQ(r.q(3, 0, 2), s.outputs[(3 * 1 + 0) * s.ny + 2]);
 }
 
+TEST(EngineBoundary, AnEngineOfSomeMethodsRunsThemAndRefusesTheOthersByName) {
+  // Arrange: a table of the model and Radau IIA 5 alone, as a model file's engine for a Radau IIA 5
+  // study is linked from its parts (host/model_files/model_compiler.cpp).
+  static const lockstep_engine table = [] {
+    lockstep_engine t = engine_detail::model_table<Model>();
+    engine_detail::add_method<Model, radau5_method>(t);
+    return t;
+  }();
+  const engine some(&table);
+  const engine all(model_engine<Model>());
+  // Act
+  const ensemble_solution radau5 = solve_ensemble(some, cart_ensemble(some, method_kind::radau5, formulation::index3), {});
+  const ensemble_solution reference = solve_ensemble(all, cart_ensemble(all, method_kind::radau5, formulation::index3), {});
+  // Assert: what it holds, it runs with the bits of the whole engine; what it lacks, it refuses by name.
+  EXPECT_TRUE(some.has_method(method_kind::radau5));
+  EXPECT_FALSE(some.has_method(method_kind::bdf));
+  EXPECT_FALSE(some.has_tangents(method_kind::radau5));
+  EXPECT_FALSE(some.has_split(method_kind::radau5));
+  EXPECT_TRUE(all.has_method(method_kind::bdf) && all.has_tangents(method_kind::radau5) && all.has_split(method_kind::radau5));
+  EXPECT_FALSE(all.has_split(method_kind::rhoinf));  // the rho_inf method has no split path
+  EXPECT_TRUE(same_bits(radau5.outputs, reference.outputs));
+  EXPECT_TRUE(same_bits(radau5.y_final, reference.y_final));
+  try {
+    solve_ensemble(some, cart_ensemble(some, method_kind::bdf, formulation::ggl), {});
+    ADD_FAILURE() << "an engine without BDF ran BDF";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("holds no chunk functions for method bdf"), std::string::npos) << e.what();
+  }
+  const ensemble_problem e = cart_ensemble(some, method_kind::radau5, formulation::index3);
+  lockstep_lyapunov_request request{};
+  request.header = abi_header_for<lockstep_lyapunov_request>();
+  request.exponents = 1;
+  request.renormalize = 0.5;
+  double exponent = 0.0;
+  lockstep_lyapunov_output out{};
+  out.header = abi_header_for<lockstep_lyapunov_output>();
+  out.exponents = &exponent;
+  try {
+    some.lyapunov(e.params.data(), e.q0.data(), e.v0.data(), 0.0, 1.0, e.options, request, out);
+    ADD_FAILURE() << "an engine without tangents computed Lyapunov exponents";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("holds no tangents for method radau5"), std::string::npos) << error.what();
+  }
+}
+
 TEST(EngineBoundary, LoadingOneLibraryTwiceGivesOneTable) {
   const engine first = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);
   const engine second = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);

@@ -6,6 +6,11 @@ directory. Every case but header_bitwise compiles its engines at -O1 (LOCKSTEP_M
 about half the compile time of the build's -O3, and the same bits, which header_bitwise proves against
 the built-in model); header_bitwise compiles with the build's own flags as well.
 
+  parts             studies with Radau IIA 5, then BDF, then [lyapunov], on one cache: each compiles the
+                    parts of the engine it needs that the cache lacks (the model's part and Radau IIA
+                    5; BDF and its lanes; Radau IIA 5's tangents), each study's results bit for bit the
+                    built-in model's; describe compiles nothing; one cache entry per part, one engine per
+                    set of parts
   header_bitwise    a copy of the built-in double_pendulum.hpp in another namespace, named by
                     [model] source, gives results.h5 bit for bit equal to the built-in model's, compiled
                     with the build's flags and at -O1 (LOCKSTEP_MODEL_OPTIMIZATION; one cache entry
@@ -233,8 +238,8 @@ def case_instruction_set(ctx):
                 check(re.search(r"compiling model copied_pendulum \(copied_pendulum.hpp\)" + re.escape(expected) + r" \.\.\.",
                                 r.stderr), f"the compile should name the instruction set '{chosen}' chose:\n{r.stderr}")
             runs[chosen, method] = os.path.join(ctx.work, f"{chosen}-{method}", "results.h5")
-    check(len([e for e in ctx.engines() if not e.endswith(".lock")]) == (1 if wide == built else 2),
-          f"one engine per instruction set expected: {ctx.engines()}")
+    check(len(model_identities(ctx)) == (1 if wide == built else 2),
+          f"one model identity per instruction set expected: {engine_records(ctx)}")
     if wide in WIDTH_OF_SET and ctx.cxx_id == "GNU":  # the widest set's engine runs BDF in lanes
         check(WIDTH_OF_SET[wide] in engine_lanes(ctx).values(),
               f"the engine compiled for {wide} should run BDF in {WIDTH_OF_SET[wide]} lanes: {engine_lanes(ctx)}")
@@ -260,15 +265,34 @@ def case_instruction_set(ctx):
 WIDTH_OF_SET = {"avx2": 4, "avx512": 8}
 
 
-def engine_lanes(ctx):
-    """The lanes each cache entry's engine runs BDF in, from its model.txt ("lanes N")."""
+def engine_records(ctx):
+    """Each cache entry's model.txt, by entry."""
     out = {}
     for entry in ctx.engines():
         record = os.path.join(ctx.cache, "engines", entry, "model.txt")
         if os.path.exists(record):
-            found = re.search(r"^lanes (\d+)$", open(record).read(), re.M)
+            out[entry] = open(record).read()
+    return out
+
+
+def engine_parts(record):
+    """The parts an engine was linked from ("part KEY NAME" lines of its model.txt)."""
+    return sorted(re.findall(r"^part [0-9a-f]+ (.+)$", record, re.M))
+
+
+def engine_lanes(ctx):
+    """The lanes each cache entry's engine with BDF runs BDF in, from its model.txt ("lanes N")."""
+    out = {}
+    for entry, record in engine_records(ctx).items():
+        if "bdf" in engine_parts(record):
+            found = re.search(r"^lanes (\d+)$", record, re.M)
             out[entry] = int(found.group(1)) if found else None
     return out
+
+
+def model_identities(ctx):
+    """The distinct models (their identity: the preprocessed source, compiler and flags) of the cache's engines."""
+    return {re.search(r"^identity (\w+)$", record, re.M).group(1) for record in engine_records(ctx).values()}
 
 
 def case_lanes(ctx):
@@ -379,6 +403,50 @@ struct included_length_pendulum {
   }
 };
 """
+
+
+def compiled_parts(r):
+    """The parts a run said it compiled ("compiling model ... (PART, PART)"), or None."""
+    found = re.search(r"compiling model .* \.\.\. \((.*)\)$", r.stderr, re.M)
+    return sorted(found.group(1).split(", ")) if found else None
+
+
+def case_parts(ctx):
+    double_pendulum_copy(ctx)
+    studies = {
+        "radau5": "",
+        "bdf": '[solver]\nmethod = "bdf"\nformulation = "ggl"\n',
+        "lyapunov": '[lyapunov]\nexponents = 2\nrenormalize = 0.5\n',
+    }
+    for name, extra in studies.items():
+        ctx.write(f"mine_{name}.toml", STUDY.format(model='source = "copied_pendulum.hpp"') + extra)
+        ctx.write(f"builtin_{name}.toml", STUDY.format(model='name = "double_pendulum"') + extra)
+    lanes = not version_line(ctx, "BDF in SIMD lanes, model files: ").startswith("off")
+    # What each study compiles on the cache the studies before it left: its method (and the model's own
+    # part, once), its tangents with [lyapunov]; a describe compiles nothing more.
+    expected = {"radau5": ["model", "radau5"],
+                "bdf": ["bdf"] + (["bdf in SIMD lanes"] if lanes else []),
+                "lyapunov": ["radau5 tangents"]}
+    for name, parts in expected.items():
+        r = ctx.run("run", f"mine_{name}.toml", "-o", f"mine_{name}")
+        check(compiles(r) == 1 and compiled_parts(r) == parts,
+              f"the {name} study should compile {parts} alone:\n{r.stderr}")
+        ctx.run("run", f"builtin_{name}.toml", "-o", f"builtin_{name}")
+        # The engine of parts is the built-in engine's code: the same bits.
+        assert_same_results(os.path.join(ctx.work, f"mine_{name}", "results.h5"),
+                            os.path.join(ctx.work, f"builtin_{name}", "results.h5"))
+    told = ctx.run("describe", "copied_pendulum.hpp")
+    check(compiles(told) == 0 and "copied_pendulum" in told.stdout, f"describe should compile nothing:\n{told.stderr}")
+    records = engine_records(ctx)
+    linked = sorted(engine_parts(record) for record in records.values())
+    check(linked == sorted([["model"], ["model", "radau5"], sorted(["model", "bdf"] + expected["bdf"][1:]),
+                            ["model", "radau5", "radau5 tangents"]]),
+          f"four engines, each linked from the parts its study needed: {linked}")
+    check(len(model_identities(ctx)) == 1, f"one model behind every engine: {records}")
+    # Each part compiled once, into parts/.
+    parts_dir = os.path.join(ctx.cache, "parts")
+    made = [e for e in os.listdir(parts_dir) if not e.endswith(".lock")]
+    check(len(made) == sum(len(p) for p in expected.values()), f"one cache entry per part expected: {made}")
 
 
 def case_invalidation(ctx):

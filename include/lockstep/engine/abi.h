@@ -10,8 +10,9 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 4; version 3 had no lanes_corrector_work, version 2 no lanes_work,
- * version 1 no coordinate names):
+ * Conventions (ABI version 5; version 4 had one set of chunk and tangent functions for every method
+ * instead of lockstep_method_functions per method, version 3 no lanes_corrector_work, version 2 no
+ * lanes_work, version 1 no coordinate names):
  *   - Every struct that crosses the boundary starts with lockstep_abi_header: the ABI version, its own
  *     size, and the build id of the lockstep headers it was compiled from. A host refuses a table whose
  *     version or size differs from its own, and an engine refuses a request struct likewise.
@@ -34,7 +35,7 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 4u
+#define LOCKSTEP_ENGINE_ABI_VERSION 5u
 /* The symbol an engine library exports: `const lockstep_engine* lockstep_engine_v1(void)`. */
 #define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v1"
 
@@ -201,6 +202,39 @@ typedef struct lockstep_device_run {
   long chunk_size_used;      /* out */
 } lockstep_device_run;
 
+/* The methods (lockstep::method_kind: bdf, radau5, radau3, euler, rhoinf). */
+#define LOCKSTEP_METHOD_COUNT 5
+
+/* What an engine runs with one method: a chunk of members, and their tangents. The engine of a model
+ * file is compiled for the methods its study asks for (docs/MODEL-FILES.md, "What is compiled"): a
+ * method it was not compiled for has NULL entries; begin, advance and finish are present together. */
+typedef struct lockstep_method_functions {
+  /* Initializes the listed members of the chunk (consistent initialization, first outputs). */
+  lockstep_result (*begin)(const lockstep_chunk* chunk, const long* members, long count, lockstep_error* error);
+  /* At most max_attempts step attempts of each listed member; outputs as they are passed. */
+  lockstep_result (*advance)(const lockstep_chunk* chunk, const long* members, long count, int max_attempts,
+                             lockstep_error* error);
+  /* Status, counters, final time and final state (consistent multipliers where the options ask for
+   * them) of members [first, first + count) of the chunk, member-major into `out`. */
+  lockstep_result (*finish)(const lockstep_chunk* chunk, long first, long count, const lockstep_member_results* out,
+                            lockstep_error* error);
+  /* The split path (docs/GPU.md section 5), emulated on the host: attempts that suspend at their
+   * factorizations (marking `pending`), and the factor phase between launches. NULL for a method
+   * without one (rhoinf) and where it was not compiled. */
+  lockstep_result (*advance_split)(const lockstep_chunk* chunk, const long* members, long count, int max_attempts,
+                                   int projection_split_above, lockstep_error* error);
+  lockstep_result (*factor)(const lockstep_chunk* chunk, const long* members, long count, lockstep_error* error);
+  /* The tangents: Lyapunov exponents (discrete QR or clone) and forward sensitivities of one member
+   * with this method. NULL where they were not compiled. */
+  lockstep_result (*lyapunov)(const double* params, const double* q0, const double* v0, double t0, double t1,
+                              const void* options, size_t options_size, const lockstep_lyapunov_request* request,
+                              lockstep_lyapunov_output* out, lockstep_error* error);
+  lockstep_result (*sensitivities)(const double* params, const double* q0, const double* v0, double t0, double t1,
+                                   const void* options, size_t options_size,
+                                   const lockstep_sensitivity_request* request, lockstep_sensitivity_output* out,
+                                   lockstep_error* error);
+} lockstep_method_functions;
+
 typedef struct lockstep_engine {
   lockstep_abi_header header;
 
@@ -222,30 +256,11 @@ typedef struct lockstep_engine {
   lockstep_result (*check_options)(const void* options, size_t options_size, lockstep_error* error);
 
   /* ---- a chunk of members ---- */
+  /* The chunk storage of any method, compiled or not. */
   lockstep_result (*chunk_layout)(int method, lockstep_chunk_layout* layout, lockstep_error* error);
-  /* Initializes the listed members of the chunk (consistent initialization, first outputs). */
-  lockstep_result (*begin)(const lockstep_chunk* chunk, const long* members, long count, lockstep_error* error);
-  /* At most max_attempts step attempts of each listed member; outputs as they are passed. */
-  lockstep_result (*advance)(const lockstep_chunk* chunk, const long* members, long count, int max_attempts,
-                             lockstep_error* error);
-  /* The split path (docs/GPU.md section 5), emulated on the host: attempts that suspend at their
-   * factorizations (marking `pending`), and the factor phase between launches. */
-  lockstep_result (*advance_split)(const lockstep_chunk* chunk, const long* members, long count, int max_attempts,
-                                   int projection_split_above, lockstep_error* error);
-  lockstep_result (*factor)(const lockstep_chunk* chunk, const long* members, long count, lockstep_error* error);
-  /* Status, counters, final time and final state (consistent multipliers where the options ask for
-   * them) of members [first, first + count) of the chunk, member-major into `out`. */
-  lockstep_result (*finish)(const lockstep_chunk* chunk, long first, long count, const lockstep_member_results* out,
-                            lockstep_error* error);
 
-  /* ---- tangents ---- */
-  lockstep_result (*lyapunov)(const double* params, const double* q0, const double* v0, double t0, double t1,
-                              const void* options, size_t options_size, const lockstep_lyapunov_request* request,
-                              lockstep_lyapunov_output* out, lockstep_error* error);
-  lockstep_result (*sensitivities)(const double* params, const double* q0, const double* v0, double t0, double t1,
-                                   const void* options, size_t options_size,
-                                   const lockstep_sensitivity_request* request, lockstep_sensitivity_output* out,
-                                   lockstep_error* error);
+  /* ---- each method's chunk and tangent functions, indexed by lockstep::method_kind ---- */
+  lockstep_method_functions methods[LOCKSTEP_METHOD_COUNT];
 
   /* ---- a model doctor's hooks ---- */
   lockstep_result (*evaluate)(const double* params, double t, const double* q, const double* v,

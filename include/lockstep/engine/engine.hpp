@@ -84,6 +84,14 @@ class engine {
     return w;
   }
 
+  // What the engine holds for a method (lockstep/engine/abi.h, lockstep_method_functions): its chunk
+  // functions (begin, advance, finish), its split path, its tangents. A built-in engine holds all of
+  // them; a model file's engine what it was loaded for (model_files::load_model_file). Calling what an
+  // engine does not hold throws std::invalid_argument saying so.
+  bool has_method(method_kind method) const;
+  bool has_split(method_kind method) const;
+  bool has_tangents(method_kind method) const;
+
   // (q0, v0) of the named initial inputs (Model::initial_state).
   void initial_state(const double* params, const double* inputs, double* q0, double* v0) const;
   // Why the method and formulation cannot run this model ("" when they can).
@@ -112,6 +120,10 @@ class engine {
   friend bool operator==(const engine& a, const engine& b) { return a.table_ == b.table_; }
 
  private:
+  // The method's entry of the table, or std::invalid_argument naming what the engine lacks.
+  template <class Function>
+  Function method_entry(method_kind method, Function lockstep_method_functions::*entry, const char* call) const;
+
   const lockstep_engine* table_;
 };
 

@@ -1,7 +1,7 @@
-// lockstep/engine/lanes_engine.hpp — the lanes backend of a build for one instruction set: an engine
-// table's `advance` that runs BDF's members in the SIMD lanes of the instruction set the translation unit
-// is compiled for (lockstep/simd/member_kernels_inl.hpp, advance_in_lanes), and every other method as
-// model_engine.hpp does.
+// lockstep/engine/lanes_engine.hpp — the lanes backend of a build for one instruction set: BDF's
+// `advance` in an engine table (methods[bdf]) that runs BDF's members in the SIMD lanes of the
+// instruction set the translation unit is compiled for (lockstep/simd/member_kernels_inl.hpp,
+// advance_in_lanes); every other entry stays as model_engine.hpp made it.
 //
 // Each member ends every call with the state, counters, status and outputs advance_member gives it
 // (tests/simd/bdf_member_test.cpp), so the results are those of the build without lanes, bit for bit
@@ -54,13 +54,12 @@ lanes_work_totals& lanes_work_of() {
   return totals;
 }
 
+// BDF's advance in lanes (the table's methods[bdf].advance where use_lanes put it).
 template <class Model>
 lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long count, int max_attempts,
                               lockstep_error* error) {
-  if (c == nullptr || c->method != static_cast<int>(method_kind::bdf) || !lanes_enabled())
-    return functions<Model>::advance(c, members, count, max_attempts, error);
   return guarded(error, [&] {
-    const chunk_view<Model> view = view_of<Model>(c);
+    const chunk_view<Model> view = view_of<Model, bdf_method>(c);
     using lanes_type = simd::HWY_NAMESPACE::bdf_member_lanes<Model, lanes_tag>;
     // One workspace per thread, allocated at the thread's first call: later calls allocate nothing.
     thread_local std::unique_ptr<lanes_type> lanes;
@@ -120,12 +119,13 @@ void lanes_corrector_work_report(std::uint64_t* iterations_executed, std::uint64
   *factorizations_of_members = totals.lane_factorizations.load(std::memory_order_relaxed);
 }
 
-// The table t of Model's engine runs BDF in lanes, where the model fits them (fits_in_lanes); a larger
-// one keeps the table's own advance, one member at a time.
+// The table t of Model's engine runs BDF in lanes, where the model fits them (fits_in_lanes) and
+// LOCKSTEP_LANES does not turn them off; otherwise BDF keeps the advance add_method gave it, one member
+// at a time. The lanes' counts are reported either way (zero when they never ran).
 template <class Model>
 void use_lanes(lockstep_engine& t) {
   if constexpr (fits_in_lanes<Model>()) {
-    t.advance = &lanes_advance<Model>;
+    if (lanes_enabled()) t.methods[static_cast<int>(method_kind::bdf)].advance = &lanes_advance<Model>;
     t.lanes_work = &lanes_work_report<Model>;
     t.lanes_corrector_work = &lanes_corrector_work_report<Model>;
   }

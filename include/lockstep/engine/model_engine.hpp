@@ -8,6 +8,12 @@
 // is bitwise the result of the template code. Each adapter catches every exception and returns it as a
 // status and a message (no exception crosses the C ABI). The built-in models are engines built by this
 // template (host/engines), and so is the engine library of a user's model header.
+//
+// The table is assembled from parts, each instantiating its own templates: model_table (the model and
+// what every method shares), and per method add_method (a chunk of members), add_split (the split
+// path) and add_tangents (Lyapunov exponents and sensitivities). make_engine_table adds them all; a
+// model file compiles the parts its study needs as separate translation units, in parallel, and links
+// them into one library (host/model_files/model_compiler.cpp, docs/MODEL-FILES.md "What is compiled").
 #pragma once
 
 #include <cstdio>
@@ -35,7 +41,18 @@ namespace lockstep {
 
 namespace engine_detail {
 
-template <class Model>
+// The solver options, which must name Method: an engine calls a method's functions by the method the
+// options name (engine.hpp), so another method is a caller's error.
+template <class Method>
+const solver_options& options_of(const void* options, std::size_t size) {
+  const solver_options& opt = options_of(options, size);
+  if (opt.method != Method::kind)
+    throw std::invalid_argument(std::string("the options name method ") + method_name(opt.method) + ", this entry runs " +
+                                method_name(Method::kind));
+  return opt;
+}
+
+template <class Model, class Method>
 chunk_view<Model> view_of(const lockstep_chunk* c) {
   check_header(c, "chunk");
   chunk_view<Model> v;
@@ -51,7 +68,7 @@ chunk_view<Model> view_of(const lockstep_chunk* c) {
   v.save_count = c->save_count;
   v.t0 = c->t0;
   v.t1 = c->t1;
-  v.options = options_of(c->options, c->options_size);
+  v.options = options_of<Method>(c->options, c->options_size);
   if (c->method != static_cast<int>(v.options.method))
     throw std::invalid_argument("the chunk's method and its options' method differ");
   return v;
@@ -69,10 +86,10 @@ vec<double, N> vec_from(const double* x) {
   return v;
 }
 
+// What an engine does whatever the method: the model's initial state, options, chunk layout and a
+// model doctor's evaluations.
 template <class Model>
-struct functions {
-  static constexpr int ny = state_layout<Model>::size;
-
+struct model_functions {
   static lockstep_result initial_state(const double* params, const double* inputs, double* q0, double* v0,
                                        lockstep_error* error) {
     return guarded(error, [&] {
@@ -103,157 +120,6 @@ struct functions {
         layout->projection_words = soa_image<projection_work<Model>>::words;
         layout->can_split = has_split_factorization<Method> ? 1 : 0;
       });
-      return LOCKSTEP_OK;
-    });
-  }
-
-  static lockstep_result begin(const lockstep_chunk* c, const long* members, long count, lockstep_error* error) {
-    return guarded(error, [&] {
-      const chunk_view<Model> view = view_of<Model>(c);
-      visit_method(view.options.method, [&]<class Method>() { for_members(begin_member<Model, Method>{view}, members, count); });
-      return LOCKSTEP_OK;
-    });
-  }
-
-  static lockstep_result advance(const lockstep_chunk* c, const long* members, long count, int max_attempts,
-                                 lockstep_error* error) {
-    return guarded(error, [&] {
-      const chunk_view<Model> view = view_of<Model>(c);
-      visit_method(view.options.method, [&]<class Method>() {
-        for_members(advance_member<Model, Method>{view, max_attempts}, members, count);
-      });
-      return LOCKSTEP_OK;
-    });
-  }
-
-  static lockstep_result advance_split(const lockstep_chunk* c, const long* members, long count, int max_attempts,
-                                       int projection_split_above, lockstep_error* error) {
-    return guarded(error, [&] {
-      const chunk_view<Model> view = view_of<Model>(c);
-      lockstep_result r = LOCKSTEP_OK;
-      visit_method(view.options.method, [&]<class Method>() {
-        if constexpr (has_split_factorization<Method>) {
-          for_members(advance_member_split<Model, Method>{view, max_attempts, c->pending, projection_split_above},
-                      members, count);
-        } else {
-          set_message(error, "this method has no split path");
-          r = LOCKSTEP_UNSUPPORTED;
-        }
-      });
-      return r;
-    });
-  }
-
-  static lockstep_result factor(const lockstep_chunk* c, const long* members, long count, lockstep_error* error) {
-    return guarded(error, [&] {
-      const chunk_view<Model> view = view_of<Model>(c);
-      lockstep_result r = LOCKSTEP_OK;
-      visit_method(view.options.method, [&]<class Method>() {
-        if constexpr (has_split_factorization<Method>) {
-          for_members(factor_member<Model, Method>{view, c->pending}, members, count);
-        } else {
-          set_message(error, "this method has no split path");
-          r = LOCKSTEP_UNSUPPORTED;
-        }
-      });
-      return r;
-    });
-  }
-
-  static lockstep_result finish(const lockstep_chunk* c, long first, long count, const lockstep_member_results* out,
-                                lockstep_error* error) {
-    return guarded(error, [&] {
-      check_header(out, "member results");
-      const chunk_view<Model> view = view_of<Model>(c);
-      visit_method(view.options.method, [&]<class Method>() {
-        auto* counters = static_cast<member_counters*>(out->counters);
-        for (long i = 0; i < count; ++i) {
-          member_state<Model, Method> ms;
-          soa_load(view.states, view.stride, first + i, ms);
-          double p[Model::n_params];
-          detail::load_params(view, first + i, p);
-          out->status[i] = static_cast<int>(ms.status);
-          counters[i] = ms.counters;
-          out->t_final[i] = Method::time(ms.method);
-          const state_vector<Model> y = member_final_state<Model>(ms, p, view.options);
-          for (int j = 0; j < ny; ++j) out->y_final[i * ny + j] = y[j];
-        }
-      });
-      return LOCKSTEP_OK;
-    });
-  }
-
-  static lockstep_result lyapunov(const double* params, const double* q0, const double* v0, double t0, double t1,
-                                  const void* options, std::size_t options_size, const lockstep_lyapunov_request* request,
-                                  lockstep_lyapunov_output* out, lockstep_error* error) {
-    return guarded(error, [&] {
-      check_header(request, "Lyapunov request");
-      check_header(out, "Lyapunov output");
-      const solver_options& opt = options_of(options, options_size);
-      lyapunov_options lopt;
-      lopt.exponents = request->exponents;
-      lopt.renormalize = request->renormalize;
-      lopt.transient = request->transient;
-      lopt.metric = request->metric == 0 ? tangent_metric::mass : tangent_metric::euclidean;
-      lopt.tangent_error_control = request->tangent_error_control != 0;
-      const auto q = vec_from<Model::n>(q0), v = vec_from<Model::n>(v0);
-      const long capacity = request->history_capacity;
-      if (request->method == 0) {
-        const lyapunov_result<Model> r = lyapunov_spectrum<Model>(params, q, v, t0, t1, opt, lopt);
-        out->status = static_cast<int>(r.status);
-        std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
-        out->t_start = r.t_start;
-        out->t_final = r.t_final;
-        out->renormalizations = r.renormalizations;
-        out->history_count = static_cast<long>(r.history_t.size());
-        const std::size_t p = r.exponents.size();
-        for (long row = 0; row < std::min<long>(capacity, out->history_count); ++row) {
-          out->history_t[row] = r.history_t[static_cast<std::size_t>(row)];
-          for (std::size_t j = 0; j < r.history[static_cast<std::size_t>(row)].size(); ++j)
-            out->history[static_cast<std::size_t>(row) * r.history[static_cast<std::size_t>(row)].size() + j] =
-                r.history[static_cast<std::size_t>(row)][j];
-        }
-        for (std::size_t j = 0; j < p; ++j) out->exponents[j] = r.exponents[j];
-        out->exponent_count = static_cast<long>(p);
-        if (out->counters != nullptr) *static_cast<member_counters*>(out->counters) = r.counters;
-      } else {
-        const clone_result r = clone_largest_exponent<Model>(params, q, v, t0, t1, opt, lopt, request->separation);
-        out->status = static_cast<int>(r.status);
-        std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
-        out->renormalizations = r.intervals;
-        out->history_count = static_cast<long>(r.history_t.size());
-        for (long row = 0; row < std::min<long>(capacity, out->history_count); ++row) {
-          out->history_t[row] = r.history_t[static_cast<std::size_t>(row)];
-          out->history[row] = r.history[static_cast<std::size_t>(row)];
-        }
-        out->exponents[0] = r.exponent;
-        out->exponent_count = 1;
-      }
-      return LOCKSTEP_OK;
-    });
-  }
-
-  static lockstep_result sensitivities(const double* params, const double* q0, const double* v0, double t0, double t1,
-                                       const void* options, std::size_t options_size,
-                                       const lockstep_sensitivity_request* request, lockstep_sensitivity_output* out,
-                                       lockstep_error* error) {
-    return guarded(error, [&] {
-      check_header(request, "sensitivity request");
-      check_header(out, "sensitivity output");
-      const solver_options& opt = options_of(options, options_size);
-      std::vector<phase_vector<Model>> directions(static_cast<std::size_t>(std::max(0, request->state_directions)));
-      for (std::size_t d = 0; d < directions.size(); ++d)
-        for (int j = 0; j < 2 * Model::n; ++j) directions[d][j] = request->directions[d * 2 * Model::n + j];
-      const std::vector<int> parameters(request->parameters, request->parameters + std::max(0, request->parameter_count));
-      const sensitivity_result<Model> r = solve_member_with_sensitivities<Model>(
-          params, vec_from<Model::n>(q0), vec_from<Model::n>(v0), t0, t1, opt, directions, parameters);
-      out->status = static_cast<int>(r.status);
-      std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
-      out->t_final = r.t_final;
-      for (int j = 0; j < ny; ++j) out->y_final[j] = r.y_final[j];
-      for (std::size_t d = 0; d < r.sensitivities.size(); ++d)
-        for (int j = 0; j < ny; ++j) out->sensitivities[d * ny + j] = r.sensitivities[d][j];
-      if (out->counters != nullptr) *static_cast<member_counters*>(out->counters) = r.counters;
       return LOCKSTEP_OK;
     });
   }
@@ -325,6 +191,150 @@ struct functions {
   }
 };
 
+// One method's chunk functions (lockstep_method_functions: begin, advance, finish; the split path's
+// advance_split and factor).
+template <class Model, class Method>
+struct method_functions {
+  static constexpr int ny = state_layout<Model>::size;
+
+  static lockstep_result begin(const lockstep_chunk* c, const long* members, long count, lockstep_error* error) {
+    return guarded(error, [&] {
+      const chunk_view<Model> view = view_of<Model, Method>(c);
+      for_members(begin_member<Model, Method>{view}, members, count);
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result advance(const lockstep_chunk* c, const long* members, long count, int max_attempts,
+                                 lockstep_error* error) {
+    return guarded(error, [&] {
+      const chunk_view<Model> view = view_of<Model, Method>(c);
+      for_members(advance_member<Model, Method>{view, max_attempts}, members, count);
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result finish(const lockstep_chunk* c, long first, long count, const lockstep_member_results* out,
+                                lockstep_error* error) {
+    return guarded(error, [&] {
+      check_header(out, "member results");
+      const chunk_view<Model> view = view_of<Model, Method>(c);
+      auto* counters = static_cast<member_counters*>(out->counters);
+      for (long i = 0; i < count; ++i) {
+        member_state<Model, Method> ms;
+        soa_load(view.states, view.stride, first + i, ms);
+        double p[Model::n_params];
+        detail::load_params(view, first + i, p);
+        out->status[i] = static_cast<int>(ms.status);
+        counters[i] = ms.counters;
+        out->t_final[i] = Method::time(ms.method);
+        const state_vector<Model> y = member_final_state<Model>(ms, p, view.options);
+        for (int j = 0; j < ny; ++j) out->y_final[i * ny + j] = y[j];
+      }
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result advance_split(const lockstep_chunk* c, const long* members, long count, int max_attempts,
+                                       int projection_split_above, lockstep_error* error) {
+    return guarded(error, [&] {
+      const chunk_view<Model> view = view_of<Model, Method>(c);
+      for_members(advance_member_split<Model, Method>{view, max_attempts, c->pending, projection_split_above}, members,
+                  count);
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result factor(const lockstep_chunk* c, const long* members, long count, lockstep_error* error) {
+    return guarded(error, [&] {
+      const chunk_view<Model> view = view_of<Model, Method>(c);
+      for_members(factor_member<Model, Method>{view, c->pending}, members, count);
+      return LOCKSTEP_OK;
+    });
+  }
+};
+
+// One method's tangents (lockstep_method_functions: lyapunov, sensitivities).
+template <class Model, class Method>
+struct tangent_functions {
+  static constexpr int ny = state_layout<Model>::size;
+
+  static lockstep_result lyapunov(const double* params, const double* q0, const double* v0, double t0, double t1,
+                                  const void* options, std::size_t options_size, const lockstep_lyapunov_request* request,
+                                  lockstep_lyapunov_output* out, lockstep_error* error) {
+    return guarded(error, [&] {
+      check_header(request, "Lyapunov request");
+      check_header(out, "Lyapunov output");
+      const solver_options& opt = options_of<Method>(options, options_size);
+      lyapunov_options lopt;
+      lopt.exponents = request->exponents;
+      lopt.renormalize = request->renormalize;
+      lopt.transient = request->transient;
+      lopt.metric = request->metric == 0 ? tangent_metric::mass : tangent_metric::euclidean;
+      lopt.tangent_error_control = request->tangent_error_control != 0;
+      const auto q = vec_from<Model::n>(q0), v = vec_from<Model::n>(v0);
+      const long capacity = request->history_capacity;
+      if (request->method == 0) {
+        const lyapunov_result<Model> r = lyapunov_spectrum<Model, Method>(params, q, v, t0, t1, opt, lopt);
+        out->status = static_cast<int>(r.status);
+        std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
+        out->t_start = r.t_start;
+        out->t_final = r.t_final;
+        out->renormalizations = r.renormalizations;
+        out->history_count = static_cast<long>(r.history_t.size());
+        const std::size_t p = r.exponents.size();
+        for (long row = 0; row < std::min<long>(capacity, out->history_count); ++row) {
+          out->history_t[row] = r.history_t[static_cast<std::size_t>(row)];
+          for (std::size_t j = 0; j < r.history[static_cast<std::size_t>(row)].size(); ++j)
+            out->history[static_cast<std::size_t>(row) * r.history[static_cast<std::size_t>(row)].size() + j] =
+                r.history[static_cast<std::size_t>(row)][j];
+        }
+        for (std::size_t j = 0; j < p; ++j) out->exponents[j] = r.exponents[j];
+        out->exponent_count = static_cast<long>(p);
+        if (out->counters != nullptr) *static_cast<member_counters*>(out->counters) = r.counters;
+      } else {
+        const clone_result r = clone_largest_exponent<Model, Method>(params, q, v, t0, t1, opt, lopt, request->separation);
+        out->status = static_cast<int>(r.status);
+        std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
+        out->renormalizations = r.intervals;
+        out->history_count = static_cast<long>(r.history_t.size());
+        for (long row = 0; row < std::min<long>(capacity, out->history_count); ++row) {
+          out->history_t[row] = r.history_t[static_cast<std::size_t>(row)];
+          out->history[row] = r.history[static_cast<std::size_t>(row)];
+        }
+        out->exponents[0] = r.exponent;
+        out->exponent_count = 1;
+      }
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result sensitivities(const double* params, const double* q0, const double* v0, double t0, double t1,
+                                       const void* options, std::size_t options_size,
+                                       const lockstep_sensitivity_request* request, lockstep_sensitivity_output* out,
+                                       lockstep_error* error) {
+    return guarded(error, [&] {
+      check_header(request, "sensitivity request");
+      check_header(out, "sensitivity output");
+      const solver_options& opt = options_of<Method>(options, options_size);
+      std::vector<phase_vector<Model>> directions(static_cast<std::size_t>(std::max(0, request->state_directions)));
+      for (std::size_t d = 0; d < directions.size(); ++d)
+        for (int j = 0; j < 2 * Model::n; ++j) directions[d][j] = request->directions[d * 2 * Model::n + j];
+      const std::vector<int> parameters(request->parameters, request->parameters + std::max(0, request->parameter_count));
+      const sensitivity_result<Model> r = solve_member_with_sensitivities<Model, ignore_tangent_steps, Method>(
+          params, vec_from<Model::n>(q0), vec_from<Model::n>(v0), t0, t1, opt, directions, parameters);
+      out->status = static_cast<int>(r.status);
+      std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
+      out->t_final = r.t_final;
+      for (int j = 0; j < ny; ++j) out->y_final[j] = r.y_final[j];
+      for (std::size_t d = 0; d < r.sensitivities.size(); ++d)
+        for (int j = 0; j < ny; ++j) out->sensitivities[d * ny + j] = r.sensitivities[d][j];
+      if (out->counters != nullptr) *static_cast<member_counters*>(out->counters) = r.counters;
+      return LOCKSTEP_OK;
+    });
+  }
+};
+
 template <class Model>
 struct value_tables {
   static constexpr int param_count = Model::n_params > 0 ? Model::n_params : 1;
@@ -351,10 +361,14 @@ struct value_tables {
   }
 };
 
+// The table of Model's engine without any method: what it is, and what it does whatever the method.
+// Each method's entries are added by add_method, add_split and add_tangents, all of them by
+// make_engine_table; a model file's engine is made of the pieces its study needs, each a separately
+// compiled translation unit (host/model_files/model_compiler.cpp).
 template <class Model>
-lockstep_engine make_engine_table() {
+lockstep_engine model_table() {
   static const value_tables<Model> tables;
-  using F = functions<Model>;
+  using F = model_functions<Model>;
   lockstep_engine e{};
   e.header = abi_header_for<lockstep_engine>();
   e.name = Model::name;
@@ -372,18 +386,53 @@ lockstep_engine make_engine_table() {
   e.initial_state = &F::initial_state;
   e.check_options = &F::check_options;
   e.chunk_layout = &F::chunk_layout;
-  e.begin = &F::begin;
-  e.advance = &F::advance;
-  e.advance_split = &F::advance_split;
-  e.factor = &F::factor;
-  e.finish = &F::finish;
-  e.lyapunov = &F::lyapunov;
-  e.sensitivities = &F::sensitivities;
   e.evaluate = &F::evaluate;
   e.initialize = &F::initialize;
   e.solve_on_device = nullptr;
   e.lanes_work = nullptr;  // lanes_engine.hpp's use_lanes sets them
   e.lanes_corrector_work = nullptr;
+  return e;
+}
+
+// Method's entries that run a chunk of members: begin, advance and finish.
+template <class Model, class Method>
+void add_method(lockstep_engine& e) {
+  using F = method_functions<Model, Method>;
+  lockstep_method_functions& m = e.methods[static_cast<int>(Method::kind)];
+  m.begin = &F::begin;
+  m.advance = &F::advance;
+  m.finish = &F::finish;
+}
+
+// Method's split path (advance_split and factor), where it has one.
+template <class Model, class Method>
+void add_split(lockstep_engine& e) {
+  if constexpr (has_split_factorization<Method>) {
+    using F = method_functions<Model, Method>;
+    lockstep_method_functions& m = e.methods[static_cast<int>(Method::kind)];
+    m.advance_split = &F::advance_split;
+    m.factor = &F::factor;
+  }
+}
+
+// Method's tangents: Lyapunov exponents and sensitivities.
+template <class Model, class Method>
+void add_tangents(lockstep_engine& e) {
+  using F = tangent_functions<Model, Method>;
+  lockstep_method_functions& m = e.methods[static_cast<int>(Method::kind)];
+  m.lyapunov = &F::lyapunov;
+  m.sensitivities = &F::sensitivities;
+}
+
+// The whole table: every method with its split path and tangents.
+template <class Model>
+lockstep_engine make_engine_table() {
+  lockstep_engine e = model_table<Model>();
+  for_each_method([&]<class Method>() {
+    add_method<Model, Method>(e);
+    add_split<Model, Method>(e);
+    add_tangents<Model, Method>(e);
+  });
   return e;
 }
 

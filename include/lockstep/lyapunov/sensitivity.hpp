@@ -42,8 +42,9 @@ struct ignore_tangent_steps {
 // parameters with the indices `parameters` (initial values held). on_step(t, y, tangents, count) is
 // called after every accepted step (tests use it to check the linearized constraints). error_control:
 // the sensitivities' local error limits the steps too (IDAS's IDASetSensErrCon; lyapunov/tangent.hpp), on by
-// default; off, the steps are exactly those of solve_member.
-template <class Model, class OnStep = ignore_tangent_steps>
+// default; off, the steps are exactly those of solve_member. Methods: every_method, or the one method it
+// is compiled for (method/methods.hpp, visit_method_in).
+template <class Model, class OnStep = ignore_tangent_steps, class Methods = every_method>
 sensitivity_result<Model> solve_member_with_sensitivities(const double* params, const vec<double, Model::n>& q0,
                                                           const vec<double, Model::n>& v0, double t0, double t1,
                                                           const solver_options& opt,
@@ -53,11 +54,12 @@ sensitivity_result<Model> solve_member_with_sensitivities(const double* params, 
   static_assert(lockstep_check_model<Model>());
   constexpr int capacity = 2 * Model::n + Model::n_params;
   sensitivity_result<Model> out;
-  if (const char* why = tangent_check_options(opt); why[0] != '\0') {
-    out.status = member_status::invalid_input;
-    out.message = why;
-    return out;
-  }
+  for (const char* why : {tangent_check_options(opt), methods_refusal<Methods>(opt.method)})
+    if (why[0] != '\0') {
+      out.status = member_status::invalid_input;
+      out.message = why;
+      return out;
+    }
   if (directions.size() + parameters.size() > static_cast<std::size_t>(capacity)) {
     out.status = member_status::invalid_input;
     out.message = "at most 2 n + n_params directions";
@@ -74,7 +76,7 @@ sensitivity_result<Model> solve_member_with_sensitivities(const double* params, 
     out.message = "t1 must be greater than t0";
     return out;
   }
-  visit_tangent_member<Model, capacity>(opt.method, [&]<class Member>() {
+  visit_tangent_member<Model, capacity, Methods>(opt.method, [&]<class Member>() {
     auto tm = std::make_unique<Member>();  // plain data, large for big models: on the heap
     tangent_member_begin(*tm, t0, t1, q0, v0, params, opt, directions.data(), static_cast<int>(directions.size()),
                          parameters.data(), static_cast<int>(parameters.size()), error_control);

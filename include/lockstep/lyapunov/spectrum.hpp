@@ -288,8 +288,9 @@ struct lyapunov_result {
   long tangent_rejections = 0;  // steps rejected by the tangents' error test
 };
 
-// The p leading Lyapunov exponents of one member on [t0, t1] (see the header).
-template <class Model>
+// The p leading Lyapunov exponents of one member on [t0, t1] (see the header). Methods: every_method,
+// or the one method it is compiled for (method/methods.hpp, visit_method_in).
+template <class Model, class Methods = every_method>
 lyapunov_result<Model> lyapunov_spectrum(const double* params, const vec<double, Model::n>& q0,
                                          const vec<double, Model::n>& v0, double t0, double t1,
                                          const solver_options& opt, const lyapunov_options& lopt) {
@@ -297,6 +298,7 @@ lyapunov_result<Model> lyapunov_spectrum(const double* params, const vec<double,
   constexpr int d_max = manifold_dimension<Model>() > 0 ? manifold_dimension<Model>() : 1;
   lyapunov_result<Model> out;
   out.message = lyapunov_check_options<Model>(opt, lopt, t0, t1);
+  if (out.message.empty()) out.message = methods_refusal<Methods>(opt.method);
   if (!out.message.empty()) {
     out.status = member_status::invalid_input;
     return out;
@@ -320,7 +322,7 @@ lyapunov_result<Model> lyapunov_spectrum(const double* params, const vec<double,
   }
   std::vector<double> sums(p, 0.0);
   double t_start = t0;
-  visit_tangent_member<Model, d_max>(opt.method, [&]<class Member>() {
+  visit_tangent_member<Model, d_max, Methods>(opt.method, [&]<class Member>() {
     auto tm = std::make_unique<Member>();  // plain data, large for big models: on the heap
     tangent_member_begin(*tm, t0, t1, q0, v0, params, opt, basis, p, nullptr, 0, lopt.tangent_error_control);
     double log_r[d_max];
@@ -411,8 +413,8 @@ struct clone_result {
 // once with saves at t0 + i renormalize (dense output, so its steps are those of an unsaved solve),
 // the clone afresh over each interval. `separation` in the metric: small enough for the linear regime
 // (separation e^(lambda_1 renormalize) << the state's size), large enough that the solver's error
-// (~ rtol |y|) is negligible against it.
-template <class Model>
+// (~ rtol |y|) is negligible against it. Methods: as lyapunov_spectrum's.
+template <class Model, class Methods = every_method>
 clone_result clone_largest_exponent(const double* params, const vec<double, Model::n>& q0,
                                     const vec<double, Model::n>& v0, double t0, double t1, const solver_options& opt,
                                     const lyapunov_options& lopt, double separation = 1e-6) {
@@ -432,7 +434,7 @@ clone_result clone_largest_exponent(const double* params, const vec<double, Mode
     grid.push_back(t);
   }
   grid.push_back(t1);
-  const member_result<Model> fiducial = solve_member<Model>(params, q0, v0, t0, t1, opt, grid);
+  const member_result<Model> fiducial = solve_member<Model, Methods>(params, q0, v0, t0, t1, opt, grid);
   if (fiducial.counters.dropped_rows != 0) {
     out.status = member_status::invalid_input;
     out.message = redundant_constraints_refusal(static_cast<std::uint64_t>(fiducial.counters.dropped_rows));
@@ -483,7 +485,7 @@ clone_result clone_largest_exponent(const double* params, const vec<double, Mode
       return out;
     }
     const member_result<Model> clone =
-        solve_member<Model>(params, start.q, start.v, grid[i], grid[i + 1], opt, {grid[i + 1]});
+        solve_member<Model, Methods>(params, start.q, start.v, grid[i], grid[i + 1], opt, {grid[i + 1]});
     if (clone.status != member_status::success || clone.y.empty()) {
       out.status = clone.status == member_status::success ? member_status::invalid_input : clone.status;
       out.message = clone.message;

@@ -38,6 +38,8 @@
 // uses after rejections is not repeated for the tangents.
 #pragma once
 
+#include <type_traits>
+
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/core/status.hpp"
@@ -46,6 +48,7 @@
 #include "lockstep/lyapunov/tangent_bdf.hpp"
 #include "lockstep/lyapunov/tangent_error_control.hpp"
 #include "lockstep/lyapunov/tangent_member_common.hpp"
+#include "lockstep/method/methods.hpp"
 #include "lockstep/method/radau.hpp"
 #include "lockstep/method/step_control.hpp"
 #include "lockstep/stepper/options.hpp"
@@ -426,15 +429,27 @@ LOCKSTEP_HD state_vector<Model>* current_tangents(radau_tangent_member<Model, RT
 
 // Calls f.template operator()<Member>() with the tangent member of the method the options name (BDF
 // or Radau IIA with 3, 2, 1 stages; tangent_check_options refuses the others before this is reached).
-template <class Model, int Capacity, class F>
-decltype(auto) visit_tangent_member(method_kind kind, F&& f) {
-  switch (kind) {
-    case method_kind::radau5: return f.template operator()<radau_tangent_member<Model, radau5_tableau, Capacity>>();
-    case method_kind::radau3: return f.template operator()<radau_tangent_member<Model, radau3_tableau, Capacity>>();
-    case method_kind::euler: return f.template operator()<radau_tangent_member<Model, euler_tableau, Capacity>>();
-    default: break;
+// Methods: every_method, or the one method compiled (method/methods.hpp, visit_method_in); f is not
+// called for a method without tangents (rho_inf).
+template <class Model, int Capacity, class Methods = every_method, class F>
+void visit_tangent_member(method_kind kind, F&& f) {
+  if constexpr (std::is_same_v<Methods, every_method>) {
+    switch (kind) {
+      case method_kind::radau5: return f.template operator()<radau_tangent_member<Model, radau5_tableau, Capacity>>();
+      case method_kind::radau3: return f.template operator()<radau_tangent_member<Model, radau3_tableau, Capacity>>();
+      case method_kind::euler: return f.template operator()<radau_tangent_member<Model, euler_tableau, Capacity>>();
+      default: break;
+    }
+    f.template operator()<tangent_member<Model, Capacity>>();
+  } else if constexpr (Methods::kind == method_kind::bdf) {
+    f.template operator()<tangent_member<Model, Capacity>>();
+  } else if constexpr (Methods::kind == method_kind::radau5) {
+    f.template operator()<radau_tangent_member<Model, radau5_tableau, Capacity>>();
+  } else if constexpr (Methods::kind == method_kind::radau3) {
+    f.template operator()<radau_tangent_member<Model, radau3_tableau, Capacity>>();
+  } else if constexpr (Methods::kind == method_kind::euler) {
+    f.template operator()<radau_tangent_member<Model, euler_tableau, Capacity>>();
   }
-  return f.template operator()<tangent_member<Model, Capacity>>();
 }
 
 }  // namespace lockstep

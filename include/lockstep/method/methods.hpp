@@ -10,6 +10,8 @@
 // kernel; everything else is chosen at run time).
 #pragma once
 
+#include <type_traits>
+
 #include "lockstep/method/bdf.hpp"
 #include "lockstep/method/radau.hpp"
 #include "lockstep/method/rhoinf.hpp"
@@ -139,6 +141,41 @@ constexpr decltype(auto) visit_method(method_kind kind, F&& f) {
     case method_kind::bdf: break;
   }
   return f.template operator()<bdf_method>();
+}
+
+// Calls f.template operator()<Method>() for each method, in the order of method_kind.
+template <class F>
+constexpr void for_each_method(F&& f) {
+  f.template operator()<bdf_method>();
+  f.template operator()<radau5_method>();
+  f.template operator()<radau3_method>();
+  f.template operator()<euler_method>();
+  f.template operator()<rhoinf_method>();
+}
+
+// Which methods a driver is compiled for: every_method (the default) chooses among all of them at run
+// time by the options' method_kind; a method type compiles that one alone, and the options must name
+// it. An engine compiled for the methods a study asks for instantiates the drivers per method
+// (engine/model_engine.hpp), so that it compiles in seconds; the code each method runs is the same.
+struct every_method {};
+
+// Why a driver compiled for `Methods` cannot run `kind` ("" when it can).
+template <class Methods>
+LOCKSTEP_HD constexpr const char* methods_refusal(method_kind kind) {
+  if constexpr (std::is_same_v<Methods, every_method>) {
+    (void)kind;
+    return "";
+  } else {
+    return kind == Methods::kind ? "" : "this code is compiled for another method than the options name";
+  }
+}
+
+// visit_method restricted to `Methods`: every method, or the one given (whatever `kind` says: the
+// caller has checked that it names that method).
+template <class Methods, class F>
+constexpr decltype(auto) visit_method_in(method_kind kind, F&& f) {
+  if constexpr (std::is_same_v<Methods, every_method>) return visit_method(kind, f);
+  else return f.template operator()<Methods>();
 }
 
 }  // namespace lockstep

@@ -38,13 +38,19 @@ struct member_result {
 };
 
 // Solves one member. save_times must be sorted and lie in [t0, t1]; t1 is not added implicitly.
-template <class Model>
+// Methods: every_method, or the one method it is compiled for (method/methods.hpp, visit_method_in).
+template <class Model, class Methods = every_method>
 member_result<Model> solve_member(const double* params, const vec<double, Model::n>& q0, const vec<double, Model::n>& v0,
                                   double t0, double t1, const solver_options& opt,
                                   const std::vector<double>& save_times) {
   static_assert(lockstep_check_model<Model>());
   member_result<Model> out;
   if (const char* why = check_method_options(opt); why[0] != '\0') {
+    out.status = member_status::invalid_input;
+    out.message = why;
+    return out;
+  }
+  if (const char* why = methods_refusal<Methods>(opt.method); why[0] != '\0') {
     out.status = member_status::invalid_input;
     out.message = why;
     return out;
@@ -62,7 +68,7 @@ member_result<Model> solve_member(const double* params, const vec<double, Model:
   }
 
   const int save_count = static_cast<int>(save_times.size());
-  visit_method(opt.method, [&]<class Method>() {
+  visit_method_in<Methods>(opt.method, [&]<class Method>() {
     member_state<Model, Method> ms;
     auto sink = [&out](int, double t, const state_vector<Model>& y) {
       out.t.push_back(t);

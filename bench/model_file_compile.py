@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""bench/model_file_compile.py — the first run of a new model file, and the runs after it, of two lockstep
+binaries side by side: how long a study waits for its model to compile, and how fast the engine then runs.
+
+For each model file and study kind, alternating the two binaries REPS times, each time with an empty
+model cache (LOCKSTEP_CACHE_DIR):
+
+  first run     the wall time of `lockstep run STUDY` on a study of one member over a short interval:
+                the equations file turned into a header (SymPy), the compile and the load, the solve
+                negligible (the table gives the solve's own wall time beside it)
+  next method   (where the binary compiles the parts a study needs, docs/MODEL-FILES.md "What is
+                compiled") then a study of the same model with another method, on the cache the first
+                run left: what a second study costs
+  run           then, on warm caches, the wall time of the solve (results.h5's wall_time_seconds) of a
+                study of MEMBERS members, the two binaries alternating REPS times: the ratio after /
+                before is the engines' speed; the results must be the same bits
+
+Medians are printed, with the ratios after / before. The compiler runs at the build's optimization
+level (the default: no LOCKSTEP_MODEL_OPTIMIZATION), for the instruction set each binary picks (the
+widest this CPU has). Run it on an idle machine: bench/model_file_compile.sh builds the binary of an
+earlier commit and calls this script.
+
+    /usr/bin/python3 bench/model_file_compile.py --before BEFORE/lockstep --after build/host/cli/lockstep \\
+        [--reps 3] [--members 2000]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+
+from model_files_speed import header_copy  # a copy of the double pendulum's header, renamed
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# (label, model file, a varied input of it and its range, t1 of the timed study, its members / MEMBERS)
+def models(work):
+    return [
+        ("cart pendulum (equations)", os.path.join(ROOT, "examples", "models", "cart_pendulum.toml"),
+         '"initial.theta0"', "[0.5, 1.5]", 5.0, 1.0),
+        ("double pendulum (header copy)", header_copy(work), '"initial.theta1"', "[1.5, 2.5]", 5.0, 1.0),
+        ("heavy top (header)", os.path.join(ROOT, "examples", "models", "heavy_top.hpp"), '"initial.spin0"',
+         "[50.0, 200.0]", 0.5, 0.25),
+        ("andrews (equations)", os.path.join(ROOT, "examples", "mbs", "a03_andrews.toml"), '"params.c0"',
+         "[4530.0, 4550.0]", 0.03, 0.1),
+    ]
+
+
+# The study kinds: the solver section, and the method of the second study on the same cache.
+KINDS = [
+    ("radau5, index3", '[solver]\nmethod = "radau5"\nformulation = "index3"\n', '[solver]\nmethod = "bdf"\nformulation = "ggl"\n'),
+    ("bdf, ggl", '[solver]\nmethod = "bdf"\nformulation = "ggl"\n', '[solver]\nmethod = "radau3"\nformulation = "index3"\n'),
+    ("radau5 with [lyapunov]", '[solver]\nmethod = "radau5"\nformulation = "ggl"\n'
+     '[lyapunov]\nexponents = 1\nrenormalize = 0.01\n', None),
+]
+
+STUDY = """[model]
+source = "{source}"
+{solver}
+[time]
+t1 = {t1}
+[ensemble]
+members = {members}
+{vary}
+"""
+
+
+def study(work, name, source, solver, t1, members, varied, bounds):
+    vary = "" if members == 1 else f'sampler = "sobol"\n[ensemble.vary]\n{varied} = {{ uniform = {bounds} }}\n'
+    path = os.path.join(work, name + ".toml")
+    open(path, "w").write(STUDY.format(source=source, solver=solver, t1=t1, members=members, vary=vary))
+    return path
+
+
+def run(lockstep, path, out, cache):
+    env = dict(os.environ, LOCKSTEP_CACHE_DIR=cache)
+    for variable in ("LOCKSTEP_MODEL_OPTIMIZATION", "LOCKSTEP_MODEL_INSTRUCTION_SET", "LOCKSTEP_MODEL_LANES", "LOCKSTEP_LANES"):
+        env.pop(variable, None)
+    start = time.perf_counter()
+    r = subprocess.run([lockstep, "run", path, "-o", out], env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if r.returncode != 0:
+        sys.exit(f"{lockstep} run {path} failed (exit {r.returncode}):\n{r.stderr}")
+    with h5py.File(os.path.join(out, "results.h5"), "r") as f:
+        finals = f["members/final_q"][()].tobytes() + f["members/status"][()].tobytes()
+        return seconds, float(f.attrs["wall_time_seconds"]), finals
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--before", required=True, help="the lockstep binary to compare with")
+    parser.add_argument("--after", required=True, help="the lockstep binary measured")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--members", type=int, default=2000)
+    args = parser.parse_args()
+    binaries = {"before": os.path.abspath(args.before), "after": os.path.abspath(args.after)}
+    work = tempfile.mkdtemp(prefix="lockstep-bench-compile-")
+    print(f"command: /usr/bin/python3 bench/model_file_compile.py --before {args.before} --after {args.after} "
+          f"--reps {args.reps} --members {args.members}")
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
+    for which, lockstep in binaries.items():
+        version = subprocess.run([lockstep, "--version"], capture_output=True, text=True).stdout.splitlines()
+        print(f"{which}: {version[0] if version else '?'}; {next((l for l in version if 'model files compiled' in l), '')}")
+    print()
+    print("| model | study | first run, before [s] | first run, after [s] | after / before | next method, after [s] |"
+          " solve, before [s] | solve, after [s] | after / before | results |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    failed = False
+    for label, source, varied, bounds, t1, share in models(work):
+        for kind, solver, next_solver in KINDS:
+            tag = f"{len(os.listdir(work))}"
+            first = study(work, f"first{tag}", source, solver, min(t1, 0.01), 1, varied, bounds)
+            second = study(work, f"second{tag}", source, next_solver, min(t1, 0.01), 1, varied, bounds) if next_solver else None
+            members = max(1, int(args.members * share))
+            timed = study(work, f"timed{tag}", source, solver, t1, members, varied, bounds)
+            firsts = {w: [] for w in binaries}
+            nexts = []
+            for rep in range(args.reps):
+                for which, lockstep in binaries.items():
+                    cache = os.path.join(work, f"cache-{which}-{tag}-{rep}")
+                    seconds, _, _ = run(lockstep, first, os.path.join(work, "out"), cache)
+                    firsts[which].append(seconds)
+                    if which == "after" and second:
+                        nexts.append(run(lockstep, second, os.path.join(work, "out"), cache)[0])
+                    if rep + 1 < args.reps:
+                        shutil.rmtree(cache)
+            solves = {w: [] for w in binaries}
+            results = {}
+            for rep in range(args.reps):
+                for which, lockstep in binaries.items():
+                    cache = os.path.join(work, f"cache-{which}-{tag}-{args.reps - 1}")
+                    _, wall, finals = run(lockstep, timed, os.path.join(work, f"timed-{which}"), cache)
+                    solves[which].append(wall)
+                    results[which] = finals
+            same = results["before"] == results["after"]
+            failed = failed or not same
+            fb, fa = statistics.median(firsts["before"]), statistics.median(firsts["after"])
+            sb, sa = statistics.median(solves["before"]), statistics.median(solves["after"])
+            nxt = f"{statistics.median(nexts):.1f}" if nexts else "—"
+            print(f"| {label} | {kind}, {members} members, t1 = {t1} | {fb:.1f} | {fa:.1f} | {fa / fb:.2f} | {nxt} | "
+                  f"{sb:.3f} | {sa:.3f} | {sa / sb:.3f} | {'bitwise equal' if same else 'DIFFERENT'} |", flush=True)
+    shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

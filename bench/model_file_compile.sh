@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# bench/model_file_compile.sh — what a new model file costs its first study, against an earlier lockstep:
+# builds the `lockstep` command of commit BEFORE (a git worktree beside the repository, built once) and
+# of the working tree, then runs bench/model_file_compile.py on both (first runs on empty caches, a
+# second study's method, the engines' speed; docs/MODEL-FILES.md, "What is compiled"). Not part of the
+# test suite; run it on an idle machine.
+#
+# Usage: bench/model_file_compile.sh BEFORE
+# About 30 minutes on 2 idle cores: two builds of the command (the first one only once per BEFORE), then
+# the runs. Environment (all optional):
+#   BUILD_ROOT  where the builds go (default /tmp/lockstep-compile-bench)
+#   REPS        alternating repetitions (default 3; medians)
+#   MEMBERS     members of the timed studies (default 2000; fewer for the larger models)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BEFORE=${1:?usage: bench/model_file_compile.sh BEFORE (a commit)}
+BUILD_ROOT=${BUILD_ROOT:-/tmp/lockstep-compile-bench}
+REPS=${REPS:-3}
+MEMBERS=${MEMBERS:-2000}
+revision=$(git -C "$ROOT" rev-parse --short "$BEFORE")
+
+build() {  # source tree, build directory
+  cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA=OFF -DLOCKSTEP_BUILD_TESTS=OFF \
+    -DLOCKSTEP_BUILD_BENCH=OFF -DLOCKSTEP_PYTHON=OFF >/dev/null
+  cmake --build "$2" -j"$(nproc)" --target lockstep_cli
+}
+
+before_tree="$BUILD_ROOT/source-$revision"
+if [[ ! -d $before_tree ]]; then
+  git -C "$ROOT" worktree add --detach "$before_tree" "$revision" >/dev/null
+fi
+build "$before_tree" "$BUILD_ROOT/build-$revision"
+build "$ROOT" "$BUILD_ROOT/build-working-tree"
+/usr/bin/python3 "$ROOT/bench/model_file_compile.py" --before "$BUILD_ROOT/build-$revision/host/cli/lockstep" \
+  --after "$BUILD_ROOT/build-working-tree/host/cli/lockstep" --reps "$REPS" --members "$MEMBERS"
