@@ -344,7 +344,7 @@ int main(int argc, char** argv) {
       run_cmd->add_option("-o,--output", request.out, "output directory (default: ./lockstep-out/<study name>)");
   run_cmd->add_option("--backend", request.where, "serial | omp | cuda (default omp)")
       ->check(CLI::IsMember({"serial", "omp", "cuda"}));
-  run_cmd->add_option("--threads", request.threads, "OpenMP threads (default: OpenMP's default)")->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--threads", request.threads, "threads of the omp backend (default: OMP_NUM_THREADS, else the CPUs this process may run on)")->check(CLI::NonNegativeNumber);
   run_cmd->add_option("--chunk-size", request.chunk, "members per chunk (default: from the memory budget)")
       ->check(CLI::NonNegativeNumber);
   run_cmd->add_option("--checkpoint-every", request.checkpoint_every,

@@ -23,7 +23,7 @@ namespace lockstep::cli {
 struct run_settings {
   std::filesystem::path out_dir;  // created if missing; removed again on failure if it was created
   backend where = backend::omp;
-  int threads = 0;         // omp: 0 = OpenMP's default
+  int threads = 0;         // omp: 0 = omp::default_threads() (OMP_NUM_THREADS, else the CPUs we may use)
   long chunk_size = 0;     // 0: from the memory budget
   bool quiet = false;      // only errors on stderr
   bool progress = false;   // a progress bar on stderr (when stderr is a terminal and not quiet)

@@ -21,7 +21,6 @@
 // chunk, and journal the values with the members.
 #pragma once
 
-#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -279,7 +278,7 @@ inline io::member_block member_block_of(const chunk_results& c, long offset, con
 }
 
 inline int thread_count(const run_settings& settings) {
-  return settings.where == backend::omp ? (settings.threads > 0 ? settings.threads : omp_get_max_threads()) : 1;
+  return settings.where == backend::omp ? (settings.threads > 0 ? settings.threads : omp::default_threads()) : 1;
 }
 
 // The root attributes that describe the run: the study, version, backend, method and error method.
@@ -325,14 +324,14 @@ inline lockstep_lyapunov_request lyapunov_request_of(const io::lyapunov_spec& l,
                           l.metric == io::lyapunov_metric::mass ? 0 : 1, l.separation, history_length);
 }
 
-// Members [first, first + count) of e through the engine's Lyapunov driver on `threads` OpenMP threads
-// (on the host whatever the backend: one thread for serial and cuda; run_lyapunov_batch). With
-// `progress`, thread 0 redraws "Lyapunov exponents: k/N members" on stderr at most every 0.1 s (the
+// Members [first, first + count) of e through the engine's Lyapunov driver on `threads` threads of the
+// CPU cores' team (on the host whatever the backend: one thread for serial and cuda;
+// run_lyapunov_batch). With `progress`, the calling thread redraws "Lyapunov exponents: k/N members" on stderr at most every 0.1 s (the
 // plain solve's bar stops at 100 % before this phase of a chunk starts).
 inline void solve_lyapunov_chunk(const engine& model, const ensemble_problem& e, const io::lyapunov_spec& l,
                                  long history_length, long first, long count, int threads, bool progress,
                                  lyapunov_buffers& b) {
-  auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);  // thread 0's only
+  auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);  // the calling thread's only
   std::function<void(long)> draw;
   if (progress)
     draw = [&](long finished) {

@@ -5,12 +5,11 @@
 // study's [lyapunov] section chunk by chunk through it (host/cli/run_study_impl.hpp), and the Python
 // module's lyapunov() its members (python/src/module.cpp), so a member's exponents from Python are
 // bitwise those of `lockstep run`. Each member's run depends on its inputs only and writes only its
-// own slots, so the values are the same for any thread count and member order. Include it only in
-// code built with OpenMP (the command and the Python module are): the loop is an OpenMP loop, which is
-// why this is host code and not an installed header.
+// own slots, so the values are the same for any thread count and member order. The members run on the
+// CPU cores' thread team (kernels/omp/thread_team.hpp): include it only in programs that link
+// lockstep::omp (the command and the Python module do), which is why this is host code and not an
+// installed header.
 #pragma once
-
-#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/omp/thread_team.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/engine/engine.hpp"
 #include "lockstep/lyapunov/spectrum.hpp"
@@ -78,12 +78,13 @@ struct lyapunov_inputs {
   const solver_options* options;
 };
 
-// Members [first, first + count) of `in` into slots [0, count) of b, on `threads` OpenMP threads (at
-// least one). Members are independent (dynamic schedule: their costs differ widely between regular and
-// chaotic starts). on_done(finished) is called on thread 0 after each of its members (a progress
-// display); once stop() returns true no further member starts (those keep status running). A member
-// whose run throws (out of memory) fails alone with invalid_input: nothing may leave an OpenMP region
-// by an exception.
+// Members [first, first + count) of `in` into slots [0, count) of b, on at most `threads` threads of the
+// team (at least one; the calling thread among them). Members are independent (dynamic schedule: their
+// costs differ widely between regular and chaotic starts). on_done(finished) and stop() are called on
+// the calling thread only, after each of its members (a progress display; on_done needs no lock);
+// once stop() returns true no further member starts (those keep status running). A member whose run
+// throws (out of memory) fails alone with invalid_input: nothing may leave a team's item by an
+// exception.
 inline void run_lyapunov_batch(const engine& model, const lyapunov_inputs& in, const lockstep_lyapunov_request& request,
                                long first, long count, int threads, lyapunov_batch& b,
                                const std::function<void(long finished)>& on_done = {},
@@ -95,9 +96,8 @@ inline void run_lyapunov_batch(const engine& model, const lyapunov_inputs& in, c
   const int n = model.n(), n_params = model.n_params();
   std::atomic<long> done{0};
   std::atomic<bool> stopped{false};
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
-  for (long i = 0; i < count; ++i) {
-    if (stopped.load(std::memory_order_relaxed)) continue;
+  detail::for_each_on_team(std::max(threads, 1), count, [&](long i, int thread) noexcept {
+    if (stopped.load(std::memory_order_relaxed)) return;
     const long g = first + i;
     const auto s = static_cast<std::size_t>(i);
     try {
@@ -143,11 +143,11 @@ inline void run_lyapunov_batch(const engine& model, const lyapunov_inputs& in, c
       b.messages[s] = ex.what();
     }
     const long finished = ++done;
-    if (omp_get_thread_num() == 0) {
+    if (thread == 0) {
       if (on_done) on_done(finished);
       if (stop && stop()) stopped.store(true, std::memory_order_relaxed);
     }
-  }
+  });
 }
 
 }  // namespace lockstep

@@ -4,8 +4,9 @@
 // A launch hands the backend the list of active members and a task; the backend calls the task on
 // blocks of that list (one engine call per block, never per member), from as many threads as it has.
 // Members are independent and each block writes only its members' slots, so the blocks' order and
-// their threads cannot change a result. The serial backend runs one block; the OpenMP backend
-// (kernels/omp/launch.cpp, the lockstep::omp library) runs blocks of 8-64 members on its team.
+// their threads cannot change a result. The serial backend runs one block; the omp backend
+// (kernels/omp/launch.cpp, the lockstep::omp library) runs blocks of 8-64 members on the CPU cores'
+// thread team (kernels/omp/thread_team.hpp), with no more threads than blocks.
 #pragma once
 
 namespace lockstep::detail {
@@ -21,7 +22,7 @@ struct block_task {
 
 }  // namespace lockstep::detail
 
-// The OpenMP backend's launch, defined in the lockstep::omp library (kernels/omp/launch.cpp);
-// threads <= 0: OpenMP's default team size.
+// The omp backend's launch, defined in the lockstep::omp library (kernels/omp/launch.cpp);
+// threads <= 0: lockstep::omp::default_threads().
 extern "C" void lockstep_omp_launch(int threads, const long* active, long count,
                                     const lockstep::detail::block_task* task);

@@ -135,8 +135,11 @@ struct engine_task final : detail::block_task {
 
 class launcher {
  public:
+  // threads <= 0 resolves to omp::default_threads() here, once per run rather than per launch.
   launcher(backend where, int threads, const std::function<bool()>& stop_requested)
-      : where_(where), threads_(threads), stop_requested_(stop_requested) {}
+      : where_(where),
+        threads_(where == backend::omp && threads <= 0 ? omp::default_threads() : threads),
+        stop_requested_(stop_requested) {}
   template <class Call>
   void operator()(const long* active, long count, Call call) const {
     engine_task<Call> task(std::move(call), &stop_requested_);

@@ -45,7 +45,7 @@ struct chunk_results {
 
 struct run_options {
   backend where = backend::serial;
-  int threads = 0;                // omp: 0 = the OpenMP default
+  int threads = 0;                // omp: 0 = omp::default_threads()
   long chunk_size = 0;            // members per chunk; 0 = from memory_budget
   std::size_t memory_budget = 0;  // bytes of chunk storage when chunk_size = 0; 0 = a quarter of the
                                   // backend's free memory (host: available RAM, capped at 256 MiB)
@@ -120,10 +120,18 @@ ensemble_solution solve_ensemble(const engine& model, const ensemble_problem& pr
 std::size_t bytes_per_member(const engine& model, int save_count, method_kind method = method_kind::bdf);
 std::size_t split_bytes_per_member(const engine& model, method_kind method, bool split, bool split_projections);
 
+// The omp backend: the CPU cores' thread team (the lockstep::omp target; kernels/omp/thread_team.hpp).
+// It keeps the name omp, which run_options, the command's --backend and results files use; it needs
+// no OpenMP runtime and reads no OpenMP setting but OMP_NUM_THREADS.
 namespace omp {
-// Whether this program links the OpenMP backend (the lockstep::omp target). The same answer in every
+// Whether this program links the omp backend (the lockstep::omp target). The same answer in every
 // translation unit, whatever its compile flags.
 bool available();
+// The threads run_options::threads = 0 means: the first entry of OMP_NUM_THREADS when it is a positive
+// integer (read at every call, so a change made after start-up counts), else the CPUs this process
+// may run on (its affinity mask: taskset, cpusets, an MPI launcher's binding). The same count OpenMP
+// runtimes choose by default. A launch uses fewer when it has fewer blocks of 8 members.
+int default_threads();
 }  // namespace omp
 
 }  // namespace lockstep

@@ -101,7 +101,8 @@ def _times(t, save):
 
 def _threads(threads):
     if int(threads) != threads or threads < 0:
-        raise ValueError(f"threads must be an integer >= 0 (0: the OpenMP default), got {threads!r}")
+        raise ValueError(f"threads must be an integer >= 0 (0: OMP_NUM_THREADS, else the CPUs this process "
+                         f"may run on), got {threads!r}")
 
 
 def solver_options(function, method, formulation, projection, rtol, atol, solver, keys=SOLVER_KEYS):
@@ -185,7 +186,8 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     save         the save times (1-D, increasing, within [t0, t1]); default 101 points from t0 to t1
     method, formulation, rtol, atol (a number or {"q": .., "v": .., "lambda": ..}), projection, and
     **solver (h_max, max_steps, fixed_h, ...: the [solver] keys of a study file): the solver settings
-    backend      "omp" (default), "serial" or "cuda"; threads: 0 = the OpenMP default
+    backend      "omp" (default: the CPU cores' thread team), "serial" or "cuda"; threads: the omp
+                 backend's (0: OMP_NUM_THREADS, else the CPUs this process may run on)
     members      the number of members when nothing is varied (identical members; default 1); when
                  vary is given, it may repeat their length
     progress     True/False, or None: a progress bar on stderr only when it is a terminal

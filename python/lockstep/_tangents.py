@@ -51,7 +51,8 @@ def lyapunov(model, vary=None, params=None, initial=None, t=(0.0, 1.0), exponent
     solver_method, formulation, rtol, atol, projection, solver_metric, **solver: the [solver] settings
                   (solver_method and solver_metric are [solver] method and metric; "qr" needs
                   tangents: bdf or the Radau IIA methods, index3 or ggl, no projection)
-    threads       OpenMP threads over members (0: the OpenMP default); the results do not depend on it
+    threads       threads over members (0: OMP_NUM_THREADS, else the CPUs this process may run on); the
+                  results do not depend on it
 
     Returns an xarray.Dataset with the variables open_results gives for a study's /lyapunov group:
     lyapunov_exponents [member, exponent], lyapunov_status, lyapunov_t_start, lyapunov_t_end,

@@ -25,7 +25,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <omp.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -329,7 +328,7 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
   run.threads = threads;
   run.chunk_size = chunk_size;
   run.attempts_per_sync = attempts_per_sync;
-  if (run.threads < 0) throw py::value_error("threads must be >= 0 (0: the OpenMP default)");
+  if (run.threads < 0) throw py::value_error("threads must be >= 0 (0: OMP_NUM_THREADS, else the CPUs this process may run on)");
 
   pending_error pending;
   sigint_watch watch;  // before the GIL is released: it asks Python which thread this is
@@ -468,8 +467,8 @@ lockstep::solver_options tangent_options_of(const lockstep::engine& model, const
 }
 
 // Every member through run_lyapunov_batch (the driver `lockstep run` uses for [lyapunov]), without the
-// GIL, on `threads` OpenMP threads (0: OpenMP's default, as the command's omp backend). Ctrl-C stops
-// it between members (KeyboardInterrupt).
+// GIL, on `threads` threads of the CPU cores' team (0: omp::default_threads(), as the command's omp
+// backend). Ctrl-C stops it between members (KeyboardInterrupt).
 py::dict lyapunov(const model_handle& handle, const py::handle& params_in, const py::handle& q0_in,
                   const py::handle& v0_in, double t0, double t1, const py::dict& options, int method, int exponents,
                   double renormalize, double transient, int metric, double separation, long history_capacity,
@@ -485,7 +484,7 @@ py::dict lyapunov(const model_handle& handle, const py::handle& params_in, const
   if (!(t1 > t0)) throw py::value_error("t1 must be greater than t0");
   if (!(renormalize > 0.0) || !(transient >= 0.0) || !(separation > 0.0) || history_capacity < 0)
     throw py::value_error("renormalize and separation must be > 0, transient and history_capacity >= 0");
-  if (threads < 0) throw py::value_error("threads must be >= 0 (0: the OpenMP default)");
+  if (threads < 0) throw py::value_error("threads must be >= 0 (0: OMP_NUM_THREADS, else the CPUs this process may run on)");
   const lockstep::solver_options o = tangent_options_of(model, options, method == 0);
 
   const lockstep_lyapunov_request request =
@@ -496,8 +495,8 @@ py::dict lyapunov(const model_handle& handle, const py::handle& params_in, const
   const auto started = std::chrono::steady_clock::now();
   {
     py::gil_scoped_release released;
-    lockstep::run_lyapunov_batch(model, inputs, request, 0, in.members, threads > 0 ? threads : omp_get_max_threads(),
-                                 b, {}, [&watch] { return watch.seen(); });
+    const int team = threads > 0 ? threads : lockstep::omp::default_threads();
+    lockstep::run_lyapunov_batch(model, inputs, request, 0, in.members, team, b, {}, [&watch] { return watch.seen(); });
   }
   if (watch.seen()) {
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();

@@ -9,10 +9,10 @@
 //   - a whole solve_ensemble: its allocation count is the same for t1 = 1 and t1 = 10 (same members,
 //     chunk size and K; several times more steps and launches), so everything it allocates is set-up
 //     and results, none of it per step or per launch.
-// Both run on the serial and the omp backend. OpenMP runtimes may allocate when they create their
-// thread team in the first parallel region (libgomp does, through malloc; a runtime using operator
-// new would show up here), so the omp checks first warm the runtime up with a parallel region of the
-// same team size and only then count. Allocations through malloc itself are not counted.
+// Both run on the serial and the omp backend. The omp backend's thread team allocates when it starts
+// its workers (std::thread's state, through operator new), so the omp checks first warm the team up
+// with a loop of the same thread count and only then count. Allocations through malloc itself are not
+// counted.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,8 +24,7 @@
 #include <numeric>
 #include <vector>
 
-#include <omp.h>
-
+#include "kernels/omp/thread_team.hpp"
 #include "lockstep/detail/member_kernels.hpp"
 #include "lockstep/detail/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
@@ -99,7 +98,7 @@ namespace {
 using namespace lockstep;
 using Model = models::double_pendulum;
 
-constexpr int omp_threads = 2;  // explicit, so there is a real team even where OMP_NUM_THREADS=1
+constexpr int omp_threads = 2;  // explicit, so there is a real team even on one CPU or OMP_NUM_THREADS=1
 
 struct heap_counts {
   long allocations, deallocations;
@@ -124,24 +123,26 @@ ensemble<Model> make_ensemble(long members, double t1) {
   return e;
 }
 
-// The member kernels over the active members: a plain loop (as the serial backend runs them), and an
-// OpenMP loop with a dynamic schedule (as the omp backend runs its blocks).
+// The member kernels over the active members: a plain loop (as the serial backend runs them), and
+// blocks of 8 on the thread team with a dynamic schedule (as the omp backend runs its blocks).
 template <class Functor>
 void serial_launch(const long* active, long count, const Functor& f) {
   for (long a = 0; a < count; ++a) f(active[a]);
 }
 template <class Functor>
 void omp_launch(const long* active, long count, const Functor& f) {
-#pragma omp parallel for schedule(dynamic, 8) num_threads(omp_threads)
-  for (long a = 0; a < count; ++a) f(active[a]);
+  detail::for_each_on_team(omp_threads, (count + 7) / 8, [&](long block, int) noexcept {
+    for (long a = 8 * block; a < std::min(count, 8 * block + 8); ++a) f(active[a]);
+  });
 }
 
-// Runs the first OpenMP parallel region (thread team creation) before anything is counted.
-void warm_up_openmp() {
-  const long members[4] = {0, 1, 2, 3};
+// Runs a first loop on the team (which starts its worker) before anything is counted.
+void warm_up_team() {
+  std::vector<long> members(64);
+  std::iota(members.begin(), members.end(), 0L);
   std::atomic<long> visited{0};
-  omp_launch(members, 4, [&](long) { visited.fetch_add(1, std::memory_order_relaxed); });
-  ASSERT_EQ(visited.load(), 4);
+  omp_launch(members.data(), 64, [&](long) { visited.fetch_add(1, std::memory_order_relaxed); });
+  ASSERT_EQ(visited.load(), 64);
 }
 
 // One chunk driven by hand, as run_chunked drives it: all storage is allocated here, before counting.
@@ -245,7 +246,7 @@ TEST(BackendAllocation, SerialMemberKernelsNeverAllocateAcrossHundredsOfAdvanceL
 
 TEST(BackendAllocation, OmpMemberKernelsNeverAllocateAcrossHundredsOfAdvanceLaunchesAfterWarmUp) {
   ASSERT_TRUE(omp::available());
-  warm_up_openmp();
+  warm_up_team();
   const auto e = make_ensemble(40, 1.0);
   const kernel_run run = run_member_kernels(e, [](const auto& f, const long* active, long count) {
     omp_launch(active, count, f);
@@ -304,7 +305,7 @@ TEST(BackendAllocation, SerialSolveAllocatesTheSameForTenTimesTheIntegrationInte
 
 TEST(BackendAllocation, OmpSolveAllocatesTheSameForTenTimesTheIntegrationIntervalAfterWarmUp) {
   ASSERT_TRUE(omp::available());
-  warm_up_openmp();
+  warm_up_team();
   expect_allocations_independent_of_steps(backend::omp);
 }
 

@@ -314,7 +314,7 @@ TEST(EnsembleStreaming, ChunksArriveInOrderAndCarryExactlyTheKeptResults) {
 }
 
 TEST(EnsembleStop, StopRequestedAbandonsTheRunBetweenBlocksAndOtherwiseChangesNothing) {
-  // Arrange: 600 varied double pendulums in chunks of 200, on two OpenMP threads (blocks of 8-64).
+  // Arrange: 600 varied double pendulums in chunks of 200, on two omp threads (blocks of 8-64).
   const auto e = make_ensemble<models::double_pendulum>(600, 2.0, 1e-6);
   const auto plain = solve_builtin(e, make_run(backend::omp, 200, 2));
 

@@ -72,7 +72,7 @@ run_result run_lockstep(const scratch_dir& dir, const std::vector<std::string>& 
 run_result run_program(const scratch_dir& dir, const std::string& program, const std::vector<std::string>& args,
                        const std::vector<std::string>& env) {
   // Everything the child needs is prepared before fork: between fork and exec it calls only
-  // async-signal-safe functions (the test process may have OpenMP threads).
+  // async-signal-safe functions (the test process may have thread-team workers).
   std::vector<std::string> argv_s = {program};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;

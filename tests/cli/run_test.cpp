@@ -26,7 +26,7 @@ using namespace lockstep::cli_test;
 namespace ref = lockstep::test::reference;
 
 // ---- a pendulum study mixing a drawn parameter with a 4 x 3 grid of initial inputs ------------------
-// 3 random draws of m crossed with 12 grid points: 36 members, run on 2 OpenMP threads in chunks of 5
+// 3 random draws of m crossed with 12 grid points: 36 members, run on 2 omp threads in chunks of 5
 // (chunks straddle grid rows and draws). One run serves the tests of this suite.
 constexpr const char* mixed_study = R"(# a study for the end-to-end tests
 [model]

@@ -65,7 +65,7 @@ def test_solve_of_100000_members_stays_within_its_memory_bound():
     baseline = peak_bytes("import")
     peak = peak_bytes("solve")
     expected = expected_bytes()
-    # 20 % and 16 MiB over the sizes: the allocator's slack, OpenMP's thread stacks, xarray's indexes.
+    # 20 % and 16 MiB over the sizes: the allocator's slack, the thread team's stacks, xarray's indexes.
     bound = baseline + 1.2 * expected + 16 * MiB
     print(f"baseline {baseline / MiB:.0f} MiB, solve {peak / MiB:.0f} MiB, sizes {expected / MiB:.0f} MiB, "
           f"bound {bound / MiB:.0f} MiB")
