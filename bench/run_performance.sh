@@ -23,7 +23,7 @@
 #                    whose dynamic schedule hands out 64 members at a time; PERFORMANCE.md says so)
 #   REPS             timed repetitions of every (solver, tolerance) (default 3; the fastest counts)
 #   SLIDER_REPS      repetitions for slider_crank (default 2, for the run time)
-#   THREADS          OpenMP threads for every solver (default 2)
+#   THREADS          threads for every solver (default 2)
 #   PROBLEMS         comma-separated subset (default andrews,car_axis,slider_crank,double_pendulum)
 #   IDLE_WAIT        seconds in all to wait for the machine to go idle first (default 240; 0: no wait)
 #   PROFILE          1 (default): perf profiles of car_axis at rtol 1e-8; 0: none

@@ -80,6 +80,22 @@ def busy_seconds():
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
+def wait_idle(limit):
+    """Waits, at most `limit` seconds, until other processes keep under 10 % of the machine busy (2 s
+    windows); returns a line saying what it found."""
+    waited = 0
+    while True:
+        b0, t0 = busy_seconds(), time.monotonic()
+        time.sleep(2)
+        fraction = (busy_seconds() - b0) / ((time.monotonic() - t0) * os.cpu_count())
+        if fraction < 0.10:
+            return f"the machine was idle (busy fraction {fraction:.2f}) after waiting {waited} s"
+        if waited >= limit:
+            return f"the machine was still busy (busy fraction {fraction:.2f}) after waiting {waited} s; run anyway"
+        time.sleep(8)
+        waited += 10
+
+
 def run_once(binary, study, out_dir, env):
     """Wall seconds, CPU seconds (user + system) and other processes' busy cores of one `run`."""
     shutil.rmtree(out_dir, ignore_errors=True)
@@ -140,7 +156,7 @@ def fmt(seconds):
     return f"{seconds * 1e3:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-def section(args, variants, conditions, case_list, results, start, seconds, loadavg):
+def section(args, variants, conditions, case_list, results, start, seconds, loadavg, idle):
     nproc = os.cpu_count()
     commit = sh(["git", "-C", ROOT, "log", "-1", "--format=%h"])
     dirty = [l.split(None, 1)[1] for l in
@@ -153,8 +169,8 @@ def section(args, variants, conditions, case_list, results, start, seconds, load
              f"- Date: {start} (UTC, start of the run)",
              f"- Source: commit {commit or 'unknown (not a git checkout)'}"
              + (f", with uncommitted changes to {', '.join('`' + l + '`' for l in dirty)}" if dirty else ""),
-             f"- Machine: `nproc` = {nproc}, CPU model \"{cpu_model()}\", Linux {os.uname().release};"
-             f" load average (1, 5, 15 min) at the start: {loadavg}",
+             f"- Machine: `nproc` = {nproc}, CPU model \"{cpu_model()}\", Linux {os.uname().release}."
+             f" Before the runs {idle}; load average (1, 5, 15 min) then: {loadavg}",
              f"- Commands, each with its default thread count ({threads} here: the CPUs it may run on):",
              "  `openmp` is `lockstep_openmp_launch`, the command with the omp backend's launch as an OpenMP loop",
              "  (bench/openmp_launch.cpp: how lockstep ran its launches before the thread team; libgomp's default",
@@ -164,7 +180,8 @@ def section(args, variants, conditions, case_list, results, start, seconds, load
              f"- Conditions: `idle`, no load from this script; `loaded`, {nproc} `yes > /dev/null` processes (one per",
              "  core) running during the condition's runs. `other cores`: the mean number of cores other processes",
              "  kept busy during the runs (the machine's busy time from /proc/stat minus the command's CPU time,",
-             "  over its wall time); under `loaded` it counts the hogs.",
+             "  over its wall time); under `loaded` it counts the hogs, under `idle` above 0.1 it says that other",
+             "  work shared the machine.",
              f"- {args.rounds} rounds, interleaved (each round: the idle runs, then the loaded ones; the commands in an",
              "  order rotating from case to case and round to round). A time is the fastest of a case's runs",
              "  (other processes can only slow a run down); `CPU` is that run's user + system time; a ratio",
@@ -205,6 +222,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--results", default=os.path.join(ROOT, "bench", "RESULTS.md"))
     ap.add_argument("--command", default="bench/thread_wait.sh")
+    ap.add_argument("--idle-wait", type=int, default=240, help="seconds to wait for an idle machine first")
     args = ap.parse_args()
 
     base = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))}
@@ -215,6 +233,8 @@ def main():
     # A kill of this script still kills the hogs (Hogs.__exit__ runs on SystemExit).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     start = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    idle = wait_idle(args.idle_wait)
+    print(idle, file=sys.stderr)
     with open("/proc/loadavg") as f:
         loadavg = ", ".join(f.read().split()[:3])
     t_start = time.monotonic()
@@ -237,7 +257,7 @@ def main():
                   f"{open('/proc/loadavg').read().strip()}", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    text = section(args, variants, conditions, case_list, results, start, time.monotonic() - t_start, loadavg)
+    text = section(args, variants, conditions, case_list, results, start, time.monotonic() - t_start, loadavg, idle)
     print(text)
     if args.results != "-":
         write_section(args.results, text)

@@ -305,7 +305,7 @@ def plot(problem, runs_by_solver, path, threads):
             ax.annotate(f"{r.exponent}", (r.best, r.scd["median"]), textcoords="offset points", xytext=(4, -10),
                         fontsize=7, color=color)
     ax.set_xscale("log")
-    ax.set_xlabel(f"wall time per member ({threads} OpenMP threads, {problem['members']:,} members, fastest clean run)")
+    ax.set_xlabel(f"wall time per member ({threads} threads, {problem['members']:,} members, fastest clean run)")
     ax.set_ylabel("significant correct digits (median; bars: 10-90 %)")
     ax.set_title(TITLES.get(problem["problem"], problem["problem"]) + ": work-precision", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
@@ -617,7 +617,7 @@ def write(args):
     w(f"- SUNDIALS {data.get('sundials_version', '?')} (Debian package {machine.get('sundials_package', '?')},"
       " its own build flags)")
     reps = ", ".join(f"{p['problem']} {p.get('reps', data['reps'])}" for p in data["problems"])
-    w(f"- {threads} OpenMP threads for every solver; each (solver, tolerance) solved the whole ensemble"
+    w(f"- {threads} threads for every solver (lockstep's omp backend: its thread team; IDA: an OpenMP loop); each (solver, tolerance) solved the whole ensemble"
       f" several times ({reps}), interleaved (repetition, tolerance, solver); the tables show the fastest"
       f" clean run (other processes can only slow a run down): before each run the program waits up to"
       f" {data.get('idle_wait', 20):g} s for an idle machine, a run is clean when other processes kept fewer than"
@@ -652,7 +652,7 @@ def write(args):
           f" {data['bdf_lanes']} members per core in SIMD lanes (section \"BDF in SIMD lanes against BDF one member at"
           " a time\" below), on the same omp backend.")
     w("- **SUNDIALS IDA** on the same ggl residual (the function lockstep's methods evaluate), one `IDASolve`")
-    w("  per member, members spread over the same OpenMP threads (dynamic schedule, one IDA workspace per")
+    w("  per member, members spread over as many threads by an OpenMP loop (dynamic schedule, one IDA workspace per")
     w("  thread re-initialized with `IDAReInit`). Its setting: multipliers marked algebraic (`IDASetId`) and")
     w("  left out of the error test (`IDASetSuppressAlg`); dense direct solver (`SUNDenseMatrix` +")
     w("  `SUNLinSol_Dense`) with the exact iteration matrix dF/dy + c_j dF/dy' from lockstep's automatic")

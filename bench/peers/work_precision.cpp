@@ -12,7 +12,7 @@
 //                    and its lanes' utilization is recorded ("lane_utilization": lane-attempts of
 //                    members over those executed: the engine's lanes_work, lockstep/engine/abi.h)
 //   ida              SUNDIALS IDA on ggl            (bench/peers/ida_peer.hpp, one solve per member,
-//                                                   members spread over the same OpenMP threads)
+//                                                   members spread over as many threads by OpenMP)
 // at rtol = atol = 10^-tol_min .. 10^-tol_max, with the same save times (save_count evenly spaced,
 // t1 included). Accuracy is measured, per member, as significant correct digits of the final
 // positions (peer_problems.hpp, significant_digits) against a reference computed for every member by
@@ -626,7 +626,7 @@ std::string run_scaling(const settings& s) {
     if (name == "ida") return run_ida(e, s.scaling_tol, c.threads);
     return run_lockstep(e, name == "lockstep-bdf" ? method_kind::bdf : method_kind::radau5, s.scaling_tol, c.threads);
   };
-  // One untimed small run of each case first: the OpenMP thread pool, the allocator's arenas and
+  // One untimed small run of each case first: the thread pools, the allocator's arenas and
   // IDA's library pages are then warm, so the first timed case (the smallest N) does not pay for them.
   const ensemble<Model> warm = peers::perturbed_ensemble<Model>(16, s.scaling_t1, inputs, s.seed, s.spread, s.save_count);
   for (const solver_case& c : cases) run_case(warm, c);
