@@ -8,7 +8,7 @@ Run with Debian's interpreter (/usr/bin/python3); standard library only.
 
 Every figure is computed from the JSON of the same run: a case's time is the fastest of its
 repetitions (other processes can only slow a case down), and every speed is reported as a ratio
-against a bound measured in that run (the 2-thread bound is the ratio the same OpenMP launch reaches on
+against a bound measured in that run (the 2-thread bound is the ratio the omp backend's launch reaches on
 pure arithmetic; the single-member bound is solve_member on the same inputs).
 """
 

@@ -43,7 +43,7 @@ session::session([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
 #if LOCKSTEP_HAVE_MPI
   if (!launched_by_mpi_launcher()) return;
   int provided = 0;
-  // Only the main thread calls MPI (OpenMP threads never do).
+  // Only the main thread calls MPI (the omp backend's workers never do).
   check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   // Errors come back as return codes (check() turns them into exceptions) instead of aborting the job.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

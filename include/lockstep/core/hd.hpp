@@ -1,6 +1,6 @@
 // lockstep/core/hd.hpp — the host/device marker every per-member function carries.
 //
-// Per-member mathematics is written once and compiled for the host (g++, serial and OpenMP backends)
+// Per-member mathematics is written once and compiled for the host (g++, serial and omp backends)
 // and for the device (nvcc, CUDA backend), so the code the CPU tests exercise is the code the GPU runs
 // (docs/ARCHITECTURE.md section 2). Outside nvcc the marker degrades to `inline`, as CUTLASS's CUTLASS_HOST_DEVICE
 // does.
