@@ -29,7 +29,7 @@ if ((rc > 1)); then exit "$rc"; fi
 echo
 echo "lockstep: the default study's files:"
 echo "  $out/results.h5    statistics over time (mean, std, min, max, quantiles, mean_stderr), per-member status and counters"
-echo "  $out/members.csv   one row per member: its varied inputs, status, steps and final q"
-echo "  $out/plots/*.png   band plots of q0..q3 over time and histograms at t1 ($(ls "$out"/plots/*.png | wc -l) figures)"
+echo "  $out/members.csv   one row per member: its varied inputs, status, steps and final x1, y1, x2, y2"
+echo "  $out/plots/*.png   band plots of x1, y1, x2, y2 over time and histograms at t1 ($(ls "$out"/plots/*.png | wc -l) figures)"
 echo "  $out/study.toml    the study file as run"
 exit "$rc"

@@ -10,7 +10,7 @@
 //
 // MODEL is a built-in model's name or a model file (a C++ header or an equations file, compiled on
 // first use and cached: host/model_files); a study names either in [model].
-//     lockstep plot OUT_DIR/results.h5 [-o DIR] [--outputs q0,v1,...] [--quantity q3] [--member I]   # PNG figures
+//     lockstep plot OUT_DIR/results.h5 [-o DIR] [--outputs x2,v.y2,...] [--quantity y2] [--member I]   # PNG figures
 //
 // Exit codes: 0 every member succeeded; 1 some member failed (results still written); 2 bad study file,
 // command line or checkpoint (nothing written); 3 the results could not be written (nothing
@@ -371,8 +371,10 @@ int main(int argc, char** argv) {
   CLI::App* plot_cmd = app.add_subcommand("plot", "PNG figures of a results file (matplotlib)");
   plot_cmd->add_option("results", results, "OUT_DIR/results.h5")->required();
   plot_cmd->add_option("-o,--output", plot_dir, "directory for the figures (default: beside the results)");
-  plot_cmd->add_option("--outputs", plot_outputs, "outputs to draw over time, e.g. q0,v1,lambda0 (default: q0..q3)");
-  plot_cmd->add_option("--quantity", plot_quantity, "the final quantity of a 2-D grid's heat map, e.g. q3, v0, steps");
+  plot_cmd->add_option("--outputs", plot_outputs,
+                       "outputs to draw over time by the model's coordinate names, e.g. x2,v.y2 (a position, a "
+                       "velocity), or by index, e.g. q0,v1,lambda0 (default: the first four positions)");
+  plot_cmd->add_option("--quantity", plot_quantity, "the final quantity of a 2-D grid's heat map, e.g. y2, v.x1, steps");
   plot_cmd->add_option("--member", plot_member, "the member whose Lyapunov spectrum is drawn (default: the first that succeeded)")
       ->check(CLI::NonNegativeNumber);
 

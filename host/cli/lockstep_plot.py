@@ -1,22 +1,30 @@
 #!/usr/bin/python3
 """lockstep_plot.py — PNG plots of a lockstep results file (the `lockstep plot` command).
 
-    lockstep_plot.py RESULTS.h5 [-o DIR] [--outputs q0,q1,...] [--quantity q3] [--member I]
+    lockstep_plot.py RESULTS.h5 [-o DIR] [--outputs xb,v.yb,...] [--quantity yb] [--member I]
+
+Outputs are named as the model names its coordinates (the root attribute coordinate_names): a
+coordinate's name is its position (yb), v.<name> its velocity (v.yb), and q.<name> its position too.
+A coordinate the model does not name, or whose name would be ambiguous, is named q<j> as in
+members.csv (coordinate_columns below, by the rule of host/io/members_csv.hpp). Index names are
+aliases throughout: q<j>, v<j> (position and velocity of coordinate j), lambda<j>, mu<j>, nu<j> (the
+multipliers, which have index names only). Figures, titles and axes carry the names (band_yb.png,
+band_v.yb.png); a file without coordinate_names is read with index names only.
 
 Writes into DIR (default: the directory of RESULTS.h5) and prints the path of every file written:
 
-  band_<out>.png      for each output (q<j>, v<j>, lambda<j>, mu<j>, nu<j>; default q0..q3): the mean
-                      over members against t, the 5-95 % quantile band shaded, the 25-75 % band darker
-                      and the median dashed, from /statistics (quantile groups are found by their
+  band_<out>.png      for each output (default: the first four coordinates' positions): the mean over
+                      members against t, the 5-95 % quantile band shaded, the 25-75 % band darker and
+                      the median dashed, from /statistics (quantile groups are found by their
                       `probability` attribute, whatever their names). Without statistics for that
                       output the same is computed from the stored trajectories, when they are small.
-  hist_<out>.png      for each q or v output: a histogram of its final value (/members/final_q,
-                      /members/final_v) over the members that succeeded.
+  hist_<out>.png      for each position or velocity output: a histogram of its final value
+                      (/members/final_q, /members/final_v) over the members that succeeded.
   heatmap_<qty>.png   for a pure 2-D grid study (two grid dimensions and no other varied input): a final
                       quantity over the grid, axes labelled with the varied inputs' names. --quantity is
-                      q<j> or v<j> (final value; failed members left blank) or the name of any
-                      one-dimensional /members dataset (steps, rejected, final_h, max_phi, status, ...);
-                      default: the last q component.
+                      a position or velocity (final value; failed members left blank) or the name of
+                      any one-dimensional /members dataset (steps, rejected, final_h, max_phi, status,
+                      ...); default: the last coordinate's position.
   status.png          when any member did not succeed: how many members ended with each status.
 
 With /lyapunov (a study with a [lyapunov] section; host/io/results_h5.hpp):
@@ -36,6 +44,7 @@ message on stderr.
 """
 
 import argparse
+import difflib
 import os
 import re
 import sys
@@ -49,6 +58,15 @@ DEFAULT_OUTPUTS = 4
 # Beyond this many values, bands are not recomputed from trajectories (it would read them all).
 MAX_TRAJECTORY_VALUES = 50_000_000
 OUTPUT_PATTERN = re.compile(r"^(q|v|lambda|mu|nu)(\d+)$")
+# The datasets of /members and the other columns of members.csv, whose names a coordinate's name may
+# not take (host/io/members_csv.hpp, coordinate_columns; host/io/results_h5.hpp lists the datasets).
+MEMBER_DATASETS = ("status", "steps", "rejected", "newton_iterations", "newton_failures", "jacobian_evaluations",
+                   "lu_factorizations", "model_evaluations", "projections", "dropped_rows", "rank_changes", "final_t",
+                   "final_h", "max_phi", "max_velocity_residual", "init_q_correction", "init_v_correction",
+                   "max_projection_q", "max_projection_v", "max_dropped_phi", "final_q", "final_v", "inputs")
+OTHER_COLUMNS = ("member", "lyapunov_status", "lyapunov_t_start", "lyapunov_t_end")
+LYAPUNOV_COLUMN = re.compile(r"^lambda_\d+$")
+UNSPEAKABLE = re.compile(r"[,.\"'\s]")  # --outputs separates names by commas; v.<name> is a velocity
 
 
 class PlotError(Exception):
@@ -112,29 +130,91 @@ def sizes(f):
     return n, m, k
 
 
-def parse_outputs(text, n, m, k):
+def coordinate_columns(names, n, varied):
+    """The name of each coordinate: the model's (names), else q<j>, by members.csv's rule
+    (host/io/members_csv.hpp, coordinate_columns): q<j> where the name is empty, shared with another
+    coordinate, the name of another column of members.csv or of a /members dataset, another entry's
+    index name, or holds a comma, period, quote or white space."""
+    names = list(names) if len(names) == n else []
+    columns = []
+    for j in range(n):
+        name = names[j] if names else ""
+        alias = OUTPUT_PATTERN.match(name) is not None and name != f"q{j}"
+        taken = name in MEMBER_DATASETS or name in OTHER_COLUMNS or LYAPUNOV_COLUMN.match(name) or name in varied
+        usable = name and not alias and not taken and not UNSPEAKABLE.search(name) and names.count(name) == 1
+        columns.append(name if usable else f"q{j}")
+    return columns
+
+
+def closest(word, candidates):
+    """The candidate closest to word for a "did you mean" hint, or None (as lockstep's other hints)."""
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+    if not close:
+        close = [c for c in candidates if c.lower() == word.lower()][:1]
+    return close[0] if close else None
+
+
+class Names:
+    """The outputs of a results file by name: (variable, index) of q, v, lambda, mu, nu and back."""
+
+    def __init__(self, f, n, m, k):
+        inputs = as_texts(f["members/inputs"].attrs.get("names")) if "members/inputs" in f else []
+        self.columns = coordinate_columns(as_texts(f.attrs.get("coordinate_names")), n, inputs)
+        self.width = {"q": n, "v": n, "lambda": m, "mu": m, "nu": k}
+
+    def label(self, variable, index):
+        """The output's name: a position by its coordinate's name, a velocity as v.<name>."""
+        if variable == "q":
+            return self.columns[index]
+        if variable == "v" and self.columns[index] != f"q{index}":
+            return f"v.{self.columns[index]}"
+        return f"{variable}{index}"
+
+    def all_labels(self):
+        return [self.label(variable, j) for variable in ("q", "v", "lambda", "mu", "nu") for j in range(self.width[variable])]
+
+    def resolve(self, text, option):
+        """(variable, index) of an output name or alias; None when text names no output."""
+        for prefix, variable in (("", "q"), ("q.", "q"), ("v.", "v")):
+            if text.startswith(prefix) and text[len(prefix):] in self.columns:
+                return variable, self.columns.index(text[len(prefix):])
+        match = OUTPUT_PATTERN.match(text)
+        if not match:
+            return None
+        variable, index = match.group(1), int(match.group(2))
+        if index >= self.width[variable]:
+            raise PlotError(f"{option}: '{text}' is out of range (the model has {self.width[variable]} {variable} components)")
+        return variable, index
+
+    def unknown(self, text, option, datasets=()):
+        """The error for a name that is no output (nor one of datasets): the closest name, and every valid
+        one."""
+        best = closest(text, self.all_labels() + list(datasets))
+        listed = [("positions", "q"), ("velocities", "v"), ("lambda", "lambda"), ("mu", "mu"), ("nu", "nu")]
+        groups = [f"{what}: {', '.join(self.label(v, j) for j in range(self.width[v]))}"
+                  for what, v in listed if self.width[v] > 0]
+        if datasets:
+            groups.append(f"/members: {', '.join(datasets)}")
+        what = "an output of this model" + (" nor one of /members" if datasets else "")
+        hint = f"; did you mean '{best}'?" if best else ""
+        return PlotError(f"{option}: '{text}' is not {what}{hint} ({'; '.join(groups)}; aliases: q<j>, v<j>, q.<name>)")
+
+
+def parse_outputs(text, names):
     if text is None:
-        return [f"q{j}" for j in range(min(n, DEFAULT_OUTPUTS))]
-    width = {"q": n, "v": n, "lambda": m, "mu": m, "nu": k}
+        return [("q", j) for j in range(min(names.width["q"], DEFAULT_OUTPUTS))]
     outputs = []
     for item in (s.strip() for s in text.split(",")):
         if not item:
             continue
-        match = OUTPUT_PATTERN.match(item)
-        if not match:
-            raise PlotError(f"--outputs: '{item}' is not one of q<j>, v<j>, lambda<j>, mu<j>, nu<j>")
-        variable, index = match.group(1), int(match.group(2))
-        if index >= width[variable]:
-            raise PlotError(f"--outputs: '{item}' is out of range (the model has {width[variable]} {variable} components)")
-        outputs.append(item)
+        output = names.resolve(item, "--outputs")
+        if output is None:
+            raise names.unknown(item, "--outputs")
+        if output not in outputs:  # a name and its alias are one output, one figure
+            outputs.append(output)
     if not outputs:
         raise PlotError("--outputs: no outputs named")
     return outputs
-
-
-def split_output(name):
-    match = OUTPUT_PATTERN.match(name)
-    return match.group(1), int(match.group(2))
 
 
 def statistic_series(np, f, variable, index):
@@ -183,8 +263,8 @@ def save(fig, directory, name, written):
     written.append(path)
 
 
-def band_plot(np, plt, f, output, directory, written):
-    variable, index = split_output(output)
+def band_plot(np, plt, f, names, variable, index, directory, written):
+    output = names.label(variable, index)
     t = np.asarray(f["t"][:], dtype=float)
     if t.size == 0:
         print(f"lockstep plot: no save times, no band plot for {output}", file=sys.stderr)
@@ -216,8 +296,8 @@ def band_plot(np, plt, f, output, directory, written):
     plt.close(fig)
 
 
-def histogram(np, plt, f, output, status, directory, written):
-    variable, index = split_output(output)
+def histogram(np, plt, f, names, variable, index, status, directory, written):
+    output = names.label(variable, index)
     dataset = {"q": "members/final_q", "v": "members/final_v"}.get(variable)
     if dataset is None or dataset not in f:
         return
@@ -249,20 +329,26 @@ def grid_description(np, f):
     return names, dims, shape
 
 
-def final_quantity(np, f, quantity, n, status):
-    match = OUTPUT_PATTERN.match(quantity)
-    if match and match.group(1) in ("q", "v"):
-        index = int(match.group(2))
-        if index >= n:
-            raise PlotError(f"--quantity: '{quantity}' is out of range (the model has {n} {match.group(1)} components)")
-        values = np.asarray(f[f"members/final_{match.group(1)}"][:, index], dtype=float)
+def quantity_label(names, quantity):
+    """The canonical name of a --quantity: a position or velocity's name, else the dataset's."""
+    output = names.resolve(quantity, "--quantity")
+    return names.label(*output) if output is not None else quantity
+
+
+def final_quantity(np, f, quantity, names, status):
+    output = names.resolve(quantity, "--quantity")
+    if output is not None and output[0] in ("q", "v"):
+        values = np.asarray(f[f"members/final_{output[0]}"][:, output[1]], dtype=float)
         return np.where(status == SUCCESS, values, np.nan)
+    if output is not None:
+        raise PlotError(f"--quantity: '{quantity}' has no final value per member; name a position, a velocity or "
+                        "a /members dataset")
     path = f"members/{quantity}"
     if "/" in quantity or path not in f or not hasattr(f[path], "shape"):
         available = sorted(name for name, d in f["members"].items() if hasattr(d, "shape") and len(d.shape) == 1)
-        raise PlotError(f"--quantity: '{quantity}' is neither q<j>, v<j> nor one of /members: {', '.join(available)}")
+        raise names.unknown(quantity, "--quantity", available)
     if len(f[path].shape) != 1:
-        raise PlotError(f"--quantity: /members/{quantity} has one value per component; name a component (q<j>, v<j>)")
+        raise PlotError(f"--quantity: /members/{quantity} has one value per coordinate; name a position or velocity")
     return np.asarray(f[path][:], dtype=float)
 
 
@@ -283,13 +369,14 @@ def is_2d_grid(np, f, members):
     return len(dims) == 2 and len(names) == 2 and len(shape) == 2 and shape[0] * shape[1] == members
 
 
-def heat_map(np, plt, f, quantity, n, status, directory, written, explicit):
+def heat_map(np, plt, f, quantity, names, status, directory, written, explicit):
     if not is_2d_grid(np, f, status.size):
         if explicit:
             print("lockstep plot: --quantity: no heat map, the study is not a pure 2-D grid", file=sys.stderr)
         return
-    values = final_quantity(np, f, quantity, n, status)
-    grid_heat_map(np, plt, f, values, quantity, f"final {quantity}", f"heatmap_{quantity}.png", directory, written)
+    values = final_quantity(np, f, quantity, names, status)
+    label = quantity_label(names, quantity)
+    grid_heat_map(np, plt, f, values, label, f"final {label}", f"heatmap_{label}.png", directory, written)
 
 
 def grid_heat_map(np, plt, f, values, label, title, filename, directory, written):
@@ -433,12 +520,13 @@ def run(args):
     directory = args.output_dir or os.path.dirname(os.path.abspath(args.results))
     with open_results(h5py, args.results) as f:
         n, m, k = sizes(f)
-        outputs = parse_outputs(args.outputs, n, m, k)
+        names = Names(f, n, m, k)
+        outputs = parse_outputs(args.outputs, names)
         status = np.asarray(f["members/status"][:], dtype=np.int64)
-        quantity = args.quantity or (f"q{n - 1}" if n > 0 else "steps")
+        quantity = args.quantity or (names.label("q", n - 1) if n > 0 else "steps")
         # Check --quantity before drawing anything, so a typo costs no time.
         if args.quantity is not None:
-            final_quantity(np, f, quantity, n, status)
+            final_quantity(np, f, quantity, names, status)
         if args.member is not None:
             if "lyapunov" not in f:
                 raise PlotError("--member: the results have no /lyapunov (the study had no [lyapunov] section)")
@@ -449,11 +537,11 @@ def run(args):
             raise PlotError(f"cannot create {directory}: {e.strerror}") from None
         written = []
         try:
-            for output in outputs:
-                band_plot(np, plt, f, output, directory, written)
-            for output in outputs:
-                histogram(np, plt, f, output, status, directory, written)
-            heat_map(np, plt, f, quantity, n, status, directory, written, args.quantity is not None)
+            for variable, index in outputs:
+                band_plot(np, plt, f, names, variable, index, directory, written)
+            for variable, index in outputs:
+                histogram(np, plt, f, names, variable, index, status, directory, written)
+            heat_map(np, plt, f, quantity, names, status, directory, written, args.quantity is not None)
             status_chart(np, plt, f, status, directory, written)
             lyapunov_plots(np, plt, f, args.member, directory, written)
         except OSError as e:
@@ -467,8 +555,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="lockstep plot", description="PNG plots of a lockstep results file.")
     parser.add_argument("results", help="results.h5 written by `lockstep run`")
     parser.add_argument("-o", "--output-dir", help="where to write the PNGs (default: beside the results file)")
-    parser.add_argument("--outputs", help="comma-separated outputs: q<j>, v<j>, lambda<j>, mu<j>, nu<j> (default: q0..q3)")
-    parser.add_argument("--quantity", help="heat-map quantity for 2-D grids: q<j>, v<j>, steps or any /members dataset")
+    parser.add_argument("--outputs", help="comma-separated outputs: a coordinate's name (its position), v.<name> (its "
+                        "velocity); aliases q<j>, v<j>, lambda<j>, mu<j>, nu<j> (default: the first four positions)")
+    parser.add_argument("--quantity", help="heat-map quantity for 2-D grids: a position or velocity as in --outputs, "
+                        "steps or any /members dataset (default: the last position)")
     parser.add_argument("--member", type=int, help="the member whose Lyapunov spectrum is drawn (default: the first that succeeded)")
     args = parser.parse_args(argv)
     try:

@@ -1,10 +1,13 @@
 // host/io/members_csv.cpp — members.csv (members_csv.hpp).
 #include "host/io/members_csv.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace lockstep::io {
 
@@ -40,7 +43,43 @@ void append_integer(std::string& out, long x) {
   out.append(buffer, r.ptr);
 }
 
+// "<prefix><digits>", e.g. q12 or lambda_3 (prefix "lambda_").
+bool is_indexed(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix) || name.size() == prefix.size()) return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// A name another column of members.csv or a dataset of /members has (coordinate_columns).
+bool names_another_column(std::string_view name, const results_layout& layout) {
+  for (std::string_view other : {"member", "status", "final_q", "final_v", "inputs", "lyapunov_status",
+                                 "lyapunov_t_start", "lyapunov_t_end"})
+    if (name == other) return true;
+  for (std::string_view other : member_integer_datasets)
+    if (name == other) return true;
+  for (std::string_view other : member_real_datasets)
+    if (name == other) return true;
+  return is_indexed(name, "lambda_") ||
+         std::find(layout.varied_names.begin(), layout.varied_names.end(), name) != layout.varied_names.end();
+}
+
 }  // namespace
+
+std::vector<std::string> coordinate_columns(const results_layout& layout) {
+  const auto& names = layout.coordinate_names;
+  std::vector<std::string> columns;
+  for (int j = 0; j < layout.n; ++j) {
+    std::string index = "q";
+    index += std::to_string(j);  // not "q" + to_string(j): GCC 12 warns of an overlap there (-Wrestrict)
+    const std::string name = static_cast<std::size_t>(j) < names.size() ? names[static_cast<std::size_t>(j)] : "";
+    const bool alias = name != index && (is_indexed(name, "q") || is_indexed(name, "v") || is_indexed(name, "lambda") ||
+                                         is_indexed(name, "mu") || is_indexed(name, "nu"));
+    const bool usable = !name.empty() && name.find_first_of(",.\"' \t\r\n") == std::string::npos && !alias &&
+                        std::count(names.begin(), names.end(), name) == 1 && !names_another_column(name, layout);
+    columns.push_back(usable ? name : std::move(index));
+  }
+  return columns;
+}
 
 members_csv_writer::members_csv_writer(std::filesystem::path final_path, const results_layout& layout)
     : layout_(layout), file_(std::move(final_path), "members file") {
@@ -50,7 +89,10 @@ members_csv_writer::members_csv_writer(std::filesystem::path final_path, const r
     append_field(header, name);
   }
   header += ",status,steps,final_t";
-  for (int j = 0; j < layout_.n; ++j) header += ",q" + std::to_string(j);
+  for (const std::string& column : coordinate_columns(layout_)) {
+    header += ',';
+    append_field(header, column);
+  }
   if (layout_.lyapunov.exponents > 0) {
     header += ",lyapunov_status";
     for (int j = 1; j <= layout_.lyapunov.exponents; ++j) header += ",lambda_" + std::to_string(j);

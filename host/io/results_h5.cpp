@@ -683,11 +683,9 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
     w.strings_attribute(w.dataset("/members/status"), "names", names);
   }
   const std::int64_t counter_fill = -1;
-  for (const char* name : {"steps", "rejected", "newton_iterations", "newton_failures", "jacobian_evaluations",
-                           "lu_factorizations", "model_evaluations", "projections", "dropped_rows", "rank_changes"})
+  for (const char* name : member_integer_datasets)
     w.create_dataset(mg, std::string("/members/") + name, name, H5T_STD_I64LE, sizeof(std::int64_t), {N}, true, &counter_fill);
-  for (const char* name : {"final_t", "final_h", "max_phi", "max_velocity_residual", "init_q_correction", "init_v_correction",
-                           "max_projection_q", "max_projection_v", "max_dropped_phi"})
+  for (const char* name : member_real_datasets)
     w.create_dataset(mg, std::string("/members/") + name, name, H5T_IEEE_F64LE, sizeof(double), {N}, true, &nan);
   w.create_dataset(mg, "/members/final_q", "final_q", H5T_IEEE_F64LE, sizeof(double), {N, hs(l.n)}, true, &nan);
   w.create_dataset(mg, "/members/final_v", "final_v", H5T_IEEE_F64LE, sizeof(double), {N, hs(l.n)}, true, &nan);

@@ -24,6 +24,7 @@
 // Not thread-safe: one thread owns a writer.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -50,6 +51,16 @@ inline constexpr std::int64_t results_format_version = 1;
 // Throws io_error naming the file otherwise: missing, not HDF5, not a lockstep results file, or of
 // another version ("results format version 2 ...; this lockstep reads version 1").
 void check_results_file(const std::filesystem::path& path);
+
+// The one-value-per-member datasets of /members besides status: the int64 counters and the float64
+// values (docs/RESULTS-FORMAT.md). members.csv keeps its coordinate columns apart from these names
+// (coordinate_columns, members_csv.hpp), which `lockstep plot --quantity` also takes.
+inline constexpr std::array<const char*, 10> member_integer_datasets = {
+    "steps", "rejected", "newton_iterations", "newton_failures", "jacobian_evaluations",
+    "lu_factorizations", "model_evaluations", "projections", "dropped_rows", "rank_changes"};
+inline constexpr std::array<const char*, 9> member_real_datasets = {
+    "final_t", "final_h", "max_phi", "max_velocity_residual", "init_q_correction", "init_v_correction",
+    "max_projection_q", "max_projection_v", "max_dropped_phi"};
 
 // The /lyapunov group (exponents = 0: none).
 struct lyapunov_layout {

@@ -208,9 +208,9 @@ TEST_F(PendulumMixedStudy, MembersCsvHasOneRowPerMemberEqualToResults) {
   // Act
   const csv_table csv = read_csv(out() / "members.csv");
 
-  // Assert
+  // Assert: the coordinates' columns carry the model's names of them (models::pendulum: x, y).
   EXPECT_EQ(csv.header, (std::vector<std::string>{"member", "params.m", "initial.theta0", "initial.omega0", "status",
-                                                  "steps", "final_t", "q0", "q1"}));
+                                                  "steps", "final_t", "x", "y"}));
   ASSERT_EQ(csv.rows.size(), 36u);
   for (std::size_t i = 0; i < 36; ++i) {
     const auto& row = csv.rows[i];

@@ -3,7 +3,9 @@
 
 Writes sample results with write_sample_results (a 6 x 5 grid study, two failed members), runs the
 plot script on them and checks that it writes exactly the expected PNGs, each a readable non-empty
-image; then checks the variants (no grid, no trajectories, no statistics), the error exits (missing
+image; then checks the variants (no grid, no trajectories, no statistics), outputs named by the model's
+coordinate names (members.csv's columns and the figures alike, with index names as aliases, the index
+name where a name would be ambiguous, a "did you mean" for a near miss), the error exits (missing
 file, a file that is not HDF5, an HDF5 file that is not a lockstep results file, another results
 format version, unknown output or quantity: exit status 2 with a message) and that the writer's fault-injection variable
 LOCKSTEP_IO_FAIL_AFTER_BYTES makes it fail naming the file and leave no results.h5 behind.
@@ -53,7 +55,8 @@ def check_images(result, directory, expected, what, others=()):
     printed = [line for line in result.stdout.splitlines() if line]
     want = sorted(os.path.join(directory, name) for name in expected)
     check(sorted(printed) == want, f"{what}: printed {sorted(printed)}, expected {want}")
-    check(sorted(os.listdir(directory)) == sorted([*expected, *others]), f"{what}: directory holds {sorted(os.listdir(directory))}")
+    held = sorted(os.listdir(directory)) if os.path.isdir(directory) else []
+    check(held == sorted([*expected, *others]), f"{what}: directory holds {held}")
     for path in want:
         if not os.path.exists(path):
             continue
@@ -105,6 +108,37 @@ def main():
     check_images(plot(args.script, os.path.join(out, "results.h5"), "--outputs", "v0,lambda0,mu0", "--quantity", "steps"), out,
                  ["band_v0.png", "band_lambda0.png", "band_mu0.png", "hist_v0.png", "heatmap_steps.png", "status.png"],
                  "chosen outputs", others=["results.h5", "members.csv"])
+
+    # Coordinates the model names: members.csv's columns, the default figures, --outputs and --quantity
+    # by name (a position by its name, a velocity as v.<name>) and by index name (an alias: the figure
+    # carries the name).
+    named = sample("named", "--coordinate-names", "xb,yb")
+    with open(os.path.join(os.path.dirname(named), "members.csv")) as f:
+        header = f.readline().strip()
+    check(header == "member,params.omega,initial.amplitude,status,steps,final_t,xb,yb", f"named members.csv: {header!r}")
+    out = os.path.join(args.workdir, "named_plots")
+    check_images(plot(args.script, named, "-o", out), out,
+                 ["band_xb.png", "band_yb.png", "hist_xb.png", "hist_yb.png", "heatmap_yb.png", "status.png"], "named")
+    out = os.path.join(args.workdir, "named_chosen_plots")
+    check_images(plot(args.script, named, "-o", out, "--outputs", "yb,v.xb,q0,q.yb", "--quantity", "v.yb"), out,
+                 ["band_yb.png", "band_v.xb.png", "band_xb.png", "hist_yb.png", "hist_v.xb.png", "hist_xb.png",
+                  "heatmap_v.yb.png", "status.png"], "named, chosen")
+    out = os.path.join(args.workdir, "named_alias_plots")
+    check_images(plot(args.script, named, "-o", out, "--outputs", "v1", "--quantity", "q1"), out,
+                 ["band_v.yb.png", "hist_v.yb.png", "heatmap_yb.png", "status.png"], "named, by index names")
+    check_error(plot(args.script, named, "--quantity", "ybb"), "named, near miss", "'ybb'", "did you mean 'yb'?",
+                "positions: xb, yb", "velocities: v.xb, v.yb")
+    check_error(plot(args.script, named, "--outputs", "xb,zz"), "named, unknown output", "'zz'", "positions: xb, yb")
+    # A name that is another column's (steps) falls back to its index name in members.csv and the figures
+    # alike; --quantity steps is the counter.
+    clash = sample("named_clash", "--coordinate-names", "xb,steps")
+    with open(os.path.join(os.path.dirname(clash), "members.csv")) as f:
+        header = f.readline().strip()
+    check(header == "member,params.omega,initial.amplitude,status,steps,final_t,xb,q1", f"clashing members.csv: {header!r}")
+    out = os.path.join(args.workdir, "named_clash_plots")
+    check_images(plot(args.script, clash, "-o", out, "--quantity", "steps"), out,
+                 ["band_xb.png", "band_q1.png", "hist_xb.png", "hist_q1.png", "heatmap_steps.png", "status.png"],
+                 "named, a clash")
 
     # A Monte Carlo-like file (no grid) keeping statistics only: no heat map; empty grid attributes.
     monte_carlo = sample("monte_carlo", "--no-grid", "--no-trajectories")

@@ -928,6 +928,48 @@ TEST(MembersCsv, WritesAHeaderAndOneRowPerMemberInMemberOrder) {
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"members.csv"}));
 }
 
+TEST(MembersCsv, NamesTheCoordinateColumnsAsTheModelNamesItsCoordinates) {
+  // Arrange
+  scratch_dir dir;
+  sample s = csv_sample();
+  s.layout.coordinate_names = {"xb", "yb"};
+
+  // Act
+  {
+    io::members_csv_writer w(dir / "members.csv", s.layout);
+    w.write_members(s.block(0, 3));
+    w.commit();
+  }
+
+  // Assert
+  const std::string text = read_text(dir / "members.csv");
+  EXPECT_EQ(text.substr(0, text.find('\n')), "member,params.L,\"initial.theta, degrees\",status,steps,final_t,xb,yb");
+}
+
+TEST(MembersCsv, NamesACoordinateByItsIndexWhereItsNameWouldBeAmbiguous) {
+  // Arrange: names of other columns and /members datasets, a duplicate, index names of other entries,
+  // a varied input's name, characters the plot's --outputs cannot carry, an empty name.
+  io::results_layout layout;
+  layout.varied_names = {"gamma"};
+  layout.coordinate_names = {"x",  "steps", "final_t", "member", "q0",       "y",   "y",  "lambda_1", "v.w",
+                             "q9", "v0",    "mu2",     "gamma",  "rejected", "a b", "",   "q16",      "theta"};
+  layout.n = static_cast<int>(layout.coordinate_names.size());
+
+  // Act
+  const std::vector<std::string> columns = io::coordinate_columns(layout);
+
+  // Assert: every ambiguous name falls back to q<j>; q16 is coordinate 16's own index name.
+  EXPECT_EQ(columns, (std::vector<std::string>{"x", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "q9", "q10", "q11",
+                                               "q12", "q13", "q14", "q15", "q16", "theta"}));
+}
+
+TEST(MembersCsv, NamesCoordinatesByIndexWhenTheModelGivesNoNames) {
+  io::results_layout layout;
+  layout.n = 3;
+
+  EXPECT_EQ(io::coordinate_columns(layout), (std::vector<std::string>{"q0", "q1", "q2"}));
+}
+
 TEST(MembersCsv, RejectsBlocksOutOfMemberOrder) {
   scratch_dir dir;
   const sample s = csv_sample();

@@ -1,7 +1,8 @@
-// write_sample_results OUT_DIR [--no-grid] [--no-trajectories] [--no-statistics] — writes
-// OUT_DIR/results.h5 and OUT_DIR/members.csv for a small made-up 2-D grid study, through the results
-// writers, for the plot script's test (tests/io/check_plot.py). The flags leave out the grid
-// description (as for a Monte Carlo study), the trajectories, or the statistics.
+// write_sample_results OUT_DIR [--no-grid] [--no-trajectories] [--no-statistics] [--coordinate-names A,B]
+// — writes OUT_DIR/results.h5 and OUT_DIR/members.csv for a small made-up 2-D grid study, through the
+// results writers, for the plot script's test (tests/io/check_plot.py). The flags leave out the grid
+// description (as for a Monte Carlo study), the trajectories, or the statistics, or name the two
+// coordinates (else the model names none, as a C++ header model may).
 //
 // The "model" is a point on a circle, q = A (sin wt, -cos wt), on a 6 x 5 grid of
 // (params.omega, initial.amplitude): no solver is involved, the values only have to be plausible
@@ -55,9 +56,15 @@ double quantile(const std::vector<double>& sorted, double p) {
 
 int main(int argc, char** argv) {
   bool grid = true, trajectories = true, statistics = true, usage_error = argc < 2;
+  std::vector<std::string> coordinate_names;
   for (int a = 2; a < argc; ++a) {
     const std::string flag = argv[a];
-    if (flag == "--no-grid") {
+    if (flag == "--coordinate-names" && a + 1 < argc) {
+      const std::string list = argv[++a];
+      const std::size_t comma = list.find(',');
+      if (comma == std::string::npos) usage_error = true;
+      else coordinate_names = {list.substr(0, comma), list.substr(comma + 1)};
+    } else if (flag == "--no-grid") {
       grid = false;
     } else if (flag == "--no-trajectories") {
       trajectories = false;
@@ -68,7 +75,8 @@ int main(int argc, char** argv) {
     }
   }
   if (usage_error) {
-    std::cerr << "usage: write_sample_results OUT_DIR [--no-grid] [--no-trajectories] [--no-statistics]\n";
+    std::cerr << "usage: write_sample_results OUT_DIR [--no-grid] [--no-trajectories] [--no-statistics] "
+                 "[--coordinate-names A,B]\n";
     return 2;
   }
   const std::string out = argv[1];
@@ -78,6 +86,7 @@ int main(int argc, char** argv) {
   layout.model = "sample_circle";
   layout.n = n;
   layout.m = m;
+  layout.coordinate_names = coordinate_names;
   layout.has_mu = true;
   layout.trajectories = trajectories;
   layout.varied_names = {"params.omega", "initial.amplitude"};
