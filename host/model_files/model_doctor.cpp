@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string>
+#include <string_view>
 
 #include "lockstep/core/status.hpp"
 #include "lockstep/formulation/constraint_rank.hpp"
@@ -265,10 +267,19 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
         for (int i = 0; i < J.rows(); ++i) compare(J(i, j), (rp(i) - rm(i)) / (xp(j) - xm(j)), scale, entry_name(i, j));
       }
     };
-    check_columns(e.G, true, [](const equations& x) { return x.phi; },
-                  [](int i, int j) { return "dPhi[" + std::to_string(i) + "]/dq[" + std::to_string(j) + "]"; });
-    check_columns(e.A, false, [](const equations& x) { return x.velocity_residual; },
-                  [](int i, int j) { return "A[" + std::to_string(i) + "][" + std::to_string(j) + "]"; });
+    // Column j belongs to coordinate j: " (x2)" names it where the model does (its engine says q<j> otherwise).
+    const auto coordinate = [&model](int j) {
+      const std::string_view name = model.coordinate_names()[static_cast<std::size_t>(j)];
+      std::string named;
+      if (!name.starts_with('q') || name.substr(1) != std::to_string(j)) named.append(" (").append(name).append(")");
+      return named;
+    };
+    check_columns(e.G, true, [](const equations& x) { return x.phi; }, [&](int i, int j) {
+      return "dPhi[" + std::to_string(i) + "]/dq[" + std::to_string(j) + "]" + coordinate(j);
+    });
+    check_columns(e.A, false, [](const equations& x) { return x.velocity_residual; }, [&](int i, int j) {
+      return "A[" + std::to_string(i) + "][" + std::to_string(j) + "]" + coordinate(j);
+    });
     if (m > 0) {
       const double ht = cbrt_eps;
       const equations ep = evaluate(model, p, t0 + ht, q, v), em = evaluate(model, p, t0 - ht, q, v);

@@ -552,9 +552,9 @@ def case_doctor(ctx):
         check(abs(lam[:, 2] - 2.0 * lam[:, 0]).max() < scale and abs(lam[:, 0]).max() > 1.0,
               f"the minimum-norm multipliers split the force 1 : 2:\n{lam}")
     r = ctx.run("check", ctx.header("lost_derivative.hpp"), expect=1)
-    check(re.search(r"DEFECT\s+derivatives\s+a derivative disagrees with central differences .*dPhi\[0\]/dq\[0\]: "
+    check(re.search(r"DEFECT\s+derivatives\s+a derivative disagrees with central differences .*dPhi\[0\]/dq\[0\] \(x\): "
                     r"automatic differentiation gives 0, central differences 0\.6", r.stdout),
-          f"a derivative cut by a plain double must be named:\n{r.stdout}")
+          f"a derivative cut by a plain double must be named, with its coordinate:\n{r.stdout}")
 
 
 def case_mpi(ctx):

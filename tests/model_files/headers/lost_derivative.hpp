@@ -1,6 +1,6 @@
 // tests/model_files/headers/lost_derivative.hpp — a pendulum whose constraint passes x through a plain
 // double (value_of), a common way to cut automatic differentiation: dPhi/dx comes out 0 where it is x.
-// `lockstep check` must report the derivative against central differences.
+// `lockstep check` must report the derivative against central differences, naming the coordinate.
 #pragma once
 
 #include "lockstep/model/concept.hpp"
@@ -8,6 +8,7 @@
 struct pendulum_with_a_double {
   static constexpr const char* name = "pendulum_with_a_double";
   static constexpr int n = 2, m = 1, k = 0;
+  static constexpr const char* coordinate_names[n] = {"x", "y"};
   static constexpr int n_params = 1;
   static constexpr lockstep::named_value params[n_params] = {{"L", 1.0, "rod length [m]"}};
   static constexpr int n_inputs = 0;
