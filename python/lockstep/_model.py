@@ -132,14 +132,15 @@ class Model:
         (default, description, unit)}; initial_q, initial_v: {coordinate: expression in the inputs
         and parameters} (missing entries are 0); time: the Symbol of t, if the expressions use it.
         Only M, Q and Phi are written: every derivative comes from automatic differentiation.
-        """
-        from . import _sympy
 
-        text = _sympy.equations_text(name, coordinates=coordinates, velocities=velocities, mass=mass, force=force,
-                                     parameters=parameters, constraints=constraints, nonholonomic=nonholonomic,
-                                     time=time, inputs=inputs, initial_q=initial_q, initial_v=initial_v,
-                                     description=description)
-        return model(_sympy.write_equations_file(text), quiet=quiet)
+        A model the equations generator or the compiler refuses raises ValueError at the caller's line,
+        naming what the user gave for each place it refers to: "FILE:LINE: from_sympy model 'NAME',
+        force for coordinate xb = <expression>: error: ...", then the generated equations file.
+        """
+        return _from_sympy(name, dict(coordinates=coordinates, velocities=velocities, mass=mass, force=force,
+                                      parameters=parameters, constraints=constraints, nonholonomic=nonholonomic,
+                                      time=time, inputs=inputs, initial_q=initial_q, initial_v=initial_v,
+                                      description=description), quiet)
 
     @classmethod
     def from_lagranges_method(cls, name, method, *, parameters, inputs=None, initial_q=None, initial_v=None,
@@ -187,17 +188,37 @@ class Model:
                 out[by_name[key_name]] = to_plain(expr)
             return out
 
-        return cls.from_sympy(name, coordinates=coordinates, velocities=velocities,
-                              mass=method.mass_matrix[:, :n].applyfunc(to_plain),
-                              force=[to_plain(f) for f in method.forcing], parameters=parameters,
-                              constraints=[to_plain(c) for c in holonomic],
-                              nonholonomic=[to_plain(c) for c in nonholonomic], time=t, inputs=inputs,
-                              initial_q=keyed(initial_q), initial_v=keyed(initial_v), description=description,
-                              quiet=quiet)
+        # Messages show the expressions as the LagrangesMethod holds them, in q(t) and q'(t).
+        display = {plain_symbol: original for original, plain_symbol in plain.items()}
+        return _from_sympy(name, dict(coordinates=coordinates, velocities=velocities,
+                                      mass=method.mass_matrix[:, :n].applyfunc(to_plain),
+                                      force=[to_plain(f) for f in method.forcing], parameters=parameters,
+                                      constraints=[to_plain(c) for c in holonomic],
+                                      nonholonomic=[to_plain(c) for c in nonholonomic], time=t, inputs=inputs,
+                                      initial_q=keyed(initial_q), initial_v=keyed(initial_v),
+                                      description=description), quiet, display, "from_lagranges_method")
 
     def __repr__(self):
         return f"<lockstep.Model {self.name!r}: n={self.n}, m={self.m}, k={self.k}, " \
                f"{len(self.parameters)} parameters, {len(self.inputs)} initial inputs>"
+
+
+def _from_sympy(name, equations, quiet, display=None, api="from_sympy"):
+    """Model.from_sympy's work: the equations file written into the cache and loaded, and a failure
+    told at the caller's line in the terms of the user's model (display: a substitution showing the
+    expressions as the user has them; api: the method the user called)."""
+    from . import _sympy
+
+    generated = _sympy.equations_text(name, **equations, display=display)
+    path = _sympy.write_equations_file(generated.text)
+    try:
+        return model(path, quiet=quiet)
+    except ValueError as error:
+        # Messages name velocities as the user does, not by the file's <coordinate>_dot.
+        velocities = {f"{q.name}_dot": str(v.xreplace(display) if display else v)
+                      for q, v in zip(equations["coordinates"], equations["velocities"])}
+        raise ValueError(_sympy.explain(str(error), path, generated, f"{api} model {name!r}", _sympy.caller(),
+                                        velocities)) from None
 
 
 def builtin_models():

@@ -1,7 +1,11 @@
 """Models from SymPy (lockstep.Model.from_sympy): the double pendulum written with SymPy agrees with
 the built-in one — its equations to 1e-14 at random states, and a non-chaotic adaptive run to t = 3
 within 10 (atol + rtol |y|) with equal statuses — and what an equations file cannot express is
-refused by name."""
+refused by name; what the generator or the compiler refuses in the generated file is reported at the
+caller's line, naming the user's entry and expression."""
+
+import inspect
+import re
 
 import numpy as np
 import pytest
@@ -75,7 +79,7 @@ def test_sympy_double_pendulum_solves_as_the_builtin_one(model_cache):
 
 def test_what_an_equations_file_cannot_say_is_refused(model_cache):
     x, v, L = sympy.symbols("x v L")
-    with pytest.raises(ValueError, match="function 'besselj'"):
+    with pytest.raises(ValueError, match=r"^force for coordinate x = besselj\(0, x\): function 'besselj'"):
         lockstep.Model.from_sympy("bad", coordinates=[x], velocities=[v], mass=[[1]],
                                   force=[sympy.besselj(0, x)], parameters={L: 1.0})
     with pytest.raises(ValueError, match="not a string"):  # text is never parsed (sympify would evaluate it)
@@ -159,3 +163,108 @@ def test_a_lagranges_method_knife_edge_has_the_builtin_nonholonomic_row(model_ca
     b = lockstep.solve(builtin, vary=vary, t=(0.0, 3.0), rtol=rtol, atol=rtol)
     assert (a.status.values == b.status.values).all() and (b.status.values == 1).all()
     assert np.all(np.abs(a.q.values - b.q.values) <= 10 * (rtol + rtol * np.abs(b.q.values)))
+
+
+def cart_pendulum(**changes):
+    """from_sympy's arguments for a cart on a spring with a pendulum, its bob in Cartesian coordinates
+    (xc, xb, yb; velocities vxc, vxb, vyb), with `changes` applied."""
+    xc, xb, yb, vxc, vxb, vyb = sympy.symbols("xc xb yb vxc vxb vyb", real=True)
+    mc, mb, k, L, g, th = sympy.symbols("mc mb k L g theta0", real=True)
+    arguments = dict(coordinates=[xc, xb, yb], velocities=[vxc, vxb, vyb], mass=sympy.diag(mc, mb, mb),
+                     force=[-k * xc, 0, -mb * g], constraints={"rod": (xb - xc)**2 + yb**2 - L**2},
+                     parameters={mc: 1.0, mb: 0.5, k: 20.0, L: 0.8, g: 9.81}, inputs={th: 1.0},
+                     initial_q={xb: L * sympy.sin(th), yb: -L * sympy.cos(th)})
+    arguments.update(changes)
+    return arguments
+
+
+def line_of(text, content):
+    """The 1-based number of the line of text that is `content`."""
+    return text.splitlines().index(content) + 1
+
+
+def test_a_refused_sympy_model_is_reported_at_the_callers_line_in_the_models_terms(model_cache):
+    # Arrange: a symbol in the force and one in the mass matrix that are no parameter.
+    xc, mb = sympy.symbols("xc mb", real=True)
+    kappa, mbx = sympy.symbols("kappa mbx", real=True)
+    arguments = cart_pendulum(force=[-kappa * xc, 0, -mb * 9.81], mass=sympy.diag(1, mb, mbx))
+
+    # Act
+    with pytest.raises(ValueError) as raised:
+        call_line = inspect.currentframe().f_lineno + 1
+        lockstep.Model.from_sympy("cart", **arguments)
+
+    # Assert: each of the generator's references names the user's entry and expression, at this file's
+    # call; velocities by the user's names; the generated file and its places kept on the last line.
+    lines = str(raised.value).splitlines()
+    here = f"{__file__}:{call_line}: from_sympy model 'cart', "
+    assert lines[0] == here + "mass[2][2] = mbx: error: unknown name 'mbx' in [mass]; did you mean 'mb'? " \
+                              "(allowed here: g, k, L, mb, mc, pi, xb, xc, yb)", lines
+    assert lines[1].startswith(here + "force for coordinate xc = -kappa*xc: error: unknown name 'kappa' in [force] "), lines
+    assert "vxb" in lines[1] and "xb_dot" not in lines[1], lines[1]
+    generated = re.fullmatch(r"\(generated equations file: (\S+/sympy/[0-9a-f]{64}\.toml), at (\d+):\d+, (\d+):\d+\)",
+                             lines[2])
+    assert generated, lines[2]
+    with open(generated.group(1)) as f:
+        text = f.read()
+    assert int(generated.group(2)) == line_of(text, '    "mbx",')
+    assert int(generated.group(3)) == line_of(text, 'xc = "-kappa*xc"')
+
+
+def test_a_cpp_keyword_as_a_coordinate_is_reported_as_that_coordinate(model_cache):
+    klass, v = sympy.symbols("class v", real=True)
+
+    with pytest.raises(ValueError) as raised:
+        lockstep.Model.from_sympy("keyword", coordinates=[klass], velocities=[v], mass=[[1]], force=[-klass],
+                                  parameters={sympy.Symbol("k"): 1.0})
+
+    assert ": from_sympy model 'keyword', coordinate class: error: coordinate 'class' is a C++ keyword" \
+        in str(raised.value).splitlines()[0]
+
+
+def test_a_refused_lagranges_method_model_shows_its_expressions_in_dynamicsymbols(model_cache):
+    # Arrange: the pendulum's Lagrangian with g left out of the parameters.
+    from sympy.physics.mechanics import LagrangesMethod, dynamicsymbols
+
+    x, y = dynamicsymbols("x y")
+    m, L, g = sympy.symbols("m L g", real=True)
+    t = dynamicsymbols._t
+    method = LagrangesMethod(m * (x.diff(t)**2 + y.diff(t)**2) / 2 - m * g * y, [x, y],
+                             hol_coneqs=[(x**2 + y**2 - L**2) / 2])
+
+    # Act
+    with pytest.raises(ValueError) as raised:
+        call_line = inspect.currentframe().f_lineno + 1
+        lockstep.Model.from_lagranges_method("forgotten_g", method, parameters={m: 1.0, L: 1.0})
+
+    # Assert: the force of coordinate y as SymPy's forcing has it; velocities as derivatives of q(t).
+    first = str(raised.value).splitlines()[0]
+    assert first.startswith(f"{__file__}:{call_line}: from_lagranges_method model 'forgotten_g', force for coordinate y = -g*m: "
+                            "error: unknown name 'g' in [force]"), first
+    assert "Derivative(y(t), t)" in first and "y__velocity" not in first and "y_dot" not in first, first
+
+
+def test_compiler_messages_through_the_headers_line_directives_name_the_users_entry():
+    # Arrange: the compiler's form of a message about a line of the generated file (the header's #line
+    # directives point there), with its context lines around it.
+    from lockstep import _sympy
+
+    generated = _sympy.equations_text("cart", **cart_pendulum())
+    path = "/cache/sympy/" + "0" * 64 + ".toml"
+    line = line_of(generated.text, 'yb = "-g*mb"')
+    message = (f"In file included from /cache/engines/.build-1/engine.cpp:4:\n"
+               f"{path}: In static member function 'force':\n"
+               f"{path}:{line}:5: error: 'yb_dot' was not declared in this scope\n"
+               f"cannot compile the model in '{path}' (the compiler's messages are above)")
+
+    # Act
+    told = _sympy.explain(message, path, generated, "from_sympy model 'cart'", "user.py:7", {"yb_dot": "vyb"})
+
+    # Assert: the reference names the user's entry (-mb*g, as SymPy prints it) and velocity; every
+    # other line is kept as it was.
+    assert told.splitlines() == [
+        "In file included from /cache/engines/.build-1/engine.cpp:4:",
+        f"{path}: In static member function 'force':",
+        "user.py:7: from_sympy model 'cart', force for coordinate yb = -g*mb: error: 'vyb' was not declared in this scope",
+        f"cannot compile the model in '{path}' (the compiler's messages are above)",
+        f"(generated equations file: {path}, at {line}:5)"]
