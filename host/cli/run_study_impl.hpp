@@ -99,6 +99,43 @@ inline ensemble_problem build_ensemble(const engine& model, const io::study_spec
   return e;
 }
 
+// Refuses, where the study writes its member count, a run whose problem and results for the `held`
+// members it keeps at once (every member of a plain run; a rank's share of an MPI run without
+// checkpoints; a checkpointed run keeps a piece of a few dozen) would not fit in this machine's
+// physical memory: one diagnostic before anything is allocated for them, rather than std::bad_alloc
+// or the system's out-of-memory killer once the members are being built.
+inline void check_members_fit(const engine& model, const io::study_spec& spec, long members, long held) {
+  const std::size_t physical = physical_memory_bytes();
+  const std::size_t per_member = run_bytes_per_member(model, static_cast<int>(spec.save_times.size()), false);
+  const double needed = static_cast<double>(held) * static_cast<double>(per_member);
+  if (physical == 0 || needed <= static_cast<double>(physical)) return;
+  const study::sampling_plan& plan = spec.plan;
+  std::string count;
+  long grid_points = 1;
+  bool grids = false;
+  for (const study::varied_input& v : plan.vary)
+    if (v.dist.kind == study::distribution_kind::grid) {
+      grid_points *= static_cast<long>(v.dist.grid.size());
+      grids = true;
+    }
+  if (grids) count = std::to_string(grid_points) + " grid points";
+  if (!study::is_pure_grid(plan))
+    count += (grids ? " x " : "") + std::string("members = ") + std::to_string(plan.members) +
+             " x replicates = " + std::to_string(plan.replicates);
+  if (grids && !study::is_pure_grid(plan)) count += " = " + std::to_string(members) + " members";
+  if (held != members) count += " (" + std::to_string(held) + " of them on this rank)";
+  constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+  char sizes[160];
+  std::snprintf(sizes, sizeof sizes, " would need %.3g GiB for the per-member results alone (%zu bytes each",
+                needed / GiB, per_member);
+  char memory[64];
+  std::snprintf(memory, sizeof memory, "; this machine has %.3g GiB", static_cast<double>(physical) / GiB);
+  throw io::study_error(spec.path.string(), spec.member_count_line, spec.member_count_column,
+                        "[ensemble] " + count + sizes +
+                            ", kept to the end of the run: parameters, initial state, status, counters and final "
+                            "state)" + memory);
+}
+
 // A progress bar on stderr: members done, steps per second, estimated time left.
 inline void draw_progress(const progress_report& r) {
   const double fraction = r.members_total > 0 ? double(r.members_finished) / double(r.members_total) : 1.0;
@@ -437,6 +474,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   const long members = study::member_count(plan);
   if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1)
     return detail::run_journaled(model, spec, settings, members);
+  detail::check_members_fit(model, spec, members, members);
   const ensemble_problem e = detail::build_ensemble(model, spec, 0, members);
 
   // ---- outputs: OUT_DIR, results.h5, members.csv, statistics ----

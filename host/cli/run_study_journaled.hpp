@@ -291,6 +291,17 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   const bool talk = root && !settings.quiet;
   const fs::path& out_dir = settings.out_dir;
   const mpi::member_range range = mpi::rank_members(members, rank, ranks);
+  {  // Before anything is allocated for the members. Ranks may run on machines of different memory: a
+     // rank that refuses says so itself, and all of them stop together.
+    int fits = exit_success;
+    try {
+      check_members_fit(model, spec, members, checkpointing ? 0 : range.size());
+    } catch (const io::study_error& e) {
+      std::fprintf(stderr, "%s%s\n", ranks > 1 ? ("rank " + std::to_string(rank) + ": ").c_str() : "", e.what());
+      fits = exit_bad_input;
+    }
+    if ((fits = comm.max_over_ranks(fits)) != exit_success) return fits;
+  }
   const io::results_layout layout = results_layout_for(model, spec, members);
   const int save_count = layout.save_count();
   const checkpoint::journal_shape shape = journal_shape_of(layout);

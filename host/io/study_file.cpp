@@ -330,7 +330,7 @@ class study_reader {
     read_solver(root, spec.solver);
     read_time(root, spec);
     check_fixed_steps(root, spec);
-    read_ensemble(root, model, spec.plan);
+    read_ensemble(root, model, spec);
     read_output(root, spec.output);
     read_lyapunov(root, model, spec);
     return spec;
@@ -389,6 +389,9 @@ class study_reader {
     if (const auto* real = node.as_floating_point()) {
       const double x = real->get();
       if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) <= 0x1p53) return static_cast<long long>(x);
+      if (std::isfinite(x) && x == std::floor(x))  // beyond 2^53 a double no longer holds every integer
+        fail_at(node, what + " must be an integer of magnitude at most 2^53 when written as a real number (got " +
+                          format_number(x) + ")");
       fail_at(node, what + " must be an integer (got " + format_number(x) + ")");
     }
     fail_at(node, what + " must be an integer (got " + describe(node) + ")");
@@ -758,7 +761,8 @@ class study_reader {
 
   // ---- [ensemble] ----
 
-  void read_ensemble(const section& root, const model_info& model, study::sampling_plan& plan) const {
+  void read_ensemble(const section& root, const model_info& model, study_spec& spec) const {
+    study::sampling_plan& plan = spec.plan;
     const section s = child(root, "ensemble");
     check_keys(s, ensemble_keys);
     if (auto members = bounded_integer(s, "members", 1, LLONG_MAX)) plan.members = static_cast<long>(*members);
@@ -791,17 +795,31 @@ class study_reader {
         fail(s.key_position(key), std::string("[ensemble] ") + key + " has no effect: [ensemble.vary] varies " +
                                       "nothing, so every member is the same; remove it, or add an [ensemble.vary] entry");
 
-    // G x members x replicates, or G for a pure grid (study/sampling_plan.hpp).
-    double total = 1.0;
-    bool drawn = false;
-    for (const study::varied_input& v : plan.vary) {
-      if (v.dist.kind == study::distribution_kind::grid) total *= static_cast<double>(v.dist.grid.size());
-      else drawn = true;
+    // G x members x replicates, or G for a pure grid (study/sampling_plan.hpp); members x replicates
+    // when nothing is varied (identical members). The count is placed at its largest factor as
+    // written: members, replicates or a grid (the run refuses it there too when the members' results
+    // would not fit in memory: host/cli/run_study_impl.hpp).
+    double total = 1.0, largest = 0.0;
+    position count_at = s.where;
+    auto factor = [&](double x, position where) {
+      total *= x;
+      if (x > largest) {
+        largest = x;
+        count_at = where;
+      }
+    };
+    for (std::size_t i = 0; i < plan.vary.size(); ++i)
+      if (plan.vary[i].dist.kind == study::distribution_kind::grid)
+        factor(static_cast<double>(plan.vary[i].dist.grid.size()), distribution_positions[i]);
+    if (!pure_grid) {
+      if (const toml::node* members = s.get("members")) factor(static_cast<double>(plan.members), position_of(members->source()));
+      if (const toml::node* replicates = s.get("replicates"))
+        factor(static_cast<double>(plan.replicates), position_of(replicates->source()));
     }
-    if (drawn) total *= static_cast<double>(plan.members) * static_cast<double>(plan.replicates);
+    spec.member_count_line = count_at.line;
+    spec.member_count_column = count_at.column;
     if (total > max_members)
-      fail(s.get("members") ? position_of(s.get("members")->source()) : s.where,
-           "[ensemble] the study has " + format_number(total) + " members; at most 2^53 are supported");
+      fail(count_at, "[ensemble] the study has " + format_number(total) + " members; at most 2^53 are supported");
   }
 
   struct vary_entry {

@@ -58,6 +58,10 @@
 //   sampler = "random"       random | sobol | lhs | grid (grid: every vary entry a grid)        ["random"]
 //   seed = 1                 >= 0                                                               [1]
 //   replicates = 1           >= 1                                                               [1]
+//   The study has G x members x replicates members (G: the product of the grids' sizes, 1 without
+//   grids; G alone for a pure grid), at most 2^53; `lockstep run` refuses, at the largest of these
+//   factors, a count whose per-member results would not fit in the machine's physical memory
+//   (host/cli/run_study_impl.hpp).
 //   A key without effect is refused, as every such key of the file: members, replicates and seed
 //   with a pure grid (every vary entry a grid: one member per grid point, nothing drawn); seed and
 //   sampler when nothing is varied.
@@ -213,6 +217,9 @@ struct study_spec {
   std::vector<double> save_times;  // sorted, strictly increasing, in [t0, t1], ending with t1
 
   study::sampling_plan plan;
+  // Where the member count is written, for the run's diagnostics: the value of its largest factor
+  // (members, replicates or a grid entry), else [ensemble], else 1:1.
+  int member_count_line = 1, member_count_column = 1;
   output_spec output;
   lyapunov_spec lyapunov;
 };

@@ -51,6 +51,19 @@ std::size_t split_bytes_per_member(const engine& model, method_kind method, bool
          (split_projections ? sizeof(std::uint64_t) * static_cast<std::size_t>(layout.projection_words) : 0);
 }
 
+std::size_t run_bytes_per_member(const engine& model, int save_count, bool keep_outputs) {
+  const auto n = static_cast<std::size_t>(model.n()), ny = static_cast<std::size_t>(model.ny());
+  const std::size_t problem = sizeof(double) * (static_cast<std::size_t>(model.n_params()) + 2 * n);
+  const std::size_t solution = sizeof(member_status) + sizeof(member_counters) + sizeof(double) * (1 + ny) +
+                               (keep_outputs ? sizeof(double) * static_cast<std::size_t>(save_count) * ny : 0);
+  return problem + solution;
+}
+
+std::size_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : 0;
+}
+
 namespace {
 
 void check_problem(const engine& model, const ensemble_problem& e, const run_options& ro) {

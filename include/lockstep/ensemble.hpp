@@ -120,6 +120,17 @@ ensemble_solution solve_ensemble(const engine& model, const ensemble_problem& pr
 std::size_t bytes_per_member(const engine& model, int save_count, method_kind method = method_kind::bdf);
 std::size_t split_bytes_per_member(const engine& model, method_kind method, bool split, bool split_projections);
 
+// Bytes an ensemble_problem and its ensemble_solution hold for each member from the start of the run
+// to its end: parameters and initial state; status, counters, final time and state; with
+// keep_outputs, the outputs at `save_count` save times. Chunk storage (above) comes on top, within
+// the memory budget. A front end multiplies it by the member count and compares with
+// physical_memory_bytes() before it builds the problem: a count beyond the machine then gets a
+// sentence rather than std::bad_alloc.
+std::size_t run_bytes_per_member(const engine& model, int save_count, bool keep_outputs);
+
+// The machine's physical memory in bytes (sysconf), or 0 where the system does not say.
+std::size_t physical_memory_bytes();
+
 // The omp backend: the CPU cores' thread team (the lockstep::omp target; kernels/omp/thread_team.hpp).
 // It keeps the name omp, which run_options, the command's --backend and results files use; it needs
 // no OpenMP runtime and reads no OpenMP setting but OMP_NUM_THREADS.

@@ -1,6 +1,7 @@
 """lockstep.solve: an ensemble of one model's members from Python, without a study file."""
 
 import math
+import os
 import sys
 import time as _time
 
@@ -120,10 +121,31 @@ def solver_options(function, method, formulation, projection, rtol, atol, solver
             "atol_lambda": atol_groups["lambda"], **solver}
 
 
-def members_of(model, vary, params, initial, members):
+def _physical_memory():
+    """The machine's physical memory in bytes, or 0 where the system does not say."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def _check_members_fit(members, count, per_member, what):
+    """Refuses a member count whose arrays, `per_member` bytes each for the whole call, would not fit in
+    the machine's physical memory: a ValueError before anything is allocated, rather than NumPy's
+    MemoryError or the system's out-of-memory killer."""
+    physical = _physical_memory()
+    needed = count * per_member
+    if physical and needed > physical:
+        gib = 1024.0 ** 3
+        raise ValueError(f"members={members!r}: {count} members would need {needed / gib:.3g} GiB for the per-member "
+                         f"arrays alone ({per_member} bytes each: {what}); this machine has {physical / gib:.3g} GiB")
+
+
+def members_of(model, vary, params, initial, members, kept_per_member=0, kept_what=""):
     """(P [count, n_params], X [count, n_inputs], the varied columns, count): each member's parameters
     and initial inputs as a study builds them: the defaults, then the fixed overrides, then its varied
-    values."""
+    values. kept_per_member: the bytes the caller keeps of each member beyond P and X (kept_what says
+    what they are); a count that cannot fit in memory is refused before P and X are made."""
     vary = dict(vary or {})
     params = dict(params or {})
     initial = dict(initial or {})
@@ -137,6 +159,8 @@ def members_of(model, vary, params, initial, members):
         raise ValueError(f"members={members!r} disagrees with the length of the vary arrays ({count})")
     if count < 1:
         raise ValueError(f"members must be >= 1, got {count}")
+    _check_members_fit(members, count, 8 * (len(model.parameters) + len(model.inputs)) + kept_per_member,
+                       "parameters and initial inputs" + (", " + kept_what if kept_what else ""))
 
     P = np.tile([p.default for p in model.parameters], (count, 1)).astype(float)
     X = np.tile([i.default for i in model.inputs], (count, 1)).astype(float).reshape(count, len(model.inputs))
@@ -189,7 +213,8 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     backend      "omp" (default: the CPU cores' thread team), "serial" or "cuda"; threads: the omp
                  backend's (0: OMP_NUM_THREADS, else the CPUs this process may run on)
     members      the number of members when nothing is varied (identical members; default 1); when
-                 vary is given, it may repeat their length
+                 vary is given, it may repeat their length; a count whose arrays would not fit in the
+                 machine's physical memory is refused (ValueError) before anything is allocated
     progress     True/False, or None: a progress bar on stderr only when it is a terminal
 
     A member that fails keeps its status (ds.status, ds.status_name) and NaN where it never reached;
@@ -205,7 +230,13 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     options = solver_options("solve", method, formulation, projection, rtol, atol, solver)
     method, formulation, projection = options["method"], options["formulation"], options["projection"]
     t0, t1, save_times = _times(t, save)
-    P, X, columns, count = members_of(model, vary, params, initial, members)
+    # What the solve keeps of each member to its end: the initial state, and the engine's copies of it
+    # and of the parameters; outputs at every save time, the final state and time; status and counters.
+    ny = 2 * model.n + 2 * model.m + model.k
+    kept = 8 * (2 * model.n + len(model.parameters) + 2 * model.n + (len(save_times) + 1) * ny + 1) + 8 * (
+        2 * len(_dataset.MEMBER_COUNTERS) + 1)
+    P, X, columns, count = members_of(model, vary, params, initial, members, kept,
+                                      "initial state, outputs at every save time, final state, status and counters")
     q0, v0 = model._engine.initial_state(P, X)
 
     if progress is None:

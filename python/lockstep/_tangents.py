@@ -111,7 +111,11 @@ def lyapunov(model, vary=None, params=None, initial=None, t=(0.0, 1.0), exponent
     # more for the rounding of the drivers' running sums.
     capacity = int(math.floor(span / renormalize)) + 2 if history else 0
 
-    P, X, columns, count = members_of(model, vary, params, initial, members)
+    # What the call keeps of each member: the initial state, the exponents, and with history the
+    # running estimates (capacity of them, with their times).
+    kept = 8 * (2 * model.n + p + capacity * (p + 1))
+    P, X, columns, count = members_of(model, vary, params, initial, members, kept,
+                                      "initial state, exponents and their history")
     q0, v0 = model._engine.initial_state(P, X)
     started = _time.time()
     r = _lockstep.lyapunov(model._engine, P, q0, v0, t0, t1, options, int(clone), p, renormalize, transient,

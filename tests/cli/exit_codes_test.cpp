@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -211,6 +212,15 @@ const malformed_case malformed_cases[] = {
     {"save every = 0", BASE "save = { every = 0 }\n", "5:18", "[time.save] every must be > 0 (got 0)"},
     {"save time after t1", BASE "save = { times = [0.5, 2.0] }\n", "5:24", "times[1] = 2 is outside [t0, t1] = [0, 1]"},
     {"negative members", BASE "[ensemble]\nmembers = -5\n", "6:11", "[ensemble] members must be >= 1 (got -5)"},
+    {"identical members beyond 2^53", BASE "[ensemble]\nmembers = 1000000000000000000\n", "6:11",
+     "[ensemble] the study has 1e+18 members; at most 2^53 are supported"},
+    {"members beyond the machine's memory",
+     BASE "[ensemble]\nmembers = 1000000000000000\n[ensemble.vary]\n\"initial.theta0\" = { uniform = [0.1, 0.2] }\n", "6:11",
+     "[ensemble] members = 1000000000000000 x replicates = 1 would need "},
+    {"replicates beyond the machine's memory",
+     BASE "[ensemble]\nmembers = 1000000\nreplicates = 1000000000\nsampler = \"sobol\"\n[ensemble.vary]\n"
+          "\"initial.theta0\" = { uniform = [0.1, 0.2] }\n",
+     "7:14", "[ensemble] members = 1000000 x replicates = 1000000000 would need "},
     {"unknown sampler", BASE "[ensemble]\nsampler = \"halton\"\n", "6:11", "[ensemble] unknown sampler \"halton\""},
     {"seed not integral", BASE "[ensemble]\nseed = 1.5\n", "6:8", "[ensemble] seed must be an integer (got 1.5)"},
     {"vary of an unknown parameter", BASE "[ensemble.vary]\n\"params.mass\" = { uniform = [1, 2] }\n", "6:1",
@@ -270,6 +280,32 @@ std::string case_name(const ::testing::TestParamInfo<malformed_case>& info) {
 INSTANTIATE_TEST_SUITE_P(LockstepExitCodes, MalformedStudy, ::testing::ValuesIn(malformed_cases), case_name);
 
 TEST(LockstepExitCodes, MalformedStudyCasesNumberAtLeastThirty) { EXPECT_GE(std::size(malformed_cases), 30u); }
+
+TEST(LockstepExitCodes, MemberCountBeyondTheMachinesMemoryIsRefusedWithWhatItNeedsAndWhatThereIs) {
+  // Arrange: 10^15 pendulums; their parameters, initial states, statuses, counters and final states
+  // alone are hundreds of bytes each, beyond any machine's memory.
+  scratch_dir dir;
+  write_text(dir / "huge.toml", "[model]\nname = \"pendulum\"\n[time]\nt1 = 1.0\n[ensemble]\nmembers = 1000000000000000\n"
+                                "[ensemble.vary]\n\"params.L\" = { grid = [1.0, 2.0] }\n"
+                                "\"initial.theta0\" = { uniform = [0.1, 0.2] }\n");
+
+  // Act
+  const run_result r = run_lockstep(dir, {"run", "huge.toml", "-o", "out"});
+
+  // Assert: at the members key, the count as a product, the bytes needed, then the machine's memory.
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  const std::regex said(R"(^huge\.toml:6:11: error: \[ensemble\] 2 grid points x members = 1000000000000000 x )"
+                        R"(replicates = 1 = 2000000000000000 members would need ([0-9.e+]+) GiB for the per-member )"
+                        R"(results alone \(([0-9]+) bytes each, [^)]*\); this machine has ([0-9.e+]+) GiB\n$)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(r.err, m, said)) << r.err;
+  const double needed = std::stod(m[1]), per_member = std::stod(m[2]), has = std::stod(m[3]);
+  EXPECT_GT(per_member, 8.0 * 4) << "at least the pendulum's q0 and v0 (n = 2) and its final state";
+  EXPECT_NEAR(needed, 2e15 * per_member / (1024.0 * 1024.0 * 1024.0), 0.01 * needed);
+  EXPECT_GT(has, 0.0);
+  EXPECT_LT(has, needed);
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"huge.toml"}) << "nothing is written";
+}
 
 // ---- exit 2: command lines ---------------------------------------------------------------------------
 struct command_line_case {

@@ -338,6 +338,25 @@ replicates = 3
   EXPECT_EQ(study::member_count(spec.plan), 3000);
 }
 
+TEST(StudyFile, MemberCountIsPlacedAtItsLargestFactorAsWritten) {
+  // Arrange: 2 grid points x members = 10 x replicates = 40; then a pure grid, then no [ensemble].
+  const std::string head = "[model]\nname = \"pendulum\"\n[time]\nt1 = 1\n";
+  const std::string replicates_largest = head + "[ensemble]\nmembers = 10\nreplicates = 40\n[ensemble.vary]\n" +
+                                         "\"params.L\" = { grid = [1.0, 2.0] }\n\"initial.theta0\" = { uniform = [0.1, 0.2] }\n";
+  const std::string pure_grid =
+      head + "[ensemble.vary]\n\"params.L\" = { grid = [1.0, 2.0] }\n\"initial.theta0\" = { grid = [0.1, 0.2, 0.3] }\n";
+
+  // Act
+  const study_spec a = parse_study(replicates_largest, "a.toml");
+  const study_spec b = parse_study(pure_grid, "b.toml");
+  const study_spec c = parse_study(head, "c.toml");
+
+  // Assert: replicates' value; the larger grid's distribution; the start of the file.
+  EXPECT_EQ(std::make_pair(a.member_count_line, a.member_count_column), std::make_pair(7, 14));
+  EXPECT_EQ(std::make_pair(b.member_count_line, b.member_count_column), std::make_pair(7, 22));
+  EXPECT_EQ(std::make_pair(c.member_count_line, c.member_count_column), std::make_pair(1, 1));
+}
+
 TEST(StudyFile, BaumgarteWithZeroGainsIsNoStabilizationAndAcceptedWithAnyFormulation) {
   // Arrange: a sample [solver] section that writes it with index3.
   const char* text = R"([model]
@@ -583,6 +602,12 @@ const malformed_case malformed_cases[] = {
     {"unknown sampler", BASE "[ensemble]\nsampler = \"sobel\"\n", "6:11", "[ensemble] unknown sampler \"sobel\"; did you mean \"sobol\"?"},
     {"too many members", BASE "[ensemble]\nmembers = 9000000000000000000\nreplicates = 10\n[ensemble.vary]\n\"params.L2\" = { uniform = [0.7, 0.9] }\n",
      "6:11", "[ensemble] the study has 9e+19 members; at most 2^53 are supported"},
+    {"too many identical members", BASE "[ensemble]\nmembers = 1000000000000000000\n", "6:11",
+     "[ensemble] the study has 1e+18 members; at most 2^53 are supported"},
+    {"too many replicates of identical members", BASE "[ensemble]\nmembers = 100000000\nreplicates = 1000000000\n", "7:14",
+     "[ensemble] the study has 1e+17 members; at most 2^53 are supported"},
+    {"members beyond 2^53 as a real number", BASE "[ensemble]\nmembers = 1e18\n", "6:11",
+     "[ensemble] members must be an integer of magnitude at most 2^53 when written as a real number (got 1e+18)"},
     {"sampler grid with a uniform dimension",
      BASE "[ensemble]\nsampler = \"grid\"\n[ensemble.vary]\n\"params.L1\" = { grid = [1, 2] }\n\"initial.theta1\" = { uniform = [1.5, 2.5] }\n",
      "9:22", "sampler = \"grid\" needs every [ensemble.vary] entry to be a grid; \"initial.theta1\" is uniform"},

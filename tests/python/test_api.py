@@ -148,6 +148,23 @@ def test_bad_arguments_raise_value_error(kwargs, message):
         lockstep.solve("double_pendulum", **kwargs)
 
 
+def test_a_member_count_beyond_the_machines_memory_raises_value_error_before_allocating():
+    # 10^15 double pendulums: their parameters alone are 40 bytes each, beyond any machine's memory.
+    huge = 10 ** 15
+    said = (r"members=1000000000000000: 1000000000000000 members would need ([0-9.e+]+) GiB for the per-member "
+            r"arrays alone \(([0-9]+) bytes each: parameters and initial inputs, [^)]*\); this machine has "
+            r"([0-9.e+]+) GiB")
+    with pytest.raises(ValueError, match=said) as solve_refused:
+        lockstep.solve("double_pendulum", members=huge, t=0.1, save=[0.1])
+    with pytest.raises(ValueError, match=said.replace("initial inputs, ", "initial inputs, initial state, exponents")):
+        lockstep.lyapunov("double_pendulum", members=huge, t=1.0)
+    needed, per_member, physical = (float(x) for x in re.search(said, str(solve_refused.value)).groups())
+    # The double pendulum's 5 parameters, q0 and v0 (n = 2) and y at two points (ny = 10) at the least.
+    assert per_member >= 8 * (5 + 2 * 2 + 2 * 10)
+    assert needed == pytest.approx(huge * per_member / 1024 ** 3, rel=1e-2)
+    assert 0 < physical < needed
+
+
 def test_unknown_keyword_suggests_the_solver_option():
     with pytest.raises(TypeError, match=r"unexpected keyword argument 'hmax'; did you mean 'h_max'\?"):
         lockstep.solve("pendulum", hmax=0.1)
