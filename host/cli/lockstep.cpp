@@ -167,7 +167,9 @@ int check_model(const std::string& name, const std::string& pick, double t1) {
     return error(std::string("the model failed while being examined: ") + e.what(), cli::exit_members_failed);
   }
   for (const auto& f : report.findings)
-    std::printf("  %-6s %-12s %s\n", f.defect ? "DEFECT" : "ok", f.topic.c_str(), f.sentence.c_str());
+    std::printf("  %-6s %-12s %s\n",
+                f.kind == model_files::finding_kind::defect ? "DEFECT" : f.kind == model_files::finding_kind::ok ? "ok" : "skip",
+                f.topic.c_str(), f.sentence.c_str());
   const int defects = report.defects();
   if (defects == 0) std::printf("no defects found\n");
   else std::printf("%d defect%s found\n", defects, defects == 1 ? "" : "s");

@@ -64,6 +64,7 @@ double max_abs(const vector& x) { return x.size() == 0 ? 0.0 : x.cwiseAbs().maxC
 struct dependent_row {
   int row;
   bool exact;  // dependent by the solver's decision
+  bool zero;   // the row is zero: dependent on nothing, the constraint has no gradient here
   double distance;
   std::vector<int> combination;
 };
@@ -78,7 +79,7 @@ std::vector<dependent_row> dependent_rows(const matrix& J, double near) {
   for (int i = 0; i < rows; ++i) {
     const bool dependent = ((decision.dependent >> i) & 1u) != 0;
     if (dependent || distance[i] <= near) {
-      dependent_row d{i, dependent, distance[i], {}};
+      dependent_row d{i, dependent, J.row(i).isZero(0.0), distance[i], {}};
       if (!independent.empty()) {
         matrix B(cols, independent.size());
         for (std::size_t j = 0; j < independent.size(); ++j) B.col(j) = J.row(independent[j]).transpose();
@@ -98,8 +99,11 @@ std::vector<dependent_row> dependent_rows(const matrix& J, double near) {
 
 doctor_report examine_model(const engine& model, const doctor_settings& settings) {
   doctor_report report;
-  auto ok = [&](std::string topic, std::string sentence) { report.findings.push_back({false, std::move(topic), std::move(sentence)}); };
-  auto defect = [&](std::string topic, std::string sentence) { report.findings.push_back({true, std::move(topic), std::move(sentence)}); };
+  auto add = [&](finding_kind kind, std::string topic, std::string sentence) {
+    report.findings.push_back({kind, std::move(topic), std::move(sentence)});
+  };
+  auto ok = [&](std::string topic, std::string sentence) { add(finding_kind::ok, std::move(topic), std::move(sentence)); };
+  auto defect = [&](std::string topic, std::string sentence) { add(finding_kind::defect, std::move(topic), std::move(sentence)); };
 
   const int n = model.n(), m = model.m(), k = model.k();
   std::vector<double> p, inputs;
@@ -127,6 +131,33 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
   }
   ok("finite", "q0, v0, M, Q, Phi and their derivatives are finite at the default initial state.");
 
+  // ---- mass matrix, at the initial state as given ----
+  bool mass_positive_definite = false;
+  {
+    const matrix& M = at_start.M;
+    const double mass_scale = max_abs(M);
+    const double asymmetry = max_abs(matrix(M - M.transpose()));
+    if (!(mass_scale > 0.0)) {
+      defect("mass", "the mass matrix M is zero.");
+    } else if (asymmetry > 1e-12 * mass_scale) {
+      defect("mass", "the mass matrix M is not symmetric: |M - M^T| = " + number(asymmetry) + " against |M| = " +
+                         number(mass_scale) + ".");
+      mass_positive_definite = Eigen::LLT<matrix>(M).info() == Eigen::Success;  // what the solver's Cholesky sees
+    } else {
+      const Eigen::SelfAdjointEigenSolver<matrix> eigen(M, Eigen::EigenvaluesOnly);
+      const double smallest = eigen.eigenvalues()(0), largest = eigen.eigenvalues()(n - 1);
+      if (!(smallest > n * eps * largest)) {
+        // Singular or indefinite M: a massless coordinate is a modelling error, and the solver factors
+        // M by Cholesky before anything else (formulation/projection.hpp).
+        defect("mass", "the mass matrix M is not positive definite: its smallest eigenvalue is " + number(smallest) +
+                           " (largest " + number(largest) + ").");
+      } else {
+        ok("mass", "M is symmetric positive definite (condition number " + number(largest / smallest) + ").");
+        mass_positive_definite = true;
+      }
+    }
+  }
+
   // ---- consistent initialization ----
   solver_options options;
   options.method = method_kind::radau5;
@@ -141,9 +172,15 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
   init.lambda = m > 0 ? lambda.data() : nullptr;
   init.nu = k > 0 ? nu.data() : nullptr;
   init.counters = &counters;
-  model.initialize(p.data(), t0, q0.data(), v0.data(), options, init);
+  if (mass_positive_definite) model.initialize(p.data(), t0, q0.data(), v0.data(), options, init);
   const auto init_status = static_cast<member_status>(init.status);
-  if (init_status != member_status::success) {
+  if (!mass_positive_definite) {
+    add(finding_kind::not_run, "initial",
+        "consistent initialization was not run: it factors M by Cholesky (for either metric) and cannot start "
+        "without M positive definite (above); rank and derivatives below are at the initial state as given.");
+    q = q0;
+    v = v0;
+  } else if (init_status != member_status::success) {
     defect("initial", std::string("consistent initialization failed (") + status_name(init_status) +
                           "): the default initial state cannot be projected onto the constraints.");
     q = q0;
@@ -165,30 +202,10 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
 
   const equations e = evaluate(model, p, t0, q, v);
 
-  // ---- mass matrix ----
-  const double mass_scale = max_abs(e.M);
-  const double asymmetry = max_abs(matrix(e.M - e.M.transpose()));
-  if (!(mass_scale > 0.0)) {
-    defect("mass", "the mass matrix M is zero.");
-  } else if (asymmetry > 1e-12 * mass_scale) {
-    defect("mass", "the mass matrix M is not symmetric: |M - M^T| = " + number(asymmetry) + " against |M| = " +
-                       number(mass_scale) + ".");
-  } else {
-    const Eigen::SelfAdjointEigenSolver<matrix> eigen(e.M, Eigen::EigenvaluesOnly);
-    const double smallest = eigen.eigenvalues()(0), largest = eigen.eigenvalues()(n - 1);
-    if (!(smallest > n * eps * largest)) {
-      // Singular or indefinite M: Euler-Lagrange form needs M positive definite (at least on the
-      // tangent space of the constraints); a massless coordinate is a modelling error.
-      defect("mass", "the mass matrix M is not positive definite: its smallest eigenvalue is " + number(smallest) +
-                         " (largest " + number(largest) + ").");
-    } else {
-      ok("mass", "M is symmetric positive definite (condition number " + number(largest / smallest) + ").");
-    }
-  }
-
   // ---- rank of G and [G; A] ----
   constexpr double near = 1e-8;
-  auto examine_rank = [&](const matrix& J, const char* name, int rows_holonomic) {
+  // Rows before report_from were reported with G already; they still count in the rank.
+  auto examine_rank = [&](const matrix& J, const char* name, int rows_holonomic, int report_from = 0) {
     if (J.rows() > constraint_rank_max_rows) {
       ok("rank", std::string(name) + " has " + std::to_string(J.rows()) + " rows, more than the " +
                      std::to_string(constraint_rank_max_rows) + " whose rank lockstep decides: not examined.");
@@ -202,16 +219,28 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
     auto row_name = [&](int i) {
       return i < rows_holonomic ? "Phi[" + std::to_string(i) + "]" : "A[" + std::to_string(i - rows_holonomic) + "]";
     };
+    const long rank = J.rows() - std::count_if(dependent.begin(), dependent.end(), [](const dependent_row& r) { return r.exact; });
+    const std::string rank_of = name + std::string(" has rank ") + std::to_string(rank) + " of " + std::to_string(J.rows());
     for (const dependent_row& d : dependent) {
+      if (d.row < report_from) continue;
+      if (d.zero) {
+        // No gradient at a point is a singular configuration, not redundancy: the constraint is no
+        // combination of the others, so the rows the solver keeps do not make it hold once it is
+        // dropped, and the member fails (stepper/member.hpp, dropped_rows_hold).
+        defect("rank", "constraint " + row_name(d.row) + " has no gradient at the initial state: its row of " + name +
+                           " is zero (a singular configuration, such as a rod of length 0 or a mechanism at a dead "
+                           "point); " + rank_of + ", and the solver would leave " + row_name(d.row) +
+                           " out as if redundant although it is no combination of the other constraints, so the "
+                           "motion would not keep to it.");
+        continue;
+      }
       std::vector<std::string> parts;
       for (int c : d.combination) parts.push_back(row_name(c));
       std::string of;
       for (std::size_t i = 0; i < parts.size(); ++i) of += (i ? (i + 1 == parts.size() ? " and " : ", ") : "") + parts[i];
-      const long rank = J.rows() - std::count_if(dependent.begin(), dependent.end(), [](const dependent_row& r) { return r.exact; });
       std::string sentence = "constraint " + row_name(d.row) + " is " + (d.exact ? "redundant" : "nearly redundant") + ": its row of " +
-                             name + (of.empty() ? " is zero" : " is " + std::string(d.exact ? "" : "almost ") + "a combination of " + of) +
-                             (d.exact ? "" : " (relative distance " + number(d.distance) + ", below 1e-8)") + "; " + name +
-                             " has rank " + std::to_string(rank) + " of " + std::to_string(J.rows()) +
+                             name + " is " + (d.exact ? "" : "almost ") + "a combination of " + of +
+                             (d.exact ? "" : " (relative distance " + number(d.distance) + ", below 1e-8)") + "; " + rank_of +
                              (d.exact ? "; the solver leaves " + row_name(d.row) +
                                             " out, monitors its residual and reports its multiplier as 0 "
                                             "(or by the minimum-norm convention)."
@@ -233,7 +262,7 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
           GA.rows() <= constraint_rank_max_rows ? dependent_rows(GA, near) : std::vector<dependent_row>{};
       bool any = GA.rows() > constraint_rank_max_rows;  // examine_rank says it is not examined
       for (const dependent_row& d : dependent) any = any || d.row >= m;
-      if (any) examine_rank(GA, "[G; A]", m);
+      if (any) examine_rank(GA, "[G; A]", m, m);
       else ok("rank", "[G; A] has full row rank " + std::to_string(m + k) + ".");
     } else {
       examine_rank(e.A, "A", 0);
@@ -300,6 +329,12 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
   }
 
   // ---- a short solve ----
+  if (!mass_positive_definite) {
+    add(finding_kind::not_run, "solve",
+        "the short solve was not run: it starts with consistent initialization, which needs M positive definite "
+        "(above).");
+    return report;
+  }
   ensemble_problem problem;
   problem.members = 1;
   problem.params = p;

@@ -5,16 +5,25 @@
 // evaluations (the automatic-differentiation values the solver uses):
 //
 //   finite       q0, v0 and M, Q, Phi, G, Phi_t (and A, A v + a) at them: no NaN or Inf
+//   mass         M symmetric and positive definite, with its condition number
 //   initial      consistent initialization (stepper/initialize.hpp) succeeds, and |Phi(q0)|,
 //                |G v0 + Phi_t| (and |A v0 + a|) after it
-//   mass         M symmetric and positive definite (Cholesky), with its condition number
 //   rank         the rank of G and of [G; A]; a row that is (nearly) a combination of the rows before
 //                it is named, with those rows — redundant constraints make the saddle-point matrix
-//                singular (Haug 1989, 3.4; Garcia de Jalon & Bayo 1994, 3.3)
+//                singular (Haug 1989, 3.4; Garcia de Jalon & Bayo 1994, 3.3). An exactly redundant
+//                row is no defect (the solver leaves it out: formulation/constraint_rank.hpp); a
+//                nearly redundant one is, and so is a zero row: a constraint without gradient at the
+//                initial state (a singular configuration), which the solver could only drop, and
+//                whose dropped row then fails to hold (stepper/member.hpp, dropped_rows_hold)
 //   derivatives  G, Phi_t and A against central differences of Phi and of A v + a
 //   solve        a short solve from t = 0 with the default solver, its status and steps
 //
-// Each defect is one plain sentence; the command exits 1 when there is any.
+// M comes first: consistent initialization factors it (by Cholesky, for either metric:
+// formulation/projection.hpp) and every solve starts with that initialization, so where M is not
+// positive definite both are reported as not run, for that reason, rather than as failures of their
+// own; rank and derivatives are then examined at the initial state as given.
+//
+// Each finding is one plain sentence; the command exits 1 when any is a defect.
 #pragma once
 
 #include <string>
@@ -28,17 +37,24 @@ struct doctor_settings {
   double t1 = 1.0;  // the short solve runs over [0, t1]
 };
 
+enum class finding_kind : int {
+  ok = 0,
+  defect = 1,
+  not_run = 2,  // a check that could not run because of a defect found before it (the sentence says which)
+};
+
 struct doctor_finding {
-  bool defect = false;
-  std::string topic;     // finite, initial, mass, rank, derivatives, solve
+  finding_kind kind = finding_kind::ok;
+  std::string topic;     // finite, mass, initial, rank, derivatives, solve
   std::string sentence;  // one plain sentence
+  bool defect() const { return kind == finding_kind::defect; }
 };
 
 struct doctor_report {
   std::vector<doctor_finding> findings;
   int defects() const {
     int count = 0;
-    for (const doctor_finding& f : findings) count += f.defect ? 1 : 0;
+    for (const doctor_finding& f : findings) count += f.defect() ? 1 : 0;
     return count;
   }
 };

@@ -22,8 +22,9 @@ the built-in model); header_bitwise compiles with the build's own flags as well.
   concurrent        four processes that need one model at once compile it once, and all succeed
   compile_error     a compiler error names the model file and line; nothing is left in the cache
   choose            a header with two models: refused without a name (both listed), picked by name
-  doctor            `lockstep check` on a singular mass matrix, a redundant constraint (named) and a
-                    derivative cut by a plain double (named)
+  doctor            `lockstep check` on a singular mass matrix (one defect; initialization and the
+                    solve not run), a redundant constraint (named, no defect) and a derivative cut by
+                    a plain double (named)
   mpi               two MPI ranks: one compile, results equal to one process's
   cuda              --backend cuda on a model file without a CUDA toolkit says why not
   equations_andrews Andrews' squeezer and the slider crank as equations files against the built-in
@@ -528,6 +529,10 @@ def case_doctor(ctx):
     r = ctx.run("check", ctx.header("singular_mass.hpp"), expect=1)
     check(re.search(r"DEFECT\s+mass\s+the mass matrix M is not positive definite", r.stdout),
           f"a singular mass matrix must be reported:\n{r.stdout}")
+    # Once: initialization and the short solve, which factor M first, are not run rather than failed.
+    check("1 defect found" in r.stdout and re.search(r"skip\s+initial\s+consistent initialization was not run", r.stdout)
+          and re.search(r"skip\s+solve\s+the short solve was not run", r.stdout),
+          f"a singular mass matrix is one defect, the checks that need M not run:\n{r.stdout}")
     # An exactly redundant constraint is named but is no defect: the solver leaves it out.
     r = ctx.run("check", ctx.header("redundant_constraint.hpp"))
     check(re.search(r"ok\s+rank\s+constraint Phi\[2\] is redundant: its row of G = dPhi/dq is a combination of Phi\[0\];"
