@@ -82,7 +82,8 @@ file_lock::~file_lock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
-bool make_entry(const fs::path& dir, const std::string& name, const std::function<void(const fs::path&)>& build) {
+bool make_entry(const fs::path& dir, const std::string& name, const std::function<void(const fs::path&)>& build,
+                const fs::path& keep_failed) {
   const fs::path entry = dir / name;
   if (fs::exists(entry)) return false;
   std::error_code ec;
@@ -97,6 +98,12 @@ bool make_entry(const fs::path& dir, const std::string& name, const std::functio
     build(staging);
     fs::rename(staging, entry);
   } catch (...) {
+    if (!keep_failed.empty()) {
+      // In place of the last failure kept there. Best effort: the build's own error is what matters.
+      fs::create_directories(keep_failed.parent_path(), ec);
+      fs::remove_all(keep_failed, ec);
+      fs::rename(staging, keep_failed, ec);
+    }
     fs::remove_all(staging, ec);
     throw;
   }

@@ -13,13 +13,18 @@
 //     DIR/KEY.lock                held (flock) by the process that builds DIR/KEY
 //     DIR/.build-KEY-PID-N/       a build in progress; renamed to DIR/KEY when complete
 //     equations/KEY2.hpp          the header generated from an equations file
+//     sympy/KEY3.toml             the equations file Python's Model.from_sympy writes (python/lockstep/_sympy.py)
+//     failed/MODEL/               the last build of MODEL that failed to compile: its unit, compile.sh
+//                                 (the compiler command, run from that folder) and compiler.txt (all
+//                                 the compiler said); replaced by the next failure of that model
 //
 // KEY is the SHA-256 of everything the entry depends on (the preprocessed source, so every included
 // header counts; the compiler and its version; the flags; the lockstep version and engine ABI; a
 // part's own unit, an engine's parts).
 // An entry appears by rename(2) of a complete directory, so a reader either sees a whole library or
 // none; a builder holds KEY.lock, so two processes never compile the same KEY at once (the second one
-// waits and then finds the entry). A failed build leaves nothing behind.
+// waits and then finds the entry). A failed build leaves no entry: its directory is removed, or kept
+// under failed/ where the caller asks (make_entry's keep_failed), for the user to read and re-run.
 #pragma once
 
 #include <filesystem>
@@ -49,10 +54,12 @@ class file_lock {
 
 // The directory `dir / name`, made by `build` if it does not exist yet: build fills a fresh private
 // directory, which is then renamed to dir / name. Concurrent callers for one name build it once
-// (the others wait on dir / (name + ".lock")). When build throws, its directory is removed and the
-// exception propagates. Returns true when this call built it.
+// (the others wait on dir / (name + ".lock")). When build throws, its directory is removed, or with
+// keep_failed given moved there (replacing what was there), and the exception propagates. Returns
+// true when this call built it.
 bool make_entry(const std::filesystem::path& dir, const std::string& name,
-                const std::function<void(const std::filesystem::path& build_dir)>& build);
+                const std::function<void(const std::filesystem::path& build_dir)>& build,
+                const std::filesystem::path& keep_failed = {});
 
 // Writes `text` to `path` by way of a temporary file in the same directory and rename(2).
 void write_file_atomically(const std::filesystem::path& path, std::string_view text);

@@ -15,6 +15,7 @@ struct token {
   token_kind kind;
   std::string text;  // a string literal's contents without quotes (escapes kept as written)
   int line;
+  int column = 0;  // 1-based, in bytes
 };
 
 bool identifier_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -26,18 +27,24 @@ bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)
 std::vector<token> tokenize(std::string_view s) {
   std::vector<token> out;
   int line = 1;
+  std::size_t line_begin = 0;  // where the current line starts, for columns
   bool line_start = true;
   std::size_t i = 0;
   const std::size_t n = s.size();
   auto advance_to = [&](std::size_t j) {
     for (; i < j && i < n; ++i)
-      if (s[i] == '\n') line++;
+      if (s[i] == '\n') {
+        line++;
+        line_begin = i + 1;
+      }
   };
+  auto column = [&] { return static_cast<int>(i - line_begin) + 1; };
   while (i < n) {
     const char c = s[i];
     if (c == '\n') {
       ++line;
       ++i;
+      line_begin = i;
       line_start = true;
       continue;
     }
@@ -69,41 +76,42 @@ std::vector<token> tokenize(std::string_view s) {
         close.append(s.substr(i + 2, open - i - 2));
         close.push_back('"');
         const std::size_t end = s.find(close, open + 1);
-        const int at = line;
+        const int at = line, at_column = column();
         const std::size_t stop = end == std::string_view::npos ? n : end + close.size();
-        out.push_back({token_kind::string, std::string(s.substr(open + 1, (end == std::string_view::npos ? n : end) - open - 1)), at});
+        out.push_back({token_kind::string, std::string(s.substr(open + 1, (end == std::string_view::npos ? n : end) - open - 1)), at,
+                       at_column});
         advance_to(stop);
         continue;
       }
     }
     if (c == '"' || c == '\'') {
-      const int at = line;
+      const int at = line, at_column = column();
       std::size_t j = i + 1;
       while (j < n && s[j] != c && s[j] != '\n') j += (s[j] == '\\' && j + 1 < n) ? 2 : 1;
-      if (c == '"') out.push_back({token_kind::string, std::string(s.substr(i + 1, j - i - 1)), at});
+      if (c == '"') out.push_back({token_kind::string, std::string(s.substr(i + 1, j - i - 1)), at, at_column});
       advance_to(j + 1);
       continue;
     }
     if (identifier_start(c)) {
       std::size_t j = i;
       while (j < n && identifier_char(s[j])) ++j;
-      out.push_back({token_kind::identifier, std::string(s.substr(i, j - i)), line});
+      out.push_back({token_kind::identifier, std::string(s.substr(i, j - i)), line, column()});
       i = j;
       continue;
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       std::size_t j = i;
       while (j < n && (identifier_char(s[j]) || s[j] == '.' || s[j] == '\'')) ++j;
-      out.push_back({token_kind::other, std::string(s.substr(i, j - i)), line});
+      out.push_back({token_kind::other, std::string(s.substr(i, j - i)), line, column()});
       i = j;
       continue;
     }
     if (c == ':' && i + 1 < n && s[i + 1] == ':') {
-      out.push_back({token_kind::punctuation, "::", line});
+      out.push_back({token_kind::punctuation, "::", line, column()});
       i += 2;
       continue;
     }
-    out.push_back({token_kind::punctuation, std::string(1, c), line});
+    out.push_back({token_kind::punctuation, std::string(1, c), line, column()});
     ++i;
   }
   return out;
@@ -181,7 +189,7 @@ std::vector<header_model> find_header_models(std::string_view text) {
       if (is(j, "{")) {
         const bool candidate = at_namespace_scope() && !template_pending;
         if (candidate) {
-          found.push_back({{qualified(tokens[i + 1].text), "", t.line}, {}});
+          found.push_back({{qualified(tokens[i + 1].text), "", t.line, t.column}, {}});
           scopes.push_back({scope::model_candidate, tokens[i + 1].text, found.size() - 1});
         } else {
           scopes.push_back({scope::other, tokens[i + 1].text, 0});
@@ -207,6 +215,28 @@ std::vector<header_model> find_header_models(std::string_view text) {
         c.mentions.count("initial_state"))
       models.push_back(c.model);
   return models;
+}
+
+header_position member_position(std::string_view text, const header_model& model, std::string_view member) {
+  const std::vector<token> tokens = tokenize(text);
+  const std::size_t colon = model.type.rfind("::");
+  const std::string_view last = colon == std::string::npos ? std::string_view(model.type)
+                                                            : std::string_view(model.type).substr(colon + 2);
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+    if (tokens[i].line != model.line || tokens[i].column != model.column || tokens[i + 1].text != last) continue;
+    std::size_t j = i + 2;
+    while (j < tokens.size() && tokens[j].text != "{") ++j;
+    // The body at its own level: a member's declaration, not a use inside another function's body.
+    int depth = 0;
+    for (; j < tokens.size(); ++j) {
+      if (tokens[j].text == "{") ++depth;
+      else if (tokens[j].text == "}" && --depth == 0) break;
+      else if (depth == 1 && tokens[j].kind == token_kind::identifier && tokens[j].text == member)
+        return {tokens[j].line, tokens[j].column};
+    }
+    break;
+  }
+  return {model.line, model.column};
 }
 
 header_model choose_header_model(const std::vector<header_model>& candidates, std::string_view wanted,

@@ -17,11 +17,21 @@ namespace lockstep::model_files {
 struct header_model {
   std::string type;   // the fully qualified C++ name, e.g. "machines::crane"
   std::string name;   // the literal its `name` member is set to ("" when not a plain string literal)
-  int line = 0;       // where the struct is defined (1-based)
+  int line = 0;       // where the struct is defined (1-based): its `struct` or `class` keyword
+  int column = 0;
+};
+
+struct header_position {
+  int line = 0, column = 0;  // 1-based
 };
 
 // The candidate models of the header text, in order of definition.
 std::vector<header_model> find_header_models(std::string_view text);
+
+// Where the model's struct (found in `text` by find_header_models) declares `member`: the first
+// mention of the name in its body at the body's own level (not inside a function's body); the
+// struct's own position when there is none. For diagnostics at the user's line.
+header_position member_position(std::string_view text, const header_model& model, std::string_view member);
 
 // The candidate `wanted` names (its `name` literal, its unqualified or its qualified type name); with
 // `wanted` empty, the only candidate. Throws std::invalid_argument with a sentence for the user (none

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -367,6 +368,49 @@ void choose_optimization(toolchain& t) {
   if (!replaced) t.flags.push_back("-O" + wanted);
 }
 
+// The compiler's messages, with each of the model concept's own (lockstep_check_model: "lockstep model:
+// ...") said first at the user's line, HEADER:LINE:COLUMN: error: MESSAGE (HEADER as the compiler names
+// it: the path the engine's unit includes), where the model's struct
+// declares the function or member the message names (else at the struct), as a compiler points at the
+// code it rejects; the compiler's own messages follow unchanged.
+std::string at_the_models_lines(const std::string& output, const fs::path& header, const header_model& model) {
+  constexpr std::string_view marker = "lockstep model: ";
+  // What the concept's messages can be about, as the model spells it; a message is about the one it
+  // names first.
+  constexpr std::string_view members[] = {"mass",   "force",  "constraint", "nonholonomic", "initial_state",
+                                          "coordinate_names", "params", "inputs", "n_params",     "name"};
+  auto named_at = [](std::string_view message, std::string_view word) {
+    auto part_of_word = [&](std::size_t i) {
+      return i < message.size() && (std::isalnum(static_cast<unsigned char>(message[i])) || message[i] == '_');
+    };
+    for (std::size_t p = message.find(word); p != std::string_view::npos; p = message.find(word, p + 1))
+      if (!part_of_word(p - 1) && !part_of_word(p + word.size())) return p;
+    return std::string_view::npos;
+  };
+  std::string ours, text;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::size_t at = line.find(marker);
+    if (at == std::string::npos || line.find("error: ") == std::string::npos) continue;
+    const std::string message = line.substr(at);
+    std::string_view member;
+    std::size_t first = std::string_view::npos;
+    for (std::string_view m : members)
+      if (const std::size_t p = named_at(std::string_view(message).substr(marker.size()), m); p < first) {
+        first = p;
+        member = m;
+      }
+    if (text.empty()) text = read_file(header);
+    const header_position where =
+        member.empty() ? header_position{model.line, model.column} : member_position(text, model, member);
+    const std::string said = header.string() + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
+                             ": error: " + message + "\n";
+    if (ours.find(said) == std::string::npos) ours += said;
+  }
+  return ours + output;
+}
+
 }  // namespace
 
 toolchain default_toolchain() {
@@ -495,6 +539,7 @@ loaded_model load_device_engine(const model_request& request, const compile_sett
   const std::string key = sha256_hex(toolchain_material(tools, true) + "\n" + preprocessed(tools, true, host_unit, request));
   const fs::path library = cache_root() / "engines" / key / "engine.so";
   double seconds = 0.0;
+  const fs::path failed = failed_build_folder(chosen, "cuda");
   const bool compiled = make_entry(cache_root() / "engines", key, [&](const fs::path& build) {
     const std::string label = model_label(chosen, request, tools, true);
     if (settings.progress) settings.progress("compiling " + label + " ...");
@@ -511,18 +556,14 @@ loaded_model load_device_engine(const model_request& request, const compile_sett
     compile.push_back(elementary.string());
     compile.insert(compile.end(), tools.cuda_libraries.begin(), tools.cuda_libraries.end());
     const process_result r = run_process(compile, {}, true);
-    if (r.exit_code != 0 || !fs::exists(build / "engine.so")) {
-      const std::string hint = device_compile_hint(r.output);
-      throw model_file_error(first_lines(r.output, 100) + (hint.empty() ? "" : "\n" + hint) +
-                             "\ncannot compile the model in '" + request.source.string() +
-                             "' (the compiler's messages are above; the command was: " + command_line(compile) + ")");
-    }
+    if (r.exit_code != 0 || !fs::exists(build / "engine.so"))
+      throw failed_compile(r, compile, build, failed, header, chosen, request, device_compile_hint(r.output));
     seconds = seconds_since(start);
     write_file_atomically(build / "model.txt", "model " + chosen.type + "\nname " + chosen.name + "\nsource " +
                                                    source.string() + "\ncompile " + command_line(compile) + "\nseconds " +
                                                    seconds_text(seconds) + "\n");
     if (settings.progress) settings.progress("compiled " + label + " in " + seconds_text(seconds) + " s");
-  });
+  }, failed);
   try {
     return loaded_model{load_engine_library(library), key, library, source, compiled, seconds, 0};
   } catch (const std::invalid_argument& e) {
@@ -549,6 +590,34 @@ void place_parts(std::vector<engine_part>& parts, const std::string& type, const
   }
 }
 
+// Where the cache keeps the last failed build of a model (engine_cache.hpp: failed/): one folder per
+// model (and per part of an engine), its name made of the model's.
+fs::path failed_build_folder(const header_model& chosen, const std::string& what) {
+  std::string folder = (chosen.name.empty() ? chosen.type : chosen.name) + (what.empty() ? "" : "-" + what);
+  for (char& c : folder)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  return cache_root() / "failed" / folder;
+}
+
+// The failed build's command as a script beside its unit, and all the compiler said, in the build
+// folder (which becomes `failed`, make_entry): the command, run from there, names its files by their
+// own names. The user's message: the compiler's first lines, the model concept's at the user's line
+// first, and where to find the rest.
+model_file_error failed_compile(const process_result& r, const std::vector<std::string>& compile, const fs::path& build,
+                                const fs::path& failed, const fs::path& header, const header_model& chosen,
+                                const model_request& request, const std::string& hint = {}) {
+  std::vector<std::string> again = compile;
+  for (std::string& a : again)
+    if (a.rfind(build.string() + "/", 0) == 0) a.erase(0, build.string().size() + 1);
+  write_file_atomically(build / "compile.sh", "#!/bin/sh\ncd \"$(dirname \"$0\")\" || exit 1\n" + command_line(again) + "\n");
+  write_file_atomically(build / "compiler.txt", r.output);
+  return model_file_error(first_lines(at_the_models_lines(r.output, header, chosen), 100) +
+                          (hint.empty() ? "" : "\n" + hint) + "\ncannot compile the model in '" +
+                          request.source.string() + "' (the compiler's messages are above; the unit, the command and " +
+                          "all the compiler said are kept in " + failed.string() + ": sh " +
+                          (failed / "compile.sh").string() + " runs the command again)");
+}
+
 // Why the lanes' part does not compile (the compiler's first lines): recorded in the cache once every
 // other part has compiled, so that a model with an error of its own is not taken for one without lanes.
 struct lanes_refused {
@@ -560,8 +629,9 @@ struct lanes_refused {
 // part. A part that fails throws (the first in the parts' order: the model's own part, whose
 // static_asserts name what a malformed model lacks, before the others), but the lanes' part, which
 // records why in its entry instead (failed.txt, and no object), when all the others compiled.
-void make_parts(std::vector<engine_part>& parts, const fs::path& header, const std::string& type, const toolchain& tools,
-                const model_request& request, const std::function<void()>& on_build) {
+void make_parts(std::vector<engine_part>& parts, const fs::path& header, const header_model& chosen,
+                const toolchain& tools, const model_request& request, const std::function<void()>& on_build) {
+  const std::string& type = chosen.type;
   // The longest first, so that the last to finish is a short one.
   std::vector<std::size_t> order(parts.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -580,6 +650,8 @@ void make_parts(std::vector<engine_part>& parts, const fs::path& header, const s
     for (std::size_t n = next++; n < order.size(); n = next++) {
       const std::size_t i = order[n];
       engine_part& part = parts[i];
+      // A failed part is kept for the user to read and re-run (the model's part, failed/NAME-model).
+      const fs::path failed = failed_build_folder(chosen, part.hook.substr(std::string_view("lockstep_part_").size()));
       try {
         part.compiled = make_entry(part.object.parent_path().parent_path(), part.key, [&](const fs::path& build) {
           std::call_once(announced, on_build);
@@ -591,12 +663,10 @@ void make_parts(std::vector<engine_part>& parts, const fs::path& header, const s
           const process_result r = run_process(compile, {}, true);
           if (r.exit_code != 0 || !fs::exists(build / "part.o")) {
             if (part.lanes) throw lanes_refused{first_lines(r.output, 4)};
-            throw model_file_error(first_lines(r.output, 100) + "\ncannot compile the model in '" +
-                                   request.source.string() + "' (the compiler's messages are above; the command was: " +
-                                   command_line(compile) + ")");
+            throw failed_compile(r, compile, build, failed, header, chosen, request);
           }
           record(part, build, compile, seconds_since(start));
-        });
+        }, part.lanes ? fs::path() : failed);
         const fs::path failed = part.object.parent_path() / "failed.txt";
         if (std::error_code ec; fs::exists(failed, ec)) part.failure = read_file(failed);
       } catch (const lanes_refused& refused) {
@@ -655,7 +725,7 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
   // Said by the process that compiles (another may be compiling the same parts: this one then waits
   // and finds them).
   bool announced = false;
-  make_parts(parts, header, chosen.type, tools, request, [&] {
+  make_parts(parts, header, chosen, tools, request, [&] {
     announced = true;
     if (settings.progress) settings.progress("compiling " + label + " ... (" + missing + ")");
   });

@@ -20,7 +20,9 @@ the built-in model); header_bitwise compiles with the build's own flags as well.
                     restoring it finds the first engine again without compiling; editing a formula of
                     the model file recompiles, editing a comment does not
   concurrent        four processes that need one model at once compile it once, and all succeed
-  compile_error     a compiler error names the model file and line; nothing is left in the cache
+  compile_error     a compiler error names the model file and line; no engine is left in the cache, the
+                    failed build is kept under failed/ with a compile.sh that fails again the same way;
+                    a constraint of the wrong type is named as such at the line that declares it
   choose            a header with two models: refused without a name (both listed), picked by name
   doctor            `lockstep check` on a singular mass matrix (one defect; initialization and the
                     solve not run), a redundant constraint (named, no defect) and a derivative cut by
@@ -501,6 +503,21 @@ def case_compile_error(ctx):
           f"the compiler's message must point at compile_error.hpp:24:\n{r.stderr}")
     entries = ctx.engines()
     check(all(e.endswith(".lock") for e in entries), f"a failed compile must leave no engine or build: {entries}")
+    # The failed build is kept, with the command the message names, which fails again the same way.
+    failed = os.path.join(ctx.cache, "failed", "typo_pendulum")
+    check(f"kept in {failed}: sh {failed}/compile.sh runs the command again" in r.stderr,
+          f"the message names the kept build and how to re-run it:\n{r.stderr}")
+    check(sorted(os.listdir(failed)) == ["compile.sh", "compiler.txt", "engine.cpp"], f"kept: {os.listdir(failed)}")
+    again = ctx.run(command=["sh", os.path.join(failed, "compile.sh")], cwd="/", expect=None)
+    check(again.returncode != 0 and re.search(r"compile_error\.hpp:24:\d+: error: .*qq", again.stderr),
+          f"compile.sh compiles the kept unit again, from any directory:\n{again.stderr}")
+    check("qq" in open(os.path.join(failed, "compiler.txt")).read(), "compiler.txt holds what the compiler said")
+    # A function of the wrong type is named as such at the model's line that declares it, not as missing
+    # from inside lockstep's headers.
+    r = ctx.run("describe", ctx.header("wrong_constraint_type.hpp"), expect=2)
+    check(re.search(r"^\S*wrong_constraint_type\.hpp:16:3: error: lockstep model: constraint returns the wrong type: "
+                    r"it must return vec<T, m>", r.stderr, re.M) and "missing constraint" not in r.stderr,
+          f"the concept's message must point at wrong_constraint_type.hpp:16:3, where constraint is declared:\n{r.stderr}")
     study = ctx.write("broken.toml", f'[model]\nsource = "{ctx.header("compile_error.hpp")}"\n[time]\nt1 = 1.0\n')
     r = ctx.run("run", study, "-o", "never", expect=2)
     check(re.search(r"broken\.toml:2:\d+: error: \[model\] source = .*compile_error\.hpp:24:", r.stderr, re.S),

@@ -63,6 +63,37 @@ struct global_model : public base<int> {
   EXPECT_EQ(found[3].name, "raw name");
 }
 
+TEST(HeaderModels, MemberPositionIsWhereTheStructDeclaresItNotWhereAFunctionUsesIt) {
+  // Arrange: force calls constraint before constraint is declared; a second struct declares its own.
+  const std::string text = R"(#include "lockstep/model/concept.hpp"
+namespace a {
+  struct crane {
+  static constexpr int n = 1, m = 1, k = 0;
+  template <class T, class P> static int force(T t, P p) { return constraint(t, p); }
+  template <class T, class P> static int mass(T, P) { return 0; }
+  template <class T, class P>
+  static int   constraint(T, P) { return 0; }
+  static void initial_state() {}
+};
+}
+struct other { template <class T, class P> static int mass(T, P) { return 0; } int constraint, force, initial_state; };
+)";
+  const std::vector<header_model> found = find_header_models(text);
+  ASSERT_EQ(found.size(), 2u);
+
+  // Act
+  const header_position constraint = member_position(text, found[0], "constraint");
+  const header_position mass = member_position(text, found[0], "mass");
+  const header_position absent = member_position(text, found[0], "nonholonomic");
+  const header_position others = member_position(text, found[1], "constraint");
+
+  // Assert: line and column of the declaration; the struct keyword when there is none.
+  EXPECT_EQ(std::make_pair(constraint.line, constraint.column), std::make_pair(8, 16));
+  EXPECT_EQ(std::make_pair(mass.line, mass.column), std::make_pair(6, 42));
+  EXPECT_EQ(std::make_pair(absent.line, absent.column), std::make_pair(3, 3));
+  EXPECT_EQ(std::make_pair(others.line, others.column), std::make_pair(12, 84));
+}
+
 TEST(HeaderModels, ChoosesTheOnlyOneOrTheNamedOne) {
   const std::vector<header_model> one = {{"a::crane", "tower_crane", 3}};
   EXPECT_EQ(choose_header_model(one, "", "crane.hpp").type, "a::crane");

@@ -35,13 +35,16 @@
 // Nothing else: every Jacobian and time derivative comes from model/derivatives.hpp by automatic
 // differentiation. The functions call sqrt, sin, cos, atan2, ... unqualified; where both the sine
 // and the cosine of one angle are needed, `const auto [s, c] = sin_cos(angle);` (core/math.hpp) gives
-// the same values and saves half the trigonometric work when the library differentiates. `lockstep_check_model<M>()` turns a malformed model into one readable compile
-// error that names the missing piece (tests/model/compile_fail/ proves it).
+// the same values and saves half the trigonometric work when the library differentiates.
+// `lockstep_check_model<M>()` turns a malformed model into one readable compile error that names the
+// piece that is missing, declared with other parameters, or of another type (tests/model/compile_fail/
+// proves it).
 #pragma once
 
 #include <concepts>
 #include <cstddef>
 #include <iterator>
+#include <type_traits>
 
 #include "lockstep/core/dual.hpp"
 #include "lockstep/core/hd.hpp"
@@ -86,6 +89,48 @@ concept has_input_table = requires {
   { M::inputs[0] } -> std::convertible_to<named_value>;
 } || (M::n_inputs == 0);
 
+// Whether M has a member of a given name at all, whatever its kind or signature: in a class derived
+// from both M and a probe holding a data member of that name, the name is ambiguous exactly when M
+// has one too (name lookup across base classes, [class.member.lookup]). This tells a function that is
+// missing from one declared with other parameters. A final M cannot be derived from: it counts as
+// declaring every name, and a function it lacks is reported as one that cannot be called.
+template <class M, class Probe>
+struct with_probe : M, Probe {};
+struct mass_probe { int mass; };
+struct force_probe { int force; };
+struct constraint_probe { int constraint; };
+struct nonholonomic_probe { int nonholonomic; };
+struct initial_state_probe { int initial_state; };
+
+template <class M>
+concept declares_mass = std::is_final_v<M> || !requires { &with_probe<M, mass_probe>::mass; };
+template <class M>
+concept declares_force = std::is_final_v<M> || !requires { &with_probe<M, force_probe>::force; };
+template <class M>
+concept declares_constraint = std::is_final_v<M> || !requires { &with_probe<M, constraint_probe>::constraint; };
+template <class M>
+concept declares_nonholonomic = std::is_final_v<M> || !requires { &with_probe<M, nonholonomic_probe>::nonholonomic; };
+template <class M>
+concept declares_initial_state =
+    std::is_final_v<M> || !requires { &with_probe<M, initial_state_probe>::initial_state; };
+
+// Whether each function can be called as the library calls it, whatever it returns.
+template <class M, class T>
+concept mass_callable = requires(const vec<T, M::n>& q, const double* p) { M::template mass<T, double>(q, p); };
+template <class M, class T>
+concept force_callable = requires(const T& t, const vec<T, M::n>& q, const vec<T, M::n>& v, const double* p) {
+  M::template force<T, double>(t, q, v, p);
+};
+template <class M, class T>
+concept constraint_callable = requires(const T& t, const vec<T, M::n>& q, const double* p) {
+  M::template constraint<T, double>(t, q, p);
+};
+template <class M, class T>
+concept nonholonomic_callable = requires(const T& t, const vec<T, M::n>& q, const vec<T, M::n>& v, const double* p) {
+  M::template nonholonomic<T, double>(t, q, v, p);
+};
+
+// And whether it returns what the library expects.
 template <class M, class T>
 concept has_mass_for = requires(const vec<T, M::n>& q, const double* p) {
   { M::template mass<T, double>(q, p) } -> std::same_as<mat<T, M::n, M::n>>;
@@ -151,7 +196,8 @@ concept Model = model_requirements::has_sizes<M> && model_requirements::has_name
                 model_requirements::has_initial_state<M> && model_requirements::coordinate_names_fit<M>();
 
 // One static_assert per requirement, so a malformed model fails with a sentence that names what is
-// missing rather than a page of substitution failures. Call it where a model enters the library.
+// missing or wrong (a function that is absent, declared with other parameters, or returning another
+// type) rather than a page of substitution failures. Call it where a model enters the library.
 template <class M>
 constexpr bool lockstep_check_model() {
   using namespace model_requirements;
@@ -164,21 +210,67 @@ constexpr bool lockstep_check_model() {
                   "lockstep model: needs `static constexpr named_value params[n_params]`");
     static_assert(has_input_table<M>,
                   "lockstep model: needs `static constexpr named_value inputs[n_inputs]`");
-    static_assert(has_mass_for<M, double> && has_mass_for<M, probe_dual>,
+    // Each function: missing, or declared so that the library cannot call it, or returning another
+    // type; at most one of the three fails. The model compiler (host/model_files) restates these
+    // messages at the line of the model's header that declares the function.
+    static_assert(declares_mass<M>,
                   "lockstep model: missing mass: `template <class T, class P> static mat<T, n, n> "
                   "mass(const vec<T, n>& q, const P* p)`");
-    static_assert(has_force_for<M, double> && has_force_for<M, probe_dual>,
+    static_assert(!declares_mass<M> || (mass_callable<M, double> && mass_callable<M, probe_dual>),
+                  "lockstep model: mass cannot be called as mass<T, P>(q, p) with T = double and with dual "
+                  "numbers: it must be `template <class T, class P> static mat<T, n, n> "
+                  "mass(const vec<T, n>& q, const P* p)`");
+    static_assert(!(mass_callable<M, double> && mass_callable<M, probe_dual>) ||
+                      (has_mass_for<M, double> && has_mass_for<M, probe_dual>),
+                  "lockstep model: mass returns the wrong type: it must return mat<T, n, n> for T = double and "
+                  "for dual numbers: `template <class T, class P> static mat<T, n, n> "
+                  "mass(const vec<T, n>& q, const P* p)`");
+    static_assert(declares_force<M>,
                   "lockstep model: missing force: `template <class T, class P> static vec<T, n> "
                   "force(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`");
-    static_assert(has_constraint_for<M, double> && has_constraint_for<M, probe_dual>,
+    static_assert(!declares_force<M> || (force_callable<M, double> && force_callable<M, probe_dual>),
+                  "lockstep model: force cannot be called as force<T, P>(t, q, v, p) with T = double and with "
+                  "dual numbers: it must be `template <class T, class P> static vec<T, n> "
+                  "force(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`");
+    static_assert(!(force_callable<M, double> && force_callable<M, probe_dual>) ||
+                      (has_force_for<M, double> && has_force_for<M, probe_dual>),
+                  "lockstep model: force returns the wrong type: it must return vec<T, n> for T = double and for "
+                  "dual numbers: `template <class T, class P> static vec<T, n> "
+                  "force(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`");
+    static_assert(declares_constraint<M>,
                   "lockstep model: missing constraint: `template <class T, class P> static vec<T, m> "
                   "constraint(const T& t, const vec<T, n>& q, const P* p)`");
-    static_assert(has_nonholonomic_for<M, double> && has_nonholonomic_for<M, probe_dual>,
-                  "lockstep model: k > 0 but missing nonholonomic: `template <class T, class P> static "
-                  "vec<T, k> nonholonomic(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`");
-    static_assert(has_initial_state<M>,
+    static_assert(!declares_constraint<M> || (constraint_callable<M, double> && constraint_callable<M, probe_dual>),
+                  "lockstep model: constraint cannot be called as constraint<T, P>(t, q, p) with T = double and "
+                  "with dual numbers: it must be `template <class T, class P> static vec<T, m> "
+                  "constraint(const T& t, const vec<T, n>& q, const P* p)`");
+    static_assert(!(constraint_callable<M, double> && constraint_callable<M, probe_dual>) ||
+                      (has_constraint_for<M, double> && has_constraint_for<M, probe_dual>),
+                  "lockstep model: constraint returns the wrong type: it must return vec<T, m> (m entries, even "
+                  "for m = 1) for T = double and for dual numbers: `template <class T, class P> static vec<T, m> "
+                  "constraint(const T& t, const vec<T, n>& q, const P* p)`");
+    if constexpr (M::k > 0) {
+      static_assert(declares_nonholonomic<M>,
+                    "lockstep model: k > 0 but missing nonholonomic: `template <class T, class P> static "
+                    "vec<T, k> nonholonomic(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`");
+      static_assert(!declares_nonholonomic<M> ||
+                        (nonholonomic_callable<M, double> && nonholonomic_callable<M, probe_dual>),
+                    "lockstep model: nonholonomic cannot be called as nonholonomic<T, P>(t, q, v, p) with "
+                    "T = double and with dual numbers: it must be `template <class T, class P> static vec<T, k> "
+                    "nonholonomic(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`");
+      static_assert(!(nonholonomic_callable<M, double> && nonholonomic_callable<M, probe_dual>) ||
+                        (has_nonholonomic_for<M, double> && has_nonholonomic_for<M, probe_dual>),
+                    "lockstep model: nonholonomic returns the wrong type: it must return vec<T, k> for "
+                    "T = double and for dual numbers: `template <class T, class P> static vec<T, k> "
+                    "nonholonomic(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`");
+    }
+    static_assert(declares_initial_state<M>,
                   "lockstep model: missing initial_state: `static void initial_state(const double* p, "
                   "const double* inputs, vec<double, n>& q0, vec<double, n>& v0)`");
+    static_assert(!declares_initial_state<M> || has_initial_state<M>,
+                  "lockstep model: initial_state cannot be called as initial_state(p, inputs, q0, v0): it must "
+                  "be `static void initial_state(const double* p, const double* inputs, vec<double, n>& q0, "
+                  "vec<double, n>& v0)`");
     static_assert(coordinate_names_fit<M>(),
                   "lockstep model: coordinate_names must be `static constexpr const char* coordinate_names[n]` "
                   "(or a std::array of n), one name per coordinate");
