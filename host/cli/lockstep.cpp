@@ -86,17 +86,36 @@ bool lanes_turned_off() {
   return value != nullptr && std::strcmp(value, "0") == 0;
 }
 
+// Whether this build's built-in engines were compiled with BDF in SIMD lanes: a build for avx2 or
+// avx512 (docs/SIMD.md, "The lanes backend of a build for one instruction set").
+bool build_has_lanes() {
+  const std::string_view set = host::built_instruction_set().name;
+  return set == "avx2" || set == "avx512";
+}
+
 // MODEL on the command line: a model file (compiled for `contents`, or found in the cache), else a
 // built-in model's name. Throws model_file_error or std::invalid_argument with the message for the user.
-// lanes, when given, is set to the SIMD lanes the engine runs BDF in (0: one member at a time).
+// bdf, when given, is set to describe's line on how the engine runs BDF, saying which engine it is
+// about (a model file's lanes are its own, the built-in models' the build's: --version has a line for
+// each).
 engine model_of_argument(const std::string& argument, const std::string& pick, const model_files::engine_contents& contents,
-                         bool quiet = false, int* lanes = nullptr) {
+                         bool quiet = false, std::string* bdf = nullptr) {
+  auto in_lanes = [](int lanes) { return "BDF: members in " + std::to_string(lanes) + " SIMD lanes per core"; };
   if (model_files::looks_like_model_file(argument)) {
     model_files::compile_settings settings;
     settings.contents = contents;
     if (!quiet) settings.progress = announce;
     model_files::loaded_model loaded = model_files::load_model_file({argument, pick}, settings);
-    if (lanes != nullptr) *lanes = lanes_turned_off() ? 0 : loaded.lanes;
+    if (bdf != nullptr) {
+      const std::string set = settings.tools.instruction_set;
+      if (loaded.lanes > 0 && !lanes_turned_off())
+        *bdf = in_lanes(loaded.lanes) + " (this model file's engine, compiled for " + set + ")";
+      else if (loaded.lanes > 0)
+        *bdf = "BDF: one member at a time (this model file's engine has SIMD lanes; LOCKSTEP_LANES=0 turns them off)";
+      else
+        *bdf = "BDF: one member at a time (this model file's engine, compiled for " + set + " without SIMD lanes: "
+               "lockstep --version says when model files get them)";
+    }
     return loaded.model;
   }
   if (!pick.empty()) throw std::invalid_argument("--name picks a model of a model file; \"" + argument + "\" is a built-in model");
@@ -104,7 +123,18 @@ engine model_of_argument(const std::string& argument, const std::string& pick, c
   if (!model)
     throw std::invalid_argument("unknown model \"" + argument + "\"" + model_hint(argument) +
                                 " (a model file: a path ending in .hpp, .h or .toml)");
-  if (lanes != nullptr) *lanes = builtin_bdf_lanes(argument);
+  if (bdf != nullptr) {
+    const std::string set(host::built_instruction_set().name);
+    if (const int lanes = builtin_bdf_lanes(argument); lanes > 0)
+      *bdf = in_lanes(lanes) + " (the built-in engine of this build for " + set + ")";
+    else if (!build_has_lanes())
+      *bdf = "BDF: one member at a time (the built-in engines of this build for " + set +
+             "; a build for avx2 or avx512 runs them in SIMD lanes)";
+    else if (lanes_turned_off())
+      *bdf = "BDF: one member at a time (the built-in engine; LOCKSTEP_LANES=0 turns its SIMD lanes off)";
+    else
+      *bdf = "BDF: one member at a time (the built-in engine: the model is too large for SIMD lanes)";
+  }
   return *model;
 }
 
@@ -119,9 +149,9 @@ int model_error(const std::string& argument, const std::string& message) {
 
 int describe_model(const std::string& name, const std::string& pick) {
   std::optional<engine> found;
-  int lanes = 0;
+  std::string bdf;
   try {
-    found.emplace(model_of_argument(name, pick, model_files::engine_contents{}, false, &lanes));  // the tables alone
+    found.emplace(model_of_argument(name, pick, model_files::engine_contents{}, false, &bdf));  // the tables alone
   } catch (const std::exception& e) {
     return model_error(name, e.what());
   }
@@ -133,8 +163,7 @@ int describe_model(const std::string& name, const std::string& pick) {
   std::string coordinates;
   for (const char* c : model->coordinate_names()) coordinates += (coordinates.empty() ? "" : ", ") + std::string(c);
   std::printf("coordinates: q = (%s)\n", coordinates.c_str());
-  if (lanes > 0) std::printf("BDF: members in %d SIMD lanes per core\n", lanes);
-  else std::printf("BDF: one member at a time\n");
+  std::printf("%s\n", bdf.c_str());
   std::printf("parameters ([model] params, [ensemble.vary] \"params.NAME\"):\n");
   for (const auto& p : model->params())
     std::printf("  %-10s = %-12.6g %s\n", p.name, p.default_value, p.description);
@@ -300,6 +329,17 @@ int run(const run_request& request) {
   }
 }
 
+// --version's line on the built-in models' lanes: those of a build for avx2 or avx512, unless
+// LOCKSTEP_LANES=0 turns them off.
+std::string builtin_lanes() {
+  if (const int lanes = lockstep::builtin_bdf_lanes(); lanes > 0)
+    return std::to_string(lanes) + " per core (LOCKSTEP_LANES=0 turns them off; lockstep describe MODEL says which "
+                                   "models fit them)";
+  if (build_has_lanes()) return "off (LOCKSTEP_LANES=0)";
+  return "off (this build is for " + std::string(host::built_instruction_set().name) +
+         "; a build for avx2 or avx512 runs them)";
+}
+
 // --version's line on model files' lanes: an engine compiled for avx2 or avx512 runs BDF in lanes
 // (toolchain::lanes), unless LOCKSTEP_LANES=0 turns them off where it runs.
 std::string model_file_lanes(const lockstep::model_files::toolchain& tools) {
@@ -326,12 +366,7 @@ int main(int argc, char** argv) {
                                 "\nmodel files compiled for: " +
                                 (tools.instruction_set_refusal.empty() ? tools.instruction_set
                                                                        : "none, refused: " + tools.instruction_set_refusal) +
-                                "\nBDF in SIMD lanes: " +
-                                (lockstep::builtin_bdf_lanes() > 0
-                                     ? std::to_string(lockstep::builtin_bdf_lanes()) +
-                                           " per core, built-in models (LOCKSTEP_LANES=0 turns them off; "
-                                           "lockstep describe MODEL says which fit them)"
-                                     : std::string("off (a build for avx2 or avx512 runs them)")) +
+                                "\nBDF in SIMD lanes, built-in models: " + builtin_lanes() +
                                 "\nBDF in SIMD lanes, model files: " + model_file_lanes(tools);
                        }));
 

@@ -375,6 +375,42 @@ TEST(LockstepExitCodes, HelpExitsZeroAndListsTheRunOptions) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option << " missing from:\n" << r.out;
 }
 
+// The line of `text` that starts with `prefix`, without it; "" (and a test failure) when none does.
+std::string line_after(const std::string& text, const std::string& prefix) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    if (text.compare(at, prefix.size(), prefix) == 0) return text.substr(at + prefix.size(), end - at - prefix.size());
+    at = end + 1;
+  }
+  ADD_FAILURE() << "no line starting with \"" << prefix << "\" in:\n" << text;
+  return "";
+}
+
+TEST(LockstepExitCodes, VersionAndDescribeSayWhichEnginesTheirBdfLanesAreOf) {
+  // Arrange
+  scratch_dir dir;
+
+  // Act
+  const run_result version = run_lockstep(dir, {"--version"});
+  const run_result described = run_lockstep(dir, {"describe", "pendulum"});
+
+  // Assert: one line for the built-in models and one for model files, none that could be read as both;
+  // describe's line for a built-in model names its engine and agrees with --version's.
+  ASSERT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_EQ(version.out.find("BDF in SIMD lanes: "), std::string::npos) << version.out;
+  const std::string builtin = line_after(version.out, "BDF in SIMD lanes, built-in models: ");
+  EXPECT_FALSE(line_after(version.out, "BDF in SIMD lanes, model files: ").empty()) << version.out;
+  ASSERT_EQ(described.exit_code, 0) << described.err;
+  const std::string bdf = line_after(described.out, "BDF: ");
+  EXPECT_NE(bdf.find("built-in engine"), std::string::npos) << bdf;
+  if (builtin.rfind("off", 0) == 0) {
+    EXPECT_EQ(bdf.rfind("one member at a time", 0), 0u) << builtin << "\n" << bdf;
+  } else {
+    const std::string lanes = builtin.substr(0, builtin.find(' '));
+    EXPECT_EQ(bdf.rfind("members in " + lanes + " SIMD lanes per core", 0), 0u) << builtin << "\n" << bdf;
+  }
+}
+
 // ---- exit 3: the results cannot be written -------------------------------------------------------------
 constexpr const char* small_study = R"([model]
 name = "pendulum"
