@@ -154,6 +154,31 @@ TEST(EngineCache, AFailedBuildLeavesNothing) {
   fs::remove_all(dir);
 }
 
+TEST(EngineCache, AFailedBuildIsKeptWhereAskedInPlaceOfTheLastOne) {
+  // Arrange: a failure already kept there.
+  const fs::path dir = fs::temp_directory_path() / ("lockstep-cache-keep-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const fs::path kept = dir / "failed" / "model";
+  fs::create_directories(kept);
+  write_file_atomically(kept / "older.txt", "the last failure");
+
+  // Act
+  EXPECT_THROW(make_entry(dir / "engines", "key",
+                          [](const fs::path& build) {
+                            write_file_atomically(build / "engine.cpp", "the unit");
+                            throw std::runtime_error("compiler failed");
+                          },
+                          kept),
+               std::runtime_error);
+
+  // Assert: no entry, and the build's folder in place of the older one.
+  EXPECT_FALSE(fs::exists(dir / "engines" / "key"));
+  for (const auto& entry : fs::directory_iterator(dir / "engines")) EXPECT_EQ(entry.path().filename(), "key.lock");
+  EXPECT_EQ(read_file(kept / "engine.cpp"), "the unit");
+  EXPECT_FALSE(fs::exists(kept / "older.txt"));
+  fs::remove_all(dir);
+}
+
 // nvcc's message for a model header whose functions are not LOCKSTEP_HD (as nvcc 13.0 wrote it for
 // such a header), and another of its messages, which gets no hint.
 TEST(DeviceCompile, AHostOnlyModelFunctionGetsTheHintToMarkItLockstepHd) {
