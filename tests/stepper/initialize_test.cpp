@@ -3,9 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <vector>
 
+#include "lockstep/method/methods.hpp"
 #include "lockstep/model/registry.hpp"
 #include "lockstep/stepper/initialize.hpp"
+#include "lockstep/stepper/member.hpp"
+#include "lockstep/stepper/solve_member.hpp"
 
 namespace {
 
@@ -75,6 +80,71 @@ TEST(ConsistentInitialization, VelocityProjectionSatisfiesVelocityConstraints) {
   ASSERT_EQ(consistent_initialization<Model>(0.0, q, v, p, opt, init, counters), member_status::success);
   EXPECT_LE(norm_inf(velocity_constraint<Model>(0.0, init.q, init.v, p)), 1e-12 * 150.0);
   EXPECT_GT(counters.init_v_correction, 0.1);
+}
+
+// ---- a member that never starts ----
+// It reports where it stands: final_t = t0 and the (q0, v0) it was given, as given (docs/RESULTS-FORMAT.md),
+// with NaN multipliers (none were computed); not t = 0 and zeros.
+
+// Expects y to be (q0, v0) as given, with every multiplier NaN.
+template <class Model>
+void expect_given_point(const state_vector<Model>& y, const vec<double, Model::n>& q0, const vec<double, Model::n>& v0,
+                        const char* what) {
+  using L = state_layout<Model>;
+  for (int i = 0; i < Model::n; ++i) {
+    EXPECT_EQ(y[L::q + i], q0[i]) << what << ": q" << i;
+    EXPECT_EQ(y[L::v + i], v0[i]) << what << ": v" << i;
+  }
+  for (int i = L::lambda; i < L::size; ++i) EXPECT_TRUE(std::isnan(y[i])) << what << ": multiplier entry " << i;
+}
+
+TEST(MemberThatNeverStarts, ReportsT0AndTheStartItWasGivenWithEveryMethod) {
+  // Arrange: a pendulum with g = NaN, whose initial accelerations are not finite (model_not_finite),
+  // started 1e-3 off its circle (so that the start given differs from its projection) at t0 = 0.5.
+  using Model = models::pendulum;
+  const double p[3] = {1.0, 1.0, std::numeric_limits<double>::quiet_NaN()};
+  const vec<double, 2> q0{{0.85, -0.54}}, v0{{0.1, 0.2}};
+  for (const method_kind method :
+       {method_kind::bdf, method_kind::radau5, method_kind::radau3, method_kind::euler, method_kind::rhoinf}) {
+    solver_options opt;
+    opt.method = method;
+    opt.form = formulation::ggl;
+
+    // Act
+    const member_result<Model> r = solve_member<Model>(p, q0, v0, 0.5, 1.5, opt, {0.5, 1.5});
+
+    // Assert
+    EXPECT_EQ(r.status, member_status::model_not_finite) << method_name(method);
+    EXPECT_EQ(r.t_final, 0.5) << method_name(method);
+    expect_given_point<Model>(r.y_final, q0, v0, method_name(method));
+  }
+}
+
+TEST(MemberThatNeverStarts, ReportsT0AndTheStartItWasGivenWhenItsOptionsAreRefused) {
+  // Arrange: adaptive BDF on index3, which BDF refuses (invalid_input), through member_begin (the batch
+  // kernels' path) and through solve_member's own checks (t1 <= t0).
+  using Model = models::pendulum;
+  const double p[3] = {1.0, 1.0, 9.81};
+  const vec<double, 2> q0{{0.85, -0.54}}, v0{{0.1, 0.2}};
+  solver_options opt;
+  opt.method = method_kind::bdf;
+  opt.form = formulation::index3;
+  member_state<Model, bdf_method> ms;
+  const double save_times[1] = {0.5};
+  auto sink = [](int, double, const state_vector<Model>&) { ADD_FAILURE() << "a member that never starts saves nothing"; };
+
+  // Act
+  member_begin<Model>(ms, 0.5, 1.5, q0, v0, p, opt, save_times, 1, sink);
+  opt.form = formulation::ggl;
+  const member_result<Model> backwards = solve_member<Model>(p, q0, v0, 0.5, 0.25, opt, {});
+
+  // Assert
+  EXPECT_EQ(ms.status, member_status::invalid_input);
+  EXPECT_EQ(bdf_method::time(ms.method), 0.5);
+  expect_given_point<Model>(member_final_state<Model>(ms, p, opt), q0, v0, "member_begin");
+  EXPECT_EQ(backwards.status, member_status::invalid_input);
+  EXPECT_EQ(backwards.t_final, 0.5);
+  expect_given_point<Model>(backwards.y_final, q0, v0, "solve_member");
 }
 
 // Published consistent values (andrews.md; Hairer & Wanner VII.7; the Bari Test Set).

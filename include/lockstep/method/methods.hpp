@@ -1,11 +1,13 @@
 // lockstep/method/methods.hpp — the methods behind one interface, for the member stepper.
 //
-// A method is a type with a per-member state template and seven LOCKSTEP_HD operations: check the
+// A method is a type with a per-member state template and eight LOCKSTEP_HD operations: check the
 // options, start from consistent initial values, attempt one step, evaluate the dense output of the
 // last step, give its Jacobian blocks (whose dropped constraint rows the member stepper starts from
-// the initial decision and reports), report the current point, and replace the current point by its projection
+// the initial decision and reports), report the current point, replace the current point by its projection
 // (formulation/projection.hpp) after an accepted step: the next step starts from, and the dense output
-// of the last step ends at, the projected point. The member stepper (stepper/member.hpp) and the batch
+// of the last step ends at, the projected point; and place a member that never starts (refused options,
+// failed initialization) at the point it was given, which its time and current point then report
+// (stepper/member.hpp, member_begin). The member stepper (stepper/member.hpp) and the batch
 // kernels are templates on the method (docs/DESIGN-NOTES.md, "Conventions": templates on the Model and the method's
 // kernel; everything else is chosen at run time).
 #pragma once
@@ -45,6 +47,12 @@ struct bdf_method {
   // The newest past point: the next predictor and the dense-output polynomial pass through it.
   template <class Model>
   LOCKSTEP_HD static void replace_current(state<Model>& s, const state_vector<Model>& y) { s.y_newest = y; }
+  // A member that never starts: time t and current point y, the rest of the state as constructed.
+  template <class Model>
+  LOCKSTEP_HD static void place_unstarted(state<Model>& s, double t, const state_vector<Model>& y) {
+    s.t = t;
+    s.y_newest = y;
+  }
   // The Jacobian blocks the method keeps (their dropped constraint rows are the member's decision).
   template <class State>  // a state<Model>, const or not
   LOCKSTEP_HD static auto& jacobian(State& s) { return s.corrector.jac; }
@@ -61,6 +69,11 @@ struct current_point_in_y {
   LOCKSTEP_HD static const auto& current(const State& s) { return s.y; }
   template <class State, class Y>
   LOCKSTEP_HD static void replace_current(State& s, const Y& y) { s.y = y; }
+  template <class State, class Y>
+  LOCKSTEP_HD static void place_unstarted(State& s, double t, const Y& y) {
+    s.t = t;
+    s.y = y;
+  }
 };
 
 // The Radau IIA family (method/radau.hpp): one implementation, one tableau per method.

@@ -24,6 +24,8 @@
 // thread (docs/GPU.md section 5.4 says why).
 #pragma once
 
+#include <limits>
+
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/core/status.hpp"
@@ -276,23 +278,43 @@ LOCKSTEP_HD completion complete_accepted_step(member_state<Model, Method>& ms, c
 
 }  // namespace detail
 
+// The point a member that never starts reports as its final one: the (q0, v0) it was given, unprojected,
+// and NaN multipliers (none were computed). docs/RESULTS-FORMAT.md, /members/final_q.
+template <class Model>
+LOCKSTEP_HD state_vector<Model> given_point(const vec<double, Model::n>& q0, const vec<double, Model::n>& v0) {
+  using L = state_layout<Model>;
+  state_vector<Model> y;
+  for (int i = 0; i < L::size; ++i) y[i] = std::numeric_limits<double>::quiet_NaN();
+  for (int i = 0; i < Model::n; ++i) {
+    y[L::q + i] = q0[i];
+    y[L::v + i] = v0[i];
+  }
+  return y;
+}
+
 // Consistent initialization and the method's start; writes the save times equal to t0. Leaves
-// status = running, or the reason the member cannot start. save_times are sorted, in [t0, t1].
+// status = running, or the reason the member cannot start; a member that cannot start is placed at
+// t0 and the point it was given (given_point), which member_final_state then reports. save_times are
+// sorted, in [t0, t1].
 template <class Model, class Method, class Sink>
 LOCKSTEP_HD void member_begin(member_state<Model, Method>& ms, double t0, double t1, const vec<double, Model::n>& q0,
                               const vec<double, Model::n>& v0, const double* p, const solver_options& opt,
                               const double* save_times, int save_count, Sink& sink) {
   ms = member_state<Model, Method>{};
+  const auto refuse = [&](member_status why) {
+    ms.status = why;
+    Method::place_unstarted(ms.method, t0, given_point<Model>(q0, v0));
+  };
   // Fixed steps must divide [t0, t1] into whole steps (method/step_control.hpp, fixed_step_count).
   const bool off_grid = opt.fixed_h > 0.0 && fixed_step_count(t0, t1, opt.fixed_h) < 0;
   if (Method::check_options(opt)[0] != '\0' || !(t1 > t0) || off_grid) {
-    ms.status = member_status::invalid_input;
+    refuse(member_status::invalid_input);
     return;
   }
   initial_values<Model> init;
   const member_status st = consistent_initialization<Model>(t0, q0, v0, p, opt, init, ms.counters);
   if (st != member_status::success) {
-    ms.status = st;
+    refuse(st);
     return;
   }
   Method::start(ms.method, t0, t1, init, opt);
@@ -362,7 +384,8 @@ template <class Model, class Method>
 LOCKSTEP_HD state_vector<Model> member_final_state(const member_state<Model, Method>& ms, const double* p,
                                                    const solver_options& opt) {
   state_vector<Model> y = Method::current(ms.method);
-  // A member that never started (refused options, failed initialization) has no point to correct.
+  // A member that never started (refused options, failed initialization) reports the point it was given
+  // (member_begin), with no multipliers to correct.
   const bool started = ms.status == member_status::success || ms.attempts > 0;
   if (!started) return y;
   const std::uint64_t dropped = Method::jacobian(ms.method).dropped;

@@ -45,6 +45,9 @@ member_result<Model> solve_member(const double* params, const vec<double, Model:
                                   const std::vector<double>& save_times) {
   static_assert(lockstep_check_model<Model>());
   member_result<Model> out;
+  // Refused before it starts: where member_begin places such a member (stepper/member.hpp).
+  out.t_final = t0;
+  out.y_final = given_point<Model>(q0, v0);
   if (const char* why = check_method_options(opt); why[0] != '\0') {
     out.status = member_status::invalid_input;
     out.message = why;
