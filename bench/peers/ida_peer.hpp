@@ -244,8 +244,10 @@ class ida_ggl_solver {
     params_ = params;
     message_.clear();
 
-    // Consistent initial values: lockstep's (projection with the mass metric, the index-1 system).
+    // Consistent initial values: lockstep's (projection with the mass metric, the index-1 system), from
+    // whatever start it is given (the starts of peer_problems.hpp are projected on purpose).
     solver_options init_options;
+    init_options.init = init_mode::project;
     member_counters init_counters;
     initial_values<Model> init;
     out.init_status = consistent_initialization<Model>(t0, q0, v0, params, init_options, init, init_counters);

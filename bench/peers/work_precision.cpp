@@ -193,6 +193,7 @@ run_outcome run_lockstep(const ensemble<Model>& base, method_kind method, double
   e.options.method = method;
   e.options.form = method == method_kind::bdf ? formulation::ggl : formulation::index3;
   e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = tol;
+  e.options.init = peers::initialization;
   run_options run;
   run.where = backend::omp;
   run.threads = threads;

@@ -35,6 +35,7 @@
 #include <map>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -392,6 +393,83 @@ inline std::string first_lyapunov_message(const lyapunov_buffers& b) {
   return std::string();
 }
 
+// The consistent initialization's corrections of the members written, for the summary's warnings
+// (stepper/options.hpp): the members whose start was projected by more than the tolerance, in q and in
+// v, and those refused for their start (status inconsistent_initial), each with the largest correction
+// and whose it was. Members are numbered as in members.csv.
+struct initial_corrections {
+  struct largest {
+    long members = 0;
+    double correction = 0.0;
+    long member = -1;
+    void add(long i, double c) {
+      ++members;
+      if (member < 0 || c > correction) {
+        correction = c;
+        member = i;
+      }
+    }
+  };
+  largest q, v;                // projected beyond the tolerance
+  largest refused_q, refused_v;  // refused: their corrections (v: strict mode only, auto refuses on q)
+
+  // The members of `block`, whose given starts are q0[i * n + j], v0[i * n + j].
+  void add(const io::member_block& block, const double* q0, const double* v0, int n, const solver_options& opt) {
+    const auto norm = [n](const double* x) {
+      double largest = 0.0;
+      for (int j = 0; j < n; ++j) largest = std::max(largest, std::abs(x[j]));
+      return largest;
+    };
+    for (long i = 0; i < block.count; ++i) {
+      const member_counters& c = block.counters[i];
+      const long member = block.first + i;
+      if (block.status[i] == member_status::inconsistent_initial) {
+        refused_q.add(member, c.init_q_correction);
+        refused_v.add(member, c.init_v_correction);
+        continue;
+      }
+      if (init_correction_beyond_tolerance(c.init_q_correction, norm(q0 + i * n), opt.atol_q, opt.rtol))
+        q.add(member, c.init_q_correction);
+      if (init_correction_beyond_tolerance(c.init_v_correction, norm(v0 + i * n), opt.atol_v, opt.rtol))
+        v.add(member, c.init_v_correction);
+    }
+  }
+};
+
+// The summary's lines on initial corrections (initial_corrections), each ending in a newline; "" when
+// every member started within the tolerance.
+inline std::string initial_correction_lines(const initial_corrections& c, const solver_options& opt) {
+  char line[640];
+  std::string out;
+  const auto plural = [](long count) { return count == 1 ? "" : "s"; };
+  for (const auto& [x, what, tolerance] : {std::tuple{&c.q, "positions", "atol_q + rtol |q0|"},
+                                           std::tuple{&c.v, "velocities", "atol_v + rtol |v0|"}}) {
+    if (x->members == 0) continue;
+    std::snprintf(line, sizeof line,
+                  "lockstep: warning: the initial %s of %ld member%s violated the constraints by more than the "
+                  "tolerance (%s, max-norms) and were projected onto them: corrections up to %.3g (member %ld)\n",
+                  what, x->members, plural(x->members), tolerance, x->correction, x->member);
+    out += line;
+  }
+  if (c.refused_q.members == 0) return out;
+  const long refused = c.refused_q.members;
+  if (opt.init == init_mode::strict) {
+    std::snprintf(line, sizeof line,
+                  "lockstep: %ld member%s refused (inconsistent_initial): initial values that need corrections above "
+                  "init_tolerance = %.3g, up to %.3g in q (member %ld) and %.3g in v (member %ld)\n",
+                  refused, plural(refused), opt.init_tolerance, c.refused_q.correction, c.refused_q.member,
+                  c.refused_v.correction, c.refused_v.member);
+  } else {
+    std::snprintf(line, sizeof line,
+                  "lockstep: %ld member%s refused (inconsistent_initial): initial positions off the constraints by up "
+                  "to %.3g (member %ld), more than %g %% of the configuration's size (init = \"auto\"); "
+                  "correct the initial values, or set init = \"project\" in [solver] to start from the projection "
+                  "onto the constraints\n",
+                  refused, plural(refused), c.refused_q.correction, c.refused_q.member, 100.0 * init_gross_fraction);
+  }
+  return out + line;
+}
+
 // Statuses and steps of the members written, for the closing summary and the exit code.
 struct member_tally {
   long members = 0;
@@ -400,6 +478,7 @@ struct member_tally {
   std::map<std::string, long> failed;
   long lyapunov_failed = 0;
   std::string lyapunov_message;  // the first reason a member's Lyapunov options were refused
+  initial_corrections initial;
 
   // Members' Lyapunov statuses and the first reason their runs gave (first_lyapunov_message).
   void add_lyapunov(const member_status* status, long count, const std::string& first_message) {
@@ -411,7 +490,9 @@ struct member_tally {
     add_lyapunov(b.status.data(), static_cast<long>(b.status.size()), first_lyapunov_message(b));
   }
 
-  void add(const io::member_block& block) {
+  // The members of `block` and their given starts (initial_corrections::add).
+  void add(const io::member_block& block, const double* q0, const double* v0, int n, const solver_options& opt) {
+    initial.add(block, q0, v0, n, opt);
     for (long i = 0; i < block.count; ++i) {
       ++members;
       steps += block.counters[i].steps;
@@ -438,6 +519,7 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
                spec.name.c_str(), tally.members, tally.succeeded, tally.members - tally.succeeded, failures.c_str(),
                tally.steps, wall_seconds, backend_name(settings.where), threads, threads == 1 ? "" : "s",
                per_rank.c_str(), settings.out_dir.string().c_str());
+  std::fputs(initial_correction_lines(tally.initial, spec.solver).c_str(), stderr);
   const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
   if (lanes.attempts.executed > 0) {
     const char* rank = ranks > 1 ? " (rank 0)" : "";
@@ -510,7 +592,8 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
     h5.write_members(block);
     csv.write_members(block);
     stats.add_range(c.first, c.count, c.outputs);
-    tally.add(block);
+    const std::size_t start = static_cast<std::size_t>(c.first) * static_cast<std::size_t>(model.n());
+    tally.add(block, e.q0.data() + start, e.v0.data() + start, model.n(), spec.solver);
   };
   auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
   if (settings.progress && !settings.quiet)

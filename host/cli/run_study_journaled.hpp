@@ -214,8 +214,9 @@ struct rank_report {
 };
 
 // Writes the members of every rank's journal, in rank order, to `h5` and `csv`. `interrupted`: members a
-// rank had not finished are written as status running with NaN values.
-inline member_tally write_members_from_journals(const io::study_spec& spec, const io::results_layout& layout,
+// rank had not finished are written as status running with NaN values. The tally's initial corrections
+// take each member's given start from `model` (build_ensemble: the journals keep no q0, v0).
+inline member_tally write_members_from_journals(const engine& model, const io::study_spec& spec, const io::results_layout& layout,
                                          const std::vector<rank_report>& ranks, const std::vector<std::filesystem::path>& journals,
                                          io::results_writer& h5, io::members_csv_writer& csv, bool interrupted) {
   const int ny = layout.state_size();
@@ -235,7 +236,8 @@ inline member_tally write_members_from_journals(const io::study_spec& spec, cons
       const io::member_block block = chunk.block(sample_inputs(spec.plan, chunk.first, chunk.count, inputs));
       h5.write_members(block);
       csv.write_members(block);
-      tally.add(block);
+      const ensemble_problem given = build_ensemble(model, spec, chunk.first, chunk.first + chunk.count);
+      tally.add(block, given.q0.data(), given.v0.data(), model.n(), spec.solver);
       if (chunk.lyapunov_exponents > 0) tally.add_lyapunov(chunk.lyapunov_status.data(), chunk.count, chunk.lyapunov_message);
     }
     if (reader.next_member() != rank.done)
@@ -535,7 +537,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     }
     io::results_writer h5(out_dir / results_name, layout);
     io::members_csv_writer csv(out_dir / members_name, layout);
-    tally = write_members_from_journals(spec, layout, all, journals, h5, csv, interrupted);
+    tally = write_members_from_journals(model, spec, layout, all, journals, h5, csv, interrupted);
     if (!interrupted) write_statistics(h5, spec, stats.finish());
     set_run_attributes(h5, spec, settings, wall);
     if (ranks > 1) h5.set_attribute("mpi_ranks", ranks);

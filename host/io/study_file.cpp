@@ -263,6 +263,7 @@ constexpr choice multiplier_choices[] = {
     {"minimum-norm", static_cast<int>(multiplier_convention::minimum_norm), true},
 };
 constexpr choice init_choices[] = {
+    {"auto", static_cast<int>(init_mode::automatic), true},
     {"project", static_cast<int>(init_mode::project), true},
     {"strict", static_cast<int>(init_mode::strict), true},
 };
@@ -613,8 +614,11 @@ class study_reader {
     // A key without effect is refused, never ignored: init_tolerance bounds strict initialization only.
     if (s.get("init_tolerance") && opt.init != init_mode::strict)
       fail(s.key_position("init_tolerance"),
-           "[solver] init_tolerance applies to init = \"strict\" only (init is \"project\", which corrects any "
-           "violation); remove it or set init = \"strict\"");
+           "[solver] init_tolerance applies to init = \"strict\" only (init is " + in_quotes(init_mode_name(opt.init)) +
+               (opt.init == init_mode::project ? ", which corrects any violation"
+                                               : ", which refuses a gross violation and measures the others against "
+                                                 "rtol and atol") +
+               "); remove it or set init = \"strict\"");
     if (auto h = bounded_number(s, "fixed_h", 0.0, false)) opt.fixed_h = *h;
     // With fixed steps there is no step-size control for these to bound.
     if (opt.fixed_h > 0.0)

@@ -18,7 +18,15 @@
 //   projection = "none"      none | coordinate | post-stabilization   after every accepted step  ["none"]
 //                            (formulation/projection.hpp)
 //   metric = "mass"          mass | euclidean        metric of the initial and step projections ["mass"]
-//   init = "project"         project | strict        inconsistent initial values                ["project"]
+//   init = "auto"            auto | project | strict   initial values off the constraints         ["auto"]
+//                            (stepper/initialize.hpp): each member's start is projected onto the
+//                            constraints. auto refuses a member whose position correction is gross
+//                            (status inconsistent_initial): beyond the tolerance below and above 1 %
+//                            of the configuration's size max(|q0|, |q|) (max-norms; velocities are
+//                            never gross: a driven constraint fixes them). project accepts any
+//                            correction; strict refuses one above init_tolerance. The run's summary
+//                            warns of corrections beyond the tolerance, |dq| > atol_q + rtol |q0| or
+//                            |dv| > atol_v + rtol |v0| (stepper/options.hpp), whatever the mode
 //   multipliers = "independent"   independent | minimum-norm: the multipliers reported where the
 //                            solver drops dependent constraint rows (stepper/options.hpp)  ["independent"]
 //   rtol = 1e-6                                      > 0                                        [1e-6]

@@ -520,6 +520,34 @@ int available_cpus() {
   return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
+// Where the cache keeps the last failed build of a model (engine_cache.hpp: failed/): one folder per
+// model (and per part of an engine), its name made of the model's.
+fs::path failed_build_folder(const header_model& chosen, const std::string& what) {
+  std::string folder = (chosen.name.empty() ? chosen.type : chosen.name) + (what.empty() ? "" : "-" + what);
+  for (char& c : folder)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  return cache_root() / "failed" / folder;
+}
+
+// The failed build's command as a script beside its unit, and all the compiler said, in the build
+// folder (which becomes `failed`, make_entry): the command, run from there, names its files by their
+// own names. The user's message: the compiler's first lines, the model concept's at the user's line
+// first, and where to find the rest.
+model_file_error failed_compile(const process_result& r, const std::vector<std::string>& compile, const fs::path& build,
+                                const fs::path& failed, const fs::path& header, const header_model& chosen,
+                                const model_request& request, const std::string& hint = {}) {
+  std::vector<std::string> again = compile;
+  for (std::string& a : again)
+    if (a.rfind(build.string() + "/", 0) == 0) a.erase(0, build.string().size() + 1);
+  write_file_atomically(build / "compile.sh", "#!/bin/sh\ncd \"$(dirname \"$0\")\" || exit 1\n" + command_line(again) + "\n");
+  write_file_atomically(build / "compiler.txt", r.output);
+  return model_file_error(first_lines(at_the_models_lines(r.output, header, chosen), 100) +
+                          (hint.empty() ? "" : "\n" + hint) + "\ncannot compile the model in '" +
+                          request.source.string() + "' (the compiler's messages are above; the unit, the command and " +
+                          "all the compiler said are kept in " + failed.string() + ": sh " +
+                          (failed / "compile.sh").string() + " runs the command again)");
+}
+
 // The engine with the CUDA backend: one unit for nvcc (the host table holds every method), cached
 // under its own key.
 loaded_model load_device_engine(const model_request& request, const compile_settings& settings, const fs::path& source,
@@ -588,34 +616,6 @@ void place_parts(std::vector<engine_part>& parts, const std::string& type, const
                           part_source(part, "MODEL", type));
     part.object = cache_root() / "parts" / part.key / "part.o";
   }
-}
-
-// Where the cache keeps the last failed build of a model (engine_cache.hpp: failed/): one folder per
-// model (and per part of an engine), its name made of the model's.
-fs::path failed_build_folder(const header_model& chosen, const std::string& what) {
-  std::string folder = (chosen.name.empty() ? chosen.type : chosen.name) + (what.empty() ? "" : "-" + what);
-  for (char& c : folder)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
-  return cache_root() / "failed" / folder;
-}
-
-// The failed build's command as a script beside its unit, and all the compiler said, in the build
-// folder (which becomes `failed`, make_entry): the command, run from there, names its files by their
-// own names. The user's message: the compiler's first lines, the model concept's at the user's line
-// first, and where to find the rest.
-model_file_error failed_compile(const process_result& r, const std::vector<std::string>& compile, const fs::path& build,
-                                const fs::path& failed, const fs::path& header, const header_model& chosen,
-                                const model_request& request, const std::string& hint = {}) {
-  std::vector<std::string> again = compile;
-  for (std::string& a : again)
-    if (a.rfind(build.string() + "/", 0) == 0) a.erase(0, build.string().size() + 1);
-  write_file_atomically(build / "compile.sh", "#!/bin/sh\ncd \"$(dirname \"$0\")\" || exit 1\n" + command_line(again) + "\n");
-  write_file_atomically(build / "compiler.txt", r.output);
-  return model_file_error(first_lines(at_the_models_lines(r.output, header, chosen), 100) +
-                          (hint.empty() ? "" : "\n" + hint) + "\ncannot compile the model in '" +
-                          request.source.string() + "' (the compiler's messages are above; the unit, the command and " +
-                          "all the compiler said are kept in " + failed.string() + ": sh " +
-                          (failed / "compile.sh").string() + " runs the command again)");
 }
 
 // Why the lanes' part does not compile (the compiler's first lines): recorded in the cache once every

@@ -25,11 +25,11 @@ __path__ = extend_path(__path__, __name__)
 from . import _lockstep  # noqa: E402
 from ._model import Model, Value, builtin_models, model  # noqa: E402
 from ._results import open_results, run_study  # noqa: E402
-from ._solve import solve  # noqa: E402
+from ._solve import InitialCorrectionWarning, solve  # noqa: E402
 from ._tangents import lyapunov, sensitivities  # noqa: E402
 
 __version__ = _lockstep.__version__
 status_names = tuple(_lockstep.status_names)
 
-__all__ = ["Model", "Value", "builtin_models", "model", "lyapunov", "open_results", "run_study", "sensitivities", "solve",
+__all__ = ["InitialCorrectionWarning", "Model", "Value", "builtin_models", "model", "lyapunov", "open_results", "run_study", "sensitivities", "solve",
            "status_names"]

@@ -4,6 +4,7 @@ import math
 import os
 import sys
 import time as _time
+import warnings
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from . import _dataset, _lockstep
 from ._model import hint, model as _model
 
 METHODS = ("radau5", "bdf", "radau3", "euler", "rhoinf")
+STATUS_INCONSISTENT_INITIAL = tuple(_lockstep.status_names).index("inconsistent_initial")
 FORMULATIONS = ("index3", "ggl", "index1", "projected-invariants")
 PROJECTIONS = ("none", "coordinate", "post-stabilization")
 BACKENDS = ("omp", "serial", "cuda")
@@ -74,6 +76,47 @@ def _split(model, key, argument):
         raise ValueError(f"{argument}: unknown {'parameter' if group == 'params' else 'initial input'} {key!r} of "
                          f"model {model.name!r}{hint(str(key), valid)}")
     return group, names.index(name)
+
+
+class InitialCorrectionWarning(UserWarning):
+    """Members whose start was projected onto the constraints by more than the tolerance, or refused
+    for a gross violation (init "auto"): stepper/options.hpp, as the summary of `lockstep run`."""
+
+
+def _largest(corrections, members):
+    """(count, largest correction, its member) over the members selected by the boolean array."""
+    chosen = np.flatnonzero(members)
+    worst = chosen[np.argmax(corrections[chosen])]
+    return len(chosen), float(corrections[worst]), int(worst)
+
+
+def initial_correction_messages(status, counters, q0, v0, options):
+    """The warnings of `lockstep run`'s summary on initial corrections (host/cli/run_study_impl.hpp,
+    initial_correction_lines): beyond the tolerance |dx| > atol + rtol |x0| (max-norms), in q and in
+    v, and members refused with status inconsistent_initial."""
+    refused = np.asarray(status) == STATUS_INCONSISTENT_INITIAL
+    rtol, messages = options["rtol"], []
+    dq, dv = np.asarray(counters["init_q_correction"]), np.asarray(counters["init_v_correction"])
+    for what, x, d, x0, atol in (("positions", "q", dq, q0, options["atol_q"]),
+                                 ("velocities", "v", dv, v0, options["atol_v"])):
+        beyond = ~refused & (d > atol + rtol * np.abs(x0).max(axis=1, initial=0.0))
+        if beyond.any():
+            count, largest, member = _largest(d, beyond)
+            messages.append(f"the initial {what} of {count} member{'s' if count != 1 else ''} violated the constraints "
+                            f"by more than the tolerance (atol_{x} + rtol |{x}0|, max-norms) and were "
+                            f"projected onto them: corrections up to {largest:.3g} (member {member})")
+    if refused.any():
+        count, largest, member = _largest(dq, refused)
+        plural = "s" if count != 1 else ""
+        if options.get("init") == "strict":
+            messages.append(f"{count} member{plural} refused (inconsistent_initial): initial values that need "
+                            f"corrections above init_tolerance, up to {largest:.3g} in q (member {member})")
+        else:
+            messages.append(f"{count} member{plural} refused (inconsistent_initial): initial positions off the "
+                            f"constraints by up to {largest:.3g} (member {member}), more than 1 % of the "
+                            "configuration's size (init=\"auto\"); correct the initial values, or pass "
+                            "init=\"project\" to start from the projection onto the constraints")
+    return messages
 
 
 def _times(t, save):
@@ -218,7 +261,9 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     progress     True/False, or None: a progress bar on stderr only when it is a terminal
 
     A member that fails keeps its status (ds.status, ds.status_name) and NaN where it never reached;
-    nothing is raised for it. Ctrl-C stops the solve (KeyboardInterrupt) within one launch of the
+    nothing is raised for it. Starts projected onto the constraints by more than the tolerance, and
+    members refused for a start grossly off them (init="auto", the default; init="project" accepts
+    it), are reported by an InitialCorrectionWarning. Ctrl-C stops the solve (KeyboardInterrupt) within one launch of the
     scheduler.
     """
     model = _model(model)
@@ -261,6 +306,8 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     trajectories = {name: y[:, :, start:start + size] for name, (start, size) in groups.items()}
     counters = dict(r["counters"])
     counters = {name: (r["t_final"] if name == "final_t" else counters[name]) for name in _dataset.MEMBER_COUNTERS}
+    for message in initial_correction_messages(r["status"], counters, q0, v0, options):
+        warnings.warn(message, InitialCorrectionWarning, stacklevel=2)
     attrs = {"model": model.name, "n": n, "m": m, "k": k, "members": count, "method": method,
              "formulation": formulation, "projection": projection, "rtol": options["rtol"],
              "atol_q": options["atol_q"], "atol_v": options["atol_v"], "atol_lambda": options["atol_lambda"],

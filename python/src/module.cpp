@@ -173,7 +173,8 @@ constexpr std::pair<const char*, lockstep::projection_kind> projection_choices[]
     {"post-stabilization", lockstep::projection_kind::post_stabilization}};
 constexpr std::pair<const char*, lockstep::projection_metric> metric_choices[] = {
     {"mass", lockstep::projection_metric::mass}, {"euclidean", lockstep::projection_metric::euclidean}};
-constexpr std::pair<const char*, lockstep::init_mode> init_choices[] = {{"project", lockstep::init_mode::project},
+constexpr std::pair<const char*, lockstep::init_mode> init_choices[] = {{"auto", lockstep::init_mode::automatic},
+                                                                        {"project", lockstep::init_mode::project},
                                                                         {"strict", lockstep::init_mode::strict}};
 constexpr std::pair<const char*, lockstep::multiplier_convention> multiplier_choices[] = {
     {"independent", lockstep::multiplier_convention::independent},

@@ -189,7 +189,7 @@ TEST(StudyFile, MinimalStudyTakesTheDocumentedDefaults) {
   EXPECT_EQ(spec.solver.atol_v, 1e-6);
   EXPECT_EQ(spec.solver.atol_lambda, 1e-6);
   EXPECT_EQ(spec.solver.metric, projection_metric::mass);
-  EXPECT_EQ(spec.solver.init, init_mode::project);
+  EXPECT_EQ(spec.solver.init, init_mode::automatic);
   EXPECT_EQ(spec.solver.max_steps, library_defaults.max_steps);
   EXPECT_EQ(spec.solver.h_initial, library_defaults.h_initial);
   EXPECT_EQ(spec.solver.h_max, library_defaults.h_max);
@@ -209,6 +209,16 @@ TEST(StudyFile, MinimalStudyTakesTheDocumentedDefaults) {
   EXPECT_EQ(spec.output.statistics, (std::vector<std::string>{"mean", "std", "min", "max", "q05", "q50", "q95"}));
   EXPECT_EQ(spec.output.quantiles, (std::vector<double>{0.05, 0.50, 0.95}));
   EXPECT_EQ(spec.output.quantile_memory_mb, 1024);
+}
+
+TEST(StudyFile, InitTakesAutoProjectAndStrict) {
+  // Arrange
+  const std::string base = "[model]\nname = \"pendulum\"\n[time]\nt1 = 1\n[solver]\ninit = ";
+
+  // Act, Assert
+  EXPECT_EQ(parse_study(base + "\"auto\"\n", "auto.toml").solver.init, init_mode::automatic);
+  EXPECT_EQ(parse_study(base + "\"project\"\n", "project.toml").solver.init, init_mode::project);
+  EXPECT_EQ(parse_study(base + "\"strict\"\n", "strict.toml").solver.init, init_mode::strict);
 }
 
 TEST(StudyFile, LyapunovSectionTakesTheDocumentedDefaults) {

@@ -507,6 +507,7 @@ TEST(BdfHardProblems, PerturbedAndrewsMembersNeverCollapseTheirStepAtOrderFive) 
   opt.method = method_kind::bdf;
   opt.form = formulation::ggl;
   opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-8;
+  opt.init = peers::initialization;
   const std::vector<double> save_times = peers::even_save_times(0.03, 10);
   const auto in = default_inputs<Model>();
   int failed = 0;

@@ -503,11 +503,15 @@ def case_compile_error(ctx):
           f"the compiler's message must point at compile_error.hpp:24:\n{r.stderr}")
     entries = ctx.engines()
     check(all(e.endswith(".lock") for e in entries), f"a failed compile must leave no engine or build: {entries}")
-    # The failed build is kept, with the command the message names, which fails again the same way.
-    failed = os.path.join(ctx.cache, "failed", "typo_pendulum")
+    # The failed build of the model's part (describe compiles it alone) is kept, with the command the
+    # message names, which fails again the same way.
+    failed = os.path.join(ctx.cache, "failed", "typo_pendulum-model")
     check(f"kept in {failed}: sh {failed}/compile.sh runs the command again" in r.stderr,
           f"the message names the kept build and how to re-run it:\n{r.stderr}")
-    check(sorted(os.listdir(failed)) == ["compile.sh", "compiler.txt", "engine.cpp"], f"kept: {os.listdir(failed)}")
+    check(sorted(os.listdir(failed)) == ["compile.sh", "compiler.txt", "part.cpp"], f"kept: {os.listdir(failed)}")
+    check(not os.listdir(os.path.join(ctx.cache, "parts")) or
+          all(e.endswith(".lock") for e in os.listdir(os.path.join(ctx.cache, "parts"))),
+          f"a failed compile must leave no part: {os.listdir(os.path.join(ctx.cache, 'parts'))}")
     again = ctx.run(command=["sh", os.path.join(failed, "compile.sh")], cwd="/", expect=None)
     check(again.returncode != 0 and re.search(r"compile_error\.hpp:24:\d+: error: .*qq", again.stderr),
           f"compile.sh compiles the kept unit again, from any directory:\n{again.stderr}")

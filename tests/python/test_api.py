@@ -100,6 +100,29 @@ def test_failed_members_are_flagged_not_raised():
     assert np.isnan(ds.q.values[:, -1]).all() and (ds.final_t < 5.0).all()
 
 
+def test_solve_warns_of_starts_off_the_constraints_and_refuses_gross_ones_by_default():
+    # The car axle's published start, with axle lengths 1 (on its constraints), 1.003 (3 mm off: beyond
+    # the tolerance) and 1.25 (25 % off: gross, refused unless init="project").
+    kwargs = dict(vary={"params.L": [1.0, 1.003, 1.25]}, t=0.01, save=[0.0, 0.01])
+    with pytest.warns(lockstep.InitialCorrectionWarning) as caught:
+        ds = lockstep.solve("car_axis", **kwargs)
+    messages = [str(w.message) for w in caught]
+    assert list(ds.status_name.values) == ["success", "success", "inconsistent_initial"]
+    positions = next(m for m in messages if m.startswith("the initial positions"))
+    assert "of 1 member violated" in positions and "(member 1)" in positions, messages
+    refused = next(m for m in messages if "refused" in m)
+    assert refused.startswith("1 member refused (inconsistent_initial)") and "(member 2)" in refused, messages
+    assert f"up to {ds.init_q_correction.values[2]:.3g} (member 2)" in refused and 'init="project"' in refused, messages
+    # A member that never started reports t0 and the start it was given.
+    assert ds.final_t.values[2] == 0.0 and ds.final_q.values[2].tolist() == [0.0, 0.5, 1.0, 0.5]
+
+    with pytest.warns(lockstep.InitialCorrectionWarning) as caught:
+        projected = lockstep.solve("car_axis", init="project", **kwargs)
+    assert (projected.status_name.values == "success").all()
+    assert any("of 2 members violated" in str(w.message) and "(member 2)" in str(w.message) for w in caught)
+    assert not any("refused" in str(w.message) for w in caught)
+
+
 def test_backends_and_threads_agree_bitwise():
     kwargs = dict(vary={"initial.theta1": np.linspace(1.0, 2.5, 40)}, t=2.0)
     a = lockstep.solve("double_pendulum", backend="serial", **kwargs)

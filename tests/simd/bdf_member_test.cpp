@@ -432,6 +432,9 @@ solver_options adaptive(formulation f) {
   solver_options opt;
   opt.form = f;
   opt.rtol = 1e-6;
+  // The default start projected onto each member's own constraints, however far: with parameters 5 %
+  // off, Andrews' moves by more than init "auto" accepts (stepper/options.hpp).
+  opt.init = init_mode::project;
   return opt;
 }
 

@@ -39,6 +39,91 @@ TEST(ConsistentInitialization, ProjectsPendulumStartOntoCircleAlongConstraintNor
   EXPECT_GT(counters.init_q_correction, 5e-4);  // it did move, and reports how far
 }
 
+// The pendulum (L = 1) started at angle 1 with its bob moved radially by `off`: the projection moves
+// it back along the rod by |off|, a correction of max-norm |off| max(|sin 1|, |cos 1|) = 0.84 |off|.
+member_status start_moved_along_the_rod(double off, init_mode mode, member_counters& counters) {
+  using Model = models::pendulum;
+  const double p[3] = {1.0, 1.0, 9.81}, in[2] = {1.0, 0.0};
+  vec<double, 2> q, v;
+  Model::initial_state(p, in, q, v);
+  q[0] *= 1.0 + off;
+  q[1] *= 1.0 + off;
+  solver_options opt;
+  opt.init = mode;
+  initial_values<Model> init;
+  return consistent_initialization<Model>(0.0, q, v, p, opt, init, counters);
+}
+
+TEST(ConsistentInitialization, AutoModeIsTheDefault) {
+  EXPECT_EQ(solver_options{}.init, init_mode::automatic);
+}
+
+TEST(ConsistentInitialization, AutoModeRefusesAPositionCorrectionAboveOnePercentOfTheConfiguration) {
+  // Arrange, Act: a rod 34 % too long (a start 0.34 m off on a 1 m rod), 2 % and 0.5 % too long.
+  member_counters far, near, close;
+  const member_status s_far = start_moved_along_the_rod(0.34, init_mode::automatic, far);
+  const member_status s_near = start_moved_along_the_rod(0.02, init_mode::automatic, near);
+  const member_status s_close = start_moved_along_the_rod(0.005, init_mode::automatic, close);
+
+  // Assert: refused above 1 % of the configuration's size (max |q| = 0.84 m), with the correction kept
+  // for the report; projected below it.
+  EXPECT_EQ(s_far, member_status::inconsistent_initial);
+  EXPECT_NEAR(far.init_q_correction, 0.34 * std::sin(1.0), 1e-12);
+  EXPECT_EQ(s_near, member_status::inconsistent_initial);
+  EXPECT_EQ(s_close, member_status::success);
+  EXPECT_NEAR(close.init_q_correction, 0.005 * std::sin(1.0), 1e-12);
+}
+
+TEST(ConsistentInitialization, ProjectModeAcceptsAGrossCorrection) {
+  member_counters counters;
+  EXPECT_EQ(start_moved_along_the_rod(0.34, init_mode::project, counters), member_status::success);
+  EXPECT_NEAR(counters.init_q_correction, 0.34 * std::sin(1.0), 1e-12);
+}
+
+TEST(ConsistentInitialization, AutoModeAcceptsARoundOffCorrectionOfAStartAtTheOrigin) {
+  // Arrange: the particle on the plane z = a x + b y, started 1e-12 above it at the origin. The
+  // correction is all of the configuration's size, but far inside the tolerance (atol 1e-6): round-off,
+  // not a wrong start.
+  using Model = models::linear_oscillator;
+  double p[Model::n_params];
+  for (int i = 0; i < Model::n_params; ++i) p[i] = Model::params[i].default_value;
+  vec<double, 3> q, v;
+  q[2] = 1e-12;
+  solver_options opt;
+  initial_values<Model> init;
+  member_counters counters;
+
+  // Act
+  const member_status s = consistent_initialization<Model>(0.0, q, v, p, opt, init, counters);
+
+  // Assert
+  EXPECT_EQ(s, member_status::success);
+  EXPECT_GT(counters.init_q_correction, 0.5e-12);
+}
+
+TEST(ConsistentInitialization, AutoModeAcceptsAnyVelocityCorrection) {
+  // Arrange: the car axle at rest at its published position, where the road drives its left wheel
+  // upwards at r w = 1 (a rheonomic constraint, Phi_t != 0): the drive fixes the velocity, and the
+  // correction from v0 = 0 is as large as the velocities themselves.
+  using Model = models::car_axis;
+  double p[Model::n_params];
+  for (int i = 0; i < Model::n_params; ++i) p[i] = Model::params[i].default_value;
+  vec<double, Model::n> q, v;
+  Model::initial_state(p, nullptr, q, v);
+  for (int i = 0; i < Model::n; ++i) v[i] = 0.0;
+  solver_options opt;
+  initial_values<Model> init;
+  member_counters counters;
+
+  // Act
+  const member_status s = consistent_initialization<Model>(0.0, q, v, p, opt, init, counters);
+
+  // Assert
+  EXPECT_EQ(s, member_status::success);
+  EXPECT_GT(counters.init_v_correction, 0.1);
+  EXPECT_LE(counters.init_q_correction, 1e-15);
+}
+
 TEST(ConsistentInitialization, StrictModeRefusesStartOffTheConstraints) {
   using Model = models::pendulum;
   const double p[3] = {1.0, 1.0, 9.81}, in[2] = {1.0, 0.0};

@@ -28,14 +28,18 @@ void default_initial_state(const double* p, vec<double, Model::n>& q, vec<double
   Model::initial_state(p, inputs, q, v);
 }
 
-// The consistent start at t0 of a member with parameters p and the default inputs.
+// The consistent start at t0 of a member with parameters p and the default inputs: the default start
+// projected onto the member's own constraints however far (init "project": with parameters 5 % off,
+// Andrews' moves by more than init "auto" accepts, stepper/options.hpp).
 template <class Model>
 initial_values<Model> consistent_start(const double* p, double t0, const solver_options& opt) {
   vec<double, Model::n> q, v;
   default_initial_state<Model>(p, q, v);
   initial_values<Model> start;
   member_counters unused;
-  (void)consistent_initialization<Model>(t0, q, v, p, opt, start, unused);
+  solver_options projecting = opt;
+  projecting.init = init_mode::project;
+  (void)consistent_initialization<Model>(t0, q, v, p, projecting, start, unused);
   return start;
 }
 

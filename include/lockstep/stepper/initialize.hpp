@@ -12,7 +12,10 @@
 //          [ G   0    0  ] [ lambda ] = [ -gamma   ]
 //          [ A   0    0  ] [ nu     ]   [ -gamma_nh ]
 //      by the pivoted LU (the matrix is indefinite).
-// In strict mode a correction larger than init_tolerance is refused instead of applied. Steps 1 and 2
+// In strict mode a correction larger than init_tolerance is refused instead of applied; in auto mode
+// (the default) a gross position correction is, right after step 1 (init_q_correction_is_gross,
+// stepper/options.hpp: beyond the tolerance and above 1 % of the configuration's size). Either way the
+// counters keep the corrections measured, so a refused member reports how far off it was. Steps 1 and 2
 // are the coordinate projection of formulation/projection.hpp (with W = M(q0) kept throughout).
 //
 // Redundant constraints. Here the solver first decides which rows of [G; A] it leaves out
@@ -122,6 +125,9 @@ LOCKSTEP_HD member_status consistent_initialization(double t0, const vec<double,
   if (s == member_status::projection_failed) return member_status::initialization_failed;
   if (s != member_status::success) return s;
   counters.init_q_correction = norm_inf(out.q - q0);
+  if (opt.init == init_mode::automatic &&
+      init_q_correction_is_gross(counters.init_q_correction, norm_inf(q0), norm_inf(out.q), opt))
+    return member_status::inconsistent_initial;
 
   // The rank of [G; A] at the projected q0 (see the header).
   if constexpr (decides_constraint_rank<Model>)

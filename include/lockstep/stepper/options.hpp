@@ -13,9 +13,21 @@ namespace lockstep {
 
 // How initial (q0, v0) that violate the constraints are treated (Mantegazza & Masarati 2012, eqs. 120-123).
 enum class init_mode : int {
-  project = 0,  // correct them by a minimal-norm projection and report the size of the correction
-  strict = 1,   // refuse them (status inconsistent_initial) when a correction above init_tolerance is needed
+  project = 0,    // correct them by a minimal-norm projection, however far, and report the size of the correction
+  strict = 1,     // refuse them (status inconsistent_initial) when a correction above init_tolerance is needed
+  automatic = 2,  // "auto", the default: project, but refuse (status inconsistent_initial) a start whose
+                  // position correction is gross (init_q_correction_is_gross below)
 };
+
+// The name used in study files and results.
+LOCKSTEP_HD constexpr const char* init_mode_name(init_mode m) {
+  switch (m) {
+    case init_mode::project: return "project";
+    case init_mode::strict: return "strict";
+    case init_mode::automatic: return "auto";
+  }
+  return "unknown";
+}
 
 // projection_metric (the metric of minimal-norm corrections) and projection_kind (what follows every
 // accepted step) live with the projections in formulation/projection.hpp.
@@ -112,7 +124,7 @@ struct solver_options {
   // The convention of the multipliers reported for a member with dependent constraint rows (above).
   multiplier_convention multipliers = multiplier_convention::independent;
 
-  init_mode init = init_mode::project;
+  init_mode init = init_mode::automatic;
   projection_metric metric = projection_metric::mass;  // of the initial projection and of `projection`
   double init_tolerance = 1e-10;  // strict mode: largest admissible correction (max-norm)
 
@@ -129,6 +141,43 @@ struct solver_options {
 
 LOCKSTEP_HD constexpr baumgarte_gains baumgarte_of(const solver_options& opt) {
   return {opt.baumgarte_alpha, opt.baumgarte_beta};
+}
+
+// How the consistent initialization's corrections (stepper/initialize.hpp) compare with what the user
+// asked for. The counters keep the max-norm of each correction, ||dq||_inf and ||dv||_inf.
+//
+// Beyond the tolerance: ||dx||_inf > atol + rtol ||x0||_inf (x = q with atol_q, or v with atol_v). It
+// implies that some component's correction exceeds atol + rtol |x0_i|, the error weight's own scale
+// (stepper/options.hpp, rtol): the start the member runs from differs from the one given by more than
+// the accuracy asked for of the solution. Such a start is still projected (the summary of `lockstep
+// run` and the Python solve report it: how many members, the largest correction and whose).
+LOCKSTEP_HD constexpr bool init_correction_beyond_tolerance(double correction, double start_norm, double atol, double rtol) {
+  return correction > atol + rtol * start_norm;
+}
+
+// Gross: a position correction beyond the tolerance and larger than init_gross_fraction (1 %) of the
+// configuration's size, max(||q0||_inf, ||q||_inf) with q the projected start. Such a start is a wrong
+// start rather than a rounded one (a bob given at 57 degrees on a rod it is 0.34 m off, and started
+// from 35): init "auto" refuses it, init "project" accepts it. The size is the larger of the two
+// configurations, given and projected, so that a start given as all zeros is measured against the
+// configuration the constraints require (its correction is then all of it: gross); the tolerance term
+// keeps round-off corrections of a start at the origin (||dq|| ~ 1e-17 against a size of 1e-15) from
+// being gross. 1 % is an angle error of 0.6 degrees on a rod, twenty times the rounding of a start
+// given to three significant digits; a mechanism amplifies the correction a parameter change needs (a 1 %
+// change of Andrews' link lengths moves its consistent start by up to 7 % of its size), and a study
+// that varies such parameters around a fixed start projects on purpose: init "project".
+// Positions only: a velocity correction is legitimate wherever the constraints are driven (Phi_t != 0:
+// v0 = 0 given for a rheonomic constraint, whose velocity the drive fixes), and a gross q correction
+// already marks the wrong start. The max-norm is not unit-aware: in a model that mixes metres and
+// radians the size is the largest coordinate in either, so an angle error is judged against a long
+// length (and may stay below the threshold, with the tolerance warning still given).
+inline constexpr double init_gross_fraction = 0.01;
+
+LOCKSTEP_HD constexpr bool init_q_correction_is_gross(double correction, double q0_norm, double q_norm,
+                                                      const solver_options& opt) {
+  const double size = q0_norm > q_norm ? q0_norm : q_norm;
+  return init_correction_beyond_tolerance(correction, q0_norm, opt.atol_q, opt.rtol) &&
+         correction > init_gross_fraction * size;
 }
 
 // Counters every member reports (docs/ARCHITECTURE.md section 3).
