@@ -197,11 +197,15 @@ int check_model(const std::string& name, const std::string& pick, double t1) {
   }
   for (const auto& f : report.findings)
     std::printf("  %-6s %-12s %s\n",
-                f.kind == model_files::finding_kind::defect ? "DEFECT" : f.kind == model_files::finding_kind::ok ? "ok" : "skip",
+                f.kind == model_files::finding_kind::defect    ? "DEFECT"
+                : f.kind == model_files::finding_kind::warning ? "WARN"
+                : f.kind == model_files::finding_kind::ok      ? "ok"
+                                                               : "skip",
                 f.topic.c_str(), f.sentence.c_str());
-  const int defects = report.defects();
-  if (defects == 0) std::printf("no defects found\n");
-  else std::printf("%d defect%s found\n", defects, defects == 1 ? "" : "s");
+  const int defects = report.defects(), warnings = report.warnings();
+  const std::string warned = warnings == 0 ? "" : " (" + std::to_string(warnings) + " warning" + (warnings == 1 ? "" : "s") + ")";
+  if (defects == 0) std::printf("no defects found%s\n", warned.c_str());
+  else std::printf("%d defect%s found%s\n", defects, defects == 1 ? "" : "s", warned.c_str());
   return defects == 0 ? cli::exit_success : cli::exit_members_failed;
 }
 

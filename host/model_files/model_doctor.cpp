@@ -162,6 +162,10 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
   solver_options options;
   options.method = method_kind::radau5;
   options.form = formulation::index3;
+  // Projected whatever its size: the corrections are judged below, against the default tolerance
+  // (rtol = atol = 1e-6) and the gross threshold of init "auto" (stepper/options.hpp), and the short
+  // solve below then runs from the projected start.
+  options.init = init_mode::project;
   vector q = vector::Zero(n), v = vector::Zero(n), a = vector::Zero(n), lambda = vector::Zero(m), nu = vector::Zero(k);
   member_counters counters;
   lockstep_initial_values init{};
@@ -193,11 +197,28 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
     const double scale = std::max(1.0, max_abs(q));
     std::string sentence = "after consistent initialization |Phi(q0)| = " + number(phi) + ", |G v0 + Phi_t| = " + number(rate);
     if (k > 0) sentence += ", |A v0 + a| = " + number(nonholonomic);
-    sentence += " (corrections: " + number(counters.init_q_correction) + " in q, " + number(counters.init_v_correction) + " in v).";
-    if (phi > 1e-8 * scale || rate > 1e-8 * std::max(1.0, max_abs(v)) || nonholonomic > 1e-8 * std::max(1.0, max_abs(v)))
+    const double dq = counters.init_q_correction, dv = counters.init_v_correction;
+    sentence += " (corrections: " + number(dq) + " in q, " + number(dv) + " in v).";
+    // The default tolerance is what a study gets without rtol and atol (solver_options' defaults).
+    const solver_options defaults;
+    const bool q_beyond = init_correction_beyond_tolerance(dq, max_abs(q0), defaults.atol_q, defaults.rtol);
+    const bool v_beyond = init_correction_beyond_tolerance(dv, max_abs(v0), defaults.atol_v, defaults.rtol);
+    if (phi > 1e-8 * scale || rate > 1e-8 * std::max(1.0, max_abs(v)) || nonholonomic > 1e-8 * std::max(1.0, max_abs(v))) {
       defect("initial", "the initial state stays off the constraints: " + sentence);
-    else
+    } else if (init_q_correction_is_gross(dq, max_abs(q0), max_abs(q), defaults)) {
+      defect("initial", "the default initial positions are off the constraints by " + number(dq) + ", more than " +
+                            number(100.0 * init_gross_fraction) +
+                            " % of the configuration's size: a study refuses such a start (status inconsistent_initial) "
+                            "unless it sets init = \"project\"; " + sentence);
+    } else if (q_beyond || v_beyond) {
+      // Not a defect (a study projects such a start, and its summary says so) but marked: the start
+      // the solver runs from is not the one given.
+      add(finding_kind::warning, "initial",
+          "the default initial state is corrected by more than the default tolerance (atol + rtol |x0| with rtol = "
+          "atol = 1e-6) in " + std::string(q_beyond ? (v_beyond ? "q and v" : "q") : "v") + ": " + sentence);
+    } else {
       ok("initial", sentence);
+    }
   }
 
   const equations e = evaluate(model, p, t0, q, v);

@@ -7,7 +7,9 @@
 //   finite       q0, v0 and M, Q, Phi, G, Phi_t (and A, A v + a) at them: no NaN or Inf
 //   mass         M symmetric and positive definite, with its condition number
 //   initial      consistent initialization (stepper/initialize.hpp) succeeds, and |Phi(q0)|,
-//                |G v0 + Phi_t| (and |A v0 + a|) after it
+//                |G v0 + Phi_t| (and |A v0 + a|) after it; its corrections against the default
+//                tolerance (a warning beyond atol + rtol |x0|, rtol = atol = 1e-6) and the gross
+//                threshold of init "auto" (a defect: stepper/options.hpp)
 //   rank         the rank of G and of [G; A]; a row that is (nearly) a combination of the rows before
 //                it is named, with those rows — redundant constraints make the saddle-point matrix
 //                singular (Haug 1989, 3.4; Garcia de Jalon & Bayo 1994, 3.3). An exactly redundant
@@ -23,7 +25,8 @@
 // positive definite both are reported as not run, for that reason, rather than as failures of their
 // own; rank and derivatives are then examined at the initial state as given.
 //
-// Each finding is one plain sentence; the command exits 1 when any is a defect.
+// Each finding is one plain sentence: ok, a defect, a warning (not a defect: worth reading before a
+// study) or a check not run; the command exits 1 when any is a defect.
 #pragma once
 
 #include <string>
@@ -41,6 +44,7 @@ enum class finding_kind : int {
   ok = 0,
   defect = 1,
   not_run = 2,  // a check that could not run because of a defect found before it (the sentence says which)
+  warning = 3,  // not a defect, but worth reading before a study (the sentence says why)
 };
 
 struct doctor_finding {
@@ -55,6 +59,11 @@ struct doctor_report {
   int defects() const {
     int count = 0;
     for (const doctor_finding& f : findings) count += f.defect() ? 1 : 0;
+    return count;
+  }
+  int warnings() const {
+    int count = 0;
+    for (const doctor_finding& f : findings) count += f.kind == finding_kind::warning ? 1 : 0;
     return count;
   }
 };

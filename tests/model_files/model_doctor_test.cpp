@@ -2,7 +2,9 @@
 // model_doctor.hpp) in process, on models compiled into the test: a constraint whose gradient vanishes
 // at the initial state is a defect, not a redundancy the solver handles; a mass matrix that is not
 // positive definite is one defect, with initialization and the short solve reported as not run
-// because of it. (Exactly redundant constraints, which are no defect, are checked end to end by
+// because of it; a start on the constraints is ok, one corrected by more than the default tolerance a
+// warning, one grossly off (init "auto" refuses it: stepper/options.hpp) a defect that says how to
+// accept it. (Exactly redundant constraints, which are no defect, are checked end to end by
 // model_files_test.py's doctor case.)
 #include <gtest/gtest.h>
 
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "host/model_files/model_doctor.hpp"
+#include "lockstep/engine/engine.hpp"
 #include "lockstep/engine/model_engine.hpp"
 #include "lockstep/model/pendulum.hpp"
 #include "tests/engine/cart_pendulum.hpp"
@@ -86,6 +89,89 @@ TEST(ModelDoctor, MassMatrixNotPositiveDefiniteIsOneDefectAndInitializationAndSo
   // The checks that need no M still run, at the initial state as given.
   ASSERT_EQ(of_topic(report, "rank").size(), 1u) << listed(report);
   EXPECT_EQ(of_topic(report, "rank")[0].kind, finding_kind::ok) << listed(report);
+}
+
+}  // namespace
+}  // namespace lockstep::model_files
+
+namespace lockstep::model_files {
+namespace {
+
+// The initial state's correction: the cart pendulum of the engine tests with its default start moved
+// off the rod, along it, by a set length.
+
+// How far beyond the rod's end the default start puts the bob [m]. A variable rather than a parameter:
+// the doctor examines the default start, and one engine serves every test.
+double bob_beyond_rod = 0.0;
+
+struct cart_pendulum_off_its_rod : tests::cart_pendulum {
+  static constexpr const char* name = "cart_pendulum_off_its_rod";
+  static constexpr const char* description = "the engine tests' cart pendulum, its bob started beyond the rod";
+  using cart_pendulum::constraint;
+  using cart_pendulum::force;
+  using cart_pendulum::mass;
+  static void initial_state(const double* p, const double* in, vec<double, n>& q0, vec<double, n>& v0) {
+    cart_pendulum::initial_state(p, in, q0, v0);
+    const double stretch = 1.0 + bob_beyond_rod / p[2];
+    q0[1] = q0[0] + (q0[1] - q0[0]) * stretch;
+    q0[2] *= stretch;
+  }
+};
+
+// The doctor's "initial" finding with the bob `beyond` the rod's end, and the report's counts.
+struct initial_finding {
+  doctor_finding finding;
+  int defects = 0, warnings = 0;
+};
+
+initial_finding examine_with_bob_beyond_rod(double beyond) {
+  bob_beyond_rod = beyond;
+  const doctor_report report = examine_model(engine(model_engine<cart_pendulum_off_its_rod>()));
+  initial_finding out;
+  for (const doctor_finding& f : report.findings)
+    if (f.topic == "initial") out.finding = f;
+  out.defects = report.defects();
+  out.warnings = report.warnings();
+  return out;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(ModelDoctor, FindsAStartOnTheConstraintsOk) {
+  // Act
+  const initial_finding r = examine_with_bob_beyond_rod(0.0);
+
+  // Assert
+  EXPECT_FALSE(r.finding.defect()) << r.finding.sentence;
+  EXPECT_NE(r.finding.kind, finding_kind::warning) << r.finding.sentence;
+  EXPECT_EQ(r.defects, 0);
+  EXPECT_EQ(r.warnings, 0);
+}
+
+TEST(ModelDoctor, WarnsOfAStartCorrectedBeyondTheDefaultTolerance) {
+  // Act: 1 mm off a 1 m rod, beyond atol + rtol |q0| = 2e-6 and below 1 % of the configuration
+  const initial_finding r = examine_with_bob_beyond_rod(1e-3);
+
+  // Assert: a warning, not a defect, that names the tolerance
+  EXPECT_FALSE(r.finding.defect()) << r.finding.sentence;
+  EXPECT_EQ(r.finding.kind, finding_kind::warning) << r.finding.sentence;
+  EXPECT_TRUE(contains(r.finding.sentence, "corrected by more than the default tolerance (atol + rtol |x0| with rtol = "
+                                           "atol = 1e-6) in q"))
+      << r.finding.sentence;
+  EXPECT_EQ(r.defects, 0);
+  EXPECT_EQ(r.warnings, 1);
+}
+
+TEST(ModelDoctor, FindsAStartGrosslyOffTheConstraintsADefectAndSaysHowToAcceptIt) {
+  // Act: 0.34 m off a 1 m rod
+  const initial_finding r = examine_with_bob_beyond_rod(0.34);
+
+  // Assert
+  EXPECT_TRUE(r.finding.defect()) << r.finding.sentence;
+  EXPECT_TRUE(contains(r.finding.sentence, "the default initial positions are off the constraints by ")) << r.finding.sentence;
+  EXPECT_TRUE(contains(r.finding.sentence, "more than 1 % of the configuration's size")) << r.finding.sentence;
+  EXPECT_TRUE(contains(r.finding.sentence, "unless it sets init = \"project\"")) << r.finding.sentence;
+  EXPECT_EQ(r.defects, 1);
 }
 
 }  // namespace
