@@ -21,7 +21,7 @@
 //   init = "auto"            auto | project | strict   initial values off the constraints         ["auto"]
 //                            (stepper/initialize.hpp): each member's start is projected onto the
 //                            constraints. auto refuses a member whose position correction is gross
-//                            (status inconsistent_initial): beyond the tolerance below and above 1 %
+//                            (status inconsistent_initial): beyond the tolerance below and above 10 %
 //                            of the configuration's size max(|q0|, |q|) (max-norms; velocities are
 //                            never gross: a driven constraint fixes them). project accepts any
 //                            correction; strict refuses one above init_tolerance. The run's summary

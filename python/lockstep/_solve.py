@@ -113,7 +113,7 @@ def initial_correction_messages(status, counters, q0, v0, options):
                             f"corrections above init_tolerance, up to {largest:.3g} in q (member {member})")
         else:
             messages.append(f"{count} member{plural} refused (inconsistent_initial): initial positions off the "
-                            f"constraints by up to {largest:.3g} (member {member}), more than 1 % of the "
+                            f"constraints by up to {largest:.3g} (member {member}), more than 10 % of the "
                             "configuration's size (init=\"auto\"); correct the initial values, or pass "
                             "init=\"project\" to start from the projection onto the constraints")
     return messages

@@ -149,7 +149,7 @@ TEST(ModelDoctor, FindsAStartOnTheConstraintsOk) {
 }
 
 TEST(ModelDoctor, WarnsOfAStartCorrectedBeyondTheDefaultTolerance) {
-  // Act: 1 mm off a 1 m rod, beyond atol + rtol |q0| = 2e-6 and below 1 % of the configuration
+  // Act: 1 mm off a 1 m rod, beyond atol + rtol |q0| = 2e-6 and below 10 % of the configuration
   const initial_finding r = examine_with_bob_beyond_rod(1e-3);
 
   // Assert: a warning, not a defect, that names the tolerance
@@ -169,7 +169,7 @@ TEST(ModelDoctor, FindsAStartGrosslyOffTheConstraintsADefectAndSaysHowToAcceptIt
   // Assert
   EXPECT_TRUE(r.finding.defect()) << r.finding.sentence;
   EXPECT_TRUE(contains(r.finding.sentence, "the default initial positions are off the constraints by ")) << r.finding.sentence;
-  EXPECT_TRUE(contains(r.finding.sentence, "more than 1 % of the configuration's size")) << r.finding.sentence;
+  EXPECT_TRUE(contains(r.finding.sentence, "more than 10 % of the configuration's size")) << r.finding.sentence;
   EXPECT_TRUE(contains(r.finding.sentence, "unless it sets init = \"project\"")) << r.finding.sentence;
   EXPECT_EQ(r.defects, 1);
 }
