@@ -21,7 +21,7 @@ widest this CPU has). Run it on an idle machine: bench/model_file_compile.sh bui
 earlier commit and calls this script.
 
     /usr/bin/python3 bench/model_file_compile.py --before BEFORE/lockstep --after build/host/cli/lockstep \\
-        [--reps 3] [--members 2000]
+        [--reps 3] [--members 2000] [--models cart,andrews] [--studies bdf,radau5]
 """
 import argparse
 import os
@@ -57,7 +57,7 @@ KINDS = [
     ("radau5, index3", '[solver]\nmethod = "radau5"\nformulation = "index3"\n', '[solver]\nmethod = "bdf"\nformulation = "ggl"\n'),
     ("bdf, ggl", '[solver]\nmethod = "bdf"\nformulation = "ggl"\n', '[solver]\nmethod = "radau3"\nformulation = "index3"\n'),
     ("radau5 with [lyapunov]", '[solver]\nmethod = "radau5"\nformulation = "ggl"\n'
-     '[lyapunov]\nexponents = 1\nrenormalize = 0.01\n', None),
+     '[lyapunov]\nexponents = 1\nrenormalize = {renormalize}\n', None),
 ]
 
 STUDY = """[model]
@@ -74,7 +74,8 @@ members = {members}
 def study(work, name, source, solver, t1, members, varied, bounds):
     vary = "" if members == 1 else f'sampler = "sobol"\n[ensemble.vary]\n{varied} = {{ uniform = {bounds} }}\n'
     path = os.path.join(work, name + ".toml")
-    open(path, "w").write(STUDY.format(source=source, solver=solver, t1=t1, members=members, vary=vary))
+    open(path, "w").write(STUDY.format(source=source, solver=solver.format(renormalize=t1 / 5), t1=t1, members=members,
+                                       vary=vary))
     return path
 
 
@@ -98,11 +99,15 @@ def main():
     parser.add_argument("--after", required=True, help="the lockstep binary measured")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--members", type=int, default=2000)
+    parser.add_argument("--models", default="", help="only the models whose label contains one of these, comma-separated")
+    parser.add_argument("--studies", default="", help="only the study kinds that contain one of these, comma-separated")
     args = parser.parse_args()
+    chosen = lambda text, wanted: not wanted or any(w and w in text for w in wanted.split(","))
     binaries = {"before": os.path.abspath(args.before), "after": os.path.abspath(args.after)}
     work = tempfile.mkdtemp(prefix="lockstep-bench-compile-")
     print(f"command: /usr/bin/python3 bench/model_file_compile.py --before {args.before} --after {args.after} "
-          f"--reps {args.reps} --members {args.members}")
+          f"--reps {args.reps} --members {args.members}" + (f" --models {args.models}" if args.models else "") +
+          (f" --studies '{args.studies}'" if args.studies else ""))
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
     for which, lockstep in binaries.items():
         version = subprocess.run([lockstep, "--version"], capture_output=True, text=True).stdout.splitlines()
@@ -113,7 +118,11 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|")
     failed = False
     for label, source, varied, bounds, t1, share in models(work):
+        if not chosen(label, args.models):
+            continue
         for kind, solver, next_solver in KINDS:
+            if not chosen(kind, args.studies):
+                continue
             tag = f"{len(os.listdir(work))}"
             first = study(work, f"first{tag}", source, solver, min(t1, 0.01), 1, varied, bounds)
             second = study(work, f"second{tag}", source, next_solver, min(t1, 0.01), 1, varied, bounds) if next_solver else None
