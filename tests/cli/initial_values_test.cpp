@@ -165,7 +165,7 @@ TEST(LockstepInitialValues, AMemberThatNeverStartsReportsT0AndItsGivenStart) {
   ASSERT_EQ(d.status.size(), 2u);
   const csv_table csv = read_csv(dir / "out" / "members.csv");
   ASSERT_EQ(csv.rows.size(), 2u);
-  const int final_t = csv.column("final_t"), first_q = csv.column("q0");
+  const int final_t = csv.column("final_t"), first_q = csv.column("xl");  // car_axis.hpp, coordinate_names
   ASSERT_GE(final_t, 0);
   ASSERT_GE(first_q, 0);
   for (std::size_t i = 0; i < 2; ++i) {
