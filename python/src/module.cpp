@@ -60,22 +60,28 @@ namespace {
 // A model's engine. A model file's engine holds what it was loaded for (model_files::engine_contents:
 // the model's tables and Radau IIA 5 at first); a solve that needs another method or the tangents
 // loads the engine with them too (compiling only the parts the cache lacks), and every copy of the
-// handle sees the larger engine from then on.
+// handle sees the larger engine from then on. A loaded engine is never changed: a larger one replaces
+// it in `current`, and a call that runs without the GIL holds its own `loaded` until it returns, so
+// another thread's larger engine cannot change the table under it.
 struct model_handle {
   struct loaded {
     lockstep::engine model;
     lockstep::model_files::engine_contents contents;
   };
-  std::shared_ptr<loaded> current;
+  struct latest {
+    std::shared_ptr<const loaded> engine;  // read and replaced with the GIL held
+  };
+  std::shared_ptr<latest> current;  // shared by every copy of the handle
   std::string source;     // the model file, absolute; "" for a built-in model
   std::string pick;       // which model of the file
   std::string cache_key;  // the model's identity in the cache; "" for a built-in model
   bool compiled = false;  // its first load compiled it (false: built in, or found in the cache)
   py::object announce;    // the compile progress callback, or None
 
-  const lockstep::engine& model() const { return current->model; }
-  // The engine with at least `needed` (a built-in engine holds everything). Called with the GIL held.
-  const lockstep::engine& with(const lockstep::model_files::engine_contents& needed) const;
+  const lockstep::engine& model() const { return current->engine->model; }
+  // The engine with at least `needed` (a built-in engine holds everything), for the caller to hold
+  // while it runs. Called with the GIL held.
+  std::shared_ptr<const loaded> with(const lockstep::model_files::engine_contents& needed) const;
 };
 
 // A model file's engine compiled for `contents` (a ValueError with the compiler's messages when it
@@ -105,12 +111,17 @@ lockstep::model_files::loaded_model load_engine(const std::string& path, const s
   return *loaded;
 }
 
-const lockstep::engine& model_handle::with(const lockstep::model_files::engine_contents& needed) const {
-  if (source.empty() || current->contents.covers(needed)) return current->model;
-  const lockstep::model_files::engine_contents wanted = current->contents | needed;
-  current->model = load_engine(source, pick, wanted, announce).model;
-  current->contents = wanted;
-  return current->model;
+std::shared_ptr<const model_handle::loaded> model_handle::with(
+    const lockstep::model_files::engine_contents& needed) const {
+  // load_engine lets other threads run while it compiles; one of them may have installed a larger
+  // engine meanwhile, so the union is taken again until the engine installed covers both.
+  while (!source.empty() && !current->engine->contents.covers(needed)) {
+    const lockstep::model_files::engine_contents wanted = current->engine->contents | needed;
+    lockstep::engine model = load_engine(source, pick, wanted, announce).model;
+    if (wanted.covers(current->engine->contents))
+      current->engine = std::make_shared<const loaded>(loaded{std::move(model), wanted});
+  }
+  return current->engine;
 }
 
 using c_array = py::array_t<double, py::array::c_style | py::array::forcecast>;
@@ -300,8 +311,9 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
                const py::handle& v0_in, double t0, double t1, const py::handle& save_in, const py::dict& options,
                const std::string& backend, int threads, long chunk_size, int attempts_per_sync,
                const py::object& progress, double progress_interval) {
-  const lockstep::engine& model =
+  const std::shared_ptr<const model_handle::loaded> held =
       handle.with(lockstep::model_files::engine_contents{}.with_method(solver_options_of(options).method));
+  const lockstep::engine& model = held->model;
   const int n = model.n(), n_params = model.n_params(), ny = model.ny();
 
   c_array params_array = c_array::ensure(params_in);
@@ -474,8 +486,9 @@ py::dict lyapunov(const model_handle& handle, const py::handle& params_in, const
                   const py::handle& v0_in, double t0, double t1, const py::dict& options, int method, int exponents,
                   double renormalize, double transient, int metric, double separation, long history_capacity,
                   int threads) {
-  const lockstep::engine& model =
+  const std::shared_ptr<const model_handle::loaded> held =
       handle.with(lockstep::model_files::engine_contents{}.with_tangents(solver_options_of(options).method));
+  const lockstep::engine& model = held->model;
   const member_inputs in = member_inputs_of(model, params_in, q0_in, v0_in);
   const int d = 2 * (model.n() - model.m()) - model.k();
   if (method != 0 && method != 1) throw py::value_error("method must be 0 (qr) or 1 (clone)");
@@ -530,8 +543,9 @@ py::dict lyapunov(const model_handle& handle, const py::handle& params_in, const
 py::dict sensitivities(const model_handle& handle, const py::handle& params_in, const py::handle& q0_in,
                        const py::handle& v0_in, double t0, double t1, const py::dict& options,
                        const py::handle& directions_in, const std::vector<int>& parameters) {
-  const lockstep::engine& model =
+  const std::shared_ptr<const model_handle::loaded> held =
       handle.with(lockstep::model_files::engine_contents{}.with_tangents(solver_options_of(options).method));
+  const lockstep::engine& model = held->model;
   const int n = model.n(), ny = model.ny();
   const c_array params = as_shape(params_in, "params", {model.n_params()});
   const c_array q0 = as_shape(q0_in, "q0", {n});
@@ -676,8 +690,8 @@ PYBIND11_MODULE(_lockstep, m) {
       [](const std::string& name) -> py::object {
         const lockstep::engine* e = lockstep::find_builtin_engine(name);
         if (!e) return py::none();
-        return py::cast(model_handle{std::make_shared<model_handle::loaded>(model_handle::loaded{
-                                         *e, lockstep::model_files::engine_contents::everything()}),
+        return py::cast(model_handle{std::make_shared<model_handle::latest>(model_handle::latest{std::make_shared<const model_handle::loaded>(
+                                         model_handle::loaded{*e, lockstep::model_files::engine_contents::everything()})}),
                                      "", "", "", false, py::none()});
       },
       py::arg("name"));
@@ -688,7 +702,8 @@ PYBIND11_MODULE(_lockstep, m) {
         // parallel; model_handle::with adds what a solve needs later.
         const auto contents = lockstep::model_files::engine_contents{}.with_method(lockstep::method_kind::radau5);
         const lockstep::model_files::loaded_model loaded = load_engine(path, name, contents, announce);
-        return model_handle{std::make_shared<model_handle::loaded>(model_handle::loaded{loaded.model, contents}),
+        return model_handle{std::make_shared<model_handle::latest>(model_handle::latest{
+                                std::make_shared<const model_handle::loaded>(model_handle::loaded{loaded.model, contents})}),
                             loaded.source.string(), name, loaded.key, loaded.compiled, announce};
       },
       py::arg("path"), py::arg("name") = "", py::arg("announce") = py::none());
