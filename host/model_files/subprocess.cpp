@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -76,10 +77,15 @@ process_result run_process(const std::vector<std::string>& argv, const std::stri
   pipe_pair::close_fd(err.write_end);
   if (merge_stderr) pipe_pair::close_fd(err.read_end);
 
-  // A child that exits without reading its input must not kill us with SIGPIPE.
-  struct sigaction ignore {}, previous {};
-  ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &previous);
+  // A child that exits without reading its input must not kill us with SIGPIPE. A write to a closed
+  // pipe raises the signal at the writing thread: blocked in this thread and taken back below, it
+  // changes neither the process's disposition nor other threads' (compiles run from several threads
+  // at once, model_compiler.cpp), as a process-wide SIG_IGN saved and restored around the call would.
+  sigset_t pipe_signal, previous_mask;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous_mask);
+  bool raised_sigpipe = false;
 
   process_result result;
   std::size_t written = 0;
@@ -102,7 +108,10 @@ process_result run_process(const std::vector<std::string>& argv, const std::stri
       if (fds[i].fd == in.write_end) {
         const ssize_t w = ::write(in.write_end, input.data() + written, input.size() - written);
         if (w > 0) written += static_cast<std::size_t>(w);
-        if (w < 0 && errno != EAGAIN && errno != EINTR) written = input.size();  // the child closed its input
+        if (w < 0 && errno != EAGAIN && errno != EINTR) {
+          raised_sigpipe = raised_sigpipe || errno == EPIPE;
+          written = input.size();  // the child closed its input
+        }
         if (written == input.size()) pipe_pair::close_fd(in.write_end);
         continue;
       }
@@ -114,7 +123,12 @@ process_result run_process(const std::vector<std::string>& argv, const std::stri
       }
     }
   }
-  sigaction(SIGPIPE, &previous, nullptr);
+  if (raised_sigpipe && sigismember(&previous_mask, SIGPIPE) == 0) {
+    const timespec no_wait{0, 0};
+    while (sigtimedwait(&pipe_signal, nullptr, &no_wait) == SIGPIPE) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);
 
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

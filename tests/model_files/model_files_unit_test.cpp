@@ -3,6 +3,7 @@
 // child-process runner.
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -203,6 +204,36 @@ TEST(Subprocess, CapturesOutputErrorsInputAndExitCode) {
   EXPECT_EQ(big.output.size(), 300000u);
   EXPECT_EQ(big.errors.size(), 300000u);
   EXPECT_THROW(run_process({"/no/such/program"}), std::runtime_error);
+}
+
+TEST(Subprocess, ChildrenThatCloseTheirInputOnSeveralThreadsLeaveSigpipeAsItWas) {
+  // Arrange: SIGPIPE's default action kills the process; children that exit without reading a
+  // megabyte of input, on four threads at once (as the parts of an engine compile).
+  struct sigaction default_action {}, before {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  ASSERT_EQ(sigaction(SIGPIPE, &default_action, &before), 0);
+  const std::string input(1 << 20, 'x');
+  std::atomic<int> exited_zero{0};
+
+  // Act
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int call = 0; call < 8; ++call)
+        if (run_process({"/bin/sh", "-c", "exit 0"}, input).exit_code == 0) ++exited_zero;
+    });
+  for (std::thread& t : threads) t.join();
+
+  // Assert: this process lives (the signal never reached it), SIGPIPE's action is the default still,
+  // and no SIGPIPE is left pending for this thread or the process.
+  struct sigaction after {};
+  ASSERT_EQ(sigaction(SIGPIPE, &before, &after), 0);
+  EXPECT_EQ(after.sa_handler, SIG_DFL);
+  sigset_t pending;
+  ASSERT_EQ(sigpending(&pending), 0);
+  EXPECT_EQ(sigismember(&pending, SIGPIPE), 0);
+  EXPECT_EQ(exited_zero.load(), 32);
 }
 
 }  // namespace
