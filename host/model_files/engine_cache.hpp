@@ -14,9 +14,9 @@
 //     DIR/.build-KEY-PID-N/       a build in progress; renamed to DIR/KEY when complete
 //     equations/KEY2.hpp          the header generated from an equations file
 //     sympy/KEY3.toml             the equations file Python's Model.from_sympy writes (python/lockstep/_sympy.py)
-//     failed/MODEL/               the last build of MODEL that failed to compile: its unit, compile.sh
+//     failed/MODEL-PART/          the last build of MODEL's PART that failed to compile: its unit, compile.sh
 //                                 (the compiler command, run from that folder) and compiler.txt (all
-//                                 the compiler said); replaced by the next failure of that model
+//                                 the compiler said); replaced by the next failure of that part
 //
 // KEY is the SHA-256 of everything the entry depends on (the preprocessed source, so every included
 // header counts; the compiler and its version; the flags; the lockstep version and engine ABI; a

@@ -2,7 +2,6 @@
 // the translation unit of its engine -> cache key -> compile (once) -> load.
 #include "host/model_files/model_compiler.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include "host/model_files/install_layout.hpp"
 #include "host/model_files/subprocess.hpp"
 #include "lockstep/engine/loader.hpp"
+#include "lockstep/ensemble.hpp"
 #include "lockstep/version.hpp"
 
 // Set by host/model_files/CMakeLists.txt from lockstep's own build.
@@ -513,13 +513,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The CPUs this process may run on: how many compiles run at once.
-int available_cpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-}
-
 // Where the cache keeps the last failed build of a model (engine_cache.hpp: failed/): one folder per
 // model (and per part of an engine), its name made of the model's.
 fs::path failed_build_folder(const header_model& chosen, const std::string& what) {
@@ -650,7 +643,8 @@ void make_parts(std::vector<engine_part>& parts, const fs::path& header, const h
     for (std::size_t n = next++; n < order.size(); n = next++) {
       const std::size_t i = order[n];
       engine_part& part = parts[i];
-      // A failed part is kept for the user to read and re-run (the model's part, failed/NAME-model).
+      // A failed part is kept for the user to read and re-run (the model's part, failed/NAME-model;
+      // lanes the compiler refused, failed/NAME-lanes_bdf).
       const fs::path failed = failed_build_folder(chosen, part.hook.substr(std::string_view("lockstep_part_").size()));
       try {
         part.compiled = make_entry(part.object.parent_path().parent_path(), part.key, [&](const fs::path& build) {
@@ -662,13 +656,17 @@ void make_parts(std::vector<engine_part>& parts, const fs::path& header, const h
           compile.insert(compile.end(), {"-c", "-o", (build / "part.o").string(), unit.string()});
           const process_result r = run_process(compile, {}, true);
           if (r.exit_code != 0 || !fs::exists(build / "part.o")) {
-            if (part.lanes) throw lanes_refused{first_lines(r.output, 4)};
-            throw failed_compile(r, compile, build, failed, header, chosen, request);
+            // A refusal is cached (below) only where the compiler itself said no: one killed (out of
+            // memory, say) or crashing may compile the lanes next time.
+            const bool compiler_said_no = r.exit_code < 128 && r.output.find("internal compiler error") == std::string::npos;
+            model_file_error error = failed_compile(r, compile, build, failed, header, chosen, request);
+            if (part.lanes && compiler_said_no) throw lanes_refused{first_lines(r.output, 4)};
+            throw error;
           }
           record(part, build, compile, seconds_since(start));
-        }, part.lanes ? fs::path() : failed);
-        const fs::path failed = part.object.parent_path() / "failed.txt";
-        if (std::error_code ec; fs::exists(failed, ec)) part.failure = read_file(failed);
+        }, failed);
+        const fs::path refusal = part.object.parent_path() / "failed.txt";
+        if (std::error_code ec; fs::exists(refusal, ec)) part.failure = read_file(refusal);
       } catch (const lanes_refused& refused) {
         refusals[i] = refused.output;
       } catch (...) {
@@ -693,7 +691,9 @@ void make_parts(std::vector<engine_part>& parts, const fs::path& header, const h
       write_file_atomically(build / "failed.txt", refusals[i] + "\n");
       record(part, build, part_command(part, tools), 0.0);
     });
-    part.failure = read_file(part.object.parent_path() / "failed.txt");
+    // Another process may have made the entry first, and compiled the lanes where this one could not.
+    const fs::path refusal = part.object.parent_path() / "failed.txt";
+    if (std::error_code ec; fs::exists(refusal, ec)) part.failure = read_file(refusal);
     part.compiled = true;
   }
 }

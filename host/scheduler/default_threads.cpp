@@ -1,4 +1,5 @@
-// host/scheduler/default_threads.cpp — how many threads the omp backend uses when none are asked for.
+// host/scheduler/default_threads.cpp — the CPUs this process may use, and how many threads the omp
+// backend uses when none are asked for.
 #include <sched.h>
 
 #include <cerrno>
@@ -23,7 +24,8 @@ int threads_from_environment() {
   return static_cast<int>(n);
 }
 
-// The CPUs this process may run on (its affinity mask: taskset, cgroup cpusets, mpirun's binding).
+// The CPUs the affinity mask holds (taskset, cgroup cpusets, mpirun's binding); the CPUs online where
+// it cannot be read. The mask may be wider than a cpu_set_t on machines of more than 1024 CPUs.
 int affinity_cpus() {
   for (int cpus = 1024; cpus <= 1 << 20; cpus *= 2) {
     cpu_set_t* set = CPU_ALLOC(cpus);
@@ -41,10 +43,14 @@ int affinity_cpus() {
 
 }  // namespace
 
-int omp::default_threads() {
-  if (const int n = threads_from_environment(); n > 0) return n;
+int available_cpus() {
   const int cpus = affinity_cpus();
   return cpus > 0 ? cpus : 1;
+}
+
+int omp::default_threads() {
+  if (const int n = threads_from_environment(); n > 0) return n;
+  return available_cpus();
 }
 
 }  // namespace lockstep

@@ -131,6 +131,10 @@ std::size_t run_bytes_per_member(const engine& model, int save_count, bool keep_
 // The machine's physical memory in bytes (sysconf), or 0 where the system does not say.
 std::size_t physical_memory_bytes();
 
+// The CPUs this process may run on (its affinity mask: taskset, cpusets, an MPI launcher's binding),
+// at least 1.
+int available_cpus();
+
 // The omp backend: the CPU cores' thread team (the lockstep::omp target; kernels/omp/thread_team.hpp).
 // It keeps the name omp, which run_options, the command's --backend and results files use; it needs
 // no OpenMP runtime and reads no OpenMP setting but OMP_NUM_THREADS.
@@ -139,8 +143,8 @@ namespace omp {
 // translation unit, whatever its compile flags.
 bool available();
 // The threads run_options::threads = 0 means: the first entry of OMP_NUM_THREADS when it is a positive
-// integer (read at every call, so a change made after start-up counts), else the CPUs this process
-// may run on (its affinity mask: taskset, cpusets, an MPI launcher's binding). The same count OpenMP
+// integer (read at every call, so a change made after start-up counts), else available_cpus(). The
+// same count OpenMP
 // runtimes choose by default. A launch uses fewer when it has fewer blocks of 8 members.
 int default_threads();
 }  // namespace omp
