@@ -201,6 +201,10 @@ inline const char* lyapunov_metric_name(lyapunov_metric m) { return m == lyapuno
 // floor((t1 - t0) / renormalize) + 1; one more absorbs the rounding of the drivers' running sums.
 long lyapunov_history_length(const lyapunov_spec& l, double t0, double t1);
 
+// The method of a study whose [solver] names none: what the study runs and what a
+// model file's engine is compiled for (model_reference) before the [solver] table is read.
+inline constexpr method_kind study_default_method = method_kind::radau5;
+
 struct study_spec {
   std::filesystem::path path;  // as given to load_study_file (parse_study: its source_name)
   std::string name;            // the file's stem: "study" for "runs/study.toml"
@@ -215,7 +219,7 @@ struct study_spec {
 
   solver_options solver = [] {
     solver_options defaults;
-    defaults.method = method_kind::radau5;
+    defaults.method = study_default_method;
     defaults.form = formulation::index3;
     return defaults;
   }();
@@ -243,7 +247,7 @@ struct model_reference {
   // What the study will run the model with, as far as it names it ([solver] method, the default when
   // it names none or none that exists: the reader refuses that later, at the key; whether it has
   // [lyapunov]): a model file's engine is compiled for these (model_files::engine_contents).
-  method_kind method = method_kind::radau5;
+  method_kind method = study_default_method;
   bool tangents = false;
 };
 struct resolved_model {

@@ -39,6 +39,10 @@
 
 namespace lockstep {
 
+// The table's methods[] holds one entry per method_kind, indexed by it (abi.h).
+static_assert(static_cast<int>(method_kind::rhoinf) + 1 == LOCKSTEP_METHOD_COUNT,
+              "LOCKSTEP_METHOD_COUNT must count every method_kind");
+
 namespace engine_detail {
 
 // The solver options, which must name Method: an engine calls a method's functions by the method the
