@@ -135,10 +135,10 @@ def coordinate_columns(names, n, varied):
     (host/io/members_csv.hpp, coordinate_columns): q<j> where the name is empty, shared with another
     coordinate, the name of another column of members.csv or of a /members dataset, another entry's
     index name, or holds a comma, period, quote or white space."""
-    names = list(names) if len(names) == n else []
+    names = list(names)
     columns = []
     for j in range(n):
-        name = names[j] if names else ""
+        name = names[j] if j < len(names) else ""
         alias = OUTPUT_PATTERN.match(name) is not None and name != f"q{j}"
         taken = name in MEMBER_DATASETS or name in OTHER_COLUMNS or LYAPUNOV_COLUMN.match(name) or name in varied
         usable = name and not alias and not taken and not UNSPEAKABLE.search(name) and names.count(name) == 1
@@ -158,8 +158,11 @@ class Names:
     """The outputs of a results file by name: (variable, index) of q, v, lambda, mu, nu and back."""
 
     def __init__(self, f, n, m, k):
-        inputs = as_texts(f["members/inputs"].attrs.get("names")) if "members/inputs" in f else []
-        self.columns = coordinate_columns(as_texts(f.attrs.get("coordinate_names")), n, inputs)
+        # Files written since results.h5 holds the columns' names have them; older ones get the rule.
+        self.columns = as_texts(f.attrs.get("coordinate_columns"))
+        if len(self.columns) != n:
+            inputs = as_texts(f["members/inputs"].attrs.get("names")) if "members/inputs" in f else []
+            self.columns = coordinate_columns(as_texts(f.attrs.get("coordinate_names")), n, inputs)
         self.width = {"q": n, "v": n, "lambda": m, "mu": m, "nu": k}
 
     def label(self, variable, index):

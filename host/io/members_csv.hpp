@@ -38,7 +38,8 @@ namespace lockstep::io {
 //     which `lockstep plot` takes as aliases;
 //   - contains a comma, a period, a quote or white space (`lockstep plot --outputs` separates names
 //     with commas and writes a velocity as v.<name>).
-// `lockstep plot` (host/cli/lockstep_plot.py, coordinate_columns) names coordinates by the same rule.
+// results.h5 keeps these names (the root attribute coordinate_columns), which `lockstep plot` uses
+// (host/cli/lockstep_plot.py; for files written before the attribute, it applies the same rule).
 std::vector<std::string> coordinate_columns(const results_layout& layout);
 
 class members_csv_writer {

@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "host/io/members_csv.hpp"
+
 namespace lockstep::io {
 
 namespace {
@@ -654,6 +656,9 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
   w.int64_attribute(root, "m", l.m);
   w.int64_attribute(root, "k", l.k);
   if (!l.coordinate_names.empty()) w.strings_attribute(root, "coordinate_names", l.coordinate_names);
+  // The names members.csv and `lockstep plot` give the coordinates, written once here so that the
+  // plot reads them rather than applying the rule again.
+  w.strings_attribute(root, "coordinate_columns", coordinate_columns(l));
   w.int64_attribute(root, "members", l.members);
   w.int64_attribute(root, "trajectories", l.trajectories ? 1 : 0);
   w.string_attribute(root, "multipliers", l.multipliers);

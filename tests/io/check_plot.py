@@ -139,6 +139,20 @@ def main():
     check_images(plot(args.script, clash, "-o", out, "--quantity", "steps"), out,
                  ["band_xb.png", "band_q1.png", "hist_xb.png", "hist_q1.png", "heatmap_steps.png", "status.png"],
                  "named, a clash")
+    # results.h5 holds the names members.csv gave the columns; a file written before it held them gets
+    # the same names from the plot's own reading of the rule.
+    with h5py.File(clash, "r") as f:
+        columns = [c.decode() if isinstance(c, bytes) else str(c) for c in f.attrs.get("coordinate_columns", [])]
+    check(columns == ["xb", "q1"], f"clashing results.h5 coordinate_columns: {columns!r}")
+    older_clash = os.path.join(args.workdir, "named_clash_older", "results.h5")
+    os.makedirs(os.path.dirname(older_clash))
+    shutil.copy(clash, older_clash)
+    with h5py.File(older_clash, "r+") as f:
+        del f.attrs["coordinate_columns"]
+    out = os.path.join(args.workdir, "named_clash_older_plots")
+    check_images(plot(args.script, older_clash, "-o", out, "--quantity", "steps"), out,
+                 ["band_xb.png", "band_q1.png", "hist_xb.png", "hist_q1.png", "heatmap_steps.png", "status.png"],
+                 "named, a clash, without coordinate_columns")
 
     # A Monte Carlo-like file (no grid) keeping statistics only: no heat map; empty grid attributes.
     monte_carlo = sample("monte_carlo", "--no-grid", "--no-trajectories")
