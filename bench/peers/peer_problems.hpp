@@ -23,8 +23,8 @@ namespace lockstep::peers {
 // How lockstep's solves of these ensembles treat their starts: projected onto each member's constraints
 // whatever the correction (init "project"). The published starts of andrews and car_axis hold for the
 // default parameters only, and with spread 0.01 the projection moves Andrews' start by up to 7 % of its
-// configuration's size: init "auto" (stepper/options.hpp: gross above 1 %) would refuse 93 % of its
-// members (measured over seeds 1, 7, 11 and 42, 1000 members each), where projecting them is the point.
+// configuration's size: below init "auto"'s gross threshold (init_gross_fraction, stepper/options.hpp),
+// but beyond the tolerance, so "auto" would warn of most members where projecting them is the point.
 inline constexpr init_mode initialization = init_mode::project;
 
 // Counter tag for the parameter draws ("prtb" in ASCII): disjoint from the study samplers' tags.

@@ -39,8 +39,9 @@ struct team_work {
 // calling thread among them, and never more threads than items; threads <= 1: all on the calling
 // thread, with no other thread woken). Items are handed out in increasing order, one at a time, to
 // whichever thread asks next (a dynamic schedule: items may cost very different times). Returns when
-// every call has returned, and their effects are then visible to the caller. Allocates nothing once
-// the team has its workers (its first loops with that many threads start them).
+// every call has returned, and their effects are then visible to the caller. A caller that loops
+// alone allocates nothing once its team has the workers (its first loops with that many threads start
+// them); callers on several threads at once get a team each, made on first need.
 void run_on_team(int threads, long items, const team_work& work);
 
 // run_on_team with a callable f(long item, int thread) (noexcept: see team_work).

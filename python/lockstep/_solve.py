@@ -109,8 +109,10 @@ def initial_correction_messages(status, counters, q0, v0, options):
         count, largest, member = _largest(dq, refused)
         plural = "s" if count != 1 else ""
         if options.get("init") == "strict":
+            _, largest_v, member_v = _largest(dv, refused)
             messages.append(f"{count} member{plural} refused (inconsistent_initial): initial values that need "
-                            f"corrections above init_tolerance, up to {largest:.3g} in q (member {member})")
+                            f"corrections above init_tolerance, up to {largest:.3g} in q (member {member}) and "
+                            f"{largest_v:.3g} in v (member {member_v})")
         else:
             messages.append(f"{count} member{plural} refused (inconsistent_initial): initial positions off the "
                             f"constraints by up to {largest:.3g} (member {member}), more than 10 % of the "

@@ -371,8 +371,8 @@ TEST(EngineBoundary, ConsistentInitializationThroughTheLibraryProjectsOntoTheCon
   out.a = a;
   out.lambda = lambda;
   out.counters = &counters;
-  // The start is 7 % off the rod, which init "auto" refuses as gross (stepper/options.hpp): projected
-  // on request.
+  // The start is 7 % off the rod, a correction init "auto" makes with a warning (below its gross
+  // threshold, stepper/options.hpp); "project" asks for it outright.
   solver_options options;
   options.init = init_mode::project;
   // Act

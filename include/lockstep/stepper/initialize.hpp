@@ -14,7 +14,7 @@
 //      by the pivoted LU (the matrix is indefinite).
 // In strict mode a correction larger than init_tolerance is refused instead of applied; in auto mode
 // (the default) a gross position correction is, right after step 1 (init_q_correction_is_gross,
-// stepper/options.hpp: beyond the tolerance and above 1 % of the configuration's size). Either way the
+// stepper/options.hpp: beyond the tolerance and above init_gross_fraction of the configuration's size). Either way the
 // counters keep the corrections measured, so a refused member reports how far off it was. Steps 1 and 2
 // are the coordinate projection of formulation/projection.hpp (with W = M(q0) kept throughout).
 //
