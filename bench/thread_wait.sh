@@ -37,6 +37,11 @@ if ! grep -q '^CMAKE_BUILD_TYPE:STRING=Release$' "$BUILD_DIR/CMakeCache.txt"; th
   echo "thread_wait.sh: $BUILD_DIR is not a Release build" >&2
   exit 1
 fi
+if grep -q '^LOCKSTEP_BENCH_COMPILE_CHECK:BOOL=ON$' "$BUILD_DIR/CMakeCache.txt"; then
+  echo "thread_wait.sh: $BUILD_DIR builds the benchmarks at -O0 (LOCKSTEP_BENCH_COMPILE_CHECK=ON, as CI's" \
+       "build does): give a BUILD_DIR without it" >&2
+  exit 1
+fi
 cmake --build "$BUILD_DIR" -j"$(nproc)" --target lockstep_cli lockstep_openmp_launch
 
 exec "$PYTHON" "$ROOT/bench/thread_wait.py" --team "$BUILD_DIR/host/cli/lockstep" \
