@@ -11,17 +11,21 @@ model cache (LOCKSTEP_CACHE_DIR):
   next method   (where the binary compiles the parts a study needs, docs/MODEL-FILES.md "What is
                 compiled") then a study of the same model with another method, on the cache the first
                 run left: what a second study costs
-  run           then, on warm caches, the wall time of the solve (results.h5's wall_time_seconds) of a
-                study of MEMBERS members, the two binaries alternating REPS times: the ratio after /
-                before is the engines' speed; the results must be the same bits
+  solve         then, on warm caches, the wall time of the solve (results.h5's wall_time_seconds) of a
+                study of MEMBERS members, the two binaries alternating SOLVE_REPS times: the ratio after /
+                before of the fastest solves (other processes can only slow a solve down) is the
+                engines' speed; the results must be the same bits
 
-Medians are printed, with the ratios after / before. The compiler runs at the build's optimization
+Medians of the first runs are shown, with the ratios after / before; the table, with the command, the
+date, the sources and the machine, is written to bench/MODEL-FILE-COMPILE.md (--results; "-": print
+only). The compiler runs at the build's optimization
 level (the default: no LOCKSTEP_MODEL_OPTIMIZATION), for the instruction set each binary picks (the
 widest this CPU has). Run it on an idle machine: bench/model_file_compile.sh builds the binary of an
 earlier commit and calls this script.
 
     /usr/bin/python3 bench/model_file_compile.py --before BEFORE/lockstep --after build/host/cli/lockstep \\
-        [--reps 3] [--members 2000] [--models cart,andrews] [--studies bdf,radau5]
+        [--reps 3] [--solve-reps 7] [--members 2000] [--models cart,andrews] [--studies bdf,radau5] \\
+        [--command TEXT] [--results FILE]
 """
 import argparse
 import os
@@ -97,25 +101,39 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--before", required=True, help="the lockstep binary to compare with")
     parser.add_argument("--after", required=True, help="the lockstep binary measured")
-    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=3, help="first runs of each binary (medians)")
+    parser.add_argument("--solve-reps", type=int, default=7, help="timed solves of each binary (fastest)")
     parser.add_argument("--members", type=int, default=2000)
     parser.add_argument("--models", default="", help="only the models whose label contains one of these, comma-separated")
     parser.add_argument("--studies", default="", help="only the study kinds that contain one of these, comma-separated")
+    parser.add_argument("--command", default="", help="the command that ran this script, for the results file")
+    parser.add_argument("--results", default=os.path.join(ROOT, "bench", "MODEL-FILE-COMPILE.md"),
+                        help='the Markdown file written ("-": print only)')
     args = parser.parse_args()
     chosen = lambda text, wanted: not wanted or any(w and w in text for w in wanted.split(","))
     binaries = {"before": os.path.abspath(args.before), "after": os.path.abspath(args.after)}
     work = tempfile.mkdtemp(prefix="lockstep-bench-compile-")
-    print(f"command: /usr/bin/python3 bench/model_file_compile.py --before {args.before} --after {args.after} "
-          f"--reps {args.reps} --members {args.members}" + (f" --models {args.models}" if args.models else "") +
-          (f" --studies '{args.studies}'" if args.studies else ""))
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
+    started, clock = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), time.perf_counter()
+    command = args.command or (
+        f"/usr/bin/python3 bench/model_file_compile.py --before {args.before} --after {args.after} --reps {args.reps} "
+        f"--solve-reps {args.solve_reps} --members {args.members}" + (f" --models {args.models}" if args.models else "") +
+        (f" --studies '{args.studies}'" if args.studies else ""))
+    lines = []
+
+    def out(text=""):
+        lines.append(text)
+        print(text, flush=True)
+
+    load = os.getloadavg()
+    versions = {}
     for which, lockstep in binaries.items():
         version = subprocess.run([lockstep, "--version"], capture_output=True, text=True).stdout.splitlines()
-        print(f"{which}: {version[0] if version else '?'}; {next((l for l in version if 'model files compiled' in l), '')}")
-    print()
-    print("| model | study | first run, before [s] | first run, after [s] | after / before | next method, after [s] |"
-          " solve, before [s] | solve, after [s] | after / before | results |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+        versions[which] = (f"{version[0] if version else '?'}; "
+                           f"{next((l.strip() for l in version if 'model files compiled' in l), '')}")
+    rows = []
+    out("| model | study | first run, before [s] | first run, after [s] | after / before | next method, after [s] |"
+        " solve, before [s] | solve, after [s] | after / before | results |")
+    out("|---|---|---|---|---|---|---|---|---|---|")
     failed = False
     for label, source, varied, bounds, t1, share in models(work):
         if not chosen(label, args.models):
@@ -141,8 +159,8 @@ def main():
                         shutil.rmtree(cache)
             solves = {w: [] for w in binaries}
             results = {}
-            for rep in range(args.reps):
-                for which, lockstep in binaries.items():
+            for rep in range(args.solve_reps):
+                for which, lockstep in (binaries.items() if rep % 2 == 0 else reversed(binaries.items())):
                     cache = os.path.join(work, f"cache-{which}-{tag}-{args.reps - 1}")
                     _, wall, finals = run(lockstep, timed, os.path.join(work, f"timed-{which}"), cache)
                     solves[which].append(wall)
@@ -150,12 +168,47 @@ def main():
             same = results["before"] == results["after"]
             failed = failed or not same
             fb, fa = statistics.median(firsts["before"]), statistics.median(firsts["after"])
-            sb, sa = statistics.median(solves["before"]), statistics.median(solves["after"])
+            sb, sa = min(solves["before"]), min(solves["after"])
+            rows.append((label, kind, fa, sa / sb))
             nxt = f"{statistics.median(nexts):.1f}" if nexts else "—"
-            print(f"| {label} | {kind}, {members} members, t1 = {t1} | {fb:.1f} | {fa:.1f} | {fa / fb:.2f} | {nxt} | "
-                  f"{sb:.3f} | {sa:.3f} | {sa / sb:.3f} | {'bitwise equal' if same else 'DIFFERENT'} |", flush=True)
+            out(f"| {label} | {kind}, {members} members, t1 = {t1} | {fb:.1f} | {fa:.1f} | {fa / fb:.2f} | {nxt} | "
+                f"{sb:.3f} | {sa:.3f} | {sa / sb:.3f} | {'bitwise equal' if same else 'DIFFERENT'} |")
     shutil.rmtree(work, ignore_errors=True)
+    if rows:
+        worst_first = max(rows, key=lambda r: r[2])
+        ratios = [r[3] for r in rows]
+        out()
+        out(f"First run after: {min(r[2] for r in rows):.1f}-{worst_first[2]:.1f} s (the longest: {worst_first[0]}, "
+            f"{worst_first[1]}); solve after / before: {min(ratios):.3f}-{max(ratios):.3f}.")
+    if args.results != "-":
+        write_results(args.results, command, started, time.perf_counter() - clock, load, versions, args, lines)
     return 1 if failed else 0
+
+
+def write_results(path, command, started, seconds, load, versions, args, table):
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    head = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True, text=True).stdout.strip()
+    text = [
+        "# The first run of a new model file",
+        "",
+        "Written by `bench/model_file_compile.py` from one run of `bench/model_file_compile.sh`; do not edit by",
+        "hand, rerun the command (docs/MODEL-FILES.md, \"What is compiled\", says what is measured and why).",
+        "",
+        f"- Command, from the repository root: `{command}` (wall time {seconds:.0f} s, the builds not counted)",
+        f"- Date: {started} (UTC, start of the run)",
+        f"- Source: the working tree at {head}; before: {versions['before']}",
+        f"- after: {versions['after']}",
+        f"- Machine: `nproc` = {os.cpu_count()}, CPU model \"{cpu}\", Linux {os.uname().release}; load average "
+        f"(1, 5, 15 min) at the start: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}",
+        f"- first run: the wall time of `lockstep run` of a one-member study on an empty cache (the model",
+        f"  compiled for it), the median of {args.reps} alternating runs of each binary; next method: then a study",
+        f"  of the same model with another method on that cache (\"—\": none); solve: the fastest of",
+        f"  {args.solve_reps} alternating solves of each binary on warm caches (results.h5's",
+        f"  `wall_time_seconds`), whose final states must be the same bits.",
+        "",
+    ] + table
+    with open(path, "w") as f:
+        f.write("\n".join(text) + "\n")
 
 
 if __name__ == "__main__":
