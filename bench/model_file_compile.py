@@ -196,8 +196,9 @@ def write_results(path, command, started, seconds, load, versions, args, table):
         "",
         f"- Command, from the repository root: `{command}` (wall time {seconds:.0f} s, the builds not counted)",
         f"- Date: {started} (UTC, start of the run)",
-        f"- Source: the working tree at {head}; before: {versions['before']}",
-        f"- after: {versions['after']}",
+        f"- Source: the working tree at {head}",
+        f"- Binaries (`lockstep --version`; a build names the revision it was configured at): before "
+        f"`{versions['before']}`; after, built from the working tree: `{versions['after']}`",
         f"- Machine: `nproc` = {os.cpu_count()}, CPU model \"{cpu}\", Linux {os.uname().release}; load average "
         f"(1, 5, 15 min) at the start: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}",
         f"- first run: the wall time of `lockstep run` of a one-member study on an empty cache (the model",
