@@ -144,8 +144,8 @@ namespace omp {
 bool available();
 // The threads run_options::threads = 0 means: the first entry of OMP_NUM_THREADS when it is a positive
 // integer (read at every call, so a change made after start-up counts), else available_cpus(). The
-// same count OpenMP
-// runtimes choose by default. A launch uses fewer when it has fewer blocks of 8 members.
+// same count OpenMP runtimes choose by default. A launch uses fewer when it has fewer blocks of 8
+// members.
 int default_threads();
 }  // namespace omp
 
