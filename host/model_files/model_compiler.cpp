@@ -2,7 +2,6 @@
 // the translation unit of its engine -> cache key -> compile (once) -> load.
 #include "host/model_files/model_compiler.hpp"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>

@@ -72,6 +72,10 @@ struct model_handle {
     std::shared_ptr<const loaded> engine;  // read and replaced with the GIL held
   };
   std::shared_ptr<latest> current;  // shared by every copy of the handle
+  static std::shared_ptr<latest> holding(const lockstep::engine& model,
+                                         const lockstep::model_files::engine_contents& contents) {
+    return std::make_shared<latest>(latest{std::make_shared<const loaded>(loaded{model, contents})});
+  }
   std::string source;     // the model file, absolute; "" for a built-in model
   std::string pick;       // which model of the file
   std::string cache_key;  // the model's identity in the cache; "" for a built-in model
@@ -690,8 +694,7 @@ PYBIND11_MODULE(_lockstep, m) {
       [](const std::string& name) -> py::object {
         const lockstep::engine* e = lockstep::find_builtin_engine(name);
         if (!e) return py::none();
-        return py::cast(model_handle{std::make_shared<model_handle::latest>(model_handle::latest{std::make_shared<const model_handle::loaded>(
-                                         model_handle::loaded{*e, lockstep::model_files::engine_contents::everything()})}),
+        return py::cast(model_handle{model_handle::holding(*e, lockstep::model_files::engine_contents::everything()),
                                      "", "", "", false, py::none()});
       },
       py::arg("name"));
@@ -702,8 +705,7 @@ PYBIND11_MODULE(_lockstep, m) {
         // parallel; model_handle::with adds what a solve needs later.
         const auto contents = lockstep::model_files::engine_contents{}.with_method(lockstep::method_kind::radau5);
         const lockstep::model_files::loaded_model loaded = load_engine(path, name, contents, announce);
-        return model_handle{std::make_shared<model_handle::latest>(model_handle::latest{
-                                std::make_shared<const model_handle::loaded>(model_handle::loaded{loaded.model, contents})}),
+        return model_handle{model_handle::holding(loaded.model, contents),
                             loaded.source.string(), name, loaded.key, loaded.compiled, announce};
       },
       py::arg("path"), py::arg("name") = "", py::arg("announce") = py::none());
