@@ -2,6 +2,7 @@
 
 locate       where keys and values sit in the raw text (tomllib reports no positions)
 expressions  the expression language: Python's own parser, a whitelist of node types, SymPy trees
+keys         every table and key of the file: what the reader allows, what the key reference prints
 model        the file's tables checked and gathered into one validated description
 emit         the C++ header text
 """

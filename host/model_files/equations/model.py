@@ -1,7 +1,8 @@
 """An equations file read into one checked description of the model.
 
-Every table is checked against the format of docs/EQUATIONS.md; errors are collected with the place
-they refer to (the key, or the character inside an expression) and raised together as a Diagnostic.
+Every table is checked against the format of docs/EQUATIONS.md, its keys against the key table
+(keys.py); errors are collected with the place they refer to (the key, or the character inside an
+expression) and raised together as a Diagnostic.
 Checks that need earlier tables to be sound (expressions need the names) run only when those are.
 """
 import re
@@ -9,7 +10,7 @@ import tomllib
 
 import sympy
 
-from . import Diagnostic
+from . import Diagnostic, keys
 from .expressions import FUNCTIONS, Scope, number, parse, suggestion
 from .locate import Locator
 
@@ -29,11 +30,6 @@ LANGUAGE_NAMES = {"t": "time", "pi": "the constant pi", **{f: "a function" for f
 # code and the library refer to there.
 LIBRARY_NAMES = {"vec", "mat", "dual", "named_value", "lockstep", "equations", "models", "std", "sin_cos",
                  "pow", "min", "max", "value_of", "is_finite", "floor", "ldexp", "sine_cosine"}
-
-TABLES = ["model", "coordinates", "parameters", "inputs", "definitions", "mass", "force", "constraints",
-          "nonholonomic", "initial"]
-ITEM_KEYS = {"coordinates": ["unit", "description"], "parameters": ["default", "unit", "description"],
-             "inputs": ["default", "unit", "description"]}
 
 
 class Item:
@@ -123,7 +119,9 @@ class Reader:
             return None
         return value
 
-    def known_keys(self, path, table, allowed):
+    def known_keys(self, path, table):
+        """Reports each key of `table` that the key table (keys.py) does not allow at `path`."""
+        allowed = keys.allowed(path)
         for key in table:
             if key not in allowed:
                 where = f"[{'.'.join(path)}]" if path else "the top level"
@@ -153,7 +151,7 @@ class Reader:
     # ---- the tables ----------------------------------------------------------------------------
 
     def read(self):
-        self.known_keys((), self.data, TABLES)
+        self.known_keys((), self.data)
         self.read_model_table()
         self.read_items("coordinates", self.model.coordinates, required=True)
         self.read_items("parameters", self.model.parameters, required=True)
@@ -180,7 +178,7 @@ class Reader:
         table = self.table(("model",), required=True)
         if table is None:
             return
-        self.known_keys(("model",), table, ["name", "description"])
+        self.known_keys(("model",), table)
         if "name" not in table:
             self.error_at_key(("model",), "[model] needs a name")
         else:
@@ -212,10 +210,9 @@ class Reader:
                 self.error_at_value(path, f"{section[:-1] if section != 'inputs' else 'input'} '{name}' must be "
                                           f"an inline table such as {{ unit = \"m\", description = \"...\" }}")
                 continue
-            allowed = ITEM_KEYS[section]
-            self.known_keys(path, spec, allowed)
+            self.known_keys(path, spec)
             item = Item(name)
-            if "default" in allowed:
+            if "default" in keys.allowed(path):
                 if "default" not in spec:
                     self.error_at_key(path, f"'{name}' needs a default value")
                 elif number(spec["default"]) is None:
@@ -339,7 +336,7 @@ class Reader:
         table = self.table(path, required=True)
         if table is None:
             return
-        self.known_keys(path, table, ["matrix", "diagonal"])
+        self.known_keys(path, table)
         scope = self.scope_mass()
         zero = Expr(sympy.Integer(0), None)
         rows = [[zero] * n for _ in range(n)]
@@ -425,7 +422,7 @@ class Reader:
     def read_initial(self):
         path = ("initial",)
         table = self.table(path) or {}
-        self.known_keys(path, table, ["definitions", "q", "v"])
+        self.known_keys(path, table)
         coordinates = [c.name for c in self.model.coordinates]
         scope = self.scope("[initial]", False, False, False, True, False,
                            "initial values are computed from the inputs and parameters only")
