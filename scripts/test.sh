@@ -13,8 +13,8 @@
 # LOCKSTEP_INSTRUCTION_SET (baseline, sse4, avx2 or avx512: the x86-64 instructions everything is
 # compiled for; default baseline; the results' bits are the same in each, docs/SIMD.md),
 # LOCKSTEP_BENCH_COMPILE_CHECK (ON or OFF; default ON where CI=true, else OFF: ON builds the benchmarks at
-# -O0 into bench/compile-check/, which proves they compile and link and saves CI a sixth of its build;
-# bench/CMakeLists.txt).
+# -O0 into $build_dir/bench/compile-check/, which proves they compile and link and saves CI a sixth of
+# its build; bench/CMakeLists.txt).
 # Exits non-zero when any stage fails or when no test ran.
 #
 # Why 90 alone without a GPU: there no test runs device code, so what the CUDA build proves is that the

@@ -2,7 +2,7 @@
 // form: the peer lockstep is measured against.
 //
 // The setting is the one a careful IDA user would choose for a multibody DAE (IDA user guide, v6.4,
-// sections 2.1 and 4.5; SUNDIALS' own multibody example examples/ida/serial/idaSlCrank_dns.c solves
+// sections 2.1 and 4.5; SUNDIALS' own multibody example sundials/examples/ida/serial/idaSlCrank_dns.c solves
 // the same stabilized index-2 form):
 //   - the residual F(t, y, y') of lockstep's ggl formulation, y = (q, v, lambda, mu, nu)
 //     (formulation/euler_lagrange.hpp: F_q = q' - v + G^T mu, F_v = M v' + G^T lambda + A^T nu - Q,

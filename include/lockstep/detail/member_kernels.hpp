@@ -4,7 +4,7 @@
 // member i of a chunk, `advance_member` performs at most K step attempts of member i and writes the
 // outputs it passes. Both load the member's state from SoA storage into locals and store it back, and
 // run stepper/member.hpp, the code the single-member driver runs, so the backends differ only in how
-// they iterate over i (kernels/serial, kernels/omp, kernels/cuda).
+// they iterate over i (the serial launch in host/scheduler/scheduler.cpp, kernels/omp, kernels/cuda).
 #pragma once
 
 #include <cstdint>

@@ -7,7 +7,7 @@
 // values. Nothing is computed differently from a direct call, so a member's result through the table
 // is bitwise the result of the template code. Each adapter catches every exception and returns it as a
 // status and a message (no exception crosses the C ABI). The built-in models are engines built by this
-// template (host/engines), and so is the engine library of a user's model header.
+// template (host/engine/builtin_engines.cpp), and so is the engine library of a user's model header.
 //
 // The table is assembled from parts, each instantiating its own templates: model_table (the model and
 // what every method shares), and per method add_method (a chunk of members), add_split (the split
