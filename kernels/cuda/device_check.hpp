@@ -4,13 +4,15 @@
 // [[M, G^T, A^T], [G, 0, 0], [A, 0, 0]] in real and complex arithmetic, and Cholesky of M and of the
 // Gram matrix C M^-1 C^T, C = [G; A].
 //
-// Why it exists: no GPU is available to develop on, so the CUDA build is held to what a compiler can
-// prove (docs/ARCHITECTURE.md section 2). device_check.cu instantiates check_member<Model> in a __global__ kernel
+// Why it exists: the machines the project is built and tested on have no GPU (one is lent now and then:
+// docs/GPU.md sections 6-8), so the CUDA build is held to what a compiler can prove (docs/ARCHITECTURE.md
+// section 2). device_check.cu instantiates check_member<Model> in a __global__ kernel
 // for every model of lockstep::builtin_models, so nvcc must compile every LOCKSTEP_HD function the
 // step kernels will reach, with diagnostics 20011/20013/20014 (a host function called from device code)
 // as errors, and ptxas reports registers, stack and spills for each. Where a GPU exists,
 // tests/cuda/device_check_test.cpp runs the kernels and compares them with check_member<Model> compiled
-// by the host compiler: the same source on both sides.
+// by the host compiler: the same source on both sides (it passed on H100s, docs/GPU.md sections 7.1
+// and 8.1).
 //
 // Storage is structure-of-arrays as in the real batch kernels (docs/ARCHITECTURE.md section 3): variable j of
 // member i at data[j * stride + i]. Matrices are flattened row-major, one variable per entry; complex

@@ -1,7 +1,7 @@
 // kernels/cuda/ensemble_cuda.cu — the CUDA backend for the built-in models: the templates of
-// kernels/cuda/ensemble_cuda_impl.cuh (how chunks run on the device, the split path, what no GPU has
-// run yet) instantiated for the models of device_models.hpp, and the program's sign that it has the
-// backend. The ptxas figures of this unit are in build/ptxas/ensemble_cuda.txt.
+// kernels/cuda/ensemble_cuda_impl.cuh (how chunks run on the device, the split path, how the code is
+// checked with and without a GPU) instantiated for the models of device_models.hpp, and the program's
+// sign that it has the backend. The ptxas figures of this unit are in build/ptxas/ensemble_cuda.txt.
 #include "kernels/cuda/ensemble_cuda_impl.cuh"
 
 // The scheduler's sign that this program has the CUDA backend (a weak reference there).

@@ -20,9 +20,12 @@
 // (docs/GPU.md section 5). Projections whose metric or Gram matrices exceed split_projection_threshold
 // rows (or all, when run_options::split_factorization forces the split path) suspend at their Cholesky
 // factorizations likewise, factored by cusolverDnDpotrfBatched in the same phase.
-// No GPU has run this code (none is available to the project): it is held to what the compiler
-// proves (no host function reachable from device code) and to ptxas's resource figures, which the
-// build records in build/ptxas/ensemble_cuda.txt.
+// The machines that build and test the project have no GPU, so every build holds this code to what
+// the compiler proves (no host function reachable from device code) and to ptxas's resource figures,
+// which it records in build/ptxas/ensemble_cuda.txt. A GPU is lent now and then: scripts/gpu-check.sh
+// then runs the CUDA tests, compute-sanitizer, the benchmark and the profile from a pack of one commit.
+// H100s ran this code for the built-in models and for model files' device engines; docs/GPU.md
+// sections 7 and 8 record which commits ran, with what result, and what changed after the last run.
 #pragma once
 
 #include <cublas_v2.h>
