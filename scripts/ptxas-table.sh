@@ -3,13 +3,19 @@
 # docs/GPU.md section 2.1: every kernel's registers, stack frame, spill stores and loads, and the device
 # functions ptxas kept as calls with a frame or spills of their own.
 #
-#   ptxas-table.sh PTXAS_DIR              print the table (PTXAS_DIR: <build>/ptxas, written by
-#                                         cmake/ptxas_capture.sh during the compile)
-#   ptxas-table.sh PTXAS_DIR --update DOC replace the lines between DOC's markers
-#                                         "<!-- ptxas-table begin" and "<!-- ptxas-table end -->"
-#                                         with it, when the build compiled for sm_90 and the table
-#                                         changed (kernels/cuda/CMakeLists.txt runs this after every
-#                                         build of the CUDA libraries, so the document follows the code)
+#   ptxas-table.sh PTXAS_DIR                  print the table (PTXAS_DIR: <build>/ptxas, written by
+#                                             cmake/ptxas_capture.sh during the compile)
+#   ptxas-table.sh PTXAS_DIR --check DOC OUT  write the table to OUT (a file in the build tree) and say
+#                                             whether DOC's table differs from it; DOC is only read.
+#                                             Every build of the CUDA libraries runs this
+#                                             (kernels/cuda/CMakeLists.txt, target lockstep_ptxas_table)
+#   ptxas-table.sh PTXAS_DIR --update DOC     replace the lines between DOC's markers
+#                                             "<!-- ptxas-table begin" and "<!-- ptxas-table end -->"
+#                                             with the table when it changed: the explicit command
+#                                             `cmake --build build --target update-gpu-doc` runs this
+#                                             on docs/GPU.md; it fails when the build has no sm_90
+#                                             figures
+# An ordinary build never writes a tracked file: only --update writes DOC, and only on request.
 set -euo pipefail
 
 dir=$1
@@ -46,12 +52,23 @@ table() {
   done
 }
 
-if [[ ${2:-} != --update ]]; then
-  table
+case ${2:-} in
+  "") table; exit 0 ;;
+  --check) (($# == 4)) || { echo "usage: ptxas-table.sh PTXAS_DIR --check DOC OUT" >&2; exit 2; } ;;
+  --update) (($# == 3)) || { echo "usage: ptxas-table.sh PTXAS_DIR --update DOC" >&2; exit 2; } ;;
+  *) echo "usage: ptxas-table.sh PTXAS_DIR [--check DOC OUT | --update DOC]" >&2; exit 2 ;;
+esac
+mode=$2
+doc=$3
+if ! grep -q " | $arch | " "$dir"/ensemble_cuda.txt 2>/dev/null; then
+  # No sm_90 figures in this build (CMAKE_CUDA_ARCHITECTURES without 90): nothing to compare.
+  if [[ $mode == --update ]]; then
+    echo "ptxas-table: $dir/ensemble_cuda.txt has no $arch figures; build for $arch to update $doc" >&2
+    exit 1
+  fi
+  rm -f "$4"
   exit 0
 fi
-doc=$3
-grep -q " | $arch | " "$dir"/ensemble_cuda.txt 2>/dev/null || exit 0  # no sm_90 figures in this build
 grep -q '^<!-- ptxas-table begin' "$doc" || { echo "ptxas-table: no markers in $doc" >&2; exit 1; }
 new=$(mktemp)
 trap 'rm -f "$new"' EXIT
@@ -61,7 +78,19 @@ trap 'rm -f "$new"' EXIT
   echo
   sed -n '/^<!-- ptxas-table end -->/,$p' "$doc"
 } >"$new"
-if ! cmp -s "$new" "$doc"; then
+if [[ $mode == --check ]]; then
+  out=$4
+  table >"$out.tmp"
+  mv "$out.tmp" "$out"
+  if ! cmp -s "$new" "$doc"; then
+    echo "ptxas-table: this build's $arch figures ($out) differ from the table in $doc;" \
+      "\`cmake --build <build> --target update-gpu-doc\` writes them there"
+  fi
+  exit 0
+fi
+if cmp -s "$new" "$doc"; then
+  echo "ptxas-table: the $arch table in $doc is already this build's"
+else
   cp "$new" "$doc"
   echo "ptxas-table: updated the $arch table in $doc"
 fi
