@@ -98,9 +98,9 @@ def example_files():
 
 
 class Recorded(dict):
-    """A table of the parsed file that notes each key the reader looks up: by indexing, get, `in`,
-    or items() and values() (which read every entry). Listing the keys alone (iterating, as the check
-    for unknown keys does) is not a look-up."""
+    """A table of the parsed file that notes each key the reader looks up: by indexing, get, `in`, pop,
+    setdefault, or items() and values() (which read every entry). Listing the keys alone (iterating,
+    as the check for unknown keys does) is not a look-up."""
 
     def __init__(self, table, path, log):
         super().__init__({key: wrap(value, path + (key,), log) for key, value in table.items()})
@@ -120,6 +120,14 @@ class Recorded(dict):
     def __contains__(self, key):
         self.note(key)
         return super().__contains__(key)
+
+    def pop(self, key, *default):
+        self.note(key)
+        return super().pop(key, *default)
+
+    def setdefault(self, key, default=None):
+        self.note(key)
+        return super().setdefault(key, default)
 
     def items(self):
         for key in self:
