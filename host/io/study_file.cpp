@@ -25,6 +25,7 @@
 #include <optional>
 #include <utility>
 
+#include "host/io/study_file_keys.hpp"
 #include "host/io/toml_guard.hpp"
 #include "lockstep/lyapunov/tangent.hpp"
 #include "lockstep/method/methods.hpp"
@@ -211,6 +212,13 @@ struct section {
   const toml::table* table = nullptr;
   std::string name;  // "solver", "time.save", "ensemble.vary.\"params.L2\""; empty for the top level
   position where;
+  std::string pattern;  // its table in study_file_keys: "solver", "time.save", "ensemble.vary.*"
+  study_key_lookups* lookups = nullptr;  // where the keys looked up are recorded, if anywhere
+
+  // Records that the reader looked up `key` of this table (tests/io/study_file_keys_test.cpp).
+  void note(std::string_view key) const {
+    if (lookups) lookups->insert({pattern, std::string(key)});
+  }
 
   std::string label() const { return name.empty() ? "the top level" : "[" + name + "]"; }
   std::string in_label() const { return name.empty() ? "at the top level" : "in " + label(); }
@@ -218,8 +226,12 @@ struct section {
   std::string what(std::string_view key) const {
     return name.empty() ? in_quotes(key) : label() + " " + key_in_path(key);
   }
-  const toml::node* get(std::string_view key) const { return table ? table->get(key) : nullptr; }
+  const toml::node* get(std::string_view key) const {
+    note(key);
+    return table ? table->get(key) : nullptr;
+  }
   position key_position(std::string_view key) const {
+    note(key);
     if (table) {
       const auto it = table->find(key);
       if (it != table->end()) return position_of(it->first.source());
@@ -283,25 +295,9 @@ constexpr choice lyapunov_metric_choices[] = {
     {"euclidean", static_cast<int>(lyapunov_metric::euclidean), true},
 };
 
-constexpr std::string_view top_level_keys[] = {"model", "solver", "time", "ensemble", "output", "lyapunov"};
-constexpr std::string_view model_keys[] = {"name", "source", "params", "initial"};
-constexpr std::string_view solver_keys[] = {
-    "method",    "formulation",     "projection", "metric",    "init",       "baumgarte",
-    "rho_inf",   "rtol",            "atol",       "max_steps", "h_initial",  "h_min",
-    "h_max",     "max_order",       "newton_tol", "newton_max_iterations",   "consistent_multipliers",
-    "init_tolerance", "fixed_h",    "fixed_order", "multipliers"};
-constexpr std::string_view atol_keys[] = {"q", "v", "lambda"};
-constexpr std::string_view baumgarte_keys[] = {"alpha", "beta"};
-constexpr std::string_view time_keys[] = {"t0", "t1", "save"};
-constexpr std::string_view save_keys[] = {"every", "times"};
-constexpr std::string_view ensemble_keys[] = {"members", "sampler", "seed", "replicates", "vary"};
-constexpr std::string_view distribution_keys[] = {"uniform", "normal", "lognormal", "grid"};
-constexpr std::string_view normal_keys[] = {"mean", "std"};
-constexpr std::string_view lognormal_keys[] = {"mu", "sigma"};
-constexpr std::string_view output_keys[] = {"trajectories", "statistics", "quantile_memory_mb"};
+// The names of study::distribution_kind's values, in its order (the keys of "ensemble.vary.*").
+constexpr std::string_view distribution_names[] = {"uniform", "normal", "lognormal", "grid"};
 constexpr std::string_view plain_statistics[] = {"mean", "std", "min", "max"};
-constexpr std::string_view lyapunov_keys[] = {"exponents", "renormalize", "transient", "method",
-                                              "separation", "metric", "history"};
 
 // More save times than this is a mistake in `every`, not a study (and would exhaust memory).
 constexpr long max_save_times = 1000000;
@@ -312,7 +308,8 @@ constexpr double max_members = 0x1p53;
 
 class study_reader {
  public:
-  study_reader(std::string source, const model_file_resolver* resolve) : source_(std::move(source)), resolve_(resolve) {}
+  study_reader(std::string source, const model_file_resolver* resolve, study_key_lookups* lookups = nullptr)
+      : source_(std::move(source)), resolve_(resolve), lookups_(lookups) {}
 
   study_spec read(std::string_view text) {
     study_spec spec;
@@ -324,8 +321,8 @@ class study_reader {
       if (!description.empty()) description[0] = lower(description[0]);
       fail(position_of(error.source()), "invalid TOML: " + description);
     }
-    const section root{&root_table, "", position{}};
-    check_keys(root, top_level_keys);
+    const section root{&root_table, "", position{}, "", lookups_};
+    check_keys(root);
 
     const model_info model = read_model(root, spec);
     read_solver(root, spec.solver);
@@ -348,8 +345,10 @@ class study_reader {
     fail(position_of(key.source()), std::move(message));
   }
 
-  void check_keys(const section& s, std::span<const std::string_view> allowed) const {
+  // Refuses a key of s that study_file_keys does not list for its table.
+  void check_keys(const section& s) const {
     if (!s.table) return;
+    const std::vector<std::string_view> allowed = study_file_keys_of(s.pattern);
     for (const entry& e : in_file_order(*s.table)) {
       const std::string_view key = e.key->str();
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
@@ -359,7 +358,9 @@ class study_reader {
 
   // The table under `key`, or an absent section; anything else there is an error.
   section child(const section& parent, std::string_view key) const {
-    section s{nullptr, parent.name.empty() ? std::string(key) : parent.name + "." + key_in_path(key), parent.where};
+    parent.note(key);
+    section s{nullptr, parent.name.empty() ? std::string(key) : parent.name + "." + key_in_path(key), parent.where,
+              parent.pattern.empty() ? std::string(key) : parent.pattern + "." + std::string(key), lookups_};
     const toml::node* node = parent.get(key);
     if (!node) return s;
     s.table = node->as_table();
@@ -463,7 +464,7 @@ class study_reader {
     const section model = child(root, "model");
     if (!model.table)
       fail(position{}, "missing [model]: a study needs at least [model] name = \"...\" (or source = \"...\") and [time] t1");
-    check_keys(model, model_keys);
+    check_keys(model);
     const toml::node* name_node = model.get("name");
     const toml::node* source_node = model.get("source");
     if (!name_node && !source_node)
@@ -530,6 +531,7 @@ class study_reader {
     const section s = child(model, key);
     std::vector<indexed_value> values;
     if (!s.table) return values;
+    s.note("*");
     for (const entry& e : in_file_order(*s.table)) {
       const std::string_view name = e.key->str();
       const int index = index_of(is_param ? info.params : info.inputs, name);
@@ -544,7 +546,7 @@ class study_reader {
 
   void read_solver(const section& root, solver_options& opt) const {
     const section s = child(root, "solver");
-    check_keys(s, solver_keys);
+    check_keys(s);
 
     opt.method = static_cast<method_kind>(choose(s, "method", "method", method_choices, static_cast<int>(opt.method)));
     opt.form = static_cast<formulation>(choose(s, "formulation", "formulation", formulation_choices, static_cast<int>(opt.form)));
@@ -561,7 +563,7 @@ class study_reader {
     // Negative gains would make the constraint drift grow instead of decay (Baumgarte 1972).
     if (s.get("baumgarte")) {
       const section b = child(s, "baumgarte");
-      check_keys(b, baumgarte_keys);
+      check_keys(b);
       const double alpha = bounded_number(b, "alpha", 0.0, true).value_or(0.0);
       const double beta = bounded_number(b, "beta", 0.0, true).value_or(0.0);
       if ((alpha != 0.0 || beta != 0.0) && opt.form != formulation::index1)
@@ -679,7 +681,7 @@ class study_reader {
       return;
     }
     const section groups = child(s, "atol");
-    check_keys(groups, atol_keys);
+    check_keys(groups);
     if (auto x = bounded_number(groups, "q", 0.0, false)) opt.atol_q = *x;
     if (auto x = bounded_number(groups, "v", 0.0, false)) opt.atol_v = *x;
     if (auto x = bounded_number(groups, "lambda", 0.0, false)) opt.atol_lambda = *x;
@@ -690,7 +692,7 @@ class study_reader {
   void read_time(const section& root, study_spec& spec) const {
     const section s = child(root, "time");
     if (!s.table) fail(position{}, "missing [time]: a study needs at least [time] t1 = ... (the end time)");
-    check_keys(s, time_keys);
+    check_keys(s);
     if (const toml::node* node = s.get("t0")) spec.t0 = number(*node, s.what("t0"));
     const toml::node* t1_node = s.get("t1");
     if (!t1_node) fail(s.where, "[time] needs t1, the end time");
@@ -706,7 +708,7 @@ class study_reader {
       spec.save_times = every_save_times(spec.t0, spec.t1, span / 100.0);
       return;
     }
-    check_keys(save, save_keys);
+    check_keys(save);
     const toml::node* every = save.get("every");
     const toml::node* times = save.get("times");
     if (every && times) {
@@ -768,7 +770,7 @@ class study_reader {
   void read_ensemble(const section& root, const model_info& model, study_spec& spec) const {
     study::sampling_plan& plan = spec.plan;
     const section s = child(root, "ensemble");
-    check_keys(s, ensemble_keys);
+    check_keys(s);
     if (auto members = bounded_integer(s, "members", 1, LLONG_MAX)) plan.members = static_cast<long>(*members);
     plan.sampler = static_cast<study::sampler_kind>(
         choose(s, "sampler", "sampler", sampler_choices, static_cast<int>(plan.sampler)));
@@ -782,7 +784,7 @@ class study_reader {
         if (plan.vary[i].dist.kind != study::distribution_kind::grid)
           fail(distribution_positions[i], "[ensemble] sampler = \"grid\" needs every [ensemble.vary] entry to be a grid; " +
                                               in_quotes(plan.vary[i].name) + " is " +
-                                              std::string(distribution_keys[static_cast<int>(plan.vary[i].dist.kind)]));
+                                              std::string(distribution_names[static_cast<int>(plan.vary[i].dist.kind)]));
     }
 
     // Keys without effect are refused, never ignored. A pure grid has exactly its grid's members, drawn
@@ -846,13 +848,14 @@ class study_reader {
     // Quoted keys ("params.L2" = ...) arrive whole; dotted keys (params.L2 = ...) arrive as the table
     // `params` holding L2. Both mean the same.
     std::vector<vary_entry> entries;
+    vary.note("*");
     for (const entry& e : in_file_order(*vary.table)) {
       const std::string_view key = e.key->str();
       const toml::table* group = e.node->as_table();
       if ((key == "params" || key == "initial") && group) {
         for (auto&& [inner_key, inner_node] : *group) {
-          if (std::find(std::begin(distribution_keys), std::end(distribution_keys), inner_key.str()) !=
-              std::end(distribution_keys))
+          if (std::find(std::begin(distribution_names), std::end(distribution_names), inner_key.str()) !=
+              std::end(distribution_names))
             fail_at(*e.key, "[ensemble.vary] " + in_quotes(key) + " needs the name of a " +
                                 (key == "params" ? "parameter" : "initial input") + ": \"" + std::string(key) +
                                 ".NAME\" = { ... }");
@@ -900,8 +903,9 @@ class study_reader {
     const std::string label = "[ensemble.vary] " + in_quotes(variable);
     if (!node.as_table())
       fail_at(node, label + " must be a table such as { uniform = [lower, upper] } (got " + describe(node) + ")");
-    const section s{node.as_table(), "ensemble.vary." + key_in_path(variable), position_of(node.source())};
-    check_keys(s, distribution_keys);
+    const section s{node.as_table(), "ensemble.vary." + key_in_path(variable), position_of(node.source()),
+                    "ensemble.vary.*", lookups_};
+    check_keys(s);
     const std::vector<entry> given = in_file_order(*s.table);
     if (given.empty()) fail_at(node, label + " needs one of uniform, normal, lognormal or grid");
     if (given.size() > 1)
@@ -913,6 +917,7 @@ class study_reader {
 
     study::distribution dist;
     if (kind == "uniform") {
+      s.note("uniform");
       dist.kind = study::distribution_kind::uniform;
       const toml::array* bounds = value.as_array();
       if (!bounds || bounds->size() != 2)
@@ -925,11 +930,12 @@ class study_reader {
                            format_number(dist.b));
     } else if (kind == "normal" || kind == "lognormal") {
       const bool normal = kind == "normal";
+      s.note(normal ? "normal" : "lognormal");
       dist.kind = normal ? study::distribution_kind::normal : study::distribution_kind::lognormal;
       const std::string_view centre = normal ? "mean" : "mu";
       const std::string_view spread = normal ? "std" : "sigma";
       const section parameters = child(s, kind);
-      check_keys(parameters, normal ? std::span<const std::string_view>(normal_keys) : lognormal_keys);
+      check_keys(parameters);
       for (std::string_view required : {centre, spread})
         if (!parameters.get(required))
           fail_at(value, label + " " + std::string(kind) + " needs " + std::string(centre) + " and " +
@@ -937,6 +943,7 @@ class study_reader {
       dist.a = number(*parameters.get(centre), parameters.what(centre));
       dist.b = *bounded_number(parameters, spread, 0.0, true);
     } else {
+      s.note("grid");
       dist.kind = study::distribution_kind::grid;
       const toml::array* points = value.as_array();
       if (!points) fail_at(value, label + " grid must be an array of numbers (got " + describe(value) + ")");
@@ -951,7 +958,7 @@ class study_reader {
 
   void read_output(const section& root, output_spec& output) const {
     const section s = child(root, "output");
-    check_keys(s, output_keys);
+    check_keys(s);
     if (const toml::node* node = s.get("trajectories")) output.trajectories = boolean(*node, s.what("trajectories"));
     if (auto mb = bounded_integer(s, "quantile_memory_mb", 1, LONG_MAX)) output.quantile_memory_mb = static_cast<long>(*mb);
     const toml::node* node = s.get("statistics");
@@ -995,7 +1002,7 @@ class study_reader {
   void read_lyapunov(const section& root, const model_info& model, study_spec& spec) const {
     const section s = child(root, "lyapunov");
     if (!s.table) return;
-    check_keys(s, lyapunov_keys);
+    check_keys(s);
     lyapunov_spec& l = spec.lyapunov;
     l.enabled = true;
     l.line = s.where.line;
@@ -1088,6 +1095,7 @@ class study_reader {
 
   std::string source_;
   const model_file_resolver* resolve_;
+  study_key_lookups* lookups_;
 };
 
 }  // namespace
@@ -1097,9 +1105,10 @@ long lyapunov_history_length(const lyapunov_spec& l, double t0, double t1) {
   return static_cast<long>(std::floor((t1 - t0) / l.renormalize)) + 2;
 }
 
-study_spec parse_study(std::string_view text, std::string_view source_name, const model_file_resolver& resolve) {
+study_spec parse_study(std::string_view text, std::string_view source_name, const model_file_resolver& resolve,
+                       study_key_lookups* lookups) {
   refuse_unsafe_toml(text, source_name);  // toml++ 3.3 has undefined behaviour on some text (toml_guard.hpp)
-  study_spec spec = study_reader(std::string(source_name), &resolve).read(text);
+  study_spec spec = study_reader(std::string(source_name), &resolve, lookups).read(text);
   spec.path = std::filesystem::path(source_name);
   spec.name = spec.path.stem().string();
   spec.text = std::string(text);
