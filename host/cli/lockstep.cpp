@@ -11,6 +11,9 @@
 // MODEL is a built-in model's name or a model file (a C++ header or an equations file, compiled on
 // first use and cached: host/model_files); a study names either in [model].
 //     lockstep plot OUT_DIR/results.h5 [-o DIR] [--outputs x2,v.y2,...] [--quantity y2] [--member I]   # PNG figures
+//     lockstep reference study-file|cli|results-file [-o FILE]   # the site's references (reference.hpp)
+//
+// Every option is documented where it is declared below; `lockstep reference cli` prints them all.
 //
 // Exit codes: 0 every member succeeded; 1 some member failed (results still written); 2 bad study file,
 // command line or checkpoint (nothing written); 3 the results could not be written (nothing
@@ -33,6 +36,7 @@
 
 #include "host/checkpoint/checkpoint_file.hpp"
 #include "host/core/instruction_set.hpp"
+#include "host/cli/reference.hpp"
 #include "host/cli/run_study.hpp"
 #include "host/io/output_file.hpp"
 #include "host/io/results_h5.hpp"
@@ -65,6 +69,20 @@ std::string model_hint(const std::string& name) {
   std::string all;
   for (const auto n : names) all += (all.empty() ? "" : ", ") + std::string(n);
   return close.empty() ? "; built-in models: " + all : "; did you mean \"" + close + "\"?";
+}
+
+// `lockstep reference`'s text, to standard output or to a file.
+int write_reference(const std::string& text, const std::string& path) {
+  if (path.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return std::fflush(stdout) == 0 ? 0 : cli::exit_output_failed;
+  }
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) return error(path + ": cannot open for writing: " + std::strerror(errno), cli::exit_output_failed);
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (std::fclose(file) != 0 || !written)
+    return error(path + ": cannot write: " + std::strerror(errno), cli::exit_output_failed);
+  return 0;
 }
 
 int list_models() {
@@ -418,6 +436,13 @@ int main(int argc, char** argv) {
   plot_cmd->add_option("--quantity", plot_quantity, "the final quantity of a 2-D grid's heat map, e.g. y2, v.x1, steps");
   plot_cmd->add_option("--member", plot_member, "the member whose Lyapunov spectrum is drawn (default: the first that succeeded)")
       ->check(CLI::NonNegativeNumber);
+  std::string reference_name, reference_out;
+  CLI::App* reference_cmd = app.add_subcommand(
+      "reference", "print a reference of the documentation site, generated from the program's own tables (Markdown)");
+  reference_cmd->add_option("what", reference_name, "study-file | cli | results-file")
+      ->required()
+      ->check(CLI::IsMember(cli::reference_names));
+  reference_cmd->add_option("-o,--output", reference_out, "write it to this file instead of standard output");
 
   try {
     app.parse(argc, argv);
@@ -436,5 +461,11 @@ int main(int argc, char** argv) {
   if (describe_cmd->parsed()) return describe_model(model_name, model_pick);
   if (check_cmd->parsed()) return check_model(model_name, model_pick, check_t1);
   if (plot_cmd->parsed()) return plot(results, plot_dir, plot_outputs, plot_quantity, plot_member);
+  if (reference_cmd->parsed()) {
+    const std::string text = reference_name == "study-file" ? cli::study_file_reference()
+                             : reference_name == "cli"      ? cli::cli_reference(app)
+                                                            : cli::results_file_reference();
+    return write_reference(text, reference_out);
+  }
   return cli::exit_bad_input;
 }
