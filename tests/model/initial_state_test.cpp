@@ -102,7 +102,10 @@ TEST(Chain, UnsetLinkAnglesFollowTheta0AndOverridesMoveOnlyTheirLink) {
 //     [ M  G^T ] [ q'' ]   [ Q      ]
 //     [ G  0   ] [ lam ] = [ -gamma ]
 //
-// solved densely with Eigen, an independent check of M, Q, G and gamma against the published values.
+// solved densely with Eigen, an independent check of M, Q, G and gamma against the published values:
+// F. Mazzia and C. Magherini, "Test Set for Initial Value Problem Solvers", release 2.4, 2008
+// (docs/BIBLIOGRAPHY.md, "IVP Test Set"), the consistent initial values of each problem's routine
+// INIT.
 
 template <class Model>
 Eigen::VectorXd accelerations_and_multipliers() {
@@ -134,7 +137,8 @@ Eigen::VectorXd accelerations_and_multipliers() {
 
 TEST(PublishedStart, AndrewsAccelerationsAndMultipliersMatchTheTestSet) {
   const Eigen::VectorXd x = accelerations_and_multipliers<models::andrews>();
-  // The IVP Test Set's andrews.
+  // andrews.f, subroutine INIT: y(15..21) = w(0) = q''(0) and y(22..27) = lambda(0); Hairer & Wanner
+  // 1996, VII.7, give the same start.
   const double qdd[7] = {14222.4439199541138705911625887, -10666.8329399655854029433719415, 0, 0, 0, 0, 0};
   const double lambda[6] = {98.5668703962410896057654982170, -6.12268834425566265503114393122, 0, 0, 0, 0};
   // Relative to the largest entry of each block: the published zeros come out at round-off of the
@@ -145,7 +149,8 @@ TEST(PublishedStart, AndrewsAccelerationsAndMultipliersMatchTheTestSet) {
 
 TEST(PublishedStart, CarAxisAccelerationsAndMultipliersMatchTheTestSet) {
   const Eigen::VectorXd x = accelerations_and_multipliers<models::car_axis>();
-  // IVP Test Set, car axis: q''(0) = (0, -1, 0, -1), lambda(0) = 0.
+  // caraxis.f, subroutine INIT: yprime(5..8) = q''(0) = (0, -1, 0, -1) and y(9..10) = lambda(0) = 0 (at
+  // the start both springs have their rest length L0, so gravity, g = 1, alone accelerates the wheels).
   const double qdd[4] = {0.0, -1.0, 0.0, -1.0};
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(x[i], qdd[i], 1e-12) << "q''_" << i + 1;
   for (int i = 0; i < 2; ++i) EXPECT_NEAR(x[4 + i], 0.0, 1e-12) << "lambda_" << i + 1;

@@ -232,7 +232,9 @@ TEST(MemberThatNeverStarts, ReportsT0AndTheStartItWasGivenWhenItsOptionsAreRefus
   expect_given_point<Model>(backwards.y_final, q0, v0, "solve_member");
 }
 
-// Published consistent values (andrews.md; Hairer & Wanner VII.7; the Bari Test Set).
+// Published consistent values: F. Mazzia and C. Magherini, "Test Set for Initial Value Problem Solvers",
+// release 2.4, 2008 (docs/BIBLIOGRAPHY.md, "IVP Test Set"), andrews.f, subroutine INIT: y(15..21) =
+// q''(0) and y(22..27) = lambda(0); Hairer & Wanner 1996, VII.7, give the same start.
 TEST(ConsistentInitialization, ReproducesAndrewsPublishedAccelerationsAndMultipliers) {
   using Model = models::andrews;
   double p[Model::n_params];
