@@ -147,7 +147,8 @@ class Tree:
         if self._all is None:
             self._all = []
             for dirpath, dirnames, filenames in os.walk(self.root):
-                dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
+                dirnames[:] = [d for d in dirnames
+                               if d not in SKIP_DIRS and not (dirpath == self.root and d.startswith("build"))]
                 rel = os.path.relpath(dirpath, self.root).replace(os.sep, "/")
                 prefix = "" if rel == "." else rel + "/"
                 self._all.extend(prefix + d + "/" for d in dirnames)
