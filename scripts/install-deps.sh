@@ -36,6 +36,9 @@ packages=(
   # the Python API (python/, docs/PYTHON.md): the pybind11 module built for Debian's python3, its
   # results as xarray Datasets, and its tests (pytest)
   pybind11-dev python3-dev python3-xarray python3-pytest
+  # the documentation site (scripts/docs.sh): Sphinx with Markdown pages (MyST), the C++ reference from
+  # Doxygen's XML (Breathe), and its theme
+  python3-sphinx python3-myst-parser python3-breathe doxygen furo
 )
 
 missing=()

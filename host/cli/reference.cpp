@@ -44,7 +44,7 @@ std::string study_file_reference() {
   for (const io::study_file_key& k : io::study_file_keys) {
     if (k.table != current) {
       current = k.table;
-      out += "\n### " + table_heading(current) + "\n\n";
+      out += "\n## " + table_heading(current) + "\n\n";
       out += "| key | value | default | meaning |\n|---|---|---|---|\n";
     }
     const std::string key = k.key == "*" ? std::string(k.table == "ensemble.vary" ? "*PARAMS.NAME*" : "*NAME*")
@@ -73,10 +73,10 @@ std::string cli_reference(const CLI::App& app) {
   };
   out += options_table(app) + "\n";
   for (const CLI::App* command : app.get_subcommands({})) {
-    out += "### `lockstep " + command->get_name() + "`\n\n" + cell(command->get_description()) + "\n\n";
+    out += "## `lockstep " + command->get_name() + "`\n\n" + cell(command->get_description()) + "\n\n";
     out += options_table(*command) + "\n";
   }
-  out += "### Exit status\n\n| status | meaning |\n|---|---|\n";
+  out += "## Exit status\n\n| status | meaning |\n|---|---|\n";
   out += "| " + std::to_string(exit_success) + " | every member succeeded (or the command did what it was asked) |\n";
   out += "| " + std::to_string(exit_members_failed) +
          " | some member failed; every result is written (`lockstep check`: the model has a defect) |\n";

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""docs/run_examples.py — runs the code examples of the documentation site, page by page.
+
+The site's pages are MyST Markdown. What a page shows, a reader can type, so every example runs here
+(scripts/docs.sh --check, and with it CI). Each page runs in a scratch folder of its own, its blocks in
+the order they appear, with `lockstep` on PATH and `import lockstep` working:
+
+- a code block with a caption, ```{code-block} LANG with `:caption: FILE`, is a file: it is written to
+  FILE (a relative path) in the scratch folder, whatever its language; in README.md, which GitHub shows
+  rather than Sphinx, ```LANG file=FILE says the same (GitHub ignores what follows the language);
+- a ```console block (or ```{code-block} console) holds commands: every line that starts with "$ "
+  is one (a line ending in a backslash continues on the next), run by bash in the scratch folder and
+  expected to exit with status 0; the other lines are what the reader sees, not compared;
+- a ```python block without a caption runs in the page's one Python process, in order, so later
+  blocks see the names earlier ones made;
+- `:class: exits-nonzero` on a console block expects each command to fail (status 1-125: a refusal,
+  never a crash), for the pages that show an error message;
+- `:class: needs-gpu` marks a block that needs a CUDA GPU: skipped here unless --gpu is given
+  (scripts/gpu-check.sh runs them with --gpu on a machine with one).
+
+Other blocks (```text, ```cpp without a caption, indented blocks) are not examples: they show output,
+fragments or formulas. A page whose examples should not run at all says so in its front matter,
+`examples: records` (the records of measurements, whose commands take hours or a GPU).
+
+Usage: run_examples.py [--lockstep BIN] [--pythonpath DIRS] [--gpu] [--keep] [--list] PAGE.md ...
+Exit status 0 when every example ran as expected, 1 otherwise, 2 on a usage error. Each failure is
+reported as PAGE:LINE: the command or block, its status, and the last lines of its output.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*(\{code-block\}\s*)?([\w+-]*)\s*(file=(\S+))?\s*$")
+OPTION = re.compile(r"^:([\w-]+):\s*(.*)$")
+
+
+class Block:
+    def __init__(self, line, language, options, body):
+        self.line, self.language, self.options, self.body = line, language, options, body
+
+    @property
+    def classes(self):
+        return set(self.options.get("class", "").split())
+
+
+def blocks_of(path):
+    """The fenced code blocks of a MyST page: (line, language, options, body)."""
+    lines = open(path, encoding="utf-8").read().splitlines()
+    found, i = [], 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        indent, fence, directive, language = m.group(1), m.group(2), m.group(3), m.group(4)
+        start, i = i + 1, i + 1
+        options = {"caption": m.group(6)} if m.group(6) else {}
+        if directive:  # a directive's options come first, one per line, then an optional blank line
+            while i < len(lines) and OPTION.match(lines[i].strip()):
+                key, value = OPTION.match(lines[i].strip()).groups()
+                options[key] = value
+                i += 1
+        body = []
+        while i < len(lines) and not lines[i].strip().startswith(fence):
+            body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i])
+            i += 1
+        i += 1
+        if directive is None and language.startswith("{"):
+            continue  # another directive ({toctree}, {include}, ...): not code
+        found.append(Block(start, language, options, "\n".join(body) + "\n"))
+    return found
+
+
+def front_matter(path):
+    text = open(path, encoding="utf-8").read()
+    if not text.startswith("---\n"):
+        return {}
+    end = text.find("\n---", 4)
+    meta = {}
+    for line in text[4:end].splitlines():
+        if ":" in line:
+            key, value = line.split(":", 1)
+            meta[key.strip()] = value.strip()
+    return meta
+
+
+def commands_of(body):
+    """The commands of a console block: lines after "$ ", with backslash continuations."""
+    commands, current = [], None
+    for line in body.splitlines():
+        if current is not None:
+            current += "\n" + line
+            if not line.rstrip().endswith("\\"):
+                commands.append(current)
+                current = None
+            continue
+        if line.startswith("$ "):
+            command = line[2:]
+            if command.rstrip().endswith("\\"):
+                current = command
+            else:
+                commands.append(command)
+    if current is not None:
+        commands.append(current)
+    return commands
+
+
+def tail(text, n=15):
+    return "\n".join(text.rstrip().splitlines()[-n:])
+
+
+def run_page(page, env, gpu, keep, report):
+    meta = front_matter(page)
+    if meta.get("examples") == "records":
+        return True, 0
+    scratch = tempfile.mkdtemp(prefix="lockstep-doc-" + os.path.splitext(os.path.basename(page))[0] + "-")
+    python = None
+    ok, count = True, 0
+    rel = os.path.relpath(page, ROOT)
+    try:
+        for block in blocks_of(page):
+            if "needs-gpu" in block.classes and not gpu:
+                continue
+            caption = block.options.get("caption")
+            if caption:
+                target = os.path.normpath(os.path.join(scratch, caption))
+                if not target.startswith(scratch + os.sep):
+                    report(f"{rel}:{block.line}: caption {caption!r} is not a relative path inside the scratch folder")
+                    ok = False
+                    continue
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with open(target, "w", encoding="utf-8") as f:
+                    f.write(block.body)
+                count += 1
+                continue
+            if block.language == "console":
+                expect_failure = "exits-nonzero" in block.classes
+                for command in commands_of(block.body):
+                    count += 1
+                    done = subprocess.run(["bash", "-c", command], cwd=scratch, env=env, capture_output=True,
+                                          text=True, timeout=600)
+                    bad = (done.returncode == 0 or not 1 <= done.returncode <= 125) if expect_failure \
+                        else done.returncode != 0
+                    if bad:
+                        ok = False
+                        report(f"{rel}:{block.line}: `{command}` exited with {done.returncode}"
+                               f" (expected {'a refusal' if expect_failure else '0'})\n"
+                               + textwrap.indent(tail(done.stdout + done.stderr), "    "))
+            elif block.language == "python":
+                count += 1
+                if python is None:
+                    python = subprocess.Popen([sys.executable, "-u", "-c", PYTHON_RUNNER], cwd=scratch, env=env,
+                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                              text=True)
+                source = block.body
+                python.stdin.write(f"{len(source)}\n{source}")
+                python.stdin.flush()
+                output = []
+                while True:
+                    line = python.stdout.readline()
+                    if not line:
+                        ok = False
+                        report(f"{rel}:{block.line}: the page's Python process ended\n"
+                               + textwrap.indent(tail("".join(output)), "    "))
+                        python = None
+                        break
+                    if line.startswith(SENTINEL):
+                        if line.strip() != SENTINEL + " ok":
+                            ok = False
+                            report(f"{rel}:{block.line}: the Python block raised\n"
+                                   + textwrap.indent(tail("".join(output)), "    "))
+                        break
+                    output.append(line)
+                if python is None:
+                    break
+    finally:
+        if python is not None:
+            python.stdin.close()
+            python.wait(timeout=60)
+        if keep:
+            print(f"run_examples: {rel}: scratch folder kept: {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return ok, count
+
+
+SENTINEL = "@@run_examples@@"
+# The page's Python process: reads "LENGTH\nSOURCE" blocks from stdin, runs each in one namespace.
+PYTHON_RUNNER = f"""
+import sys, traceback
+namespace = {{"__name__": "__main__"}}
+while True:
+    header = sys.stdin.readline()
+    if not header:
+        break
+    source = sys.stdin.read(int(header))
+    try:
+        exec(compile(source, "<example>", "exec"), namespace)
+        print("{SENTINEL} ok", flush=True)
+    except BaseException:
+        traceback.print_exc(file=sys.stdout)
+        print("{SENTINEL} failed", flush=True)
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("pages", nargs="+")
+    parser.add_argument("--lockstep", default=os.path.join(ROOT, "build", "host", "cli", "lockstep"),
+                        help="the lockstep binary (its folder goes first on PATH)")
+    parser.add_argument("--pythonpath", default=os.pathsep.join([os.path.join(ROOT, "build", "python"),
+                                                                  os.path.join(ROOT, "python")]))
+    parser.add_argument("--gpu", action="store_true", help="also run the blocks marked needs-gpu")
+    parser.add_argument("--keep", action="store_true", help="keep each page's scratch folder")
+    parser.add_argument("--list", action="store_true", help="list the examples without running them")
+    args = parser.parse_args()
+    if args.list:
+        for page in args.pages:
+            for b in blocks_of(page):
+                print(f"{page}:{b.line}: {b.language} {b.options}")
+        return 0
+    if not os.access(args.lockstep, os.X_OK):
+        print(f"run_examples: error: no lockstep binary at {args.lockstep} (build first, or --lockstep)", file=sys.stderr)
+        return 2
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(os.path.abspath(args.lockstep)) + os.pathsep + env.get("PATH", "")
+    env["PYTHONPATH"] = args.pythonpath + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["LOCKSTEP_REPOSITORY"] = ROOT  # pages may copy the repository's examples: cp "$LOCKSTEP_REPOSITORY"/examples/...
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")  # mpirun as root, as CI runs
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    env["MPLBACKEND"] = "Agg"
+    failures = []
+    total = 0
+    for page in args.pages:
+        start = time.time()
+        ok, count = run_page(page, env, args.gpu, args.keep, failures.append)
+        total += count
+        print(f"run_examples: {os.path.relpath(page, ROOT)}: {count} examples, {'ok' if ok else 'FAILED'}"
+              f" ({time.time() - start:.1f} s)", flush=True)
+    for failure in failures:
+        print(failure, file=sys.stderr)
+    print(f"run_examples: {total} examples in {len(args.pages)} pages, {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
