@@ -1,17 +1,30 @@
 """lockstep from Python: ensembles of constrained mechanical systems (index-3 DAEs).
 
-    import lockstep
-    pend = lockstep.model("double_pendulum")            # or a model file: lockstep.model("fourbar.toml")
-    ds = lockstep.solve(pend, vary={"params.L2": [0.8, 0.9, 1.0]}, t=(0.0, 10.0))
-    ds.q.sel(coordinate=3)                               # xarray.Dataset [member, time, coordinate]
+A model, built in or read from a model file, is solved for a whole ensemble of members at once:
+``solve`` returns the members' trajectories as an xarray.Dataset, ``run_study`` runs a study file as
+``lockstep run`` does, ``open_results`` reads a results.h5, ``lyapunov`` estimates Lyapunov
+exponents and ``sensitivities`` one member's forward sensitivities. The compiled core is the
+extension module ``lockstep._lockstep`` (python/src/module.cpp); docs/PYTHON.md is the guide.
 
-    ds = lockstep.run_study("examples/double_pendulum_monte_carlo.toml")   # as `lockstep run`
-    ds = lockstep.open_results("lockstep-out/study/results.h5")
-    ly = lockstep.lyapunov(pend, vary={"initial.theta1": [1.9, 2.0]}, t=(0.0, 100.0))   # exponents
-    se = lockstep.sensitivities(pend, t=(0.0, 1.0), parameters=["g"])                  # d y(t1) / d g
+Examples
+--------
+A built-in model by name (or a model file: ``lockstep.model("fourbar.toml")``), three members that
+differ in one parameter:
 
-The compiled core is the extension module lockstep._lockstep (python/src/module.cpp); docs/PYTHON.md
-is the guide.
+>>> import lockstep
+>>> pend = lockstep.model("double_pendulum")
+>>> ds = lockstep.solve(pend, vary={"params.L2": [0.8, 0.9, 1.0]}, t=(0.0, 10.0))
+>>> y2 = ds.q.sel(coordinate="y2")  # ds.q: [member, time, coordinate]
+
+A study file run as by ``lockstep run``, and the results.h5 of a run:
+
+>>> ds = lockstep.run_study("examples/double_pendulum_monte_carlo.toml")
+>>> ds = lockstep.open_results("lockstep-out/study/results.h5")
+
+Lyapunov exponents, and the forward sensitivity d y(t1) / d g:
+
+>>> ly = lockstep.lyapunov(pend, vary={"initial.theta1": [1.9, 2.0]}, t=(0.0, 100.0))
+>>> se = lockstep.sensitivities(pend, t=(0.0, 1.0), parameters=["g"])
 """
 
 # The package is split over two directories: these sources, and the build's python/lockstep/ holding

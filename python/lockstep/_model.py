@@ -12,7 +12,24 @@ from . import _lockstep
 
 
 class Value(NamedTuple):
-    """A parameter or named initial input of a model."""
+    """A parameter or named initial input of a model.
+
+    ``Model.parameters`` and ``Model.inputs`` are lists of them. The models' tables write a value's
+    text as "description [unit]"; the unit is split off so that it can be shown and compared on its
+    own.
+
+    Parameters
+    ----------
+    name : str
+        The name, as the ``params`` and ``initial`` overrides and the ``vary`` keys ("params.NAME",
+        "initial.NAME") use it.
+    default : float
+        The value where nothing overrides it.
+    unit : str
+        The unit, from the "[unit]" that ends the table's text ("" where there is none).
+    description : str
+        The table's text without the unit.
+    """
 
     name: str
     default: float
@@ -57,9 +74,30 @@ def hint(word, candidates):
 class Model:
     """A model ready to solve: its sizes, parameter and initial-input tables, and its engine.
 
-    n coordinates (named in coordinates: the model's names, else q0, q1, ...), m holonomic and k
-    non-holonomic constraints; parameters and inputs are lists of Value(name, default, unit,
-    description). Obtain one with lockstep.model(...).
+    Obtain one with ``lockstep.model(...)``, or from SymPy with ``Model.from_sympy`` or
+    ``Model.from_lagranges_method``. The model has n coordinates, m holonomic and k non-holonomic
+    constraints.
+
+    Attributes
+    ----------
+    name : str
+        The model's name.
+    description : str
+        The model's description.
+    n : int
+        The number of coordinates.
+    m : int
+        The number of holonomic constraints.
+    k : int
+        The number of non-holonomic constraints.
+    coordinates : list of str
+        The coordinates' names: the model's names, else q0, q1, ...
+    parameters : list of Value
+        The parameters, each a ``Value(name, default, unit, description)``.
+    inputs : list of Value
+        The named initial inputs, each a ``Value(name, default, unit, description)``.
+    source : str or None
+        The model file, or None for a built-in model.
     """
 
     def __init__(self, engine):
@@ -74,15 +112,40 @@ class Model:
 
     @property
     def parameter_names(self):
+        """The parameters' names (list of str), in the order of ``parameters``."""
         return [p.name for p in self.parameters]
 
     @property
     def input_names(self):
+        """The initial inputs' names (list of str), in the order of ``inputs``."""
         return [i.name for i in self.inputs]
 
     def initial_state(self, params=None, inputs=None):
-        """(q0, v0) of one member from parameter and initial-input overrides (dicts by name; the
-        defaults for the rest), as the model's initial_state gives them."""
+        """One member's initial state (q0, v0), as the model's initial_state gives it.
+
+        The member's parameters and initial inputs are the model's defaults, with the overrides
+        given by name.
+
+        Parameters
+        ----------
+        params : dict, optional
+            Parameter overrides ``{name: value}``; the defaults for the rest.
+        inputs : dict, optional
+            Initial-input overrides ``{name: value}``; the defaults for the rest.
+
+        Returns
+        -------
+        q0 : numpy.ndarray
+            The initial positions [n].
+        v0 : numpy.ndarray
+            The initial velocities [n].
+
+        Raises
+        ------
+        ValueError
+            For a name that is not one of the model's parameters or initial inputs (the message
+            names the closest one), or an initial input of a model that has none.
+        """
         p = np.array([[v.default for v in self.parameters]], dtype=float)
         x = np.array([[v.default for v in self.inputs]], dtype=float).reshape(1, len(self.inputs))
         for name, value in (params or {}).items():
@@ -106,9 +169,34 @@ class Model:
                          f"(its {what}s: {', '.join(names)})")
 
     def evaluate(self, t=0.0, q=None, v=None, params=None):
-        """M, Q, Phi, G = dPhi/dq and Phi_t (for k > 0 also A v + a and A) at one state, as the solver
-        evaluates them (automatic differentiation): a dict of arrays. q and v default to the default
-        initial state; params is a dict of overrides by name."""
+        """The model's equations at one state, as the solver evaluates them.
+
+        M, Q, Phi, G = dPhi/dq and Phi_t (for k > 0 also A v + a and A), the derivatives by
+        automatic differentiation.
+
+        Parameters
+        ----------
+        t : float, default 0.0
+            The time.
+        q, v : array_like, optional
+            The positions and velocities [n]; each defaults to the default initial state (that of
+            ``initial_state(params)``).
+        params : dict, optional
+            Parameter overrides ``{name: value}``; the defaults for the rest.
+
+        Returns
+        -------
+        dict of numpy.ndarray
+            "mass" M [n, n], "force" Q [n], "constraint" Phi [m], "constraint_jacobian"
+            G = dPhi/dq [m, n], "constraint_rate" Phi_t [m], "velocity_constraint" A v + a [k] and
+            "velocity_jacobian" A [k, n] (the last two empty for k = 0).
+
+        Raises
+        ------
+        ValueError
+            For an unknown parameter name (the message names the closest one), or q or v not of
+            shape [n].
+        """
         p = np.array([v_.default for v_ in self.parameters], dtype=float)
         for name, value in (params or {}).items():
             p[self._index(name, "params")] = value
@@ -122,20 +210,49 @@ class Model:
     def from_sympy(cls, name, *, coordinates, velocities, mass, force, parameters, constraints=(),
                    nonholonomic=(), time=None, inputs=None, initial_q=None, initial_v=None, description="",
                    quiet=None):
-        """A model from SymPy expressions, compiled through the equations-file generator and the model
-        cache (docs/PYTHON.md, "Models from SymPy").
+        """A model from SymPy expressions, compiled as an equations file.
 
-        coordinates, velocities: sequences of sympy Symbols (q and v = q'); mass: n x n (Matrix or
-        nested lists) in q and the parameters; force: n expressions in time, q, v and the parameters;
-        constraints, nonholonomic: sequences (or {name: expression}) of Phi(t, q) = 0 and of rows
-        A(t, q) v + a(t, q) = 0; parameters, inputs: {Symbol: default | (default, description) |
-        (default, description, unit)}; initial_q, initial_v: {coordinate: expression in the inputs
-        and parameters} (missing entries are 0); time: the Symbol of t, if the expressions use it.
-        Only M, Q and Phi are written: every derivative comes from automatic differentiation.
+        The expressions go through the equations-file generator and the model cache (docs/PYTHON.md,
+        "Models from SymPy"). Only M, Q and Phi are written: every
+        derivative comes from automatic differentiation.
 
-        A model the equations generator or the compiler refuses raises ValueError at the caller's line,
-        naming what the user gave for each place it refers to: "FILE:LINE: from_sympy model 'NAME',
-        force for coordinate xb = <expression>: error: ...", then the generated equations file.
+        Parameters
+        ----------
+        name : str
+            The model's name.
+        coordinates, velocities : sequence of sympy.Symbol
+            q and v = q'.
+        mass : sympy.Matrix or nested lists
+            M, n x n, in q and the parameters.
+        force : sequence
+            Q: n expressions in time, q, v and the parameters.
+        parameters, inputs : dict
+            ``{Symbol: default | (default, description) | (default, description, unit)}``; inputs
+            (the named initial inputs) is optional.
+        constraints, nonholonomic : sequence or dict, optional
+            The holonomic constraints Phi(t, q) = 0 and the non-holonomic rows
+            A(t, q) v + a(t, q) = 0: sequences of expressions, or ``{name: expression}``.
+        time : sympy.Symbol, optional
+            The Symbol of t, if the expressions use it.
+        initial_q, initial_v : dict, optional
+            ``{coordinate: expression in the inputs and parameters}``; missing entries are 0.
+        description : str, optional
+            The model's description.
+        quiet : bool or None, optional
+            As ``lockstep.model``'s: None announces a compile on stderr only when it is a terminal.
+
+        Returns
+        -------
+        Model
+
+        Raises
+        ------
+        ValueError
+            For an expression that cannot be written in an equations file (a string, a function the
+            files lack). A model the equations generator or the compiler refuses raises ValueError at
+            the caller's line, naming what the user gave for each place it refers to:
+            "FILE:LINE: from_sympy model 'NAME', force for coordinate xb = <expression>: error: ...",
+            then the generated equations file.
         """
         return _from_sympy(name, dict(coordinates=coordinates, velocities=velocities, mass=mass, force=force,
                                       parameters=parameters, constraints=constraints, nonholonomic=nonholonomic,
@@ -145,11 +262,36 @@ class Model:
     @classmethod
     def from_lagranges_method(cls, name, method, *, parameters, inputs=None, initial_q=None, initial_v=None,
                               description="", quiet=None):
-        """A model from a sympy.physics.mechanics LagrangesMethod: its mass matrix and forcing (Lagrange's
-        equations, M q'' = f + lam_coeffs^T lambda with lam_coeffs = -dPhi/dq; SymPy's LagrangesMethod
-        documentation) become M and Q, its holonomic constraint equations Phi and its non-holonomic ones the
-        velocity rows; the dynamicsymbols q(t) and q'(t) become plain Symbols; then as from_sympy.
-        parameters, inputs: as from_sympy; initial_q, initial_v: {q(t) or its name: expression}.
+        """A model from a sympy.physics.mechanics LagrangesMethod.
+
+        Its mass matrix and forcing (Lagrange's equations, M q'' = f + lam_coeffs^T lambda with
+        lam_coeffs = -dPhi/dq; SymPy's LagrangesMethod documentation) become M and Q, its holonomic
+        constraint equations Phi and its non-holonomic ones the velocity rows; the dynamicsymbols
+        q(t) and q'(t) become plain Symbols; then as ``from_sympy``.
+
+        Parameters
+        ----------
+        name : str
+            The model's name.
+        method : sympy.physics.mechanics.LagrangesMethod
+            The equations; they are formed (``form_lagranges_equations``) if they have not been.
+        parameters, inputs : dict
+            As ``from_sympy``; inputs is optional.
+        initial_q, initial_v : dict, optional
+            ``{q(t) or its name: expression}``; missing entries are 0.
+        description, quiet : optional
+            As ``from_sympy``.
+
+        Returns
+        -------
+        Model
+
+        Raises
+        ------
+        ValueError
+            For a key of initial_q or initial_v that is not a coordinate of the LagrangesMethod, a
+            string given for an expression, and as ``from_sympy``; messages show the expressions as
+            the LagrangesMethod holds them, in q(t) and q'(t).
         """
         import sympy
         from sympy.physics.mechanics import dynamicsymbols
@@ -222,7 +364,13 @@ def _from_sympy(name, equations, quiet, display=None, api="from_sympy"):
 
 
 def builtin_models():
-    """The names of the built-in models."""
+    """The names of the built-in models.
+
+    Returns
+    -------
+    list of str
+        Each a name ``lockstep.model`` takes.
+    """
     return list(_lockstep.builtin_models())
 
 
@@ -233,8 +381,36 @@ def model(name_or_path, name=None, quiet=None):
     """A built-in model by name, or a model file (C++ header or equations .toml) by path.
 
     A model file is compiled on first use (seconds) and cached (LOCKSTEP_CACHE_DIR, else
-    ~/.cache/lockstep), as by the lockstep command; name picks one model of a header that defines
-    several. quiet=None announces a compile on stderr only when it is a terminal.
+    ~/.cache/lockstep), as by the lockstep command.
+
+    Parameters
+    ----------
+    name_or_path : str, path-like or Model
+        A built-in model's name (``builtin_models()``), or a model file's path: a path-like object,
+        or a string that contains "/" or ends in .hpp, .h, .hh, .hxx or .toml. A Model is returned
+        as it is.
+    name : str, optional
+        Picks one model of a header that defines several (model files only).
+    quiet : bool or None, optional
+        None announces a compile on stderr only when it is a terminal; True never, False always.
+
+    Returns
+    -------
+    Model
+
+    Raises
+    ------
+    ValueError
+        For an unknown built-in model (the message names the closest one and lists them), a name
+        given with a built-in model, or a model file that cannot be used (the diagnostics as the
+        command prints them).
+
+    Examples
+    --------
+    >>> import lockstep
+    >>> pend = lockstep.model("double_pendulum")
+    >>> pend.parameter_names
+    ['m1', 'm2', 'L1', 'L2', 'g']
     """
     if isinstance(name_or_path, Model):
         return name_or_path

@@ -55,12 +55,30 @@ def open_results(path):
 
     Member values (status, counters, final states, varied inputs) are read at once; trajectories
     (q, v, lam, mu, nu) and statistics are read from the file only when they are used, so the file
-    must stay where it is while the Dataset is in use. Statistics come as <stat>_<group> [time, ...]
-    ("mean_q", "q95_lam") and <stat>_count [time, state]. A study with [lyapunov] adds lyapunov_exponents
-    [member, exponent], lyapunov_status, lyapunov_t_start, lyapunov_t_end (the interval each estimate
-    averages over), lyapunov_renormalizations, lyapunov_steps and, when kept, the running estimates
-    lyapunov_history_t [member, estimate] and lyapunov_history [member, estimate, exponent]. Root
-    attributes of the file become the Dataset's, with t0 and t1 from the study it records.
+    must stay where it is while the Dataset is in use.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The results.h5 file (docs/RESULTS-FORMAT.md).
+
+    Returns
+    -------
+    xarray.Dataset
+        The variables of ``lockstep.solve``'s Dataset that the file holds. Statistics come as
+        ``<stat>_<group>`` [time, ...] ("mean_q", "q95_lam") and ``<stat>_count`` [time, state]. A
+        study with [lyapunov] adds lyapunov_exponents [member, exponent], lyapunov_status,
+        lyapunov_t_start, lyapunov_t_end (the interval each estimate averages over),
+        lyapunov_renormalizations, lyapunov_steps and, when kept, the running estimates
+        lyapunov_history_t [member, estimate] and lyapunov_history [member, estimate, exponent].
+        Root attributes of the file become the Dataset's, with t0 and t1 from the study it
+        records, and results_path, the file's absolute path.
+
+    Raises
+    ------
+    ValueError
+        For a file that is not a lockstep results file, or one of another results format version
+        than this lockstep reads (the message names both).
     """
     path = os.path.abspath(os.fspath(path))
     with h5py.File(path, "r") as f:
@@ -147,14 +165,43 @@ def _executable():
 
 
 def run_study(path, out_dir=None, backend=None, threads=None, chunk_size=None, progress=None):
-    """Runs a study file exactly as `lockstep run STUDY -o OUT_DIR` does and returns its results.
+    """Runs a study file exactly as ``lockstep run STUDY -o OUT_DIR`` does and returns its results.
 
-    With out_dir, the files stay there (results.h5, members.csv, study.toml) and the Dataset reads the
-    trajectories from them when used; without, the run goes to a temporary directory whose results
-    are loaded into memory before it is removed. backend, threads and chunk_size are passed on when
-    given. progress: the command's progress bar, by default only when stderr is a terminal.
-    A study whose members partly failed returns normally (see ds.status); a bad study file raises
-    ValueError with the command's diagnostic, a failed write OSError.
+    The command is LOCKSTEP_EXECUTABLE, else the one built beside this module, else ``lockstep`` on
+    PATH. A study whose members partly failed returns normally (see ds.status).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The study file.
+    out_dir : str or path-like, optional
+        With out_dir, the files stay there (results.h5, members.csv, study.toml) and the Dataset
+        reads the trajectories from them when used; without, the run goes to a temporary directory
+        whose results are loaded into memory before it is removed (and the Dataset has no
+        results_path attribute).
+    backend, threads, chunk_size : optional
+        Passed on (--backend, --threads, --chunk-size) when given.
+    progress : bool or None, optional
+        The command's progress bar; by default only when stderr is a terminal.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``open_results`` of the run's results.h5.
+
+    Raises
+    ------
+    ValueError
+        For a bad study file, with the command's diagnostic.
+    OSError
+        For a failed write.
+    FileNotFoundError
+        When the lockstep command is not found.
+    RuntimeError
+        When the command fails otherwise (with its exit status and message).
+    KeyboardInterrupt
+        On Ctrl-C; an interrupt sent to this process alone is passed on to the command, which is
+        given time to exit.
     """
     command = [_executable(), "run", os.fspath(path)]
     temporary = out_dir is None

@@ -79,8 +79,13 @@ def _split(model, key, argument):
 
 
 class InitialCorrectionWarning(UserWarning):
-    """Members whose start was projected onto the constraints by more than the tolerance, or refused
-    for a gross violation (init "auto"): stepper/options.hpp, as the summary of `lockstep run`."""
+    """The warning of ``solve`` about members whose start was corrected or refused.
+
+    Members whose start was projected onto the constraints by more than the tolerance
+    (``|dq| > atol_q + rtol |q0|``, likewise for v, max-norms), or refused for a gross violation
+    (init "auto"): stepper/options.hpp, as the summary of ``lockstep run``. Each message gives the
+    number of members, the largest correction and its member.
+    """
 
 
 def _largest(corrections, members):
@@ -246,27 +251,90 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
           progress=None, chunk_size=0, **solver):
     """Solves an ensemble of one model's members and returns an xarray.Dataset.
 
-    model        a lockstep.Model, or what lockstep.model() takes (a built-in name, a model file)
-    vary         {"params.NAME" or "initial.NAME": 1-D array}: one value per member, all the same length
-    params       {NAME: value}: fixed parameter overrides for every member (defaults otherwise)
-    initial      {NAME: value}: fixed initial-input overrides; the model's initial_state maps each
-                 member's inputs to (q0, v0), as a study file does
-    t            (t0, t1), or t1 (t0 = 0)
-    save         the save times (1-D, increasing, within [t0, t1]); default 101 points from t0 to t1
-    method, formulation, rtol, atol (a number or {"q": .., "v": .., "lambda": ..}), projection, and
-    **solver (h_max, max_steps, fixed_h, ...: the [solver] keys of a study file): the solver settings
-    backend      "omp" (default: the CPU cores' thread team), "serial" or "cuda"; threads: the omp
-                 backend's (0: OMP_NUM_THREADS, else the CPUs this process may run on)
-    members      the number of members when nothing is varied (identical members; default 1); when
-                 vary is given, it may repeat their length; a count whose arrays would not fit in the
-                 machine's physical memory is refused (ValueError) before anything is allocated
-    progress     True/False, or None: a progress bar on stderr only when it is a terminal
+    Each member's parameters are the model's defaults, then ``params``, then its ``vary`` values;
+    its initial inputs likewise, mapped to (q0, v0) by the model's initial_state, as a study file
+    builds its members.
 
-    A member that fails keeps its status (ds.status, ds.status_name) and NaN where it never reached;
-    nothing is raised for it. Starts projected onto the constraints by more than the tolerance, and
-    members refused for a start grossly off them (init="auto", the default; init="project" accepts
-    it), are reported by an InitialCorrectionWarning. Ctrl-C stops the solve (KeyboardInterrupt) within one launch of the
-    scheduler.
+    Parameters
+    ----------
+    model : Model, str or path-like
+        A lockstep.Model, or what ``lockstep.model()`` takes (a built-in name, a model file).
+    vary : dict, optional
+        ``{"params.NAME" or "initial.NAME": 1-D array}``: one value per member, all the same length.
+    params : dict, optional
+        ``{NAME: value}``: fixed parameter overrides for every member (defaults otherwise).
+    initial : dict, optional
+        ``{NAME: value}``: fixed initial-input overrides; the model's initial_state maps each
+        member's inputs to (q0, v0), as a study file does.
+    t : float or tuple of float, default (0.0, 1.0)
+        (t0, t1), or t1 (t0 = 0).
+    save : array_like, optional
+        The save times (1-D, increasing, within [t0, t1]); default 101 points from t0 to t1.
+    method : str, default "radau5"
+        "radau5", "bdf", "radau3", "euler" or "rhoinf".
+    formulation : str, default "index3"
+        "index3", "ggl", "index1" or "projected-invariants".
+    rtol : float, default 1e-6
+        The relative tolerance.
+    atol : float or dict, default 1e-6
+        A number, or ``{"q": .., "v": .., "lambda": ..}`` (the groups not given keep 1e-6).
+    projection : str, default "none"
+        "none", "coordinate" or "post-stabilization".
+    backend : str, default "omp"
+        "omp" (the CPU cores' thread team), "serial" or "cuda".
+    threads : int, default 0
+        The omp backend's threads (0: OMP_NUM_THREADS, else the CPUs this process may run on).
+    members : int, optional
+        The number of members when nothing is varied (identical members; default 1); when vary is
+        given, it may repeat their length. A count whose arrays would not fit in the machine's
+        physical memory is refused (ValueError) before anything is allocated.
+    progress : bool or None, optional
+        True/False, or None: a progress bar on stderr only when it is a terminal.
+    chunk_size : int, default 0
+        Members per chunk of the scheduler (0: from the memory budget).
+    **solver
+        The further solver settings, by their [solver] keys in a study file: h_initial, h_min,
+        h_max, max_steps, max_order, fixed_h, fixed_order, rho_inf, newton_tol,
+        newton_max_iterations, consistent_multipliers, multipliers, init ("auto", the default,
+        "project" or "strict"), init_tolerance, metric, baumgarte_alpha, baumgarte_beta. With
+        method, formulation, rtol, atol and projection they are the solver settings.
+
+    Returns
+    -------
+    xarray.Dataset
+        q, v [member, time, coordinate], lam [member, time, constraint] (and mu, nu where the
+        formulation or the model has them), status and status_name [member], the counters
+        [member], final_q and final_v [member, coordinate], one variable per varied input, and the
+        settings as attributes (docs/PYTHON.md, "The Dataset").
+
+    Raises
+    ------
+    ValueError
+        For a bad argument (the message names it, with the closest valid name), a member count
+        that would not fit in memory, or settings the engine refuses.
+    TypeError
+        For an unknown keyword argument in ``**solver`` (with the closest valid name).
+    KeyboardInterrupt
+        Ctrl-C stops the solve within one launch of the scheduler.
+
+    Warns
+    -----
+    InitialCorrectionWarning
+        Starts projected onto the constraints by more than the tolerance, and members refused for a
+        start grossly off them (init="auto", the default; init="project" accepts it).
+
+    Notes
+    -----
+    A member that fails keeps its status (ds.status, ds.status_name) and NaN where it never
+    reached; nothing is raised for it. The serial and omp backends, any thread count and any
+    chunk size give bitwise the same results.
+
+    Examples
+    --------
+    >>> import lockstep
+    >>> ds = lockstep.solve("double_pendulum", vary={"params.L2": [0.8, 0.9, 1.0]}, t=(0.0, 10.0))
+    >>> ds.q.sel(coordinate="y2").shape  # [member, time]
+    (3, 101)
     """
     model = _model(model)
     vary = dict(vary or {})

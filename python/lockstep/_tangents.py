@@ -36,29 +36,66 @@ def lyapunov(model, vary=None, params=None, initial=None, t=(0.0, 1.0), exponent
              transient=0.0, method="qr", metric="mass", separation=None, history=False, members=None,
              solver_method="radau5", formulation="index3", rtol=1e-6, atol=1e-6, projection="none",
              solver_metric=None, threads=0, **solver):
-    """Lyapunov exponents of an ensemble's members, as `lockstep run` computes a study's [lyapunov].
+    """Lyapunov exponents of an ensemble's members, as ``lockstep run`` computes a study's [lyapunov].
 
-    model, vary, params, initial, members, t: as lockstep.solve (members built exactly as a study builds them)
-    exponents     "all" (the manifold dimension d = 2 (n - m) - k) or p in [1, d]; default "all" for
-                  "qr", 1 for "clone" (the clone estimate gives the largest exponent only)
-    renormalize   time between re-orthonormalizations (QR) or clone rescalings
-    transient     time from t0 whose growth is discarded before the averages start
-    method        "qr" (discrete QR on p tangents) or "clone" (a perturbed clone, any solver settings)
-    metric        "mass" (the kinetic-energy metric) or "euclidean", for the tangents' lengths
-    separation    the clone's initial distance (method "clone" only; default 1e-6)
-    history       keep the running estimates: lyapunov_history_t [member, estimate] and
-                  lyapunov_history [member, estimate, exponent] (NaN past a member's last estimate)
-    solver_method, formulation, rtol, atol, projection, solver_metric, **solver: the [solver] settings
-                  (solver_method and solver_metric are [solver] method and metric; "qr" needs
-                  tangents: bdf or the Radau IIA methods, index3 or ggl, no projection)
-    threads       threads over members (0: OMP_NUM_THREADS, else the CPUs this process may run on); the
-                  results do not depend on it
+    The members run through the same driver as a study's [lyapunov] section under ``lockstep run``
+    (host/engine/lyapunov_batch.hpp), so the exponents are bitwise the command's.
 
-    Returns an xarray.Dataset with the variables open_results gives for a study's /lyapunov group:
-    lyapunov_exponents [member, exponent], lyapunov_status, lyapunov_t_start, lyapunov_t_end,
-    lyapunov_renormalizations, lyapunov_steps (QR; -1 for clone) and lyapunov_message [member] (why a
-    member's run failed, or ""), plus the varied inputs. A member whose run fails keeps its status and
-    NaN exponents; nothing is raised for it.
+    Parameters
+    ----------
+    model, vary, params, initial, members, t
+        As ``lockstep.solve`` (members built exactly as a study builds them).
+    exponents : str or int, optional
+        "all" (the manifold dimension d = 2 (n - m) - k) or p in [1, d]; default "all" for "qr", 1
+        for "clone" (the clone estimate gives the largest exponent only).
+    renormalize : float, default 1.0
+        Time between re-orthonormalizations (QR) or clone rescalings.
+    transient : float, default 0.0
+        Time from t0 whose growth is discarded before the averages start.
+    method : str, default "qr"
+        "qr" (discrete QR on p tangents) or "clone" (a perturbed clone, any solver settings).
+    metric : str, default "mass"
+        "mass" (the kinetic-energy metric) or "euclidean", for the tangents' lengths.
+    separation : float, optional
+        The clone's initial distance (method "clone" only; default 1e-6).
+    history : bool, default False
+        Keep the running estimates: lyapunov_history_t [member, estimate] and lyapunov_history
+        [member, estimate, exponent] (NaN past a member's last estimate).
+    solver_method, formulation, rtol, atol, projection, solver_metric, **solver
+        The [solver] settings, as ``lockstep.solve``'s method, formulation, rtol, atol, projection
+        and ``**solver`` (defaults "radau5", "index3", 1e-6, 1e-6, "none"): solver_method and
+        solver_metric are [solver] method and metric. "qr" needs tangents: bdf or the Radau IIA
+        methods, index3 or ggl, no projection.
+    threads : int, default 0
+        Threads over members (0: OMP_NUM_THREADS, else the CPUs this process may run on); the
+        results do not depend on it.
+
+    Returns
+    -------
+    xarray.Dataset
+        The variables open_results gives for a study's /lyapunov group: lyapunov_exponents
+        [member, exponent], lyapunov_status, lyapunov_t_start, lyapunov_t_end,
+        lyapunov_renormalizations, lyapunov_steps (QR; -1 for clone) and lyapunov_message [member]
+        (why a member's run failed, or ""), plus the varied inputs.
+
+    Raises
+    ------
+    ValueError
+        For a bad argument (the message names the closest valid value; a solver method given as
+        method names solver_method), or solver settings the tangents cannot follow.
+    TypeError
+        For an unknown keyword argument in ``**solver``.
+
+    Notes
+    -----
+    A member whose run fails keeps its status and NaN exponents; nothing is raised for it.
+
+    Examples
+    --------
+    >>> import lockstep
+    >>> ly = lockstep.lyapunov("double_pendulum", vary={"initial.theta1": [1.9, 2.0]}, t=(0.0, 100.0))
+    >>> ly.lyapunov_exponents.dims
+    ('member', 'exponent')
     """
     model = _model(model)
     if method not in LYAPUNOV_METHODS:
@@ -160,24 +197,54 @@ def sensitivities(model, params=None, initial=None, t=(0.0, 1.0), parameters=(),
                   formulation="index3", rtol=1e-6, atol=1e-6, projection="none", **solver):
     """One member's final state and its forward sensitivities.
 
-    model, params, initial, t: as lockstep.solve, for one member
-    parameters    names of parameters: d y(t1) / d p for each, the initial state (q0, v0) held (the
-                  model's initial_state is not differentiated: a parameter that moves it, like a rod
-                  length, needs its initial-state direction added)
-    directions    None, or an array [D, 2n] of initial-state directions (dq0, dv0): d y(t1) / d epsilon
-                  for (q0, v0) + epsilon (dq0, dv0), taken through consistent initialization
-    method, formulation, rtol, atol, projection, **solver: as lockstep.solve; the tangents need bdf or
-                  the Radau IIA methods on index3 or ggl without projection (else ValueError)
+    The derivatives are those of the method's own solution with its step sizes held (exact for what
+    it computes, and the exact solution's to the method's accuracy); the tangents' error takes part
+    in the step choice, so the steps, and final state, differ slightly from lockstep.solve's.
 
-    The derivatives are those of the method's own solution with its step sizes held (exact for what it
-    computes, and the exact solution's to the method's accuracy); the tangents' error takes part in
-    the step choice, so the steps, and final state, differ slightly from lockstep.solve's.
+    Parameters
+    ----------
+    model, params, initial, t
+        As ``lockstep.solve``, for one member.
+    parameters : sequence of str, default ()
+        Names of parameters: d y(t1) / d p for each, the initial state (q0, v0) held (the model's
+        initial_state is not differentiated: a parameter that moves it, like a rod length, needs
+        its initial-state direction added).
+    directions : array_like, optional
+        None, or an array [D, 2n] of initial-state directions (dq0, dv0): d y(t1) / d epsilon for
+        (q0, v0) + epsilon (dq0, dv0), taken through consistent initialization.
+    method, formulation, rtol, atol, projection, **solver
+        As ``lockstep.solve``; the tangents need bdf or the Radau IIA methods on index3 or ggl
+        without projection (else ValueError).
 
-    Returns an xarray.Dataset: final_q, final_v [coordinate], final_lam [constraint] (final_mu, final_nu
-    where the formulation or model has them); dq_dp, dv_dp [parameter, coordinate], dlam_dp [parameter,
-    constraint] (dmu_dp, dnu_dp), with the coordinate `parameter` holding the names; with directions,
-    dq_dx0, dv_dx0, dlam_dx0 (...) [direction, ...]. Attributes: status, status_name, t_final, steps,
-    rejected and the settings. A member that fails keeps its status; nothing is raised for it.
+    Returns
+    -------
+    xarray.Dataset
+        final_q, final_v [coordinate], final_lam [constraint] (final_mu, final_nu where the
+        formulation or model has them); dq_dp, dv_dp [parameter, coordinate], dlam_dp [parameter,
+        constraint] (dmu_dp, dnu_dp), with the coordinate ``parameter`` holding the names; with
+        directions, dq_dx0, dv_dx0, dlam_dx0 (...) [direction, ...] and directions
+        [direction, phase]. Attributes: status, status_name, t_final, steps, rejected and the
+        settings.
+
+    Raises
+    ------
+    ValueError
+        For an unknown or repeated parameter name, directions not of shape [D, 2n], more than
+        2 n + n_params directions and parameters together, or settings the tangents cannot follow.
+    TypeError
+        For an unknown keyword argument in ``**solver``.
+
+    Notes
+    -----
+    A member that fails keeps its status; nothing is raised for it.
+
+    Examples
+    --------
+    >>> import lockstep
+    >>> se = lockstep.sensitivities("double_pendulum", initial={"theta1": 0.3, "theta2": 0.2},
+    ...                             t=(0.0, 2.0), parameters=["g", "m2"], rtol=1e-10, atol=1e-10)
+    >>> se.dq_dp.sel(parameter="g").dims  # d q(t1) / d g
+    ('coordinate',)
     """
     model = _model(model)
     options = solver_options("sensitivities", method, formulation, projection, rtol, atol, solver)
