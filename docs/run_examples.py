@@ -67,6 +67,8 @@ def blocks_of(path):
                 key, value = OPTION.match(lines[i].strip()).groups()
                 options[key] = value
                 i += 1
+            if options and i < len(lines) and not lines[i].strip():
+                i += 1  # the blank line that ends the options is not content
         body = []
         while i < len(lines) and not lines[i].strip().startswith(fence):
             body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i])

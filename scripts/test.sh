@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/test.sh — the one command that installs, builds and tests lockstep (README: "Testing").
+# scripts/test.sh — the one command that installs, builds and tests lockstep (README.md, "The two commands").
 #
 #   scripts/install-deps.sh                      Debian packages (fast no-op when all are present)
 #   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA=AUTO
