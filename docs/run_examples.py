@@ -15,14 +15,17 @@ the order they appear, with `lockstep` on PATH and `import lockstep` working:
   blocks see the names earlier ones made;
 - `:class: exits-nonzero` on a console block expects each command to fail (status 1-125: a refusal,
   never a crash), for the pages that show an error message;
-- `:class: needs-gpu` marks a block that needs a CUDA GPU: skipped here unless --gpu is given
-  (scripts/gpu-check.sh runs them with --gpu on a machine with one).
+- `:class: needs-gpu` marks a block that needs a CUDA GPU and a lockstep built with CUDA: skipped
+  unless --gpu is given (`scripts/gpu-check.sh run docs` runs them, with --gpu --only-gpu, on the GPU
+  machine); `needs-nvcc` beside it marks one that also compiles device code at run time (a model file
+  on --backend cuda), run with --gpu only where nvcc is found (LOCKSTEP_NVCC, PATH, /usr/local/cuda).
 
 Other blocks (```text, ```cpp without a caption, indented blocks) are not examples: they show output,
 fragments or formulas. A page whose examples should not run at all says so in its front matter,
 `examples: records` (the records of measurements, whose commands take hours or a GPU).
 
-Usage: run_examples.py [--lockstep BIN] [--pythonpath DIRS] [--gpu] [--keep] [--list] PAGE.md ...
+Usage: run_examples.py [--lockstep BIN] [--pythonpath DIRS] [--gpu [--only-gpu]] [--keep] [--list] PAGE.md ...
+(--only-gpu: of the commands and Python, only the needs-gpu blocks run; every file is still written.)
 Exit status 0 when every example ran as expected, 1 otherwise, 2 on a usage error. Each failure is
 reported as PAGE:LINE: the command or block, its status, and the last lines of its output.
 """
@@ -118,7 +121,12 @@ def tail(text, n=15):
     return "\n".join(text.rstrip().splitlines()[-n:])
 
 
-def run_page(page, env, gpu, keep, report):
+def nvcc_available():
+    return bool(os.environ.get("LOCKSTEP_NVCC")) or shutil.which("nvcc") is not None or \
+        os.access("/usr/local/cuda/bin/nvcc", os.X_OK)
+
+
+def run_page(page, env, gpu, keep, report, only_gpu=False):
     meta = front_matter(page)
     if meta.get("examples") == "records":
         return True, 0
@@ -129,6 +137,11 @@ def run_page(page, env, gpu, keep, report):
     try:
         for block in blocks_of(page):
             if "needs-gpu" in block.classes and not gpu:
+                continue
+            if "needs-nvcc" in block.classes and not nvcc_available():
+                print(f"run_examples: {rel}:{block.line}: skipped, it needs nvcc", flush=True)
+                continue
+            if only_gpu and "needs-gpu" not in block.classes and not block.options.get("caption"):
                 continue
             caption = block.options.get("caption")
             if caption:
@@ -220,6 +233,7 @@ def main():
     parser.add_argument("--pythonpath", default=os.pathsep.join([os.path.join(ROOT, "build", "python"),
                                                                   os.path.join(ROOT, "python")]))
     parser.add_argument("--gpu", action="store_true", help="also run the blocks marked needs-gpu")
+    parser.add_argument("--only-gpu", action="store_true", help="with --gpu: run only the needs-gpu commands")
     parser.add_argument("--keep", action="store_true", help="keep each page's scratch folder")
     parser.add_argument("--list", action="store_true", help="list the examples without running them")
     args = parser.parse_args()
@@ -242,7 +256,7 @@ def main():
     total = 0
     for page in args.pages:
         start = time.time()
-        ok, count = run_page(page, env, args.gpu, args.keep, failures.append)
+        ok, count = run_page(page, env, args.gpu, args.keep, failures.append, args.gpu and args.only_gpu)
         total += count
         print(f"run_examples: {os.path.relpath(page, ROOT)}: {count} examples, {'ok' if ok else 'FAILED'}"
               f" ({time.time() - start:.1f} s)", flush=True)

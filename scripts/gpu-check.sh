@@ -2,7 +2,7 @@
 # scripts/gpu-check.sh — proves the CUDA backend on a borrowed GPU machine, in stages that each fit one
 # command of a lease (at most 10 minutes each, 30 in all), from binaries built here.
 #
-#   gpu-check.sh pack [--no-fmad] [--model-files]
+#   gpu-check.sh pack [--no-fmad] [--model-files | --docs]
 #                                   on a machine with nvcc (no GPU needed): builds the CUDA tests and
 #                                   gpu_bench (tests/cuda) for sm_90 in the build directory
 #                                   scripts/test.sh uses (LOCKSTEP_BUILD_DIR, default build; it must
@@ -19,6 +19,10 @@
 #                                   compiled here as `lockstep run --backend cuda` compiles them (nvcc;
 #                                   Python with SymPy for an equations file; about 80 s a model on 2
 #                                   cores, once: the engine cache keeps them).
+#                                   --docs packs, instead of the tests, the `lockstep` command of that
+#                                   build (with CUDA) and the documentation's examples that need a GPU
+#                                   (docs/run_examples.py and the pages with needs-gpu blocks), for
+#                                   the docs stage; a pack of its own, as the command alone is large.
 #   gpu-check.sh run [STAGE...]     on the GPU machine, from the pack folder: the stages below (all of
 #                                   them, in this order, when none is named). Each ends within 8 minutes
 #                                   (timeout; LOCKSTEP_GPU_STAGE_LIMIT seconds) and writes one file, OUT/<stage>.txt (OUT: --out DIR or
@@ -34,6 +38,9 @@
 #       bench      members per second, cuda against omp on all cores, pendulum, double pendulum and
 #                  andrews at 10^3 .. 10^6 members (gpu_bench rate)
 #       profile    Nsight Compute: occupancy and local-memory traffic of the step kernels
+#       docs       (a --docs pack: the only stage it runs) the site's needs-gpu examples, with
+#                  docs/run_examples.py --gpu --only-gpu (Python 3's standard library only); a block
+#                  that also needs nvcc runs only where the machine has it
 #   gpu-check.sh dry-run            what runs without a GPU: pack, then the checks of the pack on this
 #                                   machine (every library resolves, every binary loads and its tests skip
 #                                   cleanly, `run` refuses for want of a device). CI runs it (.ci/run).
@@ -136,22 +143,29 @@ copy_libraries() {
 }
 
 pack_all() {
-  local no_fmad=0 with_model_files=0
+  local no_fmad=0 with_model_files=0 with_docs=0
   while (($#)); do
     case $1 in
       --no-fmad) no_fmad=1 ;;
       --model-files) with_model_files=1 ;;
-      *) die "pack: unknown option $1 (--no-fmad, --model-files)" ;;
+      --docs) with_docs=1 ;;
+      *) die "pack: unknown option $1 (--no-fmad, --model-files, --docs)" ;;
     esac
     shift
   done
+  ((with_docs && (no_fmad || with_model_files))) && die "pack: --docs is a pack of its own (the lockstep command is large)"
   # Known before the second build's minutes: the two together exceed the 64 MiB a lease carries.
   ((no_fmad && with_model_files)) && die "pack: --no-fmad and --model-files do not fit one lease's 64 MiB together; pack them apart"
   command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] || die "pack needs nvcc (CUDA toolkit)"
   build_targets "$build_dir"
   rm -rf "$pack"
   mkdir -p "$pack"
-  copy_binaries "$build_dir" bin
+  touch "$pack/expected-on-gpu-machine.txt"
+  if ((with_docs)); then
+    pack_docs
+  else
+    copy_binaries "$build_dir" bin
+  fi
   if ((with_model_files)); then
     local start=$SECONDS
     nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target model_file_device_test
@@ -191,6 +205,25 @@ pack_all() {
   local bytes
   bytes=$(du -sb "$pack" | cut -f1)
   ((bytes <= 64 * 1024 * 1024)) || die "the pack is $bytes bytes, over the 64 MiB a lease carries"
+}
+
+# The docs pack: gpu_bench (which finds the device), the lockstep command of the CUDA build, and the
+# pages whose examples need a GPU with the script that runs them.
+pack_docs() {
+  nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target lockstep_cli
+  copy_binaries "$build_dir" bin gpu_bench
+  cp "$build_dir/host/cli/lockstep" "$pack/bin/lockstep"
+  copy_libraries "$pack/bin/lockstep"
+  mkdir -p "$pack/docs"
+  cp docs/run_examples.py "$pack/docs/"
+  local page pages=0
+  while read -r page; do
+    mkdir -p "$pack/$(dirname "$page")"
+    cp "$page" "$pack/$page"
+    pages=$((pages + 1))
+  done < <(grep -rl --include='*.md' 'needs-gpu' docs | grep -v '^docs/reference/_generated/')
+  ((pages > 0)) || die "no page of docs/ has a needs-gpu example"
+  say "packed the lockstep command and $pages pages with needs-gpu examples"
 }
 
 # ---- run (GPU machine) ----
@@ -319,6 +352,18 @@ stage_sanitize() {
   return $rc
 }
 
+stage_docs() {
+  [[ -x $pack/bin/lockstep && -f $pack/docs/run_examples.py ]] || {
+    echo "FAIL: this pack has no documentation examples (pack it with 'gpu-check.sh pack --docs')"
+    return 1
+  }
+  command -v python3 >/dev/null || { echo "FAIL: the docs stage needs python3 on this machine"; return 1; }
+  local pages=()
+  mapfile -t pages < <(cd "$pack" && find docs -name '*.md' | sort)
+  (cd "$pack" && limited "$stage_limit" python3 docs/run_examples.py --gpu --only-gpu --lockstep "$pack/bin/lockstep" \
+    --pythonpath "" "${pages[@]}")
+}
+
 stage_bench() {
   # Two thirds of the stage for the timed runs: the rest covers the probes and warm-ups they skip.
   limited "$stage_limit" "$pack/bin/gpu_bench" rate $((stage_limit * 11 / 16)) pendulum double_pendulum andrews
@@ -364,11 +409,13 @@ run_stages() {
   while (($#)); do
     case $1 in
       --out) out=$2; shift 2 ;;
-      tests | sanitize | bench | profile) stages+=("$1"); shift ;;
-      *) die "unknown stage $1 (tests, sanitize, bench, profile)" ;;
+      tests | sanitize | bench | profile | docs) stages+=("$1"); shift ;;
+      *) die "unknown stage $1 (tests, sanitize, bench, profile, docs)" ;;
     esac
   done
-  ((${#stages[@]})) || stages=(tests sanitize bench profile)
+  if ((${#stages[@]} == 0)); then
+    [[ -d $pack/docs ]] && stages=(docs) || stages=(tests sanitize bench profile)
+  fi
   [[ -f $pack/MANIFEST ]] || die "no pack in $pack: run 'gpu-check.sh pack' on a machine with nvcc and carry $pack here"
   pack_env
   local missing
