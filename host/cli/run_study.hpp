@@ -52,7 +52,9 @@ inline constexpr int exit_interrupted_base = 128;
 // finds alike.
 inline int report_current_exception(const mpi::communicator& comm = mpi::communicator::world()) {
   const std::string who = comm.size() > 1 ? "rank " + std::to_string(comm.rank()) + ": " : "";
-  auto say = [&](const std::string& message, int code) {
+  auto say = [&](std::string message, int code) {
+    // The library's own messages start with "lockstep: " already; say it once.
+    if (message.starts_with("lockstep: ")) message.erase(0, 10);
     std::fprintf(stderr, "lockstep: error: %s%s\n", who.c_str(), message.c_str());
     return code;
   };

@@ -514,9 +514,9 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
   const int threads = thread_count(settings);
   const std::string per_rank = ranks > 1 ? " per rank, " + std::to_string(ranks) + " MPI ranks" : "";
   std::fprintf(stderr,
-               "lockstep: %s, %ld members: %ld succeeded, %ld failed%s; %ld accepted steps; wall time %.2f s "
+               "lockstep: %s, %ld member%s: %ld succeeded, %ld failed%s; %ld accepted steps; wall time %.2f s "
                "(%s, %d thread%s%s)\nlockstep: results in %s\n",
-               spec.name.c_str(), tally.members, tally.succeeded, tally.members - tally.succeeded, failures.c_str(),
+               spec.name.c_str(), tally.members, tally.members == 1 ? "" : "s", tally.succeeded, tally.members - tally.succeeded, failures.c_str(),
                tally.steps, wall_seconds, backend_name(settings.where), threads, threads == 1 ? "" : "s",
                per_rank.c_str(), settings.out_dir.string().c_str());
   std::fputs(initial_correction_lines(tally.initial, spec.solver).c_str(), stderr);
