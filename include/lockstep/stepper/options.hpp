@@ -76,7 +76,8 @@ struct solver_options {
 
   // Error control: weighted RMS norm with weights 1 / (rtol |y_i| + atol_group) (Hairer, Norsett &
   // Wanner I.4; IDA user guide, "error test"). Multipliers are weighted by atol_lambda in the Newton
-  // test; the error test leaves them out (Ascher & Petzold 1998, ch. 10).
+  // test. BDF's error test leaves them out (Ascher & Petzold 1998, ch. 10); Radau IIA and rho_inf keep
+  // them in the error norm with RADAU5's index scaling (method/radau.hpp, radau_weights).
   // What rtol means, for every method and formulation: the relative accuracy wanted at the end, about
   // -log10 rtol significant digits of the positions. Each method controls its error per step at an
   // internal tolerance rtol' = c rtol^e (atol scaled with it), calibrated against the IVP Test Set's
