@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "lockstep/detail/member_kernels.hpp"
-#include "lockstep/detail/typed_chunks.hpp"
+#include "lockstep/chunks/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
 
 namespace {

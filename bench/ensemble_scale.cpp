@@ -43,8 +43,8 @@
 #include <string>
 #include <vector>
 
-#include "host/scheduler/launch.hpp"
-#include "lockstep/detail/typed_chunks.hpp"
+#include "kernels/launch.hpp"
+#include "lockstep/chunks/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 
 #include <algorithm>
 
-#include "host/scheduler/launch.hpp"
+#include "kernels/launch.hpp"
 
 extern "C" void lockstep_omp_launch(int threads, const long* active, long count,
                                     const lockstep::detail::block_task* task) {

@@ -6,7 +6,7 @@
 //
 // Prints, for pendulum, double_pendulum, andrews and chain<16> (bdf_method and radau5_method):
 //   1. sizes: n, m, k, the state vector ny, the Newton matrix size N = n + 2m + k, sizeof(member_state),
-//      soa_image words, bytes_per_member (lockstep/detail/typed_chunks.hpp) and the largest AD temporary;
+//      soa_image words, bytes_per_member (lockstep/chunks/typed_chunks.hpp) and the largest AD temporary;
 //   2. operation counts of one residual evaluation and one Jacobian evaluation, obtained by running the
 //      very templates the stepper runs (model functions, derivatives.hpp's AD in chunks, linalg.hpp's
 //      products) on a counting scalar: adds/subs, muls, divs, sqrt, sin/cos. These are counts of the
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "lockstep/detail/typed_chunks.hpp"
+#include "lockstep/chunks/typed_chunks.hpp"
 #include "lockstep/model/registry.hpp"
 #include "lockstep/stepper/member.hpp"
 
@@ -556,7 +556,7 @@ int main() {
   using models::double_pendulum;
   using models::pendulum;
 
-  std::printf("## 1. Sizes (bytes; bytes_per_member: lockstep/detail/typed_chunks.hpp, 0 and 1 save times)\n\n");
+  std::printf("## 1. Sizes (bytes; bytes_per_member: lockstep/chunks/typed_chunks.hpp, 0 and 1 save times)\n\n");
   std::printf("| model           | method | n  | m  | k  | ny  | N   | sizeof  | words | bpm(0)  | bpm(1)  | jac blk | AD nest |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   print_sizes<pendulum, bdf_method>("pendulum");

@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
     solver_options opt;  // rtol = atol = 1e-6, the formulation each method runs by default
     opt.method = method;
     // The default start projected onto each member's own constraints, however far: with parameters 5 %
-    // off, Andrews' moves by more than init "auto" accepts (stepper/options.hpp).
+    // off, Andrews' moves by more than init "auto" accepts (method/options.hpp).
     opt.init = init_mode::project;
     opt.form = method == method_kind::bdf ? formulation::ggl : formulation::index3;
     std::printf("\n%s on %s, rtol 1e-6, %d members per study. Utilization = useful / executed lane work: "

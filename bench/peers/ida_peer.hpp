@@ -13,7 +13,7 @@
 //   - the dense direct linear solver (SUNDenseMatrix + SUNLinSol_Dense: LU with partial pivoting)
 //     with the exact Jacobian dF/dy + c_j dF/dy', assembled from lockstep's automatic-differentiation
 //     blocks (evaluate_jacobian, plus d(G^T mu)/dq for the GGL row); no difference quotients;
-//   - consistent initial values from lockstep's consistent initialization (stepper/initialize.hpp):
+//   - consistent initial values from lockstep's consistent initialization (method/initialize.hpp):
 //     (q, v) projected onto the constraints, (q'', lambda) from the index-1 system, mu = 0, so
 //     IDACalcIC is not needed and both codes start from the same point;
 //   - the same tolerances as lockstep: rtol, and componentwise atol (atol_q, atol_v, atol_lambda);
@@ -54,8 +54,8 @@
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/method/step_control.hpp"
 #include "lockstep/model/derivatives.hpp"
-#include "lockstep/stepper/initialize.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/initialize.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep::peers {
 

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "lockstep/detail/typed_chunks.hpp"
+#include "lockstep/chunks/typed_chunks.hpp"
 #include "lockstep/study/samplers.hpp"
 
 namespace lockstep::peers {
@@ -23,7 +23,7 @@ namespace lockstep::peers {
 // How lockstep's solves of these ensembles treat their starts: projected onto each member's constraints
 // whatever the correction (init "project"). The published starts of andrews and car_axis hold for the
 // default parameters only, and with spread 0.01 the projection moves Andrews' start by up to 7 % of its
-// configuration's size: below init "auto"'s gross threshold (init_gross_fraction, stepper/options.hpp),
+// configuration's size: below init "auto"'s gross threshold (init_gross_fraction, method/options.hpp),
 // but beyond the tolerance, so "auto" would warn of most members where projecting them is the point.
 inline constexpr init_mode initialization = init_mode::project;
 

@@ -211,7 +211,7 @@ void report(const char* name, study_kind kind, double t1, size_t count, int repe
   c.opt.form = formulation::ggl;
   c.opt.rtol = 1e-6;
   // The default start projected onto each member's own constraints, however far: with parameters 5 %
-  // off, Andrews' moves by more than init "auto" accepts (stepper/options.hpp).
+  // off, Andrews' moves by more than init "auto" accepts (method/options.hpp).
   c.opt.init = init_mode::project;
   c.t1 = t1;
   for (int i = 0; i <= 10; ++i) c.save_times.push_back(t1 * double(i) / 10.0);

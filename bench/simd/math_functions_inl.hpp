@@ -1,6 +1,6 @@
 // bench/simd/math_functions_inl.hpp — the functions bench/simd/math_speed.cpp times: their names,
 // glibc counterparts and argument ranges (target-independent, once), and evaluate(function, d, x, y)
-// dispatching to lockstep/simd/math (per target).
+// dispatching to lockstep/core/vector_math (per target).
 #ifndef LOCKSTEP_BENCH_SIMD_MATH_FUNCTIONS_TABLE_
 #define LOCKSTEP_BENCH_SIMD_MATH_FUNCTIONS_TABLE_
 #include <cmath>
@@ -37,7 +37,7 @@ inline const function_info functions[function_count] = {
 #endif
 
 #include "hwy/highway.h"
-#include "lockstep/simd/math/math_inl.hpp"
+#include "lockstep/core/vector_math/math_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd_bench::HWY_NAMESPACE {

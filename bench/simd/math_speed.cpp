@@ -1,4 +1,4 @@
-// bench/simd/math_speed.cpp — time per element of lockstep's vector math (lockstep/simd/math) against
+// bench/simd/math_speed.cpp — time per element of lockstep's vector math (lockstep/core/vector_math) against
 // the C library's functions in the same run: glibc on one double at a time, and lockstep's at one lane
 // and at the full width of every instruction set compiled in and supported by this CPU.
 //

@@ -394,7 +394,7 @@ inline std::string first_lyapunov_message(const lyapunov_buffers& b) {
 }
 
 // The consistent initialization's corrections of the members written, for the summary's warnings
-// (stepper/options.hpp): the members whose start was projected by more than the tolerance, in q and in
+// (method/options.hpp): the members whose start was projected by more than the tolerance, in q and in
 // v, and those refused for their start (status inconsistent_initial), each with the largest correction
 // and whose it was. Members are numbered as in members.csv.
 struct initial_corrections {

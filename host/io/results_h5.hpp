@@ -37,7 +37,7 @@
 
 #include "host/io/output_file.hpp"
 #include "lockstep/core/status.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep::io {
 

@@ -557,7 +557,7 @@ class study_reader {
     opt.multipliers = static_cast<multiplier_convention>(
         choose(s, "multipliers", "multiplier convention", multiplier_choices, static_cast<int>(opt.multipliers)));
 
-    // Baumgarte's gains stabilize formulation index1 (stepper/options.hpp); with any other formulation
+    // Baumgarte's gains stabilize formulation index1 (method/options.hpp); with any other formulation
     // they would be silently meaningless, so non-zero gains are refused there. alpha = beta = 0 is no
     // stabilization at all and is accepted with any formulation (sample studies write it).
     // Negative gains would make the constraint drift grow instead of decay (Baumgarte 1972).

@@ -57,7 +57,7 @@
 
 #include "lockstep/engine/engine.hpp"
 #include "lockstep/model/registry.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 #include "lockstep/study/sampling_plan.hpp"
 
 namespace lockstep::io {

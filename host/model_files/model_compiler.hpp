@@ -21,7 +21,7 @@
 
 #include "lockstep/engine/abi.h"
 #include "lockstep/engine/engine.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep::model_files {
 

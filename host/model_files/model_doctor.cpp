@@ -163,7 +163,7 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
   options.method = method_kind::radau5;
   options.form = formulation::index3;
   // Projected whatever its size: the corrections are judged below, against the default tolerance
-  // (rtol = atol = 1e-6) and the gross threshold of init "auto" (stepper/options.hpp), and the short
+  // (rtol = atol = 1e-6) and the gross threshold of init "auto" (method/options.hpp), and the short
   // solve below then runs from the projected start.
   options.init = init_mode::project;
   vector q = vector::Zero(n), v = vector::Zero(n), a = vector::Zero(n), lambda = vector::Zero(m), nu = vector::Zero(k);

@@ -6,10 +6,10 @@
 //
 //   finite       q0, v0 and M, Q, Phi, G, Phi_t (and A, A v + a) at them: no NaN or Inf
 //   mass         M symmetric and positive definite, with its condition number
-//   initial      consistent initialization (stepper/initialize.hpp) succeeds, and |Phi(q0)|,
+//   initial      consistent initialization (method/initialize.hpp) succeeds, and |Phi(q0)|,
 //                |G v0 + Phi_t| (and |A v0 + a|) after it; its corrections against the default
 //                tolerance (a warning beyond atol + rtol |x0|, rtol = atol = 1e-6) and the gross
-//                threshold of init "auto" (a defect: stepper/options.hpp)
+//                threshold of init "auto" (a defect: method/options.hpp)
 //   rank         the rank of G and of [G; A]; a row that is (nearly) a combination of the rows before
 //                it is named, with those rows — redundant constraints make the saddle-point matrix
 //                singular (Haug 1989, 3.4; Garcia de Jalon & Bayo 1994, 3.3). An exactly redundant

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "host/scheduler/launch.hpp"
-#include "lockstep/detail/chunk_delivery.hpp"
+#include "kernels/launch.hpp"
+#include "lockstep/chunks/chunk_delivery.hpp"
 #include "lockstep/detail/split_factor.hpp"
 #include "lockstep/ensemble.hpp"
 #include "lockstep/formulation/projection.hpp"

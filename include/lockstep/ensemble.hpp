@@ -15,7 +15,7 @@
 
 #include "lockstep/core/status.hpp"
 #include "lockstep/engine/engine.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 

@@ -47,7 +47,7 @@
 #include "kernels/cuda/ensemble_cuda.hpp"
 #include "lockstep/detail/member_kernels.hpp"
 #include "lockstep/detail/split_factor.hpp"
-#include "lockstep/detail/typed_chunks.hpp"
+#include "lockstep/chunks/typed_chunks.hpp"
 #include "lockstep/engine/abi_support.hpp"
 #include "lockstep/model/registry.hpp"
 

@@ -3,12 +3,12 @@
 //
 // Compiled once into the lockstep::omp library (the backend keeps the name omp, which the command's
 // --backend and the results files use); the scheduler calls it through lockstep_omp_launch
-// (host/scheduler/launch.hpp). Members are independent and each writes only its own SoA slots, so the
+// (kernels/launch.hpp). Members are independent and each writes only its own SoA slots, so the
 // schedule (dynamic: members take very different numbers of steps) cannot change any result; serial
 // and omp agree bitwise.
 #include <algorithm>
 
-#include "host/scheduler/launch.hpp"
+#include "kernels/launch.hpp"
 #include "kernels/omp/thread_team.hpp"
 #include "lockstep/ensemble.hpp"
 

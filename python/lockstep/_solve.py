@@ -17,7 +17,7 @@ FORMULATIONS = ("index3", "ggl", "index1", "projected-invariants")
 PROJECTIONS = ("none", "coordinate", "post-stabilization")
 BACKENDS = ("omp", "serial", "cuda")
 
-# Further solver settings, named as the fields of lockstep::solver_options (stepper/options.hpp) and
+# Further solver settings, named as the fields of lockstep::solver_options (method/options.hpp) and
 # as the [solver] keys of a study file; the study file's checks of their combinations are left to the
 # engine, which refuses what a method cannot run.
 SOLVER_KEYS = ("metric", "init", "multipliers", "h_initial", "h_min", "h_max", "max_steps", "max_order", "fixed_h",
@@ -83,7 +83,7 @@ class InitialCorrectionWarning(UserWarning):
 
     Members whose start was projected onto the constraints by more than the tolerance
     (``|dq| > atol_q + rtol |q0|``, likewise for v, max-norms), or refused for a gross violation
-    (init "auto"): stepper/options.hpp, as the summary of ``lockstep run``. Each message gives the
+    (init "auto"): method/options.hpp, as the summary of ``lockstep run``. Each message gives the
     number of members, the largest correction and its member.
     """
 

@@ -50,7 +50,7 @@
 #include "lockstep/ensemble.hpp"
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/lyapunov/tangent.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace py = pybind11;
 

@@ -26,7 +26,7 @@
 
 #include "kernels/omp/thread_team.hpp"
 #include "lockstep/detail/member_kernels.hpp"
-#include "lockstep/detail/typed_chunks.hpp"
+#include "lockstep/chunks/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
 
 // ---- counting replacements of the global allocation functions --------------------------------------

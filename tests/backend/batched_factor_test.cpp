@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "kernels/cuda/batched_factor.hpp"
-#include "lockstep/detail/typed_chunks.hpp"
+#include "lockstep/chunks/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
 
 extern "C" {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "lockstep/detail/typed_chunks.hpp"
+#include "lockstep/chunks/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
 #include "../support/builtin_solve.hpp"
 #include "../support/same_member.hpp"

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "lockstep/detail/typed_chunks.hpp"
+#include "lockstep/chunks/typed_chunks.hpp"
 #include "lockstep/lockstep.hpp"
 #include "../support/builtin_solve.hpp"
 #include "../support/same_member.hpp"

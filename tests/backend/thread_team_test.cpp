@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "host/engine/lyapunov_batch.hpp"
-#include "host/scheduler/launch.hpp"
+#include "kernels/launch.hpp"
 #include "kernels/omp/thread_team.hpp"
 #include "lockstep/engine/builtin.hpp"
 #include "lockstep/ensemble.hpp"

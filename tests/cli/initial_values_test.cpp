@@ -1,5 +1,5 @@
 // End-to-end tests of what `lockstep run` does with initial values off the constraints
-// (stepper/initialize.hpp, stepper/options.hpp): a start grossly off them is refused under the default
+// (method/initialize.hpp, method/options.hpp): a start grossly off them is refused under the default
 // init = "auto" and said so in the summary, with how far off and how to accept it; init = "project"
 // accepts it; corrections beyond the tolerance are a warning in the summary, with the member count,
 // the largest correction and its member; and a member that never starts reports t0 and the start it

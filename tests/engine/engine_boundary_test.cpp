@@ -372,7 +372,7 @@ TEST(EngineBoundary, ConsistentInitializationThroughTheLibraryProjectsOntoTheCon
   out.lambda = lambda;
   out.counters = &counters;
   // The start is 7 % off the rod, a correction init "auto" makes with a warning (below its gross
-  // threshold, stepper/options.hpp); "project" asks for it outright.
+  // threshold, method/options.hpp); "project" asks for it outright.
   solver_options options;
   options.init = init_mode::project;
   // Act

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 #include "../model/model_test_support.hpp"
 
 namespace lockstep::test {

@@ -19,7 +19,7 @@
 #include "lockstep/method/radau.hpp"
 #include "lockstep/model/double_pendulum.hpp"
 #include "lockstep/model/pendulum.hpp"
-#include "lockstep/stepper/initialize.hpp"
+#include "lockstep/method/initialize.hpp"
 #include "lyapunov_test_support.hpp"
 
 namespace lockstep::test {

@@ -13,7 +13,7 @@
 
 #include "lockstep/method/bdf.hpp"
 #include "lockstep/model/registry.hpp"
-#include "lockstep/stepper/initialize.hpp"
+#include "lockstep/method/initialize.hpp"
 
 namespace lockstep::test {
 namespace {

@@ -3,7 +3,7 @@
 // at the initial state is a defect, not a redundancy the solver handles; a mass matrix that is not
 // positive definite is one defect, with initialization and the short solve reported as not run
 // because of it; a start on the constraints is ok, one corrected by more than the default tolerance a
-// warning, one grossly off (init "auto" refuses it: stepper/options.hpp) a defect that says how to
+// warning, one grossly off (init "auto" refuses it: method/options.hpp) a defect that says how to
 // accept it. (Exactly redundant constraints, which are no defect, are checked end to end by
 // model_files_test.py's doctor case.)
 #include <gtest/gtest.h>

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "lockstep/method/bdf.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep::simd_test {
 
@@ -59,7 +59,7 @@ std::uint64_t digest_of(const bdf_state<Model>& s, const member_counters& c) {
   return h;
 }
 
-// Every count of the member stepper (stepper/options.hpp, member_counters).
+// Every count of the member stepper (method/options.hpp, member_counters).
 inline std::uint64_t digest_of(const member_counters& c) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   const double all[] = {double(c.steps), double(c.rejected_steps), double(c.newton_iterations),

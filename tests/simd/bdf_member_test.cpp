@@ -433,7 +433,7 @@ solver_options adaptive(formulation f) {
   opt.form = f;
   opt.rtol = 1e-6;
   // The default start projected onto each member's own constraints, however far: with parameters 5 %
-  // off, Andrews' moves by more than init "auto" accepts (stepper/options.hpp).
+  // off, Andrews' moves by more than init "auto" accepts (method/options.hpp).
   opt.init = init_mode::project;
   return opt;
 }

@@ -1,4 +1,4 @@
-// Tests of lockstep/simd/math/exp_inl.hpp and log_inl.hpp: the same bits at W = 1, 2, 4, 8 on every
+// Tests of lockstep/core/vector_math/exp_inl.hpp and log_inl.hpp: the same bits at W = 1, 2, 4, 8 on every
 // instruction set compiled in (scalar, SSSE3, SSE4, AVX2, AVX-512 where the CPU has them), no lane
 // depending on its neighbours, within 1 ulp of the exact value over the whole range (subnormal results
 // and arguments included), and C99 Annex F's exceptional values.
@@ -7,8 +7,8 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
-#include "lockstep/simd/math/exp_inl.hpp"
-#include "lockstep/simd/math/log_inl.hpp"
+#include "lockstep/core/vector_math/exp_inl.hpp"
+#include "lockstep/core/vector_math/log_inl.hpp"
 #include "tests/simd/math_harness_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();

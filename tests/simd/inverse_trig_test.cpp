@@ -1,4 +1,4 @@
-// Tests of lockstep/simd/math/atan_inl.hpp and asin_acos_inl.hpp: the same bits at W = 1, 2, 4, 8 on
+// Tests of lockstep/core/vector_math/atan_inl.hpp and asin_acos_inl.hpp: the same bits at W = 1, 2, 4, 8 on
 // every instruction set compiled in (scalar, SSSE3, SSE4, AVX2, AVX-512 where the CPU has them), no lane
 // depending on its neighbours, within 1 ulp of the exact value (subnormal arguments and results
 // included, every range of fdlibm's reductions and both sides of each of its thresholds), and C99
@@ -12,8 +12,8 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
-#include "lockstep/simd/math/asin_acos_inl.hpp"
-#include "lockstep/simd/math/atan_inl.hpp"
+#include "lockstep/core/vector_math/asin_acos_inl.hpp"
+#include "lockstep/core/vector_math/atan_inl.hpp"
 #include "tests/simd/math_harness_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();

@@ -1,5 +1,5 @@
 // tests/simd/math_harness.hpp — the target-independent half of the vector math tests: runs a function
-// of lockstep/simd/math at every pack width (1, 2, 4, 8) on every instruction set compiled into the test
+// of lockstep/core/vector_math at every pack width (1, 2, 4, 8) on every instruction set compiled into the test
 // and supported by this CPU, and checks the three properties docs/SIMD.md requires of it:
 //
 //  1. determinism: every variant gives the same bits as the first (the scalar target at W = 1), NaN

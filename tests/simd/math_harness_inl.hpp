@@ -1,10 +1,10 @@
 // tests/simd/math_harness_inl.hpp — the per-target half of the vector math tests: evaluates one
-// function of lockstep/simd/math over an array at a chosen pack width W (1, 2, 4 or 8) with the
+// function of lockstep/core/vector_math over an array at a chosen pack width W (1, 2, 4 or 8) with the
 // instruction set of the target being compiled. Re-included once per target (foreach_target); the
 // target-independent half, which runs every variant and compares them, is math_harness.hpp.
 //
 // A test file defines, per function, an exported entry point: LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY(Name, f)
-// or LOCKSTEP_SIMD_TWO_ARGUMENT_ENTRY(Name, f) for a function f of lockstep/simd/math, or, for anything
+// or LOCKSTEP_SIMD_TWO_ARGUMENT_ENTRY(Name, f) for a function f of lockstep/core/vector_math, or, for anything
 // else, a functor with `template <class D> vec<D> operator()(D, vec<D> x, vec<D> y) const` and
 // LOCKSTEP_SIMD_TEST_ENTRY(Name, functor).
 #if defined(LOCKSTEP_TESTS_SIMD_MATH_HARNESS_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
@@ -56,7 +56,7 @@ HWY_AFTER_NAMESPACE();
   }
 #endif
 
-// NAME applying lockstep/simd/math's F to x (y unused), or to (x, y): pow(x, y), and atan2(x, y), whose
+// NAME applying lockstep/core/vector_math's F to x (y unused), or to (x, y): pow(x, y), and atan2(x, y), whose
 // first argument, the harness's x, is the ordinate. HWY_NAMESPACE expands where the macro is used, so
 // each target's entry calls that target's F.
 #ifndef LOCKSTEP_SIMD_ONE_ARGUMENT_ENTRY

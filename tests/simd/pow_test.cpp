@@ -1,4 +1,4 @@
-// Tests of lockstep/simd/math/pow_inl.hpp: the same bits at W = 1, 2, 4, 8 on every instruction set
+// Tests of lockstep/core/vector_math/pow_inl.hpp: the same bits at W = 1, 2, 4, 8 on every instruction set
 // compiled in (scalar, SSSE3, SSE4, AVX2, AVX-512 where the CPU has them), no lane depending on its
 // neighbours, within 0.9 ulp of the exact value wherever the result is finite (subnormal results, bases near
 // 1 with huge exponents and negative bases with integer exponents included), exact integer powers of 2,
@@ -8,7 +8,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
-#include "lockstep/simd/math/pow_inl.hpp"
+#include "lockstep/core/vector_math/pow_inl.hpp"
 #include "tests/simd/math_harness_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();

@@ -1,6 +1,6 @@
 // The scalar path is the lanes' code at one lane: lockstep's elementary functions on doubles
 // (lockstep/core/math.hpp, what the models and the solvers call on the host, routed to
-// lockstep/core/elementary.hpp) give the bits of every lane of lockstep/simd/math at every pack width on
+// lockstep/core/elementary.hpp) give the bits of every lane of lockstep/core/vector_math at every pack width on
 // every instruction set this CPU runs. This is what lets a member computed alone and the same member in
 // any SIMD lane agree bit for bit (docs/SIMD.md). A double path on the C library fails here: glibc's
 // sin, exp, log, pow, ... differ from these in the last bit for a share of arguments.
@@ -9,7 +9,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
-#include "lockstep/simd/math/math_inl.hpp"
+#include "lockstep/core/vector_math/math_inl.hpp"
 #include "tests/simd/math_harness_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();

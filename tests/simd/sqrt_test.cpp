@@ -1,11 +1,11 @@
-// Tests of lockstep/simd/math/sqrt_inl.hpp: IEEE 754's square root is correctly rounded, so every width
+// Tests of lockstep/core/vector_math/sqrt_inl.hpp: IEEE 754's square root is correctly rounded, so every width
 // and instruction set must give exactly std::sqrt's bits (C99 Annex F values included).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tests/simd/sqrt_test.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
-#include "lockstep/simd/math/sqrt_inl.hpp"
+#include "lockstep/core/vector_math/sqrt_inl.hpp"
 #include "tests/simd/math_harness_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();

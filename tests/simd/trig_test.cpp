@@ -1,4 +1,4 @@
-// Tests of lockstep/simd/math/sin_cos_inl.hpp, tan_inl.hpp and pi_over_2_reduction.hpp: the same bits
+// Tests of lockstep/core/vector_math/sin_cos_inl.hpp, tan_inl.hpp and pi_over_2_reduction.hpp: the same bits
 // at W = 1, 2, 4, 8 on every instruction set compiled in (scalar, SSSE3, SSE4, AVX2, AVX-512 where the
 // CPU has them), no lane depending on its neighbours, within 1 ulp of the exact value over the whole
 // double range (arguments up to 1.8e308 and next to multiples of pi/2 included), and C99 Annex F's
@@ -18,8 +18,8 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
-#include "lockstep/simd/math/sin_cos_inl.hpp"
-#include "lockstep/simd/math/tan_inl.hpp"
+#include "lockstep/core/vector_math/sin_cos_inl.hpp"
+#include "lockstep/core/vector_math/tan_inl.hpp"
 #include "tests/simd/math_harness_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -43,7 +43,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include <numbers>
 
-#include "lockstep/simd/math/pi_over_2_reduction.hpp"
+#include "lockstep/core/vector_math/pi_over_2_reduction.hpp"
 #include "tests/simd/math_harness.hpp"
 
 namespace lockstep::simd_test {

@@ -8,7 +8,7 @@
 
 #include "lockstep/method/methods.hpp"
 #include "lockstep/model/registry.hpp"
-#include "lockstep/stepper/initialize.hpp"
+#include "lockstep/method/initialize.hpp"
 #include "lockstep/stepper/member.hpp"
 #include "lockstep/stepper/solve_member.hpp"
 

@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "lockstep/method/tolerance_calibration.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep::test {
 

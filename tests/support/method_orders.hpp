@@ -27,7 +27,7 @@
 // O(h^(k+1)) (Brenan, Campbell & Petzold 1996, ch. 3; Ascher & Petzold 1998, 10.1.2). The library's own start raises
 // the order one step at a time from t0, whose first (order-1) step alone contributes an O(h^2) error, so
 // for BDF of fixed order k >= 2 the k + 1 points at t = 0, h, ..., k h are taken from the exact solution
-// (multipliers from the index-1 system of stepper/initialize.hpp, mu = 0) and the member continues from
+// (multipliers from the index-1 system of method/initialize.hpp, mu = 0) and the member continues from
 // there with bdf_start_from_points (as tests/method/bdf_test.cpp's FixedStepOrder does). Every other
 // method starts from the exact point at t = 0 alone.
 #pragma once

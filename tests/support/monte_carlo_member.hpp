@@ -1,15 +1,15 @@
 // tests/support/monte_carlo_member.hpp — a member of a Monte Carlo study of a built-in model, started as
 // the stepper starts it: parameters within 5 % of the defaults (some of them NaN, as a failing member's),
 // the default inputs, and consistent positions, velocities, accelerations and multipliers at t0 for its
-// own parameters (stepper/initialize.hpp). For the tests and benchmarks that run members through the
+// own parameters (method/initialize.hpp). For the tests and benchmarks that run members through the
 // method in lanes and alone (tests/simd, bench/simd).
 #pragma once
 
 #include <limits>
 #include <random>
 
-#include "lockstep/stepper/initialize.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/initialize.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep::simd_test {
 
@@ -30,7 +30,7 @@ void default_initial_state(const double* p, vec<double, Model::n>& q, vec<double
 
 // The consistent start at t0 of a member with parameters p and the default inputs: the default start
 // projected onto the member's own constraints however far (init "project": with parameters 5 % off,
-// Andrews' moves by more than init "auto" accepts, stepper/options.hpp).
+// Andrews' moves by more than init "auto" accepts, method/options.hpp).
 template <class Model>
 initial_values<Model> consistent_start(const double* p, double t0, const solver_options& opt) {
   vec<double, Model::n> q, v;

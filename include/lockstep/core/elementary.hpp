@@ -1,5 +1,5 @@
 // lockstep/core/elementary.hpp — the elementary functions the CPU computes with: lockstep's own vector
-// math (lockstep/simd/math) at one lane, so that the one-member path gives every lane's bits of every
+// math (lockstep/core/vector_math) at one lane, so that the one-member path gives every lane's bits of every
 // pack width on every instruction set (docs/SIMD.md, "The vector math, as built"). The C library's
 // functions differ from one library, version and instruction set to another, and from any vector
 // kernel; these do not. core/math.hpp routes the models' sin, cos, ... on doubles here on the host (on

@@ -1,5 +1,5 @@
 // lockstep/core/elementary_definitions.hpp — the definitions of lockstep/core/elementary.hpp's
-// functions: one lane of lockstep/simd/math on the translation unit's static Highway target. Include it
+// functions: one lane of lockstep/core/vector_math on the translation unit's static Highway target. Include it
 // in exactly one translation unit of an engine library (a program that links lockstep's library has
 // them from there: host/core/elementary.cpp), compiled with the build's flags: Highway's static target
 // is SCALAR on x86-64 without instruction-set flags and follows LOCKSTEP_INSTRUCTION_SET's otherwise,
@@ -10,7 +10,7 @@
 
 #include "hwy/highway.h"
 #include "lockstep/core/elementary.hpp"
-#include "lockstep/simd/math/math_inl.hpp"
+#include "lockstep/core/vector_math/math_inl.hpp"
 
 namespace lockstep::elementary {
 namespace one_lane {
@@ -24,7 +24,7 @@ inline double out(hn::Vec<tag> v) { return hn::GetLane(v); }
 
 }  // namespace one_lane
 
-// sin and cos alone branch where the lanes select (lockstep/simd/math/sin_cos_inl.hpp, sin_cos): the
+// sin and cos alone branch where the lanes select (lockstep/core/vector_math/sin_cos_inl.hpp, sin_cos): the
 // special arguments first, then the reduction and only the kernel the quadrant asks for, where the
 // lanes run both kernels and choose. The operations on the path taken are the lanes' own, so the bits
 // are those of every lane (tests/simd/scalar_path_test.cpp compares them with all of them), in 0.83 of

@@ -20,7 +20,7 @@ enum class member_status : int {
                                // singular configuration)
   model_not_finite = 6,        // the model returned an infinite or NaN value
   inconsistent_initial = 7,    // the given state violates the constraints by more than strict
-                               // initialization's tolerance, or grossly (init "auto": stepper/options.hpp)
+                               // initialization's tolerance, or grossly (init "auto": method/options.hpp)
   initialization_failed = 8,   // projection onto the constraints did not converge
   invalid_input = 9,           // options or inputs rejected before integration (the reason is logged
                                // by the front end)

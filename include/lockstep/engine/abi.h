@@ -21,7 +21,7 @@
  *   - Engines run on the calling thread and start no threads: the host owns the threads, and may call
  *     the chunk functions from several threads at once on disjoint member lists of one chunk.
  *   - Integers that count members or steps are `long` (64 bits: Linux LP64, the only platform).
- *   - `options` points to a lockstep::solver_options (lockstep/stepper/options.hpp) and
+ *   - `options` points to a lockstep::solver_options (lockstep/method/options.hpp) and
  *     `options_size` is its size: a plain C++ struct of enums and numbers, part of this ABI (changing it
  *     changes LOCKSTEP_ENGINE_ABI_VERSION). The same holds for lockstep::member_counters.
  */
@@ -165,7 +165,7 @@ typedef struct lockstep_model_values {
   double* velocity_jacobian;
 } lockstep_model_values;
 
-/* Consistent initial values (lockstep/stepper/initialize.hpp) for a model doctor. */
+/* Consistent initial values (lockstep/method/initialize.hpp) for a model doctor. */
 typedef struct lockstep_initial_values {
   lockstep_abi_header header;
   int status;

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "lockstep/engine/abi.h"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 #include "lockstep/version.hpp"
 
 namespace lockstep {

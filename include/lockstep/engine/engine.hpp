@@ -15,7 +15,7 @@
 
 #include "lockstep/engine/abi.h"
 #include "lockstep/engine/abi_support.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 

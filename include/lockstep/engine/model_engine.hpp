@@ -33,7 +33,7 @@
 #include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/model/concept.hpp"
 #include "lockstep/model/derivatives.hpp"
-#include "lockstep/stepper/initialize.hpp"
+#include "lockstep/method/initialize.hpp"
 #include "lockstep/stepper/member.hpp"
 #include "lockstep/version.hpp"
 

@@ -1,5 +1,5 @@
 // lockstep/formulation/projection.hpp — projections onto the constraint manifold: after an accepted
-// step of any method (stepper/member.hpp), and for consistent initial values (stepper/initialize.hpp).
+// step of any method (stepper/member.hpp), and for consistent initial values (method/initialize.hpp).
 //
 // Every correction is of minimal norm in a metric W (Mantegazza & Masarati 2012, eq. 121: W = K for positions, D M^-1
 // for velocities): W = M(q) (kinetic energy, the default) or W = I. For constraints B x = -r (to first

@@ -1,5 +1,5 @@
 // lockstep/lyapunov/initial_tangents.hpp — the initial tangents: the derivative of consistent initialization
-// (stepper/initialize.hpp) along a phase direction or a parameter, and BDF's full starting tangent.
+// (method/initialize.hpp) along a phase direction or a parameter, and BDF's full starting tangent.
 #pragma once
 
 #include "lockstep/core/hd.hpp"
@@ -9,8 +9,8 @@
 #include "lockstep/formulation/projection.hpp"
 #include "lockstep/lyapunov/parameter_duals.hpp"
 #include "lockstep/model/derivatives.hpp"
-#include "lockstep/stepper/initialize.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/initialize.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 
@@ -50,7 +50,7 @@ LOCKSTEP_HD linearized_constraint_residuals<Model> linearized_constraints(double
   return r;
 }
 
-// The derivative of consistent initialization (stepper/initialize.hpp) at a consistent point (q, v):
+// The derivative of consistent initialization (method/initialize.hpp) at a consistent point (q, v):
 // along a change (dq0, dv0) of the given initial values and, when parameter >= 0, of that parameter
 // (with (q0, v0) held). Differentiating the minimal-norm projections of Mantegazza & Masarati 2012, eq. (121) at a
 // point where their corrections vanish (the correction's own derivative multiplies a zero multiplier) gives

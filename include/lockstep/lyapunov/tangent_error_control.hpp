@@ -6,7 +6,7 @@
 #include "lockstep/core/math.hpp"
 #include "lockstep/method/bdf.hpp"
 #include "lockstep/method/tolerance_calibration.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 

@@ -11,8 +11,8 @@
 #include "lockstep/method/attempt.hpp"
 #include "lockstep/method/bdf.hpp"
 #include "lockstep/method/radau.hpp"
-#include "lockstep/stepper/initialize.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/initialize.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 
@@ -80,7 +80,7 @@ LOCKSTEP_HD void begin_member_with_tangents(TM& tm, double t0, double t1, const 
         dq0[i] = directions[d][i];
         dv0[i] = directions[d][n + i];
       }
-    // The initialization's metric is factored at the given q0 (stepper/initialize.hpp); at a consistent
+    // The initialization's metric is factored at the given q0 (method/initialize.hpp); at a consistent
     // q0 it is the metric at init.q, and elsewhere the difference is of second order.
     st = initial_phase_tangent<Model>(t0, init.q, init.v, p, opt.metric, dq0, dv0, tm.parameter[d], dq, dv);
     state_vector<Model> s0, sp0;

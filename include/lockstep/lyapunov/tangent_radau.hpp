@@ -51,7 +51,7 @@
 #include "lockstep/method/methods.hpp"
 #include "lockstep/method/radau.hpp"
 #include "lockstep/method/step_control.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 

@@ -39,7 +39,7 @@
 // factored for, and within it each increment is scaled by 2 / (1 + c / c_old) (corrector.hpp); a Newton
 // failure with an old Jacobian re-evaluates it before the step is cut by 4. Convergence follows IDA
 // (at most 4 iterations, rate / (1 - rate) ||Delta|| <= newton_tol, Hindmarsh et al. 2005) with three
-// changes: newton_tol is 0.1, not 0.33 (stepper/options.hpp says why); the rate is always measured in
+// changes: newton_tol is 0.1, not 0.33 (method/options.hpp says why); the rate is always measured in
 // this step (never carried over); and divergence (rate > 0.9) is judged from the second correction on;
 // see newton_norm for how multipliers are weighted.
 //
@@ -66,8 +66,8 @@
 #include "lockstep/method/interpolation.hpp"
 #include "lockstep/method/step_control.hpp"
 #include "lockstep/method/tolerance_calibration.hpp"
-#include "lockstep/stepper/initialize.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/initialize.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 
@@ -256,7 +256,7 @@ LOCKSTEP_HD void order_estimates(int k, bool lower, bool higher, const double* p
 
 }  // namespace detail
 
-// Starts the method at t0 from consistent initial values (stepper/initialize.hpp).
+// Starts the method at t0 from consistent initial values (method/initialize.hpp).
 template <class Model>
 LOCKSTEP_HD void bdf_start(bdf_state<Model>& s, double t0, double t1, const initial_values<Model>& init,
                            const solver_options& opt) {

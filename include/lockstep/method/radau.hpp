@@ -55,8 +55,8 @@
 #include "lockstep/method/interpolation.hpp"
 #include "lockstep/method/step_control.hpp"
 #include "lockstep/method/tolerance_calibration.hpp"
-#include "lockstep/stepper/initialize.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/initialize.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 

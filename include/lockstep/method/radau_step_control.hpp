@@ -20,7 +20,7 @@
 
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/math.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep::detail {
 

@@ -115,8 +115,8 @@
 #include "lockstep/method/interpolation.hpp"
 #include "lockstep/method/radau.hpp"
 #include "lockstep/method/step_control.hpp"
-#include "lockstep/stepper/initialize.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/initialize.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 

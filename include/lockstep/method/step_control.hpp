@@ -16,12 +16,12 @@
 #include "lockstep/method/bdf_step_control.hpp"
 #include "lockstep/method/radau_step_control.hpp"
 #include "lockstep/method/tolerance_calibration.hpp"
-#include "lockstep/stepper/initialize.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/initialize.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 
-// The consistent initial point (stepper/initialize.hpp) as y0 = (q0, v0, lambda0, mu0 = 0, nu0) and its
+// The consistent initial point (method/initialize.hpp) as y0 = (q0, v0, lambda0, mu0 = 0, nu0) and its
 // derivative y0' = (v0, a0, 0, 0, 0): the multipliers' derivatives are neither known nor needed.
 template <class Model>
 LOCKSTEP_HD void initial_point(const initial_values<Model>& init, state_vector<Model>& y, state_vector<Model>& yp) {

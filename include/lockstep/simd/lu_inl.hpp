@@ -38,7 +38,7 @@
 
 #include "hwy/highway.h"
 #include "lockstep/core/linalg.hpp"
-#include "lockstep/simd/math/common_inl.hpp"
+#include "lockstep/core/vector_math/common_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {

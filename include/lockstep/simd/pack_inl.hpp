@@ -8,7 +8,7 @@
 //
 // What a double does, a pack does per lane:
 //  - + - * / are the correctly rounded IEEE operations (no FMA: common_inl.hpp's rules);
-//  - the elementary functions are lockstep/simd/math's, the same bits at every W and on every
+//  - the elementary functions are lockstep/core/vector_math's, the same bits at every W and on every
 //    instruction set (not the C library's: docs/SIMD.md);
 //  - abs, min and max are defined by comparisons as lockstep/core/math.hpp defines them for doubles
 //    (abs(-0.0) is -0.0, min and max return their first argument on ties), so that swapping the scalar
@@ -30,7 +30,7 @@
 #include "hwy/highway.h"
 #include "lockstep/core/dual.hpp"
 #include "lockstep/core/math.hpp"
-#include "lockstep/simd/math/math_inl.hpp"
+#include "lockstep/core/vector_math/math_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {

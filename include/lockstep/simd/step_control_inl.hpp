@@ -19,7 +19,7 @@
 //  - each function takes the mask of the lanes it decides for (`lanes`: those whose attempt ended
 //    that way) and changes nothing in the others;
 //  - powers and exponents as the scalar code forms them: x^e by e - 1 rounded products in its order,
-//    2^-e exactly, pow from lockstep/simd/math (whose one lane is the double path's pow).
+//    2^-e exactly, pow from lockstep/core/vector_math (whose one lane is the double path's pow).
 //
 // Per-target header (Highway's foreach_target convention): include after hwy/highway.h, inside no
 // namespace.

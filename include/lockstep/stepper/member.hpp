@@ -31,8 +31,8 @@
 #include "lockstep/core/status.hpp"
 #include "lockstep/formulation/minimum_norm_multipliers.hpp"
 #include "lockstep/method/methods.hpp"
-#include "lockstep/stepper/initialize.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/initialize.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 

@@ -11,9 +11,9 @@
 
 #include "lockstep/method/bdf.hpp"
 #include "lockstep/model/concept.hpp"
-#include "lockstep/stepper/initialize.hpp"
+#include "lockstep/method/initialize.hpp"
 #include "lockstep/stepper/member.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 

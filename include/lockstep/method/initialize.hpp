@@ -1,4 +1,4 @@
-// lockstep/stepper/initialize.hpp — consistent initial values for the index-3 system.
+// lockstep/method/initialize.hpp — consistent initial values for the index-3 system.
 //
 // A user gives (q0, v0) that may violate Phi = 0 and the velocity constraints. Following Mantegazza & Masarati 2012,
 // eqs. (120)-(123):
@@ -14,7 +14,7 @@
 //      by the pivoted LU (the matrix is indefinite).
 // In strict mode a correction larger than init_tolerance is refused instead of applied; in auto mode
 // (the default) a gross position correction is, right after step 1 (init_q_correction_is_gross,
-// stepper/options.hpp: beyond the tolerance and above init_gross_fraction of the configuration's size). Either way the
+// method/options.hpp: beyond the tolerance and above init_gross_fraction of the configuration's size). Either way the
 // counters keep the corrections measured, so a refused member reports how far off it was. Steps 1 and 2
 // are the coordinate projection of formulation/projection.hpp (with W = M(q0) kept throughout).
 //
@@ -30,7 +30,7 @@
 #include "lockstep/core/status.hpp"
 #include "lockstep/formulation/projection.hpp"
 #include "lockstep/model/derivatives.hpp"
-#include "lockstep/stepper/options.hpp"
+#include "lockstep/method/options.hpp"
 
 namespace lockstep {
 

@@ -1,4 +1,4 @@
-// lockstep/simd/math/atan_inl.hpp — the arc tangent atan(x) and the four-quadrant arc tangent
+// lockstep/core/vector_math/atan_inl.hpp — the arc tangent atan(x) and the four-quadrant arc tangent
 // atan2(y, x) on packs of doubles, within 1 ulp, the same bits on every width and instruction set
 // (rules: common_inl.hpp).
 //
@@ -43,7 +43,7 @@
 #define LOCKSTEP_SIMD_MATH_ATAN_INL_HPP_
 #endif
 
-#include "lockstep/simd/math/common_inl.hpp"
+#include "lockstep/core/vector_math/common_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {

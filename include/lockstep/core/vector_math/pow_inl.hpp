@@ -1,4 +1,4 @@
-// lockstep/simd/math/pow_inl.hpp — x^y on packs of doubles, within 1 ulp (at most 0.85 ulp measured), the
+// lockstep/core/vector_math/pow_inl.hpp — x^y on packs of doubles, within 1 ulp (at most 0.85 ulp measured), the
 // same bits on every width and instruction set (rules: common_inl.hpp).
 //
 // The method is the one of Sun's fdlibm (e_pow.c, 1993), written without branches:
@@ -30,7 +30,7 @@
 #define LOCKSTEP_SIMD_MATH_POW_INL_HPP_
 #endif
 
-#include "lockstep/simd/math/common_inl.hpp"
+#include "lockstep/core/vector_math/common_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {

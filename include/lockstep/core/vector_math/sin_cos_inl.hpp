@@ -1,4 +1,4 @@
-// lockstep/simd/math/sin_cos_inl.hpp — sine and cosine on packs of doubles over the whole double range,
+// lockstep/core/vector_math/sin_cos_inl.hpp — sine and cosine on packs of doubles over the whole double range,
 // within 1 ulp, the same bits on every width and instruction set (rules: common_inl.hpp).
 //
 // The method is the one of Sun's fdlibm (s_sin.c, s_cos.c, k_sin.c, k_cos.c, e_rem_pio2.c, 1993),
@@ -31,8 +31,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "lockstep/simd/math/common_inl.hpp"
-#include "lockstep/simd/math/pi_over_2_reduction.hpp"
+#include "lockstep/core/vector_math/common_inl.hpp"
+#include "lockstep/core/vector_math/pi_over_2_reduction.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {

@@ -1,4 +1,4 @@
-// lockstep/simd/math/exp_inl.hpp — e^x on packs of doubles, within 1 ulp, the same bits on every width
+// lockstep/core/vector_math/exp_inl.hpp — e^x on packs of doubles, within 1 ulp, the same bits on every width
 // and instruction set (rules: common_inl.hpp).
 //
 // The method is the one of Sun's fdlibm (e_exp.c, 1993), written without branches:
@@ -18,7 +18,7 @@
 #define LOCKSTEP_SIMD_MATH_EXP_INL_HPP_
 #endif
 
-#include "lockstep/simd/math/common_inl.hpp"
+#include "lockstep/core/vector_math/common_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {

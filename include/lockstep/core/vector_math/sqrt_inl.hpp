@@ -1,4 +1,4 @@
-// lockstep/simd/math/sqrt_inl.hpp — the square root on packs of doubles: IEEE 754's correctly rounded
+// lockstep/core/vector_math/sqrt_inl.hpp — the square root on packs of doubles: IEEE 754's correctly rounded
 // square root (sqrtpd, or the scalar sqrtsd), so the same bits as std::sqrt on every width and
 // instruction set; named here so that models call sqrt on packs as they do on doubles.
 // Special values (C99 Annex F.10.4.5): sqrt(+-0) = +-0, sqrt(+inf) = +inf, sqrt(x < 0) = NaN.
@@ -9,7 +9,7 @@
 #define LOCKSTEP_SIMD_MATH_SQRT_INL_HPP_
 #endif
 
-#include "lockstep/simd/math/common_inl.hpp"
+#include "lockstep/core/vector_math/common_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {

@@ -1,4 +1,4 @@
-// lockstep/simd/math/pi_over_2_reduction.hpp — reduction of a large double modulo pi/2, exactly enough
+// lockstep/core/vector_math/pi_over_2_reduction.hpp — reduction of a large double modulo pi/2, exactly enough
 // for any finite argument, in integer arithmetic and plain IEEE operations only, so that it gives the
 // same bits on every machine and in every pack lane that calls it (rules: common_inl.hpp).
 //

@@ -1,4 +1,4 @@
-// lockstep/stepper/options.hpp — what a user sets for one member's integration, and what a member
+// lockstep/method/options.hpp — what a user sets for one member's integration, and what a member
 // reports back besides its trajectory.
 #pragma once
 
@@ -116,7 +116,7 @@ struct solver_options {
   int newton_max_iterations = 4;
 
   // Multipliers reported at save times: true recomputes lambda (and nu) from the saved (q, v) by the
-  // index-1 system of stepper/initialize.hpp, so their error follows that of q and v. The BDF
+  // index-1 system of method/initialize.hpp, so their error follows that of q and v. The BDF
   // multipliers themselves carry no error control (they are index-2 variables, left out of the error
   // test), and on the pendulum they are 10-30 times less accurate than q (measured: tests/method).
   // false reports the method's own values.
@@ -144,12 +144,12 @@ LOCKSTEP_HD constexpr baumgarte_gains baumgarte_of(const solver_options& opt) {
   return {opt.baumgarte_alpha, opt.baumgarte_beta};
 }
 
-// How the consistent initialization's corrections (stepper/initialize.hpp) compare with what the user
+// How the consistent initialization's corrections (method/initialize.hpp) compare with what the user
 // asked for. The counters keep the max-norm of each correction, ||dq||_inf and ||dv||_inf.
 //
 // Beyond the tolerance: ||dx||_inf > atol + rtol ||x0||_inf (x = q with atol_q, or v with atol_v). It
 // implies that some component's correction exceeds atol + rtol |x0_i|, the error weight's own scale
-// (stepper/options.hpp, rtol): the start the member runs from differs from the one given by more than
+// (method/options.hpp, rtol): the start the member runs from differs from the one given by more than
 // the accuracy asked for of the solution. Such a start is still projected (the summary of `lockstep
 // run` and the Python solve report it: how many members, the largest correction and whose).
 LOCKSTEP_HD constexpr bool init_correction_beyond_tolerance(double correction, double start_norm, double atol, double rtol) {

@@ -1,4 +1,4 @@
-// lockstep/simd/math/asin_acos_inl.hpp — the arc sine asin(x) and the arc cosine acos(x) on packs of
+// lockstep/core/vector_math/asin_acos_inl.hpp — the arc sine asin(x) and the arc cosine acos(x) on packs of
 // doubles, within 1 ulp, the same bits on every width and instruction set (rules: common_inl.hpp).
 //
 // The methods are those of Sun's fdlibm (e_asin.c and e_acos.c, 1993), written without branches. Both
@@ -24,7 +24,7 @@
 #define LOCKSTEP_SIMD_MATH_ASIN_ACOS_INL_HPP_
 #endif
 
-#include "lockstep/simd/math/common_inl.hpp"
+#include "lockstep/core/vector_math/common_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {

@@ -1,7 +1,7 @@
-// lockstep/detail/chunk_delivery.hpp — what every backend does with a finished chunk: its SoA outputs
+// lockstep/chunks/chunk_delivery.hpp — what every backend does with a finished chunk: its SoA outputs
 // turned member-major, kept in the result when the run keeps outputs, and handed to on_chunk with the
 // members' statuses, counters and final states. The host scheduler (host/scheduler/scheduler.cpp) and
-// the backends that run their own chunking (kernels/cuda, through lockstep/detail/typed_chunks.hpp)
+// the backends that run their own chunking (kernels/cuda, through lockstep/chunks/typed_chunks.hpp)
 // share it. Not API.
 #pragma once
 

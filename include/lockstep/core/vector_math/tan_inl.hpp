@@ -1,4 +1,4 @@
-// lockstep/simd/math/tan_inl.hpp — the tangent on packs of doubles over the whole double range, within
+// lockstep/core/vector_math/tan_inl.hpp — the tangent on packs of doubles over the whole double range, within
 // 1 ulp, the same bits on every width and instruction set (rules: common_inl.hpp).
 //
 // The method is the one of Sun's fdlibm (s_tan.c, k_tan.c, 1993), written without branches:
@@ -23,8 +23,8 @@
 #define LOCKSTEP_SIMD_MATH_TAN_INL_HPP_
 #endif
 
-#include "lockstep/simd/math/common_inl.hpp"
-#include "lockstep/simd/math/sin_cos_inl.hpp"
+#include "lockstep/core/vector_math/common_inl.hpp"
+#include "lockstep/core/vector_math/sin_cos_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {

@@ -1,4 +1,4 @@
-// host/scheduler/launch.hpp — how a backend runs one launch of a chunk: the engine's kernel over the
+// kernels/launch.hpp — how a backend runs one launch of a chunk: the engine's kernel over the
 // active members, in blocks, on the backend's threads.
 //
 // A launch hands the backend the list of active members and a task; the backend calls the task on

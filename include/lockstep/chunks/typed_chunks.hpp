@@ -1,4 +1,4 @@
-// lockstep/detail/typed_chunks.hpp — chunk sizing and the member-major <-> SoA transfers of a model
+// lockstep/chunks/typed_chunks.hpp — chunk sizing and the member-major <-> SoA transfers of a model
 // known at compile time: what a backend that runs its own chunking (the CUDA backend, kernels/cuda)
 // needs. The model-agnostic scheduler (host/scheduler) does the same through the engine. Not API.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "lockstep/detail/chunk_delivery.hpp"
+#include "lockstep/chunks/chunk_delivery.hpp"
 #include "lockstep/detail/member_kernels.hpp"
 #include "lockstep/detail/soa.hpp"
 #include "lockstep/detail/split_factor.hpp"

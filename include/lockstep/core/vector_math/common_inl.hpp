@@ -1,7 +1,7 @@
-// lockstep/simd/math/common_inl.hpp — building blocks of lockstep's vector math: exact IEEE operations
+// lockstep/core/vector_math/common_inl.hpp — building blocks of lockstep's vector math: exact IEEE operations
 // on Highway packs of doubles, and nothing else.
 //
-// Every function of lockstep/simd/math is a template over a Highway descriptor `D` of doubles
+// Every function of lockstep/core/vector_math is a template over a Highway descriptor `D` of doubles
 // (hn::CappedTag<double, W> for W = 1, 2, 4, 8, or hn::ScalableTag<double>) and is compiled once per
 // instruction set by Highway's foreach_target mechanism. A lane's result must be the same bits for every
 // W and every instruction set (docs/SIMD.md), which this layer guarantees by construction:
