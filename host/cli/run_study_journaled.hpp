@@ -34,7 +34,9 @@
 //   checkpoint of the chunks finished so far and — in a single process — the members finished so far
 //   in OUT_DIR/interrupted-results.h5 and interrupted-members.csv (the other members with status
 //   "running" and NaN values; no statistics), and exits with 128 + the signal's number. A second
-//   signal ends the process at once (SA_RESETHAND). Under mpirun every rank gets SIGTERM and writes its
+//   signal, a second or more after the first, ends the process at once; one sooner is the same
+//   request delivered twice (coreutils' timeout signals the child and then its process group, and
+//   batch systems signal every process of a job) and is ignored. Under mpirun every rank gets SIGTERM and writes its
 //   own checkpoint; OpenMPI sends SIGKILL one second later (odls_base_sigkill_timeout), which the
 //   periodic checkpoints make harmless, so ranks write no interrupted results.
 //
@@ -50,8 +52,10 @@
 #pragma once
 
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -79,11 +83,29 @@ namespace lockstep::cli::detail {
 
 // The signal that asked a checkpointed run to stop; 0 while none has. Written only by the handler.
 inline volatile std::sig_atomic_t stop_signal = 0;
+// When it arrived (CLOCK_MONOTONIC, in nanoseconds); lock-free, so the handler may write it.
+inline std::atomic<long long> stop_signal_time_ns{0};
+static_assert(std::atomic<long long>::is_always_lock_free);
+// A signal this soon after the first is the same request delivered twice, not a second request.
+inline constexpr long long repeated_signal_window_ns = 1'000'000'000;
 
-inline void record_stop_signal(int signal) { stop_signal = signal; }
+// Async-signal-safe: clock_gettime, signal and raise are on POSIX's list.
+inline void record_stop_signal(int signal) {
+  timespec now {};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const long long ns = static_cast<long long>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+  if (stop_signal == 0) {
+    stop_signal_time_ns.store(ns);
+    stop_signal = signal;
+    return;
+  }
+  if (ns - stop_signal_time_ns.load() < repeated_signal_window_ns) return;
+  // A second request: end the process the default way, for a user who does not want to wait.
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
 
-// Installs record_stop_signal for SIGINT and SIGTERM for its lifetime. SA_RESETHAND: a second signal
-// ends the process the default way, for a user who does not want to wait for the checkpoint.
+// Installs record_stop_signal for SIGINT and SIGTERM for its lifetime.
 class stop_signal_handlers {
  public:
   stop_signal_handlers() {
@@ -91,7 +113,7 @@ class stop_signal_handlers {
     struct sigaction action {};
     action.sa_handler = record_stop_signal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESETHAND;
+    action.sa_flags = 0;
     sigaction(SIGINT, &action, &previous_int_);
     sigaction(SIGTERM, &action, &previous_term_);
   }

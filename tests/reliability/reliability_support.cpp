@@ -66,8 +66,9 @@ bool started_process::running() {
   return !reaped_;
 }
 
-run_result started_process::signal_and_wait(int signal) {
-  if (running()) ::kill(pid_, signal);
+run_result started_process::signal_and_wait(int signal, int times) {
+  if (running())
+    for (int i = 0; i < times; ++i) ::kill(pid_, signal);
   return wait();
 }
 

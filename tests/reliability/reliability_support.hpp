@@ -28,7 +28,7 @@ class started_process {
   started_process& operator=(const started_process&) = delete;
 
   bool running();                          // false once it has exited (then wait() returns at once)
-  run_result signal_and_wait(int signal);  // sends `signal` if it still runs, then waits
+  run_result signal_and_wait(int signal, int times = 1);  // sends `signal` `times` times at once if it still runs, then waits
   run_result wait();
 
  private:

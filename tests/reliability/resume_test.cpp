@@ -61,12 +61,12 @@ class Resume : public ::testing::Test {
 
   // Starts `args`, waits until the checkpoint holds more than `past` finished members, then sends
   // `signal`; returns what the process said. A run that ends first fails the test.
-  run_result interrupt_after(const std::vector<std::string>& args, long past, int signal) {
+  run_result interrupt_after(const std::vector<std::string>& args, long past, int signal, int times = 1) {
     started_process p(dir, LOCKSTEP_CLI_BINARY, args);
     const bool advanced = wait_until([&] { return checkpointed_members(checkpoint_file()) > past || !p.running(); });
     EXPECT_TRUE(advanced) << "no checkpoint past " << past << " members";
     EXPECT_TRUE(p.running()) << "the run ended before it could be interrupted (make the study larger)";
-    return p.signal_and_wait(signal);
+    return p.signal_and_wait(signal, times);
   }
 
   scratch_dir dir;
@@ -174,6 +174,24 @@ TEST_P(Interrupt, WritesACheckpointAndTheMembersSoFarThenExitsWith128PlusTheSign
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   expect_same_results(reference(), out());
   EXPECT_EQ(dir.entries("out"), (std::vector<std::string>{"members.csv", "results.h5", "study.toml"}));
+}
+
+TEST_F(Resume, ASignalDeliveredTwiceAtOnceStopsTheRunOnceWithItsCheckpoint) {
+  // Arrange: coreutils' timeout sends SIGTERM to the child and then to its process group, so the run
+  // gets it twice within microseconds; a batch system may do the same.
+  std::vector<std::string> args = run_args();
+  args.pop_back();  // not quiet: the message is checked
+
+  // Act
+  const run_result stopped = interrupt_after(args, 0, SIGTERM, 2);
+
+  // Assert: stopped as by one signal, not killed by the second.
+  ASSERT_EQ(stopped.exit_code, 128 + SIGTERM) << stopped.err;
+  EXPECT_NE(stopped.err.find("interrupted by SIGTERM: checkpoint written with "), std::string::npos) << stopped.err;
+  EXPECT_TRUE(fs::exists(out() / "interrupted-results.h5"));
+  const run_result resumed = run_lockstep(dir, {"run", "--resume", "out", "-q"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  expect_same_results(reference(), out());
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, Interrupt, ::testing::Values(SIGINT, SIGTERM),
