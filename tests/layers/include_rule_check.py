@@ -83,12 +83,12 @@ def self_test():
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as f:
                 f.write(text)
-        write("include/lockstep/core/a.hpp", '#include "lockstep/core/b.hpp"\n')
-        write("include/lockstep/method/m.hpp", '#include "lockstep/model/x.hpp"\n')
+        write("include/lockstep/core/a.hpp", '#include "lockstep/core/b.hpp"\n')  # repository-paths: not-a-path (a planted tree)
+        write("include/lockstep/method/m.hpp", '#include "lockstep/model/x.hpp"\n')  # repository-paths: not-a-path (a planted tree)
         found, _ = violations(work)
         assert not found, found
-        write("include/lockstep/method/m.hpp", '#include "lockstep/model/x.hpp"\n#include "lockstep/stepper/member.hpp"\n')
-        write("kernels/omp/launch.cpp", '#include "host/scheduler/x.hpp"\n')
+        write("include/lockstep/method/m.hpp", '#include "lockstep/model/x.hpp"\n#include "lockstep/stepper/member.hpp"\n')  # repository-paths: not-a-path (a planted tree)
+        write("kernels/omp/launch.cpp", '#include "host/scheduler/x.hpp"\n')  # repository-paths: not-a-path (a planted tree)
         found, _ = violations(work)
         assert len(found) == 2, found
         assert "method/m.hpp:2" in found[0] or "method/m.hpp:2" in found[1], found
