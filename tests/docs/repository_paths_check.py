@@ -35,8 +35,8 @@ What is exempt, and why:
   * CHANGELOG.md: the entries of a released version (below a heading "## [x.y.z] - YYYY-MM-DD") record
     the tree as it was then and are not read; the Unreleased section is read like any document.
   * A line that holds the marker "repository-paths: not-a-path" (MARKER) opts out. It is for a line
-    that must name a path that does not exist (a test of a missing file), and that line says why. No
-    line in the tree needs it today.
+    that must name a path that does not exist (a test of a missing file), and that line says why:
+    today the planted tree of tests/layers/include_rule_check.py's self-test.
 
 Usage: repository_paths_check.py [ROOT]   (ROOT defaults to the repository root above this file)
        repository_paths_check.py --self-test
