@@ -32,7 +32,10 @@ engine load_engine_library(const std::filesystem::path& library) {
   }
   dlerror();
   void* symbol = dlsym(handle, LOCKSTEP_ENGINE_ENTRY_POINT);
-  if (symbol == nullptr) return fail(std::string("no entry point ") + LOCKSTEP_ENGINE_ENTRY_POINT + " (not an engine library?)");
+  if (symbol == nullptr)
+    return fail(std::string("no entry point ") + LOCKSTEP_ENGINE_ENTRY_POINT +
+                " (not an engine library, or one built for another engine ABI version than " +
+                std::to_string(LOCKSTEP_ENGINE_ABI_VERSION) + ")");
   lockstep_engine_entry entry = nullptr;
   static_assert(sizeof entry == sizeof symbol);
   std::memcpy(&entry, &symbol, sizeof entry);

@@ -118,7 +118,7 @@ fs::path equations_header(const fs::path& source, const toolchain& tools) {
 // C++ on the table `t`) made to it once.
 std::string entry_point(const std::string& type, const std::string& changes) {
   std::string tu;
-  tu += "extern \"C\" __attribute__((visibility(\"default\"))) const lockstep_engine* lockstep_engine_v1() {\n";
+  tu += "extern \"C\" __attribute__((visibility(\"default\"))) const lockstep_engine* LOCKSTEP_ENGINE_ENTRY() {\n";
   tu += "  static const lockstep_engine table = [] {\n";
   tu += "    lockstep_engine t = lockstep::engine_detail::make_engine_table<::" + type + ">();\n";
   tu += changes;
@@ -232,7 +232,7 @@ std::string entry_source(const std::vector<engine_part>& parts, const std::strin
                    "\"What is compiled\").\n";
   tu += "#include \"lockstep/engine/abi.h\"\n";
   for (const engine_part& part : parts) tu += hook_declaration(part) + ";\n";
-  tu += "extern \"C\" __attribute__((visibility(\"default\"))) const lockstep_engine* lockstep_engine_v1() {\n";
+  tu += "extern \"C\" __attribute__((visibility(\"default\"))) const lockstep_engine* LOCKSTEP_ENGINE_ENTRY() {\n";
   tu += "  static const lockstep_engine table = [] {\n";
   tu += "    lockstep_engine t{};\n";
   for (const engine_part& part : parts) tu += "    " + part.hook + "(&t);\n";

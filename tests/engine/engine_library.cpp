@@ -9,11 +9,11 @@
 #include "tests/engine/cart_pendulum.hpp"
 
 #if LOCKSTEP_TEST_ENGINE_VARIANT == 0
-extern "C" __attribute__((visibility("default"))) const lockstep_engine* lockstep_engine_v1() {
+extern "C" __attribute__((visibility("default"))) const lockstep_engine* LOCKSTEP_ENGINE_ENTRY() {
   return lockstep::model_engine<lockstep::tests::cart_pendulum>();
 }
 #elif LOCKSTEP_TEST_ENGINE_VARIANT == 1
-extern "C" __attribute__((visibility("default"))) const lockstep_engine* lockstep_engine_v1() {
+extern "C" __attribute__((visibility("default"))) const lockstep_engine* LOCKSTEP_ENGINE_ENTRY() {
   static lockstep_engine table{};
   table.header = {LOCKSTEP_ENGINE_ABI_VERSION + 1, static_cast<std::uint32_t>(sizeof table), LOCKSTEP_BUILD_ID};
   table.name = "from_the_future";

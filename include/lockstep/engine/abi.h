@@ -36,8 +36,12 @@ extern "C" {
 #endif
 
 #define LOCKSTEP_ENGINE_ABI_VERSION 5u
-/* The symbol an engine library exports: `const lockstep_engine* lockstep_engine_v1(void)`. */
-#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v1"
+/* The function an engine library exports, `const lockstep_engine* LOCKSTEP_ENGINE_ENTRY(void)`, and
+ * its symbol's name: each names the ABI version it implements (abi_support.hpp checks that they
+ * agree), so a host finds no entry point in a library built for another version rather than one that
+ * could be misread. */
+#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v5
+#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v5"
 
 typedef struct lockstep_abi_header {
   uint32_t abi_version; /* LOCKSTEP_ENGINE_ABI_VERSION */

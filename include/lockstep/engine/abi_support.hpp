@@ -25,6 +25,24 @@ constexpr lockstep_abi_header abi_header_for() {
 
 namespace engine_detail {
 
+// Whether LOCKSTEP_ENGINE_ENTRY_POINT is "lockstep_engine_v" followed by LOCKSTEP_ENGINE_ABI_VERSION.
+constexpr bool entry_point_names_abi_version() {
+  constexpr const char* name = LOCKSTEP_ENGINE_ENTRY_POINT;
+  constexpr const char* prefix = "lockstep_engine_v";
+  int i = 0;
+  for (; prefix[i] != '\0'; ++i)
+    if (name[i] != prefix[i]) return false;
+  unsigned long long version = 0;
+  if (name[i] == '\0') return false;
+  for (; name[i] != '\0'; ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    version = version * 10 + static_cast<unsigned long long>(name[i] - '0');
+  }
+  return version == LOCKSTEP_ENGINE_ABI_VERSION;
+}
+static_assert(entry_point_names_abi_version(),
+              "LOCKSTEP_ENGINE_ENTRY_POINT must name LOCKSTEP_ENGINE_ABI_VERSION (lockstep/engine/abi.h)");
+
 inline void set_message(lockstep_error* error, const char* text) {
   if (error == nullptr) return;
   std::snprintf(error->message, sizeof error->message, "%s", text);
