@@ -345,14 +345,22 @@ class study_reader {
     fail(position_of(key.source()), std::move(message));
   }
 
-  // Refuses a key of s that study_file_keys does not list for its table.
+  // Refuses a key of s that study_file_keys does not list for its table. The "did you mean" prefers
+  // the keys the table does not hold yet, the required ones first: `tl = 5` means t1.
   void check_keys(const section& s) const {
     if (!s.table) return;
     const std::vector<std::string_view> allowed = study_file_keys_of(s.pattern);
+    std::vector<std::string_view> absent;
+    for (const bool required : {true, false})
+      for (const study_file_key& k : study_file_keys)
+        if (k.table == s.pattern && (k.default_value == "required") == required && !s.table->contains(k.key))
+          absent.push_back(k.key);
     for (const entry& e : in_file_order(*s.table)) {
       const std::string_view key = e.key->str();
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-        fail_at(*e.key, with_hint("unknown key " + in_quotes(key) + " " + s.in_label(), key, allowed, "valid keys"));
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      const std::string message = "unknown key " + in_quotes(key) + " " + s.in_label();
+      if (!closest_name(key, absent).empty()) fail_at(*e.key, with_hint(message, key, absent, "valid keys"));
+      fail_at(*e.key, with_hint(message, key, allowed, "valid keys"));
     }
   }
 

@@ -155,6 +155,10 @@ TEST(StudyFileKeys, EveryTableRefusesAKeyItDoesNotList) {
        "unknown key \"sd\""},
       {"[model]\nname = \"pendulum\"\n[time]\nt1 = 1.0\n[lyapunov]\nrenormalise = 1.0\n", "did you mean \"renormalize\"?"},
       {"[model]\nname = \"pendulum\"\n[time]\nt1 = 1.0\n[outputs]\n", "unknown key \"outputs\" at the top level; did you mean \"output\"?"},
+      // a hint prefers the keys the table lacks, the required ones first: "tl" is t1
+      {"[model]\nname = \"pendulum\"\n[time]\nt0 = 0.0\ntl = 1.0\n", "unknown key \"tl\" in [time]; did you mean \"t1\"?"},
+      {"[model]\nname = \"pendulum\"\n[time]\ntl = 1.0\n", "unknown key \"tl\" in [time]; did you mean \"t1\"?"},
+      {"[model]\nname = \"pendulum\"\n[time]\nt1 = 1.0\ntl = 0.0\n", "unknown key \"tl\" in [time]; did you mean \"t0\"?"},
   };
   for (const auto& [text, message] : planted) {
     SCOPED_TRACE(text);
