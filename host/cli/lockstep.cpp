@@ -53,11 +53,7 @@ namespace {
 using namespace lockstep;
 
 int error(const std::string& message, int code = cli::exit_bad_input) {
-  // The library's own messages already start with "lockstep: "; say it once.
-  const std::string_view prefix = "lockstep: ";
-  const std::string_view text = std::string_view(message).starts_with(prefix) ? std::string_view(message).substr(prefix.size())
-                                                                                : std::string_view(message);
-  std::fprintf(stderr, "lockstep: error: %.*s\n", static_cast<int>(text.size()), text.data());
+  cli::print_error("", message);
   return code;
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "host/checkpoint/checkpoint_file.hpp"
 #include "host/io/output_file.hpp"
@@ -45,6 +46,14 @@ inline constexpr int exit_output_failed = 3;   // results could not be written; 
 // shell's convention for "ended by a signal", after writing its checkpoint.
 inline constexpr int exit_interrupted_base = 128;
 
+// "lockstep: error: " then `who` and `message` on stderr. The library's own messages start with
+// "lockstep: " already; it is said once.
+inline void print_error(std::string_view who, std::string_view message) {
+  if (message.starts_with("lockstep: ")) message.remove_prefix(10);
+  std::fprintf(stderr, "lockstep: error: %.*s%.*s\n", static_cast<int>(who.size()), who.data(),
+               static_cast<int>(message.size()), message.data());
+}
+
 // Reports the exception being handled (call inside a catch block) on stderr as `lockstep run` does and
 // returns its exit code: study_error as its own diagnostic (2); a damaged or unusable checkpoint (2);
 // the library refusing the ensemble or backend (2); io_error (3); anything else "unexpected" (3).
@@ -52,10 +61,8 @@ inline constexpr int exit_interrupted_base = 128;
 // finds alike.
 inline int report_current_exception(const mpi::communicator& comm = mpi::communicator::world()) {
   const std::string who = comm.size() > 1 ? "rank " + std::to_string(comm.rank()) + ": " : "";
-  auto say = [&](std::string message, int code) {
-    // The library's own messages start with "lockstep: " already; say it once.
-    if (message.starts_with("lockstep: ")) message.erase(0, 10);
-    std::fprintf(stderr, "lockstep: error: %s%s\n", who.c_str(), message.c_str());
+  auto say = [&](const std::string& message, int code) {
+    print_error(who, message);
     return code;
   };
   try {
