@@ -34,7 +34,6 @@ root_doc = "index"
 exclude_patterns = ["gpu-runs", "**/_build", "reference/_generated/*"]
 myst_enable_extensions = ["dollarmath", "amsmath", "deflist", "colon_fence"]
 myst_heading_anchors = 4
-nitpicky = False
 
 html_theme = "furo"
 html_title = f"lockstep {release}"

@@ -21,8 +21,8 @@ the order they appear, with `lockstep` on PATH and `import lockstep` working:
   on --backend cuda), run with --gpu only where nvcc is found (LOCKSTEP_NVCC, PATH, /usr/local/cuda).
 
 Other blocks (```text, ```cpp without a caption, indented blocks) are not examples: they show output,
-fragments or formulas. A page whose examples should not run at all says so in its front matter,
-`examples: records` (the records of measurements, whose commands take hours or a GPU).
+fragments or formulas. The records (docs/records/) show their commands, which take hours or a GPU,
+that way.
 
 Usage: run_examples.py [--lockstep BIN] [--pythonpath DIRS] [--gpu [--only-gpu]] [--keep] [--list] PAGE.md ...
 (--only-gpu: of the commands and Python, only the needs-gpu blocks run; every file is still written.)
@@ -83,19 +83,6 @@ def blocks_of(path):
     return found
 
 
-def front_matter(path):
-    text = open(path, encoding="utf-8").read()
-    if not text.startswith("---\n"):
-        return {}
-    end = text.find("\n---", 4)
-    meta = {}
-    for line in text[4:end].splitlines():
-        if ":" in line:
-            key, value = line.split(":", 1)
-            meta[key.strip()] = value.strip()
-    return meta
-
-
 def commands_of(body):
     """The commands of a console block: lines after "$ ", with backslash continuations."""
     commands, current = [], None
@@ -127,9 +114,6 @@ def nvcc_available():
 
 
 def run_page(page, env, gpu, keep, report, only_gpu=False):
-    meta = front_matter(page)
-    if meta.get("examples") == "records":
-        return True, 0
     scratch = tempfile.mkdtemp(prefix="lockstep-doc-" + os.path.splitext(os.path.basename(page))[0] + "-")
     python = None
     ok, count = True, 0

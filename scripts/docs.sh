@@ -42,10 +42,9 @@ fi
 start=$SECONDS
 generated=docs/reference/_generated
 mkdir -p "$generated" "$out"
-for what in study-file cli results-file; do
-  "$lockstep_bin" reference "$what" -o "$generated/$what.md"
-done
-mv "$generated/study-file.md" "$generated/study-file-keys.md"
+"$lockstep_bin" reference study-file -o "$generated/study-file-keys.md"
+"$lockstep_bin" reference cli -o "$generated/cli.md"
+"$lockstep_bin" reference results-file -o "$generated/results-file.md"
 /usr/bin/python3 host/model_files/equations_reference.py -o "$generated/equations-file-keys.md"
 
 rm -rf "$out/doxygen"
