@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """tests/docs/repository_paths_check.py — every repository path a document or comment names exists.
 
-What is read: the tracked text files (`git ls-files` when ROOT is a git checkout: a new file is read
-once it is added; else every file below ROOT outside .git, build*, lockstep-out and __pycache__): Markdown, C, C++ and CUDA sources and
-headers, Python, shell (by extension, or an extension-less file whose first line is a sh, bash or
+What is read: the text files a clean checkout would hold (when ROOT is a git checkout, the tracked
+files and the untracked ones git does not ignore; else every file below ROOT outside .git, build*,
+lockstep-out and __pycache__): Markdown, C, C++ and CUDA sources and headers, Python, shell (by extension, or an extension-less file whose first line is a sh, bash or
 python shebang, as .ci/run), CMake (CMakeLists.txt, *.cmake, *.cmake.in) and TOML. Records kept as
 they were written (the logs under docs/gpu-runs/, *.txt) and binary files are not read.
 
@@ -17,8 +17,9 @@ What is a path, in any line of those files (comment, string or prose alike):
     fenced code, relative to the file that holds it.
 Trailing sentence punctuation (. , : ;), a Markdown "**" and a #fragment are not part of the path.
 
-What counts as existing: a file or a folder at that path below ROOT (a trailing "/" asks for a
-folder); or, for a last part without an extension, a source of that name with one of the extensions
+What counts as existing: a file or a folder at that path in what a clean checkout holds (in a git
+checkout: the tracked files and the untracked ones git does not ignore, so an ignored file on this disk
+does not count; outside git: every file below ROOT), where a trailing "/" asks for a folder; or, for a last part without an extension, a source of that name with one of the extensions
 in SOURCE_EXTENSIONS: tests/core/linalg_test names the test program built from
 tests/core/linalg_test.cpp, host/io/results_h5 the unit results_h5.hpp/.cpp. A glob (*) must match at
 least one path, and a brace list (docs/{GPU,SIMD}.md) is read as each of its paths.
@@ -26,7 +27,8 @@ least one path, and a brace list (docs/{GPU,SIMD}.md) is read as each of its pat
 What is exempt, and why:
   * URLs (a scheme such as https:, or mailto:) and in-page links (#fragment): not repository paths.
   * Outputs the programs and the build write: paths whose first part begins with build (build/,
-    build-asan/, ...) or is lockstep-out/ (the `lockstep` command's default output folder). They
+    build-asan/, ...) or is lockstep-out/ (the `lockstep` command's default output folder), and the
+    GENERATED_FOLDERS inside the tree (docs/reference/_generated/, written by scripts/docs.sh). They
     appear in a clean checkout only after a build or a run.
   * Placeholders: a part in angle brackets (<target>), a shell or CMake variable ($target,
     ${VAR}), an elision (...), or a part whose name before its extension is one of PLACEHOLDER_WORDS
@@ -42,7 +44,8 @@ Usage: repository_paths_check.py [ROOT]   (ROOT defaults to the repository root 
        repository_paths_check.py --self-test
          builds a small tree in a temporary folder with one missing path in a C++ comment and one in a
          Markdown link, checks that both are reported and the exit status is 1, then that the tree
-         passes once they are fixed.
+         passes once they are fixed, then (made a git checkout) that a path to a git-ignored file on
+         the disk is reported.
 Exit status: 0 when every path exists, 1 when one does not (each printed as file:line: path), 2 on a
 usage error.
 """
@@ -80,9 +83,14 @@ URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 RELEASED = re.compile(r"^## \[[^\]]+\] - \d{4}-\d{2}-\d{2}")
 
 
+# Folders inside the source tree that a script writes and git ignores (so absent from a clean checkout).
+GENERATED_FOLDERS = ("docs/reference/_generated",)
+
+
 def is_output(rel):
     first = rel.split("/", 1)[0]
-    return first.startswith("build") or first == "lockstep-out"
+    return (first.startswith("build") or first == "lockstep-out"
+            or any(rel == g or rel.startswith(g + "/") for g in GENERATED_FOLDERS))
 
 
 def wanted(root, rel):
@@ -104,7 +112,8 @@ def files_to_check(root):
     """The repository-relative paths of the files to read, sorted."""
     if os.path.exists(os.path.join(root, ".git")):
         try:
-            out = subprocess.run(["git", "-C", root, "ls-files", "-z"], check=True, capture_output=True).stdout
+            out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                                 check=True, capture_output=True).stdout
             rels = [p for p in out.decode("utf-8", "replace").split("\0") if p]
             return sorted(p for p in rels if not is_output(p) and os.path.isfile(os.path.join(root, p))
                           and wanted(root, p))
@@ -137,37 +146,55 @@ def expand_braces(path):
 
 
 class Tree:
-    """Existence questions about the files and folders below the root, answered from the disk."""
+    """Existence questions about the files and folders below the root.
+
+    In a git checkout the tree is what a clean checkout holds: the tracked files plus the untracked
+    ones git does not ignore (a new file counts before it is added). An ignored file does not count
+    even when it is on this disk, since a clean checkout would lack it: the check then gives the same
+    answer here as in CI. Outside git, every file on the disk counts."""
 
     def __init__(self, root):
         self.root = root
-        self._all = None
+        self.files = set(self._file_list())
+        self.folders = {""}
+        for path in self.files:
+            parts = path.split("/")[:-1]
+            for n in range(1, len(parts) + 1):
+                self.folders.add("/".join(parts[:n]))
+
+    def _file_list(self):
+        if os.path.exists(os.path.join(self.root, ".git")):
+            try:
+                out = subprocess.run(["git", "-C", self.root, "ls-files", "-z", "--cached", "--others",
+                                      "--exclude-standard"], check=True, capture_output=True).stdout
+                rels = [p for p in out.decode("utf-8", "replace").split("\0") if p]
+                return [p for p in rels if os.path.isfile(os.path.join(self.root, p))]
+            except (OSError, subprocess.CalledProcessError):
+                pass
+        rels = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames
+                           if d not in SKIP_DIRS and not (dirpath == self.root and d.startswith("build"))]
+            rel = os.path.relpath(dirpath, self.root).replace(os.sep, "/")
+            prefix = "" if rel == "." else rel + "/"
+            rels.extend(prefix + f for f in filenames)
+        return rels
 
     def all_paths(self):
-        if self._all is None:
-            self._all = []
-            for dirpath, dirnames, filenames in os.walk(self.root):
-                dirnames[:] = [d for d in dirnames
-                               if d not in SKIP_DIRS and not (dirpath == self.root and d.startswith("build"))]
-                rel = os.path.relpath(dirpath, self.root).replace(os.sep, "/")
-                prefix = "" if rel == "." else rel + "/"
-                self._all.extend(prefix + d + "/" for d in dirnames)
-                self._all.extend(prefix + f for f in filenames)
-        return self._all
+        return sorted([f + "/" for f in self.folders if f] + list(self.files))
 
     def exists(self, rel):
         """rel: repository-relative, "/"-separated, without a glob or brace list."""
         folder = rel.endswith("/")
         rel = rel.rstrip("/")
-        full = os.path.join(self.root, *rel.split("/")) if rel else self.root
-        if os.path.isdir(full):
+        if rel in self.folders:
             return True
         if folder:
             return False
-        if os.path.isfile(full):
+        if rel in self.files:
             return True
         last = rel.rsplit("/", 1)[-1]
-        return "." not in last and any(os.path.isfile(full + ext) for ext in SOURCE_EXTENSIONS)
+        return "." not in last and any(rel + ext in self.files for ext in SOURCE_EXTENSIONS)
 
     def matches(self, pattern):
         """Whether a glob names at least one path ("*" stays within one part of the path)."""
@@ -334,12 +361,30 @@ def self_test():
             failures.append(f"fixed tree: expected nothing, got {buffer.getvalue().splitlines()}")
         if run_quietly(root) != 0:
             failures.append("fixed tree: exit status is not 0")
+        # As a git checkout: a file git ignores is on this disk but not in a clean checkout, so a
+        # document naming it fails here as it would in CI; the untracked, unignored notes still count.
+        ignored = "/".join(("docs", "local", "draft.md"))
+        write(".gitignore", ignored.rsplit("/", 1)[0] + "/\n")
+        write(ignored, "a draft\n")
+        write("README.md", f"See [the notes]({notes}), CONTRIBUTING.md and {ignored}.\n")
+        try:
+            subprocess.run(["git", "init", "-q", root], check=True, capture_output=True)
+            have_git = True
+        except (OSError, subprocess.CalledProcessError):
+            have_git = False
+        if have_git:
+            buffer = io.StringIO()
+            count, _ = check(root, out=buffer)
+            if buffer.getvalue().splitlines() != [f"README.md:1: {ignored}"] or count != 1:
+                failures.append(f"git tree: expected only the ignored {ignored}, got {buffer.getvalue().splitlines()}")
+        else:
+            print("repository_paths_check --self-test: git is not available; the ignored-file case is not run")
     for failure in failures:
         print(f"repository_paths_check --self-test: {failure}")
     if failures:
         return 1
     print("repository_paths_check --self-test: the planted missing paths are reported (status 1); "
-          "the fixed tree passes")
+          "the fixed tree passes; a git-ignored file does not count as present")
     return 0
 
 
