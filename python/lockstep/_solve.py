@@ -156,6 +156,14 @@ def _threads(threads):
                          f"may run on), got {threads!r}")
 
 
+def _threads_used(threads, backend="omp"):
+    """The threads a run used, as its Dataset records them: those asked for, or the omp backend's
+    default where 0 asks for it; one on the serial and cuda backends (as the command's results files)."""
+    if backend != "omp":
+        return 1
+    return int(threads) if threads > 0 else int(_lockstep.default_threads())
+
+
 def solver_options(function, method, formulation, projection, rtol, atol, solver, keys=SOLVER_KEYS):
     """The options dict of the module from the solver arguments of `function` (checked, with hints)."""
     method = _choice("method", method, METHODS)
@@ -381,7 +389,7 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     attrs = {"model": model.name, "n": n, "m": m, "k": k, "members": count, "method": method,
              "formulation": formulation, "projection": projection, "rtol": options["rtol"],
              "atol_q": options["atol_q"], "atol_v": options["atol_v"], "atol_lambda": options["atol_lambda"],
-             "t0": t0, "t1": t1, "backend": backend, "threads": int(threads),
+             "t0": t0, "t1": t1, "backend": backend, "threads": _threads_used(threads, backend),
              "lockstep_version": _lockstep.__version__, "wall_time_seconds": wall,
              "multipliers": solver.get("multipliers", "independent")}
     if model.source:

@@ -13,7 +13,7 @@ import xarray as xr
 
 from . import _dataset, _lockstep
 from ._model import hint, model as _model
-from ._solve import SOLVER_KEYS, _choice, _threads, _times, members_of, solver_options
+from ._solve import SOLVER_KEYS, _choice, _threads, _threads_used, _times, members_of, solver_options
 
 LYAPUNOV_METHODS = ("qr", "clone")
 LYAPUNOV_METRICS = ("mass", "euclidean")
@@ -182,7 +182,7 @@ def lyapunov(model, vary=None, params=None, initial=None, t=(0.0, 1.0), exponent
     attrs = {"model": model.name, "n": model.n, "m": model.m, "k": model.k, "members": count, "t0": t0, "t1": t1,
              "method": options["method"], "formulation": options["formulation"],
              "projection": options["projection"], "rtol": options["rtol"], "atol_q": options["atol_q"],
-             "atol_v": options["atol_v"], "atol_lambda": options["atol_lambda"], "threads": int(threads),
+             "atol_v": options["atol_v"], "atol_lambda": options["atol_lambda"], "threads": _threads_used(threads),
              "lockstep_version": _lockstep.__version__, "wall_time_seconds": wall}
     for key, value in solver.items():
         attrs[key] = value

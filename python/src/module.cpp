@@ -710,6 +710,9 @@ PYBIND11_MODULE(_lockstep, m) {
       },
       py::arg("path"), py::arg("name") = "", py::arg("announce") = py::none());
   m.def("omp_available", &lockstep::omp::available);
+  // The omp backend's threads where a call asks for 0 (OMP_NUM_THREADS, else the CPUs this process may
+  // run on): what a Dataset records as its run's "threads", as the command's results files do.
+  m.def("default_threads", &lockstep::omp::default_threads);
   m.def(
       "bytes_per_member",
       [](const model_handle& h, int save_count, const std::string& method) {

@@ -130,6 +130,17 @@ def test_backends_and_threads_agree_bitwise():
     assert a.q.values.tobytes() == b.q.values.tobytes() and a.steps.values.tobytes() == b.steps.values.tobytes()
 
 
+def test_the_dataset_records_the_threads_the_run_used():
+    # threads=0 asks for the omp backend's default: OMP_NUM_THREADS where set (the first number of a
+    # list), else the CPUs this process may run on; the serial backend runs on one.
+    given = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    expected = int(given) if given.isdigit() and int(given) > 0 else len(os.sched_getaffinity(0))
+    kwargs = dict(vary={"initial.theta1": np.linspace(1.0, 2.5, 4)}, t=0.1)
+    assert lockstep.solve("double_pendulum", backend="omp", threads=0, **kwargs).attrs["threads"] == expected
+    assert lockstep.solve("double_pendulum", backend="omp", threads=2, **kwargs).attrs["threads"] == 2
+    assert lockstep.solve("double_pendulum", backend="serial", **kwargs).attrs["threads"] == 1
+
+
 def test_arrays_of_any_float_dtype_and_order():
     # The compiled solve converts float32 / Fortran-order arrays; values exact in float32 give the
     # same bits as float64 C-order arrays.
