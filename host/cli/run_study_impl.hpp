@@ -21,14 +21,17 @@
 // chunk, and journal the values with the members.
 #pragma once
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -315,6 +318,27 @@ inline io::member_block member_block_of(const chunk_results& c, long offset, con
   return block;
 }
 
+// Removes temporaries ("<name>.partial-<pid>[-<n>]", io::output_file) of our outputs that a killed run
+// left behind, when their process no longer exists: a run into OUT_DIR, plain or resumed, starts from a
+// folder without them. A temporary of a process still running (another run into the same folder) and
+// files that are not our outputs' stay.
+inline void remove_stale_temporaries(const std::filesystem::path& out_dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::size_t at = name.rfind(".partial-");
+    if (at == std::string::npos) continue;
+    const std::string base = name.substr(0, at);
+    if (base != "results.h5" && base != "members.csv" && base != "study.toml" && !base.starts_with("checkpoint") &&
+        !base.starts_with("interrupted-"))
+      continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + at + 9, &end, 10);
+    if (pid <= 0 || (*end != '\0' && *end != '-')) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) std::filesystem::remove(entry.path(), ec);
+  }
+}
+
 inline int thread_count(const run_settings& settings) {
   return settings.where == backend::omp ? (settings.threads > 0 ? settings.threads : omp::default_threads()) : 1;
 }
@@ -562,6 +586,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   // ---- outputs: OUT_DIR, results.h5, members.csv, statistics ----
   detail::created_directory dir{settings.out_dir};
   detail::create_output_directory(dir);
+  detail::remove_stale_temporaries(settings.out_dir);
 
   const io::results_layout out = detail::results_layout_for(model, spec, members);
   io::results_writer h5(settings.out_dir / "results.h5", out);

@@ -137,25 +137,6 @@ struct run_interrupted {};
 inline const char* const interrupted_results_name = "interrupted-results.h5";
 inline const char* const interrupted_members_name = "interrupted-members.csv";
 
-// Removes temporaries ("<name>.partial-<pid>[-<n>]", io::output_file) of our outputs that a killed run
-// left behind, when their process no longer exists.
-inline void remove_stale_temporaries(const std::filesystem::path& out_dir) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    const std::size_t at = name.rfind(".partial-");
-    if (at == std::string::npos) continue;
-    const std::string base = name.substr(0, at);
-    if (base != "results.h5" && base != "members.csv" && base != "study.toml" && !base.starts_with("checkpoint") &&
-        !base.starts_with("interrupted-"))
-      continue;
-    char* end = nullptr;
-    const long pid = std::strtol(name.c_str() + at + 9, &end, 10);
-    if (pid <= 0 || (*end != '\0' && *end != '-')) continue;
-    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) std::filesystem::remove(entry.path(), ec);
-  }
-}
-
 // The [lyapunov] settings the study resolves to (defaults included; numbers to 17 digits, so that
 // equal text means equal settings), "" without the section: what a checkpoint records and a resume
 // must find again.

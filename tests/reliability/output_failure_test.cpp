@@ -6,6 +6,7 @@
 // uninterrupted run. (tests/cli covers the disk-full exit of runs without checkpoints.)
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -95,6 +96,38 @@ TEST(OutputFailure, AFullDiskInACheckpointedRunExitsThreeKeepsTheCheckpointAndRe
       << "results, members or temporaries were left, or the checkpoint was lost";
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   expect_same_results(reference_results(study_text), dir / "out");
+}
+
+// A killed run leaves its temporaries ("results.h5.partial-PID", ...); the next plain run into the same
+// folder removes those of processes that no longer exist, and keeps a live process's temporary and
+// files that are not lockstep's outputs.
+TEST(OutputFailure, APlainRunRemovesTheTemporariesAKilledRunLeftAndKeepsOthers) {
+  scratch_dir dir;
+  write_text(dir / "s.toml", R"([model]
+name = "pendulum"
+[time]
+t1 = 0.1
+[ensemble]
+members = 4
+)");
+  // A process id that no longer exists: a child that has exited and been reaped.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  const std::string dead = std::to_string(child), live = std::to_string(::getpid());
+  const fs::path out = dir / "out";
+  fs::create_directories(out);
+  const std::vector<std::string> stale = {"results.h5.partial-" + dead, "members.csv.partial-" + dead + "-1",
+                                          "study.toml.partial-" + dead};
+  const std::vector<std::string> kept = {"results.h5.partial-" + live, "notes.txt.partial-" + dead};
+  for (const std::string& name : stale) write_text(out / name, "left by a killed run");
+  for (const std::string& name : kept) write_text(out / name, "not ours to remove");
+  const run_result r = run_lockstep(dir, {"run", "s.toml", "-o", "out", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& name : stale) EXPECT_FALSE(fs::exists(out / name)) << name << " was left";
+  for (const std::string& name : kept) EXPECT_TRUE(fs::exists(out / name)) << name << " was removed";
+  EXPECT_TRUE(fs::exists(out / "results.h5"));
 }
 
 }  // namespace
