@@ -701,13 +701,13 @@ bdf_estimate_and_truth bdf_step_error(formulation form, int k, double h) {
   }
   bdf_state<Model> s;
   bdf_start_from_points(s, k + 1, t_past, y_past, h, k);
-  const state_vector<Model> w = detail::error_weights<Model>(s, opt);
+  const state_vector<Model> w = detail::bdf_error_weights<Model>(s.y_newest, s.y_scale, opt);
   member_counters counters;
   member_status status = member_status::running;
   EXPECT_EQ(bdf_attempt<Model>(s, 1.0, p, opt, counters, status), attempt_result::accepted) << "k " << k << " h " << h;
   EXPECT_EQ(s.last_order, k);
   const state_vector<Model> error = s.y_newest - state_at(static_cast<std::size_t>(k + 1));
-  return {s.error, detail::wrms<Model>(error, w, L::q, L::lambda)};
+  return {s.error, detail::weighted_rms(error, w, L::q, L::lambda)};
 }
 
 TEST(BdfErrorEstimate, IsTheTrueLocalErrorAtEveryOrderOnIndex1AndBoundsItOnGgl) {

@@ -96,7 +96,7 @@ estimate_and_truth radau_step_error(formulation form, double h) {
   member_counters counters;
   member_status status = member_status::running;
   EXPECT_EQ(radau_attempt<Model>(s, 1.0, p, opt, counters, status), attempt_result::accepted) << "h " << h;
-  return {s.error, detail::weighted_rms<Model>(s.y - next.y, detail::radau_weights<Model>(form, now.y, h, opt))};
+  return {s.error, detail::weighted_rms(s.y - next.y, detail::radau_weights<Model>(form, now.y, h, opt))};
 }
 
 struct fixed_step_errors {

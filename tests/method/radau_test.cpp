@@ -116,7 +116,7 @@ estimate_and_truth radau5_converged_step_error(formulation form, double h) {
   step.t0 = step.t;  // the fixed-step grid starts here
   EXPECT_EQ(radau_attempt<Model>(step, 1.0, p, fixed, counters, status), attempt_result::accepted) << "h " << h;
   const exact_point now = pendulum_exact(0.5), next = pendulum_exact(0.5 + h);
-  return {adaptive.error, detail::weighted_rms<Model>(step.y - next.y, detail::radau_weights<Model>(form, now.y, h, opt))};
+  return {adaptive.error, detail::weighted_rms(step.y - next.y, detail::radau_weights<Model>(form, now.y, h, opt))};
 }
 
 TEST(Radau5, ErrorEstimateIsFourthOrderInTheStepSize) {
@@ -144,7 +144,7 @@ TEST(Radau5, ErrorNormIsTheRmsOverTheActiveComponents) {
     const state_vector<Model> w = detail::radau_weights<Model>(form, now.y, 0.01, step_options(form, 1e-6));
     state_vector<Model> x;
     for (int j = 0; j < L::size; ++j) x[j] = w[j] != 0.0 ? 1.0 / w[j] : 123.0;
-    EXPECT_DOUBLE_EQ(detail::weighted_rms<Model>(x, w), 1.0) << formulation_name(form);
+    EXPECT_DOUBLE_EQ(detail::weighted_rms(x, w), 1.0) << formulation_name(form);
   }
 }
 

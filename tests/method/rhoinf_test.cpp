@@ -219,7 +219,7 @@ TEST(Rhoinf, ErrorEstimateIsTheTrueLocalErrorForEveryRhoAndStepRatio) {
           member_counters counters;
           member_status status = member_status::running;
           ASSERT_EQ(rhoinf_attempt<Model>(s, 1.0, p, opt, counters, status), attempt_result::accepted);
-          const double truth = detail::weighted_rms<Model>(s.y - next.y, detail::radau_weights<Model>(form, now.y, h, opt));
+          const double truth = detail::weighted_rms(s.y - next.y, detail::radau_weights<Model>(form, now.y, h, opt));
           EXPECT_NEAR(s.error / truth, 1.0, 0.1) << formulation_name(form) << " rho " << rho << " omega " << omega << " h " << h;
           worst = std::max(worst, std::abs(s.error / truth - 1.0));
         }
@@ -267,7 +267,7 @@ TEST(Rhoinf, ErrorEstimateIsTheTrueLocalErrorWithAKeptJacobianOnEveryFormulation
         member_status status = member_status::running;
         const attempt_result result = rhoinf_attempt<Model>(s, 1.0, p, opt, counters, status);
         ASSERT_EQ(result, attempt_result::accepted) << what << ": estimate " << s.error;
-        const double error = detail::weighted_rms<Model>(s.y - next.y, detail::radau_weights<Model>(form, now.y, h, opt));
+        const double error = detail::weighted_rms(s.y - next.y, detail::radau_weights<Model>(form, now.y, h, opt));
         EXPECT_NEAR(s.error / error, 1.0, 0.15) << what;
         worst = std::max(worst, std::abs(s.error / error - 1.0));
       }
@@ -344,6 +344,27 @@ TEST(RhoinfStatus, ReportsEveryFailureStatusOnBothFormulations) {
     opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-4;
     expect_failure_statuses(opt);
   }
+}
+
+// The controller of method/rhoinf_step_control.hpp against its formula, h err^(-1/3) with the safety
+// factor 0.9 (Hairer, Norsett & Wanner I, II.4, eq. (4.13), order 2), at estimates chosen so that each
+// bound and band is the one that decides.
+TEST(RhoinfStepControl, ProposesTheSafeStepOfAnOrderTwoEstimateWithinItsBounds) {
+  const double h = 0.01;
+  // Rejections: 0.9 err^(-1/3) h at err = (0.9 / 0.5)^3 gives 0.5 h; just above err = 1, just below
+  // 0.9 h; the lower bound 0.2 h.
+  EXPECT_NEAR(detail::rhoinf_rejected_step(std::pow(0.9 / 0.5, 3.0), h), 0.5 * h, 1e-15);
+  EXPECT_LT(detail::rhoinf_rejected_step(1.0 + 1e-12, h), 0.9 * h);
+  EXPECT_NEAR(detail::rhoinf_rejected_step(1.0 + 1e-12, h), 0.9 * h, 1e-14);
+  EXPECT_EQ(detail::rhoinf_rejected_step(1e6, h), 0.2 * h);
+  // Acceptances: 1.5 at err = (0.9 / 1.5)^3; at most 2 and at least 0.2; no growth after a rejection.
+  EXPECT_NEAR(detail::rhoinf_accepted_ratio(std::pow(0.9 / 1.5, 3.0), false), 1.5, 1e-13);
+  EXPECT_EQ(detail::rhoinf_accepted_ratio(1e-30, false), 2.0);
+  EXPECT_NEAR(detail::rhoinf_accepted_ratio(0.99, false), 0.9 * std::pow(0.99, -1.0 / 3.0), 1e-15);
+  EXPECT_EQ(detail::rhoinf_accepted_ratio(std::pow(0.9 / 1.5, 3.0), true), 1.0);
+  // A ratio in [1, 1.2] keeps h (err = (0.9 / 1.1)^3 proposes 1.1); just above the band it does not.
+  EXPECT_EQ(detail::rhoinf_accepted_ratio(std::pow(0.9 / 1.1, 3.0), false), 1.0);
+  EXPECT_GT(detail::rhoinf_accepted_ratio(std::pow(0.9 / 1.25, 3.0), false), 1.2);
 }
 
 }  // namespace

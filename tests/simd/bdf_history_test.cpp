@@ -88,7 +88,7 @@ HWY_NOINLINE bool history_at_width(const history_case<Model>* in, history_result
     P x[H::max_nodes];
     S dd[H::max_nodes], y_pred, yp_pred, y;
     const P c = sl::bdf_predict(s, k, t_new, x, dd, y_pred, yp_pred);
-    const S w = sl::error_weights(s, opt);
+    const S w = sl::bdf_error_weights<Model>(s.y_newest, s.y_scale, opt);
     for (int i = 0; i < ny; ++i) y[i] = y_pred[i] + y_delta[i];
     const P err_k = sl::error_estimate<Model>(y, y_pred, w, c, t_new, x, k);
     const P lte_failure = sl::lte_from_newton_form<Model>(k > P(1.0), k - 1.0, x, dd, t_new, y, w);
@@ -225,12 +225,12 @@ history_result<Model> decide_alone(const history_case<Model>& in, const solver_o
   double x[max_nodes] = {};
   state_vector<Model> dd[max_nodes], y_pred, yp_pred, y;
   r.c = detail::bdf_predict(s, k, in.t_new, x, dd, y_pred, yp_pred);
-  const state_vector<Model> w = detail::error_weights<Model>(s, opt);
+  const state_vector<Model> w = detail::bdf_error_weights<Model>(s.y_newest, s.y_scale, opt);
   for (int i = 0; i < ny; ++i) y[i] = y_pred[i] + in.y_delta[i];
   {
     state_vector<Model> e;
     for (int j = 0; j < ny; ++j) e[j] = y[j] - y_pred[j];
-    r.err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (1.0 + r.c * (in.t_new - x[k]));
+    r.err_k = detail::weighted_rms(e, w, L::q, L::lambda) / (1.0 + r.c * (in.t_new - x[k]));
   }
   r.lte_failure = k > 1 ? detail::lte_from_newton_form<Model>(k - 1, x, dd, in.t_new, y, w) : 0.0;
   for (int i = 0; i < ny; ++i) r.y_pred[i] = y_pred[i], r.yp_pred[i] = yp_pred[i], r.w[i] = w[i];

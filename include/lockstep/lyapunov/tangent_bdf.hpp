@@ -213,7 +213,7 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity
   if (!(opt.fixed_h > 0.0)) {
     const step_plan plan = plan_step(before.t, before.h, t_end, opt, before.t0);  // bdf_attempt's h and h_min
     const double h = plan.h;
-    const state_vector<Model> w = detail::error_weights<Model>(before, opt);
+    const state_vector<Model> w = detail::bdf_error_weights<Model>(before.y_newest, before.y_scale, opt);
     const double x_k = before.t_past[detail::past_source(before, k)];
     // Order k: the state's estimate as bdf_attempt formed it, and the same for each direction.
     double err_k = s.error;

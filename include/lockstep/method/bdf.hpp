@@ -45,7 +45,7 @@
 //
 // Tolerances. The error test and the Newton test use the internal tolerances of
 // method/tolerance_calibration.hpp (rtol' = c rtol^1.25 for BDF), so that the global error follows the
-// user's tolerance; see error_weights.
+// user's tolerance; see bdf_error_weights.
 //
 // index3. Variable-step BDF on the index-3 form gives O(1) errors in the multipliers after every step
 // change (Petzold 1982; Brenan, Campbell & Petzold 3.2.2), and its Newton matrix is ill-conditioned as
@@ -63,6 +63,7 @@
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/method/attempt.hpp"
 #include "lockstep/method/corrector.hpp"
+#include "lockstep/method/error_weights.hpp"
 #include "lockstep/method/interpolation.hpp"
 #include "lockstep/method/step_control.hpp"
 #include "lockstep/method/tolerance_calibration.hpp"
@@ -98,7 +99,7 @@ struct bdf_state {
   // While t0 is inside the window, it is also a confluent node with the consistent derivative y'(t0).
   bool initial_derivative = false;
   state_vector<Model> yp0;
-  // max |y_j| over every accepted point: the round-off scale of component j (error_weights).
+  // max |y_j| over every accepted point: the round-off scale of component j (bdf_error_weights).
   state_vector<Model> y_scale;
   double error = 0.0;  // LTE_k of the last adaptive attempt in the weighted norm (header comment)
 
@@ -122,37 +123,14 @@ LOCKSTEP_HD constexpr const char* bdf_check_options(const solver_options& opt) {
 
 namespace detail {
 
-// Weights 1 / (rtol' |y_i| + max(atol'_group, 1000 eps scale_i)) at the start of a step, with the
-// internal tolerances of method/tolerance_calibration.hpp. scale_i = max |y_i| over every accepted point: a component passing
-// through zero (the rod's angular velocity in slider_crank, amplitude 75 rad/s) is never asked for an
-// absolute accuracy below 1000 ulps of its size, which round-off in the Newton solution cannot
-// deliver — there the error estimate is noise (measured: 60 ulps of the amplitude) and the step size
-// collapses (slider_crank at tol 1e-10 did, at t = 2.1, with the window's max as the scale: the
-// collapsing steps shrink the window onto the zero crossing).
-template <class Model>
-LOCKSTEP_HD state_vector<Model> error_weights(const bdf_state<Model>& s, const solver_options& opt) {
-  using L = state_layout<Model>;
-  constexpr double roundoff = 1000.0 * std::numeric_limits<double>::epsilon();
-  const double f = internal_tolerance_factor(opt);
-  const state_vector<Model>& y = s.y_newest;
-  state_vector<Model> w;
-  for (int j = 0; j < L::size; ++j) {
-    const double atol = j < L::v ? opt.atol_q : (j < L::lambda ? opt.atol_v : opt.atol_lambda);
-    w[j] = 1.0 / (f * opt.rtol * abs(y[j]) + max(f * atol, roundoff * s.y_scale[j]));
-  }
-  return w;
-}
-
-// Weighted RMS norm over the variables [begin, end).
-template <class Model>
-LOCKSTEP_HD double wrms(const state_vector<Model>& x, const state_vector<Model>& w, int begin, int end) {
-  double s = 0.0;
-  for (int j = begin; j < end; ++j) {
-    const double e = x[j] * w[j];
-    s += e * e;
-  }
-  return end > begin ? sqrt(s / (end - begin)) : 0.0;
-}
+// Error weights (bdf_error_weights, method/error_weights_generic.inc): 1 / (rtol' |y_i| + max(atol'_group,
+// 1000 eps scale_i)) at the start of a step, with the internal tolerances of
+// method/tolerance_calibration.hpp, from the newest point and scale_i = max |y_i| over every accepted
+// point. A component passing through zero (the rod's angular velocity in slider_crank, amplitude
+// 75 rad/s) is never asked for an absolute accuracy below 1000 ulps of its size, which round-off in
+// the Newton solution cannot deliver — there the error estimate is noise (measured: 60 ulps of the
+// amplitude) and the step size collapses (slider_crank at tol 1e-10 did, at t = 2.1, with the window's
+// max as the scale: the collapsing steps shrink the window onto the zero crossing).
 
 template <class Model>
 LOCKSTEP_HD int available_past(const bdf_state<Model>& s) {
@@ -214,7 +192,7 @@ LOCKSTEP_HD double lte_from_newton_form(int p, const double* past_x, const state
   for (int j = 0; j <= p; ++j) x[j + 1] = past_x[j];
   prepend_node(0, p + 2, x, y_new, past_dd, static_cast<const state_vector<Model>*>(nullptr), e, L::q, L::lambda);
   const lte_factors f = lte_factors_of(x, t_new, p);
-  return wrms<Model>(e[p + 1], w, L::q, L::lambda) * abs(f.prod) / f.cp;
+  return weighted_rms(e[p + 1], w, L::q, L::lambda) * abs(f.prod) / f.cp;
 }
 
 // LTE estimate at order p for the new point (t_new, y_new) from the divided difference over
@@ -248,7 +226,7 @@ LOCKSTEP_HD void order_estimates(int k, bool lower, bool higher, const double* p
   prepend_node(0, p_max + 2, x, y_new, past_dd, static_cast<const state_vector<Model>*>(nullptr), e, L::q, L::lambda);
   auto estimate = [&](int p) {
     const lte_factors f = lte_factors_of(x, t_new, p);
-    return wrms<Model>(e[p + 1], w, L::q, L::lambda) * abs(f.prod) / f.cp;
+    return weighted_rms(e[p + 1], w, L::q, L::lambda) * abs(f.prod) / f.cp;
   };
   if (lower) lte_lower = estimate(k - 1);
   if (higher) lte_higher = estimate(k + 1);
@@ -321,7 +299,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   state_vector<Model> y_pred, yp_pred;
   const double c = detail::bdf_predict(s, k, t_new, x, dd, y_pred, yp_pred);
 
-  const state_vector<Model> w = detail::error_weights<Model>(s, opt);
+  const state_vector<Model> w = detail::bdf_error_weights<Model>(s.y_newest, s.y_scale, opt);
 
   // ---- corrector (method/corrector.hpp) ----
   auto fail_step = [&](member_status reason) {  // IDA: cut by 4 after a Newton failure
@@ -339,7 +317,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   if (!fixed) {
     state_vector<Model> e;
     for (int j = 0; j < ny; ++j) e[j] = y[j] - y_pred[j];
-    err_k = detail::wrms<Model>(e, w, L::q, L::lambda) / (1.0 + c * (t_new - x[k]));
+    err_k = detail::weighted_rms(e, w, L::q, L::lambda) / (1.0 + c * (t_new - x[k]));
     s.error = err_k;
     if (!(err_k <= 1.0)) {
       ++counters.rejected_steps;

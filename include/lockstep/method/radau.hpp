@@ -52,6 +52,7 @@
 #include "lockstep/core/status.hpp"
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/method/attempt.hpp"
+#include "lockstep/method/error_weights.hpp"
 #include "lockstep/method/interpolation.hpp"
 #include "lockstep/method/step_control.hpp"
 #include "lockstep/method/tolerance_calibration.hpp"
@@ -211,8 +212,7 @@ LOCKSTEP_HD state_vector<Model> radau_weights(formulation f, const state_vector<
   const double hh = min(h, 1.0);
   const double factor = internal_tolerance_factor(opt);
   for (int j = 0; j < L::size; ++j) {
-    const double atol = j < L::v ? opt.atol_q : (j < L::lambda ? opt.atol_v : opt.atol_lambda);
-    double wj = 1.0 / (factor * opt.rtol * abs(y[j]) + factor * atol);
+    double wj = tolerance_weight(factor, opt.rtol, y[j], factor * absolute_tolerance<Model>(opt, j));
     const int index = variable_index<Model>(f, j);
     if (index == 2) wj *= hh;
     if (index == 3) wj *= hh * hh;
@@ -226,21 +226,6 @@ LOCKSTEP_HD state_vector<Model> radau_weights(formulation f, const state_vector<
   for (int a = 0; dropped != 0 && a < Model::k; ++a)
     if (row_dropped(dropped, Model::m + a)) w[L::nu + a] = 0.0;
   return w;
-}
-
-// The RMS over the components that exist: radau_weights gives the mu slots of index3 and index1, which
-// those formulations pin to zero, the weight 0, and they do not count in the mean either (dividing by the
-// full state size made every norm sqrt((size - m) / size) of the RMS over the unknowns, e.g. 0.91 on
-// the index-3 pendulum, and loosened every tolerance by its inverse).
-template <class Model>
-LOCKSTEP_HD double weighted_rms(const state_vector<Model>& x, const state_vector<Model>& w) {
-  double s = 0.0;
-  int active = 0;
-  for (int j = 0; j < state_layout<Model>::size; ++j) {
-    s += (x[j] * w[j]) * (x[j] * w[j]);
-    if (w[j] != 0.0) ++active;
-  }
-  return active > 0 ? sqrt(s / active) : 0.0;
 }
 
 // F(t, y, y') in the layout of y (the residual parts of the formulation).
@@ -396,9 +381,9 @@ LOCKSTEP_HD double error_norm(const state_vector<Model>& e, const state_vector<M
                               const state_vector<Model>& w) {
   if constexpr (RT::has_real_eigenvalue) {
     (void)e_im;
-    return max(weighted_rms<Model>(e, w), 1e-10);
+    return max(weighted_rms(e, w), 1e-10);
   } else {
-    const double re = weighted_rms<Model>(e, w), im = weighted_rms<Model>(e_im, w);
+    const double re = weighted_rms(e, w), im = weighted_rms(e_im, w);
     return max(sqrt(re * re + im * im), 1e-10);
   }
 }
@@ -558,7 +543,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
         }
       double dyno = 0.0;
       for (int i = 0; i < ns; ++i) {
-        const double d = detail::weighted_rms<Model>(dZ[i], w);
+        const double d = detail::weighted_rms(dZ[i], w);
         dyno += d * d;
       }
       dyno = sqrt(dyno / double(ns));

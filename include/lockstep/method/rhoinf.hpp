@@ -87,9 +87,9 @@
 // t_0 (interpolation.hpp); at the first (trapezoidal) step no quadratic exists, and LE is replaced by
 // y_1 - (y_0 + h y'_0) ~ h^2 y'' / 2, an overestimate (the initial step size keeps it near 0.1 anyway).
 //
-// Step control: h_new = h min(2, max(0.2, 0.9 err^(-1/3))) (LE = O(h^3)); no growth after a rejection;
-// h kept when the ratio lies in [1, 1.2], so the factorization is reused (at omega = 1 the coefficients
-// repeat). Dense output: the cubic Hermite interpolant of (y_k, y'_k), (y_{k+1}, y'_{k+1}) for q and v,
+// Step control: method/rhoinf_step_control.hpp (h_new = h min(2, max(0.2, 0.9 err^(-1/3))), LE =
+// O(h^3); h kept when the ratio lies in [1, 1.2], so the factorization is reused: at omega = 1 the
+// coefficients repeat). Dense output: the cubic Hermite interpolant of (y_k, y'_k), (y_{k+1}, y'_{k+1}) for q and v,
 // linear interpolation for the multipliers (which have no derivative here).
 //
 // Step changes on index3. The derivative history y'_k, y'_{k-1} was produced by the formula at the old
@@ -114,6 +114,7 @@
 #include "lockstep/method/corrector.hpp"
 #include "lockstep/method/interpolation.hpp"
 #include "lockstep/method/radau.hpp"
+#include "lockstep/method/rhoinf_step_control.hpp"
 #include "lockstep/method/step_control.hpp"
 #include "lockstep/method/initialize.hpp"
 #include "lockstep/method/options.hpp"
@@ -315,12 +316,12 @@ LOCKSTEP_HD attempt_result rhoinf_attempt(rhoinf_state<Model>& s, double t_end, 
     }
     state_vector<Model> le;  // -J(c)^-1 c F_y' tau
     detail::solve_block<Model, double>(form, s.corrector.jac, s.corrector.newton, &r, nullptr, le, nullptr);
-    err = detail::weighted_rms<Model>(le, detail::radau_weights<Model>(form, s.y, h, opt, s.corrector.jac.dropped));
+    err = detail::weighted_rms(le, detail::radau_weights<Model>(form, s.y, h, opt, s.corrector.jac.dropped));
     s.error = err;
     if (!is_finite(err)) return fail_step(member_status::model_not_finite);
     if (err > 1.0) {
       ++counters.rejected_steps;
-      s.h = max(0.2, min(0.9, 0.9 * pow(err, -1.0 / 3.0))) * h;
+      s.h = detail::rhoinf_rejected_step(err, h);
       s.last_rejected = true;
       if (s.h < h_min) {
         status = member_status::step_size_too_small;
@@ -345,10 +346,8 @@ LOCKSTEP_HD attempt_result rhoinf_attempt(rhoinf_state<Model>& s, double t_end, 
     s.h = opt.fixed_h;
     return attempt_result::accepted;
   }
-  double ratio = min(2.0, max(0.2, 0.9 * pow(max(err, 1e-10), -1.0 / 3.0)));
-  if (s.last_rejected) ratio = min(ratio, 1.0);
+  const double ratio = detail::rhoinf_accepted_ratio(err, s.last_rejected);
   s.last_rejected = false;
-  if (ratio >= 1.0 && ratio <= 1.2) ratio = 1.0;
   s.h = min(ratio * h, opt.h_max);
   return attempt_result::accepted;
 }

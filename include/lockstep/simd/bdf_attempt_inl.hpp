@@ -192,7 +192,7 @@ HWY_NOINLINE pack<D> bdf_attempt(mask<D> lanes, bdf_lanes<Model, D>& s, pack<D> 
   P x[max_nodes];
   S dd[max_nodes], y_pred, yp_pred;
   const P c = bdf_predict(s.history, k, t_new, x, dd, y_pred, yp_pred);
-  const S w = error_weights(s.history, opt);
+  const S w = bdf_error_weights<Model>(s.history.y_newest, s.history.y_scale, opt);
 
   // ---- corrector ----
   S y = y_pred;  // a finite state in every lane (corrector_inl.hpp)

@@ -1,7 +1,8 @@
 // lockstep/simd/bdf_history_inl.hpp — BDF's history for W members at once, one per lane: the Newton
 // form over the past points (lockstep/method/interpolation.hpp), the predictor, the error weights and
-// norms, the local error estimates of the error test and the order choice, the acceptance of a step
-// into the history, and dense output (lockstep/method/bdf.hpp's detail functions and bdf_dense_output).
+// norms (lockstep/method/error_weights_generic.inc, compiled here for packs), the local error estimates
+// of the error test and the order choice, the acceptance of a step into the history, and dense output
+// (lockstep/method/bdf.hpp's detail functions and bdf_dense_output).
 //
 // Every function gives each lane exactly the bits the scalar function gives that lane's member alone
 // (tests/simd/bdf_history_test.cpp compares them at W = 1, 2, 4, 8 on every instruction set). The
@@ -35,6 +36,10 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
+
+// BDF's error weights and the weighted RMS norm over a range, compiled for this instruction set's packs
+// from the text the one-member code compiles for doubles.
+#include "lockstep/method/error_weights_generic.inc"  // IWYU pragma: keep
 
 template <class D, int N>
 using pack_vector_of = lockstep::vec<pack<D>, N>;
@@ -143,31 +148,6 @@ HWY_INLINE pack<D> bdf_predict(const bdf_history_lanes<Model, D>& s, pack<D> k, 
   return c;
 }
 
-// detail::error_weights per lane, from each lane's newest point and round-off scale.
-template <class Model, class D>
-HWY_INLINE state_lanes<Model, D> error_weights(const bdf_history_lanes<Model, D>& s, const solver_options& opt) {
-  using L = state_layout<Model>;
-  constexpr double roundoff = 1000.0 * std::numeric_limits<double>::epsilon();
-  const double f = internal_tolerance_factor(opt);
-  state_lanes<Model, D> w;
-  for (int j = 0; j < L::size; ++j) {
-    const double atol = j < L::v ? opt.atol_q : (j < L::lambda ? opt.atol_v : opt.atol_lambda);
-    w[j] = 1.0 / (f * opt.rtol * abs(s.y_newest[j]) + max(pack<D>(f * atol), roundoff * s.y_scale[j]));
-  }
-  return w;
-}
-
-// detail::wrms per lane over the variables [begin, end).
-template <class D, int NY>
-HWY_INLINE pack<D> wrms(const pack_vector_of<D, NY>& x, const pack_vector_of<D, NY>& w, int begin, int end) {
-  pack<D> s(0.0);
-  for (int j = begin; j < end; ++j) {
-    const pack<D> e = x[j] * w[j];
-    s += e * e;
-  }
-  return end > begin ? sqrt(s / double(end - begin)) : pack<D>(0.0);
-}
-
 // The error test's estimate LTE_k of bdf_attempt: ||y - y_pred|| over q and v, divided by
 // 1 + c (t_new - tau_{k+1}) (x[k] of each lane).
 template <class Model, class D>
@@ -179,7 +159,7 @@ HWY_INLINE pack<D> error_estimate(const state_lanes<Model, D>& y, const state_la
   for (int j = 0; j < L::size; ++j) e[j] = y[j] - y_pred[j];
   pack<D> x_k = x[0];
   for (int j = 1; j <= bdf_max_order; ++j) x_k = select(k == pack<D>(double(j)), x[j], x_k);
-  return wrms(e, w, L::q, L::lambda) / (1.0 + c * (t_new - x_k));
+  return weighted_rms(e, w, L::q, L::lambda) / (1.0 + c * (t_new - x_k));
 }
 
 // LTE_p of each lane of `wanted` from the Newton coefficients e over (t_new, tau_1, ...) (levels up to
@@ -203,7 +183,7 @@ HWY_INLINE pack<D> estimate_of_order(mask<D> wanted, pack<D> p, const pack<D>* x
     const mask<D> at = pack<D>(double(j)) == p + 1.0;
     for (int i = L::q; i < L::lambda; ++i) top[i] = select(at, e[j][i], top[i]);
   }
-  const pack<D> estimate = wrms(top, w, L::q, L::lambda) * abs(prod) / select(wanted, cp, pack<D>(1.0));
+  const pack<D> estimate = weighted_rms(top, w, L::q, L::lambda) * abs(prod) / select(wanted, cp, pack<D>(1.0));
   return select(wanted, estimate, pack<D>(0.0));
 }
 
