@@ -128,8 +128,8 @@ void measure(const char* label, long members, int repeats, formulation form, dou
   lockstep_chunk chunk{};
   chunk.header = abi_header_for<lockstep_chunk>();
   chunk.method = static_cast<int>(e.options.method);
-  chunk.options = &e.options;
-  chunk.options_size = sizeof e.options;
+  const lockstep_solver_options options = abi_options(e.options);
+  chunk.options = &options;
   constexpr long rounds = 100000;
   double best_call = 1e300;
   for (int r = 0; r < 5; ++r) {

@@ -92,7 +92,8 @@ void engine::initial_state(const double* params, const double* inputs, double* q
 
 std::string engine::refusal(const solver_options& options) const {
   lockstep_error error{};
-  const lockstep_result r = table_->check_options(&options, sizeof options, &error);
+  const lockstep_solver_options abi = abi_options(options);
+  const lockstep_result r = table_->check_options(&abi, &error);
   if (r == LOCKSTEP_OK) return std::string();
   if (r == LOCKSTEP_INVALID_ARGUMENT) return error.message;
   throw_engine_failure(*table_, "check_options", r, error);
@@ -145,8 +146,9 @@ void engine::lyapunov(const double* params, const double* q0, const double* v0, 
                       const solver_options& options, const lockstep_lyapunov_request& request,
                       lockstep_lyapunov_output& out) const {
   const auto f = method_entry(options.method, &lockstep_method_functions::lyapunov, "lyapunov");
+  const lockstep_solver_options abi = abi_options(options);
   call_engine(*table_, "lyapunov", [&](lockstep_error* e) {
-    return f(params, q0, v0, t0, t1, &options, sizeof options, &request, &out, e);
+    return f(params, q0, v0, t0, t1, &abi, &request, &out, e);
   });
 }
 
@@ -154,8 +156,9 @@ void engine::sensitivities(const double* params, const double* q0, const double*
                            const solver_options& options, const lockstep_sensitivity_request& request,
                            lockstep_sensitivity_output& out) const {
   const auto f = method_entry(options.method, &lockstep_method_functions::sensitivities, "sensitivities");
+  const lockstep_solver_options abi = abi_options(options);
   call_engine(*table_, "sensitivities", [&](lockstep_error* e) {
-    return f(params, q0, v0, t0, t1, &options, sizeof options, &request, &out, e);
+    return f(params, q0, v0, t0, t1, &abi, &request, &out, e);
   });
 }
 
@@ -165,8 +168,9 @@ void engine::evaluate(const double* params, double t, const double* q, const dou
 
 void engine::initialize(const double* params, double t0, const double* q0, const double* v0, const solver_options& options,
                         lockstep_initial_values& out) const {
+  const lockstep_solver_options abi = abi_options(options);
   call_engine(*table_, "initialize", [&](lockstep_error* e) {
-    return table_->initialize(params, t0, q0, v0, &options, sizeof options, &out, e);
+    return table_->initialize(params, t0, q0, v0, &abi, &out, e);
   });
 }
 

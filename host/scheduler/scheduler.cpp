@@ -216,8 +216,8 @@ ensemble_solution run_chunked(const engine& model, const ensemble_problem& e, co
   view.method = static_cast<int>(e.options.method);
   view.t0 = e.t0;
   view.t1 = e.t1;
-  view.options = &e.options;
-  view.options_size = sizeof(solver_options);
+  const lockstep_solver_options options = abi_options(e.options);
+  view.options = &options;
 
   progress_report report;
   report.members_total = e.members;
@@ -309,8 +309,8 @@ ensemble_solution solve_on_device(const engine& model, const ensemble_problem& e
   run.t1 = e.t1;
   run.save_times = e.save_times.data();
   run.save_count = static_cast<int>(e.save_times.size());
-  run.options = &e.options;
-  run.options_size = sizeof(solver_options);
+  const lockstep_solver_options options = abi_options(e.options);
+  run.options = &options;
   run.chunk_size = ro.chunk_size;
   run.memory_budget = ro.memory_budget;
   run.attempts_per_sync = ro.attempts_per_sync;

@@ -448,7 +448,7 @@ lockstep_result solve_on_device(lockstep_device_run* run, lockstep_error* error)
     e.t0 = run->t0;
     e.t1 = run->t1;
     e.save_times.assign(run->save_times, run->save_times + run->save_count);
-    e.options = engine_detail::options_of(run->options, run->options_size);
+    e.options = engine_detail::options_of(run->options);
     run_options ro;
     ro.where = backend::cuda;
     ro.chunk_size = run->chunk_size;

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "lockstep/engine/builtin.hpp"
 #include "lockstep/engine/loader.hpp"
@@ -198,6 +200,93 @@ TEST(EngineBoundary, EngineRefusesOptionsTheMethodRefuses) {
   EXPECT_EQ(loaded.refusal(bdf_on_index3), std::string(check_method_options(bdf_on_index3)));
   EXPECT_FALSE(loaded.refusal(bdf_on_index3).empty());
   EXPECT_TRUE(loaded.refusal(solver_options{}).empty());
+}
+
+// The options cross as lockstep_solver_options and come back field for field: every field set to a value
+// other than its default, the round trip compared with the options given.
+TEST(EngineBoundary, SolverOptionsCrossAsTheirCStructFieldForField) {
+  solver_options o;
+  o.method = method_kind::rhoinf;
+  o.form = formulation::projected_invariants;
+  o.rtol = 1e-5;
+  o.atol_q = 2e-5;
+  o.atol_v = 3e-5;
+  o.atol_lambda = 4e-5;
+  o.h_initial = 1e-3;
+  o.h_min = 1e-12;
+  o.h_max = 0.5;
+  o.max_steps = 1234;
+  o.max_order = 3;
+  o.fixed_h = 1e-2;
+  o.fixed_order = 2;
+  o.rho_inf = 0.25;
+  o.newton_tol = 0.05;
+  o.newton_max_iterations = 7;
+  o.consistent_multipliers = false;
+  o.multipliers = multiplier_convention::minimum_norm;
+  o.init = init_mode::strict;
+  o.metric = projection_metric::euclidean;
+  o.init_tolerance = 1e-8;
+  o.projection = projection_kind::post_stabilization;
+  o.baumgarte_alpha = 3.0;
+  o.baumgarte_beta = 4.0;
+  const lockstep_solver_options c = abi_options(o);
+  EXPECT_EQ(c.header.abi_version, LOCKSTEP_ENGINE_ABI_VERSION);
+  EXPECT_EQ(c.header.struct_size, sizeof(lockstep_solver_options));
+  const solver_options back = engine_detail::options_of(&c);
+  EXPECT_EQ(back.method, o.method);
+  EXPECT_EQ(back.form, o.form);
+  EXPECT_EQ(back.rtol, o.rtol);
+  EXPECT_EQ(back.atol_q, o.atol_q);
+  EXPECT_EQ(back.atol_v, o.atol_v);
+  EXPECT_EQ(back.atol_lambda, o.atol_lambda);
+  EXPECT_EQ(back.h_initial, o.h_initial);
+  EXPECT_EQ(back.h_min, o.h_min);
+  EXPECT_EQ(back.h_max, o.h_max);
+  EXPECT_EQ(back.max_steps, o.max_steps);
+  EXPECT_EQ(back.max_order, o.max_order);
+  EXPECT_EQ(back.fixed_h, o.fixed_h);
+  EXPECT_EQ(back.fixed_order, o.fixed_order);
+  EXPECT_EQ(back.rho_inf, o.rho_inf);
+  EXPECT_EQ(back.newton_tol, o.newton_tol);
+  EXPECT_EQ(back.newton_max_iterations, o.newton_max_iterations);
+  EXPECT_EQ(back.consistent_multipliers, o.consistent_multipliers);
+  EXPECT_EQ(back.multipliers, o.multipliers);
+  EXPECT_EQ(back.init, o.init);
+  EXPECT_EQ(back.metric, o.metric);
+  EXPECT_EQ(back.init_tolerance, o.init_tolerance);
+  EXPECT_EQ(back.projection, o.projection);
+  EXPECT_EQ(back.baumgarte_alpha, o.baumgarte_alpha);
+  EXPECT_EQ(back.baumgarte_beta, o.baumgarte_beta);
+}
+
+// An engine refuses options of another ABI and an enum value it does not know, naming the field, through
+// the loaded library's table (the C functions a host of another build would call).
+TEST(EngineBoundary, EngineRefusesSolverOptionsOfAnotherAbiOrWithAnUnknownValueNamingTheField) {
+  const engine loaded = load_engine_library(LOCKSTEP_TEST_ENGINE_LIBRARY);
+  const lockstep_engine& table = loaded.table();
+  const auto refusal = [&](const lockstep_solver_options& c) {
+    lockstep_error error{};
+    const lockstep_result r = table.check_options(&c, &error);
+    return std::make_pair(r, std::string(error.message));
+  };
+  EXPECT_EQ(refusal(abi_options(solver_options{})).first, LOCKSTEP_OK);
+  lockstep_solver_options older = abi_options(solver_options{});
+  older.header.abi_version = LOCKSTEP_ENGINE_ABI_VERSION - 1;
+  auto [r, message] = refusal(older);
+  EXPECT_EQ(r, LOCKSTEP_INVALID_ARGUMENT);
+  EXPECT_NE(message.find("the solver options struct comes from another engine ABI (version " +
+                         std::to_string(LOCKSTEP_ENGINE_ABI_VERSION - 1)), std::string::npos) << message;
+  lockstep_solver_options unknown = abi_options(solver_options{});
+  unknown.formulation = 9;
+  std::tie(r, message) = refusal(unknown);
+  EXPECT_EQ(r, LOCKSTEP_INVALID_ARGUMENT);
+  EXPECT_NE(message.find("formulation = 9"), std::string::npos) << message;
+  lockstep_solver_options flag = abi_options(solver_options{});
+  flag.consistent_multipliers = 2;
+  std::tie(r, message) = refusal(flag);
+  EXPECT_EQ(r, LOCKSTEP_INVALID_ARGUMENT);
+  EXPECT_NE(message.find("consistent_multipliers = 2"), std::string::npos) << message;
 }
 
 TEST(EngineBoundary, ModelValuesAreTheModelsFunctionsAndTheirDerivatives) {

@@ -10,9 +10,10 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 5; version 4 had one set of chunk and tangent functions for every method
- * instead of lockstep_method_functions per method, version 3 no lanes_corrector_work, version 2 no
- * lanes_work, version 1 no coordinate names):
+ * Conventions (ABI version 6; version 5 passed the solver options as a pointer to the C++ struct and
+ * its size, version 4 had one set of chunk and tangent functions for every method instead of
+ * lockstep_method_functions per method, version 3 no lanes_corrector_work, version 2 no lanes_work,
+ * version 1 no coordinate names):
  *   - Every struct that crosses the boundary starts with lockstep_abi_header: the ABI version, its own
  *     size, and the build id of the lockstep headers it was compiled from. A host refuses a table whose
  *     version or size differs from its own, and an engine refuses a request struct likewise.
@@ -21,9 +22,11 @@
  *   - Engines run on the calling thread and start no threads: the host owns the threads, and may call
  *     the chunk functions from several threads at once on disjoint member lists of one chunk.
  *   - Integers that count members or steps are `long` (64 bits: Linux LP64, the only platform).
- *   - `options` points to a lockstep::solver_options (lockstep/method/options.hpp) and
- *     `options_size` is its size: a plain C++ struct of enums and numbers, part of this ABI (changing it
- *     changes LOCKSTEP_ENGINE_ABI_VERSION). The same holds for lockstep::member_counters.
+ *   - The solver options cross as a lockstep_solver_options: a C struct with a header, of C types
+ *     only (int for each enum, int for a flag), so that an engine compiled by another compiler reads
+ *     them as the host wrote them; an engine refuses values outside an enum's range.
+ *   - `counters` point to lockstep::member_counters (lockstep/method/options.hpp): a plain struct of
+ *     `long` and `double` fields, part of this ABI (changing it changes LOCKSTEP_ENGINE_ABI_VERSION).
  */
 #ifndef LOCKSTEP_ENGINE_ABI_H
 #define LOCKSTEP_ENGINE_ABI_H
@@ -35,13 +38,13 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 5u
+#define LOCKSTEP_ENGINE_ABI_VERSION 6u
 /* The function an engine library exports, `const lockstep_engine* LOCKSTEP_ENGINE_ENTRY(void)`, and
  * its symbol's name: each names the ABI version it implements (abi_support.hpp checks that they
  * agree), so a host finds no entry point in a library built for another version rather than one that
  * could be misread. */
-#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v5
-#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v5"
+#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v6
+#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v6"
 
 typedef struct lockstep_abi_header {
   uint32_t abi_version; /* LOCKSTEP_ENGINE_ABI_VERSION */
@@ -67,6 +70,30 @@ typedef struct lockstep_value_info {
   double default_value;
   const char* description;
 } lockstep_value_info;
+
+/* The solver options of a member's integration: lockstep::solver_options (lockstep/method/options.hpp,
+ * which says what each field means and its default), field for field, in C types. */
+typedef struct lockstep_solver_options {
+  lockstep_abi_header header;
+  int method;                 /* lockstep::method_kind */
+  int formulation;            /* lockstep::formulation */
+  double rtol, atol_q, atol_v, atol_lambda;
+  double h_initial, h_min, h_max;
+  long max_steps;
+  int max_order;
+  double fixed_h;
+  int fixed_order;
+  double rho_inf;
+  double newton_tol;
+  int newton_max_iterations;
+  int consistent_multipliers; /* 0 or 1 */
+  int multipliers;            /* lockstep::multiplier_convention */
+  int init;                   /* lockstep::init_mode */
+  int metric;                 /* lockstep::projection_metric */
+  double init_tolerance;
+  int projection;             /* lockstep::projection_kind */
+  double baumgarte_alpha, baumgarte_beta;
+} lockstep_solver_options;
 
 /* Bytes a chunk needs per member for one method (words are 64-bit): the member state, and what the
  * split path adds (its resumable projection). */
@@ -94,8 +121,7 @@ typedef struct lockstep_chunk {
   int save_count;
   int method;                /* lockstep::method_kind: the method of `options` (the engine checks it) */
   double t0, t1;
-  const void* options;       /* const lockstep::solver_options* */
-  size_t options_size;
+  const lockstep_solver_options* options;
 } lockstep_chunk;
 
 /* What a member ended with. `counters` points to a lockstep::member_counters per member. */
@@ -191,8 +217,7 @@ typedef struct lockstep_device_run {
   double t0, t1;
   const double* save_times;
   int save_count;
-  const void* options;
-  size_t options_size;
+  const lockstep_solver_options* options;
   long chunk_size;           /* 0: from the device's memory */
   size_t memory_budget;
   int attempts_per_sync;
@@ -231,10 +256,10 @@ typedef struct lockstep_method_functions {
   /* The tangents: Lyapunov exponents (discrete QR or clone) and forward sensitivities of one member
    * with this method. NULL where they were not compiled. */
   lockstep_result (*lyapunov)(const double* params, const double* q0, const double* v0, double t0, double t1,
-                              const void* options, size_t options_size, const lockstep_lyapunov_request* request,
+                              const lockstep_solver_options* options, const lockstep_lyapunov_request* request,
                               lockstep_lyapunov_output* out, lockstep_error* error);
   lockstep_result (*sensitivities)(const double* params, const double* q0, const double* v0, double t0, double t1,
-                                   const void* options, size_t options_size,
+                                   const lockstep_solver_options* options,
                                    const lockstep_sensitivity_request* request, lockstep_sensitivity_output* out,
                                    lockstep_error* error);
 } lockstep_method_functions;
@@ -257,7 +282,7 @@ typedef struct lockstep_engine {
   lockstep_result (*initial_state)(const double* params, const double* inputs, double* q0, double* v0,
                                    lockstep_error* error);
   /* Why the solver options cannot run (a message in `error`, LOCKSTEP_INVALID_ARGUMENT), else OK. */
-  lockstep_result (*check_options)(const void* options, size_t options_size, lockstep_error* error);
+  lockstep_result (*check_options)(const lockstep_solver_options* options, lockstep_error* error);
 
   /* ---- a chunk of members ---- */
   /* The chunk storage of any method, compiled or not. */
@@ -270,7 +295,7 @@ typedef struct lockstep_engine {
   lockstep_result (*evaluate)(const double* params, double t, const double* q, const double* v,
                               lockstep_model_values* out, lockstep_error* error);
   lockstep_result (*initialize)(const double* params, double t0, const double* q0, const double* v0,
-                                const void* options, size_t options_size, lockstep_initial_values* out,
+                                const lockstep_solver_options* options, lockstep_initial_values* out,
                                 lockstep_error* error);
 
   /* ---- a whole ensemble on a device (NULL unless device_built) ---- */

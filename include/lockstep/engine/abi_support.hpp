@@ -1,6 +1,6 @@
 // lockstep/engine/abi_support.hpp — what every engine function does at the C ABI: catch every
 // exception and return it as a status and a message, check the header of a struct the caller built,
-// and read the solver options passed by pointer and size. Used by model_engine.hpp and by the CUDA
+// and convert the solver options to and from their C struct. Used by model_engine.hpp and by the CUDA
 // backend's device solve (kernels/cuda), which must not pull in the host drivers.
 #pragma once
 
@@ -80,12 +80,88 @@ void check_header(const T* s, const char* what) {
                                 std::to_string(sizeof(T)) + " bytes)");
 }
 
-inline const solver_options& options_of(const void* options, std::size_t size) {
-  if (options == nullptr || size != sizeof(solver_options))
-    throw std::invalid_argument("solver options of another size than this engine's (another lockstep build?)");
-  return *static_cast<const solver_options*>(options);
+// An enum's value as the C struct carries it, refused (std::invalid_argument naming the field) outside
+// [0, last].
+template <class Enum>
+Enum enum_of(int value, Enum last, const char* field) {
+  if (value < 0 || value > static_cast<int>(last))
+    throw std::invalid_argument(std::string("solver options: ") + field + " = " + std::to_string(value) +
+                                " is not a value this engine knows (0 to " + std::to_string(static_cast<int>(last)) + ")");
+  return static_cast<Enum>(value);
+}
+
+// The solver options a caller passed (header checked, each enum in its range), or std::invalid_argument.
+inline solver_options options_of(const lockstep_solver_options* options) {
+  check_header(options, "the solver options struct");
+  const lockstep_solver_options& c = *options;
+  solver_options o;
+  o.method = enum_of(c.method, method_kind::rhoinf, "method");
+  o.form = enum_of(c.formulation, formulation::projected_invariants, "formulation");
+  o.rtol = c.rtol;
+  o.atol_q = c.atol_q;
+  o.atol_v = c.atol_v;
+  o.atol_lambda = c.atol_lambda;
+  o.h_initial = c.h_initial;
+  o.h_min = c.h_min;
+  o.h_max = c.h_max;
+  o.max_steps = c.max_steps;
+  o.max_order = c.max_order;
+  o.fixed_h = c.fixed_h;
+  o.fixed_order = c.fixed_order;
+  o.rho_inf = c.rho_inf;
+  o.newton_tol = c.newton_tol;
+  o.newton_max_iterations = c.newton_max_iterations;
+  if (c.consistent_multipliers != 0 && c.consistent_multipliers != 1)
+    throw std::invalid_argument("solver options: consistent_multipliers = " + std::to_string(c.consistent_multipliers) +
+                                " is neither 0 nor 1");
+  o.consistent_multipliers = c.consistent_multipliers == 1;
+  o.multipliers = enum_of(c.multipliers, multiplier_convention::minimum_norm, "multipliers");
+  o.init = enum_of(c.init, init_mode::automatic, "init");
+  o.metric = enum_of(c.metric, projection_metric::euclidean, "metric");
+  o.init_tolerance = c.init_tolerance;
+  o.projection = enum_of(c.projection, projection_kind::post_stabilization, "projection");
+  o.baumgarte_alpha = c.baumgarte_alpha;
+  o.baumgarte_beta = c.baumgarte_beta;
+  return o;
 }
 
 }  // namespace engine_detail
+
+// The C struct of options o, as a host passes them to an engine (engine_detail::options_of reads them
+// back: the same options, field for field).
+inline lockstep_solver_options abi_options(const solver_options& o) {
+  lockstep_solver_options c{};
+  c.header = abi_header_for<lockstep_solver_options>();
+  c.method = static_cast<int>(o.method);
+  c.formulation = static_cast<int>(o.form);
+  c.rtol = o.rtol;
+  c.atol_q = o.atol_q;
+  c.atol_v = o.atol_v;
+  c.atol_lambda = o.atol_lambda;
+  c.h_initial = o.h_initial;
+  c.h_min = o.h_min;
+  c.h_max = o.h_max;
+  c.max_steps = o.max_steps;
+  c.max_order = o.max_order;
+  c.fixed_h = o.fixed_h;
+  c.fixed_order = o.fixed_order;
+  c.rho_inf = o.rho_inf;
+  c.newton_tol = o.newton_tol;
+  c.newton_max_iterations = o.newton_max_iterations;
+  c.consistent_multipliers = o.consistent_multipliers ? 1 : 0;
+  c.multipliers = static_cast<int>(o.multipliers);
+  c.init = static_cast<int>(o.init);
+  c.metric = static_cast<int>(o.metric);
+  c.init_tolerance = o.init_tolerance;
+  c.projection = static_cast<int>(o.projection);
+  c.baumgarte_alpha = o.baumgarte_alpha;
+  c.baumgarte_beta = o.baumgarte_beta;
+  return c;
+}
+
+// Every field of solver_options crosses: a field added there without its place in the C struct changes
+// solver_options' size, which this guard pins (update both conversions above and the struct in abi.h,
+// and LOCKSTEP_ENGINE_ABI_VERSION, then this size).
+static_assert(sizeof(solver_options) == 168, "solver_options changed: carry the change through lockstep_solver_options");
 
 }  // namespace lockstep

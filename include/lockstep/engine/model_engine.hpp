@@ -48,8 +48,8 @@ namespace engine_detail {
 // The solver options, which must name Method: an engine calls a method's functions by the method the
 // options name (engine.hpp), so another method is a caller's error.
 template <class Method>
-const solver_options& options_of(const void* options, std::size_t size) {
-  const solver_options& opt = options_of(options, size);
+solver_options options_of(const lockstep_solver_options* options) {
+  const solver_options opt = options_of(options);
   if (opt.method != Method::kind)
     throw std::invalid_argument(std::string("the options name method ") + method_name(opt.method) + ", this entry runs " +
                                 method_name(Method::kind));
@@ -72,7 +72,7 @@ chunk_view<Model> view_of(const lockstep_chunk* c) {
   v.save_count = c->save_count;
   v.t0 = c->t0;
   v.t1 = c->t1;
-  v.options = options_of<Method>(c->options, c->options_size);
+  v.options = options_of<Method>(c->options);
   if (c->method != static_cast<int>(v.options.method))
     throw std::invalid_argument("the chunk's method and its options' method differ");
   return v;
@@ -107,9 +107,9 @@ struct model_functions {
     });
   }
 
-  static lockstep_result check_options(const void* options, std::size_t size, lockstep_error* error) {
+  static lockstep_result check_options(const lockstep_solver_options* options, lockstep_error* error) {
     return guarded(error, [&] {
-      const char* why = check_method_options(options_of(options, size));
+      const char* why = check_method_options(options_of(options));
       if (why[0] == '\0') return LOCKSTEP_OK;
       set_message(error, why);
       return LOCKSTEP_INVALID_ARGUMENT;
@@ -170,11 +170,11 @@ struct model_functions {
   }
 
   static lockstep_result initialize(const double* params, double t0, const double* q0, const double* v0,
-                                    const void* options, std::size_t options_size, lockstep_initial_values* out,
+                                    const lockstep_solver_options* options, lockstep_initial_values* out,
                                     lockstep_error* error) {
     return guarded(error, [&] {
       check_header(out, "initial values");
-      const solver_options& opt = options_of(options, options_size);
+      const solver_options opt = options_of(options);
       initial_values<Model> init;
       member_counters counters;
       const member_status s = consistent_initialization<Model>(t0, vec_from<Model::n>(q0), vec_from<Model::n>(v0),
@@ -264,12 +264,12 @@ struct tangent_functions {
   static constexpr int ny = state_layout<Model>::size;
 
   static lockstep_result lyapunov(const double* params, const double* q0, const double* v0, double t0, double t1,
-                                  const void* options, std::size_t options_size, const lockstep_lyapunov_request* request,
+                                  const lockstep_solver_options* options, const lockstep_lyapunov_request* request,
                                   lockstep_lyapunov_output* out, lockstep_error* error) {
     return guarded(error, [&] {
       check_header(request, "Lyapunov request");
       check_header(out, "Lyapunov output");
-      const solver_options& opt = options_of<Method>(options, options_size);
+      const solver_options opt = options_of<Method>(options);
       lyapunov_options lopt;
       lopt.exponents = request->exponents;
       lopt.renormalize = request->renormalize;
@@ -314,13 +314,13 @@ struct tangent_functions {
   }
 
   static lockstep_result sensitivities(const double* params, const double* q0, const double* v0, double t0, double t1,
-                                       const void* options, std::size_t options_size,
+                                       const lockstep_solver_options* options,
                                        const lockstep_sensitivity_request* request, lockstep_sensitivity_output* out,
                                        lockstep_error* error) {
     return guarded(error, [&] {
       check_header(request, "sensitivity request");
       check_header(out, "sensitivity output");
-      const solver_options& opt = options_of<Method>(options, options_size);
+      const solver_options opt = options_of<Method>(options);
       std::vector<phase_vector<Model>> directions(static_cast<std::size_t>(std::max(0, request->state_directions)));
       for (std::size_t d = 0; d < directions.size(); ++d)
         for (int j = 0; j < 2 * Model::n; ++j) directions[d][j] = request->directions[d * 2 * Model::n + j];
