@@ -307,6 +307,15 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     }
     if ((fits = comm.max_over_ranks(fits)) != exit_success) return fits;
   }
+  if (const int idle = mpi::ranks_without_members(members, ranks); talk && idle > 0) {
+    const long blocks = (members + study::statistics_block - 1) / study::statistics_block;
+    std::fprintf(stderr,
+                 "lockstep: %d of %d ranks have no members and wait: ranks take whole blocks of %ld members (the unit of "
+                 "the statistics, so that the results do not depend on the number of ranks), and %ld members make %ld "
+                 "block%s; %ld members or more keep every rank busy\n",
+                 idle, ranks, study::statistics_block, members, blocks, blocks == 1 ? "" : "s",
+                 static_cast<long>(ranks - 1) * study::statistics_block + 1);
+  }
   const io::results_layout layout = results_layout_for(model, spec, members);
   const int save_count = layout.save_count();
   const checkpoint::journal_shape shape = journal_shape_of(layout);

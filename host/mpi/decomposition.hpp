@@ -28,4 +28,11 @@ inline member_range rank_members(long members, int rank, int ranks) {
   return {block_start(rank), block_start(static_cast<long>(rank) + 1)};
 }
 
+// How many of `ranks` own no member (fewer blocks than ranks).
+inline int ranks_without_members(long members, int ranks) {
+  int idle = 0;
+  for (int r = 0; r < ranks; ++r) idle += rank_members(members, r, ranks).size() == 0 ? 1 : 0;
+  return idle;
+}
+
 }  // namespace lockstep::mpi

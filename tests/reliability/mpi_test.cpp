@@ -68,6 +68,28 @@ TEST_F(Mpi, OneTwoAndThreeRanksGiveTheSingleProcessResultsBitwise) {
   }
 }
 
+// Ranks own whole statistics blocks of 4096 members: a study of fewer blocks than ranks leaves some
+// ranks without members, which the run says (and the results are the single process's).
+TEST_F(Mpi, RanksWithoutMembersAreNamedWithTheReasonAndTheCountThatKeepsThemBusy) {
+  write_text(dir / "small.toml", R"([model]
+name = "pendulum"
+[time]
+t1 = 0.2
+[ensemble]
+members = 5000
+sampler = "random"
+[ensemble.vary]
+"initial.theta0" = { uniform = [0.5, 1.5] }
+)");
+  const run_result r = run_program(dir, LOCKSTEP_TEST_MPIRUN, mpirun_args(4, {"run", "small.toml", "-o", "out"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("lockstep: 2 of 4 ranks have no members and wait: ranks take whole blocks of 4096 members"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("5000 members make 2 blocks; 12289 members or more keep every rank busy"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(Mpi, CheckpointedRanksStoppedBySigtermResumeWithTheSameRanksToTheSameResults) {
   // Arrange: three checkpointing ranks, stopped once every rank has checkpointed finished members.
   const std::vector<std::string> run = {"run", "s.toml", "-o", "out", "--checkpoint-every", "0.2", "-q"};
