@@ -87,6 +87,25 @@ class MalformedFiles(unittest.TestCase):
         self.expect_one("not_affine.toml", "17:12", "'no_slip'", "not affine", "x_dot", "y_dot")
 
 
+class StudyFile(unittest.TestCase):
+    """A study file where an equations file belongs gets one message saying what it is."""
+
+    def test_a_study_file_is_named_as_one(self):
+        status, lines, written = generate("s.toml", '[model]\nsource = "cart.toml"\n[time]\nt1 = 1.0\n')
+        self.assertEqual(status, 1)
+        self.assertFalse(written)
+        self.assertEqual(len(lines), 1, lines)
+        self.assertTrue(lines[0].startswith("s.toml:3:2: error: this is a study file (it has [time], [model] source), "
+                                            "not an equations file: `lockstep run` runs a study"), lines)
+
+    def test_an_equations_file_with_a_stray_study_table_is_read_as_equations(self):
+        # [coordinates] makes it an equations file: the stray table is an unknown key, as any other.
+        status, lines, _ = generate("m.toml", MINIMAL + "[time]\nt1 = 1.0\n")
+        self.assertEqual(status, 1)
+        self.assertNotIn("study file", " ".join(lines))
+        self.assertIn("unknown key 'time'", " ".join(lines))
+
+
 class Expressions(unittest.TestCase):
     """One force expression at a time, in an otherwise valid file."""
 

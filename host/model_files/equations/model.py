@@ -32,6 +32,10 @@ LIBRARY_NAMES = {"vec", "mat", "dual", "named_value", "lockstep", "equations", "
                  "pow", "min", "max", "value_of", "is_finite", "floor", "ldexp", "sine_cosine"}
 
 
+# Tables of a study file (docs/reference/study-file.md) that no equations file has.
+STUDY_TABLES = ("time", "solver", "ensemble", "output", "lyapunov")
+
+
 class Item:
     """A coordinate, parameter or input: its name, default (not for coordinates), unit, description."""
 
@@ -151,6 +155,7 @@ class Reader:
     # ---- the tables ----------------------------------------------------------------------------
 
     def read(self):
+        self.refuse_a_study_file()
         self.known_keys((), self.data)
         self.read_model_table()
         self.read_items("coordinates", self.model.coordinates, required=True)
@@ -173,6 +178,24 @@ class Reader:
                                     f"coordinates (m + k <= n)")
         self.stop_if_errors()
         return self.model
+
+    def refuse_a_study_file(self):
+        """A study file given where an equations file belongs (both are TOML: `lockstep check s.toml`, or
+        a study's [model] source naming another study) gets one message saying so, not a list of what an
+        equations file lacks."""
+        if "coordinates" in self.data:
+            return
+        model = self.data.get("model")
+        study_keys = [(t,) for t in STUDY_TABLES if t in self.data]
+        if isinstance(model, dict):
+            study_keys += [("model", k) for k in ("source", "params", "initial") if k in model]
+        if not study_keys:
+            return
+        found = ", ".join("[" + ".".join(k[:1]) + "]" + (" " + k[1] if len(k) > 1 else "") for k in study_keys)
+        self.error_at_key(study_keys[0], f"this is a study file (it has {found}), not an equations file: "
+                                         f"`lockstep run` runs a study; `lockstep check` and `lockstep describe` "
+                                         f"take its model, the file or built-in name of its [model] source or name")
+        self.stop_if_errors()
 
     def read_model_table(self):
         table = self.table(("model",), required=True)
