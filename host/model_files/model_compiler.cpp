@@ -77,6 +77,18 @@ bool has_extension(const fs::path& p, std::initializer_list<std::string_view> ex
 bool is_equations_file(const fs::path& p) { return has_extension(p, {".toml"}); }
 bool is_header_file(const fs::path& p) { return has_extension(p, {".hpp", ".h", ".hh", ".hxx", ".h++"}); }
 
+// A file's path as a message shows it: relative to the working directory where the file lies below it
+// (a study's [model] source is resolved to an absolute path, but its user named it from here), else as
+// it is.
+std::string shown_path(const fs::path& path) {
+  std::error_code ec;
+  const fs::path here = fs::current_path(ec);
+  if (ec || !path.is_absolute()) return path.string();
+  const fs::path relative = path.lexically_relative(here);
+  if (relative.empty() || *relative.begin() == "..") return path.string();
+  return relative.string();
+}
+
 // The C++ header an equations file stands for, generated once per file content (and generator) into
 // the cache: equations/KEY.hpp.
 fs::path equations_header(const fs::path& source, const toolchain& tools) {
@@ -108,6 +120,10 @@ fs::path equations_header(const fs::path& source, const toolchain& tools) {
   if (r.exit_code != 0) {
     std::string said = first_lines(r.errors + r.output, 60);
     if (said.empty()) said = "the equations generator failed (exit " + std::to_string(r.exit_code) + ")";
+    // Its messages begin "FILE:LINE:COLUMN: error:" with the path it was given; shown as the user named it.
+    const std::string given = source.string() + ":", shown = shown_path(source) + ":";
+    for (std::size_t at = said.find(given); given != shown && at != std::string::npos; at = said.find(given, at + shown.size()))
+      said.replace(at, given.size(), shown);
     throw model_file_error(said);
   }
   if (!fs::exists(header)) throw model_file_error("the equations generator wrote no header for '" + source.string() + "'");

@@ -679,6 +679,14 @@ def case_equations_errors(ctx):
         check(re.search(pattern, r.stderr), f"{name}: the equations file's line and column expected:\n{r.stderr}")
         check(compiles(r) == 0 and not ctx.engines(), f"{name}: no compiler may run:\n{r.stderr}")
         check(not os.path.exists(os.path.join(ctx.work, "never")), "nothing is written")
+    # A source named relative to the study (resolved to an absolute path inside) is shown in the
+    # generator's message as the user named it from the working directory, not as /abs/path.
+    os.makedirs(os.path.join(ctx.work, "mine"), exist_ok=True)
+    shutil.copy(equations_file(ctx, "unknown_symbol.toml"), os.path.join(ctx.work, "mine", "unknown_symbol.toml"))
+    ctx.write("relative.toml", '[model]\nsource = "mine/unknown_symbol.toml"\n[time]\nt1 = 1.0\n')
+    r = ctx.run("run", "relative.toml", "-o", "never", expect=2)
+    check(re.search(r'source = "mine/unknown_symbol\.toml": mine/unknown_symbol\.toml:17:\d+: error: ', r.stderr)
+          and ctx.work not in r.stderr, f"the equations file as the user named it expected:\n{r.stderr}")
 
 
 FEATURES = """[model]
