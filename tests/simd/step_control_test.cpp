@@ -307,15 +307,15 @@ void decide_alone(int which, const double* x, double* y, const solver_options& o
       break;
     }
     case radau: {
-      const double fac = detail::radau_safety_factor(int(x[1]), opt.newton_max_iterations);
+      const double fac = detail::radau_safety_factor(x[1], opt.newton_max_iterations);
       const double quot = detail::radau_error_quotient(x[2], stages, fac);
       double h_next = x[6];
       bool last_rejected = x[7] == 1.0, too_small = false;
-      if (lane) too_small = detail::radau_after_error_failure(x[3], quot, x[4] == 1.0, x[5], h_next, last_rejected);
+      if (lane) too_small = detail::radau_after_error_failure(true, x[3], quot, x[4] == 1.0, x[5], h_next, last_rejected);
       const double accepted_quot = detail::radau_accepted_quotient(quot, x[3], x[2], stages, x[4] == 1.0, x[8], x[9]);
       const double h_new = detail::radau_next_step(x[3], accepted_quot, x[7] == 1.0, x[10] == 1.0, opt.h_max);
       double h_acc = x[8], err_acc = x[9];
-      if (!lane) detail::radau_remember_accepted(x[3], x[2], h_acc, err_acc);
+      if (!lane) detail::radau_remember_accepted(true, x[3], x[2], h_acc, err_acc);
       y[0] = fac, y[1] = quot, y[2] = too_small, y[3] = h_next, y[4] = last_rejected, y[5] = accepted_quot;
       y[6] = h_new, y[7] = h_acc, y[8] = err_acc;
       y[9] = detail::radau_next_step(x[3], x[11], x[7] == 1.0, x[10] == 1.0, opt.h_max);

@@ -355,7 +355,7 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT
   // state's alone and the decision is bitwise radau_attempt's; with it, the tangents' error test may
   // reject the step after all.
   if (!(opt.fixed_h > 0.0)) {
-    const double fac = detail::radau_safety_factor(s.newton_iterations, detail::radau_newton_iteration_limit(false));
+    const double fac = detail::radau_safety_factor(double(s.newton_iterations), detail::radau_newton_iteration_limit(false));
     double err_tangents = 0.0;
     if (tm.error_control) {
       state_vector<Model> ypt;  // the state's -h^-1 sum d_i Z_i, as radau_attempt formed it
@@ -394,14 +394,14 @@ LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT
       const double quot = detail::radau_error_quotient(max(err_tangents, 1e-10), ns, fac);
       detail::undo_accepted_step(tm, before, steps_before);
       const double h_min = plan_step(before.t, before.h, t_end, opt, before.t0).h_min;  // radau_attempt's
-      if (detail::radau_after_error_failure(h, quot, before.first, h_min, tm.method.h, tm.method.last_rejected))
+      if (detail::radau_after_error_failure(true, h, quot, before.first, h_min, tm.method.h, tm.method.last_rejected))
         return fail(member_status::step_size_too_small);
       return attempt_result::rejected;
     }
     const double err = max(s.error, err_tangents);
     double quot = detail::radau_error_quotient(err, ns, fac);
     quot = detail::radau_accepted_quotient(quot, h, err, ns, before.first, before.h_accepted, before.err_accepted);
-    detail::radau_remember_accepted(h, err, tm.method.h_accepted, tm.method.err_accepted);
+    detail::radau_remember_accepted(true, h, err, tm.method.h_accepted, tm.method.err_accepted);
     tm.method.h = detail::radau_next_step(h, quot, before.last_rejected, s.jacobian_valid, opt.h_max);
   }
   for (int d = 0; d < tm.directions; ++d) tm.current[d] = fresh[d];

@@ -607,12 +607,12 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
 
   // ---- step-size proposal and decision (method/radau_step_control.hpp) ----
   s.newton_iterations = newton_iterations_used;
-  const double fac = detail::radau_safety_factor(newton_iterations_used, max_iterations);
+  const double fac = detail::radau_safety_factor(double(newton_iterations_used), max_iterations);
   double quot = fixed ? 1.0 : detail::radau_error_quotient(err, ns, fac);
 
   if (!fixed && err >= 1.0) {
     ++counters.rejected_steps;
-    if (detail::radau_after_error_failure(h, quot, s.first, h_min, s.h, s.last_rejected)) {
+    if (detail::radau_after_error_failure(true, h, quot, s.first, h_min, s.h, s.last_rejected)) {
       status = member_status::step_size_too_small;
       return attempt_result::failed;
     }
@@ -621,7 +621,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
 
   // ---- accept ----
   if (!fixed) quot = detail::radau_accepted_quotient(quot, h, err, ns, s.first, s.h_accepted, s.err_accepted);
-  detail::radau_remember_accepted(h, err, s.h_accepted, s.err_accepted);
+  detail::radau_remember_accepted(true, h, err, s.h_accepted, s.err_accepted);
   s.y_last = s.y;
   for (int i = 0; i < ns; ++i) s.Z[i] = Z[i];
   s.h_last = h;

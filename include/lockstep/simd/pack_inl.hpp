@@ -113,6 +113,17 @@ HWY_INLINE pack<D> max(pack<D> a, pack<D> b) { return pack<D>(hn::IfThenElse(hn:
 template <class D>
 HWY_INLINE pack<D> value_of(pack<D> x) { return x; }
 
+// The logic of masks, under the names code written once for doubles and packs uses (their double forms:
+// lockstep/core/lane_primitives.hpp).
+template <class M>
+HWY_INLINE M mask_and(M a, M b) {
+  return hn::And(a, b);
+}
+template <class M>
+HWY_INLINE M mask_or(M a, M b) {
+  return hn::Or(a, b);
+}
+
 // Lane access: the traffic between one member on doubles and its lane (a member loaded into a lane or
 // read out of it, a Jacobian evaluated on the double code for one lane).
 // The mask of lane l alone.

@@ -34,6 +34,7 @@
 
 #include "hwy/highway.h"
 #include "lockstep/core/status.hpp"
+#include "lockstep/method/radau_step_control.hpp"
 #include "lockstep/method/step_control.hpp"
 #include "lockstep/simd/pack_inl.hpp"
 
@@ -245,70 +246,9 @@ HWY_INLINE mask<D> bdf_after_error_failure(mask<D> lanes, pack<D> k, pack<D> err
   return hn::And(lanes, h_next < h_min);
 }
 
-// ---- Radau IIA (method/radau_step_control.hpp) ----
-
-// detail::radau_safety_factor per lane.
-template <class D>
-HWY_INLINE pack<D> radau_safety_factor(pack<D> newton_iterations, int max_iterations) {
-  constexpr double safety = detail::radau_safety;
-  return min(pack<D>(safety), safety * (1 + 2 * max_iterations) / (newton_iterations + 2.0 * max_iterations));
-}
-
-// detail::radau_step_quotient per lane.
-template <class D>
-HWY_INLINE pack<D> radau_step_quotient(pack<D> x) {
-  return max(pack<D>(1.0 / 8.0), min(pack<D>(5.0), x));
-}
-
-// detail::radau_error_quotient per lane.
-template <class D>
-HWY_INLINE pack<D> radau_error_quotient(pack<D> err, int stages, pack<D> fac) {
-  const double exponent = 1.0 / (stages + 1);
-  return radau_step_quotient(pow(err, pack<D>(exponent)) / fac);
-}
-
-// detail::radau_after_error_failure per lane, for the lanes of `lanes` whose error test failed (`first`:
-// those at their member's first step). Returns the lanes of `lanes` whose new step is below h_min.
-template <class D>
-HWY_INLINE mask<D> radau_after_error_failure(mask<D> lanes, pack<D> h, pack<D> quot, mask<D> first, pack<D> h_min,
-                                             pack<D>& h_next, mask<D>& last_rejected) {
-  h_next = select(lanes, select(first, 0.1 * h, h / quot), h_next);
-  last_rejected = hn::Or(last_rejected, lanes);
-  return hn::And(lanes, h_next < h_min);
-}
-
-// detail::radau_remember_accepted per lane, for the lanes of `lanes`.
-template <class D>
-HWY_INLINE void radau_remember_accepted(mask<D> lanes, pack<D> h, pack<D> err, pack<D>& h_accepted,
-                                        pack<D>& err_accepted) {
-  h_accepted = select(lanes, h, h_accepted);
-  err_accepted = select(lanes, max(pack<D>(1e-2), err), err_accepted);
-}
-
-// detail::radau_accepted_quotient per lane; Gustafsson's prediction is formed from h, 1 and 1 in the
-// lanes at their first step, where the scalar code forms none (their remembered step may be 0).
-template <class D>
-HWY_INLINE pack<D> radau_accepted_quotient(pack<D> quot, pack<D> h, pack<D> err, int stages, mask<D> first,
-                                           pack<D> h_accepted, pack<D> err_accepted) {
-  const pack<D> one(1.0);
-  const double exponent = 1.0 / (stages + 1);
-  const pack<D> previous_h = select(first, h, h_accepted), previous_err = select(first, one, err_accepted);
-  const pack<D> e = select(first, one, err);
-  pack<D> facgus = (previous_h / h) * pow(e * e / previous_err, pack<D>(exponent)) / detail::radau_safety;
-  facgus = radau_step_quotient(facgus);
-  return select(first, quot, max(quot, facgus));
-}
-
-// detail::radau_next_step per lane.
-template <class D>
-HWY_INLINE pack<D> radau_next_step(pack<D> h, pack<D> quot, mask<D> last_rejected, mask<D> jacobian_kept,
-                                   double h_max) {
-  pack<D> h_new = h / quot;
-  h_new = select(last_rejected, min(h_new, h), h_new);
-  const pack<D> q = h_new / h;
-  const mask<D> keep = hn::And(jacobian_kept, hn::And(q >= 1.0, q <= 1.2));
-  return select(keep, h, min(h_new, pack<D>(h_max)));
-}
+// ---- Radau IIA: RADAU5's controller, compiled for this instruction set's packs from the text the
+// one-member code compiles for doubles (method/radau_step_control.hpp) ----
+#include "lockstep/method/radau_step_control_generic.inc"  // IWYU pragma: keep
 
 }  // namespace lockstep::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
