@@ -159,9 +159,10 @@ inline lockstep_solver_options abi_options(const solver_options& o) {
   return c;
 }
 
-// Every field of solver_options crosses: a field added there without its place in the C struct changes
-// solver_options' size, which this guard pins (update both conversions above and the struct in abi.h,
-// and LOCKSTEP_ENGINE_ABI_VERSION, then this size).
+// A tripwire for a field added to solver_options without its place in the C struct: it changes the
+// struct's size unless it fits into padding (the round-trip test, tests/engine, sets every field it
+// knows). On a change, update both conversions above, the struct in abi.h and
+// LOCKSTEP_ENGINE_ABI_VERSION, then this size.
 static_assert(sizeof(solver_options) == 168, "solver_options changed: carry the change through lockstep_solver_options");
 
 }  // namespace lockstep
