@@ -200,8 +200,29 @@ struct created_directory {
   }
 };
 
-// Creates OUT_DIR and its parents; io_error naming it and the system's reason when that fails. The
-// guard remembers the outermost directory this run created.
+// Removes temporaries ("<name>.partial-<pid>[-<n>]", io::output_file) of our outputs that a killed run
+// left behind, when their process no longer exists: every run into OUT_DIR starts from a folder without
+// them (create_output_directory; a resumed run, which creates nothing, calls it itself). A temporary of
+// a process still running (another run into the same folder) and files that are not our outputs' stay.
+inline void remove_stale_temporaries(const std::filesystem::path& out_dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::size_t at = name.rfind(".partial-");
+    if (at == std::string::npos) continue;
+    const std::string base = name.substr(0, at);
+    if (base != "results.h5" && base != "members.csv" && base != "study.toml" && !base.starts_with("checkpoint") &&
+        !base.starts_with("interrupted-"))
+      continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + at + 9, &end, 10);
+    if (pid <= 0 || (*end != '\0' && *end != '-')) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) std::filesystem::remove(entry.path(), ec);
+  }
+}
+
+// Creates OUT_DIR and its parents, and removes a killed run's temporaries from it; io_error naming it
+// and the system's reason when that fails. The guard remembers the outermost directory this run created.
 inline void create_output_directory(created_directory& guard) {
   std::error_code ec;
   const std::filesystem::path absolute = std::filesystem::absolute(guard.path, ec);
@@ -214,6 +235,7 @@ inline void create_output_directory(created_directory& guard) {
   if (ec) throw io::io_error(guard.path, ec.value(), "cannot create the output directory '" + guard.path.string() + "': " + ec.message());
   guard.created = !topmost.empty();
   guard.topmost_created = topmost;
+  remove_stale_temporaries(guard.path);
 }
 
 // Commits the study copy, members.csv and results.h5, in that order (results.h5 last: its presence
@@ -316,27 +338,6 @@ inline io::member_block member_block_of(const chunk_results& c, long offset, con
   block.y = c.outputs;
   block.y_final = c.y_final;
   return block;
-}
-
-// Removes temporaries ("<name>.partial-<pid>[-<n>]", io::output_file) of our outputs that a killed run
-// left behind, when their process no longer exists: a run into OUT_DIR, plain or resumed, starts from a
-// folder without them. A temporary of a process still running (another run into the same folder) and
-// files that are not our outputs' stay.
-inline void remove_stale_temporaries(const std::filesystem::path& out_dir) {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    const std::size_t at = name.rfind(".partial-");
-    if (at == std::string::npos) continue;
-    const std::string base = name.substr(0, at);
-    if (base != "results.h5" && base != "members.csv" && base != "study.toml" && !base.starts_with("checkpoint") &&
-        !base.starts_with("interrupted-"))
-      continue;
-    char* end = nullptr;
-    const long pid = std::strtol(name.c_str() + at + 9, &end, 10);
-    if (pid <= 0 || (*end != '\0' && *end != '-')) continue;
-    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) std::filesystem::remove(entry.path(), ec);
-  }
 }
 
 inline int thread_count(const run_settings& settings) {
@@ -586,7 +587,6 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   // ---- outputs: OUT_DIR, results.h5, members.csv, statistics ----
   detail::created_directory dir{settings.out_dir};
   detail::create_output_directory(dir);
-  detail::remove_stale_temporaries(settings.out_dir);
 
   const io::results_layout out = detail::results_layout_for(model, spec, members);
   io::results_writer h5(settings.out_dir / "results.h5", out);

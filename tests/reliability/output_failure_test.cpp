@@ -98,10 +98,10 @@ TEST(OutputFailure, AFullDiskInACheckpointedRunExitsThreeKeepsTheCheckpointAndRe
   expect_same_results(reference_results(study_text), dir / "out");
 }
 
-// A killed run leaves its temporaries ("results.h5.partial-PID", ...); the next plain run into the same
-// folder removes those of processes that no longer exist, and keeps a live process's temporary and
-// files that are not lockstep's outputs.
-TEST(OutputFailure, APlainRunRemovesTheTemporariesAKilledRunLeftAndKeepsOthers) {
+// A killed run leaves its temporaries ("results.h5.partial-PID", ...); the next run into the same folder,
+// plain or checkpointed, removes those of processes that no longer exist, and keeps a live process's
+// temporary and files that are not lockstep's outputs.
+TEST(OutputFailure, ANewRunRemovesTheTemporariesAKilledRunLeftAndKeepsOthers) {
   scratch_dir dir;
   write_text(dir / "s.toml", R"([model]
 name = "pendulum"
@@ -116,18 +116,25 @@ members = 4
   ASSERT_GT(child, 0);
   ASSERT_EQ(::waitpid(child, nullptr, 0), child);
   const std::string dead = std::to_string(child), live = std::to_string(::getpid());
-  const fs::path out = dir / "out";
-  fs::create_directories(out);
-  const std::vector<std::string> stale = {"results.h5.partial-" + dead, "members.csv.partial-" + dead + "-1",
-                                          "study.toml.partial-" + dead};
-  const std::vector<std::string> kept = {"results.h5.partial-" + live, "notes.txt.partial-" + dead};
-  for (const std::string& name : stale) write_text(out / name, "left by a killed run");
-  for (const std::string& name : kept) write_text(out / name, "not ours to remove");
-  const run_result r = run_lockstep(dir, {"run", "s.toml", "-o", "out", "-q"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const std::string& name : stale) EXPECT_FALSE(fs::exists(out / name)) << name << " was left";
-  for (const std::string& name : kept) EXPECT_TRUE(fs::exists(out / name)) << name << " was removed";
-  EXPECT_TRUE(fs::exists(out / "results.h5"));
+  // A plain run, and a checkpointed one (a separate path through the command), each into its own folder.
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{}, std::vector<std::string>{"--checkpoint-every", "10"}}) {
+    const std::string folder = extra.empty() ? "plain" : "checkpointed";
+    SCOPED_TRACE(folder);
+    const fs::path out = dir / folder;
+    fs::create_directories(out);
+    const std::vector<std::string> stale = {"results.h5.partial-" + dead, "members.csv.partial-" + dead + "-1",
+                                            "study.toml.partial-" + dead};
+    const std::vector<std::string> kept = {"results.h5.partial-" + live, "notes.txt.partial-" + dead};
+    for (const std::string& name : stale) write_text(out / name, "left by a killed run");
+    for (const std::string& name : kept) write_text(out / name, "not ours to remove");
+    std::vector<std::string> args = {"run", "s.toml", "-o", folder, "-q"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const run_result r = run_lockstep(dir, args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const std::string& name : stale) EXPECT_FALSE(fs::exists(out / name)) << name << " was left";
+    for (const std::string& name : kept) EXPECT_TRUE(fs::exists(out / name)) << name << " was removed";
+    EXPECT_TRUE(fs::exists(out / "results.h5"));
+  }
 }
 
 }  // namespace
