@@ -1,10 +1,9 @@
-// tests/lyapunov/tangent_step_control_test.cpp — the tangent members decide their steps with their
-// methods' controllers (method/bdf_step_control.hpp, radau_step_control.hpp): without the tangents'
-// error control a member with tangents takes bitwise the attempts of the plain member — the same
-// accepted and rejected attempts, times, step sizes, orders and final state — for BDF and the Radau IIA
-// methods on two models. The tangent path redoes the method's decision on every accepted step, so any
-// difference between its controller and the method's (a dropped factor, another h, another memory)
-// shows here as a different step sequence.
+// tests/lyapunov/tangent_step_control_test.cpp — the tangent members step with their methods' attempts,
+// the tangents riding along as the step's companion (method/attempt.hpp): without the tangents' error
+// control a member with tangents takes bitwise the attempts of the plain member — the same accepted and
+// rejected attempts, times, step sizes, orders and final state — for BDF and the Radau IIA methods on
+// two models. Any way in which the companion changes the method's decision beyond its estimates (a
+// dropped factor, another h, another memory) shows here as a different step sequence.
 #include <gtest/gtest.h>
 
 #include <algorithm>

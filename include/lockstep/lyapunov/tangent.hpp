@@ -45,11 +45,12 @@
 // (c (t_n - tau_{k+1}))), in the weighted RMS norm over its (q, v) parts with weights
 // 1 / (rtol' (|s_j| + max_i |s_i|)) for directions in the initial state — relative to the direction's
 // own size, since they have no natural absolute scale — and IDAS's parameter-scaled weights for
-// parameters (detail::tangent_weighting), with BDF's internal rtol'. After a step the state accepted,
-// BDF's order and step selection (method/bdf_step_control.hpp: orders k - 1, k, k + 1 after acceptance,
-// the escalating cut after error-test failures) is redone on the larger of the state's and the
-// tangents' estimates at each order; a step whose tangents fail the test is rejected after all (the
-// state and the tangent history are restored) and counts as an error-test failure. With the state's
+// parameters (detail::tangent_weighting), with BDF's internal rtol'. The tangents are the companion of
+// the member's step (method/attempt.hpp): once the state has converged and passed its own error test,
+// (T1) is solved, and BDF's one order and step selection (method/bdf_step_control.hpp: orders k - 1, k,
+// k + 1 after acceptance, the escalating cut after error-test failures) decides on the larger of the
+// state's and the tangents' estimates at each order; a step whose tangents fail the test is rejected
+// like any other (nothing of the member has changed yet) and counts as an error-test failure. With the state's
 // estimates alone, a state decayed below its tolerance makes every order look equally good, the tie
 // goes to the lowest order, and the tangents then need order-1 steps (measured: 5e5 steps for
 // t = 300). Each combined estimate is at least the state's, so the state keeps its own accuracy; with

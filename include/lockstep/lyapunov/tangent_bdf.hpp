@@ -13,7 +13,6 @@
 #include "lockstep/method/attempt.hpp"
 #include "lockstep/method/bdf.hpp"
 #include "lockstep/method/interpolation.hpp"
-#include "lockstep/method/step_control.hpp"
 #include "lockstep/method/options.hpp"
 
 namespace lockstep {
@@ -156,109 +155,104 @@ LOCKSTEP_HD double tangent_lte(const bdf_state<Model>& before, int p, double t_n
 
 }  // namespace detail
 
-// One step attempt of the member (bdf_attempt) and, when it is accepted, the tangents' step (T1).
-// Returns what bdf_attempt returned; a failure of the tangent step sets status and returns failed.
+namespace detail {
+
+// The tangents as the companion of the member's BDF step (method/attempt.hpp): once the state's
+// corrector has converged and passed its error test, (T1) is solved for every direction with the
+// predictor the state used; with error control, each direction's estimate at every order the step
+// controller reads joins the state's (lyapunov/tangent.hpp header). The member's state is the one
+// before the step until accept(), which shifts the tangent history as bdf_attempt shifts the state's.
+template <class Model, int Capacity>
+struct bdf_tangent_companion {
+  tangent_member<Model, Capacity>& tm;
+  const double* p;
+  const solver_options& opt;
+  int k = 1;
+  double t_new = 0.0;
+  double c = 0.0;
+  double tau_k1 = 0.0;
+  state_vector<Model> fresh[Capacity];      // s_n, the directions at t_new
+  state_vector<Model> predicted[Capacity];  // s_pred
+
+  LOCKSTEP_HD bdf_tangent_companion(tangent_member<Model, Capacity>& member, const double* params,
+                                    const solver_options& options)
+      : tm(member), p(params), opt(options) {}
+
+  LOCKSTEP_HD member_status solve(const bdf_converged_step<Model>& step) {
+    using L = state_layout<Model>;
+    constexpr int n = Model::n;
+    const bdf_state<Model>& before = tm.method;
+    k = step.k;
+    t_new = step.t_new;
+    c = step.c;
+    tau_k1 = step.tau_k1;
+    const state_vector<Model>& y = step.y;
+    vec<double, n> vdot;  // the corrector's v' at the converged point
+    for (int i = 0; i < n; ++i) vdot[i] = step.yp_pred[L::v + i] + c * (y[L::v + i] - step.y_pred[L::v + i]);
+
+    tangent_step_matrix<Model> T;
+    const member_status fs = factor_tangent_step_matrix<Model>(opt.form, t_new, y, vdot, c, p, T);
+    ++tm.tangent_factorizations;
+    if (fs != member_status::success) return fs;
+    state_vector<Model> derivative_predicted[Capacity], dFdp[Capacity];
+    const state_vector<Model>* dFdp_of[Capacity] = {};  // g++ -Wmaybe-uninitialized: null past directions
+    const predictor_weights<Model> pw = bdf_predictor_weights<Model>(before, k, t_new);
+    for (int d = 0; d < tm.directions; ++d) {
+      pw.apply([&](int j) -> const state_vector<Model>& { return tm.past[j][d]; }, tm.derivative0[d], predicted[d],
+               derivative_predicted[d]);
+      dFdp_of[d] = nullptr;
+      if (tm.parameter[d] >= 0) {
+        dFdp[d] = residual_parameter_derivative<Model>(opt.form, t_new, y, vdot, p, tm.parameter[d]);
+        dFdp_of[d] = &dFdp[d];
+      }
+    }
+    solve_tangent_steps<Model, Capacity>(opt.form, T, predicted, derivative_predicted, dFdp_of, tm.directions, fresh);
+    return member_status::success;
+  }
+
+  // The largest of the directions' estimates of order `order` (0 without error control): at the
+  // step's order k from the predictor difference, as bdf_attempt forms the state's, and at k - 1 and
+  // k + 1 from the divided differences over the directions' history (tangent_lte).
+  LOCKSTEP_HD double estimate(int order) const {
+    using L = state_layout<Model>;
+    double err = 0.0;
+    if (!tm.error_control) return err;
+    for (int d = 0; d < tm.directions; ++d) {
+      const tangent_weighting wt = weighting_for(tm.parameter[d], p, opt);
+      double e_d;
+      if (order == k) {
+        state_vector<Model> e;
+        for (int j = 0; j < L::size; ++j) e[j] = fresh[d][j] - predicted[d][j];
+        e_d = tangent_error_norm<Model>(e, fresh[d], wt) / (1.0 + c * (t_new - tau_k1));
+      } else {
+        e_d = tangent_lte<Model>(tm.method, order, t_new, fresh[d], [&](int j) { return tm.past[j][d]; },
+                                 tm.derivative0[d], wt);
+      }
+      err = max(err, e_d);
+    }
+    return err;
+  }
+
+  LOCKSTEP_HD void rejected() { ++tm.tangent_rejections; }
+
+  LOCKSTEP_HD void accept() {
+    for (int j = tangent_member<Model, Capacity>::max_past - 1; j > 0; --j)
+      for (int d = 0; d < tm.directions; ++d) tm.past[j][d] = tm.past[j - 1][d];
+    for (int d = 0; d < tm.directions; ++d) tm.past[0][d] = fresh[d];
+  }
+};
+
+}  // namespace detail
+
+// One step attempt of the member and its tangents: bdf_attempt with the tangents as its companion.
+// Returns what bdf_attempt returned; a failure sets status.
 template <class Model, int Capacity>
 LOCKSTEP_HD attempt_result tangent_member_attempt(tangent_member<Model, Capacity>& tm, double t_end, const double* p,
                                                   const solver_options& opt) {
-  using L = state_layout<Model>;
-  constexpr int n = Model::n;
-  const bdf_state<Model> before = tm.method;  // the nodes and values the predictor uses
-  const long steps_before = tm.counters.steps;
-  const attempt_result r = detail::run_member_attempt(tm, [&](member_status& why) {
-    return bdf_attempt<Model>(tm.method, t_end, p, opt, tm.counters, why);
+  detail::bdf_tangent_companion<Model, Capacity> tangents(tm, p, opt);
+  return detail::run_member_attempt(tm, [&](member_status& why) {
+    return bdf_attempt<Model>(tm.method, t_end, p, opt, tm.counters, why, tangents);
   });
-  if (r != attempt_result::accepted) return r;
-
-  const bdf_state<Model>& s = tm.method;
-  const int k = s.last_order;
-  const double t_new = s.t;
-  // c and y' exactly as bdf_attempt formed them (the same function on the state before the step).
-  state_vector<Model> y_pred, yp_pred;
-  double c;
-  {
-    constexpr int max_nodes = bdf_state<Model>::max_past + 2;
-    double x[max_nodes];
-    state_vector<Model> dd[max_nodes];
-    c = detail::bdf_predict(before, k, t_new, x, dd, y_pred, yp_pred);
-  }
-  const state_vector<Model>& y = s.y_newest;
-  vec<double, n> vdot;
-  for (int i = 0; i < n; ++i) vdot[i] = yp_pred[L::v + i] + c * (y[L::v + i] - y_pred[L::v + i]);
-
-  tangent_step_matrix<Model> T;
-  const member_status fs = factor_tangent_step_matrix<Model>(opt.form, t_new, y, vdot, c, p, T);
-  ++tm.tangent_factorizations;
-  if (fs != member_status::success) {
-    tm.status = fs;
-    return attempt_result::failed;
-  }
-  state_vector<Model> fresh[Capacity], predicted[Capacity], derivative_predicted[Capacity], dFdp[Capacity];
-  const state_vector<Model>* dFdp_of[Capacity] = {};  // g++ -Wmaybe-uninitialized: null past directions
-  const detail::predictor_weights<Model> pw = detail::bdf_predictor_weights<Model>(before, k, t_new);
-  for (int d = 0; d < tm.directions; ++d) {
-    pw.apply([&](int j) -> const state_vector<Model>& { return tm.past[j][d]; }, tm.derivative0[d], predicted[d],
-             derivative_predicted[d]);
-    dFdp_of[d] = nullptr;
-    if (tm.parameter[d] >= 0) {
-      dFdp[d] = residual_parameter_derivative<Model>(opt.form, t_new, y, vdot, p, tm.parameter[d]);
-      dFdp_of[d] = &dFdp[d];
-    }
-  }
-  solve_tangent_steps<Model, Capacity>(opt.form, T, predicted, derivative_predicted, dFdp_of, tm.directions, fresh);
-  // BDF's order and step selection (method/bdf_step_control.hpp), redone on the larger of the state's
-  // and the tangents' estimates at each order (lyapunov/tangent.hpp header), adaptive steps only. Without the
-  // tangents' error control the estimates are the state's alone and the decision is bitwise
-  // bdf_attempt's; with it, the tangents' error test may reject the step after all.
-  if (!(opt.fixed_h > 0.0)) {
-    const step_plan plan = plan_step(before.t, before.h, t_end, opt, before.t0);  // bdf_attempt's h and h_min
-    const double h = plan.h;
-    const state_vector<Model> w = detail::bdf_error_weights<Model>(before.y_newest, before.y_scale, opt);
-    const double x_k = before.t_past[detail::past_source(before, k)];
-    // Order k: the state's estimate as bdf_attempt formed it, and the same for each direction.
-    double err_k = s.error;
-    if (tm.error_control)
-      for (int d = 0; d < tm.directions; ++d) {
-        state_vector<Model> e;
-        for (int j = 0; j < L::size; ++j) e[j] = fresh[d][j] - predicted[d][j];
-        const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt);
-        err_k = max(err_k, detail::tangent_error_norm<Model>(e, fresh[d], wt) / (1.0 + c * (t_new - x_k)));
-      }
-    // Orders k - 1 and k + 1, where bdf_attempt considers them.
-    const detail::order_candidates can = detail::bdf_order_candidates(k, before.order, before.steps_at_order,
-                                                                       opt.max_order, detail::available_past(before));
-    auto combined_lte = [&](int order) {
-      double err = detail::lte_estimate(before, order, t_new, y, w);
-      if (tm.error_control)
-        for (int d = 0; d < tm.directions; ++d)
-          err = max(err, detail::tangent_lte<Model>(before, order, t_new, fresh[d],
-                                                    [&](int j) { return tm.past[j][d]; }, tm.derivative0[d],
-                                                    detail::weighting_for(tm.parameter[d], p, opt)));
-      return err;
-    };
-    const double err_km1 = can.lower ? combined_lte(k - 1) : 0.0;
-    if (!(err_k <= 1.0)) {  // only the tangents can fail the test here: the state passed it
-      detail::undo_accepted_step(tm, before, steps_before);
-      bdf_state<Model>& m = tm.method;
-      if (detail::bdf_after_error_failure(k, err_k, h, plan.h_min, [&] { return err_km1; }, m.error_failures, m.order,
-                                          m.h)) {
-        tm.status = member_status::step_size_too_small;
-        return attempt_result::failed;
-      }
-      return attempt_result::rejected;
-    }
-    const detail::order_choice next =
-        detail::choose_order(k, err_k, can.lower, err_km1, can.higher, can.higher ? combined_lte(k + 1) : 0.0);
-    bdf_state<Model>& m = tm.method;
-    m.steps_at_order = can.steps_at_order;
-    m.error_failures = before.error_failures;
-    detail::bdf_after_acceptance(next, k, h, opt, m.order, m.h, m.steps_at_order, m.error_failures);
-  }
-  // Shift the tangent history exactly as bdf_attempt shifted the state's.
-  for (int j = tangent_member<Model, Capacity>::max_past - 1; j > 0; --j)
-    for (int d = 0; d < tm.directions; ++d) tm.past[j][d] = tm.past[j - 1][d];
-  for (int d = 0; d < tm.directions; ++d) tm.past[0][d] = fresh[d];
-  return r;
 }
 
 // Replaces every tangent direction d by sum_e X(e, d) direction e, at every past node and in the

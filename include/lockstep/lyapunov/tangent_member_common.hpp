@@ -104,16 +104,6 @@ LOCKSTEP_HD attempt_result run_member_attempt(Member& tm, const Attempt& attempt
   return r;
 }
 
-// Puts the member back where it was before an attempt that the state's error test accepted and the
-// tangents' rejected (the tangents were not yet updated), counting the rejection.
-template <class Member, class State>
-LOCKSTEP_HD void undo_accepted_step(Member& tm, const State& before, long steps_before) {
-  tm.method = before;
-  tm.counters.steps = steps_before;
-  ++tm.counters.rejected_steps;
-  ++tm.tangent_rejections;
-}
-
 // slot[d] <- sum_e X(e, d) slot[e] for d < count.
 template <class Model, int Capacity>
 LOCKSTEP_HD void recombine_slot(state_vector<Model>* slot, const double (*X)[Capacity], int count) {

@@ -30,12 +30,12 @@
 // so a direction's err_s solves J(g / h) err_s = -dF, dF = F_y(n) s_n + F_y'(n) (-h^-1 sum d_i (U_i - s_n))
 // (+ F_p(n) e_j) at (t_n, y_n, -h^-1 sum d_i Z_i), filtered by the member's own factored block (the
 // Jacobian of this step). Its norm over the (q, v) parts, with the weighting of tangent.hpp and
-// RADAU5's index scaling (v on index3 counts h times), must be < 1, else the step is rejected after
-// all (state restored). Either way the member's step-size decision is redone with RADAU5's controller
-// (method/radau_step_control.hpp: the Newton-effort safety factor, Gustafsson's prediction, the
-// [0.2, 8] bounds, the first-step cut) on the larger of the state's and the tangents' errors, which
-// the controller then remembers as the accepted error. The second application of the filter RADAU5
-// uses after rejections is not repeated for the tangents.
+// RADAU5's index scaling (v on index3 counts h times), joins the state's: the tangents are the companion
+// of the member's step (method/attempt.hpp), and RADAU5's one controller (method/radau_step_control.hpp:
+// the Newton-effort safety factor, Gustafsson's prediction, the [0.2, 8] bounds, the first-step cut)
+// decides on the larger of the state's and the tangents' errors, rejects the step when it is not < 1,
+// and remembers it as the accepted error otherwise. The second application of the filter RADAU5 uses
+// after rejections is not repeated for the tangents.
 #pragma once
 
 #include <type_traits>
@@ -50,7 +50,6 @@
 #include "lockstep/lyapunov/tangent_member_common.hpp"
 #include "lockstep/method/methods.hpp"
 #include "lockstep/method/radau.hpp"
-#include "lockstep/method/step_control.hpp"
 #include "lockstep/method/options.hpp"
 
 namespace lockstep {
@@ -148,264 +147,267 @@ LOCKSTEP_HD void tangent_member_begin(radau_tangent_member<Model, Tableau, Capac
       [&](int d, const state_vector<Model>& s0, const state_vector<Model>&) { tm.current[d] = s0; });
 }
 
-// One step attempt of the member (radau_attempt) and, when it is accepted, the tangents' step (R1)
-// with their error test (header comment).
+namespace detail {
+
+// The tangents as the companion of the member's Radau IIA step (method/attempt.hpp): once the state's
+// stages have converged and passed the error test, (R1) is solved for every direction; with error
+// control (adaptive steps), the directions' largest error joins the state's in RADAU5's controller
+// (header comment). accept() makes the new tangents the member's.
+template <class Model, class RT, int Capacity>
+struct radau_tangent_companion {
+  radau_tangent_member<Model, RT, Capacity>& tm;
+  const double* p;
+  const solver_options& opt;
+  double err_tangents = 0.0;
+  state_vector<Model> fresh[Capacity];  // s_{n+1}
+
+  LOCKSTEP_HD radau_tangent_companion(radau_tangent_member<Model, RT, Capacity>& member, const double* params,
+                                      const solver_options& options)
+      : tm(member), p(params), opt(options) {}
+
+  LOCKSTEP_HD double estimate() const { return err_tangents; }
+  LOCKSTEP_HD void rejected() { ++tm.tangent_rejections; }
+  LOCKSTEP_HD void accept() {
+    for (int d = 0; d < tm.directions; ++d) tm.current[d] = fresh[d];
+  }
+
+  LOCKSTEP_HD member_status solve(const radau_converged_step<Model, RT>& step) {
+    using L = state_layout<Model>;
+    constexpr int ny = L::size, ns = RT::stages;
+    const radau_state<Model, RT>& s = step.s;
+    const double h = step.h, t_n = s.t;
+    const state_vector<Model>& y_n = s.y;
+    const state_vector<Model>* Z = step.Z;
+
+    // ---- (R1): the stage Jacobians and the coupled system (header comment) ----
+    constexpr int n = Model::n, m = Model::m, k = Model::k;
+    using S_t = detail::radau_tangent_system<Model, ns>;
+    constexpr int nb = S_t::per_stage, N = S_t::size, Nr = S_t::reduced_size;
+    // Positions of the unknowns (and of their rows) in the system (detail::radau_tangent_system).
+    auto iq = [](int i, int j) { return i * nb + j; };
+    auto il = [](int i, int e) { return i * nb + n + e; };
+    auto inu = [](int i, int e) { return i * nb + n + m + e; };
+    auto imu = [](int i, int e) { return Nr + i * m + e; };
+    const bool ggl = uses_mu(opt.form);
+    exact_jacobian<Model> X[ns];
+    state_vector<Model> Y[ns];
+    vec<double, Model::n> Ydot[ns];
+    for (int i = 0; i < ns; ++i) {
+      for (int j = 0; j < n; ++j) Ydot[i][j] = detail::stage_sum<ns>([i](int l) { return RT::Ainv(i, l); }, Z, L::v + j) / h;
+      Y[i] = y_n + Z[i];
+      const member_status js = evaluate_exact_jacobian<Model>(opt.form, t_n + RT::c(i) * h, Y[i], Ydot[i], p, X[i]);
+      if (js != member_status::success) return js;
+    }
+    double a[ns][ns], a2[ns][ns];  // (A^-1) / h and its square
+    for (int i = 0; i < ns; ++i)
+      for (int l = 0; l < ns; ++l) a[i][l] = RT::Ainv(i, l) / h;
+    for (int i = 0; i < ns; ++i)
+      for (int l = 0; l < ns; ++l) {
+        a2[i][l] = 0.0;
+        for (int j = 0; j < ns; ++j) a2[i][l] += a[i][j] * a[j][l];
+      }
+    auto& S = tm.system;
+    auto& A = S.matrix;
+    A = mat<double, N, N>{};
+    for (int i = 0; i < ns; ++i) {
+      const jacobian_blocks<Model>& J = X[i].jac;
+      const mat<double, n, n>& H = X[i].H;
+      for (int l = 0; l < ns; ++l) {
+        const mat<double, n, n>& Hl = X[l].H;
+        const auto& Gl = X[l].jac.G;
+        // Dynamic rows: M_i sum_j a_ij W_v,j - D_i W_v,i + K_i W_q,i + G_i^T W_lambda,i + A_i^T W_nu,i.
+        for (int r = 0; r < n; ++r) {
+          for (int c = 0; c < n; ++c) {
+            double e = a2[i][l] * J.M(r, c) - a[i][l] * J.dQ_dv(r, c);
+            if (i == l) e += J.K(r, c);
+            if (ggl) {  // H = 0 on index3
+              double MH = 0.0, DH = 0.0;
+              for (int j = 0; j < n; ++j) {
+                MH += J.M(r, j) * Hl(j, c);
+                if (i == l) DH += J.dQ_dv(r, j) * H(j, c);
+              }
+              e += a[i][l] * MH - DH;
+            }
+            A(iq(i, r), iq(l, c)) = e;
+          }
+          if (ggl)
+            for (int b = 0; b < m; ++b) {
+              double MG = 0.0, DG = 0.0;
+              for (int j = 0; j < n; ++j) {
+                MG += J.M(r, j) * Gl(b, j);
+                if (i == l) DG += J.dQ_dv(r, j) * J.G(b, j);
+              }
+              A(iq(i, r), imu(l, b)) = a[i][l] * MG - (i == l ? DG : 0.0);
+            }
+        }
+        // Velocity constraints (ggl) and non-holonomic rows see W_v,i: a_il G_i (A_i) on W_q,l.
+        for (int c = 0; c < n; ++c) {
+          if (ggl)
+            for (int b = 0; b < m; ++b) A(imu(i, b), iq(l, c)) = a[i][l] * J.G(b, c);
+          for (int b = 0; b < k; ++b) A(inu(i, b), iq(l, c)) = a[i][l] * J.A(b, c);
+        }
+      }
+      // Stage-diagonal blocks.
+      for (int r = 0; r < n; ++r) {
+        for (int b = 0; b < m; ++b) A(iq(i, r), il(i, b)) = J.G(b, r);
+        for (int b = 0; b < k; ++b) A(iq(i, r), inu(i, b)) = J.A(b, r);
+      }
+      for (int b = 0; b < m; ++b) {
+        for (int c = 0; c < n; ++c) A(il(i, b), iq(i, c)) = J.G(b, c);  // Phi
+        if (ggl) {
+          for (int c = 0; c < n; ++c) {  // Psi_q W_q + G (H W_q + G^T W_mu)
+            double GH = 0.0;
+            for (int j = 0; j < n; ++j) GH += J.G(b, j) * H(j, c);
+            A(imu(i, b), iq(i, c)) += J.Psi_q(b, c) + GH;
+          }
+          for (int e = 0; e < m; ++e) {
+            double GG = 0.0;
+            for (int j = 0; j < n; ++j) GG += J.G(b, j) * J.G(e, j);
+            A(imu(i, b), imu(i, e)) = GG;
+          }
+        }
+      }
+      for (int b = 0; b < k; ++b) {
+        for (int c = 0; c < n; ++c) {
+          double AH = 0.0;
+          if (ggl)
+            for (int j = 0; j < n; ++j) AH += J.A(b, j) * H(j, c);
+          A(inu(i, b), iq(i, c)) += J.A_q(b, c) + AH;
+        }
+        if (ggl)
+          for (int e = 0; e < m; ++e) {
+            double AG = 0.0;
+            for (int j = 0; j < n; ++j) AG += J.A(b, j) * J.G(e, j);
+            A(inu(i, b), imu(i, e)) = AG;
+          }
+      }
+    }
+    const factor_result fr = ggl ? detail::factor_equilibrated<N>(A, S.full)
+                                 : detail::factor_equilibrated<Nr>(A, S.reduced);
+    ++tm.tangent_factorizations;
+    if (fr.info == lu_not_finite) return member_status::model_not_finite;
+    if (fr.info != lu_ok) return member_status::singular_matrix;
+
+    // Right-hand sides: the linearized residuals R_i at W = 0, with the eliminated kinematic rows' R_q,i.
+    const state_vector<Model> zero{};
+    state_vector<Model> R[Capacity][ns];
+    mat<double, N, Capacity> B;
+    for (int d = 0; d < tm.directions; ++d) {
+      const state_vector<Model>& sn = tm.current[d];
+      for (int i = 0; i < ns; ++i) {
+        state_vector<Model> dFdp;
+        if (tm.parameter[d] >= 0)
+          dFdp = residual_parameter_derivative<Model>(opt.form, t_n + RT::c(i) * h, Y[i], Ydot[i], p, tm.parameter[d]);
+        R[d][i] = linearized_residual<Model>(opt.form, X[i], sn, zero, tm.parameter[d] >= 0 ? &dFdp : nullptr);
+      }
+      for (int i = 0; i < ns; ++i) {
+        const jacobian_blocks<Model>& J = X[i].jac;
+        const state_vector<Model>& Ri = R[d][i];
+        for (int r = 0; r < n; ++r) {  // -R_v,i - M_i sum_l a_il R_q,l + D_i R_q,i
+          double b = -Ri[L::v + r];
+          for (int j = 0; j < n; ++j) {
+            double aRq = 0.0;
+            for (int l = 0; l < ns; ++l) aRq += a[i][l] * R[d][l][L::q + j];
+            b += -J.M(r, j) * aRq + J.dQ_dv(r, j) * Ri[L::q + j];
+          }
+          B(iq(i, r), d) = b;
+        }
+        for (int e = 0; e < m; ++e) {
+          B(il(i, e), d) = -Ri[L::lambda + e];
+          double GRq = 0.0;
+          for (int j = 0; j < n; ++j) GRq += J.G(e, j) * Ri[L::q + j];
+          B(imu(i, e), d) = -Ri[L::mu + e] - GRq;  // ggl only: index3's W_mu is set below
+        }
+        for (int e = 0; e < k; ++e) {
+          double ARq = 0.0;
+          for (int j = 0; j < n; ++j) ARq += J.A(e, j) * Ri[L::q + j];
+          B(inu(i, e), d) = -Ri[L::nu + e] - ARq;
+        }
+      }
+    }
+    if (ggl)
+      detail::solve_equilibrated<N>(S.full, B, tm.directions);
+    else
+      detail::solve_equilibrated<Nr>(S.reduced, B, tm.directions);
+
+    state_vector<Model> increments[Capacity];  // sum d_i (U_i - s_n)
+    for (int d = 0; d < tm.directions; ++d) {
+      const state_vector<Model>& sn = tm.current[d];
+      state_vector<Model> W[ns];
+      for (int i = 0; i < ns; ++i) {
+        for (int j = 0; j < n; ++j) W[i][L::q + j] = B(iq(i, j), d);
+        for (int e = 0; e < m; ++e) {
+          W[i][L::lambda + e] = B(il(i, e), d);
+          W[i][L::mu + e] = ggl ? B(imu(i, e), d) : -sn[L::mu + e];  // index3: U_mu = 0
+        }
+        for (int e = 0; e < k; ++e) W[i][L::nu + e] = B(inu(i, e), d);
+      }
+      for (int i = 0; i < ns; ++i) {  // W_v,i = sum_l a_il W_q,l + H_i W_q,i + G_i^T W_mu,i + R_q,i
+        for (int j = 0; j < n; ++j) {
+          double v = R[d][i][L::q + j];
+          for (int l = 0; l < ns; ++l) v += a[i][l] * W[l][L::q + j];
+          if (ggl) {
+            for (int c = 0; c < n; ++c) v += X[i].H(j, c) * W[i][L::q + c];
+            for (int e = 0; e < m; ++e) v += X[i].jac.G(e, j) * W[i][L::mu + e];
+          }
+          W[i][L::v + j] = v;
+        }
+      }
+      increments[d] = state_vector<Model>{};
+      for (int i = 0; i < ns; ++i)
+        for (int j = 0; j < ny; ++j) increments[d][j] += RT::d(i) * W[i][j];
+      for (int j = 0; j < ny; ++j) fresh[d][j] = sn[j] + W[ns - 1][j];
+    }
+
+    // ---- the directions' error (adaptive steps with error control; header comment) ----
+    err_tangents = 0.0;
+    if (opt.fixed_h > 0.0 || !tm.error_control) return member_status::success;
+    state_vector<Model> ypt;  // the state's -h^-1 sum d_i Z_i, as radau_attempt forms it
+    for (int j = 0; j < ny; ++j) ypt[j] = -detail::stage_sum<ns>([](int l) { return RT::d(l); }, Z, j) / h;
+    vec<double, Model::n> vdot0;
+    for (int j = 0; j < Model::n; ++j) vdot0[j] = ypt[L::v + j];
+    exact_jacobian<Model> X0;
+    const member_status js = evaluate_exact_jacobian<Model>(opt.form, t_n, y_n, vdot0, p, X0);
+    if (js != member_status::success) return js;
+    for (int d = 0; d < tm.directions; ++d) {
+      const state_vector<Model>& sn = tm.current[d];
+      state_vector<Model> shifted;
+      for (int j = 0; j < ny; ++j) shifted[j] = -increments[d][j] / h;
+      state_vector<Model> dFdp;
+      if (tm.parameter[d] >= 0)
+        dFdp = residual_parameter_derivative<Model>(opt.form, t_n, y_n, vdot0, p, tm.parameter[d]);
+      const state_vector<Model> dF =
+          linearized_residual<Model>(opt.form, X0, sn, shifted, tm.parameter[d] >= 0 ? &dFdp : nullptr);
+      const residual_parts<Model> parts = detail::unflatten<Model>(dF);
+      state_vector<Model> e, e_im;
+      detail::filter_error(opt.form, s, parts, e, e_im);
+      // Index-1 components take the Milne factor of the state's estimate; v on index3 counts h times.
+      const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt);
+      const double index_factor = variable_index<Model>(opt.form, L::v) == 2 ? min(h, 1.0) : RT::error_scale;
+      for (int j = 0; j < ny; ++j) {
+        const double factor = j < L::v ? RT::error_scale : (j < L::lambda ? index_factor : 0.0);
+        e[j] *= factor;
+        e_im[j] *= factor;
+      }
+      const double re = detail::tangent_error_norm<Model>(e, fresh[d], wt);
+      const double im = detail::tangent_error_norm<Model>(e_im, fresh[d], wt);
+      err_tangents = max(err_tangents, sqrt(re * re + im * im));
+    }
+    return member_status::success;
+  }
+};
+
+}  // namespace detail
+
+// One step attempt of the member and its tangents: radau_attempt with the tangents as its companion.
+// Returns what radau_attempt returned; a failure sets status.
 template <class Model, class RT, int Capacity>
 LOCKSTEP_HD attempt_result tangent_member_attempt(radau_tangent_member<Model, RT, Capacity>& tm, double t_end,
                                                   const double* p, const solver_options& opt) {
-  using L = state_layout<Model>;
-  constexpr int ny = L::size, ns = RT::stages;
-  const radau_state<Model, RT> before = tm.method;
-  const long steps_before = tm.counters.steps;
-  const attempt_result r = detail::run_member_attempt(tm, [&](member_status& why) {
-    return radau_attempt<Model>(tm.method, t_end, p, opt, tm.counters, why);
+  detail::radau_tangent_companion<Model, RT, Capacity> tangents(tm, p, opt);
+  return detail::run_member_attempt(tm, [&](member_status& why) {
+    return radau_attempt<Model>(tm.method, t_end, p, opt, tm.counters, why, tangents);
   });
-  if (r != attempt_result::accepted) return r;
-
-  const radau_state<Model, RT>& s = tm.method;
-  const double h = s.h_last, t_n = s.t - h;
-  const state_vector<Model>& y_n = s.y_last;
-  auto fail = [&](member_status st) {
-    tm.status = st;
-    return attempt_result::failed;
-  };
-
-  // ---- (R1): the stage Jacobians and the coupled system (header comment) ----
-  constexpr int n = Model::n, m = Model::m, k = Model::k;
-  using S_t = detail::radau_tangent_system<Model, ns>;
-  constexpr int nb = S_t::per_stage, N = S_t::size, Nr = S_t::reduced_size;
-  // Positions of the unknowns (and of their rows) in the system (detail::radau_tangent_system).
-  auto iq = [](int i, int j) { return i * nb + j; };
-  auto il = [](int i, int e) { return i * nb + n + e; };
-  auto inu = [](int i, int e) { return i * nb + n + m + e; };
-  auto imu = [](int i, int e) { return Nr + i * m + e; };
-  const bool ggl = uses_mu(opt.form);
-  exact_jacobian<Model> X[ns];
-  state_vector<Model> Y[ns];
-  vec<double, Model::n> Ydot[ns];
-  for (int i = 0; i < ns; ++i) {
-    for (int j = 0; j < n; ++j) Ydot[i][j] = detail::stage_sum<ns>([i](int l) { return RT::Ainv(i, l); }, s.Z, L::v + j) / h;
-    Y[i] = y_n + s.Z[i];
-    const member_status js = evaluate_exact_jacobian<Model>(opt.form, t_n + RT::c(i) * h, Y[i], Ydot[i], p, X[i]);
-    if (js != member_status::success) return fail(js);
-  }
-  double a[ns][ns], a2[ns][ns];  // (A^-1) / h and its square
-  for (int i = 0; i < ns; ++i)
-    for (int l = 0; l < ns; ++l) a[i][l] = RT::Ainv(i, l) / h;
-  for (int i = 0; i < ns; ++i)
-    for (int l = 0; l < ns; ++l) {
-      a2[i][l] = 0.0;
-      for (int j = 0; j < ns; ++j) a2[i][l] += a[i][j] * a[j][l];
-    }
-  auto& S = tm.system;
-  auto& A = S.matrix;
-  A = mat<double, N, N>{};
-  for (int i = 0; i < ns; ++i) {
-    const jacobian_blocks<Model>& J = X[i].jac;
-    const mat<double, n, n>& H = X[i].H;
-    for (int l = 0; l < ns; ++l) {
-      const mat<double, n, n>& Hl = X[l].H;
-      const auto& Gl = X[l].jac.G;
-      // Dynamic rows: M_i sum_j a_ij W_v,j - D_i W_v,i + K_i W_q,i + G_i^T W_lambda,i + A_i^T W_nu,i.
-      for (int r = 0; r < n; ++r) {
-        for (int c = 0; c < n; ++c) {
-          double e = a2[i][l] * J.M(r, c) - a[i][l] * J.dQ_dv(r, c);
-          if (i == l) e += J.K(r, c);
-          if (ggl) {  // H = 0 on index3
-            double MH = 0.0, DH = 0.0;
-            for (int j = 0; j < n; ++j) {
-              MH += J.M(r, j) * Hl(j, c);
-              if (i == l) DH += J.dQ_dv(r, j) * H(j, c);
-            }
-            e += a[i][l] * MH - DH;
-          }
-          A(iq(i, r), iq(l, c)) = e;
-        }
-        if (ggl)
-          for (int b = 0; b < m; ++b) {
-            double MG = 0.0, DG = 0.0;
-            for (int j = 0; j < n; ++j) {
-              MG += J.M(r, j) * Gl(b, j);
-              if (i == l) DG += J.dQ_dv(r, j) * J.G(b, j);
-            }
-            A(iq(i, r), imu(l, b)) = a[i][l] * MG - (i == l ? DG : 0.0);
-          }
-      }
-      // Velocity constraints (ggl) and non-holonomic rows see W_v,i: a_il G_i (A_i) on W_q,l.
-      for (int c = 0; c < n; ++c) {
-        if (ggl)
-          for (int b = 0; b < m; ++b) A(imu(i, b), iq(l, c)) = a[i][l] * J.G(b, c);
-        for (int b = 0; b < k; ++b) A(inu(i, b), iq(l, c)) = a[i][l] * J.A(b, c);
-      }
-    }
-    // Stage-diagonal blocks.
-    for (int r = 0; r < n; ++r) {
-      for (int b = 0; b < m; ++b) A(iq(i, r), il(i, b)) = J.G(b, r);
-      for (int b = 0; b < k; ++b) A(iq(i, r), inu(i, b)) = J.A(b, r);
-    }
-    for (int b = 0; b < m; ++b) {
-      for (int c = 0; c < n; ++c) A(il(i, b), iq(i, c)) = J.G(b, c);  // Phi
-      if (ggl) {
-        for (int c = 0; c < n; ++c) {  // Psi_q W_q + G (H W_q + G^T W_mu)
-          double GH = 0.0;
-          for (int j = 0; j < n; ++j) GH += J.G(b, j) * H(j, c);
-          A(imu(i, b), iq(i, c)) += J.Psi_q(b, c) + GH;
-        }
-        for (int e = 0; e < m; ++e) {
-          double GG = 0.0;
-          for (int j = 0; j < n; ++j) GG += J.G(b, j) * J.G(e, j);
-          A(imu(i, b), imu(i, e)) = GG;
-        }
-      }
-    }
-    for (int b = 0; b < k; ++b) {
-      for (int c = 0; c < n; ++c) {
-        double AH = 0.0;
-        if (ggl)
-          for (int j = 0; j < n; ++j) AH += J.A(b, j) * H(j, c);
-        A(inu(i, b), iq(i, c)) += J.A_q(b, c) + AH;
-      }
-      if (ggl)
-        for (int e = 0; e < m; ++e) {
-          double AG = 0.0;
-          for (int j = 0; j < n; ++j) AG += J.A(b, j) * J.G(e, j);
-          A(inu(i, b), imu(i, e)) = AG;
-        }
-    }
-  }
-  const factor_result fr = ggl ? detail::factor_equilibrated<N>(A, S.full)
-                               : detail::factor_equilibrated<Nr>(A, S.reduced);
-  ++tm.tangent_factorizations;
-  if (fr.info == lu_not_finite) return fail(member_status::model_not_finite);
-  if (fr.info != lu_ok) return fail(member_status::singular_matrix);
-
-  // Right-hand sides: the linearized residuals R_i at W = 0, with the eliminated kinematic rows' R_q,i.
-  const state_vector<Model> zero{};
-  state_vector<Model> R[Capacity][ns];
-  mat<double, N, Capacity> B;
-  for (int d = 0; d < tm.directions; ++d) {
-    const state_vector<Model>& sn = tm.current[d];
-    for (int i = 0; i < ns; ++i) {
-      state_vector<Model> dFdp;
-      if (tm.parameter[d] >= 0)
-        dFdp = residual_parameter_derivative<Model>(opt.form, t_n + RT::c(i) * h, Y[i], Ydot[i], p, tm.parameter[d]);
-      R[d][i] = linearized_residual<Model>(opt.form, X[i], sn, zero, tm.parameter[d] >= 0 ? &dFdp : nullptr);
-    }
-    for (int i = 0; i < ns; ++i) {
-      const jacobian_blocks<Model>& J = X[i].jac;
-      const state_vector<Model>& Ri = R[d][i];
-      for (int r = 0; r < n; ++r) {  // -R_v,i - M_i sum_l a_il R_q,l + D_i R_q,i
-        double b = -Ri[L::v + r];
-        for (int j = 0; j < n; ++j) {
-          double aRq = 0.0;
-          for (int l = 0; l < ns; ++l) aRq += a[i][l] * R[d][l][L::q + j];
-          b += -J.M(r, j) * aRq + J.dQ_dv(r, j) * Ri[L::q + j];
-        }
-        B(iq(i, r), d) = b;
-      }
-      for (int e = 0; e < m; ++e) {
-        B(il(i, e), d) = -Ri[L::lambda + e];
-        double GRq = 0.0;
-        for (int j = 0; j < n; ++j) GRq += J.G(e, j) * Ri[L::q + j];
-        B(imu(i, e), d) = -Ri[L::mu + e] - GRq;  // ggl only: index3's W_mu is set below
-      }
-      for (int e = 0; e < k; ++e) {
-        double ARq = 0.0;
-        for (int j = 0; j < n; ++j) ARq += J.A(e, j) * Ri[L::q + j];
-        B(inu(i, e), d) = -Ri[L::nu + e] - ARq;
-      }
-    }
-  }
-  if (ggl)
-    detail::solve_equilibrated<N>(S.full, B, tm.directions);
-  else
-    detail::solve_equilibrated<Nr>(S.reduced, B, tm.directions);
-
-  state_vector<Model> fresh[Capacity], increments[Capacity];  // s_{n+1}, and sum d_i (U_i - s_n)
-  for (int d = 0; d < tm.directions; ++d) {
-    const state_vector<Model>& sn = tm.current[d];
-    state_vector<Model> W[ns];
-    for (int i = 0; i < ns; ++i) {
-      for (int j = 0; j < n; ++j) W[i][L::q + j] = B(iq(i, j), d);
-      for (int e = 0; e < m; ++e) {
-        W[i][L::lambda + e] = B(il(i, e), d);
-        W[i][L::mu + e] = ggl ? B(imu(i, e), d) : -sn[L::mu + e];  // index3: U_mu = 0
-      }
-      for (int e = 0; e < k; ++e) W[i][L::nu + e] = B(inu(i, e), d);
-    }
-    for (int i = 0; i < ns; ++i) {  // W_v,i = sum_l a_il W_q,l + H_i W_q,i + G_i^T W_mu,i + R_q,i
-      for (int j = 0; j < n; ++j) {
-        double v = R[d][i][L::q + j];
-        for (int l = 0; l < ns; ++l) v += a[i][l] * W[l][L::q + j];
-        if (ggl) {
-          for (int c = 0; c < n; ++c) v += X[i].H(j, c) * W[i][L::q + c];
-          for (int e = 0; e < m; ++e) v += X[i].jac.G(e, j) * W[i][L::mu + e];
-        }
-        W[i][L::v + j] = v;
-      }
-    }
-    increments[d] = state_vector<Model>{};
-    for (int i = 0; i < ns; ++i)
-      for (int j = 0; j < ny; ++j) increments[d][j] += RT::d(i) * W[i][j];
-    for (int j = 0; j < ny; ++j) fresh[d][j] = sn[j] + W[ns - 1][j];
-  }
-
-  // ---- the step-size decision (method/radau_step_control.hpp), redone on the larger of the state's and
-  // the tangents' errors (adaptive steps only). Without the tangents' error control the error is the
-  // state's alone and the decision is bitwise radau_attempt's; with it, the tangents' error test may
-  // reject the step after all.
-  if (!(opt.fixed_h > 0.0)) {
-    const double fac = detail::radau_safety_factor(double(s.newton_iterations), detail::radau_newton_iteration_limit(false));
-    double err_tangents = 0.0;
-    if (tm.error_control) {
-      state_vector<Model> ypt;  // the state's -h^-1 sum d_i Z_i, as radau_attempt formed it
-      for (int j = 0; j < ny; ++j) ypt[j] = -detail::stage_sum<ns>([](int l) { return RT::d(l); }, s.Z, j) / h;
-      vec<double, Model::n> vdot0;
-      for (int j = 0; j < Model::n; ++j) vdot0[j] = ypt[L::v + j];
-      exact_jacobian<Model> X0;
-      const member_status js = evaluate_exact_jacobian<Model>(opt.form, t_n, y_n, vdot0, p, X0);
-      if (js != member_status::success) return fail(js);
-      for (int d = 0; d < tm.directions; ++d) {
-        const state_vector<Model>& sn = tm.current[d];
-        state_vector<Model> shifted;
-        for (int j = 0; j < ny; ++j) shifted[j] = -increments[d][j] / h;
-        state_vector<Model> dFdp;
-        if (tm.parameter[d] >= 0)
-          dFdp = residual_parameter_derivative<Model>(opt.form, t_n, y_n, vdot0, p, tm.parameter[d]);
-        const state_vector<Model> dF =
-            linearized_residual<Model>(opt.form, X0, sn, shifted, tm.parameter[d] >= 0 ? &dFdp : nullptr);
-        const residual_parts<Model> parts = detail::unflatten<Model>(dF);
-        state_vector<Model> e, e_im;
-        detail::filter_error(opt.form, s, parts, e, e_im);
-        // Index-1 components take the Milne factor of the state's estimate; v on index3 counts h times.
-        const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt);
-        const double index_factor = variable_index<Model>(opt.form, L::v) == 2 ? min(h, 1.0) : RT::error_scale;
-        for (int j = 0; j < ny; ++j) {
-          const double factor = j < L::v ? RT::error_scale : (j < L::lambda ? index_factor : 0.0);
-          e[j] *= factor;
-          e_im[j] *= factor;
-        }
-        const double re = detail::tangent_error_norm<Model>(e, fresh[d], wt);
-        const double im = detail::tangent_error_norm<Model>(e_im, fresh[d], wt);
-        err_tangents = max(err_tangents, sqrt(re * re + im * im));
-      }
-    }
-    if (!(err_tangents < 1.0)) {  // only the tangents can fail the test here: the state passed it
-      const double quot = detail::radau_error_quotient(max(err_tangents, 1e-10), ns, fac);
-      detail::undo_accepted_step(tm, before, steps_before);
-      const double h_min = plan_step(before.t, before.h, t_end, opt, before.t0).h_min;  // radau_attempt's
-      if (detail::radau_after_error_failure(true, h, quot, before.first, h_min, tm.method.h, tm.method.last_rejected))
-        return fail(member_status::step_size_too_small);
-      return attempt_result::rejected;
-    }
-    const double err = max(s.error, err_tangents);
-    double quot = detail::radau_error_quotient(err, ns, fac);
-    quot = detail::radau_accepted_quotient(quot, h, err, ns, before.first, before.h_accepted, before.err_accepted);
-    detail::radau_remember_accepted(true, h, err, tm.method.h_accepted, tm.method.err_accepted);
-    tm.method.h = detail::radau_next_step(h, quot, before.last_rejected, s.jacobian_valid, opt.h_max);
-  }
-  for (int d = 0; d < tm.directions; ++d) tm.current[d] = fresh[d];
-  return r;
 }
 
 template <class Model, class RT, int Capacity>

@@ -1,6 +1,8 @@
-// lockstep/method/attempt.hpp — what one step attempt of any method reports.
+// lockstep/method/attempt.hpp — what one step attempt of any method reports, and what it may carry
+// along besides the member's state.
 #pragma once
 
+#include "lockstep/core/hd.hpp"
 #include "lockstep/core/status.hpp"
 
 namespace lockstep {
@@ -32,6 +34,35 @@ struct external_factors {
   bool fresh = false;
   member_status status = member_status::success;
   double key = 0.0;
+};
+
+// A step's companion: what an attempt carries along besides the member's state, solved once the state's
+// step has converged, with a local error estimate of its own that the step must also satisfy (the
+// forward sensitivities and Lyapunov tangents of lockstep/lyapunov/: tangent_bdf.hpp, tangent_radau.hpp).
+// Within one attempt the method calls
+//   solve(step)      once the state has converged and passed its own error test (with fixed steps,
+//                    once it has converged), before anything of the member changes: the companion's
+//                    step from the method's description of the converged step (bdf_converged_step,
+//                    radau_converged_step). A status other than success fails the member with it.
+//   estimate(order)  the companion's error estimate for the state's estimate of that order (BDF's k - 1,
+//                    k, k + 1; Radau has one: estimate()), 0 when it has none. The method's step
+//                    controller decides once, on max(state's, companion's) at every order it reads:
+//                    one decision, never redone or undone.
+//   rejected()       the combined estimate failed the error test that the state's alone passed.
+//   accept()         the step is accepted: the companion takes its new values.
+// no_companion, the plain member's, does nothing, and max(estimate, 0) is the estimate bit for bit
+// (estimates are never negative; a NaN stays NaN), so a plain attempt is the one it was without.
+struct no_companion {
+  template <class Step>
+  LOCKSTEP_HD member_status solve(const Step&) {
+    return member_status::success;
+  }
+  template <class... Order>
+  LOCKSTEP_HD double estimate(Order...) const {
+    return 0.0;
+  }
+  LOCKSTEP_HD void rejected() {}
+  LOCKSTEP_HD void accept() {}
 };
 
 }  // namespace lockstep

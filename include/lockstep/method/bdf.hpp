@@ -272,12 +272,28 @@ LOCKSTEP_HD void bdf_start_from_points(bdf_state<Model>& s, int count, const dou
   s.last_order = order < count ? order : count - 1;
 }
 
-// One step attempt from s.t towards t_end (the step is shortened only to land exactly on t_end).
-// On `failed`, status says why; on `accepted`, s.t advanced and the dense output covers
-// [t_past[1], t_past[0]].
+// An attempt's converged step as its companion sees it (method/attempt.hpp), before the member's state
+// changes: the order k, the time t_new, the predictor y_pred, y'_pred and its leading coefficient c (the
+// corrector's y' = y'_pred + c (y - y_pred)), the corrector's solution y, and tau_{k+1}, the oldest
+// node of the order-k estimate LTE_k = (y - y_pred) / (1 + c (t_new - tau_{k+1})) (header comment).
 template <class Model>
+struct bdf_converged_step {
+  int k;
+  double t_new;
+  double c;
+  double tau_k1;
+  const state_vector<Model>& y;
+  const state_vector<Model>& y_pred;
+  const state_vector<Model>& yp_pred;
+};
+
+// One step attempt from s.t towards t_end (the step is shortened only to land exactly on t_end), with
+// the step's companion (method/attempt.hpp: the tangents of lockstep/lyapunov/, or none). On `failed`,
+// status says why; on `accepted`, s.t advanced and the dense output covers [t_past[1], t_past[0]].
+template <class Model, class Companion = no_companion>
 LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const double* p, const solver_options& opt,
-                                       member_counters& counters, member_status& status) {
+                                       member_counters& counters, member_status& status,
+                                       Companion&& companion = Companion{}) {
   using L = state_layout<Model>;
   constexpr int ny = L::size;
   constexpr int max_nodes = bdf_state<Model>::max_past + 2;
@@ -312,22 +328,36 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   if (!solved.converged) return fail_step(solved.reason);
   s.newton_cuts = 0;
 
-  // ---- error test (adaptive only) ----
+  // ---- error test (adaptive only): the state's, then the state's and its companion's together ----
   double err_k = 0.0;
   if (!fixed) {
     state_vector<Model> e;
     for (int j = 0; j < ny; ++j) e[j] = y[j] - y_pred[j];
     err_k = detail::weighted_rms(e, w, L::q, L::lambda) / (1.0 + c * (t_new - x[k]));
     s.error = err_k;
-    if (!(err_k <= 1.0)) {
-      ++counters.rejected_steps;
-      const auto lower_estimate = [&] { return detail::lte_from_newton_form<Model>(k - 1, x, dd, t_new, y, w); };
-      if (detail::bdf_after_error_failure(k, err_k, h, h_min, lower_estimate, s.error_failures, s.order, s.h)) {
-        status = member_status::step_size_too_small;
-        return attempt_result::failed;
-      }
-      return attempt_result::rejected;
+  }
+  // The companion's step, only where the state's passed: a rejection by the state alone costs it nothing.
+  const bool state_passed = fixed || err_k <= 1.0;
+  if (state_passed) {
+    const member_status cs = companion.solve(bdf_converged_step<Model>{k, t_new, c, x[k], y, y_pred, yp_pred});
+    if (cs != member_status::success) {
+      status = cs;
+      return attempt_result::failed;
     }
+    if (!fixed) err_k = max(err_k, companion.estimate(k));
+  }
+  if (!fixed && !(err_k <= 1.0)) {
+    ++counters.rejected_steps;
+    if (state_passed) companion.rejected();
+    const auto lower_estimate = [&] {
+      const double state_estimate = detail::lte_from_newton_form<Model>(k - 1, x, dd, t_new, y, w);
+      return state_passed ? max(state_estimate, companion.estimate(k - 1)) : state_estimate;
+    };
+    if (detail::bdf_after_error_failure(k, err_k, h, h_min, lower_estimate, s.error_failures, s.order, s.h)) {
+      status = member_status::step_size_too_small;
+      return attempt_result::failed;
+    }
+    return attempt_result::rejected;
   }
 
   // The past Newton form over every available node: the order estimates read up to level k + 1, and
@@ -345,6 +375,8 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
     double lte_lower = 0.0, lte_higher = 0.0;
     if (can.lower || can.higher)
       detail::order_estimates<Model>(k, can.lower, can.higher, x, dd, t_new, y, w, lte_lower, lte_higher);
+    if (can.lower) lte_lower = max(lte_lower, companion.estimate(k - 1));
+    if (can.higher) lte_higher = max(lte_higher, companion.estimate(k + 1));
     next = detail::choose_order(k, err_k, can.lower, lte_lower, can.higher, lte_higher);
   }
 
@@ -366,6 +398,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   counters.last_h = h;
   // ---- next order and step size (method/bdf_step_control.hpp) ----
   detail::bdf_after_acceptance(next, k, h, opt, s.order, s.h, s.steps_at_order, s.error_failures);
+  companion.accept();
   return attempt_result::accepted;
 }
 

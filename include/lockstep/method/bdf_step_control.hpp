@@ -1,11 +1,11 @@
 // lockstep/method/bdf_step_control.hpp — BDF's choice of the next order and step size, after an
 // accepted step and after an error-test failure.
 //
-// bdf_attempt (method/bdf.hpp) decides from the state's local error estimates; the tangent step
-// (lyapunov/tangent_bdf.hpp) redoes the decision from the larger of the state's and the tangents'
-// estimates at each order. Both call these functions, so that a member with tangents whose estimates
-// never exceed the state's takes bitwise the steps and orders of the plain member
-// (tests/lyapunov/tangent_step_control_test.cpp checks it).
+// bdf_attempt (method/bdf.hpp) calls them once per attempt, on the state's local error estimates,
+// or on the larger of the state's and its companion's at each order (method/attempt.hpp; the tangents of
+// lyapunov/tangent_bdf.hpp), so that a member with tangents whose estimates never exceed the state's
+// takes bitwise the steps and orders of the plain member (tests/lyapunov/tangent_step_control_test.cpp
+// checks it).
 //
 // The rules follow IDA (Hindmarsh et al. 2005, section 3, and the IDA user guide's "Step size and
 // order selection"): after acceptance the order with the largest admissible step among k - 1, k and

@@ -414,10 +414,21 @@ LOCKSTEP_HD void radau_start(radau_state<Model, RT>& s, double t0, double t1, co
   s.h = initial_step_size<Model>(t0, t1, init, opt);
 }
 
-// One step attempt (same contract as bdf_attempt).
+// An attempt's converged step as its companion sees it (method/attempt.hpp), before the member's state
+// changes: the step h from (s.t, s.y), the stage increments Z_i = Y_i - y_n, and the state whose
+// factored blocks filter the error estimate (filter_error).
 template <class Model, class RT>
+struct radau_converged_step {
+  double h;
+  const state_vector<Model>* Z;
+  const radau_state<Model, RT>& s;
+};
+
+// One step attempt (same contract as bdf_attempt, with the step's companion).
+template <class Model, class RT, class Companion = no_companion>
 LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end, const double* p,
-                                         const solver_options& opt, member_counters& counters, member_status& status) {
+                                         const solver_options& opt, member_counters& counters, member_status& status,
+                                         Companion&& companion = Companion{}) {
   using L = state_layout<Model>;
   constexpr int ny = L::size;
   constexpr int ns = RT::stages;
@@ -604,14 +615,25 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
     if (!is_finite(err)) return reject_newton(member_status::model_not_finite);
     s.error = err;
   }
+  // The companion's step, only where the state's passed: a rejection by the state alone costs it nothing.
+  const bool state_passed = fixed || err < 1.0;
+  if (state_passed) {
+    const member_status cs = companion.solve(radau_converged_step<Model, RT>{h, Z, s});
+    if (cs != member_status::success) {
+      status = cs;
+      return attempt_result::failed;
+    }
+    if (!fixed) err = max(err, companion.estimate());
+  }
 
   // ---- step-size proposal and decision (method/radau_step_control.hpp) ----
   s.newton_iterations = newton_iterations_used;
   const double fac = detail::radau_safety_factor(double(newton_iterations_used), max_iterations);
   double quot = fixed ? 1.0 : detail::radau_error_quotient(err, ns, fac);
 
-  if (!fixed && err >= 1.0) {
+  if (!fixed && !(err < 1.0)) {
     ++counters.rejected_steps;
+    if (state_passed) companion.rejected();
     if (detail::radau_after_error_failure(true, h, quot, s.first, h_min, s.h, s.last_rejected)) {
       status = member_status::step_size_too_small;
       return attempt_result::failed;
@@ -641,6 +663,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
     s.h = detail::radau_next_step(h, quot, s.last_rejected, s.jacobian_valid, opt.h_max);
     s.last_rejected = false;
   }
+  companion.accept();
   return attempt_result::accepted;
 }
 

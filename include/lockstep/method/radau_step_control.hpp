@@ -1,10 +1,10 @@
 // lockstep/method/radau_step_control.hpp — the step-size controller of the Radau IIA methods
 // (RADAU5's), after an accepted step and after an error-test failure.
 //
-// radau_attempt (method/radau.hpp) decides from the state's error estimate; the tangent step
-// (lyapunov/tangent_radau.hpp) redoes the decision from the larger of the state's and the tangents'
-// estimates. Both call these functions, so that a member with tangents whose estimates never exceed
-// the state's takes bitwise the steps of the plain member (tests/lyapunov/tangent_step_control_test.cpp
+// radau_attempt (method/radau.hpp) calls them once per attempt, on the state's error estimate,
+// or on the larger of the state's and its companion's (method/attempt.hpp; the tangents of
+// lyapunov/tangent_radau.hpp), so that a member with tangents whose errors never exceed the state's
+// takes bitwise the steps of the plain member (tests/lyapunov/tangent_step_control_test.cpp
 // checks it).
 //
 // The rules are RADAU5's (Hairer & Wanner, Solving ODEs II, 1996, IV.8, and the code radau5.f), with
