@@ -2,7 +2,8 @@
 // every lane exactly what the scalar functions of lockstep/method/step_control.hpp,
 // bdf_step_control.hpp and radau_step_control.hpp give its member alone — every output, bit for bit,
 // and nothing changed in the lanes a decision is not for — at W = 1, 2, 4, 8 on every instruction set
-// compiled in. The members of a pack are drawn independently, so packs mix orders 1 to 5, estimates
+// compiled in. BDF's and Radau's controllers are one text compiled both ways (for one member's ints
+// and doubles, and for packs): here that text must decide alike in both. The members of a pack are drawn independently, so packs mix orders 1 to 5, estimates
 // from 0 to overflow (NaN and infinity included), near-ties of the order comparison, steps that land
 // on the end of the interval or just miss it, fixed-step grids, first and later error-test failures
 // and Newton failures that cut or give up, side by side; the lanes may raise no division-by-zero or
@@ -290,7 +291,7 @@ void decide_alone(int which, const double* x, double* y, const solver_options& o
       next.order = int(x[1]), next.ratio = x[2], next.shrinks = x[3] == 1.0;
       int order = int(x[6]), steps = int(x[8]), failures = int(x[9]);
       double h_next = x[7];
-      if (lane) detail::bdf_after_acceptance(next, int(x[4]), x[5], opt, order, h_next, steps, failures);
+      if (lane) detail::bdf_after_acceptance(true, next, int(x[4]), x[5], opt, order, h_next, steps, failures);
       y[0] = order, y[1] = h_next, y[2] = steps, y[3] = failures;
       break;
     }
@@ -298,11 +299,12 @@ void decide_alone(int which, const double* x, double* y, const solver_options& o
       int failures = int(x[6]), order = int(x[7]);
       double h_next = x[8];
       bool asked = false, too_small = false;
-      const auto lower = [&] {
+      const auto lower = [&](bool) {
         asked = true;
         return x[5];
       };
-      if (lane) too_small = detail::bdf_after_error_failure(int(x[1]), x[2], x[3], x[4], lower, failures, order, h_next);
+      if (lane)
+        too_small = detail::bdf_after_error_failure(true, int(x[1]), x[2], x[3], x[4], lower, failures, order, h_next);
       y[0] = too_small, y[1] = failures, y[2] = order, y[3] = h_next, y[4] = asked;
       break;
     }

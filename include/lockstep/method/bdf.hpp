@@ -349,11 +349,11 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   if (!fixed && !(err_k <= 1.0)) {
     ++counters.rejected_steps;
     if (state_passed) companion.rejected();
-    const auto lower_estimate = [&] {
+    const auto lower_estimate = [&](bool) {
       const double state_estimate = detail::lte_from_newton_form<Model>(k - 1, x, dd, t_new, y, w);
       return state_passed ? max(state_estimate, companion.estimate(k - 1)) : state_estimate;
     };
-    if (detail::bdf_after_error_failure(k, err_k, h, h_min, lower_estimate, s.error_failures, s.order, s.h)) {
+    if (detail::bdf_after_error_failure(true, k, err_k, h, h_min, lower_estimate, s.error_failures, s.order, s.h)) {
       status = member_status::step_size_too_small;
       return attempt_result::failed;
     }
@@ -397,7 +397,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   ++counters.steps;
   counters.last_h = h;
   // ---- next order and step size (method/bdf_step_control.hpp) ----
-  detail::bdf_after_acceptance(next, k, h, opt, s.order, s.h, s.steps_at_order, s.error_failures);
+  detail::bdf_after_acceptance(true, next, k, h, opt, s.order, s.h, s.steps_at_order, s.error_failures);
   companion.accept();
   return attempt_result::accepted;
 }

@@ -123,6 +123,14 @@ template <class M>
 HWY_INLINE M mask_or(M a, M b) {
   return hn::Or(a, b);
 }
+template <class M>
+HWY_INLINE M mask_and_not(M a, M b) {  // a and not b
+  return hn::AndNot(b, a);
+}
+template <class S>
+HWY_INLINE bool any_lane(mask<typename S::tag> m) {
+  return !hn::AllFalse(typename S::tag(), m);
+}
 
 // Lane access: the traffic between one member on doubles and its lane (a member loaded into a lane or
 // read out of it, a Jacobian evaluated on the double code for one lane).

@@ -1,7 +1,7 @@
 // lockstep/simd/step_control_inl.hpp — the step-size and order decisions of the methods for W members
 // at once, one per lane: the lanes versions of lockstep/method/step_control.hpp (plan_step,
-// step_too_small, cut_after_newton_failure), method/bdf_step_control.hpp (IDA's order and step rules)
-// and method/radau_step_control.hpp (RADAU5's controller).
+// step_too_small, cut_after_newton_failure), and the one texts of method/bdf_step_control.hpp (IDA's
+// order and step rules) and method/radau_step_control.hpp (RADAU5's controller) compiled for packs.
 //
 // Every function gives each lane exactly the bits the scalar function gives that lane's member alone
 // (tests/simd/step_control_test.cpp compares every output of every lane at W = 1, 2, 4, 8 on every
@@ -34,6 +34,7 @@
 
 #include "hwy/highway.h"
 #include "lockstep/core/status.hpp"
+#include "lockstep/method/bdf_step_control.hpp"
 #include "lockstep/method/radau_step_control.hpp"
 #include "lockstep/method/step_control.hpp"
 #include "lockstep/simd/pack_inl.hpp"
@@ -121,134 +122,16 @@ HWY_INLINE mask<D> cut_after_newton_failure(mask<D> lanes, pack<D> reason, bool 
   return hn::Or(give_up, too_small);
 }
 
-// ---- BDF (method/bdf_step_control.hpp) ----
-
-// detail::integer_power per lane, for exponents 1 .. MaxExponent: x^e by e - 1 rounded products in the
-// scalar order; a lane's products beyond its exponent multiply by 1 and are discarded.
-template <int MaxExponent, class D>
-HWY_INLINE pack<D> integer_power(pack<D> x, pack<D> e) {
-  pack<D> r = x;
-  for (int i = 1; i < MaxExponent; ++i) {
-    const mask<D> more = pack<D>(double(i)) < e;
-    r = select(more, r * select(more, x, pack<D>(1.0)), r);
-  }
-  return r;
-}
-
-// 2^-e per lane for integral e in 0 .. MaxExponent, exactly (ldexp(1, -e)).
-template <int MaxExponent, class D>
-HWY_INLINE pack<D> two_to_minus(pack<D> e) {
-  pack<D> r(1.0);
-  for (int i = 1; i <= MaxExponent; ++i) r = select(pack<D>(double(i)) <= e, r * 0.5, r);
-  return r;
-}
-
-template <class D>
-struct order_candidates_lanes {
-  pack<D> steps_at_order;
-  mask<D> lower;
-  mask<D> higher;
-};
-
-// detail::bdf_order_candidates per lane.
-template <class D>
-HWY_INLINE order_candidates_lanes<D> bdf_order_candidates(pack<D> k, pack<D> planned_order, pack<D> steps_at_order,
-                                                          int max_order, pack<D> available_past) {
-  order_candidates_lanes<D> c;
-  c.steps_at_order = select(k == planned_order, steps_at_order + 1.0, pack<D>(1.0));
-  c.lower = k > 1.0;
-  c.higher = hn::And(hn::And(k < pack<D>(double(max_order)), c.steps_at_order >= k + 1.0), available_past >= k + 2.0);
-  return c;
-}
-
-template <class D>
-struct order_choice_lanes {
-  pack<D> order;
-  pack<D> ratio;
-  mask<D> shrinks;
-};
-
-// detail::choose_order per lane. A lane without the lower (higher) candidate compares powers of 1 and
-// of an estimate of 0 (no overflow the scalar code would not have) and never takes it.
-template <class D>
-HWY_INLINE order_choice_lanes<D> choose_order(pack<D> k, pack<D> lte_k, mask<D> lower, pack<D> lte_lower,
-                                              mask<D> higher, pack<D> lte_higher) {
-  constexpr int max_exponent = bdf_max_order + 2;
-  const pack<D> zero(0.0), one(1.0);
-  pack<D> a = 2.0 * lte_k + 1e-4;
-  pack<D> e = k + 1.0;
-  order_choice_lanes<D> choice;
-  choice.order = k;
-
-  const pack<D> a_low = 2.0 * select(lower, lte_lower, zero) + 1e-4;
-  const pack<D> k_power = integer_power<max_exponent>(select(lower, a, one), k);
-  const mask<D> take_low = hn::And(lower, integer_power<max_exponent>(a_low, e) <= k_power);  // r_{k-1} >= r_k
-  a = select(take_low, a_low, a);
-  e = select(take_low, k, e);
-  choice.order = select(take_low, k - 1.0, choice.order);
-
-  const pack<D> a_high = 2.0 * select(higher, lte_higher, zero) + 1e-4;
-  const pack<D> best_power = integer_power<max_exponent>(select(higher, a, one), k + 2.0);
-  const mask<D> take_high = hn::And(higher, integer_power<max_exponent>(a_high, e) < best_power);  // r_{k+1} > r_best
-  a = select(take_high, a_high, a);
-  e = select(take_high, k + 2.0, e);
-  choice.order = select(take_high, k + 1.0, choice.order);
-
-  choice.shrinks = a > one;
-  const mask<D> at_least_one = a >= one;
-  const pack<D> shrunk = max(pack<D>(0.5), min(pack<D>(0.9), pow(select(at_least_one, a, one), pack<D>(-1.0) / e)));
-  const pack<D> kept_or_doubled = select(a <= two_to_minus<max_exponent>(e), pack<D>(2.0), one);
-  choice.ratio = select(at_least_one, shrunk, kept_or_doubled);
-  return choice;
-}
-
-// detail::bdf_after_acceptance per lane, for the lanes of `lanes` whose attempt was accepted.
-template <class D>
-HWY_INLINE void bdf_after_acceptance(mask<D> lanes, const order_choice_lanes<D>& next, pack<D> k, pack<D> h,
-                                     const solver_options& opt, pack<D>& order, pack<D>& h_next,
-                                     pack<D>& steps_at_order, pack<D>& error_failures) {
-  error_failures = select(hn::AndNot(next.shrinks, lanes), pack<D>(0.0), error_failures);
-  if (opt.fixed_h > 0.0) {
-    h_next = select(lanes, pack<D>(opt.fixed_h), h_next);
-    return;
-  }
-  steps_at_order = select(hn::AndNot(next.order == k, lanes), pack<D>(0.0), steps_at_order);
-  order = select(lanes, next.order, order);
-  h_next = select(lanes, min(next.ratio * h, pack<D>(opt.h_max)), h_next);
-}
-
-// detail::bdf_after_error_failure per lane, for the lanes of `lanes` whose error test failed. The
-// estimate LTE_{k-1} is asked for, as lower_estimate(ask) with ask the lanes that need it, only where
-// the scalar code asks (a first failure above order 1), and not at all when no lane does; its other
-// lanes are not read. Returns the lanes of `lanes` whose new step is below h_min.
-template <class D, class LowerEstimate>
-HWY_INLINE mask<D> bdf_after_error_failure(mask<D> lanes, pack<D> k, pack<D> err_k, pack<D> h, pack<D> h_min,
-                                           const LowerEstimate& lower_estimate, pack<D>& error_failures,
-                                           pack<D>& order, pack<D>& h_next) {
-  const D d;
-  const pack<D> one(1.0);
-  error_failures = select(lanes, error_failures + 1.0, error_failures);
-  const mask<D> first = hn::And(lanes, error_failures == one);
-  const mask<D> second = hn::And(lanes, error_failures == pack<D>(2.0));
-  const mask<D> later = hn::AndNot(hn::Or(first, second), lanes);
-
-  const mask<D> ask = hn::And(first, k > one);
-  mask<D> lower_order = hn::FirstN(d, 0);
-  if (!hn::AllFalse(d, ask)) lower_order = hn::And(ask, lower_estimate(ask) <= err_k);
-
-  const pack<D> k_first = select(first, k, one);
-  pack<D> ratio = 0.9 * pow(2.0 * select(first, err_k, pack<D>(0.0)) + 1e-4, pack<D>(-1.0) / (k_first + 1.0));
-  ratio = max(pack<D>(0.25), min(pack<D>(0.9), ratio));
-  ratio = select(first, ratio, pack<D>(0.25));
-
-  order = select(lanes, select(later, one, select(lower_order, k - 1.0, k)), order);
-  h_next = select(lanes, ratio * h, h_next);
-  return hn::And(lanes, h_next < h_min);
-}
-
-// ---- Radau IIA: RADAU5's controller, compiled for this instruction set's packs from the text the
-// one-member code compiles for doubles (method/radau_step_control.hpp) ----
+// ---- BDF (method/bdf_step_control.hpp) and Radau IIA (method/radau_step_control.hpp): their
+// controllers compiled for this instruction set's packs from the texts the one-member code compiles ----
+#include "lockstep/method/bdf_step_control_generic.inc"  // IWYU pragma: keep
 #include "lockstep/method/radau_step_control_generic.inc"  // IWYU pragma: keep
+
+// A pack of members' order candidates and order choice: the orders and counts held exactly in doubles.
+template <class D>
+using order_candidates_lanes = order_candidates_of<pack<D>, mask<D>>;
+template <class D>
+using order_choice_lanes = order_choice_of<pack<D>, pack<D>, mask<D>>;
 
 }  // namespace lockstep::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
