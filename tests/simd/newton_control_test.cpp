@@ -73,7 +73,8 @@ HWY_NOINLINE bool norms_at_width(formulation f, const norm_case<Model>* in, norm
     HWY_ALIGN int64_t bits[W];
     for (size_t l = 0; l < W; ++l) bits[l] = static_cast<int64_t>(in[first + l].dropped);
     const P c = gather([](const C& x) { return x.c; }), c_old = gather([](const C& x) { return x.c_old; });
-    const P norm = sl::newton_norm<Model>(f, delta, w, G, hn::Load(di, bits), c);
+    const auto dropped = hn::Load(di, bits);
+    const P norm = sl::newton_norm<Model>(f, delta, w, G, [&](int row) { return sl::row_dropped<D>(dropped, row); }, c);
     const P ok(hn::IfThenElse(sl::stale_shift_ratio_ok(c, c_old), hn::Set(d, 1.0), hn::Zero(d)));
     const P scale = sl::stale_shift_scale(c, c_old);
     HWY_ALIGN double lanes[3][W];

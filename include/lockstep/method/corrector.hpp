@@ -15,6 +15,7 @@
 #pragma once
 
 #include "lockstep/core/hd.hpp"
+#include "lockstep/core/lane_primitives.hpp"
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/core/math.hpp"
 #include "lockstep/core/status.hpp"
@@ -37,107 +38,29 @@ struct corrector_matrices {
 
 namespace detail {
 
-// The norm of a Newton increment. All variables count (Ascher & Petzold 1998, ch. 10: algebraic variables stay in the
-// Newton test), with the scaling RADAU5 applies to higher-index components (Hairer & Wanner IV.8 and
-// VII.4): an index-2 multiplier counts h times (h^2 for index 3), because its round-off in the Newton
-// iteration grows like 1/h (1/h^2): the corrector's q' and v' carry eps |q| c and eps |v| c. Without it,
-// at tight tolerances and small steps the multipliers' corrections stall at round-off above the
-// tolerance and Newton "fails" (measured: Andrews' squeezer at rtol 1e-12, steps ~1e-7). The GGL
-// multiplier mu is measured by what it does: q' = v - G^T mu, so Delta mu moves q by G^T Delta mu / c,
-// compared with the position weights. The mean is over the terms that exist: index3 and index1 pin mu
-// (no mu slots, no G^T Delta mu terms), ggl and projected invariants have both. The multipliers of
-// dropped constraint rows (jacobian_blocks::dropped) are held, not solved for: they do not count.
+// The iteration's measures and decisions (newton_norm, stale_shift_ratio_ok, stale_shift_scale,
+// judge_newton_increment: their rules and sources are stated there), one text for one member here and
+// for SIMD packs in lockstep/simd/newton_control_inl.hpp.
+#include "lockstep/method/newton_control_generic.inc"
+
+// newton_norm of one member's increment, with the constraint Jacobian and dropped rows of J.
 template <class Model>
 LOCKSTEP_HD double newton_norm(formulation f, const state_vector<Model>& delta, const state_vector<Model>& w,
                                const jacobian_blocks<Model>& J, double c) {
-  using L = state_layout<Model>;
-  const double h_scale = min(1.0, 1.0 / c);  // ~ h / a_0: the step's time scale, at most 1
-  double s = 0.0;
-  int held = 0;
-  for (int j = 0; j < L::size; ++j) {
-    if (j >= L::mu && j < L::nu) continue;
-    const bool dropped = (j >= L::lambda && j < L::mu && row_dropped(J.dropped, j - L::lambda)) ||
-                         (j >= L::nu && row_dropped(J.dropped, Model::m + j - L::nu));
-    if (dropped) {
-      ++held;
-      continue;
-    }
-    double e = delta[j] * w[j];
-    const int index = variable_index<Model>(f, j);
-    if (j >= L::lambda && index >= 2) {  // the multipliers of index1 and projected invariants have index 1
-      e *= h_scale;
-      if (index == 3) e *= h_scale;
-    }
-    s += e * e;
-  }
-  if (!uses_mu(f)) return sqrt(s / (L::size - Model::m - held));
-  for (int i = 0; i < Model::n; ++i) {
-    double dq = 0.0;
-    for (int a = 0; a < Model::m; ++a) dq += J.G(a, i) * delta[L::mu + a];
-    const double e = dq / c * w[L::q + i];
-    s += e * e;
-  }
-  return sqrt(s / (L::size - Model::m + Model::n - held));
+  return newton_norm<Model>(f, delta, w, J.G, [&](int row) { return row_dropped(J.dropped, row); }, c);
 }
-
-// Whether a Newton matrix factored for the shift c_old may serve the shift c (IDA, Hindmarsh et al.
-// 2005, section 3, and SUNDIALS' ida.c: lsetup is called when cj / cj_old leaves
-// [(1 - XRATE) / (1 + XRATE), (1 + XRATE) / (1 - XRATE)] = [0.6, 5/3], XRATE = 0.25). The
-// variable-coefficient c of bdf.hpp moves at every step for k steps after any change of h, so refactoring
-// at every change of c would factor on ~70 % of the steps of Andrews' squeezer at rtol 1e-4; within the
-// band, the scaled increment (stale_shift_scale) keeps the contraction and the accuracy (measured:
-// docs/PERFORMANCE.md, "What would close the gaps").
-LOCKSTEP_HD bool stale_shift_ratio_ok(double c, double c_old) {
-  constexpr double xrate = 0.25;
-  const double ratio = c / c_old;
-  return ratio >= (1.0 - xrate) / (1.0 + xrate) && ratio <= (1.0 + xrate) / (1.0 - xrate);
-}
-
-// The factor an increment computed with J(c_old) is multiplied by when the step asks for J(c):
-// 2 / (1 + c / c_old) (IDA's idaLsSolve, "scalesol"). For a differential component with y' ~ c y the
-// exact increment is (c_old / c) times the computed one, for a stiff or algebraic component 1 times; the
-// harmonic compromise errs by at most |1 - r| / (1 + r) <= 0.25 on either (r = c / c_old in the band), so
-// in this decoupled picture the stale shift alone costs a contraction rate of at most 0.25.
-LOCKSTEP_HD double stale_shift_scale(double c, double c_old) { return 2.0 / (1.0 + c / c_old); }
 
 // What the simplified Newton iteration does after its increment number `it` (from 0) with the norm
 // dnorm (finite): iterate again, stop converged, or stop without converging.
 enum class newton_verdict : int { iterate = 0, converged = 1, stopped = 2 };
+using newton_progress = newton_progress_of<double>;
 
-// What the verdicts remember: the first increment's norm and the last measured contraction rate.
-struct newton_progress {
-  double delta0 = 0.0;
-  double rate = 0.0;
-};
-
-// IDA's convergence test with the changes of bdf.hpp's banner. Convergence is judged from a measured
-// contraction rate, never from the previous step's: a rate carried over from a step with a fresher
-// Jacobian lets an unconverged first iterate through, and the multipliers' iteration error then
-// accumulates through the predictor. The exception is IDA's first-iteration test with a Jacobian
-// evaluated at this very predictor (jacobian_fresh), where the conservative factor 20 stands in for the
-// unknown rate (Hindmarsh et al. 2005): it also accepts a predictor that is exact to round-off, which a
-// rate test (rate ~ 1 between two increments of pure noise) would reject forever.
+// judge_newton_increment for one member.
 LOCKSTEP_HD newton_verdict judge_newton_increment(int it, double dnorm, bool jacobian_fresh, double newton_tol,
                                                   newton_progress& progress) {
-  if (it == 0) {
-    progress.delta0 = dnorm;
-    if (dnorm <= 1e-4 * newton_tol || (jacobian_fresh && 20.0 * dnorm <= newton_tol)) return newton_verdict::converged;
-    return newton_verdict::iterate;
-  }
-  // pow(x, 1) is x: skip the call
-  progress.rate = it == 1 ? dnorm / progress.delta0 : pow(dnorm / progress.delta0, 1.0 / it);
-  // The first correction may overshoot before the contraction sets in (the index-3 multipliers move by
-  // O(lambda) in the first steps from consistent values): divergence is judged from the second
-  // correction on.
-  if (progress.rate > 0.9) {
-    // Stalled below the tolerance: the corrections are round-off (at tight tolerances the multipliers'
-    // round-off, ~eps c^2 |M q|, reaches the error weights); accept.
-    if (dnorm <= newton_tol) return newton_verdict::converged;
-    if (it >= 2) return newton_verdict::stopped;  // diverging or too slow
-    return newton_verdict::iterate;
-  }
-  if (progress.rate / (1.0 - progress.rate) * dnorm <= newton_tol) return newton_verdict::converged;
-  return newton_verdict::iterate;
+  const newton_verdicts_of<bool> v = judge_newton_increment(true, it, dnorm, jacobian_fresh, newton_tol, progress);
+  if (v.converged) return newton_verdict::converged;
+  return v.stopped ? newton_verdict::stopped : newton_verdict::iterate;
 }
 
 }  // namespace detail

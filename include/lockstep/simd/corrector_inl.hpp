@@ -297,7 +297,8 @@ HWY_NOINLINE corrector_outcome_lanes<D> solve_corrector(
       // x * 1 is x: the scale multiplies every lane, as solve_corrector multiplies where it is not 1.
       for (int j = 0; j < ny; ++j) delta[j] = delta[j] * increment_scale;
       for (int j = 0; j < ny; ++j) y[j] = select(iterating, y[j] + delta[j], y[j]);
-      const P dnorm = newton_norm<Model>(form, delta, w, cm.jac.G, cm.dropped.bits, c);
+      const P dnorm = newton_norm<Model>(
+          form, delta, w, cm.jac.G, [&](int row) { return row_dropped<D>(cm.dropped.bits, row); }, c);
       const M norm_not_finite = hn::AndNot(hn::IsFinite(dnorm.v), iterating);
       not_finite = hn::Or(not_finite, norm_not_finite);
       iterating = hn::AndNot(norm_not_finite, iterating);
