@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""bench/instruction_set_speed.py SET=FILE.json ... — the table of bench/instruction_set_speed.sh.
+"""bench/instruction_set_speed.py BUILD=FILE.json ... — the table of bench/instruction_set_speed.sh (one
+build per instruction set) and bench/commit_speed.sh (a base commit's build and the working tree's).
 
-Each argument is one work_precision run (its --out file) of the build for SET. Per problem and solver:
-the least CPU time per member of each set's runs, and its ratio to the first set's. Exits 1 if a set's
-work counters (steps, rejected steps, Newton iterations, Jacobians, factorizations, model evaluations)
-differ from the first set's: the builds must compute the same thing."""
+Each argument is one work_precision run (its --out file) of the build BUILD. Per problem and solver:
+the least CPU time per member of each build's runs, and its ratio to the first build's. Exits 1 if a
+build's work counters (steps, rejected steps, Newton iterations, Jacobians, factorizations, model
+evaluations) differ from the first build's: the builds must compute the same thing."""
 import json
 import sys
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# bench/commit_speed.sh — whether a change of member code made the solver slower: bench/peers/work_precision
+# built at a base commit and at the working tree, for one instruction set, run on the same ensembles in
+# alternating rounds (base, tree, base, ...) on one thread: lockstep's BDF one member at a time
+# (lockstep-bdf), BDF in SIMD lanes (lockstep-bdf-lanes: W = 8 in an avx512 build, 4 in an avx2 build)
+# and Radau IIA 5 (lockstep-radau5). bench/instruction_set_speed.py prints the least CPU time per member
+# of each build and the tree's over the base's, and fails if the tree took other steps, Newton
+# iterations, Jacobians or factorizations than the base (a change that keeps the results' bits keeps
+# them; tests/golden checks the bits). Not part of the test suite.
+#
+# Usage: bench/commit_speed.sh BASE
+# About 25 minutes on 2 idle cores: two builds of work_precision (about 5 minutes each), then the rounds.
+# Environment (all optional):
+#   INSTRUCTION_SET  the builds' LOCKSTEP_INSTRUCTION_SET (default avx512; avx2 gives 4 lanes)
+#   BUILD_ROOT       where the builds go (default /tmp/lockstep-commit-speed)
+#   ROUNDS           alternating rounds (default 3; the least CPU time counts)
+#   MEMBERS          members per ensemble (default 1000; the slider crank 200)
+#   TOL              the rtol exponent (default 6: rtol 1e-6)
+#   PROBLEMS         default andrews,car_axis,slider_crank,double_pendulum
+#   SOLVERS          default lockstep-bdf,lockstep-bdf-lanes,lockstep-radau5 (the lanes need an avx2 or avx512 build)
+set -euo pipefail
+
+if [[ $# -ne 1 ]]; then
+  echo "usage: bench/commit_speed.sh BASE   (a commit to compare the working tree with)" >&2
+  exit 2
+fi
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BASE=$(git -C "$ROOT" rev-parse --verify "$1^{commit}")
+INSTRUCTION_SET=${INSTRUCTION_SET:-avx512}
+BUILD_ROOT=${BUILD_ROOT:-/tmp/lockstep-commit-speed}
+ROUNDS=${ROUNDS:-3}
+MEMBERS=${MEMBERS:-1000}
+TOL=${TOL:-6}
+PROBLEMS=${PROBLEMS:-andrews,car_axis,slider_crank,double_pendulum}
+SOLVERS=${SOLVERS:-lockstep-bdf,lockstep-bdf-lanes,lockstep-radau5}
+
+# The base's sources, checked out beside the repository (a worktree of the same repository, removed
+# again at the end).
+base_src="$BUILD_ROOT/base-src"
+mkdir -p "$BUILD_ROOT"
+git -C "$ROOT" worktree remove --force "$base_src" 2>/dev/null || rm -rf "$base_src"
+git -C "$ROOT" worktree add --detach "$base_src" "$BASE" >/dev/null
+trap 'git -C "$ROOT" worktree remove --force "$base_src" 2>/dev/null || true' EXIT
+
+declare -A source=([base]="$base_src" [tree]="$ROOT")
+for build in base tree; do
+  cmake -S "${source[$build]}" -B "$BUILD_ROOT/$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA=OFF \
+    -DLOCKSTEP_BUILD_TESTS=OFF -DLOCKSTEP_PYTHON=OFF -DLOCKSTEP_INSTRUCTION_SET="$INSTRUCTION_SET" >/dev/null
+  cmake --build "$BUILD_ROOT/$build" -j"$(nproc)" --target work_precision
+done
+
+echo "base $(git -C "$ROOT" log -1 --format='%h %s' "$BASE")"
+echo "tree $(git -C "$ROOT" log -1 --format='%h %s') + $(git -C "$ROOT" status --porcelain | wc -l) changed files"
+outputs=()
+for round in $(seq 1 "$ROUNDS"); do
+  for build in base tree; do
+    out="$BUILD_ROOT/round$round-$build.json"
+    echo "round $round: $build"
+    "$BUILD_ROOT/$build/bench/work_precision" --out "$out" --problems "$PROBLEMS" --members "$MEMBERS" \
+      --members-slider_crank 200 --reps 1 --threads 1 --tol-min "$TOL" --tol-max "$TOL" \
+      --solvers "$SOLVERS" --no-reference --idle-wait 20 >/dev/null
+    outputs+=("$build=$out")
+  done
+done
+/usr/bin/python3 "$ROOT/bench/instruction_set_speed.py" "${outputs[@]}"
