@@ -41,8 +41,8 @@
 // equilibrium, as for the damped linear oscillator) the steps grow without bound while the tangents,
 // renormalized to size 1 by the Lyapunov QR, still need to be resolved (measured: steps of 10 time
 // units and exponents wrong by 0.2-4.4 on the oscillator with d = 5). So, unless switched off, each
-// direction's local error is estimated like the state's (method/bdf.hpp, LTE_k = -(s - s_pred) /
-// (c (t_n - tau_{k+1}))), in the weighted RMS norm over its (q, v) parts with weights
+// direction's local error is estimated like the state's (method/bdf.hpp, LTE_k = (s - s_pred) /
+// (1 + c (t_n - tau_{k+1}))), in the weighted RMS norm over its (q, v) parts with weights
 // 1 / (rtol' (|s_j| + max_i |s_i|)) for directions in the initial state — relative to the direction's
 // own size, since they have no natural absolute scale — and IDAS's parameter-scaled weights for
 // parameters (detail::tangent_weighting), with BDF's internal rtol'. The tangents are the companion of
