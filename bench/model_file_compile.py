@@ -62,6 +62,8 @@ KINDS = [
     ("bdf, ggl", '[solver]\nmethod = "bdf"\nformulation = "ggl"\n', '[solver]\nmethod = "radau3"\nformulation = "index3"\n'),
     ("radau5 with [lyapunov]", '[solver]\nmethod = "radau5"\nformulation = "ggl"\n'
      '[lyapunov]\nexponents = 1\nrenormalize = {renormalize}\n', None),
+    ("bdf with [lyapunov]", '[solver]\nmethod = "bdf"\nformulation = "ggl"\n'
+     '[lyapunov]\nexponents = 1\nrenormalize = {renormalize}\n', None),
 ]
 
 STUDY = """[model]

@@ -27,7 +27,9 @@ void call_engine(const lockstep_engine& table, const char* what, Call&& call) {
 const char* part_of(const char* call) {
   const std::string_view c(call);
   if (c == "advance_split" || c == "factor") return "split path";
-  if (c == "lyapunov" || c == "sensitivities") return "tangents";
+  if (c == "lyapunov") return "Lyapunov tangents (discrete QR)";
+  if (c == "lyapunov_clone") return "Lyapunov clone";
+  if (c == "sensitivities") return "sensitivities";
   return "chunk functions";
 }
 
@@ -60,9 +62,16 @@ bool engine::has_split(method_kind method) const {
   return index >= 0 && index < LOCKSTEP_METHOD_COUNT && table_->methods[index].advance_split != nullptr;
 }
 
-bool engine::has_tangents(method_kind method) const {
+bool engine::has_lyapunov(method_kind method, int lyapunov_method) const {
   const int index = static_cast<int>(method);
-  return index >= 0 && index < LOCKSTEP_METHOD_COUNT && table_->methods[index].lyapunov != nullptr;
+  if (index < 0 || index >= LOCKSTEP_METHOD_COUNT) return false;
+  const lockstep_method_functions& f = table_->methods[index];
+  return (lyapunov_method == 0 ? f.lyapunov : f.lyapunov_clone) != nullptr;
+}
+
+bool engine::has_sensitivities(method_kind method) const {
+  const int index = static_cast<int>(method);
+  return index >= 0 && index < LOCKSTEP_METHOD_COUNT && table_->methods[index].sensitivities != nullptr;
 }
 
 void throw_engine_failure(const lockstep_engine& table, const char* call, lockstep_result result,
@@ -145,9 +154,12 @@ void engine::finish(const lockstep_chunk& chunk, long first, long count, int* st
 void engine::lyapunov(const double* params, const double* q0, const double* v0, double t0, double t1,
                       const solver_options& options, const lockstep_lyapunov_request& request,
                       lockstep_lyapunov_output& out) const {
-  const auto f = method_entry(options.method, &lockstep_method_functions::lyapunov, "lyapunov");
+  const bool clone = request.method == 1;
+  const char* call = clone ? "lyapunov_clone" : "lyapunov";
+  const auto f = method_entry(options.method, clone ? &lockstep_method_functions::lyapunov_clone
+                                                    : &lockstep_method_functions::lyapunov, call);
   const lockstep_solver_options abi = abi_options(options);
-  call_engine(*table_, "lyapunov", [&](lockstep_error* e) {
+  call_engine(*table_, call, [&](lockstep_error* e) {
     return f(params, q0, v0, t0, t1, &abi, &request, &out, e);
   });
 }

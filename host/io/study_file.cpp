@@ -494,7 +494,13 @@ class study_reader {
       if (const toml::node* method = solver.get("method"); method != nullptr && method->is_string())
         for (const choice& c : method_choices)
           if (c.available && c.name == method->as_string()->get()) reference.method = static_cast<method_kind>(c.value);
-      reference.tangents = root.get("lyapunov") != nullptr;
+      if (const toml::node* lyapunov = root.get("lyapunov"); lyapunov != nullptr) {
+        reference.lyapunov = lyapunov_method::qr;
+        const section l = child(root, "lyapunov");
+        if (const toml::node* method = l.get("method"); method != nullptr && method->is_string())
+          for (const choice& c : lyapunov_method_choices)
+            if (c.name == method->as_string()->get()) reference.lyapunov = static_cast<lyapunov_method>(c.value);
+      }
       if (resolve_ == nullptr || !*resolve_)
         fail_at(*source_node, "[model] source: model files are compiled by the lockstep command; this reader knows the "
                               "built-in models only");

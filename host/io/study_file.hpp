@@ -47,6 +47,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <set>
 #include <span>
 #include <stdexcept>
@@ -167,9 +168,10 @@ struct model_reference {
   std::filesystem::path path;   // resolved
   // What the study will run the model with, as far as it names it ([solver] method, the default when
   // it names none or none that exists: the reader refuses that later, at the key; whether it has
-  // [lyapunov]): a model file's engine is compiled for these (model_files::engine_contents).
+  // [lyapunov] and its method): a model file's engine is compiled for these
+  // (model_files::engine_contents).
   method_kind method = study_default_method;
-  bool tangents = false;
+  std::optional<lyapunov_method> lyapunov;
 };
 struct resolved_model {
   model_info info;              // its spans must outlive the study (an engine's tables do)

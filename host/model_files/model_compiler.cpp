@@ -167,17 +167,18 @@ std::string device_engine_source(const fs::path& header, const std::string& type
 
 // One separately compiled part of a host engine (docs/MODEL-FILES.md, "What is compiled"): a
 // translation unit that defines one hidden C function, `hook`, which adds its part to the engine's
-// table (lockstep/engine/model_engine.hpp: model_table, add_method, add_split, add_tangents; lanes:
+// table (lockstep/engine/model_engine.hpp: model_table, add_method, add_split, add_lyapunov,
+// add_lyapunov_clone, add_sensitivities; lanes:
 // lockstep/engine/lanes_engine.hpp, use_lanes). The parts of one engine are compiled in parallel and
 // cached one by one, and linked with a small unit that calls their hooks in order.
 struct engine_part {
-  std::string name;   // "model", "bdf", "bdf split path", "bdf tangents", "bdf in SIMD lanes"
+  std::string name;   // "model", "bdf", "bdf split path", "bdf lyapunov", "bdf in SIMD lanes", ...
   std::string hook;   // lockstep_part_model, lockstep_part_method_bdf, ...
   std::string call;   // the hook's body: one call on the table `*t`
   bool lanes = false;  // BDF in lanes: a model whose code does not run on SIMD packs goes without it
-  // How long it compiles, relative to the others (measured on g++ 12 at -O3 for a 3-coordinate model:
-  // the model's part about 2 s of CPU, a method 4-5 s, its tangents and the lanes 6-7 s): the longest
-  // start first.
+  // How long it compiles, relative to the others (measured on g++ 12 at -O3: the model's part 2-3 s of
+  // CPU, a method, its Lyapunov clone and its sensitivities 4-6 s, its QR tangents 6 s, the lanes 6-8
+  // s): the longest start first.
   int cost = 0;
   // Set when the part is made:
   std::string key;
@@ -206,7 +207,9 @@ std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, cons
   };
   each(wanted.methods, "lockstep_part_method_", "add_method", "", 3);
   each(wanted.split & wanted.methods, "lockstep_part_split_", "add_split", " split path", 2);
-  each(wanted.tangents, "lockstep_part_tangents_", "add_tangents", " tangents", 4);
+  each(wanted.lyapunov, "lockstep_part_lyapunov_", "add_lyapunov", " lyapunov", 4);
+  each(wanted.lyapunov_clone, "lockstep_part_lyapunov_clone_", "add_lyapunov_clone", " lyapunov clone", 3);
+  each(wanted.sensitivities, "lockstep_part_sensitivities_", "add_sensitivities", " sensitivities", 4);
   if (lanes > 0 && (wanted.methods >> static_cast<int>(method_kind::bdf)) & 1u)
     parts.emplace_back("bdf in SIMD lanes", "lockstep_part_lanes_bdf",
                        "lockstep::engine_detail::use_lanes<::" + type + ">(*t);", 4, true);

@@ -491,7 +491,7 @@ py::dict lyapunov(const model_handle& handle, const py::handle& params_in, const
                   double renormalize, double transient, int metric, double separation, long history_capacity,
                   int threads) {
   const std::shared_ptr<const model_handle::loaded> held =
-      handle.with(lockstep::model_files::engine_contents{}.with_tangents(solver_options_of(options).method));
+      handle.with(lockstep::model_files::engine_contents{}.with_lyapunov(solver_options_of(options).method, method));
   const lockstep::engine& model = held->model;
   const member_inputs in = member_inputs_of(model, params_in, q0_in, v0_in);
   const int d = 2 * (model.n() - model.m()) - model.k();
@@ -548,7 +548,7 @@ py::dict sensitivities(const model_handle& handle, const py::handle& params_in, 
                        const py::handle& v0_in, double t0, double t1, const py::dict& options,
                        const py::handle& directions_in, const std::vector<int>& parameters) {
   const std::shared_ptr<const model_handle::loaded> held =
-      handle.with(lockstep::model_files::engine_contents{}.with_tangents(solver_options_of(options).method));
+      handle.with(lockstep::model_files::engine_contents{}.with_sensitivities(solver_options_of(options).method));
   const lockstep::engine& model = held->model;
   const int n = model.n(), ny = model.ny();
   const c_array params = as_shape(params_in, "params", {model.n_params()});

@@ -95,11 +95,13 @@ TEST(EngineBoundary, TheTypedApiIsTheEngineOfTheModelCompiledIn) {
 }
 
 TEST(EngineBoundary, AnEngineOfSomeMethodsRunsThemAndRefusesTheOthersByName) {
-  // Arrange: a table of the model and Radau IIA 5 alone, as a model file's engine for a Radau IIA 5
-  // study is linked from its parts (host/model_files/model_compiler.cpp).
+  // Arrange: a table of the model, Radau IIA 5 and its QR Lyapunov tangents alone, as a model file's
+  // engine for a Radau IIA 5 study with [lyapunov] is linked from its parts
+  // (host/model_files/model_compiler.cpp).
   static const lockstep_engine table = [] {
     lockstep_engine t = engine_detail::model_table<Model>();
     engine_detail::add_method<Model, radau5_method>(t);
+    engine_detail::add_lyapunov<Model, radau5_method>(t);
     return t;
   }();
   const engine some(&table);
@@ -110,9 +112,13 @@ TEST(EngineBoundary, AnEngineOfSomeMethodsRunsThemAndRefusesTheOthersByName) {
   // Assert: what it holds, it runs with the bits of the whole engine; what it lacks, it refuses by name.
   EXPECT_TRUE(some.has_method(method_kind::radau5));
   EXPECT_FALSE(some.has_method(method_kind::bdf));
-  EXPECT_FALSE(some.has_tangents(method_kind::radau5));
+  EXPECT_TRUE(some.has_lyapunov(method_kind::radau5, 0));
+  EXPECT_FALSE(some.has_lyapunov(method_kind::radau5, 1));
+  EXPECT_FALSE(some.has_sensitivities(method_kind::radau5));
   EXPECT_FALSE(some.has_split(method_kind::radau5));
-  EXPECT_TRUE(all.has_method(method_kind::bdf) && all.has_tangents(method_kind::radau5) && all.has_split(method_kind::radau5));
+  EXPECT_TRUE(all.has_method(method_kind::bdf) && all.has_lyapunov(method_kind::radau5, 0) &&
+              all.has_lyapunov(method_kind::radau5, 1) && all.has_sensitivities(method_kind::radau5) &&
+              all.has_split(method_kind::radau5));
   EXPECT_FALSE(all.has_split(method_kind::rhoinf));  // the rho_inf method has no split path
   EXPECT_TRUE(same_bits(radau5.outputs, reference.outputs));
   EXPECT_TRUE(same_bits(radau5.y_final, reference.y_final));
@@ -127,16 +133,32 @@ TEST(EngineBoundary, AnEngineOfSomeMethodsRunsThemAndRefusesTheOthersByName) {
   request.header = abi_header_for<lockstep_lyapunov_request>();
   request.exponents = 1;
   request.renormalize = 0.5;
-  double exponent = 0.0;
+  double exponent = 0.0, exponent_of_all = 1.0;
   lockstep_lyapunov_output out{};
   out.header = abi_header_for<lockstep_lyapunov_output>();
   out.exponents = &exponent;
+  lockstep_lyapunov_output out_of_all = out;
+  out_of_all.exponents = &exponent_of_all;
+  some.lyapunov(e.params.data(), e.q0.data(), e.v0.data(), 0.0, 1.0, e.options, request, out);
+  all.lyapunov(e.params.data(), e.q0.data(), e.v0.data(), 0.0, 1.0, e.options, request, out_of_all);
+  EXPECT_TRUE(same_bits(std::vector<double>{exponent}, std::vector<double>{exponent_of_all}));
+  EXPECT_EQ(out.exponent_count, 1);
+  request.method = 1;  // the clone method: not in this engine
+  request.separation = 1e-6;
   try {
     some.lyapunov(e.params.data(), e.q0.data(), e.v0.data(), 0.0, 1.0, e.options, request, out);
-    ADD_FAILURE() << "an engine without tangents computed Lyapunov exponents";
+    ADD_FAILURE() << "an engine without the Lyapunov clone ran it";
   } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("holds no tangents for method radau5"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("holds no Lyapunov clone for method radau5"), std::string::npos)
+        << error.what();
   }
+  // Each Lyapunov entry runs its own method and refuses a request for the other.
+  lockstep_error error{};
+  const lockstep_solver_options options = abi_options(e.options);
+  EXPECT_EQ(table.methods[static_cast<int>(method_kind::radau5)].lyapunov(
+                e.params.data(), e.q0.data(), e.v0.data(), 0.0, 1.0, &options, &request, &out, &error),
+            LOCKSTEP_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(error.message).find("this entry runs method 0 (qr)"), std::string::npos) << error.message;
 }
 
 TEST(EngineBoundary, LoadingOneLibraryTwiceGivesOneTable) {

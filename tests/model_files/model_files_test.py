@@ -6,11 +6,11 @@ directory. Every case but header_bitwise compiles its engines at -O1 (LOCKSTEP_M
 about half the compile time of the build's -O3, and the same bits, which header_bitwise proves against
 the built-in model); header_bitwise compiles with the build's own flags as well.
 
-  parts             studies with Radau IIA 5, then BDF, then [lyapunov], on one cache: each compiles the
-                    parts of the engine it needs that the cache lacks (the model's part and Radau IIA
-                    5; BDF and its lanes; Radau IIA 5's tangents), each study's results bit for bit the
-                    built-in model's; describe compiles nothing; one cache entry per part, one engine per
-                    set of parts
+  parts             studies with Radau IIA 5, then BDF, then [lyapunov] by QR and by clone, on one
+                    cache: each compiles the parts of the engine it needs that the cache lacks (the
+                    model's part and Radau IIA 5; BDF and its lanes; Radau IIA 5's QR tangents; its
+                    Lyapunov clone), each study's results bit for bit the built-in model's; describe
+                    compiles nothing; one cache entry per part, one engine per set of parts
   header_bitwise    a copy of the built-in double_pendulum.hpp in another namespace, named by
                     [model] source, gives results.h5 bit for bit equal to the built-in model's, compiled
                     with the build's flags and at -O1 (LOCKSTEP_MODEL_OPTIMIZATION; one cache entry
@@ -420,16 +420,19 @@ def case_parts(ctx):
         "radau5": "",
         "bdf": '[solver]\nmethod = "bdf"\nformulation = "ggl"\n',
         "lyapunov": '[lyapunov]\nexponents = 2\nrenormalize = 0.5\n',
+        "clone": '[lyapunov]\nmethod = "clone"\nrenormalize = 0.5\n',
     }
     for name, extra in studies.items():
         ctx.write(f"mine_{name}.toml", STUDY.format(model='source = "copied_pendulum.hpp"') + extra)
         ctx.write(f"builtin_{name}.toml", STUDY.format(model='name = "double_pendulum"') + extra)
     lanes = not version_line(ctx, "BDF in SIMD lanes, model files: ").startswith("off")
     # What each study compiles on the cache the studies before it left: its method (and the model's own
-    # part, once), its tangents with [lyapunov]; a describe compiles nothing more.
+    # part, once), with [lyapunov] the tangents of its Lyapunov method alone; a describe compiles
+    # nothing more.
     expected = {"radau5": ["model", "radau5"],
                 "bdf": ["bdf"] + (["bdf in SIMD lanes"] if lanes else []),
-                "lyapunov": ["radau5 tangents"]}
+                "lyapunov": ["radau5 lyapunov"],
+                "clone": ["radau5 lyapunov clone"]}
     for name, parts in expected.items():
         r = ctx.run("run", f"mine_{name}.toml", "-o", f"mine_{name}")
         check(compiles(r) == 1 and compiled_parts(r) == parts,
@@ -443,8 +446,8 @@ def case_parts(ctx):
     records = engine_records(ctx)
     linked = sorted(engine_parts(record) for record in records.values())
     check(linked == sorted([["model"], ["model", "radau5"], sorted(["model", "bdf"] + expected["bdf"][1:]),
-                            ["model", "radau5", "radau5 tangents"]]),
-          f"four engines, each linked from the parts its study needed: {linked}")
+                            ["model", "radau5", "radau5 lyapunov"], ["model", "radau5", "radau5 lyapunov clone"]]),
+          f"five engines, each linked from the parts its study needed: {linked}")
     check(len(model_identities(ctx)) == 1, f"one model behind every engine: {records}")
     # Each part compiled once, into parts/.
     parts_dir = os.path.join(ctx.cache, "parts")

@@ -191,3 +191,35 @@ def test_sensitivities_bad_arguments(kwargs, error, text):
     with pytest.raises(error) as e:
         lockstep.sensitivities("double_pendulum", t=(0.0, 1.0), **{"parameters": ["g"], **kwargs})
     assert text in str(e.value)
+
+
+def test_a_model_files_tangents_are_compiled_as_calls_need_them(tmp_path, source_dir, monkeypatch):
+    """A model file's engine compiles each of its tangents, a part of its own, when a call first needs
+    it (docs/MODEL-FILES.md, "What is compiled"): Lyapunov exponents by QR, by clone, sensitivities;
+    each gives the built-in model's bits (the same code, compiled again)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("LOCKSTEP_CACHE_DIR", str(cache))  # not the session's cache: its parts are counted
+    header = tmp_path / "copied_pendulum.hpp"
+    text = (source_dir / "include/lockstep/model/double_pendulum.hpp").read_text()
+    text = text.replace("namespace lockstep::models {", "namespace mine {\nusing namespace lockstep;")
+    header.write_text(text.replace('name = "double_pendulum"', 'name = "copied_pendulum"'))
+    mine = lockstep.model(str(header))
+
+    def compiled_parts():
+        return sorted(line[len("part "):] for record in cache.glob("parts/*/part.txt")
+                      for line in record.read_text().splitlines() if line.startswith("part "))
+
+    assert compiled_parts() == ["model", "radau5"]
+    kwargs = dict(vary={"initial.theta1": [1.9, 2.1]}, t=(0.0, 2.0), renormalize=0.5)
+    for method, settings, part in (("qr", dict(exponents=2), "radau5 lyapunov"),
+                                   ("clone", {}, "radau5 lyapunov clone")):
+        got = lockstep.lyapunov(mine, method=method, **kwargs, **settings)
+        assert part in compiled_parts()
+        expected = lockstep.lyapunov("double_pendulum", method=method, **kwargs, **settings)
+        assert got.lyapunov_exponents.values.tobytes() == expected.lyapunov_exponents.values.tobytes(), method
+    assert compiled_parts() == ["model", "radau5", "radau5 lyapunov", "radau5 lyapunov clone"]
+    got = lockstep.sensitivities(mine, initial=STATE, t=T, parameters=["g", "L1"])
+    expected = lockstep.sensitivities("double_pendulum", initial=STATE, t=T, parameters=["g", "L1"])
+    assert got.dq_dp.values.tobytes() == expected.dq_dp.values.tobytes()
+    assert got.dv_dp.values.tobytes() == expected.dv_dp.values.tobytes()
+    assert compiled_parts() == ["model", "radau5", "radau5 lyapunov", "radau5 lyapunov clone", "radau5 sensitivities"]

@@ -38,13 +38,13 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 6u
+#define LOCKSTEP_ENGINE_ABI_VERSION 7u
 /* The function an engine library exports, `const lockstep_engine* LOCKSTEP_ENGINE_ENTRY(void)`, and
  * its symbol's name: each names the ABI version it implements (abi_support.hpp checks that they
  * agree), so a host finds no entry point in a library built for another version rather than one that
  * could be misread. */
-#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v6
-#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v6"
+#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v7
+#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v7"
 
 typedef struct lockstep_abi_header {
   uint32_t abi_version; /* LOCKSTEP_ENGINE_ABI_VERSION */
@@ -253,11 +253,16 @@ typedef struct lockstep_method_functions {
   lockstep_result (*advance_split)(const lockstep_chunk* chunk, const long* members, long count, int max_attempts,
                                    int projection_split_above, lockstep_error* error);
   lockstep_result (*factor)(const lockstep_chunk* chunk, const long* members, long count, lockstep_error* error);
-  /* The tangents: Lyapunov exponents (discrete QR or clone) and forward sensitivities of one member
-   * with this method. NULL where they were not compiled. */
+  /* The tangents of one member with this method, each NULL where it was not compiled (a model file
+   * compiles those its study runs, each in its own part): Lyapunov exponents by the discrete QR
+   * method (`lyapunov`, request->method 0) and by the clone method (`lyapunov_clone`, request->method
+   * 1), and forward sensitivities. */
   lockstep_result (*lyapunov)(const double* params, const double* q0, const double* v0, double t0, double t1,
                               const lockstep_solver_options* options, const lockstep_lyapunov_request* request,
                               lockstep_lyapunov_output* out, lockstep_error* error);
+  lockstep_result (*lyapunov_clone)(const double* params, const double* q0, const double* v0, double t0, double t1,
+                                    const lockstep_solver_options* options, const lockstep_lyapunov_request* request,
+                                    lockstep_lyapunov_output* out, lockstep_error* error);
   lockstep_result (*sensitivities)(const double* params, const double* q0, const double* v0, double t0, double t1,
                                    const lockstep_solver_options* options,
                                    const lockstep_sensitivity_request* request, lockstep_sensitivity_output* out,

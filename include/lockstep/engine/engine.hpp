@@ -85,12 +85,14 @@ class engine {
   }
 
   // What the engine holds for a method (lockstep/engine/abi.h, lockstep_method_functions): its chunk
-  // functions (begin, advance, finish), its split path, its tangents. A built-in engine holds all of
-  // them; a model file's engine what it was loaded for (model_files::load_model_file). Calling what an
+  // functions (begin, advance, finish), its split path, its tangents (Lyapunov exponents by
+  // `lyapunov_method` 0, discrete QR, or 1, clone; sensitivities). A built-in engine holds all of them;
+  // a model file's engine what it was loaded for (model_files::load_model_file). Calling what an
   // engine does not hold throws std::invalid_argument saying so.
   bool has_method(method_kind method) const;
   bool has_split(method_kind method) const;
-  bool has_tangents(method_kind method) const;
+  bool has_lyapunov(method_kind method, int lyapunov_method) const;
+  bool has_sensitivities(method_kind method) const;
 
   // (q0, v0) of the named initial inputs (Model::initial_state).
   void initial_state(const double* params, const double* inputs, double* q0, double* v0) const;
@@ -106,6 +108,7 @@ class engine {
   void finish(const lockstep_chunk& chunk, long first, long count, int* status, member_counters* counters,
               double* t_final, double* y_final) const;
 
+  // Lyapunov exponents by the method the request names (its entry: lyapunov or lyapunov_clone).
   void lyapunov(const double* params, const double* q0, const double* v0, double t0, double t1,
                 const solver_options& options, const lockstep_lyapunov_request& request,
                 lockstep_lyapunov_output& out) const;

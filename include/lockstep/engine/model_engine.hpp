@@ -11,9 +11,9 @@
 //
 // The table is assembled from parts, each instantiating its own templates: model_table (the model and
 // what every method shares), and per method add_method (a chunk of members), add_split (the split
-// path) and add_tangents (Lyapunov exponents and sensitivities). make_engine_table adds them all; a
-// model file compiles the parts its study needs as separate translation units, in parallel, and links
-// them into one library (host/model_files/model_compiler.cpp, docs/MODEL-FILES.md "What is compiled").
+// path), add_lyapunov, add_lyapunov_clone and add_sensitivities (the tangents). make_engine_table adds
+// them all; a model file compiles the parts its study needs as separate translation units, in
+// parallel, and links them into one library (host/model_files/model_compiler.cpp, docs/MODEL-FILES.md "What is compiled").
 #pragma once
 
 #include <cstdio>
@@ -258,57 +258,76 @@ struct method_functions {
   }
 };
 
-// One method's tangents (lockstep_method_functions: lyapunov, sensitivities).
+// One method's tangents (lockstep_method_functions: lyapunov, lyapunov_clone, sensitivities), each
+// its own function so that each can be compiled alone (model_compiler.cpp's parts).
 template <class Model, class Method>
 struct tangent_functions {
   static constexpr int ny = state_layout<Model>::size;
+
+  // The Lyapunov options of a request for `method` (0: discrete QR, 1: clone), which the entry runs.
+  static lyapunov_options lyapunov_options_of(const lockstep_lyapunov_request* request, int method) {
+    check_header(request, "Lyapunov request");
+    if (request->method != method)
+      throw std::invalid_argument(std::string("the request names Lyapunov method ") + std::to_string(request->method) +
+                                  ", this entry runs method " + std::to_string(method) + (method == 0 ? " (qr)" : " (clone)"));
+    lyapunov_options lopt;
+    lopt.exponents = request->exponents;
+    lopt.renormalize = request->renormalize;
+    lopt.transient = request->transient;
+    lopt.metric = request->metric == 0 ? tangent_metric::mass : tangent_metric::euclidean;
+    lopt.tangent_error_control = request->tangent_error_control != 0;
+    return lopt;
+  }
 
   static lockstep_result lyapunov(const double* params, const double* q0, const double* v0, double t0, double t1,
                                   const lockstep_solver_options* options, const lockstep_lyapunov_request* request,
                                   lockstep_lyapunov_output* out, lockstep_error* error) {
     return guarded(error, [&] {
-      check_header(request, "Lyapunov request");
+      const lyapunov_options lopt = lyapunov_options_of(request, 0);
       check_header(out, "Lyapunov output");
       const solver_options opt = options_of<Method>(options);
-      lyapunov_options lopt;
-      lopt.exponents = request->exponents;
-      lopt.renormalize = request->renormalize;
-      lopt.transient = request->transient;
-      lopt.metric = request->metric == 0 ? tangent_metric::mass : tangent_metric::euclidean;
-      lopt.tangent_error_control = request->tangent_error_control != 0;
-      const auto q = vec_from<Model::n>(q0), v = vec_from<Model::n>(v0);
-      const long capacity = request->history_capacity;
-      if (request->method == 0) {
-        const lyapunov_result<Model> r = lyapunov_spectrum<Model, Method>(params, q, v, t0, t1, opt, lopt);
-        out->status = static_cast<int>(r.status);
-        std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
-        out->t_start = r.t_start;
-        out->t_final = r.t_final;
-        out->renormalizations = r.renormalizations;
-        out->history_count = static_cast<long>(r.history_t.size());
-        const std::size_t p = r.exponents.size();
-        for (long row = 0; row < std::min<long>(capacity, out->history_count); ++row) {
-          out->history_t[row] = r.history_t[static_cast<std::size_t>(row)];
-          for (std::size_t j = 0; j < r.history[static_cast<std::size_t>(row)].size(); ++j)
-            out->history[static_cast<std::size_t>(row) * r.history[static_cast<std::size_t>(row)].size() + j] =
-                r.history[static_cast<std::size_t>(row)][j];
-        }
-        for (std::size_t j = 0; j < p; ++j) out->exponents[j] = r.exponents[j];
-        out->exponent_count = static_cast<long>(p);
-        if (out->counters != nullptr) *static_cast<member_counters*>(out->counters) = r.counters;
-      } else {
-        const clone_result r = clone_largest_exponent<Model, Method>(params, q, v, t0, t1, opt, lopt, request->separation);
-        out->status = static_cast<int>(r.status);
-        std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
-        out->renormalizations = r.intervals;
-        out->history_count = static_cast<long>(r.history_t.size());
-        for (long row = 0; row < std::min<long>(capacity, out->history_count); ++row) {
-          out->history_t[row] = r.history_t[static_cast<std::size_t>(row)];
-          out->history[row] = r.history[static_cast<std::size_t>(row)];
-        }
-        out->exponents[0] = r.exponent;
-        out->exponent_count = 1;
+      const lyapunov_result<Model> r =
+          lyapunov_spectrum<Model, Method>(params, vec_from<Model::n>(q0), vec_from<Model::n>(v0), t0, t1, opt, lopt);
+      out->status = static_cast<int>(r.status);
+      std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
+      out->t_start = r.t_start;
+      out->t_final = r.t_final;
+      out->renormalizations = r.renormalizations;
+      out->history_count = static_cast<long>(r.history_t.size());
+      const std::size_t p = r.exponents.size();
+      for (long row = 0; row < std::min<long>(request->history_capacity, out->history_count); ++row) {
+        out->history_t[row] = r.history_t[static_cast<std::size_t>(row)];
+        for (std::size_t j = 0; j < r.history[static_cast<std::size_t>(row)].size(); ++j)
+          out->history[static_cast<std::size_t>(row) * r.history[static_cast<std::size_t>(row)].size() + j] =
+              r.history[static_cast<std::size_t>(row)][j];
       }
+      for (std::size_t j = 0; j < p; ++j) out->exponents[j] = r.exponents[j];
+      out->exponent_count = static_cast<long>(p);
+      if (out->counters != nullptr) *static_cast<member_counters*>(out->counters) = r.counters;
+      return LOCKSTEP_OK;
+    });
+  }
+
+  static lockstep_result lyapunov_clone(const double* params, const double* q0, const double* v0, double t0,
+                                        double t1, const lockstep_solver_options* options,
+                                        const lockstep_lyapunov_request* request, lockstep_lyapunov_output* out,
+                                        lockstep_error* error) {
+    return guarded(error, [&] {
+      const lyapunov_options lopt = lyapunov_options_of(request, 1);
+      check_header(out, "Lyapunov output");
+      const solver_options opt = options_of<Method>(options);
+      const clone_result r = clone_largest_exponent<Model, Method>(params, vec_from<Model::n>(q0), vec_from<Model::n>(v0),
+                                                                   t0, t1, opt, lopt, request->separation);
+      out->status = static_cast<int>(r.status);
+      std::snprintf(out->message, sizeof out->message, "%s", r.message.c_str());
+      out->renormalizations = r.intervals;
+      out->history_count = static_cast<long>(r.history_t.size());
+      for (long row = 0; row < std::min<long>(request->history_capacity, out->history_count); ++row) {
+        out->history_t[row] = r.history_t[static_cast<std::size_t>(row)];
+        out->history[row] = r.history[static_cast<std::size_t>(row)];
+      }
+      out->exponents[0] = r.exponent;
+      out->exponent_count = 1;
       return LOCKSTEP_OK;
     });
   }
@@ -366,7 +385,7 @@ struct value_tables {
 };
 
 // The table of Model's engine without any method: what it is, and what it does whatever the method.
-// Each method's entries are added by add_method, add_split and add_tangents, all of them by
+// Each method's entries are added by add_method, add_split and the tangents' adders, all of them by
 // make_engine_table; a model file's engine is made of the pieces its study needs, each a separately
 // compiled translation unit (host/model_files/model_compiler.cpp).
 template <class Model>
@@ -419,13 +438,19 @@ void add_split(lockstep_engine& e) {
   }
 }
 
-// Method's tangents: Lyapunov exponents and sensitivities.
+// Method's tangents, each on its own: Lyapunov exponents by the discrete QR method, by the clone
+// method, and forward sensitivities.
 template <class Model, class Method>
-void add_tangents(lockstep_engine& e) {
-  using F = tangent_functions<Model, Method>;
-  lockstep_method_functions& m = e.methods[static_cast<int>(Method::kind)];
-  m.lyapunov = &F::lyapunov;
-  m.sensitivities = &F::sensitivities;
+void add_lyapunov(lockstep_engine& e) {
+  e.methods[static_cast<int>(Method::kind)].lyapunov = &tangent_functions<Model, Method>::lyapunov;
+}
+template <class Model, class Method>
+void add_lyapunov_clone(lockstep_engine& e) {
+  e.methods[static_cast<int>(Method::kind)].lyapunov_clone = &tangent_functions<Model, Method>::lyapunov_clone;
+}
+template <class Model, class Method>
+void add_sensitivities(lockstep_engine& e) {
+  e.methods[static_cast<int>(Method::kind)].sensitivities = &tangent_functions<Model, Method>::sensitivities;
 }
 
 // The whole table: every method with its split path and tangents.
@@ -435,7 +460,9 @@ lockstep_engine make_engine_table() {
   for_each_method([&]<class Method>() {
     add_method<Model, Method>(e);
     add_split<Model, Method>(e);
-    add_tangents<Model, Method>(e);
+    add_lyapunov<Model, Method>(e);
+    add_lyapunov_clone<Model, Method>(e);
+    add_sensitivities<Model, Method>(e);
   });
   return e;
 }
