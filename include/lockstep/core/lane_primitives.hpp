@@ -5,18 +5,23 @@
 // Where the one-member code branches on a member's value, code written once computes both sides and
 // selects: on a pack each lane takes its own side, and on doubles, a pack of one lane, a mask is a bool.
 // These are the forms for one member (doubles, and ints for its small integers); the packs' forms are in
-// lockstep/simd/pack_inl.hpp (mask_and, mask_or, mask_and_not, any_lane) and
+// lockstep/simd/pack_inl.hpp (mask_and, mask_or, mask_and_not, any_lane, no_lane, status_value) and
 // lockstep/simd/step_control_inl.hpp (select), under the same names, so that one text compiles for
 // both (docs/explanation/lanes.md, "Code written once for doubles and packs").
 #pragma once
 
+#include <type_traits>
+
 #include "lockstep/core/hd.hpp"
+#include "lockstep/core/status.hpp"
 
 namespace lockstep {
 
 // a where m holds, else b (both are computed, as in a lane).
 LOCKSTEP_HD constexpr double select(bool m, double a, double b) { return m ? a : b; }
 LOCKSTEP_HD constexpr int select(bool m, int a, int b) { return m ? a : b; }
+LOCKSTEP_HD constexpr long select(bool m, long a, long b) { return m ? a : b; }
+LOCKSTEP_HD constexpr member_status select(bool m, member_status a, member_status b) { return m ? a : b; }
 
 LOCKSTEP_HD constexpr bool mask_and(bool a, bool b) { return a && b; }
 LOCKSTEP_HD constexpr bool mask_or(bool a, bool b) { return a || b; }
@@ -27,6 +32,20 @@ LOCKSTEP_HD constexpr bool mask_and_not(bool a, bool b) { return a && !b; }  // 
 template <class S>
 LOCKSTEP_HD constexpr bool any_lane(bool m) {
   return m;
+}
+
+// The mask that holds in no lane of the lane type S.
+template <class S>
+LOCKSTEP_HD constexpr bool no_lane() {
+  return false;
+}
+
+// A member's status as the status type St holds it: member_status itself for one member (a pack holds
+// its value in double lanes).
+template <class St>
+  requires std::is_same_v<St, member_status>  // not a pack's, which argument-dependent lookup also finds
+LOCKSTEP_HD constexpr St status_value(member_status s) {
+  return s;
 }
 
 }  // namespace lockstep

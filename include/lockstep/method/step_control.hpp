@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "lockstep/core/hd.hpp"
+#include "lockstep/core/lane_primitives.hpp"
 #include "lockstep/core/math.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/method/attempt.hpp"
@@ -85,65 +86,36 @@ LOCKSTEP_HD double nearest_fixed_step(double t0, double t1, double h) {
 // that is the grid's last point (within 4 eps (k + 1)); an end off the grid (which solve_member refuses,
 // and which a caller stepping to intermediate times may still ask for) shortens the last step to land
 // on it, as adaptive steps do.
-struct step_plan {
-  double h;
-  double h_min;
-  bool too_small;  // adaptive steps only: h < h_min before reaching t_end
-  double t_new;    // where the step ends
-};
+//
+// After a Newton failure (or a singular or non-finite Newton system) with a Jacobian evaluated at this
+// step: cut the step by `cut`, or finish the member when the steps are fixed, after more than 10
+// consecutive cuts, or below h_min.
+//
+// The functions (plan_step, step_too_small, cut_after_newton_failure) are one text for one member
+// here and for SIMD packs in lockstep/simd/step_control_inl.hpp.
+namespace detail {
+#include "lockstep/method/step_control_generic.inc"  // IWYU pragma: keep
+}  // namespace detail
+
+// One member's plan: `too_small` (adaptive steps only) when h < h_min before reaching t_end.
+using step_plan = detail::step_plan_of<double, bool>;
 
 LOCKSTEP_HD step_plan plan_step(double t, double h_proposed, double t_end, const solver_options& opt, double t0) {
-  constexpr double eps = std::numeric_limits<double>::epsilon();
-  const bool fixed = opt.fixed_h > 0.0;
-  step_plan plan;
-  plan.h_min = max(opt.h_min, 16.0 * eps * max(abs(t), abs(t_end)));
-  if (fixed) {
-    const double h = opt.fixed_h;
-    const double k_next = floor((t - t0) / h + 0.5) + 1.0;
-    const double grid_next = t0 + k_next * h;
-    plan.h = h;
-    plan.t_new = grid_next;
-    plan.too_small = false;
-    if (abs(grid_next - t_end) <= 4.0 * eps * k_next * h) {
-      plan.t_new = t_end;
-    } else if (grid_next > t_end) {
-      plan.h = t_end - t;
-      plan.t_new = t_end;
-    }
-    return plan;
-  }
-  plan.h = min(h_proposed, opt.h_max);
-  if (t + 1.0001 * plan.h >= t_end) plan.h = t_end - t;
-  plan.t_new = t + plan.h;
-  plan.too_small = plan.h < plan.h_min && t + plan.h < t_end;
-  return plan;
+  return detail::plan_step(t, h_proposed, t_end, opt, t0);
 }
 
 // True, with status step_size_too_small, when the plan leaves no usable step (the attempt then fails).
 LOCKSTEP_HD bool step_too_small(const step_plan& plan, member_status& status) {
-  if (plan.too_small) status = member_status::step_size_too_small;
-  return plan.too_small;
+  return detail::step_too_small(true, plan, status);
 }
 
-// After a Newton failure (or a singular or non-finite Newton system) with a Jacobian evaluated at this
-// step: cut the step by `cut`, or finish the member when the steps are fixed, after more than 10
-// consecutive cuts, or below h_min. `reason` success means plain non-convergence.
+// The cut after a Newton failure of one member; `reason` success means plain non-convergence.
 LOCKSTEP_HD attempt_result cut_after_newton_failure(member_status reason, bool fixed, int& consecutive_cuts, double h,
                                                     double cut, double h_min, double& h_next,
                                                     member_counters& counters, member_status& status) {
-  ++counters.rejected_steps;
-  ++counters.newton_failures;
-  ++consecutive_cuts;
-  if (fixed || consecutive_cuts > 10) {
-    status = reason == member_status::success ? member_status::newton_failure : reason;
-    return attempt_result::failed;
-  }
-  h_next = cut * h;
-  if (h_next < h_min) {
-    status = reason == member_status::success ? member_status::step_size_too_small : reason;
-    return attempt_result::failed;
-  }
-  return attempt_result::rejected;
+  return detail::cut_after_newton_failure(true, reason, fixed, consecutive_cuts, h, cut, h_min, h_next, counters, status)
+             ? attempt_result::failed
+             : attempt_result::rejected;
 }
 
 }  // namespace lockstep

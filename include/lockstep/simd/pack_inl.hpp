@@ -30,6 +30,7 @@
 #include "hwy/highway.h"
 #include "lockstep/core/dual.hpp"
 #include "lockstep/core/math.hpp"
+#include "lockstep/core/status.hpp"
 #include "lockstep/core/vector_math/math_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -112,6 +113,8 @@ template <class D>
 HWY_INLINE pack<D> max(pack<D> a, pack<D> b) { return pack<D>(hn::IfThenElse(hn::Lt(a.v, b.v), b.v, a.v)); }
 template <class D>
 HWY_INLINE pack<D> value_of(pack<D> x) { return x; }
+template <class D>
+HWY_INLINE pack<D> floor(pack<D> x) { return pack<D>(hn::Floor(x.v)); }
 
 // The logic of masks, under the names code written once for doubles and packs uses (their double forms:
 // lockstep/core/lane_primitives.hpp).
@@ -130,6 +133,15 @@ HWY_INLINE M mask_and_not(M a, M b) {  // a and not b
 template <class S>
 HWY_INLINE bool any_lane(mask<typename S::tag> m) {
   return !hn::AllFalse(typename S::tag(), m);
+}
+template <class S>
+HWY_INLINE mask<typename S::tag> no_lane() {
+  return hn::FirstN(typename S::tag(), 0);
+}
+// A member_status value in a pack of statuses (one per lane, held exactly in doubles).
+template <class St>
+HWY_INLINE St status_value(member_status s) {
+  return St(static_cast<double>(s));
 }
 
 // Lane access: the traffic between one member on doubles and its lane (a member loaded into a lane or
