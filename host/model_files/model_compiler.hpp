@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "host/engine/engine_sources.hpp"
 #include "lockstep/engine/abi.h"
 #include "lockstep/engine/engine.hpp"
 #include "lockstep/method/options.hpp"
@@ -97,41 +98,10 @@ struct loaded_model {
                                  // on packs)
 };
 
-// What a model file's engine is compiled for (docs/MODEL-FILES.md, "What is compiled"). Each mask has
-// bit (1 << method_kind) for a method. The engine always holds the model's tables and evaluations
-// (describe, check's evaluations, initial states); each method adds its chunk functions, and on
-// request its split path (run_options::split_factorization) and each of its tangents: Lyapunov
-// exponents by the discrete QR method, by the clone method, forward sensitivities. Each of these is a
-// separately compiled part, cached on its own, so a study compiles what it needs in a few seconds,
-// and a later study with another method compiles that method alone.
-struct engine_contents {
-  unsigned methods = 0;         // begin, advance and finish of a chunk of members (with BDF: in SIMD lanes too)
-  unsigned split = 0;           // the split path, of methods also in `methods`
-  unsigned lyapunov = 0;        // Lyapunov exponents by the discrete QR method
-  unsigned lyapunov_clone = 0;  // the largest Lyapunov exponent by the clone method
-  unsigned sensitivities = 0;   // forward sensitivities
-  // Every method with its split path and tangents: what a built-in engine holds.
-  static engine_contents everything() { return {all(), all(), all(), all(), all()}; }
-  engine_contents& with_method(method_kind m) { methods |= bit(m); return *this; }
-  engine_contents& with_split(method_kind m) { methods |= bit(m); split |= bit(m); return *this; }
-  // Lyapunov exponents by `lyapunov_method`: 0, discrete QR; 1, clone (lockstep_lyapunov_request).
-  engine_contents& with_lyapunov(method_kind m, int lyapunov_method) {
-    (lyapunov_method == 1 ? lyapunov_clone : lyapunov) |= bit(m);
-    return *this;
-  }
-  engine_contents& with_sensitivities(method_kind m) { sensitivities |= bit(m); return *this; }
-  // Whether an engine compiled for `this` holds all of `other`.
-  bool covers(const engine_contents& other) const {
-    return (other.methods & ~methods) == 0 && (other.split & ~split) == 0 && (other.lyapunov & ~lyapunov) == 0 &&
-           (other.lyapunov_clone & ~lyapunov_clone) == 0 && (other.sensitivities & ~sensitivities) == 0;
-  }
-  engine_contents operator|(const engine_contents& o) const {
-    return {methods | o.methods, split | o.split, lyapunov | o.lyapunov, lyapunov_clone | o.lyapunov_clone,
-            sensitivities | o.sensitivities};
-  }
-  static constexpr unsigned bit(method_kind m) { return 1u << static_cast<int>(m); }
-  static constexpr unsigned all() { return (1u << LOCKSTEP_METHOD_COUNT) - 1u; }
-};
+// What a model file's engine is compiled for (docs/MODEL-FILES.md, "What is compiled";
+// host/engine/engine_sources.hpp): each method, its split path and each of its tangents a part of its
+// own.
+using lockstep::engine_contents;
 
 struct compile_settings {
   toolchain tools = default_toolchain();

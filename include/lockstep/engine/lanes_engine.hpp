@@ -11,8 +11,8 @@
 // in the environment turns it off, for comparisons; results do not change.
 //
 // Include only where the models run on packs (every built-in model does; a user's model file may not):
-// use_lanes replaces one entry of a table make_engine_table made. A model too large for the lanes
-// (fits_in_lanes) keeps running one member at a time.
+// use_lanes replaces one entry of a table that holds BDF (model_engine.hpp's add_method). A model too
+// large for the lanes (fits_in_lanes) keeps running one member at a time.
 #pragma once
 
 #include <atomic>

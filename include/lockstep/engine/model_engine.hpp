@@ -6,14 +6,16 @@
 // members, the Lyapunov and sensitivity drivers, consistent initialization and the AD-derived model
 // values. Nothing is computed differently from a direct call, so a member's result through the table
 // is bitwise the result of the template code. Each adapter catches every exception and returns it as a
-// status and a message (no exception crosses the C ABI). The built-in models are engines built by this
-// template (host/engine/builtin_engines.cpp), and so is the engine library of a user's model header.
+// status and a message (no exception crosses the C ABI).
 //
 // The table is assembled from parts, each instantiating its own templates: model_table (the model and
 // what every method shares), and per method add_method (a chunk of members), add_split (the split
 // path), add_lyapunov, add_lyapunov_clone and add_sensitivities (the tangents). make_engine_table adds
-// them all; a model file compiles the parts its study needs as separate translation units, in
-// parallel, and links them into one library (host/model_files/model_compiler.cpp, docs/MODEL-FILES.md "What is compiled").
+// them all for a model compiled into a C++ program (model_engine<Model>()). The built-in models' engines
+// and model files' engine libraries are written as calls of the parts by one generator
+// (host/engine/engine_sources.hpp): a built-in engine in one translation unit, a model file's engine a
+// unit per part that its study needs, compiled in parallel and linked into one library
+// (host/model_files/model_compiler.cpp, docs/MODEL-FILES.md "What is compiled").
 #pragma once
 
 #include <cstdio>
@@ -385,9 +387,7 @@ struct value_tables {
 };
 
 // The table of Model's engine without any method: what it is, and what it does whatever the method.
-// Each method's entries are added by add_method, add_split and the tangents' adders, all of them by
-// make_engine_table; a model file's engine is made of the pieces its study needs, each a separately
-// compiled translation unit (host/model_files/model_compiler.cpp).
+// Each method's entries are added by add_method, add_split and the tangents' adders (header comment).
 template <class Model>
 lockstep_engine model_table() {
   static const value_tables<Model> tables;
