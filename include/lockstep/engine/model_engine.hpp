@@ -270,8 +270,9 @@ struct tangent_functions {
   static lyapunov_options lyapunov_options_of(const lockstep_lyapunov_request* request, int method) {
     check_header(request, "Lyapunov request");
     if (request->method != method)
-      throw std::invalid_argument(std::string("the request names Lyapunov method ") + std::to_string(request->method) +
-                                  ", this entry runs method " + std::to_string(method) + (method == 0 ? " (qr)" : " (clone)"));
+      throw std::invalid_argument(std::string("the request names Lyapunov method ") +
+                                  std::to_string(request->method) + ", this entry runs method " +
+                                  std::to_string(method) + (method == 0 ? " (qr)" : " (clone)"));
     lyapunov_options lopt;
     lopt.exponents = request->exponents;
     lopt.renormalize = request->renormalize;
