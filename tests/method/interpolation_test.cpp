@@ -1,10 +1,10 @@
-// The Newton-form history of BDF (method/interpolation.hpp, method/bdf.hpp): prepend_node forms the
-// divided-difference table's top row from the row over the older nodes, and BDF keeps its history as
-// that row. The claim in both headers is "bitwise the table over the stored points", so these tests
-// compare bit patterns (memcmp), never with a tolerance: against divided_differences over the same
-// nodes, and, for a whole BDF run of Andrews' squeezer, against the table over every accepted point
-// the run produced (recorded outside the method, through the window shifts and the confluent initial
-// node leaving it).
+// The Newton-form history of BDF (method/newton_form_generic.inc, method/bdf_history_generic.inc):
+// prepend_node forms the divided-difference table's top row from the row over the older nodes, and BDF
+// keeps its history as that row. The claim in both texts is "bitwise the table over the stored points",
+// so these tests compare bit patterns (memcmp), never with a tolerance: against divided_differences over
+// the same nodes, and, for a whole BDF run of Andrews' squeezer, against the table over every accepted
+// point the run produced (recorded outside the method, through the window shifts and the confluent
+// initial node leaving it).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -62,7 +62,7 @@ TEST(PrependNode, IsBitwiseTheDividedDifferenceTableOverAllNodes) {
         divided_differences(count - 1, h.x.data() + 1, older.data(), older_confluent, h.derivative);
         const bool confluent_next = confluent && count == 2;  // x[1] is the copy of x[0]
         std::vector<vec_t> dd(count);
-        prepend_node(0, count, h.x.data(), h.y[0], older.data(), confluent_next ? &h.derivative : nullptr, dd.data());
+        detail::prepend_node(0, count, count, h.x.data(), h.y[0], older.data(), confluent_next, h.derivative, dd.data());
         for (int j = 0; j < count; ++j) {
           EXPECT_TRUE(same_bits(dd[j], full[j])) << "count " << count << " level " << j << " confluent " << confluent;
           ++compared;
@@ -70,10 +70,10 @@ TEST(PrependNode, IsBitwiseTheDividedDifferenceTableOverAllNodes) {
         // The same row formed in two pieces (levels [0, 2) then [2, count)), as bdf_attempt extends it.
         std::vector<vec_t> two(count);
         const int split = count < 2 ? count : 2;
-        prepend_node(0, split, h.x.data(), h.y[0], older.data(), confluent_next ? &h.derivative : nullptr,
-                     two.data());
-        prepend_node(split, count, h.x.data(), h.y[0], older.data(), confluent_next ? &h.derivative : nullptr,
-                     two.data());
+        detail::prepend_node(0, split, count, h.x.data(), h.y[0], older.data(), confluent_next, h.derivative,
+                             two.data());
+        detail::prepend_node(split, count, count, h.x.data(), h.y[0], older.data(), confluent_next, h.derivative,
+                             two.data());
         for (int j = 0; j < count; ++j) EXPECT_TRUE(same_bits(two[j], full[j])) << "count " << count << " level " << j;
       }
     }
@@ -91,7 +91,7 @@ TEST(PrependNode, WritesOnlyTheRequestedComponents) {
   std::vector<vec_t> dd(4);
   for (auto& v : dd)
     for (int i = 0; i < ny; ++i) v[i] = 12345.0;  // sentinel
-  prepend_node(0, 4, h.x.data(), h.y[0], older.data(), static_cast<const vec_t*>(nullptr), dd.data(), 1, 3);
+  detail::prepend_node(0, 4, 4, h.x.data(), h.y[0], older.data(), false, h.derivative, dd.data(), 1, 3);
   for (int j = 0; j < 4; ++j)
     for (int i = 0; i < ny; ++i) {
       if (i >= 1 && i < 3) {

@@ -85,8 +85,8 @@ HWY_NOINLINE bool history_at_width(const history_case<Model>* in, history_result
     const P k = gather([](const C& c) { return c.k; }), t_new = gather([](const C& c) { return c.t_new; });
 
     // bdf_attempt's sequence: predictor, weights, a new point, its estimate; the failure's LTE_{k-1}.
-    P x[H::max_nodes];
-    S dd[H::max_nodes], y_pred, yp_pred, y;
+    P x[sl::bdf_max_nodes<H>];
+    S dd[sl::bdf_max_nodes<H>], y_pred, yp_pred, y;
     const P c = sl::bdf_predict(s, k, t_new, x, dd, y_pred, yp_pred);
     const S w = sl::bdf_error_weights<Model>(s.y_newest, s.y_scale, opt);
     for (int i = 0; i < ny; ++i) y[i] = y_pred[i] + y_delta[i];
@@ -104,7 +104,7 @@ HWY_NOINLINE bool history_at_width(const history_case<Model>* in, history_result
     // The acceptance: the form over every available node, the order estimates, the new history.
     const P available = sl::available_past(s);
     sl::past_newton_form(s, 0, available, x, dd);  // levels 0 .. k again (the same bits), then the rest
-    for (int j = 0; j < H::max_nodes; ++j) {
+    for (int j = 0; j < sl::bdf_max_nodes<H>; ++j) {
       scatter([j](R& r) -> double& { return r.x[j]; }, x[j]);
       for (int i = 0; i < ny; ++i) scatter([=](R& r) -> double& { return r.dd[j][i]; }, dd[j][i]);
     }
@@ -232,7 +232,7 @@ history_result<Model> decide_alone(const history_case<Model>& in, const solver_o
     for (int j = 0; j < ny; ++j) e[j] = y[j] - y_pred[j];
     r.err_k = detail::weighted_rms(e, w, L::q, L::lambda) / (1.0 + r.c * (in.t_new - x[k]));
   }
-  r.lte_failure = k > 1 ? detail::lte_from_newton_form<Model>(k - 1, x, dd, in.t_new, y, w) : 0.0;
+  r.lte_failure = k > 1 ? detail::lte_from_newton_form<Model>(true, k - 1, x, dd, in.t_new, y, w) : 0.0;
   for (int i = 0; i < ny; ++i) r.y_pred[i] = y_pred[i], r.yp_pred[i] = yp_pred[i], r.w[i] = w[i];
 
   const int available = detail::available_past(s);

@@ -181,7 +181,7 @@ void alone(formulation f, const corrector_member<Model>& in, corrector_record<Mo
   double t = in.t0;
   for (int call = 0; call < corrector_calls; ++call) {
     corrector_record<Model>& r = out[call];
-    corrector_outcome o{false, member_status::success};
+    corrector_outcome o{false, member_status::success, false};
     if (in.sits_out[call] == 0.0) {
       const double h = in.h[call], t_new = t + h, c = 1.0 / h;
       state_vector<Model> y_pred, w;

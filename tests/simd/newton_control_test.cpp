@@ -255,12 +255,13 @@ verdict_case draw_verdict_case(std::mt19937_64& g, double tol) {
 
 // solve_corrector's loop over the verdicts, for one member.
 verdict_result corrector_loop(const verdict_case& c, double tol) {
-  detail::newton_progress progress;
+  detail::newton_progress_of<double> progress;
   verdict_result r{0.0, -1.0, 0.0, 0.0};
   for (int it = 0; it < newton_iterations; ++it) {
-    const detail::newton_verdict v = detail::judge_newton_increment(it, c.dnorm[it], c.fresh == 1.0, tol, progress);
-    if (v == detail::newton_verdict::iterate) continue;
-    r.converged = v == detail::newton_verdict::converged;
+    const detail::newton_verdicts_of<bool> v =
+        detail::judge_newton_increment(true, it, c.dnorm[it], c.fresh == 1.0, tol, progress);
+    if (!v.converged && !v.stopped) continue;
+    r.converged = v.converged;
     r.ended_at = it;
     break;
   }

@@ -5,7 +5,8 @@
 // Where the one-member code branches on a member's value, code written once computes both sides and
 // selects: on a pack each lane takes its own side, and on doubles, a pack of one lane, a mask is a bool.
 // These are the forms for one member (doubles, and ints for its small integers); the packs' forms are in
-// lockstep/simd/pack_inl.hpp (mask_and, mask_or, mask_and_not, any_lane, no_lane, status_value) and
+// lockstep/simd/pack_inl.hpp (mask_and, mask_or, mask_and_not, mask_not, any_lane, all_lanes, no_lane,
+// lane_status, status_value, is_finite) and
 // lockstep/simd/step_control_inl.hpp (select), under the same names, so that one text compiles for
 // both (docs/explanation/lanes.md, "Code written once for doubles and packs").
 #pragma once
@@ -26,6 +27,7 @@ LOCKSTEP_HD constexpr member_status select(bool m, member_status a, member_statu
 LOCKSTEP_HD constexpr bool mask_and(bool a, bool b) { return a && b; }
 LOCKSTEP_HD constexpr bool mask_or(bool a, bool b) { return a || b; }
 LOCKSTEP_HD constexpr bool mask_and_not(bool a, bool b) { return a && !b; }  // a and not b
+LOCKSTEP_HD constexpr bool mask_not(bool a) { return !a; }
 
 // Whether any lane of the lane type S holds m: code written once skips work that no lane needs (a
 // pow whose result every lane discards), as the one-member code skips its branch.
@@ -34,11 +36,26 @@ LOCKSTEP_HD constexpr bool any_lane(bool m) {
   return m;
 }
 
+// Whether every lane of the lane type S holds m.
+template <class S>
+LOCKSTEP_HD constexpr bool all_lanes(bool m) {
+  return m;
+}
+
 // The mask that holds in no lane of the lane type S.
 template <class S>
 LOCKSTEP_HD constexpr bool no_lane() {
   return false;
 }
+
+// The type that holds the statuses of the members of the lane type S: member_status for one member (a
+// pack holds their values in double lanes: lockstep/simd/pack_inl.hpp).
+template <class S>
+struct lane_status {
+  using type = member_status;
+};
+template <class S>
+using lane_status_t = typename lane_status<S>::type;
 
 // A member's status as the status type St holds it: member_status itself for one member (a pack holds
 // its value in double lanes).

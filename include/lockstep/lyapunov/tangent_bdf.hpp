@@ -71,7 +71,7 @@ LOCKSTEP_HD int past_source(const bdf_state<Model>& before, int j) {
 // rounding.
 template <class Model>
 struct predictor_weights {
-  static constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+  static constexpr int max_nodes = bdf_max_nodes<bdf_state<Model>>;
   int nodes = 0;
   bool confluent = false;  // the oldest node is the confluent one: derivative0 takes part
   int source[max_nodes] = {};
@@ -119,7 +119,7 @@ LOCKSTEP_HD predictor_weights<Model> bdf_predictor_weights(const bdf_state<Model
   pw.confluent = confluent;
   divided_differences(k + 1, x, dd, confluent, derivative0);
   vec<double, max_nodes + 1> value, derivative;
-  evaluate_newton_form(k + 1, x, dd, t_new, value, &derivative);
+  detail::evaluate_newton_form(k + 1, k + 1, x, dd, t_new, value, &derivative);
   for (int j = 0; j < k + 1; ++j) {
     pw.value_weight[j] = value[j];
     pw.derivative_weight[j] = derivative[j];
@@ -129,15 +129,15 @@ LOCKSTEP_HD predictor_weights<Model> bdf_predictor_weights(const bdf_state<Model
   return pw;
 }
 
-// A direction's local error estimate at order p, as detail::lte_estimate (method/bdf.hpp) forms the
-// state's: the divided difference over (t_new, tau_1 .. tau_{p+1}) of the direction's new value and
-// its history.
+// A direction's local error estimate at order p, as detail::lte_from_newton_form
+// (method/bdf_history_generic.inc) forms the state's: the divided difference over (t_new, tau_1 ..
+// tau_{p+1}) of the direction's new value and its history.
 template <class Model, class Values>
 LOCKSTEP_HD double tangent_lte(const bdf_state<Model>& before, int p, double t_new, const state_vector<Model>& s_new,
                                const Values& values, const state_vector<Model>& derivative0,
                                const tangent_weighting& wt) {
-  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
-  double x[max_nodes];
+  constexpr int max_nodes = bdf_max_nodes<bdf_state<Model>>;
+  double x[max_nodes] = {};  // lte_factors reads every node (those beyond p + 1 it discards)
   state_vector<Model> dd[max_nodes];
   x[0] = t_new;
   dd[0] = s_new;
@@ -149,7 +149,7 @@ LOCKSTEP_HD double tangent_lte(const bdf_state<Model>& before, int p, double t_n
     dd[j + 1] = values(src);
   }
   divided_differences(p + 2, x, dd, confluent, derivative0);
-  const lte_factors f = lte_factors_of(x, t_new, p);
+  const lte_factors_of<double> f = lte_factors<max_nodes>(true, p, x, t_new);
   return tangent_error_norm<Model>(dd[p + 1], s_new, wt) * abs(f.prod) / f.cp;
 }
 

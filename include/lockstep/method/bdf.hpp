@@ -132,105 +132,10 @@ namespace detail {
 // amplitude) and the step size collapses (slider_crank at tol 1e-10 did, at t = 2.1, with the window's
 // max as the scale: the collapsing steps shrink the window onto the zero crossing).
 
-template <class Model>
-LOCKSTEP_HD int available_past(const bdf_state<Model>& s) {
-  return s.past_count + (s.initial_derivative ? 1 : 0);
-}
-
-// The newest `count` past nodes x[j] = tau_{j+1} (the confluent node at t0 repeats the oldest) and the
-// Newton coefficients dd[j] = y[tau_1 .. tau_{j+1}] over them, levels [first, count) (those below first
-// are already in dd): bdf_state's older differences with y_newest prepended, O(count) state vectors and
-// bitwise the divided-difference table over the stored points (interpolation.hpp, prepend_node).
-template <class Model>
-LOCKSTEP_HD void past_newton_form(const bdf_state<Model>& s, int first, int count, double* x,
-                                  state_vector<Model>* dd) {
-  for (int j = first; j < count; ++j) x[j] = s.t_past[j < s.past_count ? j : s.past_count - 1];
-  const bool confluent_next = s.past_count == 1;  // tau_2 is the confluent copy of tau_1 = t0
-  prepend_node(first, count, x, s.y_newest, s.older_differences, confluent_next ? &s.yp0 : nullptr, dd);
-}
-
-// The predictor of an attempt of order k at t_new (header comment): the past Newton form over k + 1
-// nodes (x, dd: levels 0 .. k), y_pred = P_pred(t_new), y'_pred = P_pred'(t_new), and the returned
-// leading coefficient c = sum_{j<k} 1 / (t_new - tau_{j+1}). bdf_attempt and the tangent step
-// (lyapunov/tangent.hpp) both form it here, so theirs are the same numbers.
-template <class Model>
-LOCKSTEP_HD double bdf_predict(const bdf_state<Model>& s, int k, double t_new, double* x, state_vector<Model>* dd,
-                               state_vector<Model>& y_pred, state_vector<Model>& yp_pred) {
-  past_newton_form(s, 0, k + 1, x, dd);
-  evaluate_newton_form(k + 1, x, dd, t_new, y_pred, &yp_pred);
-  double c = 0.0;
-  for (int j = 0; j < k; ++j) c += 1.0 / (t_new - x[j]);
-  return c;
-}
-
-// The factors of the header comment's LTE_p = y[t_new, tau_1 .. tau_{p+1}] prod / c_p over the nodes
-// x[1 .. p] (x[0] = t_new): prod = prod_j (t_new - tau_j) and c_p = sum_j 1 / (t_new - tau_j).
-struct lte_factors {
-  double prod = 1.0;
-  double cp = 0.0;
-};
-LOCKSTEP_HD lte_factors lte_factors_of(const double* x, double t_new, int p) {
-  lte_factors f;
-  for (int j = 1; j <= p; ++j) {
-    f.prod *= t_new - x[j];
-    f.cp += 1.0 / (t_new - x[j]);
-  }
-  return f;
-}
-
-// The weighted norm over q and v of y[t_new, tau_1 .. tau_{p+1}] times prod / c_p: LTE_p of the header
-// comment, from the past coefficients dd (levels 0 .. p at least) and nodes past_x = tau_1 ...
-template <class Model>
-LOCKSTEP_HD double lte_from_newton_form(int p, const double* past_x, const state_vector<Model>* past_dd,
-                                        double t_new, const state_vector<Model>& y_new,
-                                        const state_vector<Model>& w) {
-  using L = state_layout<Model>;
-  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
-  double x[max_nodes];
-  state_vector<Model> e[max_nodes];
-  x[0] = t_new;
-  for (int j = 0; j <= p; ++j) x[j + 1] = past_x[j];
-  prepend_node(0, p + 2, x, y_new, past_dd, static_cast<const state_vector<Model>*>(nullptr), e, L::q, L::lambda);
-  const lte_factors f = lte_factors_of(x, t_new, p);
-  return weighted_rms(e[p + 1], w, L::q, L::lambda) * abs(f.prod) / f.cp;
-}
-
-// LTE estimate at order p for the new point (t_new, y_new) from the divided difference over
-// (t_new, tau_1 .. tau_{p+1}); requires p + 1 available past nodes.
-template <class Model>
-LOCKSTEP_HD double lte_estimate(const bdf_state<Model>& s, int p, double t_new, const state_vector<Model>& y_new,
-                                const state_vector<Model>& w) {
-  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
-  double x[max_nodes];
-  state_vector<Model> dd[max_nodes];
-  past_newton_form(s, 0, p + 1, x, dd);
-  return lte_from_newton_form<Model>(p, x, dd, t_new, y_new, w);
-}
-
-// The order-selection estimates of an accepted step: LTE_{k-1} (when lower) and LTE_{k+1} (when
-// higher; requires k + 2 available past nodes), as lte_estimate gives them, from the past Newton form
-// (past_x, past_dd: levels 0 .. k + 1 when higher, else 0 .. k - 1) with (t_new, y_new) prepended once,
-// over q and v only (the only variables the norm reads). Bitwise the same as two lte_estimate calls:
-// entry y[t_new, tau_1 .. tau_j] depends on its own nodes alone, however many follow it.
-template <class Model>
-LOCKSTEP_HD void order_estimates(int k, bool lower, bool higher, const double* past_x,
-                                 const state_vector<Model>* past_dd, double t_new, const state_vector<Model>& y_new,
-                                 const state_vector<Model>& w, double& lte_lower, double& lte_higher) {
-  using L = state_layout<Model>;
-  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
-  const int p_max = higher ? k + 1 : k - 1;
-  double x[max_nodes];
-  state_vector<Model> e[max_nodes];
-  x[0] = t_new;
-  for (int j = 0; j <= p_max; ++j) x[j + 1] = past_x[j];
-  prepend_node(0, p_max + 2, x, y_new, past_dd, static_cast<const state_vector<Model>*>(nullptr), e, L::q, L::lambda);
-  auto estimate = [&](int p) {
-    const lte_factors f = lte_factors_of(x, t_new, p);
-    return weighted_rms(e[p + 1], w, L::q, L::lambda) * abs(f.prod) / f.cp;
-  };
-  if (lower) lte_lower = estimate(k - 1);
-  if (higher) lte_higher = estimate(k + 1);
-}
+// BDF's history functions (past_newton_form, bdf_predict, error_estimate, lte_from_newton_form,
+// order_estimates, accept_into_history, bdf_dense_output), one text for one member here and for SIMD
+// packs in lockstep/simd/bdf_history_inl.hpp.
+#include "lockstep/method/bdf_history_generic.inc"
 
 }  // namespace detail
 
@@ -294,9 +199,7 @@ template <class Model, class Companion = no_companion>
 LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const double* p, const solver_options& opt,
                                        member_counters& counters, member_status& status,
                                        Companion&& companion = Companion{}) {
-  using L = state_layout<Model>;
-  constexpr int ny = L::size;
-  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
+  constexpr int max_nodes = detail::bdf_max_nodes<bdf_state<Model>>;
   const bool fixed = opt.fixed_h > 0.0;
   const formulation form = opt.form;
 
@@ -331,9 +234,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   // ---- error test (adaptive only): the state's, then the state's and its companion's together ----
   double err_k = 0.0;
   if (!fixed) {
-    state_vector<Model> e;
-    for (int j = 0; j < ny; ++j) e[j] = y[j] - y_pred[j];
-    err_k = detail::weighted_rms(e, w, L::q, L::lambda) / (1.0 + c * (t_new - x[k]));
+    err_k = detail::error_estimate<Model>(y, y_pred, w, c, t_new, x, k);
     s.error = err_k;
   }
   // The companion's step, only where the state's passed: a rejection by the state alone costs it nothing.
@@ -350,7 +251,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
     ++counters.rejected_steps;
     if (state_passed) companion.rejected();
     const auto lower_estimate = [&](bool) {
-      const double state_estimate = detail::lte_from_newton_form<Model>(k - 1, x, dd, t_new, y, w);
+      const double state_estimate = detail::lte_from_newton_form<Model>(true, k - 1, x, dd, t_new, y, w);
       return state_passed ? max(state_estimate, companion.estimate(k - 1)) : state_estimate;
     };
     if (detail::bdf_after_error_failure(true, k, err_k, h, h_min, lower_estimate, s.error_failures, s.order, s.h)) {
@@ -381,17 +282,7 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   }
 
   // ---- accept: y becomes the newest point, the past Newton form the older differences ----
-  for (int j = bdf_state<Model>::max_past - 1; j > 0; --j) s.t_past[j] = s.t_past[j - 1];
-  s.t_past[0] = t_new;
-  if (s.past_count < bdf_state<Model>::max_past) {
-    ++s.past_count;
-  } else {
-    s.initial_derivative = false;  // t0 has left the window
-  }
-  const int older = detail::available_past(s) - 1;
-  for (int j = 0; j < older; ++j) s.older_differences[j] = dd[j];
-  s.y_newest = y;
-  for (int j = 0; j < ny; ++j) s.y_scale[j] = max(s.y_scale[j], abs(y[j]));
+  detail::accept_into_history(true, t_new, y, dd, s);
   s.t = t_new;
   s.last_order = k;
   ++counters.steps;
@@ -402,17 +293,11 @@ LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const 
   return attempt_result::accepted;
 }
 
-// Dense output: the BDF polynomial of the last accepted step (through its k + 1 newest points),
-// evaluated at t in [t_past[1], t_past[0]] (Brenan, Campbell & Petzold 5.2: DASSL interpolates the
-// same way).
+// Dense output: the BDF polynomial of the last accepted step, at t in [t_past[1], t_past[0]]
+// (bdf_history_generic.inc).
 template <class Model>
 LOCKSTEP_HD void bdf_dense_output(const bdf_state<Model>& s, double t, state_vector<Model>& y) {
-  constexpr int max_nodes = bdf_state<Model>::max_past + 2;
-  double x[max_nodes];
-  state_vector<Model> dd[max_nodes];
-  const int count = s.last_order + 1 <= s.past_count ? s.last_order + 1 : s.past_count;
-  detail::past_newton_form(s, 0, count, x, dd);
-  evaluate_newton_form<state_layout<Model>::size>(count, x, dd, t, y, nullptr);
+  detail::bdf_dense_output(s, s.last_order, t, y);
 }
 
 }  // namespace lockstep

@@ -50,29 +50,79 @@ LOCKSTEP_HD double newton_norm(formulation f, const state_vector<Model>& delta, 
   return newton_norm<Model>(f, delta, w, J.G, [&](int row) { return row_dropped(J.dropped, row); }, c);
 }
 
-// What the simplified Newton iteration does after its increment number `it` (from 0) with the norm
-// dnorm (finite): iterate again, stop converged, or stop without converging.
-enum class newton_verdict : int { iterate = 0, converged = 1, stopped = 2 };
-using newton_progress = newton_progress_of<double>;
+// The dense work of the corrector for one member (corrector_generic.inc's header says what each does):
+// its Jacobian, the Newton matrix (or the split path's factors, method/attempt.hpp), the residual, the
+// solve and the increment's norm, on the member's corrector_matrices.
 
-// judge_newton_increment for one member.
-LOCKSTEP_HD newton_verdict judge_newton_increment(int it, double dnorm, bool jacobian_fresh, double newton_tol,
-                                                  newton_progress& progress) {
-  const newton_verdicts_of<bool> v = judge_newton_increment(true, it, dnorm, jacobian_fresh, newton_tol, progress);
-  if (v.converged) return newton_verdict::converged;
-  return v.stopped ? newton_verdict::stopped : newton_verdict::iterate;
+// A step attempt's first call: the Jacobian is not fresh, except on the replay of a suspended attempt,
+// which keeps the freshness of a Jacobian evaluated before the suspension.
+template <class Model>
+LOCKSTEP_HD void corrector_start(bool, corrector_matrices<Model>& cm) {
+  if (!cm.external.resuming) cm.jacobian_fresh = false;
+  cm.external.resuming = false;
 }
+
+// The Jacobian at the predicted point (its v' is the predicted one).
+template <class Model>
+LOCKSTEP_HD member_status corrector_jacobians(bool, formulation form, double t_new, const state_vector<Model>& y_pred,
+                                              const state_vector<Model>& yp_pred, const double* p,
+                                              const solver_options& opt, corrector_matrices<Model>& cm) {
+  using L = state_layout<Model>;
+  vec<double, Model::n> vdot;
+  for (int i = 0; i < Model::n; ++i) vdot[i] = yp_pred[L::v + i];
+  return evaluate_jacobian<Model>(form, t_new, y_pred, vdot, p, cm.jac, baumgarte_of(opt));
+}
+
+// The Newton matrix at the shift c, factored here, or on the split path by the caller: the factors of
+// this request if they are ready, else the matrix assembled for them and the attempt suspended.
+template <class Model>
+LOCKSTEP_HD member_status corrector_factor(bool, formulation form, double c, corrector_matrices<Model>& cm,
+                                           bool& suspended) {
+  if (cm.external.enabled) {
+    if (!(cm.external.ready && cm.external.key == c)) {
+      assemble_newton_matrix<Model, double>(form, cm.jac, c, cm.newton);
+      cm.newton_valid = false;
+      cm.external = external_factors{true, true, false, true, false, member_status::success, c};
+      suspended = true;
+      return member_status::running;
+    }
+    cm.external.ready = false;
+    return cm.external.status;
+  }
+  return factor_newton_matrix<Model, double>(form, cm.jac, c, cm.newton);
+}
+
+template <class Model>
+LOCKSTEP_HD residual_parts<Model> corrector_residual(bool, formulation form, double t, const state_vector<Model>& y,
+                                                     const vec<double, Model::n>& qdot,
+                                                     const vec<double, Model::n>& vdot, const double* p,
+                                                     const solver_options& opt, const corrector_matrices<Model>&) {
+  return evaluate_residual<Model>(form, t, y, qdot, vdot, p, baumgarte_of(opt));
+}
+
+template <class Model>
+LOCKSTEP_HD void corrector_solve(formulation form, const corrector_matrices<Model>& cm, const residual_parts<Model>& r,
+                                 vec<double, Model::n>& dq, vec<double, Model::n>& dv, vec<double, Model::m>& dl,
+                                 vec<double, Model::m>& dm, vec<double, Model::k>& dn) {
+  solve_newton<Model, double>(form, cm.jac, cm.newton, r.Fq, r.Fv, r.Fphi, r.Fpsi, r.Fa, dq, dv, dl, dm, dn);
+}
+
+template <class Model>
+LOCKSTEP_HD double corrector_norm(formulation form, const state_vector<Model>& delta, const state_vector<Model>& w,
+                                  const corrector_matrices<Model>& cm, double c) {
+  return newton_norm<Model>(form, delta, w, cm.jac, c);
+}
+
+// The corrector (corrector_outcome_of, solve_corrector), one text for one member here and for SIMD
+// packs in lockstep/simd/corrector_inl.hpp.
+#include "lockstep/method/corrector_generic.inc"
 
 }  // namespace detail
 
 // How a corrector solve ended: converged (y holds the solution), or not, and why (success: plain
 // non-convergence, else a singular or non-finite Newton system or model), after the retry with a
-// fresh Jacobian.
-struct corrector_outcome {
-  bool converged = false;
-  member_status reason = member_status::success;
-  bool suspended = false;  // the split path: stopped at a factorization done outside (method/attempt.hpp)
-};
+// fresh Jacobian; or suspended, on the split path, at a factorization done outside (method/attempt.hpp).
+using corrector_outcome = detail::corrector_outcome_of<bool, member_status>;
 
 // Solves the corrector equation of the header comment from y = y_pred. w: the error weights of the
 // Newton test (unscaled; newton_norm scales the multipliers).
@@ -82,115 +132,7 @@ LOCKSTEP_HD corrector_outcome solve_corrector(formulation form, double t_new, co
                                               const state_vector<Model>& w, const double* p,
                                               const solver_options& opt, corrector_matrices<Model>& cm,
                                               member_counters& counters, state_vector<Model>& y) {
-  using L = state_layout<Model>;
-  constexpr int ny = L::size;
-  auto fail = [&](member_status reason) {
-    cm.newton_valid = false;
-    cm.jacobian_valid = false;
-    return corrector_outcome{false, reason};
-  };
-
-  // ---- Newton matrix: reuse, refactor or re-evaluate ----
-  // A replay of a suspended attempt keeps the freshness of a Jacobian evaluated before the suspension.
-  if (!cm.external.resuming) cm.jacobian_fresh = false;
-  cm.external.resuming = false;
-  for (int jacobian_round = 0; jacobian_round < 2; ++jacobian_round) {
-    if (!cm.jacobian_valid) {
-      vec<double, Model::n> vdot;
-      for (int i = 0; i < Model::n; ++i) vdot[i] = yp_pred[L::v + i];
-      const member_status js = evaluate_jacobian<Model>(form, t_new, y_pred, vdot, p, cm.jac, baumgarte_of(opt));
-      ++counters.jacobian_evaluations;
-      if (js != member_status::success) return fail(js);
-      cm.jacobian_valid = true;
-      cm.jacobian_fresh = true;
-      cm.newton_valid = false;
-    }
-    if (!cm.newton_valid || (c != cm.newton.c && !detail::stale_shift_ratio_ok(c, cm.newton.c))) {
-      member_status fs;
-      if (cm.external.enabled) {  // the split path: take the factors of this request, or suspend for them
-        if (!(cm.external.ready && cm.external.key == c)) {
-          assemble_newton_matrix<Model, double>(form, cm.jac, c, cm.newton);
-          cm.newton_valid = false;
-          cm.external = external_factors{true, true, false, true, false, member_status::success, c};
-          return corrector_outcome{false, member_status::running, true};
-        }
-        cm.external.ready = false;
-        fs = cm.external.status;
-      } else {
-        fs = factor_newton_matrix<Model, double>(form, cm.jac, c, cm.newton);
-      }
-      ++counters.lu_factorizations;
-      if (fs != member_status::success) {
-        if (!cm.jacobian_fresh) {  // the old Jacobian may be the cause: re-evaluate once
-          cm.jacobian_valid = false;
-          continue;
-        }
-        return fail(fs);
-      }
-      cm.newton_valid = true;
-    }
-
-    // ---- simplified Newton iteration ----
-    y = y_pred;
-    bool converged = false;
-    bool not_finite = false;
-    detail::newton_progress progress;
-    const double increment_scale = c == cm.newton.c ? 1.0 : detail::stale_shift_scale(c, cm.newton.c);
-    for (int it = 0; it < opt.newton_max_iterations; ++it) {
-      vec<double, Model::n> qdot, vdot;
-      for (int i = 0; i < Model::n; ++i) {
-        qdot[i] = yp_pred[L::q + i] + c * (y[L::q + i] - y_pred[L::q + i]);
-        vdot[i] = yp_pred[L::v + i] + c * (y[L::v + i] - y_pred[L::v + i]);
-      }
-      const residual_parts<Model> r = evaluate_residual<Model>(form, t_new, y, qdot, vdot, p, baumgarte_of(opt));
-      ++counters.model_evaluations;
-      ++counters.newton_iterations;
-      if (!all_finite(r)) {
-        not_finite = true;
-        break;
-      }
-      vec<double, Model::n> dq, dv;
-      vec<double, Model::m> dl, dm;
-      vec<double, Model::k> dn;
-      solve_newton<Model, double>(form, cm.jac, cm.newton, r.Fq, r.Fv, r.Fphi, r.Fpsi, r.Fa, dq, dv, dl, dm, dn);
-      state_vector<Model> delta;
-      for (int i = 0; i < Model::n; ++i) {
-        delta[L::q + i] = dq[i];
-        delta[L::v + i] = dv[i];
-      }
-      for (int i = 0; i < Model::m; ++i) {
-        delta[L::lambda + i] = dl[i];
-        delta[L::mu + i] = dm[i];
-      }
-      for (int i = 0; i < Model::k; ++i) delta[L::nu + i] = dn[i];
-      if (increment_scale != 1.0)
-        for (int j = 0; j < ny; ++j) delta[j] *= increment_scale;
-      for (int j = 0; j < ny; ++j) y[j] = y[j] + delta[j];
-      const double dnorm = detail::newton_norm<Model>(form, delta, w, cm.jac, c);
-      if (!is_finite(dnorm)) {
-        not_finite = true;
-        break;
-      }
-      const detail::newton_verdict verdict =
-          detail::judge_newton_increment(it, dnorm, cm.jacobian_fresh, opt.newton_tol, progress);
-      if (verdict == detail::newton_verdict::iterate) continue;
-      converged = verdict == detail::newton_verdict::converged;
-      break;
-    }
-    if (not_finite && cm.jacobian_fresh) return fail(member_status::model_not_finite);
-    if (!converged) {
-      if (!cm.jacobian_fresh) {  // retry with a Jacobian evaluated now (IDA: "lsetup with fresh J")
-        cm.jacobian_valid = false;
-        continue;
-      }
-      return fail(member_status::success);
-    }
-    // Slow contraction means the Jacobian has drifted from the solution: evaluate a new one for the
-    // next step (RADAU5 re-evaluates unless theta <= 0.001; we keep it while the rate stays small).
-    if (progress.rate > 0.1) cm.jacobian_valid = false;
-    return corrector_outcome{true, member_status::success};
-  }
-  return fail(member_status::success);
+  return detail::solve_corrector<Model>(true, form, t_new, y_pred, yp_pred, c, w, p, opt, cm, counters, y);
 }
 
 }  // namespace lockstep

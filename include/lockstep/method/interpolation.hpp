@@ -8,7 +8,10 @@
 // consistent initial derivative without inventing a past point.
 #pragma once
 
+#include <type_traits>
+
 #include "lockstep/core/hd.hpp"
+#include "lockstep/core/lane_primitives.hpp"
 #include "lockstep/core/linalg.hpp"
 
 namespace lockstep {
@@ -30,46 +33,13 @@ LOCKSTEP_HD void divided_differences(int count, const double* x, vec<double, NY>
     }
 }
 
-// The Newton coefficients over the nodes (x[0], x[1 .. count-1]) from the value y0 at the new node x[0]
-// and the coefficients older[j] = y[x_1 .. x_{j+1}] over the nodes that follow it: dd[0] = y0 and
-//     dd[j] = y[x_0 .. x_j] = (y[x_1 .. x_j] - y[x_0 .. x_{j-1}]) / (x_j - x_0),
-// one new entry per level, O(count) vectors instead of the table's O(count^2). The result is bitwise
-// that of divided_differences over all count nodes: there, too, entry y[x_0 .. x_j] is formed as
-// (y[x_1 .. x_j] - y[x_0 .. x_{j-1}]) * (1 / (x_j - x_0)), and older's entries are themselves the table
-// over x_1 .. (each entry depends only on its own nodes, however many follow). If x[1] is a confluent
-// copy of x[0] (count == 2 then), `derivative_at_x0` is y'(x[0]) and becomes dd[1]. Levels
-// [first, count) are formed (those below first are already in dd: a table extended later), components
-// [begin, end) only: the rest of dd is left as it is.
-template <int NY>
-LOCKSTEP_HD void prepend_node(int first, int count, const double* x, const vec<double, NY>& y0,
-                              const vec<double, NY>* older, const vec<double, NY>* derivative_at_x0,
-                              vec<double, NY>* dd, int begin = 0, int end = NY) {
-  for (int j = first; j < count; ++j) {
-    if (j == 0) {
-      for (int i = begin; i < end; ++i) dd[0][i] = y0[i];
-    } else if (j == 1 && derivative_at_x0 != nullptr) {
-      for (int i = begin; i < end; ++i) dd[1][i] = (*derivative_at_x0)[i];
-    } else {
-      const double inv = 1.0 / (x[j] - x[0]);
-      for (int i = begin; i < end; ++i) dd[j][i] = (older[j - 1][i] - dd[j - 1][i]) * inv;
-    }
-  }
-}
-
-// P(t) and P'(t) for the Newton form with coefficients dd and nodes x (Horner with the product rule).
-template <int NY>
-LOCKSTEP_HD void evaluate_newton_form(int count, const double* x, const vec<double, NY>* dd, double t,
-                                      vec<double, NY>& value, vec<double, NY>* derivative) {
-  value = dd[count - 1];
-  vec<double, NY> dvalue{};
-  for (int i = count - 2; i >= 0; --i) {
-    const double w = t - x[i];
-    for (int j = 0; j < NY; ++j) {
-      dvalue[j] = dvalue[j] * w + value[j];
-      value[j] = value[j] * w + dd[i][j];
-    }
-  }
-  if (derivative) *derivative = dvalue;
-}
-
 }  // namespace lockstep
+
+namespace lockstep::detail {
+
+// prepend_node (the Newton coefficients with a new node in front, from those over the nodes behind it)
+// and evaluate_newton_form (P(t) and P'(t)) on doubles: a text compiled also for SIMD packs, one lane per
+// member, each with its own count of nodes (see its header).
+#include "lockstep/method/newton_form_generic.inc"
+
+}  // namespace lockstep::detail

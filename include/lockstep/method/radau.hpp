@@ -507,7 +507,7 @@ LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end
       detail::collocation_polynomial(s, x, dd);
       for (int i = 0; i < ns; ++i) {
         state_vector<Model> yi;
-        evaluate_newton_form<L::size>(ns + 1, x, dd, s.t + RT::c(i) * h, yi, nullptr);
+        detail::evaluate_newton_form(ns + 1, ns + 1, x, dd, s.t + RT::c(i) * h, yi, nullptr);
         Z[i] = yi - s.y;
       }
     });
@@ -674,7 +674,7 @@ LOCKSTEP_HD void radau_dense_output(const radau_state<Model, RT>& s, double t, s
   double x[ns + 1];
   state_vector<Model> dd[ns + 1];
   detail::collocation_polynomial(s, x, dd);
-  evaluate_newton_form<state_layout<Model>::size>(ns + 1, x, dd, t, y, nullptr);
+  detail::evaluate_newton_form(ns + 1, ns + 1, x, dd, t, y, nullptr);
 }
 
 }  // namespace lockstep

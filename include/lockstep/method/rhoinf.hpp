@@ -282,7 +282,7 @@ LOCKSTEP_HD attempt_result rhoinf_attempt(rhoinf_state<Model>& s, double t_end, 
     state_vector<Model> quadratic;
     if (!first) {
       divided_differences(3, x, dd, second, s.yp_last);
-      evaluate_newton_form<ny>(3, x, dd, t_new, quadratic, nullptr);
+      detail::evaluate_newton_form(3, 3, x, dd, t_new, quadratic, nullptr);
     }
     const double w1 = s.h_last / h, w2 = s.h_last2 / h;
     const double milne = first ? 0.0 : k.C3 / ((1.0 + w1) * (1.0 + w1 + w2) / 6.0 - k.C3);

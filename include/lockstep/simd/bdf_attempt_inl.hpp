@@ -166,7 +166,7 @@ HWY_NOINLINE pack<D> bdf_attempt(mask<D> lanes, bdf_lanes<Model, D>& s, pack<D> 
   using P = pack<D>;
   using M = mask<D>;
   using S = state_lanes<Model, D>;
-  constexpr int max_nodes = bdf_history_lanes<Model, D>::max_nodes;
+  constexpr int max_nodes = bdf_max_nodes<bdf_history_lanes<Model, D>>;
   const D d;
   const bool fixed = opt.fixed_h > 0.0;
   const formulation form = opt.form;

@@ -29,6 +29,7 @@
 
 #include "hwy/highway.h"
 #include "lockstep/core/dual.hpp"
+#include "lockstep/core/lane_primitives.hpp"
 #include "lockstep/core/math.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/core/vector_math/math_inl.hpp"
@@ -115,6 +116,9 @@ template <class D>
 HWY_INLINE pack<D> value_of(pack<D> x) { return x; }
 template <class D>
 HWY_INLINE pack<D> floor(pack<D> x) { return pack<D>(hn::Floor(x.v)); }
+// Per lane: whether x is finite (neither infinite nor NaN), as lockstep/core/math.hpp's is_finite.
+template <class D>
+HWY_INLINE mask<D> is_finite(pack<D> x) { return hn::IsFinite(x.v); }
 
 // The logic of masks, under the names code written once for doubles and packs uses (their double forms:
 // lockstep/core/lane_primitives.hpp).
@@ -130,9 +134,17 @@ template <class M>
 HWY_INLINE M mask_and_not(M a, M b) {  // a and not b
   return hn::AndNot(b, a);
 }
+template <class M>
+HWY_INLINE M mask_not(M a) {
+  return hn::Not(a);
+}
 template <class S>
 HWY_INLINE bool any_lane(mask<typename S::tag> m) {
   return !hn::AllFalse(typename S::tag(), m);
+}
+template <class S>
+HWY_INLINE bool all_lanes(mask<typename S::tag> m) {
+  return hn::AllTrue(typename S::tag(), m);
 }
 template <class S>
 HWY_INLINE mask<typename S::tag> no_lane() {
@@ -200,6 +212,11 @@ namespace lockstep {
 // pack constants (the models' parameters) as nested duals over doubles mix with doubles.
 template <class D>
 struct is_plain_number<simd::HWY_NAMESPACE::pack<D>> : std::true_type {};
+// A pack of members' statuses is a pack (their member_status values, exactly, in double lanes).
+template <class D>
+struct lane_status<simd::HWY_NAMESPACE::pack<D>> {
+  using type = simd::HWY_NAMESPACE::pack<D>;
+};
 }  // namespace lockstep
 
 #endif  // per-target include guard
