@@ -2,6 +2,8 @@
 // along besides the member's state.
 #pragma once
 
+#include <type_traits>
+
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/status.hpp"
 
@@ -64,5 +66,9 @@ struct no_companion {
   LOCKSTEP_HD void rejected() {}
   LOCKSTEP_HD void accept() {}
 };
+
+// Whether an attempt carries a companion (one member's only: a pack of members' attempt has none).
+template <class Companion>
+inline constexpr bool carries_companion = !std::is_same_v<std::remove_cvref_t<Companion>, no_companion>;
 
 }  // namespace lockstep

@@ -192,6 +192,14 @@ struct bdf_converged_step {
   const state_vector<Model>& yp_pred;
 };
 
+namespace detail {
+
+// The attempt (bdf_attempt), one text for one member here and for SIMD packs in
+// lockstep/simd/bdf_attempt_inl.hpp.
+#include "lockstep/method/bdf_attempt_generic.inc"
+
+}  // namespace detail
+
 // One step attempt from s.t towards t_end (the step is shortened only to land exactly on t_end), with
 // the step's companion (method/attempt.hpp: the tangents of lockstep/lyapunov/, or none). On `failed`,
 // status says why; on `accepted`, s.t advanced and the dense output covers [t_past[1], t_past[0]].
@@ -199,98 +207,8 @@ template <class Model, class Companion = no_companion>
 LOCKSTEP_HD attempt_result bdf_attempt(bdf_state<Model>& s, double t_end, const double* p, const solver_options& opt,
                                        member_counters& counters, member_status& status,
                                        Companion&& companion = Companion{}) {
-  constexpr int max_nodes = detail::bdf_max_nodes<bdf_state<Model>>;
-  const bool fixed = opt.fixed_h > 0.0;
-  const formulation form = opt.form;
-
-  // ---- step size and order of this attempt ----
-  const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
-  if (step_too_small(plan, status)) return attempt_result::failed;
-  const double h = plan.h, h_min = plan.h_min;
-  int k = fixed ? opt.fixed_order : s.order;
-  if (k > detail::available_past(s) - 1) k = detail::available_past(s) - 1;
-  if (k < 1) k = 1;
-  const double t_new = fixed ? plan.t_new : s.t + h;
-
-  // ---- predictor ----
-  double x[max_nodes];
-  state_vector<Model> dd[max_nodes];  // the past Newton form, levels 0 .. k (all levels on acceptance)
-  state_vector<Model> y_pred, yp_pred;
-  const double c = detail::bdf_predict(s, k, t_new, x, dd, y_pred, yp_pred);
-
-  const state_vector<Model> w = detail::bdf_error_weights<Model>(s.y_newest, s.y_scale, opt);
-
-  // ---- corrector (method/corrector.hpp) ----
-  auto fail_step = [&](member_status reason) {  // IDA: cut by 4 after a Newton failure
-    s.order = k;
-    return cut_after_newton_failure(reason, fixed, s.newton_cuts, h, 0.25, h_min, s.h, counters, status);
-  };
-  state_vector<Model> y;
-  const corrector_outcome solved = solve_corrector<Model>(form, t_new, y_pred, yp_pred, c, w, p, opt, s.corrector, counters, y);
-  if (solved.suspended) return attempt_result::suspended;  // nothing of s changed (method/attempt.hpp)
-  if (!solved.converged) return fail_step(solved.reason);
-  s.newton_cuts = 0;
-
-  // ---- error test (adaptive only): the state's, then the state's and its companion's together ----
-  double err_k = 0.0;
-  if (!fixed) {
-    err_k = detail::error_estimate<Model>(y, y_pred, w, c, t_new, x, k);
-    s.error = err_k;
-  }
-  // The companion's step, only where the state's passed: a rejection by the state alone costs it nothing.
-  const bool state_passed = fixed || err_k <= 1.0;
-  if (state_passed) {
-    const member_status cs = companion.solve(bdf_converged_step<Model>{k, t_new, c, x[k], y, y_pred, yp_pred});
-    if (cs != member_status::success) {
-      status = cs;
-      return attempt_result::failed;
-    }
-    if (!fixed) err_k = max(err_k, companion.estimate(k));
-  }
-  if (!fixed && !(err_k <= 1.0)) {
-    ++counters.rejected_steps;
-    if (state_passed) companion.rejected();
-    const auto lower_estimate = [&](bool) {
-      const double state_estimate = detail::lte_from_newton_form<Model>(true, k - 1, x, dd, t_new, y, w);
-      return state_passed ? max(state_estimate, companion.estimate(k - 1)) : state_estimate;
-    };
-    if (detail::bdf_after_error_failure(true, k, err_k, h, h_min, lower_estimate, s.error_failures, s.order, s.h)) {
-      status = member_status::step_size_too_small;
-      return attempt_result::failed;
-    }
-    return attempt_result::rejected;
-  }
-
-  // The past Newton form over every available node: the order estimates read up to level k + 1, and
-  // it becomes the older differences of the new window.
-  const int available = detail::available_past(s);
-  detail::past_newton_form(s, k + 1, available, x, dd);
-
-  // ---- next order (estimates over t_new and the past nodes, before they shift) ----
-  detail::order_choice next;
-  next.order = k;
-  if (!fixed) {
-    const detail::order_candidates can =
-        detail::bdf_order_candidates(k, s.order, s.steps_at_order, opt.max_order, available);
-    s.steps_at_order = can.steps_at_order;
-    double lte_lower = 0.0, lte_higher = 0.0;
-    if (can.lower || can.higher)
-      detail::order_estimates<Model>(k, can.lower, can.higher, x, dd, t_new, y, w, lte_lower, lte_higher);
-    if (can.lower) lte_lower = max(lte_lower, companion.estimate(k - 1));
-    if (can.higher) lte_higher = max(lte_higher, companion.estimate(k + 1));
-    next = detail::choose_order(k, err_k, can.lower, lte_lower, can.higher, lte_higher);
-  }
-
-  // ---- accept: y becomes the newest point, the past Newton form the older differences ----
-  detail::accept_into_history(true, t_new, y, dd, s);
-  s.t = t_new;
-  s.last_order = k;
-  ++counters.steps;
-  counters.last_h = h;
-  // ---- next order and step size (method/bdf_step_control.hpp) ----
-  detail::bdf_after_acceptance(true, next, k, h, opt, s.order, s.h, s.steps_at_order, s.error_failures);
-  companion.accept();
-  return attempt_result::accepted;
+  const double r = detail::bdf_attempt<Model>(true, s, t_end, p, opt, counters, status, companion);
+  return static_cast<attempt_result>(static_cast<int>(r));
 }
 
 // Dense output: the BDF polynomial of the last accepted step, at t in [t_past[1], t_past[0]]

@@ -280,7 +280,7 @@ HWY_NOINLINE mask<D> member_advance(mask<D> busy, bdf_member_lanes<Model, D>& M,
     HWY_ALIGN double y[ny][max_lanes];
     HWY_ALIGN double t[max_lanes];
     HWY_ALIGN int64_t dropped[max_lanes];
-    for (int i = 0; i < ny; ++i) hn::Store(M.method.history.y_newest[i].v, d, y[i]);
+    for (int i = 0; i < ny; ++i) hn::Store(M.method.y_newest[i].v, d, y[i]);
     hn::Store(M.method.t.v, d, t);
     hn::Store(M.method.corrector.dropped.bits, di, dropped);
     // member.hpp's complete_accepted_step, lane by lane but for the constraint residuals.
@@ -313,7 +313,7 @@ HWY_NOINLINE mask<D> member_advance(mask<D> busy, bdf_member_lanes<Model, D>& M,
     // failed keeps its unprojected one, as the member alone does).
     const Mask replaced = hn::AndNot(completion_failed, accepted);
     for (int i = 0; i < ny; ++i)
-      M.method.history.y_newest[i] = select(replaced, P(hn::Load(d, y[i])), M.method.history.y_newest[i]);
+      M.method.y_newest[i] = select(replaced, P(hn::Load(d, y[i])), M.method.y_newest[i]);
     finished = hn::Or(finished, completion_failed);
   }
   // The end check after the attempt (member_advance's last lines), for the lanes still running.
