@@ -5,8 +5,8 @@
 // Where the one-member code branches on a member's value, code written once computes both sides and
 // selects: on a pack each lane takes its own side, and on doubles, a pack of one lane, a mask is a bool.
 // These are the forms for one member (doubles, and ints for its small integers); the packs' forms are in
-// lockstep/simd/pack_inl.hpp (mask_and, mask_or, mask_and_not, mask_not, any_lane, all_lanes, no_lane,
-// lane_status, status_value, is_finite) and
+// lockstep/simd/pack_inl.hpp (mask_and, mask_or, mask_and_not, mask_not, any_lane, all_lanes,
+// count_bound, pick, no_lane, lane_status, status_value, is_finite) and
 // lockstep/simd/step_control_inl.hpp (select), under the same names, so that one text compiles for
 // both (docs/explanation/lanes.md, "Code written once for doubles and packs").
 #pragma once
@@ -40,6 +40,21 @@ LOCKSTEP_HD constexpr bool any_lane(bool m) {
 template <class S>
 LOCKSTEP_HD constexpr bool all_lanes(bool m) {
   return m;
+}
+
+// The largest count any lane of the lane type S holds, at most max_count: the bound of a loop over the
+// members' counts, whose iterations beyond a member's own count change nothing of it. One member's
+// loop runs to its own count (a pack's to max_count).
+template <class S>
+LOCKSTEP_HD constexpr int count_bound(int count, int max_count) {
+  return count < max_count ? count : max_count;
+}
+
+// Entry `index` of an array of `size` entries, for each lane of the lane type S its own: one member
+// reads it (a pack selects it in each lane).
+template <class S, class T>
+LOCKSTEP_HD constexpr const T& pick(const T* array, int index, int /*size*/) {
+  return array[index];
 }
 
 // The mask that holds in no lane of the lane type S.

@@ -137,7 +137,7 @@ LOCKSTEP_HD double tangent_lte(const bdf_state<Model>& before, int p, double t_n
                                const Values& values, const state_vector<Model>& derivative0,
                                const tangent_weighting& wt) {
   constexpr int max_nodes = bdf_max_nodes<bdf_state<Model>>;
-  double x[max_nodes] = {};  // lte_factors reads every node (those beyond p + 1 it discards)
+  double x[max_nodes];
   state_vector<Model> dd[max_nodes];
   x[0] = t_new;
   dd[0] = s_new;

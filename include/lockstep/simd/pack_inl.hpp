@@ -142,6 +142,18 @@ template <class S>
 HWY_INLINE bool any_lane(mask<typename S::tag> m) {
   return !hn::AllFalse(typename S::tag(), m);
 }
+// A pack's loops over its lanes' counts run to the largest count a lane can have.
+template <class S>
+HWY_INLINE int count_bound(S /*count*/, int max_count) {
+  return max_count;
+}
+// Lane l of the result: lane l of array[i], i lane l of index (exact, in 0 .. size - 1).
+template <class S, class D>
+HWY_INLINE pack<D> pick(const pack<D>* array, pack<D> index, int size) {
+  vec<D> r = array[0].v;
+  for (int j = 1; j < size; ++j) r = hn::IfThenElse(hn::Eq(index.v, hn::Set(D(), double(j))), array[j].v, r);
+  return pack<D>(r);
+}
 template <class S>
 HWY_INLINE bool all_lanes(mask<typename S::tag> m) {
   return hn::AllTrue(typename S::tag(), m);
