@@ -6,7 +6,7 @@
 // selects: on a pack each lane takes its own side, and on doubles, a pack of one lane, a mask is a bool.
 // These are the forms for one member (doubles, and ints for its small integers); the packs' forms are in
 // lockstep/simd/pack_inl.hpp (mask_and, mask_or, mask_and_not, mask_not, any_lane, all_lanes,
-// count_bound, pick, no_lane, lane_status, status_value, is_finite) and
+// count_bound, least_count, pick, no_lane, lane_status, status_value, is_finite) and
 // lockstep/simd/step_control_inl.hpp (select), under the same names, so that one text compiles for
 // both (docs/explanation/lanes.md, "Code written once for doubles and packs").
 #pragma once
@@ -48,6 +48,13 @@ LOCKSTEP_HD constexpr bool all_lanes(bool m) {
 template <class S>
 LOCKSTEP_HD constexpr int count_bound(int count, int max_count) {
   return count < max_count ? count : max_count;
+}
+
+// The smallest count any lane of the lane type S holds, or less: where a loop may start for every lane
+// (one member: its own count; a pack: 0).
+template <class S>
+LOCKSTEP_HD constexpr int least_count(int count) {
+  return count;
 }
 
 // Entry `index` of an array of `size` entries, for each lane of the lane type S its own: one member

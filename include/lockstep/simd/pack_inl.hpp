@@ -147,6 +147,10 @@ template <class S>
 HWY_INLINE int count_bound(S /*count*/, int max_count) {
   return max_count;
 }
+template <class S>
+HWY_INLINE int least_count(S /*count*/) {
+  return 0;
+}
 // Lane l of the result: lane l of array[i], i lane l of index (exact, in 0 .. size - 1).
 template <class S, class D>
 HWY_INLINE pack<D> pick(const pack<D>* array, pack<D> index, int size) {
