@@ -18,6 +18,8 @@
 #   TOL              the rtol exponent (default 6: rtol 1e-6)
 #   PROBLEMS         default andrews,car_axis,slider_crank,double_pendulum
 #   SOLVERS          default lockstep-bdf,lockstep-bdf-lanes,lockstep-radau5 (the lanes need an avx2 or avx512 build)
+#   RESULTS          where the table goes with the run's command, date and machine (default
+#                    bench/COMMIT-SPEED.md; - for none)
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -33,6 +35,10 @@ MEMBERS=${MEMBERS:-1000}
 TOL=${TOL:-6}
 PROBLEMS=${PROBLEMS:-andrews,car_axis,slider_crank,double_pendulum}
 SOLVERS=${SOLVERS:-lockstep-bdf,lockstep-bdf-lanes,lockstep-radau5}
+RESULTS=${RESULTS:-$ROOT/bench/COMMIT-SPEED.md}
+command="ROUNDS=$ROUNDS MEMBERS=$MEMBERS TOL=$TOL INSTRUCTION_SET=$INSTRUCTION_SET bench/commit_speed.sh $1"
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # The base's sources, checked out beside the repository (a worktree of the same repository, removed
 # again at the end).
@@ -62,4 +68,27 @@ for round in $(seq 1 "$ROUNDS"); do
     outputs+=("$build=$out")
   done
 done
-/usr/bin/python3 "$ROOT/bench/instruction_set_speed.py" "${outputs[@]}"
+status=0
+table=$(/usr/bin/python3 "$ROOT/bench/instruction_set_speed.py" "${outputs[@]}") || status=$?
+echo "$table"
+if [[ $RESULTS != - ]]; then
+  {
+    echo "# A change of member code against its base: CPU time per member"
+    echo
+    echo "Written by \`bench/commit_speed.sh\` from one run; do not edit by hand, rerun the command."
+    echo
+    echo "- Command, from the repository root: \`$command\`"
+    echo "- Date: $started (UTC, start of the run)"
+    echo "- base: \`$(git -C "$ROOT" log -1 --format='%h %s' "$BASE")\`; tree: the working tree at" \
+      "\`$(git -C "$ROOT" describe --always --dirty)\`"
+    echo "- Machine: \`nproc\` = $(nproc), CPU model \"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')\"," \
+      "Linux $(uname -r); load average (1, 5, 15 min) at the start: $load"
+    echo "- What: bench/peers/work_precision built for $INSTRUCTION_SET at each, $MEMBERS members per ensemble" \
+      "(the slider crank 200) at rtol 1e-$TOL, one thread, $ROUNDS alternating rounds (base, tree, ...);"
+    echo "  the least CPU time per member of each build. The builds' work counters (steps, rejections, Newton"
+    echo "  iterations, Jacobians, factorizations, model evaluations) are the same, or the command fails."
+    echo
+    echo "$table"
+  } > "$RESULTS"
+fi
+exit "$status"
