@@ -6,7 +6,7 @@
 // selects: on a pack each lane takes its own side, and on doubles, a pack of one lane, a mask is a bool.
 // These are the forms for one member (doubles, and ints for its small integers); the packs' forms are in
 // lockstep/simd/pack_inl.hpp (mask_and, mask_or, mask_and_not, mask_not, any_lane, all_lanes,
-// count_bound, least_count, pick, no_lane, lane_status, status_value, is_finite) and
+// count_bound, within_count, least_count, pick, scratch_array, no_lane, lane_status, status_value, is_finite) and
 // lockstep/simd/step_control_inl.hpp (select), under the same names, so that one text compiles for
 // both (docs/explanation/lanes.md, "Code written once for doubles and packs").
 #pragma once
@@ -50,6 +50,13 @@ LOCKSTEP_HD constexpr int count_bound(int count, int max_count) {
   return count < max_count ? count : max_count;
 }
 
+// Whether index i of a loop run to count_bound(count, ...) is below each lane's own count: the lanes
+// that take part in iteration i. One member's loop runs to its own count, so its every index is.
+template <class S>
+LOCKSTEP_HD constexpr bool within_count(int /*i*/, int /*count*/) {
+  return true;
+}
+
 // The smallest count any lane of the lane type S holds, or less: where a loop may start for every lane
 // (one member: its own count; a pack: 0).
 template <class S>
@@ -63,6 +70,22 @@ template <class S, class T>
 LOCKSTEP_HD constexpr const T& pick(const T* array, int index, int /*size*/) {
   return array[index];
 }
+
+// Work space of N values of T (arrays of the lane type S) that the code fills before it reads them: a
+// Newton form's levels, written up to a member's count and read below it. One member's is left
+// uninitialized, since it reads only what it wrote; a pack's is zero (lockstep/simd/pack_inl.hpp), since
+// the pack's arithmetic runs in the lanes beyond their counts too, and a finite value keeps it fast.
+template <class S, class T, int N>
+struct scratch_array {
+  union {
+    T a[N];
+  };
+  LOCKSTEP_HD scratch_array() {}
+  LOCKSTEP_HD T& operator[](int i) { return a[i]; }
+  LOCKSTEP_HD const T& operator[](int i) const { return a[i]; }
+  LOCKSTEP_HD operator T*() { return a; }
+  LOCKSTEP_HD operator const T*() const { return a; }
+};
 
 // The mask that holds in no lane of the lane type S.
 template <class S>

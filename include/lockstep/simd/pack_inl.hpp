@@ -148,6 +148,10 @@ HWY_INLINE int count_bound(S /*count*/, int max_count) {
   return max_count;
 }
 template <class S>
+HWY_INLINE mask<typename S::tag> within_count(int i, S count) {
+  return S(double(i)) < count;
+}
+template <class S>
 HWY_INLINE int least_count(S /*count*/) {
   return 0;
 }
@@ -234,5 +238,20 @@ struct lane_status<simd::HWY_NAMESPACE::pack<D>> {
   using type = simd::HWY_NAMESPACE::pack<D>;
 };
 }  // namespace lockstep
+
+// A pack's work space is zero (lockstep/core/lane_primitives.hpp says why), set in the instruction set's
+// target, as the pack's own code is.
+HWY_BEFORE_NAMESPACE();
+namespace lockstep {
+template <class D, class T, int N>
+struct scratch_array<simd::HWY_NAMESPACE::pack<D>, T, N> {
+  T a[N]{};
+  HWY_INLINE T& operator[](int i) { return a[i]; }
+  HWY_INLINE const T& operator[](int i) const { return a[i]; }
+  HWY_INLINE operator T*() { return a; }
+  HWY_INLINE operator const T*() const { return a; }
+};
+}  // namespace lockstep
+HWY_AFTER_NAMESPACE();
 
 #endif  // per-target include guard
