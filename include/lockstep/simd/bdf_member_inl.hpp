@@ -112,6 +112,10 @@ HWY_INLINE void fill_idle_lanes(bdf_member_lanes<Model, D>& M, mask<D> busy) {
     if (!mask_lane_of<D>(busy, l)) load_member(M, l, ms, M.p_row[first]);
 }
 
+// One step attempt of member_advance (member_attempt_outcome, member_attempt), the text member.hpp
+// compiles for one member.
+#include "lockstep/stepper/member_attempt_generic.inc"  // IWYU pragma: keep
+
 namespace bdf_member_detail {
 
 // member.hpp's complete_accepted_step (the fused path) for the member in lane l, in three parts around
@@ -228,54 +232,50 @@ HWY_INLINE bool finish_accepted_step(bdf_member_lanes<Model, D>& M, size_t l, do
 
 }  // namespace bdf_member_detail
 
-// member_advance(ms, 1, t1, p, opt, save_times, save_count, sink) for every lane of `busy` (the fused
-// path): returns the lanes whose member finished (success or a failure; their status says which), as
-// member_advance returns true. sink(lane, save_index, t, y) receives the save points in order.
+// The lanes' stepper for member_attempt_generic.inc: BDF's attempt in lanes, with the record of a
+// revised rank decision lane by lane (rare: constraint_rank.hpp's hysteresis), and member.hpp's
+// complete_accepted_step (the fused path) for the accepted lanes: lane by lane on the member's own double
+// code but for the constraint residuals, which the lanes evaluate together. sink(lane, save_index, t, y)
+// receives the save points in order.
 template <class Model, class D, class Sink>
-HWY_NOINLINE mask<D> member_advance(mask<D> busy, bdf_member_lanes<Model, D>& M, double t1, const solver_options& opt,
-                                    const double* save_times, int save_count, Sink& sink) {
+struct bdf_lanes_stepper {
   using P = pack<D>;
   using Mask = mask<D>;
-  constexpr int ny = state_layout<Model>::size;
-  constexpr size_t max_lanes = bdf_member_lanes<Model, D>::max_lanes;
-  const D d;
-  const hn::RebindToSigned<D> di;
-  const P end(t1);
-  const auto status_is = [&](Mask m, member_status s) { M.status = select(m, P(double(s)), M.status); };
+  static constexpr int ny = state_layout<Model>::size;
+  static constexpr size_t max_lanes = bdf_member_lanes<Model, D>::max_lanes;
+  const double* save_times;
+  int save_count;
+  Sink& sink;
 
-  const Mask stopped = hn::AndNot(M.status == P(double(member_status::running)), busy);  // returns at once
-  const Mask live = hn::AndNot(stopped, busy);
-  const Mask at_end = hn::AndNot(M.method.t < end, live);
-  status_is(at_end, member_status::success);
-  const Mask started = hn::AndNot(at_end, live);
-  const Mask over_budget = hn::And(started, M.attempts >= P(double(opt.max_steps)));
-  M.attempts = select(started, M.attempts + 1.0, M.attempts);  // ms.attempts++ counts the refused one too
-  status_is(over_budget, member_status::max_steps);
-  const Mask attempting = hn::AndNot(over_budget, started);
-  Mask finished = hn::Or(stopped, hn::Or(at_end, over_budget));
-  if (hn::AllFalse(d, attempting)) return finished;
+  HWY_INLINE P time(const bdf_member_lanes<Model, D>& M) const { return M.method.t; }
 
-  ++M.pack_attempts;
-  M.lane_attempts += static_cast<std::uint64_t>(hn::CountTrue(d, attempting));
-  const auto dropped_before = M.method.corrector.dropped.bits;
-  const P r = bdf_attempt<Model>(attempting, M.method, end, M.p, opt, M.counters, M.status);
-  // A revised rank decision (rare: constraint_rank.hpp's hysteresis), recorded lane by lane.
-  const Mask revised = hn::And(attempting, hn::RebindMask(d, hn::Ne(dropped_before, M.method.corrector.dropped.bits)));
-  if (!hn::AllFalse(d, revised)) {
-    HWY_ALIGN int64_t dropped[max_lanes];
-    hn::Store(M.method.corrector.dropped.bits, di, dropped);
-    const uint64_t lanes = mask_bits<D>(revised);
-    for (size_t l = 0; l < hn::Lanes(d); ++l) {
-      if (!(lanes >> l & 1)) continue;
-      member_counters& c = M.other_counters[l];
-      ++c.rank_changes;
-      c.dropped_rows = static_cast<long>(static_cast<std::uint64_t>(c.dropped_rows) | static_cast<std::uint64_t>(dropped[l]));
+  HWY_INLINE P attempt(Mask attempting, bdf_member_lanes<Model, D>& M, P t1, const solver_options& opt) {
+    const D d;
+    const hn::RebindToSigned<D> di;
+    ++M.pack_attempts;
+    M.lane_attempts += static_cast<std::uint64_t>(hn::CountTrue(d, attempting));
+    const auto dropped_before = M.method.corrector.dropped.bits;
+    const P r = bdf_attempt<Model>(attempting, M.method, t1, M.p, opt, M.counters, M.status);
+    const Mask revised = hn::And(attempting, hn::RebindMask(d, hn::Ne(dropped_before, M.method.corrector.dropped.bits)));
+    if (!hn::AllFalse(d, revised)) {
+      HWY_ALIGN int64_t dropped[max_lanes];
+      hn::Store(M.method.corrector.dropped.bits, di, dropped);
+      const uint64_t lanes = mask_bits<D>(revised);
+      for (size_t l = 0; l < hn::Lanes(d); ++l) {
+        if (!(lanes >> l & 1)) continue;
+        member_counters& c = M.other_counters[l];
+        ++c.rank_changes;
+        c.dropped_rows = static_cast<long>(static_cast<std::uint64_t>(c.dropped_rows) | static_cast<std::uint64_t>(dropped[l]));
+      }
     }
+    return r;
   }
-  finished = hn::Or(finished, hn::And(attempting, r == P(double(int(attempt_result::failed)))));
 
-  const Mask accepted = hn::And(attempting, r == P(double(int(attempt_result::accepted))));
-  if (!hn::AllFalse(d, accepted)) {
+  // The completion of the accepted lanes; finished: those whose completion failed (their status says why).
+  HWY_INLINE member_attempt_outcome<Mask> complete(Mask accepted, bdf_member_lanes<Model, D>& M,
+                                                   const solver_options& opt) {
+    const D d;
+    const hn::RebindToSigned<D> di;
     // The accepted points, lane by lane through arrays (one store and one load per component).
     HWY_ALIGN double y[ny][max_lanes];
     HWY_ALIGN double t[max_lanes];
@@ -283,7 +283,6 @@ HWY_NOINLINE mask<D> member_advance(mask<D> busy, bdf_member_lanes<Model, D>& M,
     for (int i = 0; i < ny; ++i) hn::Store(M.method.y_newest[i].v, d, y[i]);
     hn::Store(M.method.t.v, d, t);
     hn::Store(M.method.corrector.dropped.bits, di, dropped);
-    // member.hpp's complete_accepted_step, lane by lane but for the constraint residuals.
     Mask completion_failed = hn::FirstN(d, 0);
     if (projects_after_steps(opt.projection, opt.form)) {
       const uint64_t lanes = mask_bits<D>(accepted);
@@ -312,14 +311,20 @@ HWY_NOINLINE mask<D> member_advance(mask<D> busy, bdf_member_lanes<Model, D>& M,
     // Method::replace_current: the projected point becomes the lanes' newest (a lane whose completion
     // failed keeps its unprojected one, as the member alone does).
     const Mask replaced = hn::AndNot(completion_failed, accepted);
-    for (int i = 0; i < ny; ++i)
-      M.method.y_newest[i] = select(replaced, P(hn::Load(d, y[i])), M.method.y_newest[i]);
-    finished = hn::Or(finished, completion_failed);
+    for (int i = 0; i < ny; ++i) M.method.y_newest[i] = select(replaced, P(hn::Load(d, y[i])), M.method.y_newest[i]);
+    return {completion_failed, false};
   }
-  // The end check after the attempt (member_advance's last lines), for the lanes still running.
-  const Mask done = hn::AndNot(finished, hn::AndNot(M.method.t < end, attempting));
-  status_is(done, member_status::success);
-  return hn::Or(finished, done);
+};
+
+// member_advance(ms, 1, t1, p, opt, save_times, save_count, sink) for every lane of `busy` (the fused
+// path; member_attempt_generic.inc): returns the lanes whose member finished (success or a failure;
+// their status says which), as member_advance returns true. sink(lane, save_index, t, y) receives the
+// save points in order.
+template <class Model, class D, class Sink>
+HWY_NOINLINE mask<D> member_advance(mask<D> busy, bdf_member_lanes<Model, D>& M, double t1, const solver_options& opt,
+                                    const double* save_times, int save_count, Sink& sink) {
+  bdf_lanes_stepper<Model, D, Sink> stepper{save_times, save_count, sink};
+  return member_attempt(busy, M, pack<D>(t1), opt, stepper).finished;
 }
 
 }  // namespace lockstep::simd::HWY_NAMESPACE

@@ -27,6 +27,7 @@
 #include <limits>
 
 #include "lockstep/core/hd.hpp"
+#include "lockstep/core/lane_primitives.hpp"
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/formulation/minimum_norm_multipliers.hpp"
@@ -239,6 +240,10 @@ LOCKSTEP_HD void emit(int save_index, double t, state_vector<Model> y, const dou
   sink(save_index, t, y);
 }
 
+// One step attempt of member_advance, for one member here and for SIMD lanes in
+// lockstep/simd/bdf_member_inl.hpp (member_attempt_outcome, member_attempt).
+#include "lockstep/stepper/member_attempt_generic.inc"
+
 // After an accepted attempt: the projection (fused, or resumable when `split_projection` is given),
 // the constraint residuals, and the save points the step passed.
 template <class Model, class Method, class Sink>
@@ -328,11 +333,47 @@ LOCKSTEP_HD void member_begin(member_state<Model, Method>& ms, double t0, double
   }
 }
 
-// At most max_attempts step attempts towards t1; returns true when the member has finished (status
-// success or a failure), false when it paused at an attempt boundary or, on the split path, at a
-// factorization. `split_projection` (the split path only; lockstep/detail/split_factor.hpp) holds the
-// accepted point's projection when it suspends at a factorization: the next call resumes it before
-// any new attempt. Null, projections run in the thread (project_state).
+namespace detail {
+
+// One member's stepper for member_attempt_generic.inc: the method's attempt, with the record of a
+// revised rank decision, and the completion of an accepted step.
+template <class Model, class Method, class Sink>
+struct member_stepper {
+  const double* p;
+  const double* save_times;
+  int save_count;
+  Sink& sink;
+  projection_work<Model>* split_projection;
+
+  LOCKSTEP_HD double time(const member_state<Model, Method>& ms) const { return Method::time(ms.method); }
+
+  // The attempt's attempt_result as a double; on failed, the member's status says why.
+  LOCKSTEP_HD double attempt(bool, member_state<Model, Method>& ms, double t1, const solver_options& opt) {
+    member_status why = member_status::running;
+    const std::uint64_t dropped_before = Method::jacobian(ms.method).dropped;
+    const attempt_result r = Method::attempt(ms.method, t1, p, opt, ms.counters, why);
+    if (const std::uint64_t dropped = Method::jacobian(ms.method).dropped; dropped != dropped_before) {
+      ++ms.counters.rank_changes;  // a revised decision (constraint_rank.hpp: hysteresis keeps these rare)
+      ms.counters.dropped_rows = static_cast<long>(static_cast<std::uint64_t>(ms.counters.dropped_rows) | dropped);
+    }
+    if (r == attempt_result::failed) ms.status = why;
+    return double(int(r));
+  }
+
+  LOCKSTEP_HD member_attempt_outcome<bool> complete(bool, member_state<Model, Method>& ms, const solver_options& opt) {
+    const completion c = complete_accepted_step<Model>(ms, p, opt, save_times, save_count, sink, split_projection);
+    return {c == completion::failed, c == completion::suspended};
+  }
+};
+
+}  // namespace detail
+
+// At most max_attempts step attempts towards t1 (member_attempt_generic.inc: one attempt, its rules);
+// returns true when the member has finished (status success or a failure), false when it paused at an
+// attempt boundary or, on the split path, at a factorization. `split_projection` (the split path only;
+// lockstep/detail/split_factor.hpp) holds the accepted point's projection when it suspends at a
+// factorization: the next call resumes it before any new attempt. Null, projections run in the thread
+// (project_state).
 template <class Model, class Method, class Sink>
 LOCKSTEP_HD bool member_advance(member_state<Model, Method>& ms, int max_attempts, double t1, const double* p,
                                 const solver_options& opt, const double* save_times, int save_count, Sink& sink,
@@ -343,36 +384,13 @@ LOCKSTEP_HD bool member_advance(member_state<Model, Method>& ms, int max_attempt
     if (c == detail::completion::suspended) return false;
     if (c == detail::completion::failed) return true;
   }
+  detail::member_stepper<Model, Method, Sink> stepper{p, save_times, save_count, sink, split_projection};
   for (int a = 0; a < max_attempts; ++a) {
-    if (!(Method::time(ms.method) < t1)) {
-      ms.status = member_status::success;
-      return true;
-    }
-    if (ms.attempts++ >= opt.max_steps) {
-      ms.status = member_status::max_steps;
-      return true;
-    }
-    member_status why = member_status::running;
-    const std::uint64_t dropped_before = Method::jacobian(ms.method).dropped;
-    const attempt_result r = Method::attempt(ms.method, t1, p, opt, ms.counters, why);
-    if (const std::uint64_t dropped = Method::jacobian(ms.method).dropped; dropped != dropped_before) {
-      ++ms.counters.rank_changes;  // a revised decision (constraint_rank.hpp: hysteresis keeps these rare)
-      ms.counters.dropped_rows = static_cast<long>(static_cast<std::uint64_t>(ms.counters.dropped_rows) | dropped);
-    }
-    if (r == attempt_result::suspended) {  // the split path: replayed after the batched factorization
-      --ms.attempts;                          // (method/attempt.hpp), when it counts as this one attempt
-      return false;
-    }
-    if (r == attempt_result::failed) {
-      ms.status = why;
-      return true;
-    }
-    if (r != attempt_result::accepted) continue;
-    const detail::completion c = detail::complete_accepted_step<Model>(ms, p, opt, save_times, save_count, sink, split_projection);
-    if (c == detail::completion::suspended) return false;
-    if (c == detail::completion::failed) return true;
+    const detail::member_attempt_outcome<bool> o = detail::member_attempt(true, ms, t1, opt, stepper);
+    if (o.paused) return false;
+    if (o.finished) return true;
   }
-  if (!(Method::time(ms.method) < t1)) {
+  if (!(Method::time(ms.method) < t1)) {  // no attempt asked for (max_attempts 0) at the end
     ms.status = member_status::success;
     return true;
   }
