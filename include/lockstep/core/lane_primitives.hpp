@@ -73,14 +73,21 @@ LOCKSTEP_HD constexpr const T& pick(const T* array, int index, int /*size*/) {
 
 // Work space of N values of T (arrays of the lane type S) that the code fills before it reads them: a
 // Newton form's levels, written up to a member's count and read below it. One member's is left
-// uninitialized, since it reads only what it wrote; a pack's is zero (lockstep/simd/pack_inl.hpp), since
-// the pack's arithmetic runs in the lanes beyond their counts too, and a finite value keeps it fast.
+// uninitialized on the CPU, since it reads only what it wrote; a pack's is zero
+// (lockstep/simd/pack_inl.hpp), since the pack's arithmetic runs in the lanes beyond their counts too,
+// and a finite value keeps it fast. On the GPU one member's is zero too: nvcc shares the stack slots of
+// such arrays only when they are initialized (uninitialized, BDF's advance_member frame grew by a tenth:
+// ptxas, docs/GPU.md section 2.1), and the stack frame is what bounds the GPU.
 template <class S, class T, int N>
 struct scratch_array {
+#ifdef __CUDA_ARCH__
+  T a[N]{};
+#else
   union {
     T a[N];
   };
   LOCKSTEP_HD scratch_array() {}
+#endif
   LOCKSTEP_HD T& operator[](int i) { return a[i]; }
   LOCKSTEP_HD const T& operator[](int i) const { return a[i]; }
   LOCKSTEP_HD operator T*() { return a; }
