@@ -27,14 +27,15 @@ HWY_NOINLINE bool factor_and_solve(const double* matrices, const double* rhs, do
   if (hn::Lanes(d) != W) return false;
   for (size_t block = 0; block < count / W; ++block) {
     const double* a = matrices + block * N * N * W;
-    sl::pack_matrix<hn::Vec<D>, N> A;
-    for (int e = 0; e < N * N; ++e) A.a[e] = hn::LoadU(d, a + e * W);
-    sl::pack_vector<hn::Vec<D>, N> x;
-    for (int i = 0; i < N; ++i) x[i] = hn::LoadU(d, rhs + (block * N + i) * W);
-    sl::pack_pivots<D, N> p;
-    sl::lu_factor(d, A, p);
-    sl::lu_solve(d, A, p, x);
-    for (int i = 0; i < N; ++i) hn::StoreU(x[i], d, out + (block * N + i) * W);
+    using P = sl::pack<D>;
+    mat<P, N, N> A;
+    for (int e = 0; e < N * N; ++e) A.a[e] = P(hn::LoadU(d, a + e * W));
+    vec<P, N> x;
+    for (int i = 0; i < N; ++i) x[i] = P(hn::LoadU(d, rhs + (block * N + i) * W));
+    vec<P, N> p;
+    sl::lu_factor(A, p);
+    sl::lu_solve(A, p, x);
+    for (int i = 0; i < N; ++i) hn::StoreU(x[i].v, d, out + (block * N + i) * W);
   }
   return true;
 }

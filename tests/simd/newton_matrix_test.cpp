@@ -81,30 +81,24 @@ HWY_NOINLINE bool newton_at_width(formulation f, const newton_case<Model>* in, n
     mat<P, size, size> entries;
     lockstep::detail::newton_matrix_entries<Model, P>(f, J, dropped, c, entries);
     sl::newton_matrix_lanes<Model, D> N;
-    mat<P, size, size> assembled;
-    const sl::pack_factor_result<D> factored = sl::factor_newton_matrix<Model>(f, J, dropped, c, assembled, N);
+    const basic_factor_result<P> factored = sl::factor_newton_matrix<Model>(f, J, dropped, c, N);
     lockstep::vec<P, Model::n> dq, dv;
     lockstep::vec<P, Model::m> dl, dm;
     lockstep::vec<P, Model::k> dn;
     sl::solve_newton<Model>(f, J, dropped, N, r, dq, dv, dl, dm, dn);
 
     HWY_ALIGN double lanes[W];
-    HWY_ALIGN int64_t whole[W];
     const auto scatter = [&](P x, auto put) {
       hn::Store(x.v, d, lanes);
       for (size_t l = 0; l < W; ++l) put(out[first + l], lanes[l]);
     };
-    const auto scatter_int = [&](auto x, auto put) {
-      hn::Store(x, di, whole);
-      for (size_t l = 0; l < W; ++l) put(out[first + l], double(whole[l]));
-    };
     for (int e = 0; e < size * size; ++e) {
       scatter(entries.a[e], [e](R& o, double x) { o.entries[e] = x; });
-      scatter(P(N.lu.a[e]), [e](R& o, double x) { o.factors[e] = x; });
+      scatter(N.lu.a[e], [e](R& o, double x) { o.factors[e] = x; });
     }
-    for (int i = 0; i < size; ++i) scatter_int(N.pivot[i], [i](R& o, double x) { o.pivot[i] = x; });
-    scatter_int(factored.info, [](R& o, double x) { o.info = x; });
-    scatter_int(factored.column, [](R& o, double x) { o.column = x; });
+    for (int i = 0; i < size; ++i) scatter(N.pivot[i], [i](R& o, double x) { o.pivot[i] = x; });
+    scatter(factored.info, [](R& o, double x) { o.info = x; });
+    scatter(factored.column, [](R& o, double x) { o.column = x; });
     int j = 0;
     for (const auto* part : {&dq, &dv})
       for (int i = 0; i < Model::n; ++i, ++j) scatter((*part)[i], [j](R& o, double x) { o.increment[j] = x; });

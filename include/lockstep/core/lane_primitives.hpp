@@ -5,10 +5,10 @@
 // Where the one-member code branches on a member's value, code written once computes both sides and
 // selects: on a pack each lane takes its own side, and on doubles, a pack of one lane, a mask is a bool.
 // These are the forms for one member (doubles, and ints for its small integers); the packs' forms are in
-// lockstep/simd/pack_inl.hpp (mask_and, mask_or, mask_and_not, mask_not, any_lane, all_lanes,
-// count_bound, within_count, least_count, pick, scratch_array, no_lane, lane_status, status_value, is_finite) and
-// lockstep/simd/step_control_inl.hpp (select), under the same names, so that one text compiles for
-// both (docs/explanation/lanes.md, "Code written once for doubles and packs").
+// lockstep/simd/pack_inl.hpp (select, mask_and, mask_or, mask_and_not, mask_not, any_lane, all_lanes,
+// count_bound, within_count, least_count, pick, interchange_rows, scratch_array, no_lane, lane_status,
+// status_value, is_finite), under the same names, so that one text compiles for both
+// (docs/explanation/lanes.md, "Code written once for doubles and packs").
 #pragma once
 
 #include <type_traits>
@@ -70,6 +70,28 @@ template <class S, class T>
 LOCKSTEP_HD constexpr const T& pick(const T* array, int index, int /*size*/) {
   return array[index];
 }
+
+// Rows k and p of an array of `rows` rows of `stride` entries trade their first `length` entries: an LU's
+// row interchange (lockstep/core/lu_generic.inc). One matrix's p is its pivot row (nothing moves when
+// p == k); a pack's is each lane's own.
+template <class T>
+LOCKSTEP_HD void interchange_rows(T* a, int stride, int length, int k, int p, int /*rows*/) {
+  if (p == k) return;
+  for (int j = 0; j < length; ++j) {
+    const T t = a[k * stride + j];
+    a[k * stride + j] = a[p * stride + j];
+    a[p * stride + j] = t;
+  }
+}
+
+// The type of small integers (row indices, counts) of the value type S: int for one member's double
+// (and complex<double>); a pack holds one per lane, exact in its doubles (lockstep/simd/pack_inl.hpp).
+template <class S>
+struct lane_index {
+  using type = int;
+};
+template <class S>
+using lane_index_t = typename lane_index<S>::type;
 
 // Work space of N values of T (arrays of the lane type S) that the code fills before it reads them: a
 // Newton form's levels, written up to a member's count and read below it. One member's is left

@@ -13,6 +13,7 @@
 
 #include "lockstep/core/complex.hpp"
 #include "lockstep/core/hd.hpp"
+#include "lockstep/core/lane_primitives.hpp"
 #include "lockstep/core/math.hpp"
 
 namespace lockstep {
@@ -169,70 +170,49 @@ enum lu_info : int {
   lu_ok = 0,
   lu_singular = 1,     // a pivot at or below the singularity threshold: the matrix is singular to
                        // working precision
-  lu_not_finite = 2,   // an entry was infinite or NaN: nothing was factored
+  lu_not_finite = 2,   // an entry was infinite or NaN: nothing was factored (the matrix is replaced by
+                       // the identity)
 };
 
-struct factor_result {
+// What a factorization reports, in the lane index type I (lockstep/core/lane_primitives.hpp): int for
+// one matrix, one value per lane for a pack of matrices. A pack's has no default member initializers: its
+// constructor would be a function outside the instruction set's target region, which cannot call a
+// pack's operations (docs/explanation/lanes.md, "Code written once for doubles and packs").
+template <class I>
+struct basic_factor_result {
+  I info;    // lu_info
+  I column;  // the column whose pivot failed, when info == lu_singular
+};
+template <>
+struct basic_factor_result<int> {
   int info = lu_ok;
-  int column = -1;  // the column whose pivot failed, when info == lu_singular
+  int column = -1;
 };
+using factor_result = basic_factor_result<int>;
 
+// The LU below is written once for one matrix (entries double or complex<double>, pivots int) and for
+// a pack of W matrices, one per SIMD lane (entries pack<D> or complex<pack<D>>, pivots pack<D>: each
+// lane's row indices, exact in doubles; lockstep/simd/pack_inl.hpp). What one matrix decides with a
+// branch, a pack decides per lane by masks (lockstep/core/lane_primitives.hpp), and every lane gets the
+// bits of its matrix factored alone: the same info and failing column and, for a factored matrix, the
+// same pivots, factors and solutions (tests/simd/lu_test.cpp, at W = 1, 2, 4, 8). In particular:
+//  - the pivot search keeps, per lane, the first row of largest magnitude (`a > best`, strictly);
+//  - rows k and pivot[k] trade places per lane (interchange_rows: a row every lane pivots on trades
+//    places whole, a row no lane pivots on is left alone);
+//  - a zero multiplier leaves its row as it is; where only some lanes' multipliers are zero, the update
+//    is computed in all lanes and discarded in those, which gives the same bits;
+//  - a lane that fails (an entry not finite; a pivot at or below the threshold) keeps its info and
+//    column, and its matrix becomes the identity from then on (from the failing column; all of it for
+//    an entry not finite), so that it divides by 1, never by 0, and raises no floating-point exception
+//    while the other lanes finish, and a solve with a failed matrix is finite too. Once every lane has
+//    failed (one matrix: at once) the factorization returns, with the pivots the identity's elimination
+//    would choose. Of a failed matrix only info and column mean anything.
+//
 // A pivot is declared zero when |u_kk| <= N * eps * max_ij |a_ij|: below that, the computed pivot is
 // indistinguishable from rounding noise of the elimination (Higham, Accuracy and Stability, 9.3) and
 // the solve would return garbage rather than NaN — we report it instead.
-template <class E, int N>
-LOCKSTEP_HD factor_result lu_factor(mat<E, N, N>& A, vec<int, N>& pivot) {
-  factor_result result;
-  double scale = 0.0;
-  for (int i = 0; i < N * N; ++i) {
-    const double a = abs1(A.a[i]);
-    if (!is_finite(a)) {
-      result.info = lu_not_finite;
-      return result;
-    }
-    scale = max(scale, a);
-  }
-  const double threshold = (N > 0 ? N : 1) * std::numeric_limits<double>::epsilon() * scale;
-
-  for (int k = 0; k < N; ++k) {
-    int p = k;
-    double best = abs1(A(k, k));
-    for (int i = k + 1; i < N; ++i) {
-      const double a = abs1(A(i, k));
-      if (a > best) {
-        best = a;
-        p = i;
-      }
-    }
-    pivot[k] = p;
-    if (!(best > threshold)) {
-      result.info = lu_singular;
-      result.column = k;
-      return result;
-    }
-    if (p != k)
-      for (int j = 0; j < N; ++j) {
-        const E t = A(k, j);
-        A(k, j) = A(p, j);
-        A(p, j) = t;
-      }
-    // Multipliers by division, not by a reciprocal: x / x is exactly 1, so a row equal to the pivot
-    // row (a redundant constraint) is eliminated to exact zeros and always reported singular; with
-    // x * (1 / x) its residue is rounding noise that exceeds the threshold in ~0.5% of random cases.
-    // A zero multiplier leaves its row as it is: with finite entries x - 0 * y == x, except that
-    // -0 - (-0) would give +0, a difference in the sign of a zero only. The saddle-point and stage
-    // matrices have whole zero blocks, so this skips a large part of the updates.
-    for (int i = k + 1; i < N; ++i) {
-      const E l = A(i, k) / A(k, k);
-      A(i, k) = l;
-      if (abs1(l) == 0.0) continue;
-      for (int j = k + 1; j < N; ++j) A(i, j) = A(i, j) - l * A(k, j);
-    }
-  }
-  return result;
-}
-
-// Solves A x = b in place (b becomes x) with the factors of lu_factor.
+//
+// lu_solve solves A x = b in place (b becomes x) with the factors of lu_factor. in place (b becomes x) with the factors of lu_factor.
 //
 // The forward substitution runs by columns (b[i] -= L(i, j) b[j] for all i > j, then the next j): every
 // b[i] receives exactly the subtractions of the row-oriented loop b[i] - L(i,0) b[0] - L(i,1) b[1] - ...
@@ -262,84 +242,22 @@ LOCKSTEP_HD factor_result lu_factor(mat<E, N, N>& A, vec<int, N>& pivot) {
 // (measured: docs/PERFORMANCE.md item 14).
 inline constexpr int substitution_block_min_size = 12;
 
+namespace detail {
+#include "lockstep/core/lu_generic.inc"  // IWYU pragma: keep
+}  // namespace detail
+
+// One matrix: lu_factor and lu_solve of lu_generic.inc on entries double or complex<double>.
+template <class E, int N>
+LOCKSTEP_HD factor_result lu_factor(mat<E, N, N>& A, vec<int, N>& pivot) {
+  return detail::lu_factor(A, pivot);
+}
 template <class E, int N>
 LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, vec<E, N>& b) {
-  // The interchange is unconditional (a self-swap when pivot[k] == k): with a branch on
-  // pivot[k] != k, g++ -O2 concludes for N = 1 that b[pivot[0]] is out of bounds (-Warray-bounds).
-  for (int k = 0; k < N; ++k) {
-    const int p = pivot[k];
-    const E t = b[p];
-    b[p] = b[k];
-    b[k] = t;
-  }
-  constexpr int block = N >= substitution_block_min_size ? 4 : 1;
-  int j = 0;
-  if constexpr (block == 4)
-    for (; j + 4 <= N; j += 4) {
-      const E b0 = b[j];
-      const E b1 = b[j + 1] - LU(j + 1, j) * b0;
-      const E b2 = (b[j + 2] - LU(j + 2, j) * b0) - LU(j + 2, j + 1) * b1;
-      const E b3 = ((b[j + 3] - LU(j + 3, j) * b0) - LU(j + 3, j + 1) * b1) - LU(j + 3, j + 2) * b2;
-      b[j + 1] = b1;
-      b[j + 2] = b2;
-      b[j + 3] = b3;
-      for (int i = j + 4; i < N; ++i)
-        b[i] = (((b[i] - LU(i, j) * b0) - LU(i, j + 1) * b1) - LU(i, j + 2) * b2) - LU(i, j + 3) * b3;
-    }
-  for (; j < N; ++j) {
-    const E bj = b[j];
-    for (int i = j + 1; i < N; ++i) b[i] = b[i] - LU(i, j) * bj;
-  }
-  vec<E, N> inverse_pivot;  // independent of b: these divisions overlap the forward substitution
-  for (int i = 0; i < N; ++i) inverse_pivot[i] = E(1.0) / LU(i, i);
-  int i = N - 1;
-  if constexpr (block == 4)
-    for (; i >= 3; i -= 4) {
-      const E x0 = b[i] * inverse_pivot[i];
-      const E x1 = (b[i - 1] - LU(i - 1, i) * x0) * inverse_pivot[i - 1];
-      const E x2 = ((b[i - 2] - LU(i - 2, i) * x0) - LU(i - 2, i - 1) * x1) * inverse_pivot[i - 2];
-      const E x3 =
-          (((b[i - 3] - LU(i - 3, i) * x0) - LU(i - 3, i - 1) * x1) - LU(i - 3, i - 2) * x2) * inverse_pivot[i - 3];
-      b[i] = x0;
-      b[i - 1] = x1;
-      b[i - 2] = x2;
-      b[i - 3] = x3;
-      for (int r = 0; r < i - 3; ++r)
-        b[r] = (((b[r] - LU(r, i) * x0) - LU(r, i - 1) * x1) - LU(r, i - 2) * x2) - LU(r, i - 3) * x3;
-    }
-  for (; i >= 0; --i) {
-    const E xi = b[i] * inverse_pivot[i];
-    b[i] = xi;
-    for (int r = 0; r < i; ++r) b[r] = b[r] - LU(r, i) * xi;
-  }
+  detail::lu_solve(LU, pivot, b);
 }
-
-// Solves A X = B for the first `count` columns of B (all R by default) in place, each column bitwise as
-// the one-vector lu_solve would solve it (the same operations in the same order), the columns
-// interleaved in the innermost loops so that their independent dependency chains overlap.
 template <class E, int N, int R>
 LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, mat<E, N, R>& B, int count = R) {
-  for (int k = 0; k < N; ++k) {
-    const int p = pivot[k];
-    for (int c = 0; c < count; ++c) {
-      const E t = B(p, c);
-      B(p, c) = B(k, c);
-      B(k, c) = t;
-    }
-  }
-  for (int j = 0; j < N; ++j)
-    for (int i = j + 1; i < N; ++i) {
-      const E l = LU(i, j);
-      for (int c = 0; c < count; ++c) B(i, c) = B(i, c) - l * B(j, c);
-    }
-  for (int i = N - 1; i >= 0; --i) {
-    const E d = E(1.0) / LU(i, i);
-    for (int c = 0; c < count; ++c) B(i, c) = B(i, c) * d;
-    for (int r = 0; r < i; ++r) {
-      const E u = LU(r, i);
-      for (int c = 0; c < count; ++c) B(r, c) = B(r, c) - u * B(i, c);
-    }
-  }
+  detail::lu_solve(LU, pivot, B, count);
 }
 
 // ---- Cholesky factorization A = L L^T of a symmetric positive definite matrix ----

@@ -453,12 +453,13 @@ LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state
 }
 
 // The scaled reduced Newton matrix at shift c, factored by the pivoted LU. E is double for BDF and
-// Radau's real block, complex<double> for Radau's complex block.
+// Radau's real block, complex<double> for Radau's complex block; on a pack (SIMD lanes), one matrix
+// per lane (lockstep/simd/newton_matrix_inl.hpp).
 template <class Model, class E = double>
 struct newton_matrix {
   static constexpr int size = state_layout<Model>::newton_size;
   mat<E, size, size> lu;
-  vec<int, size> pivot;
+  vec<lane_index_t<E>, size> pivot;
   E c{};  // the shift it was factored for
 };
 

@@ -105,8 +105,8 @@ HWY_INLINE void load_lane(bdf_lanes<Model, D>& S, size_t l, const bdf_state<Mode
   C.dropped.bits = with_lane(C.dropped.bits, l, static_cast<int64_t>(c.jac.dropped));
   for (int i = 0; i < size; ++i) {
     for (int j = 0; j < size; ++j)
-      C.newton.lu(i, j) = with_lane(C.newton.lu(i, j), l, c.newton_valid ? c.newton.lu(i, j) : i == j ? 1.0 : 0.0);
-    C.newton.pivot[i] = with_lane(C.newton.pivot[i], l, int64_t{c.newton_valid ? c.newton.pivot[i] : i});
+      set_lane(C.newton.lu(i, j), l, c.newton_valid ? c.newton.lu(i, j) : i == j ? 1.0 : 0.0);
+    set_lane(C.newton.pivot[i], l, double(c.newton_valid ? c.newton.pivot[i] : i));
   }
   set_lane(C.newton.c, l, c.newton_valid ? c.newton.c : 1.0);
   set_mask_lane<D>(C.jacobian_valid, l, c.jacobian_valid);
@@ -148,8 +148,8 @@ HWY_INLINE void store_lane(const bdf_lanes<Model, D>& S, size_t l, bdf_state<Mod
   LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_STORE_BLOCK)
 #undef LOCKSTEP_SIMD_STORE_BLOCK
   c.jac.dropped = static_cast<std::uint64_t>(hn::ExtractLane(C.dropped.bits, l));
-  for (int e = 0; e < size * size; ++e) c.newton.lu.a[e] = hn::ExtractLane(C.newton.lu.a[e], l);
-  for (int i = 0; i < size; ++i) c.newton.pivot[i] = int(hn::ExtractLane(C.newton.pivot[i], l));
+  for (int e = 0; e < size * size; ++e) c.newton.lu.a[e] = lane_of(C.newton.lu.a[e], l);
+  for (int i = 0; i < size; ++i) c.newton.pivot[i] = int(lane_of(C.newton.pivot[i], l));
   c.newton.c = lane_of(C.newton.c, l);
   c.jacobian_valid = mask_lane_of<D>(C.jacobian_valid, l);
   c.newton_valid = mask_lane_of<D>(C.newton_valid, l);

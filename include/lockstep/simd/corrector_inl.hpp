@@ -37,7 +37,7 @@ HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
 
 // What solve_corrector computes before it blends it into the lanes that take it: the new Jacobian
-// blocks lane by lane, the assembled Newton matrices and their factors. It grows as the square of the
+// blocks lane by lane, the Newton matrices assembled and factored. It grows as the square of the
 // model's unknowns (a pack of chain16's 64 x 64 Newton matrices is 256 KiB at W = 8), so it lives with
 // the lanes' matrices in their workspace, not on the stack (docs/SIMD.md, "How large a model the lanes
 // take"), and holds nothing from one call to the next.
@@ -47,8 +47,7 @@ struct corrector_scratch {
   static constexpr size_t jacobian_entries = sizeof(jacobian_values<Model, double>) / sizeof(double);
   static constexpr int size = newton_matrix_lanes<Model, D>::size;
   HWY_ALIGN double jacobian[jacobian_entries][lanes_max];  // entry e of lane l's new blocks: [e][l]
-  mat<pack<D>, size, size> assembled;                      // the Newton matrices before factoring
-  newton_matrix_lanes<Model, D> factors;                    // ... and after
+  newton_matrix_lanes<Model, D> factors;
 };
 
 // The corrector's work in lanes, for its utilization (docs/SIMD.md, "Lane utilization"): the Newton
@@ -87,8 +86,8 @@ HWY_INLINE void clear_matrices(corrector_lanes<Model, D>& cm) {
 #undef LOCKSTEP_SIMD_ZERO_BLOCK
   cm.dropped.bits = hn::Zero(di);
   for (int i = 0; i < size; ++i) {
-    for (int j = 0; j < size; ++j) cm.newton.lu(i, j) = hn::Set(d, i == j ? 1.0 : 0.0);
-    cm.newton.pivot[i] = hn::Set(di, int64_t{i});
+    for (int j = 0; j < size; ++j) cm.newton.lu(i, j) = pack<D>(i == j ? 1.0 : 0.0);
+    cm.newton.pivot[i] = pack<D>(double(i));
   }
   cm.newton.c = pack<D>(1.0);
   cm.jacobian_valid = cm.newton_valid = cm.jacobian_fresh = hn::FirstN(d, 0);
@@ -186,24 +185,16 @@ HWY_NOINLINE pack<D> corrector_jacobians(mask<D> need, formulation form, pack<D>
 template <class Model, class D>
 HWY_INLINE pack<D> corrector_factor(mask<D> need, formulation form, pack<D> c, corrector_lanes<Model, D>& cm,
                                     bool& /*suspended: the split path is not part of the lanes*/) {
-  using P = pack<D>;
   const D d;
-  const int_tag<D> di;
   constexpr int size = newton_matrix_lanes<Model, D>::size;
   newton_matrix_lanes<Model, D>& fresh_factors = cm.scratch.factors;
-  const pack_factor_result<D> fr =
-      factor_newton_matrix<Model>(form, cm.jac, cm.dropped, c, cm.scratch.assembled, fresh_factors);
-  const hn::Mask<int_tag<D>> take = hn::RebindMask(di, need);
-  for (int e = 0; e < size * size; ++e)
-    cm.newton.lu.a[e] = hn::IfThenElse(need, fresh_factors.lu.a[e], cm.newton.lu.a[e]);
-  for (int i = 0; i < size; ++i) cm.newton.pivot[i] = hn::IfThenElse(take, fresh_factors.pivot[i], cm.newton.pivot[i]);
+  const lockstep::basic_factor_result<pack<D>> fr = factor_newton_matrix<Model>(form, cm.jac, cm.dropped, c, fresh_factors);
+  for (int e = 0; e < size * size; ++e) cm.newton.lu.a[e] = select(need, fresh_factors.lu.a[e], cm.newton.lu.a[e]);
+  for (int i = 0; i < size; ++i) cm.newton.pivot[i] = select(need, fresh_factors.pivot[i], cm.newton.pivot[i]);
   cm.newton.c = select(need, c, cm.newton.c);
   ++cm.work.pack_factorizations;
   cm.work.lane_factorizations += static_cast<std::uint64_t>(hn::CountTrue(d, need));
-  const mask<D> ok = hn::RebindMask(d, hn::Eq(fr.info, hn::Set(di, int64_t{lu_ok})));
-  const mask<D> not_finite = hn::RebindMask(d, hn::Eq(fr.info, hn::Set(di, int64_t{lu_not_finite})));
-  return select(ok, P(double(member_status::success)),
-                select(not_finite, P(double(member_status::model_not_finite)), P(double(member_status::singular_matrix))));
+  return factorization_status(fr);
 }
 
 // The residual on packs (one pack iteration of the corrector's work, of which the lanes of `iterating`

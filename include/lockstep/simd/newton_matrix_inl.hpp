@@ -62,28 +62,31 @@ HWY_INLINE void zero_if_dropped(const dropped_lanes<D>& dropped, int row, pack<D
   b = select(row_dropped<D>(dropped.bits, row), pack<D>(0.0), b);
 }
 
-// The factored Newton matrices of W members (newton_matrix<Model> per lane) and each lane's shift.
+// The factored Newton matrices of W members, one per lane, and each lane's shift: newton_matrix on packs.
 template <class Model, class D>
-struct newton_matrix_lanes {
-  static constexpr int size = state_layout<Model>::newton_size;
-  pack_matrix<vec<D>, size> lu;
-  pack_pivots<D, size> pivot;
-  pack<D> c;
-};
+using newton_matrix_lanes = lockstep::newton_matrix<Model, pack<D>>;
 
-// factor_newton_matrix per lane: assembles each lane's matrix at its shift c into `entries` (scratch the
-// caller keeps, as large as N's factors) and factors it into N. Returns each lane's lu_info and failing
-// column (factorization_status maps a lane's info to its status).
+// factor_newton_matrix per lane: assembles each lane's matrix at its shift c into N and factors it in
+// place (lu_inl.hpp). Returns each lane's lu_info and failing column (factorization_status maps a lane's
+// info to its status).
 template <class Model, class D>
-HWY_INLINE pack_factor_result<D> factor_newton_matrix(
-    formulation f, const jacobian_values<Model, pack<D>>& J, const dropped_lanes<D>& dropped, pack<D> c,
-    mat<pack<D>, state_layout<Model>::newton_size, state_layout<Model>::newton_size>& entries,
-    newton_matrix_lanes<Model, D>& N) {
-  constexpr int size = state_layout<Model>::newton_size;
-  lockstep::detail::newton_matrix_entries<Model, pack<D>>(f, J, dropped, c, entries);
-  for (int i = 0; i < size * size; ++i) N.lu.a[i] = entries.a[i].v;
+HWY_INLINE lockstep::basic_factor_result<pack<D>> factor_newton_matrix(formulation f,
+                                                                      const jacobian_values<Model, pack<D>>& J,
+                                                                      const dropped_lanes<D>& dropped, pack<D> c,
+                                                                      newton_matrix_lanes<Model, D>& N) {
+  lockstep::detail::newton_matrix_entries<Model, pack<D>>(f, J, dropped, c, N.lu);
   N.c = c;
-  return lu_factor(D(), N.lu, N.pivot);
+  return lu_factor(N.lu, N.pivot);
+}
+
+// Each lane's member_status of a factorization (lockstep::factorization_status per lane): success,
+// model_not_finite for a matrix not finite, else singular_matrix.
+template <class D>
+HWY_INLINE pack<D> factorization_status(const lockstep::basic_factor_result<pack<D>>& fr) {
+  using P = pack<D>;
+  return select(fr.info == P(double(lu_ok)), P(double(member_status::success)),
+                select(fr.info == P(double(lu_not_finite)), P(double(member_status::model_not_finite)),
+                       P(double(member_status::singular_matrix))));
 }
 
 // solve_newton per lane: each lane's increment for its residual parts, with its factors of
@@ -98,10 +101,7 @@ HWY_INLINE void solve_newton(formulation f, const jacobian_values<Model, pack<D>
   constexpr int size = state_layout<Model>::newton_size;
   lockstep::vec<pack<D>, size> b;
   newton_right_side<Model, pack<D>>(f, J, dropped, N.c, r.Fq, r.Fv, r.Fphi, r.Fpsi, r.Fa, b);
-  pack_vector<vec<D>, size> x;
-  for (int i = 0; i < size; ++i) x[i] = b[i].v;
-  lu_solve(D(), N.lu, N.pivot, x);
-  for (int i = 0; i < size; ++i) b[i] = pack<D>(x[i]);
+  lu_solve(N.lu, N.pivot, b);
   newton_recover<Model, pack<D>>(f, J, N.c, b, r.Fq, dq, dv, dlambda, dmu, dnu);
 }
 

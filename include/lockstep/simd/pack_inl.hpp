@@ -120,8 +120,13 @@ HWY_INLINE pack<D> floor(pack<D> x) { return pack<D>(hn::Floor(x.v)); }
 template <class D>
 HWY_INLINE mask<D> is_finite(pack<D> x) { return hn::IsFinite(x.v); }
 
-// The logic of masks, under the names code written once for doubles and packs uses (their double forms:
-// lockstep/core/lane_primitives.hpp).
+// The choice per lane and the logic of masks, under the names code written once for doubles and packs
+// uses (their double forms: lockstep/core/lane_primitives.hpp).
+// Lane l of a where m holds in lane l, else lane l of b.
+template <class D>
+HWY_INLINE pack<D> select(mask<D> m, pack<D> a, pack<D> b) {
+  return pack<D>(hn::IfThenElse(m, a.v, b.v));
+}
 template <class M>
 HWY_INLINE M mask_and(M a, M b) {
   return hn::And(a, b);
@@ -175,6 +180,37 @@ template <class St>
 HWY_INLINE St status_value(member_status s) {
   return St(static_cast<double>(s));
 }
+
+// Rows k and p of `rows` rows of `stride` entries trade their first `length` entries in each lane, p
+// that lane's row (p >= k), by blends: row i's lanes are those whose p is i. A row no lane takes is
+// skipped (swapping nothing changes no lane); a row every lane takes trades places with row k whole, and
+// then no lane takes another. T: pack<D> or complex<pack<D>>.
+template <class T, class D>
+HWY_INLINE void interchange_rows(T* a, int stride, int length, int k, pack<D> p, int rows) {
+  for (int i = k + 1; i < rows; ++i) {
+    const mask<D> swap = p == pack<D>(double(i));
+    if (hn::AllFalse(D(), swap)) continue;
+    T* const row_k = a + k * stride;
+    T* const row_i = a + i * stride;
+    if (hn::AllTrue(D(), swap)) {
+      for (int j = 0; j < length; ++j) {
+        const T t = row_k[j];
+        row_k[j] = row_i[j];
+        row_i[j] = t;
+      }
+      return;
+    }
+    for (int j = 0; j < length; ++j) {
+      const T t = row_k[j];
+      row_k[j] = select(swap, row_i[j], t);
+      row_i[j] = select(swap, t, row_i[j]);
+    }
+  }
+}
+
+// |x|: an LU's pivot magnitude (lockstep/core/complex.hpp's abs1 of a double).
+template <class D>
+HWY_INLINE pack<D> abs1(pack<D> x) { return abs(x); }
 
 // Lane access: the traffic between one member on doubles and its lane (a member loaded into a lane or
 // read out of it, a Jacobian evaluated on the double code for one lane).
@@ -232,6 +268,11 @@ namespace lockstep {
 // pack constants (the models' parameters) as nested duals over doubles mix with doubles.
 template <class D>
 struct is_plain_number<simd::HWY_NAMESPACE::pack<D>> : std::true_type {};
+// A pack's small integers (an LU's row indices) are a pack, one per lane, exact in its doubles.
+template <class D>
+struct lane_index<simd::HWY_NAMESPACE::pack<D>> {
+  using type = simd::HWY_NAMESPACE::pack<D>;
+};
 // A pack of members' statuses is a pack (their member_status values, exactly, in double lanes).
 template <class D>
 struct lane_status<simd::HWY_NAMESPACE::pack<D>> {

@@ -42,12 +42,6 @@
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
 
-// Lane l of a where m holds in lane l, else lane l of b.
-template <class D>
-HWY_INLINE pack<D> select(mask<D> m, pack<D> a, pack<D> b) {
-  return pack<D>(hn::IfThenElse(m, a.v, b.v));
-}
-
 // ---- shared by the methods (method/step_control.hpp): plan_step, step_too_small,
 // cut_after_newton_failure, compiled for this instruction set's packs from the text the one-member code
 // compiles ----
