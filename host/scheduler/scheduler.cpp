@@ -1,11 +1,12 @@
-// host/scheduler/scheduler.cpp — splits an ensemble into chunks, launches the engine's kernels until
-// every member has finished, and gathers the results.
+// host/scheduler/scheduler.cpp — the host's backends (serial and omp) of solve_ensemble: the chunk loop
+// of lockstep/chunks/chunk_driver.hpp run through the engine's kernels (lockstep/engine/engine.hpp),
+// with chunk storage in host memory.
 //
-// The scheduler is the only place that knows about memory budgets, chunk sizes and progress, and it
-// knows nothing of the model: it sees one through its engine (lockstep/engine/engine.hpp). Per chunk:
-// the inputs are transposed to SoA, `begin` runs once over all members, then `advance` (at most K
-// attempts each) runs over the list of active members, which is compacted after every launch. Members
-// never see the chunk they are in, its size, or K: a member's result depends on its own inputs only.
+// The scheduler is the only place that knows about host memory budgets and threads, and it knows
+// nothing of the model: it sees one through its engine. Per chunk: the inputs are transposed to SoA,
+// `begin` runs once over all members, then `advance` (at most K attempts each) runs over the list of
+// active members, which is compacted after every launch. Members never see the chunk they are in, its
+// size, or K: a member's result depends on its own inputs only.
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 
 #include "kernels/launch.hpp"
 #include "lockstep/chunks/chunk_delivery.hpp"
+#include "lockstep/chunks/chunk_driver.hpp"
 #include "lockstep/detail/split_factor.hpp"
 #include "lockstep/ensemble.hpp"
 #include "lockstep/formulation/projection.hpp"
@@ -67,21 +69,17 @@ std::size_t physical_memory_bytes() {
 namespace {
 
 void check_problem(const engine& model, const ensemble_problem& e, const run_options& ro) {
-  auto fail = [](const std::string& why) { throw std::invalid_argument("lockstep ensemble: " + why); };
-  if (e.members < 0) fail("members must be non-negative");
-  const auto n = static_cast<std::size_t>(e.members);
-  if (e.params.size() != n * static_cast<std::size_t>(model.n_params())) fail("params must hold members x n_params values");
-  if (e.q0.size() != n * static_cast<std::size_t>(model.n()) || e.v0.size() != n * static_cast<std::size_t>(model.n()))
-    fail("q0 and v0 must hold members x n values");
-  if (!(e.t1 > e.t0)) fail("t1 must be greater than t0");
-  for (std::size_t s = 0; s < e.save_times.size(); ++s) {
-    if (!(e.save_times[s] >= e.t0 && e.save_times[s] <= e.t1))
-      fail("save time " + std::to_string(e.save_times[s]) + " outside [t0, t1]");
-    if (s > 0 && !(e.save_times[s] > e.save_times[s - 1])) fail("save times must be strictly increasing");
-  }
-  if (const std::string why = model.refusal(e.options); !why.empty()) fail(why);
-  if (ro.attempts_per_sync < 1) fail("attempts_per_sync must be at least 1");
-  if (ro.chunk_size < 0) fail("chunk_size must be non-negative");
+  detail::run_shape shape;
+  shape.members = e.members;
+  shape.params = e.params.size();
+  shape.q0 = e.q0.size();
+  shape.v0 = e.v0.size();
+  shape.n_params = model.n_params();
+  shape.n = model.n();
+  shape.t0 = e.t0;
+  shape.t1 = e.t1;
+  shape.save_times = &e.save_times;
+  detail::check_run(shape, ro, model.refusal(e.options));
 }
 
 // An empty result of the right shape: statuses running, outputs NaN.
@@ -118,11 +116,8 @@ std::size_t host_memory_budget() {
 // Members per chunk: the explicit chunk size, else what fits the memory budget.
 long choose_chunk(const engine& model, const ensemble_problem& e, const run_options& ro, std::size_t budget,
                   std::size_t split_extra) {
-  const std::size_t per_member =
-      bytes_per_member(model, static_cast<int>(e.save_times.size()), e.options.method) + split_extra;
-  const long fit = static_cast<long>(std::max<std::size_t>(1, budget / per_member));
-  const long chunk = ro.chunk_size > 0 ? ro.chunk_size : fit;
-  return std::max(1L, std::min(chunk, std::max(1L, e.members)));
+  return detail::members_per_chunk(
+      e.members, ro, budget, bytes_per_member(model, static_cast<int>(e.save_times.size()), e.options.method) + split_extra);
 }
 
 // One launch's engine call on each block, with the first failure kept for after the launch.
@@ -170,12 +165,120 @@ class launcher {
   const std::function<bool()>& stop_requested_;
 };
 
+// The host's executor of the chunk driver (lockstep/chunks/chunk_driver.hpp): the chunk's storage in
+// host memory, reused from chunk to chunk, and the engine's kernels launched over the active list.
+class host_executor {
+ public:
+  host_executor(const engine& model, const ensemble_problem& e, const run_options& ro, const launcher& launch,
+                long chunk, bool split, bool split_projections, ensemble_solution& r)
+      : model_(model), e_(e), ro_(ro), launch_(launch), r_(r), chunk_(chunk), split_projections_(split_projections) {
+    const lockstep_chunk_layout layout = model.chunk_layout(e.options.method);
+    const auto C = static_cast<std::size_t>(chunk);
+    states_.resize(static_cast<std::size_t>(layout.state_words) * C);
+    params_.resize(static_cast<std::size_t>(model.n_params()) * C);
+    q0_.resize(static_cast<std::size_t>(model.n()) * C);
+    v0_.resize(q0_.size());
+    outputs_.resize(e.save_times.size() * static_cast<std::size_t>(model.ny()) * C);
+    finished_.resize(C);
+    active_.resize(C);
+    pending_.resize(split ? C : 0);
+    projections_.resize(split_projections ? static_cast<std::size_t>(layout.projection_words) * C : 0);
+    status_codes_.resize(C);
+
+    view_.header = abi_header_for<lockstep_chunk>();
+    view_.stride = chunk;
+    view_.states = states_.data();
+    view_.params = params_.data();
+    view_.q0 = q0_.data();
+    view_.v0 = v0_.data();
+    view_.outputs = outputs_.data();
+    view_.finished = finished_.data();
+    view_.projections = split_projections ? projections_.data() : nullptr;
+    view_.pending = split ? pending_.data() : nullptr;
+    view_.save_times = e.save_times.data();
+    view_.save_count = static_cast<int>(e.save_times.size());
+    view_.method = static_cast<int>(e.options.method);
+    view_.t0 = e.t0;
+    view_.t1 = e.t1;
+    options_ = abi_options(e.options);
+    view_.options = &options_;
+  }
+  host_executor(const host_executor&) = delete;
+  host_executor& operator=(const host_executor&) = delete;
+
+  void start_chunk(long first, long count) {
+    detail::scatter_inputs(e_.params.data(), e_.q0.data(), e_.v0.data(), model_.n_params(), model_.n(), first, count,
+                           chunk_, params_.data(), q0_.data(), v0_.data());
+    std::fill(outputs_.begin(), outputs_.end(), std::numeric_limits<double>::quiet_NaN());
+    std::fill(finished_.begin(), finished_.end(), 0);
+    if (split_projections_) std::fill(projections_.begin(), projections_.end(), 0);  // no projection under way
+    std::iota(active_.begin(), active_.begin() + count, 0L);
+  }
+  long begin(long n_active) {
+    launch_(active_.data(), n_active, [&](const long* m, long c) { model_.begin(view_, m, c); });
+    return compact(n_active);
+  }
+  long advance(long n_active) {
+    launch_(active_.data(), n_active,
+            [&](const long* m, long c) { model_.advance(view_, m, c, ro_.attempts_per_sync); });
+    return compact(n_active);
+  }
+  long advance_split(long n_active) {
+    launch_(active_.data(), n_active, [&](const long* m, long c) {
+      model_.advance_split(view_, m, c, ro_.attempts_per_sync, projection_split_above(true));
+    });
+    return compact(n_active);
+  }
+  void factor(long n_active) {
+    launch_(active_.data(), n_active, [&](const long* m, long c) { model_.factor(view_, m, c); });
+  }
+  // The finished chunk: statuses, counters and final states, then its outputs and on_chunk.
+  long finish_chunk(long first, long count) {
+    const int ny = model_.ny();
+    model_.finish(view_, 0, count, status_codes_.data(), r_.counters.data() + first, r_.t_final.data() + first,
+                  r_.y_final.data() + first * ny);
+    long steps = 0;
+    for (long i = 0; i < count; ++i) {
+      r_.status[first + i] = static_cast<member_status>(status_codes_[i]);
+      steps += r_.counters[first + i].steps;
+    }
+    detail::outputs_to_member_major(outputs_.data(), chunk_, count, view_.save_count, ny, member_outputs_);
+    detail::deliver_chunk(r_, ro_, first, count, member_outputs_.data());
+    return steps;
+  }
+  long drain() { return 0; }  // every chunk's results are out when finish_chunk returns
+
+ private:
+  // The active list without the members that finished, in place and allocation-free
+  // (std::stable_partition may allocate): its order only decides which member a thread takes next,
+  // never a member's result. Returns how many remain.
+  long compact(long n_active) {
+    const auto end = std::partition(active_.begin(), active_.begin() + n_active,
+                                    [&](long i) { return finished_[static_cast<std::size_t>(i)] == 0; });
+    return static_cast<long>(end - active_.begin());
+  }
+
+  const engine& model_;
+  const ensemble_problem& e_;
+  const run_options& ro_;
+  const launcher& launch_;
+  ensemble_solution& r_;
+  long chunk_;
+  bool split_projections_;
+  std::vector<std::uint64_t> states_;
+  std::vector<double> params_, q0_, v0_, outputs_, member_outputs_;
+  std::vector<unsigned char> finished_, pending_;
+  std::vector<long> active_;
+  std::vector<std::uint64_t> projections_;
+  std::vector<int> status_codes_;
+  lockstep_solver_options options_{};
+  lockstep_chunk view_{};
+};
+
 ensemble_solution run_chunked(const engine& model, const ensemble_problem& e, const run_options& ro,
                               const launcher& launch) {
   check_problem(model, e, ro);
   const auto start = std::chrono::steady_clock::now();
-  const int ny = model.ny(), n = model.n(), n_params = model.n_params();
-  const int save_count = static_cast<int>(e.save_times.size());
   const lockstep_chunk_layout layout = model.chunk_layout(e.options.method);
 
   ensemble_solution r = empty_solution(model, e, ro);
@@ -186,95 +289,8 @@ ensemble_solution run_chunked(const engine& model, const ensemble_problem& e, co
   const long chunk = choose_chunk(model, e, ro, ro.memory_budget > 0 ? ro.memory_budget : host_memory_budget(),
                                   split_bytes_per_member(model, e.options.method, split, split_projections));
   r.chunk_size = chunk;
-
-  // Chunk storage, reused from chunk to chunk.
-  const auto C = static_cast<std::size_t>(chunk);
-  std::vector<std::uint64_t> states(static_cast<std::size_t>(layout.state_words) * C);
-  std::vector<double> params(static_cast<std::size_t>(n_params) * C);
-  std::vector<double> q0(static_cast<std::size_t>(n) * C), v0(q0.size());
-  std::vector<double> outputs(static_cast<std::size_t>(save_count) * static_cast<std::size_t>(ny) * C);
-  std::vector<unsigned char> finished(C);
-  std::vector<long> active(C);
-  std::vector<double> member_outputs;
-  std::vector<unsigned char> pending(split ? C : 0);
-  std::vector<std::uint64_t> projections(split_projections ? static_cast<std::size_t>(layout.projection_words) * C : 0);
-  std::vector<int> status_codes(C);
-
-  lockstep_chunk view{};
-  view.header = abi_header_for<lockstep_chunk>();
-  view.stride = chunk;
-  view.states = states.data();
-  view.params = params.data();
-  view.q0 = q0.data();
-  view.v0 = v0.data();
-  view.outputs = outputs.data();
-  view.finished = finished.data();
-  view.projections = split_projections ? projections.data() : nullptr;
-  view.pending = split ? pending.data() : nullptr;
-  view.save_times = e.save_times.data();
-  view.save_count = save_count;
-  view.method = static_cast<int>(e.options.method);
-  view.t0 = e.t0;
-  view.t1 = e.t1;
-  const lockstep_solver_options options = abi_options(e.options);
-  view.options = &options;
-
-  progress_report report;
-  report.members_total = e.members;
-  for (long first = 0; first < e.members; first += chunk) {
-    const long count = std::min(chunk, e.members - first);
-    // Member-major inputs of members [first, first + count) to SoA arrays of stride `chunk`.
-    for (long i = 0; i < count; ++i) {
-      for (int j = 0; j < n_params; ++j) params[j * C + i] = e.params[(first + i) * n_params + j];
-      for (int j = 0; j < n; ++j) {
-        q0[j * C + i] = e.q0[(first + i) * n + j];
-        v0[j * C + i] = e.v0[(first + i) * n + j];
-      }
-    }
-    std::fill(outputs.begin(), outputs.end(), std::numeric_limits<double>::quiet_NaN());
-    std::fill(finished.begin(), finished.end(), 0);
-    if (split_projections) std::fill(projections.begin(), projections.end(), 0);  // no projection under way
-
-    std::iota(active.begin(), active.begin() + count, 0L);
-    long n_active = count;
-    launch(active.data(), n_active, [&](const long* m, long c) { model.begin(view, m, c); });
-    auto compact = [&] {
-      // In place and allocation-free (std::stable_partition may allocate): the order of the active
-      // list only decides which member a thread takes next, never a member's result.
-      const auto end = std::partition(active.begin(), active.begin() + n_active,
-                                      [&](long i) { return finished[static_cast<std::size_t>(i)] == 0; });
-      const long still = static_cast<long>(end - active.begin());
-      report.members_finished += n_active - still;
-      n_active = still;
-    };
-    compact();
-    while (n_active > 0) {
-      if (split) {  // advance, then factor what the attempts left pending
-        launch(active.data(), n_active, [&](const long* m, long c) {
-          model.advance_split(view, m, c, ro.attempts_per_sync, projection_split_above(true));
-        });
-        compact();
-        launch(active.data(), n_active, [&](const long* m, long c) { model.factor(view, m, c); });
-      } else {
-        launch(active.data(), n_active, [&](const long* m, long c) { model.advance(view, m, c, ro.attempts_per_sync); });
-        compact();
-      }
-      if (ro.on_progress) {
-        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        ro.on_progress(report);
-      }
-    }
-
-    // The finished chunk: statuses, counters and final states, then its outputs and on_chunk.
-    model.finish(view, 0, count, status_codes.data(), r.counters.data() + first, r.t_final.data() + first,
-                 r.y_final.data() + first * ny);
-    for (long i = 0; i < count; ++i) {
-      r.status[first + i] = static_cast<member_status>(status_codes[i]);
-      report.steps += r.counters[first + i].steps;
-    }
-    detail::outputs_to_member_major(outputs.data(), chunk, count, save_count, ny, member_outputs);
-    detail::deliver_chunk(r, ro, first, count, member_outputs.data());
-  }
+  host_executor x(model, e, ro, launch, chunk, split, split_projections, r);
+  detail::drive_chunks(e.members, chunk, split, ro, x, start);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

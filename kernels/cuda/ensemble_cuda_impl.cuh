@@ -36,17 +36,20 @@
 #include <thrust/partition.h>
 #include <thrust/sequence.h>
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/cuda/batched_factor.hpp"
 #include "kernels/cuda/device_solve.hpp"
 #include "kernels/cuda/ensemble_cuda.hpp"
 #include "lockstep/detail/member_kernels.hpp"
 #include "lockstep/detail/split_factor.hpp"
+#include "lockstep/chunks/chunk_driver.hpp"
 #include "lockstep/chunks/typed_chunks.hpp"
 #include "lockstep/engine/abi_support.hpp"
 #include "lockstep/model/registry.hpp"
@@ -248,6 +251,169 @@ inline int count_devices() {
   return count;
 }
 
+// The CUDA backend's executor of the chunk driver (lockstep/chunks/chunk_driver.hpp): the chunk's storage
+// in device memory, reused from chunk to chunk; the member functors launched one thread per active
+// member and the active list compacted by thrust::partition on the device (the number still active is
+// the only value copied back per launch); the results copied out on a second stream into two sets of
+// pinned host buffers, used alternately, and gathered once their copy has completed (the header
+// comment says what overlaps what).
+template <class Model, class Method>
+class device_executor {
+ public:
+  static constexpr int ny = state_layout<Model>::size;
+  static constexpr int words = soa_image<member_state<Model, Method>>::words;
+  static constexpr int projection_words = soa_image<projection_work<Model>>::words;
+  // Large members run in a workspace in device memory, not in the threads' local memory
+  // (member_kernels.hpp, member_workspace; docs/GPU.md section 5.7).
+  static constexpr bool in_workspace = uses_member_workspace<Model>;
+  using workspace_type = member_workspace<Model, Method>;
+  static constexpr bool can_split = has_split_factorization<Method>;
+  // A model that always splits never launches the fused kernel: it is not compiled (for chain<16> it
+  // would be another ptxas run of minutes for a kernel that cannot run; docs/GPU.md section 5.6).
+  static constexpr bool always_split = can_split && uses_split_factorization<Model>;
+  using factor_phase = std::conditional_t<can_split, split_factor_phase<Model, Method>, no_split_phase>;
+
+  device_executor(const ensemble<Model>& e, const run_options& run, long chunk, bool split, bool split_projections,
+                  ensemble_result<Model>& r)
+      : e_(e), run_(run), r_(r), chunk_(chunk), split_projections_(split_projections),
+        save_count_(static_cast<int>(e.save_times.size())),
+        d_states(std::size_t(words) * chunk), d_params(std::size_t(Model::n_params) * chunk),
+        d_q0(std::size_t(Model::n) * chunk), d_v0(std::size_t(Model::n) * chunk),
+        d_outputs(std::size_t(save_count_) * ny * chunk), d_save_times(std::size_t(save_count_)), d_finished(chunk),
+        d_active(chunk), d_workspace(in_workspace ? chunk : 0),
+        d_projections(split_projections ? std::size_t(projection_words) * chunk : 0),
+        h_params(std::size_t(Model::n_params) * chunk), h_q0(std::size_t(Model::n) * chunk),
+        h_v0(std::size_t(Model::n) * chunk),
+        h_states{pinned_buffer<std::uint64_t>(std::size_t(words) * chunk),
+                 pinned_buffer<std::uint64_t>(std::size_t(words) * chunk)},
+        h_outputs{pinned_buffer<double>(std::size_t(save_count_) * ny * chunk),
+                  pinned_buffer<double>(std::size_t(save_count_) * ny * chunk)} {
+    check(cudaStreamCreate(&compute_), "cudaStreamCreate");
+    check(cudaStreamCreate(&copy_), "cudaStreamCreate");
+    if constexpr (can_split)
+      if (split) factors_ = std::make_unique<factor_phase>(chunk, split_projections, compute_);
+    for (int b = 0; b < 2; ++b) {
+      check(cudaEventCreateWithFlags(&computed_[b], cudaEventDisableTiming), "cudaEventCreate");
+      check(cudaEventCreateWithFlags(&copied_[b], cudaEventDisableTiming), "cudaEventCreate");
+    }
+    if (save_count_ > 0)
+      check(cudaMemcpy(d_save_times.p, e.save_times.data(), sizeof(double) * save_count_, cudaMemcpyHostToDevice),
+            "cudaMemcpy save times");
+    view_.stride = chunk;
+    view_.states = d_states.p;
+    view_.params = d_params.p;
+    view_.q0 = d_q0.p;
+    view_.v0 = d_v0.p;
+    view_.outputs = d_outputs.p;
+    view_.finished = d_finished.p;
+    if (split_projections) view_.projections = d_projections.p;
+    view_.save_times = d_save_times.p;
+    view_.save_count = save_count_;
+    view_.t0 = e.t0;
+    view_.t1 = e.t1;
+    view_.options = e.options;
+  }
+  ~device_executor() {
+    for (int b = 0; b < 2; ++b) {
+      cudaEventDestroy(computed_[b]);
+      cudaEventDestroy(copied_[b]);
+    }
+    cudaStreamDestroy(compute_);
+    cudaStreamDestroy(copy_);
+  }
+  device_executor(const device_executor&) = delete;
+  device_executor& operator=(const device_executor&) = delete;
+
+  void start_chunk(long first, long count) {
+    detail::scatter_inputs(e_, first, count, chunk_, h_params.p, h_q0.p, h_v0.p);
+    check(cudaMemcpyAsync(d_params.p, h_params.p, sizeof(double) * Model::n_params * chunk_, cudaMemcpyHostToDevice, compute_), "cudaMemcpyAsync params");
+    check(cudaMemcpyAsync(d_q0.p, h_q0.p, sizeof(double) * Model::n * chunk_, cudaMemcpyHostToDevice, compute_), "cudaMemcpyAsync q0");
+    check(cudaMemcpyAsync(d_v0.p, h_v0.p, sizeof(double) * Model::n * chunk_, cudaMemcpyHostToDevice, compute_), "cudaMemcpyAsync v0");
+    // The previous chunk's results are still being copied from d_states/d_outputs on `copy`: wait for
+    // that copy before this chunk overwrites them.
+    if (pending_first_[set_ ^ 1] >= 0) check(cudaStreamWaitEvent(compute_, copied_[set_ ^ 1], 0), "cudaStreamWaitEvent");
+    check(cudaMemsetAsync(d_finished.p, 0, chunk_, compute_), "cudaMemsetAsync");
+    if (split_projections_)  // zero bytes: no projection under way
+      check(cudaMemsetAsync(d_projections.p, 0, sizeof(std::uint64_t) * projection_words * chunk_, compute_), "cudaMemsetAsync");
+    // NaN outputs until written (0xFF bytes are a NaN double).
+    check(cudaMemsetAsync(d_outputs.p, 0xFF, sizeof(double) * save_count_ * ny * chunk_, compute_), "cudaMemsetAsync");
+    thrust::sequence(thrust::cuda::par.on(compute_), d_active.p, d_active.p + count, 0L);
+  }
+  long begin(long n_active) { return launch(n_active, begin_member<Model, Method, in_workspace>{view_, d_workspace.p}); }
+  long advance(long n_active) {
+    if constexpr (!always_split) return launch(n_active, advance_member<Model, Method>{view_, run_.attempts_per_sync});
+    throw std::logic_error("lockstep cuda: the fused step of a model that always splits");
+  }
+  long advance_split(long n_active) {
+    if constexpr (can_split)  // lockstep/detail/split_factor.hpp: advance, then factor what is pending
+      return launch(n_active, advance_member_split<Model, Method, in_workspace>{
+                                  view_, run_.attempts_per_sync, factors_->pending.p,
+                                  projection_split_above(run_.split_factorization), d_workspace.p});
+    throw std::logic_error("lockstep cuda: the split step of a method without one");
+  }
+  void factor(long n_active) {
+    if constexpr (can_split) factors_->run(d_states.p, d_projections.p, chunk_, d_active.p, n_active);
+  }
+  // The chunk's results into this buffer set, once the set's previous chunk (two chunks ago) is gathered;
+  // returns that chunk's accepted steps.
+  long finish_chunk(long first, long count) {
+    check(cudaEventRecord(computed_[set_], compute_), "cudaEventRecord");
+    const long steps = gather(set_);  // complete by now
+    check(cudaStreamWaitEvent(copy_, computed_[set_], 0), "cudaStreamWaitEvent");
+    check(cudaMemcpyAsync(h_states[set_].p, d_states.p, sizeof(std::uint64_t) * words * chunk_, cudaMemcpyDeviceToHost, copy_), "cudaMemcpyAsync states");
+    check(cudaMemcpyAsync(h_outputs[set_].p, d_outputs.p, sizeof(double) * save_count_ * ny * chunk_, cudaMemcpyDeviceToHost, copy_), "cudaMemcpyAsync outputs");
+    check(cudaEventRecord(copied_[set_], copy_), "cudaEventRecord");
+    pending_first_[set_] = first;
+    pending_count_[set_] = count;
+    set_ ^= 1;
+    return steps;
+  }
+  long drain() { return gather(set_) + gather(set_ ^ 1); }  // in the order the chunks were copied
+
+ private:
+  template <class Functor>
+  long launch(long n_active, const Functor& f) {
+    const long blocks = (n_active + threads_per_block - 1) / threads_per_block;
+    for_each_active_member<<<static_cast<unsigned>(blocks), threads_per_block, 0, compute_>>>(d_active.p, n_active, f);
+    check(cudaGetLastError(), "kernel launch");
+    long* end = thrust::partition(thrust::cuda::par.on(compute_), d_active.p, d_active.p + n_active,
+                                  not_finished{d_finished.p});
+    return static_cast<long>(end - d_active.p);
+  }
+  // The results of the chunk in buffer set b, once its copy has completed; its accepted steps.
+  long gather(int b) {
+    if (pending_first_[b] < 0) return 0;
+    check(cudaEventSynchronize(copied_[b]), "cudaEventSynchronize");
+    const long steps = detail::gather_results<Model, Method>(e_, run_, pending_first_[b], pending_count_[b], chunk_,
+                                                             h_states[b].p, h_outputs[b].p, member_outputs_, r_);
+    pending_first_[b] = -1;
+    return steps;
+  }
+
+  const ensemble<Model>& e_;
+  const run_options& run_;
+  ensemble_result<Model>& r_;
+  long chunk_;
+  bool split_projections_;
+  int save_count_;
+  device_buffer<std::uint64_t> d_states;
+  device_buffer<double> d_params, d_q0, d_v0, d_outputs, d_save_times;
+  device_buffer<unsigned char> d_finished;
+  device_buffer<long> d_active;
+  device_buffer<workspace_type> d_workspace;
+  device_buffer<std::uint64_t> d_projections;
+  pinned_buffer<double> h_params, h_q0, h_v0;  // inputs: one set
+  pinned_buffer<std::uint64_t> h_states[2];    // results: two sets, for overlap
+  pinned_buffer<double> h_outputs[2];
+  cudaStream_t compute_ = nullptr, copy_ = nullptr;
+  std::unique_ptr<factor_phase> factors_;
+  cudaEvent_t computed_[2] = {}, copied_[2] = {};
+  chunk_view<Model> view_;
+  std::vector<double> member_outputs_;
+  int set_ = 0;
+  long pending_first_[2] = {-1, -1}, pending_count_[2] = {0, 0};
+};
+
 template <class Model, class Method>
 ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& run) {
   detail::check_ensemble(e, run);
@@ -255,162 +421,33 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   // command line exits 2 and names the other backends).
   if (count_devices() == 0)
     throw std::invalid_argument("lockstep: the cuda backend needs a CUDA device and this machine has none; use backend omp or serial");
-  constexpr int ny = state_layout<Model>::size;
-  constexpr int words = soa_image<member_state<Model, Method>>::words;
+  using executor = device_executor<Model, Method>;
   const auto start = std::chrono::steady_clock::now();
-  const int save_count = static_cast<int>(e.save_times.size());
 
   std::size_t free_bytes = 0, total_bytes = 0;
   check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  // Large members run in a workspace in device memory, not in the threads' local memory
-  // (member_kernels.hpp, member_workspace; docs/GPU.md section 5.7).
-  constexpr bool in_workspace = uses_member_workspace<Model>;
-  using workspace_type = member_workspace<Model, Method>;
-  require_local_memory(for_each_active_member<begin_member<Model, Method, in_workspace>>, Model::name, free_bytes);
+  require_local_memory(for_each_active_member<begin_member<Model, Method, executor::in_workspace>>, Model::name, free_bytes);
   // Fused or split (lockstep/detail/split_factor.hpp, docs/GPU.md section 5): by size, or for every model
   // on request (run_options::split_factorization).
-  constexpr bool can_split = has_split_factorization<Method>;
-  // A model that always splits never launches the fused kernel: it is not compiled (for chain<16> it
-  // would be another ptxas run of minutes for a kernel that cannot run; docs/GPU.md section 5.6).
-  constexpr bool always_split = can_split && uses_split_factorization<Model>;
-  const bool split = can_split && (uses_split_factorization<Model> || run.split_factorization);
+  const bool split = executor::can_split && (uses_split_factorization<Model> || run.split_factorization);
   if (split)
-    require_local_memory(for_each_active_member<advance_member_split<Model, Method, in_workspace>>, Model::name, free_bytes);
-  if constexpr (!always_split)
+    require_local_memory(for_each_active_member<advance_member_split<Model, Method, executor::in_workspace>>,
+                         Model::name, free_bytes);
+  if constexpr (!executor::always_split)
     if (!split) require_local_memory(for_each_active_member<advance_member<Model, Method>>, Model::name, free_bytes);
   ensemble_result<Model> r = detail::empty_result(e, run);
-  std::vector<double> member_outputs;
   // Split projections (split_factor.hpp, docs/GPU.md 5.3): their projection_work in device memory.
   const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form) &&
                                  (run.split_factorization || uses_split_projection<Model>);
-  const long chunk = detail::choose_chunk(e, run, run.memory_budget > 0 ? run.memory_budget : free_bytes / 4,
-                                          split_bytes_per_member<Model>(split, split_projections) +
-                                              (in_workspace ? sizeof(workspace_type) : 0));
+  const long chunk =
+      detail::choose_chunk(e, run, run.memory_budget > 0 ? run.memory_budget : free_bytes / 4,
+                           split_bytes_per_member<Model>(split, split_projections) +
+                               (executor::in_workspace ? sizeof(typename executor::workspace_type) : 0));
   r.chunk_size = chunk;
-
-  // Device storage for one chunk, reused.
-  device_buffer<std::uint64_t> d_states(std::size_t(words) * chunk);
-  device_buffer<double> d_params(std::size_t(Model::n_params) * chunk), d_q0(std::size_t(Model::n) * chunk),
-      d_v0(std::size_t(Model::n) * chunk), d_outputs(std::size_t(save_count) * ny * chunk),
-      d_save_times{std::size_t(save_count)};
-  device_buffer<unsigned char> d_finished(chunk);
-  device_buffer<long> d_active(chunk);
-  device_buffer<workspace_type> d_workspace(in_workspace ? chunk : 0);
-  // Pinned host buffers: inputs (one set) and results (two sets, for overlap).
-  pinned_buffer<double> h_params(std::size_t(Model::n_params) * chunk), h_q0(std::size_t(Model::n) * chunk),
-      h_v0(std::size_t(Model::n) * chunk);
-  pinned_buffer<std::uint64_t> h_states[2] = {pinned_buffer<std::uint64_t>(std::size_t(words) * chunk),
-                                              pinned_buffer<std::uint64_t>(std::size_t(words) * chunk)};
-  pinned_buffer<double> h_outputs[2] = {pinned_buffer<double>(std::size_t(save_count) * ny * chunk),
-                                        pinned_buffer<double>(std::size_t(save_count) * ny * chunk)};
-  cudaStream_t compute = nullptr, copy = nullptr;
-  check(cudaStreamCreate(&compute), "cudaStreamCreate");
-  check(cudaStreamCreate(&copy), "cudaStreamCreate");
-  constexpr int projection_words = soa_image<projection_work<Model>>::words;
-  device_buffer<std::uint64_t> d_projections(split_projections ? std::size_t(projection_words) * chunk : 0);
-  using factor_phase = std::conditional_t<can_split, split_factor_phase<Model, Method>, no_split_phase>;
-  std::unique_ptr<factor_phase> factors;
-  if constexpr (can_split)
-    if (split) factors = std::make_unique<factor_phase>(chunk, split_projections, compute);
-  cudaEvent_t computed[2], copied[2];
-  for (int b = 0; b < 2; ++b) {
-    check(cudaEventCreateWithFlags(&computed[b], cudaEventDisableTiming), "cudaEventCreate");
-    check(cudaEventCreateWithFlags(&copied[b], cudaEventDisableTiming), "cudaEventCreate");
+  {
+    executor x(e, run, chunk, split, split_projections, r);
+    detail::drive_chunks(e.members, chunk, split, run, x, start);
   }
-  if (save_count > 0)
-    check(cudaMemcpy(d_save_times.p, e.save_times.data(), sizeof(double) * save_count, cudaMemcpyHostToDevice),
-          "cudaMemcpy save times");
-
-  progress_report report;
-  report.members_total = e.members;
-  long pending_first[2] = {-1, -1}, pending_count[2] = {0, 0};
-  auto gather = [&](int b) {  // results of the chunk in buffer set b, once its copy has completed
-    if (pending_first[b] < 0) return;
-    check(cudaEventSynchronize(copied[b]), "cudaEventSynchronize");
-    report.steps += detail::gather_results<Model, Method>(e, run, pending_first[b], pending_count[b], chunk,
-                                                          h_states[b].p, h_outputs[b].p, member_outputs, r);
-    pending_first[b] = -1;
-  };
-
-  int set = 0;
-  for (long first = 0; first < e.members; first += chunk, set ^= 1) {
-    const long count = std::min(chunk, e.members - first);
-    detail::scatter_inputs(e, first, count, chunk, h_params.p, h_q0.p, h_v0.p);
-    check(cudaMemcpyAsync(d_params.p, h_params.p, sizeof(double) * Model::n_params * chunk, cudaMemcpyHostToDevice, compute), "cudaMemcpyAsync params");
-    check(cudaMemcpyAsync(d_q0.p, h_q0.p, sizeof(double) * Model::n * chunk, cudaMemcpyHostToDevice, compute), "cudaMemcpyAsync q0");
-    check(cudaMemcpyAsync(d_v0.p, h_v0.p, sizeof(double) * Model::n * chunk, cudaMemcpyHostToDevice, compute), "cudaMemcpyAsync v0");
-    // The previous chunk's results are still being copied from d_states/d_outputs on `copy`: wait for
-    // that copy before this chunk overwrites them.
-    if (pending_first[set ^ 1] >= 0) check(cudaStreamWaitEvent(compute, copied[set ^ 1], 0), "cudaStreamWaitEvent");
-    check(cudaMemsetAsync(d_finished.p, 0, chunk, compute), "cudaMemsetAsync");
-    if (split_projections)  // zero bytes: no projection under way
-      check(cudaMemsetAsync(d_projections.p, 0, sizeof(std::uint64_t) * projection_words * chunk, compute), "cudaMemsetAsync");
-    // NaN outputs until written (0xFF bytes are a NaN double).
-    check(cudaMemsetAsync(d_outputs.p, 0xFF, sizeof(double) * save_count * ny * chunk, compute), "cudaMemsetAsync");
-    thrust::sequence(thrust::cuda::par.on(compute), d_active.p, d_active.p + count, 0L);
-
-    chunk_view<Model> view;
-    view.stride = chunk;
-    view.states = d_states.p;
-    view.params = d_params.p;
-    view.q0 = d_q0.p;
-    view.v0 = d_v0.p;
-    view.outputs = d_outputs.p;
-    view.finished = d_finished.p;
-    if (split_projections) view.projections = d_projections.p;
-    view.save_times = d_save_times.p;
-    view.save_count = save_count;
-    view.t0 = e.t0;
-    view.t1 = e.t1;
-    view.options = e.options;
-
-    long n_active = count;
-    auto launch = [&](const auto& f) {
-      const long blocks = (n_active + threads_per_block - 1) / threads_per_block;
-      for_each_active_member<<<static_cast<unsigned>(blocks), threads_per_block, 0, compute>>>(d_active.p, n_active, f);
-      check(cudaGetLastError(), "kernel launch");
-      long* end = thrust::partition(thrust::cuda::par.on(compute), d_active.p, d_active.p + n_active,
-                                    not_finished{d_finished.p});
-      const long still = static_cast<long>(end - d_active.p);
-      report.members_finished += n_active - still;
-      n_active = still;
-    };
-    launch(begin_member<Model, Method, in_workspace>{view, d_workspace.p});
-    while (n_active > 0) {
-      bool advanced = false;
-      if constexpr (can_split) {
-        if (split) {  // lockstep/detail/split_factor.hpp: advance, then factor what is pending
-          launch(advance_member_split<Model, Method, in_workspace>{view, run.attempts_per_sync, factors->pending.p,
-                                                                   projection_split_above(run.split_factorization),
-                                                                   d_workspace.p});
-          factors->run(d_states.p, d_projections.p, chunk, d_active.p, n_active);
-          advanced = true;
-        }
-      }
-      if constexpr (!always_split)
-        if (!advanced) launch(advance_member<Model, Method>{view, run.attempts_per_sync});
-      if (run.on_progress) {
-        report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        run.on_progress(report);
-      }
-    }
-    check(cudaEventRecord(computed[set], compute), "cudaEventRecord");
-    gather(set);  // this buffer set's previous chunk (two chunks ago) is complete by now
-    check(cudaStreamWaitEvent(copy, computed[set], 0), "cudaStreamWaitEvent");
-    check(cudaMemcpyAsync(h_states[set].p, d_states.p, sizeof(std::uint64_t) * words * chunk, cudaMemcpyDeviceToHost, copy), "cudaMemcpyAsync states");
-    check(cudaMemcpyAsync(h_outputs[set].p, d_outputs.p, sizeof(double) * save_count * ny * chunk, cudaMemcpyDeviceToHost, copy), "cudaMemcpyAsync outputs");
-    check(cudaEventRecord(copied[set], copy), "cudaEventRecord");
-    pending_first[set] = first;
-    pending_count[set] = count;
-  }
-  gather(0);
-  gather(1);
-  for (int b = 0; b < 2; ++b) {
-    cudaEventDestroy(computed[b]);
-    cudaEventDestroy(copied[b]);
-  }
-  cudaStreamDestroy(compute);
-  cudaStreamDestroy(copy);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

@@ -1,6 +1,7 @@
-// lockstep/chunks/typed_chunks.hpp — chunk sizing and the member-major <-> SoA transfers of a model
-// known at compile time: what a backend that runs its own chunking (the CUDA backend, kernels/cuda)
-// needs. The model-agnostic scheduler (host/scheduler) does the same through the engine. Not API.
+// lockstep/chunks/typed_chunks.hpp — the chunk loop's checks, sizes and results for a model known at
+// compile time: what the CUDA backend (kernels/cuda), an executor of lockstep/chunks/chunk_driver.hpp
+// built per model, needs besides the driver. The model-agnostic scheduler (host/scheduler) does the same
+// through the engine. Not API.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "lockstep/chunks/chunk_delivery.hpp"
+#include "lockstep/chunks/chunk_driver.hpp"
 #include "lockstep/detail/member_kernels.hpp"
 #include "lockstep/detail/soa.hpp"
 #include "lockstep/detail/split_factor.hpp"
@@ -44,32 +46,25 @@ namespace detail {
 
 template <class Model>
 void check_ensemble(const ensemble<Model>& e, const run_options& ro) {
-  auto fail = [](const std::string& why) { throw std::invalid_argument("lockstep ensemble: " + why); };
-  if (e.members < 0) fail("members must be non-negative");
-  const auto n = static_cast<std::size_t>(e.members);
-  if (e.params.size() != n * Model::n_params) fail("params must hold members x n_params values");
-  if (e.q0.size() != n * Model::n || e.v0.size() != n * Model::n) fail("q0 and v0 must hold members x n values");
-  if (!(e.t1 > e.t0)) fail("t1 must be greater than t0");
-  for (std::size_t s = 0; s < e.save_times.size(); ++s) {
-    if (!(e.save_times[s] >= e.t0 && e.save_times[s] <= e.t1)) fail("save time " + std::to_string(e.save_times[s]) + " outside [t0, t1]");
-    if (s > 0 && !(e.save_times[s] > e.save_times[s - 1])) fail("save times must be strictly increasing");
-  }
-  if (const char* why = check_method_options(e.options); why[0] != '\0') fail(why);
-  if (ro.attempts_per_sync < 1) fail("attempts_per_sync must be at least 1");
-  if (ro.chunk_size < 0) fail("chunk_size must be non-negative");
+  run_shape shape;
+  shape.members = e.members;
+  shape.params = e.params.size();
+  shape.q0 = e.q0.size();
+  shape.v0 = e.v0.size();
+  shape.n_params = Model::n_params;
+  shape.n = Model::n;
+  shape.t0 = e.t0;
+  shape.t1 = e.t1;
+  shape.save_times = &e.save_times;
+  check_run(shape, ro, check_method_options(e.options));
 }
 
 // Member-major inputs of members [first, first + count) to SoA arrays of stride `chunk`.
 template <class Model>
 void scatter_inputs(const ensemble<Model>& e, long first, long count, long chunk, double* params, double* q0,
                     double* v0) {
-  for (long i = 0; i < count; ++i) {
-    for (int j = 0; j < Model::n_params; ++j) params[j * chunk + i] = e.params[(first + i) * Model::n_params + j];
-    for (int j = 0; j < Model::n; ++j) {
-      q0[j * chunk + i] = e.q0[(first + i) * Model::n + j];
-      v0[j * chunk + i] = e.v0[(first + i) * Model::n + j];
-    }
-  }
+  scatter_inputs(e.params.data(), e.q0.data(), e.v0.data(), Model::n_params, Model::n, first, count, chunk, params,
+                 q0, v0);
 }
 
 // A finished chunk's SoA states and outputs into the member-major result (outputs only when kept),
@@ -117,11 +112,9 @@ ensemble_result<Model> empty_result(const ensemble<Model>& e, const run_options&
 // split path adds per member, split_bytes_per_member).
 template <class Model>
 long choose_chunk(const ensemble<Model>& e, const run_options& ro, std::size_t budget, std::size_t split_extra = 0) {
-  const std::size_t per_member =
-      bytes_per_member<Model>(static_cast<int>(e.save_times.size()), e.options.method) + split_extra;
-  const long fit = static_cast<long>(std::max<std::size_t>(1, budget / per_member));
-  const long chunk = ro.chunk_size > 0 ? ro.chunk_size : fit;
-  return std::max(1L, std::min(chunk, std::max(1L, e.members)));
+  return members_per_chunk(
+      e.members, ro, budget,
+      bytes_per_member<Model>(static_cast<int>(e.save_times.size()), e.options.method) + split_extra);
 }
 
 }  // namespace detail
