@@ -59,6 +59,9 @@ LOCKSTEP_HD T abs1(const complex<T>& a) {
   return abs(a.re) + abs(a.im);
 }
 LOCKSTEP_HD double abs1(double a) { return abs(a); }
+// The larger of two magnitudes (abs1's), for the LU's scale (a pack's in one instruction:
+// lockstep/simd/pack_inl.hpp).
+LOCKSTEP_HD double magnitude_max(double a, double b) { return max(a, b); }
 
 // A complex number's small integers are its parts' (lockstep/core/lane_primitives.hpp).
 template <class T>

@@ -72,11 +72,12 @@ LOCKSTEP_HD constexpr const T& pick(const T* array, int index, int /*size*/) {
 }
 
 // Rows k and p of an array of `rows` rows of `stride` entries trade their first `length` entries: an LU's
-// row interchange (lockstep/core/lu_generic.inc). One matrix's p is its pivot row (nothing moves when
-// p == k); a pack's is each lane's own.
+// row interchange (lockstep/core/lu_generic.inc). One matrix's p is its pivot row, a pack's each lane's
+// own. One matrix swaps a single entry unconditionally (a self-swap when p == k: cheaper than a branch
+// that goes either way at random on Newton matrices), a longer row only when p != k.
 template <class T>
 LOCKSTEP_HD void interchange_rows(T* a, int stride, int length, int k, int p, int /*rows*/) {
-  if (p == k) return;
+  if (length > 1 && p == k) return;
   for (int j = 0; j < length; ++j) {
     const T t = a[k * stride + j];
     a[k * stride + j] = a[p * stride + j];

@@ -208,9 +208,17 @@ HWY_INLINE void interchange_rows(T* a, int stride, int length, int k, pack<D> p,
   }
 }
 
-// |x|: an LU's pivot magnitude (lockstep/core/complex.hpp's abs1 of a double).
+// |x|: an LU's pivot magnitude (lockstep/core/complex.hpp's abs1 of a double), by clearing the sign bit
+// (one instruction; abs above takes three, to keep abs(-0.0) = -0.0). The two differ in the sign of a
+// zero only, which no comparison of magnitudes sees, and the LU only compares them (its threshold is
+// a magnitude too).
 template <class D>
-HWY_INLINE pack<D> abs1(pack<D> x) { return abs(x); }
+HWY_INLINE pack<D> abs1(pack<D> x) { return pack<D>(hn::Abs(x.v)); }
+// The larger of two magnitudes, in one instruction (max above takes two, to return its first argument
+// on ties and NaN as a double's max does): the LU's scale, which no lane whose magnitudes hold a NaN
+// uses (lockstep/core/lu_generic.inc fails it).
+template <class D>
+HWY_INLINE pack<D> magnitude_max(pack<D> a, pack<D> b) { return pack<D>(hn::Max(a.v, b.v)); }
 
 // Lane access: the traffic between one member on doubles and its lane (a member loaded into a lane or
 // read out of it, a Jacobian evaluated on the double code for one lane).
