@@ -82,10 +82,9 @@ inline void scatter_inputs(const double* params_in, const double* q0_in, const d
 //   long finish_chunk(long first, long count)  results out; the accepted steps of the members gathered
 //   long drain()                               the results still pending (a backend whose copies out
 //                                              overlap the next chunk); their accepted steps
-// Returns the progress as last reported.
 template <class Executor>
-progress_report drive_chunks(long members, long chunk, bool split, const run_options& ro, Executor& x,
-                             std::chrono::steady_clock::time_point start) {
+void drive_chunks(long members, long chunk, bool split, const run_options& ro, Executor& x,
+                  std::chrono::steady_clock::time_point start) {
   progress_report report;
   report.members_total = members;
   for (long first = 0; first < members; first += chunk) {
@@ -111,8 +110,7 @@ progress_report drive_chunks(long members, long chunk, bool split, const run_opt
     }
     report.steps += x.finish_chunk(first, count);
   }
-  report.steps += x.drain();
-  return report;
+  x.drain();  // after the last progress report
 }
 
 }  // namespace lockstep::detail
