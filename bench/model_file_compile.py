@@ -8,6 +8,9 @@ model cache (LOCKSTEP_CACHE_DIR):
   first run     the wall time of `lockstep run STUDY` on a study of one member over a short interval:
                 the equations file turned into a header (SymPy), the compile and the load, the solve
                 negligible (the table gives the solve's own wall time beside it)
+  new model     (where the binary precompiles lockstep's headers into the cache, docs/MODEL-FILES.md
+                "What is compiled") the first run again on a cache that holds only the precompiled
+                headers the first run made: a new model after any earlier one
   next method   (where the binary compiles the parts a study needs, docs/MODEL-FILES.md "What is
                 compiled") then a study of the same model with another method, on the cache the first
                 run left: what a second study costs
@@ -133,9 +136,9 @@ def main():
         versions[which] = (f"{version[0] if version else '?'}; "
                            f"{next((l.strip() for l in version if 'model files compiled' in l), '')}")
     rows = []
-    out("| model | study | first run, before [s] | first run, after [s] | after / before | next method, after [s] |"
-        " solve, before [s] | solve, after [s] | after / before | results |")
-    out("|---|---|---|---|---|---|---|---|---|---|")
+    out("| model | study | first run, before [s] | first run, after [s] | after / before | new model, after [s] |"
+        " next method, after [s] | solve, before [s] | solve, after [s] | after / before | results |")
+    out("|---|---|---|---|---|---|---|---|---|---|---|")
     failed = False
     for label, source, varied, bounds, t1, share in models(work):
         if not chosen(label, args.models):
@@ -149,12 +152,17 @@ def main():
             members = max(1, int(args.members * share))
             timed = study(work, f"timed{tag}", source, solver, t1, members, varied, bounds)
             firsts = {w: [] for w in binaries}
-            nexts = []
+            nexts, news = [], []
             for rep in range(args.reps):
                 for which, lockstep in binaries.items():
                     cache = os.path.join(work, f"cache-{which}-{tag}-{rep}")
                     seconds, _, _ = run(lockstep, first, os.path.join(work, "out"), cache)
                     firsts[which].append(seconds)
+                    if which == "after" and os.path.isdir(os.path.join(cache, "headers")):
+                        fresh = os.path.join(work, f"cache-new-{tag}-{rep}")
+                        shutil.copytree(os.path.join(cache, "headers"), os.path.join(fresh, "headers"))
+                        news.append(run(lockstep, first, os.path.join(work, "out"), fresh)[0])
+                        shutil.rmtree(fresh)
                     if which == "after" and second:
                         nexts.append(run(lockstep, second, os.path.join(work, "out"), cache)[0])
                     if rep + 1 < args.reps:
@@ -171,17 +179,24 @@ def main():
             failed = failed or not same
             fb, fa = statistics.median(firsts["before"]), statistics.median(firsts["after"])
             sb, sa = min(solves["before"]), min(solves["after"])
-            rows.append((label, kind, fa, sa / sb))
+            fn = statistics.median(news) if news else None
+            rows.append((label, kind, fa, sa / sb, fn))
             nxt = f"{statistics.median(nexts):.1f}" if nexts else "—"
-            out(f"| {label} | {kind}, {members} members, t1 = {t1} | {fb:.1f} | {fa:.1f} | {fa / fb:.2f} | {nxt} | "
+            new = f"{fn:.1f}" if news else "—"
+            out(f"| {label} | {kind}, {members} members, t1 = {t1} | {fb:.1f} | {fa:.1f} | {fa / fb:.2f} | {new} | {nxt} | "
                 f"{sb:.3f} | {sa:.3f} | {sa / sb:.3f} | {'bitwise equal' if same else 'DIFFERENT'} |")
     shutil.rmtree(work, ignore_errors=True)
     if rows:
         worst_first = max(rows, key=lambda r: r[2])
         ratios = [r[3] for r in rows]
         out()
+        news = [r for r in rows if r[4] is not None]
+        worst_new = max(news, key=lambda r: r[4]) if news else None
         out(f"First run after: {min(r[2] for r in rows):.1f}-{worst_first[2]:.1f} s (the longest: {worst_first[0]}, "
-            f"{worst_first[1]}); solve after / before: {min(ratios):.3f}-{max(ratios):.3f}.")
+            f"{worst_first[1]})" +
+            (f"; a new model: {min(r[4] for r in news):.1f}-{worst_new[4]:.1f} s (the longest: {worst_new[0]}, "
+             f"{worst_new[1]})" if worst_new else "") +
+            f"; solve after / before: {min(ratios):.3f}-{max(ratios):.3f}.")
     if args.results != "-":
         write_results(args.results, command, started, time.perf_counter() - clock, load, versions, args, lines)
     return 1 if failed else 0
@@ -204,7 +219,9 @@ def write_results(path, command, started, seconds, load, versions, args, table):
         f"- Machine: `nproc` = {os.cpu_count()}, CPU model \"{cpu}\", Linux {os.uname().release}; load average "
         f"(1, 5, 15 min) at the start: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}",
         f"- first run: the wall time of `lockstep run` of a one-member study on an empty cache (the model",
-        f"  compiled for it), the median of {args.reps} alternating runs of each binary; next method: then a study",
+        f"  compiled for it), the median of {args.reps} alternating runs of each binary; new model: the first",
+        f"  run again on a cache holding only the precompiled headers the first run made (\"—\": none made);",
+        f"  next method: then a study",
         f"  of the same model with another method on that cache (\"—\": none); solve: the fastest of",
         f"  {args.solve_reps} alternating solves of each binary on warm caches (results.h5's",
         f"  `wall_time_seconds`), whose final states must be the same bits.",

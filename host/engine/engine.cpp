@@ -180,6 +180,10 @@ void engine::evaluate(const double* params, double t, const double* q, const dou
 
 void engine::initialize(const double* params, double t0, const double* q0, const double* v0, const solver_options& options,
                         lockstep_initial_values& out) const {
+  if (table_->initialize == nullptr)
+    throw std::invalid_argument(std::string("model ") + table_->name + ": initialize: this engine holds the model's "
+                                "tables alone (a model file's engine holds what it was loaded for: load it again "
+                                "asking for a method)");
   const lockstep_solver_options abi = abi_options(options);
   call_engine(*table_, "initialize", [&](lockstep_error* e) {
     return table_->initialize(params, t0, q0, v0, &abi, &out, e);

@@ -58,26 +58,45 @@ struct engine_contents {
 
 namespace engine_sources {
 
+// What a part of an engine compiled in parts does with the functions its parts share, compiled once
+// (lockstep/engine/one_member_instances.hpp and tangent_instances.hpp): the model's part uses none,
+// "one member" and "tangents" compile their set, and every part but the model's declares the sets it
+// calls and does not compile.
+enum class shared_functions {
+  none,
+  compiles_one_member,
+  compiles_tangents,  // and calls the one-member set
+  calls_one_member,
+  calls_both,  // a tangent part: the one-member set and the tangents'
+};
+
 // One part of an engine: one call on the table `*t`.
 struct engine_part {
   std::string name;   // "model", "bdf", "bdf split path", "bdf lyapunov", "bdf in SIMD lanes", ...
   std::string hook;   // its hook's name in a unit of its own: lockstep_part_model, lockstep_part_method_bdf, ...
   std::string call;   // the call
-  // How long it compiles, relative to the others (measured on g++ 12 at -O3: the model's part 2-3 s of
-  // CPU, a method, its Lyapunov clone and its sensitivities 4-6 s, its QR tangents 6 s, the lanes 6-8
-  // s): a model file's parts start the longest first.
+  // How long it compiles, relative to the others (measured on g++ 12 at -O3 for Andrews' squeezer, the
+  // headers precompiled: the model's part 1.5 s of CPU, a method's 2.4 s, its QR tangents 2.4 s, the
+  // tangents' shared part 2.9 s, the lanes 2.8 s, "one member" 4.0 s): a model file's parts start the
+  // longest first.
   int cost = 0;
   bool lanes = false;  // BDF in lanes: a model whose code does not run on SIMD packs goes without it
+  shared_functions shared = shared_functions::calls_one_member;
 };
 
 // The parts of an engine of the model `type` (its C++ type) holding `wanted`, in the order their calls
-// run (the model's tables first; the lanes, where `lanes` > 0 and the engine holds BDF, last).
+// run (the model's tables first; the lanes, where `lanes` > 0 and the engine holds BDF, last). An
+// engine with any method holds "one member", one with any tangents "tangents".
 std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, const std::string& type);
 
-// The unit of one part compiled on its own: it includes `header` (the model's) and defines the part's
-// hook, a hidden C function that makes the part's call. A lanes part refuses, at its first line of
-// code, a model too large for the lanes (lanes_engine.hpp, fits_in_lanes).
+// The unit of one part compiled on its own: it includes first_header(part), then `header` (the
+// model's), and defines the part's hook, a hidden C function that makes the part's call. A lanes part
+// refuses, at its first line of code, a model too large for the lanes (lanes_engine.hpp, fits_in_lanes).
 std::string part_unit(const engine_part& part, const std::string& header, const std::string& type);
+
+// The header a part's unit includes first, before the model's: lockstep/engine/model_engine.hpp, or
+// lanes_engine.hpp (which includes it) for BDF in lanes. A model file's compiler reads it precompiled.
+std::string first_header(const engine_part& part);
 
 // The unit that links separately compiled parts into an engine library: the C entry point
 // (LOCKSTEP_ENGINE_ENTRY, docs/ENGINE-ABI.md) fills the table by calling each part's hook in order.

@@ -100,6 +100,7 @@ TEST(EngineBoundary, AnEngineOfSomeMethodsRunsThemAndRefusesTheOthersByName) {
   // (host/model_files/model_compiler.cpp).
   static const lockstep_engine table = [] {
     lockstep_engine t = engine_detail::model_table<Model>();
+    engine_detail::add_one_member<Model>(t);
     engine_detail::add_method<Model, radau5_method>(t);
     engine_detail::add_lyapunov<Model, radau5_method>(t);
     return t;
@@ -159,6 +160,24 @@ TEST(EngineBoundary, AnEngineOfSomeMethodsRunsThemAndRefusesTheOthersByName) {
                 e.params.data(), e.q0.data(), e.v0.data(), 0.0, 1.0, &options, &request, &out, &error),
             LOCKSTEP_INVALID_ARGUMENT);
   EXPECT_NE(std::string(error.message).find("this entry runs method 0 (qr)"), std::string::npos) << error.message;
+}
+
+TEST(EngineBoundary, AnEngineOfTheTablesAloneRefusesConsistentInitializationByName) {
+  // Arrange: the model's part alone, as `lockstep describe` loads a model file.
+  static const lockstep_engine table = engine_detail::model_table<Model>();
+  const engine tables(&table);
+  const ensemble_problem e = cart_ensemble(engine(model_engine<Model>()), method_kind::radau5, formulation::index3);
+  lockstep_initial_values out{};
+  out.header = abi_header_for<lockstep_initial_values>();
+  // Act and assert
+  try {
+    tables.initialize(e.params.data(), 0.0, e.q0.data(), e.v0.data(), e.options, out);
+    ADD_FAILURE() << "an engine of the tables alone initialized a member";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("initialize: this engine holds the model's tables alone"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(EngineBoundary, LoadingOneLibraryTwiceGivesOneTable) {

@@ -427,11 +427,11 @@ def case_parts(ctx):
         ctx.write(f"builtin_{name}.toml", STUDY.format(model='name = "double_pendulum"') + extra)
     lanes = not version_line(ctx, "BDF in SIMD lanes, model files: ").startswith("off")
     # What each study compiles on the cache the studies before it left: its method (and the model's own
-    # part, once), with [lyapunov] the tangents of its Lyapunov method alone; a describe compiles
-    # nothing more.
-    expected = {"radau5": ["model", "radau5"],
+    # part and the one-member functions the parts share, once), with [lyapunov] the tangents of its
+    # Lyapunov method (and what every method's tangents share, once); a describe compiles nothing more.
+    expected = {"radau5": ["model", "one member", "radau5"],
                 "bdf": ["bdf"] + (["bdf in SIMD lanes"] if lanes else []),
-                "lyapunov": ["radau5 lyapunov"],
+                "lyapunov": ["radau5 lyapunov", "tangents"],
                 "clone": ["radau5 lyapunov clone"]}
     for name, parts in expected.items():
         r = ctx.run("run", f"mine_{name}.toml", "-o", f"mine_{name}")
@@ -445,8 +445,10 @@ def case_parts(ctx):
     check(compiles(told) == 0 and "copied_pendulum" in told.stdout, f"describe should compile nothing:\n{told.stderr}")
     records = engine_records(ctx)
     linked = sorted(engine_parts(record) for record in records.values())
-    check(linked == sorted([["model"], ["model", "radau5"], sorted(["model", "bdf"] + expected["bdf"][1:]),
-                            ["model", "radau5", "radau5 lyapunov"], ["model", "radau5", "radau5 lyapunov clone"]]),
+    shared = ["model", "one member"]
+    check(linked == sorted([["model"], shared + ["radau5"], sorted(shared + ["bdf"] + expected["bdf"][1:]),
+                            shared + ["radau5", "radau5 lyapunov", "tangents"],
+                            shared + ["radau5", "radau5 lyapunov clone", "tangents"]]),
           f"five engines, each linked from the parts its study needed: {linked}")
     check(len(model_identities(ctx)) == 1, f"one model behind every engine: {records}")
     # Each part compiled once, into parts/.

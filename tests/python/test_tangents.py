@@ -209,7 +209,7 @@ def test_a_model_files_tangents_are_compiled_as_calls_need_them(tmp_path, source
         return sorted(line[len("part "):] for record in cache.glob("parts/*/part.txt")
                       for line in record.read_text().splitlines() if line.startswith("part "))
 
-    assert compiled_parts() == ["model", "radau5"]
+    assert compiled_parts() == ["model", "one member", "radau5"]
     kwargs = dict(vary={"initial.theta1": [1.9, 2.1]}, t=(0.0, 2.0), renormalize=0.5)
     for method, settings, part in (("qr", dict(exponents=2), "radau5 lyapunov"),
                                    ("clone", {}, "radau5 lyapunov clone")):
@@ -217,9 +217,11 @@ def test_a_model_files_tangents_are_compiled_as_calls_need_them(tmp_path, source
         assert part in compiled_parts()
         expected = lockstep.lyapunov("double_pendulum", method=method, **kwargs, **settings)
         assert got.lyapunov_exponents.values.tobytes() == expected.lyapunov_exponents.values.tobytes(), method
-    assert compiled_parts() == ["model", "radau5", "radau5 lyapunov", "radau5 lyapunov clone"]
+    assert compiled_parts() == ["model", "one member", "radau5", "radau5 lyapunov", "radau5 lyapunov clone",
+                                "tangents"]
     got = lockstep.sensitivities(mine, initial=STATE, t=T, parameters=["g", "L1"])
     expected = lockstep.sensitivities("double_pendulum", initial=STATE, t=T, parameters=["g", "L1"])
     assert got.dq_dp.values.tobytes() == expected.dq_dp.values.tobytes()
     assert got.dv_dp.values.tobytes() == expected.dv_dp.values.tobytes()
-    assert compiled_parts() == ["model", "radau5", "radau5 lyapunov", "radau5 lyapunov clone", "radau5 sensitivities"]
+    assert compiled_parts() == ["model", "one member", "radau5", "radau5 lyapunov", "radau5 lyapunov clone",
+                                "radau5 sensitivities", "tangents"]

@@ -6,11 +6,19 @@
 // does.
 #pragma once
 
+// LOCKSTEP_HD_SHARED marks the few large one-member function templates (Jacobian blocks, projection,
+// consistent initialization) that the parts of a model file's engine share as one explicit instance
+// (lockstep/engine/one_member_instances.hpp) instead of each compiling its own. They are not declared
+// `inline`: an explicit instantiation declaration does not keep a compiler from instantiating an inline
+// function for inlining ([temp.explicit], ISO C++20 13.9.2 p10), and g++ does, which costs each part
+// the compile time the sharing saves.
 #if defined(__CUDACC__)
 #define LOCKSTEP_HD __host__ __device__ inline
+#define LOCKSTEP_HD_SHARED __host__ __device__
 #define LOCKSTEP_DEVICE_COMPILE 1
 #else
 #define LOCKSTEP_HD inline
+#define LOCKSTEP_HD_SHARED
 #define LOCKSTEP_DEVICE_COMPILE 0
 #endif
 

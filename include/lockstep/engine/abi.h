@@ -296,7 +296,7 @@ typedef struct lockstep_engine {
   /* ---- each method's chunk and tangent functions, indexed by lockstep::method_kind ---- */
   lockstep_method_functions methods[LOCKSTEP_METHOD_COUNT];
 
-  /* ---- a model doctor's hooks ---- */
+  /* ---- a model doctor's hooks (initialize: NULL in an engine of the model's tables alone) ---- */
   lockstep_result (*evaluate)(const double* params, double t, const double* q, const double* v,
                               lockstep_model_values* out, lockstep_error* error);
   lockstep_result (*initialize)(const double* params, double t0, const double* q0, const double* v0,

@@ -8,10 +8,12 @@
 // is bitwise the result of the template code. Each adapter catches every exception and returns it as a
 // status and a message (no exception crosses the C ABI).
 //
-// The table is assembled from parts, each instantiating its own templates: model_table (the model and
-// what every method shares), and per method add_method (a chunk of members), add_split (the split
-// path), add_lyapunov, add_lyapunov_clone and add_sensitivities (the tangents). make_engine_table adds
-// them all for a model compiled into a C++ program (model_engine<Model>()). The built-in models' engines
+// The table is assembled from parts, each instantiating its own templates: model_table (the model's
+// tables and values), add_one_member (consistent initialization, and the one-member functions every
+// method calls: one_member_instances.hpp), and per method add_method (a chunk of members), add_split
+// (the split path), add_lyapunov, add_lyapunov_clone and add_sensitivities (the tangents).
+// make_engine_table adds them all for a model compiled into a C++ program (model_engine<Model>()), and a
+// model file's "tangents" part adds no entry (tangent_instances.hpp). The built-in models' engines
 // and model files' engine libraries are written as calls of the parts by one generator
 // (host/engine/engine_sources.hpp): a built-in engine in one translation unit, a model file's engine a
 // unit per part that its study needs, compiled in parallel and linked into one library
@@ -411,11 +413,19 @@ lockstep_engine model_table() {
   e.check_options = &F::check_options;
   e.chunk_layout = &F::chunk_layout;
   e.evaluate = &F::evaluate;
-  e.initialize = &F::initialize;
+  e.initialize = nullptr;  // add_one_member sets it
   e.solve_on_device = nullptr;
   e.lanes_work = nullptr;  // lanes_engine.hpp's use_lanes sets them
   e.lanes_corrector_work = nullptr;
   return e;
+}
+
+// Consistent initial values for a model doctor. Its part, "one member", is also where a model file's
+// engine compiles the one-member functions its other parts share (one_member_instances.hpp), which
+// consistent initialization calls too: an engine of the tables alone (model_table) goes without both.
+template <class Model>
+void add_one_member(lockstep_engine& e) {
+  e.initialize = &model_functions<Model>::initialize;
 }
 
 // Method's entries that run a chunk of members: begin, advance and finish.
@@ -458,6 +468,7 @@ void add_sensitivities(lockstep_engine& e) {
 template <class Model>
 lockstep_engine make_engine_table() {
   lockstep_engine e = model_table<Model>();
+  add_one_member<Model>(e);
   for_each_method([&]<class Method>() {
     add_method<Model, Method>(e);
     add_split<Model, Method>(e);

@@ -432,10 +432,10 @@ LOCKSTEP_HD void jacobian_block_values(formulation f, const S& t, const vec<S, s
 // The Jacobian blocks of one member at (t, y, v') (detail::jacobian_block_values), refused when an entry
 // is not finite, with the rank decision on [G; A] (J.dropped).
 template <class Model, int Chunk = ad::default_chunk>
-LOCKSTEP_HD member_status evaluate_jacobian(formulation f, double t, const state_vector<Model>& y,
-                                            const vec<double, Model::n>& vdot, const double* p,
-                                            jacobian_blocks<Model>& J, baumgarte_gains gains = {},
-                                            mat<double, Model::n, Model::n>* mu_curvature = nullptr) {
+LOCKSTEP_HD_SHARED member_status evaluate_jacobian(formulation f, double t, const state_vector<Model>& y,
+                                                   const vec<double, Model::n>& vdot, const double* p,
+                                                   jacobian_blocks<Model>& J, baumgarte_gains gains = {},
+                                                   mat<double, Model::n, Model::n>* mu_curvature = nullptr) {
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   detail::jacobian_block_values<Model, Chunk>(f, t, y, vdot, p, J, gains, mu_curvature);
   bool finite = true;

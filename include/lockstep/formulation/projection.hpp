@@ -373,9 +373,9 @@ LOCKSTEP_HD member_status accept_projection(member_status s, const vec<double, M
 // projection_failed (singular Gram matrix, no convergence) or model_not_finite; y is unchanged then.
 // `dropped`: the member's dependent constraint rows, left out (see the header).
 template <class Model>
-LOCKSTEP_HD member_status project_state(projection_kind kind, formulation f, projection_metric metric, double t,
-                                        state_vector<Model>& y, const double* p, projection_sizes& sizes,
-                                        std::uint64_t dropped = 0) {
+LOCKSTEP_HD_SHARED member_status project_state(projection_kind kind, formulation f, projection_metric metric, double t,
+                                               state_vector<Model>& y, const double* p, projection_sizes& sizes,
+                                               std::uint64_t dropped = 0) {
   using L = state_layout<Model>;
   constexpr int n = Model::n;
   vec<double, n> q, v;

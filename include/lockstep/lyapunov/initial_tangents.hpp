@@ -59,10 +59,11 @@ LOCKSTEP_HD linearized_constraint_residuals<Model> linearized_constraints(double
 // W the initialization metric (opt.metric: M(q0) or I). On the tangent space (parameter < 0 and
 // (dq0, dv0) satisfying the linearized constraints) this is the identity.
 template <class Model>
-LOCKSTEP_HD member_status initial_phase_tangent(double t, const vec<double, Model::n>& q, const vec<double, Model::n>& v,
-                                                const double* p, projection_metric metric,
-                                                const vec<double, Model::n>& dq0, const vec<double, Model::n>& dv0,
-                                                int parameter, vec<double, Model::n>& dq, vec<double, Model::n>& dv) {
+LOCKSTEP_HD_SHARED member_status initial_phase_tangent(double t, const vec<double, Model::n>& q,
+                                                       const vec<double, Model::n>& v, const double* p,
+                                                       projection_metric metric, const vec<double, Model::n>& dq0,
+                                                       const vec<double, Model::n>& dv0, int parameter,
+                                                       vec<double, Model::n>& dq, vec<double, Model::n>& dv) {
   constexpr int m = Model::m, k = Model::k;
   using B = detail::parameter_dual;
   using LM = detail::parameters_lifted<Model>;
@@ -122,9 +123,9 @@ LOCKSTEP_HD member_status initial_phase_tangent(double t, const vec<double, Mode
 // derivative has q' = v, v' = a and zero multiplier parts (method/step_control.hpp, initial_point),
 // so s' = (dv, da, 0, 0, 0); s = (dq, dv, dlambda, 0, dnu).
 template <class Model>
-LOCKSTEP_HD member_status initial_full_tangent(double t, const initial_values<Model>& init, const double* p,
-                                               const vec<double, Model::n>& dq, const vec<double, Model::n>& dv,
-                                               int parameter, state_vector<Model>& s, state_vector<Model>& sp) {
+LOCKSTEP_HD_SHARED member_status initial_full_tangent(double t, const initial_values<Model>& init, const double* p,
+                                                      const vec<double, Model::n>& dq, const vec<double, Model::n>& dv,
+                                                      int parameter, state_vector<Model>& s, state_vector<Model>& sp) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   constexpr int N = n + m + k;

@@ -16,9 +16,10 @@ namespace lockstep {
 // the F_q rows in the q slots, F_v in the v slots, Phi in the lambda slots, the ggl rows G v + Phi_t in
 // the mu slots (index3: mu = 0, no parameter), A v + a in the nu slots.
 template <class Model>
-LOCKSTEP_HD state_vector<Model> residual_parameter_derivative(formulation f, double t, const state_vector<Model>& y,
-                                                              const vec<double, Model::n>& vdot, const double* p,
-                                                              int j) {
+LOCKSTEP_HD_SHARED state_vector<Model> residual_parameter_derivative(formulation f, double t,
+                                                                     const state_vector<Model>& y,
+                                                                     const vec<double, Model::n>& vdot, const double* p,
+                                                                     int j) {
   using L = state_layout<Model>;
   using B = detail::parameter_dual;
   using LM = detail::parameters_lifted<Model>;
@@ -93,9 +94,9 @@ LOCKSTEP_HD member_status evaluate_exact_jacobian(formulation f, double t, const
 // The linearized residual F_y s + F_y' s' (+ F_p e_j) at the point X was evaluated at, in the layout of y
 // (rows as residual_parameter_derivative).
 template <class Model>
-LOCKSTEP_HD state_vector<Model> linearized_residual(formulation f, const exact_jacobian<Model>& X,
-                                                    const state_vector<Model>& s, const state_vector<Model>& sp,
-                                                    const state_vector<Model>* dFdp) {
+LOCKSTEP_HD_SHARED state_vector<Model> linearized_residual(formulation f, const exact_jacobian<Model>& X,
+                                                           const state_vector<Model>& s, const state_vector<Model>& sp,
+                                                           const state_vector<Model>* dFdp) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   const jacobian_blocks<Model>& J = X.jac;

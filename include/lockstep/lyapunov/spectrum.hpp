@@ -164,9 +164,9 @@ LOCKSTEP_HD bool orthonormalize(const mat<double, Model::n, Model::n>& W, state_
 // An orthonormal basis (in the metric) of the tangent space of the manifold at a consistent (t, q, v):
 // d = manifold_dimension<Model>() phase vectors (see the header).
 template <class Model>
-LOCKSTEP_HD member_status tangent_space_basis(double t, const vec<double, Model::n>& q, const vec<double, Model::n>& v,
-                                              const double* p, tangent_metric metric,
-                                              phase_vector<Model>* basis) {
+LOCKSTEP_HD_SHARED member_status tangent_space_basis(double t, const vec<double, Model::n>& q,
+                                                     const vec<double, Model::n>& v, const double* p,
+                                                     tangent_metric metric, phase_vector<Model>* basis) {
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   constexpr int d = manifold_dimension<Model>();
   using L = state_layout<Model>;

@@ -50,10 +50,10 @@ struct initial_values {
 // the multipliers reported at output times (stepper/member.hpp). The rows of [G; A] set in `dropped`
 // are left out, their multipliers 0.
 template <class Model>
-LOCKSTEP_HD member_status accelerations_and_multipliers(double t, const vec<double, Model::n>& q,
-                                                        const vec<double, Model::n>& v, const double* p,
-                                                        vec<double, Model::n>& a, vec<double, Model::m>& lambda,
-                                                        vec<double, Model::k>& nu, std::uint64_t dropped = 0) {
+LOCKSTEP_HD_SHARED member_status accelerations_and_multipliers(double t, const vec<double, Model::n>& q,
+                                                               const vec<double, Model::n>& v, const double* p,
+                                                               vec<double, Model::n>& a, vec<double, Model::m>& lambda,
+                                                               vec<double, Model::k>& nu, std::uint64_t dropped = 0) {
   constexpr int n = Model::n, m = Model::m, k = Model::k;
   constexpr int N = n + m + k;
   mat<double, N, N> S;
@@ -100,10 +100,10 @@ LOCKSTEP_HD member_status accelerations_and_multipliers(double t, const vec<doub
 }
 
 template <class Model>
-LOCKSTEP_HD member_status consistent_initialization(double t0, const vec<double, Model::n>& q0,
-                                                    const vec<double, Model::n>& v0, const double* p,
-                                                    const solver_options& opt, initial_values<Model>& out,
-                                                    member_counters& counters) {
+LOCKSTEP_HD_SHARED member_status consistent_initialization(double t0, const vec<double, Model::n>& q0,
+                                                           const vec<double, Model::n>& v0, const double* p,
+                                                           const solver_options& opt, initial_values<Model>& out,
+                                                           member_counters& counters) {
   constexpr int n = Model::n;
   out.q = q0;
   out.v = v0;

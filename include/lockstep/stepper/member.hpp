@@ -139,8 +139,8 @@ LOCKSTEP_HD void make_multipliers_consistent(double t, state_vector<Model>& y, c
 // for: the method's are those of the independent rows (0 on the dropped ones), which minimum_norm
 // turns into the smallest with the same constraint force (formulation/minimum_norm_multipliers.hpp).
 template <class Model>
-LOCKSTEP_HD void apply_multiplier_convention(double t, state_vector<Model>& y, const double* p, const solver_options& opt,
-                                             std::uint64_t dropped) {
+LOCKSTEP_HD_SHARED void apply_multiplier_convention(double t, state_vector<Model>& y, const double* p,
+                                                    const solver_options& opt, std::uint64_t dropped) {
   using L = state_layout<Model>;
   constexpr int m = Model::m, k = Model::k;
   if constexpr (decides_constraint_rank<Model>) {
