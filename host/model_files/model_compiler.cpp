@@ -562,58 +562,91 @@ bool precompiles_headers(const toolchain& tools) {
   return LOCKSTEP_MODEL_CXX_IS_GNU && is_builds_compiler(tools.compiler);
 }
 
-// The directory that holds the first headers of a toolchain's parts precompiled (model_engine.hpp, and
-// lanes_engine.hpp where the toolchain has lanes), made in the cache where it lacks them: one entry, so
-// that one process makes it while the others wait. Empty where they cannot be made: the parts then
-// read the headers, and any error in them is theirs to report.
-fs::path precompiled_headers(const toolchain& tools, const std::string& toolchain_text, const model_request& request,
-                             const std::function<void()>& on_build) {
-  if (!precompiles_headers(tools)) return {};
+// The first headers of a toolchain's parts (model_engine.hpp, and lanes_engine.hpp where the toolchain
+// has lanes), with the key of their precompiled copies: the compiler, the commands and the headers'
+// text, preprocessed.
+struct engine_headers {
   struct header {
     engine_sources::engine_part part;  // a part that includes it first
     std::string name;
-    std::string text;  // preprocessed
   };
   std::vector<header> headers;
+  std::string key;
+};
+
+// Runs work(h) for every header at once, and rethrows the first exception.
+void for_each_header(engine_headers& set, const std::function<void(engine_headers::header&)>& work) {
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> failures(set.headers.size());
+  for (std::size_t i = 0; i < set.headers.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        work(set.headers[i]);
+      } catch (...) {
+        failures[i] = std::current_exception();
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+}
+
+engine_headers engine_headers_of(const toolchain& tools, const std::string& toolchain_text, const model_request& request) {
+  engine_headers set;
   for (const bool lanes : {false, true})
     if (!lanes || tools.lanes > 0) {
       engine_sources::engine_part part;
       part.lanes = lanes;
-      headers.push_back({part, engine_sources::first_header(part), {}});
+      set.headers.push_back({part, engine_sources::first_header(part)});
     }
-  const auto each_at_once = [&](const std::function<void(header&)>& work) {
-    std::vector<std::thread> threads;
-    std::vector<std::exception_ptr> failures(headers.size());
-    for (std::size_t i = 0; i < headers.size(); ++i)
-      threads.emplace_back([&, i] {
-        try {
-          work(headers[i]);
-        } catch (...) {
-          failures[i] = std::current_exception();
-        }
-      });
-    for (std::thread& t : threads) t.join();
-    for (const std::exception_ptr& failure : failures)
-      if (failure) std::rethrow_exception(failure);
-  };
-  try {
-    each_at_once([&](header& h) { h.text = preprocessed(tools, false, "#include \"" + h.name + "\"\n", request); });
-    std::string material = toolchain_text;
-    for (const header& h : headers)
-      material += "\nprecompiled " + h.name + "\n" + command_line(part_command(engine_part(h.part), tools)) + "\n" + h.text;
-    const std::string key = sha256_hex(material);
-    make_entry(cache_root() / "headers", key, [&](const fs::path& build) {
-      on_build();
-      each_at_once([&](header& h) {
-        const fs::path gch = build / (h.name + ".gch");
-        fs::create_directories(gch.parent_path());
-        std::vector<std::string> compile = part_command(engine_part(h.part), tools);
-        compile.insert(compile.end(), {"-x", "c++-header", (tools.include_dir / h.name).string(), "-o", gch.string()});
-        const process_result r = run_process(compile, {}, true);
-        if (r.exit_code != 0 || !fs::exists(gch)) throw std::runtime_error(r.output);
-      });
+  std::vector<std::string> texts(set.headers.size());
+  for_each_header(set, [&](engine_headers::header& h) {
+    texts[static_cast<std::size_t>(&h - set.headers.data())] =
+        preprocessed(tools, false, "#include \"" + h.name + "\"\n", request);
+  });
+  std::string material = toolchain_text;
+  for (std::size_t i = 0; i < set.headers.size(); ++i)
+    material += "\nprecompiled " + set.headers[i].name + "\n" +
+                command_line(part_command(engine_part(set.headers[i].part), tools)) + "\n" + texts[i];
+  set.key = sha256_hex(material);
+  return set;
+}
+
+// The entry root/KEY of the precompiled headers, made where it is missing; true when this call made it.
+bool make_engine_headers(engine_headers& set, const toolchain& tools, const fs::path& root,
+                         const std::function<void()>& on_build) {
+  return make_entry(root, set.key, [&](const fs::path& build) {
+    on_build();
+    for_each_header(set, [&](engine_headers::header& h) {
+      const fs::path gch = build / (h.name + ".gch");
+      fs::create_directories(gch.parent_path());
+      std::vector<std::string> compile = part_command(engine_part(h.part), tools);
+      compile.insert(compile.end(), {"-x", "c++-header", (tools.include_dir / h.name).string(), "-o", gch.string()});
+      const process_result r = run_process(compile, {}, true);
+      if (r.exit_code != 0 || !fs::exists(gch)) throw std::runtime_error(first_lines(r.output, 20));
     });
-    return cache_root() / "headers" / key;
+  });
+}
+
+// Where a build tree keeps the precompiled headers it made for its own toolchain
+// (lockstep_precompile_headers, host/model_files/CMakeLists.txt); nothing for an installed lockstep.
+fs::path build_tree_engine_headers() {
+  return this_install_layout().prefix ? fs::path() : fs::path(LOCKSTEP_BUILD_TREE_ENGINE_HEADERS);
+}
+
+// The directory that holds the precompiled headers of a toolchain's parts: the build tree's where it
+// made them for this toolchain, else the cache's, made there where it lacks them (one entry, so that one
+// process makes it while the others wait). Empty where they cannot be made: the parts then read the
+// headers, and any error in them is theirs to report.
+fs::path precompiled_headers(const toolchain& tools, const std::string& toolchain_text, const model_request& request,
+                             const std::function<void()>& on_build) {
+  if (!precompiles_headers(tools)) return {};
+  try {
+    engine_headers set = engine_headers_of(tools, toolchain_text, request);
+    if (const fs::path built = build_tree_engine_headers(); !built.empty())
+      if (std::error_code ec; fs::is_directory(built / set.key, ec)) return built / set.key;
+    make_engine_headers(set, tools, cache_root() / "headers", on_build);
+    return cache_root() / "headers" / set.key;
   } catch (...) {
     return {};
   }
@@ -812,6 +845,23 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
 }
 
 }  // namespace
+
+fs::path precompile_engine_headers() {
+  const fs::path root = build_tree_engine_headers();
+  if (root.empty()) throw std::runtime_error("an installed lockstep keeps its precompiled headers in the model cache");
+  const toolchain tools = default_toolchain();
+  if (!precompiles_headers(tools)) return {};
+  const model_request request{"lockstep's engine headers", ""};
+  engine_headers set = engine_headers_of(tools, toolchain_material(tools, false), request);
+  make_engine_headers(set, tools, root, [] {});
+  // Those of earlier headers go: the build tree keeps its own headers' alone.
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name != set.key && name != set.key + ".lock") fs::remove_all(entry.path(), ec);
+  }
+  return root / set.key;
+}
 
 loaded_model load_model_file(const model_request& request, const compile_settings& settings) {
   const toolchain& tools = settings.tools;
