@@ -8,9 +8,9 @@ model cache (LOCKSTEP_CACHE_DIR):
   first run     the wall time of `lockstep run STUDY` on a study of one member over a short interval:
                 the equations file turned into a header (SymPy), the compile and the load, the solve
                 negligible (the table gives the solve's own wall time beside it)
-  new model     (where the binary precompiles lockstep's headers into the cache, docs/MODEL-FILES.md
-                "What is compiled") the first run again on a cache that holds only the precompiled
-                headers the first run made: a new model after any earlier one
+  new model     (where the first run made precompiled headers in the cache, docs/MODEL-FILES.md "What
+                is compiled": not in a build tree, which has its own) the first run again on a cache
+                that holds only those: a new model after any earlier one
   next method   (where the binary compiles the parts a study needs, docs/MODEL-FILES.md "What is
                 compiled") then a study of the same model with another method, on the cache the first
                 run left: what a second study costs
