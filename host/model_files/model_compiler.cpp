@@ -553,9 +553,10 @@ void place_parts(std::vector<engine_part>& parts, const std::string& type, const
 // Highway (engine_sources::first_header): parsing them is about 0.4 s of each part's compile, 0.9 s of
 // the lanes'. g++ reads a header precompiled instead where it finds NAME.gch before NAME on the include
 // path, made by the same compiler with the same flags (the GCC manual, "Using Precompiled Headers");
-// anything else it ignores, and it reads the header. They are made once in the cache, headers/KEY/, and
-// serve every model: KEY counts the compiler, the parts' commands and the headers' text, preprocessed,
-// so edited headers are made again. The object code is the same as without them (a part's key does not
+// anything else it ignores, and it reads the header. They are made once per toolchain and serve every
+// model: by a build tree for its own (lockstep_precompile_headers), in the cache's headers/KEY/ for any
+// other. KEY counts the compiler, the parts' commands and the headers' text, preprocessed, so edited
+// headers are made again. The object code is the same as without them (a part's key does not
 // count them). Only for g++, the build's own compiler; a toolchain's take about 55 MB and, with lanes,
 // 95 MB more.
 bool precompiles_headers(const toolchain& tools) {
@@ -569,6 +570,7 @@ struct engine_headers {
   struct header {
     engine_sources::engine_part part;  // a part that includes it first
     std::string name;
+    std::string text;  // preprocessed
   };
   std::vector<header> headers;
   std::string key;
@@ -597,25 +599,22 @@ engine_headers engine_headers_of(const toolchain& tools, const std::string& tool
     if (!lanes || tools.lanes > 0) {
       engine_sources::engine_part part;
       part.lanes = lanes;
-      set.headers.push_back({part, engine_sources::first_header(part)});
+      set.headers.push_back({part, engine_sources::first_header(part), {}});
     }
-  std::vector<std::string> texts(set.headers.size());
   for_each_header(set, [&](engine_headers::header& h) {
-    texts[static_cast<std::size_t>(&h - set.headers.data())] =
-        preprocessed(tools, false, "#include \"" + h.name + "\"\n", request);
+    h.text = preprocessed(tools, false, "#include \"" + h.name + "\"\n", request);
   });
   std::string material = toolchain_text;
-  for (std::size_t i = 0; i < set.headers.size(); ++i)
-    material += "\nprecompiled " + set.headers[i].name + "\n" +
-                command_line(part_command(engine_part(set.headers[i].part), tools)) + "\n" + texts[i];
+  for (const engine_headers::header& h : set.headers)
+    material += "\nprecompiled " + h.name + "\n" + command_line(part_command(engine_part(h.part), tools)) + "\n" + h.text;
   set.key = sha256_hex(material);
   return set;
 }
 
-// The entry root/KEY of the precompiled headers, made where it is missing; true when this call made it.
-bool make_engine_headers(engine_headers& set, const toolchain& tools, const fs::path& root,
+// The entry root/KEY of the precompiled headers, made where it is missing.
+void make_engine_headers(engine_headers& set, const toolchain& tools, const fs::path& root,
                          const std::function<void()>& on_build) {
-  return make_entry(root, set.key, [&](const fs::path& build) {
+  make_entry(root, set.key, [&](const fs::path& build) {
     on_build();
     for_each_header(set, [&](engine_headers::header& h) {
       const fs::path gch = build / (h.name + ".gch");
