@@ -36,7 +36,7 @@ TOL=${TOL:-6}
 PROBLEMS=${PROBLEMS:-andrews,car_axis,slider_crank,double_pendulum}
 SOLVERS=${SOLVERS:-lockstep-bdf,lockstep-bdf-lanes,lockstep-radau5}
 RESULTS=${RESULTS:-$ROOT/bench/COMMIT-SPEED.md}
-command="ROUNDS=$ROUNDS MEMBERS=$MEMBERS TOL=$TOL INSTRUCTION_SET=$INSTRUCTION_SET bench/commit_speed.sh $1"
+command="PROBLEMS=$PROBLEMS SOLVERS=$SOLVERS ROUNDS=$ROUNDS MEMBERS=$MEMBERS TOL=$TOL INSTRUCTION_SET=$INSTRUCTION_SET bench/commit_speed.sh $1"
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 

@@ -19,6 +19,7 @@
 
 #ifndef LOCKSTEP_BDF_ATTEMPT_TEST_COMMON_
 #define LOCKSTEP_BDF_ATTEMPT_TEST_COMMON_
+#include "tests/simd/attempt_comparison.hpp"
 #include "tests/simd/bdf_digest.hpp"
 
 namespace lockstep::simd_test {
@@ -29,11 +30,6 @@ struct bdf_member {
   double p[Model::n_params];
   double t_end;
   bdf_state<Model> start;
-};
-// A member after one attempt.
-struct bdf_record {
-  double result, status, t, h, order;
-  std::uint64_t digest;
 };
 
 }  // namespace lockstep::simd_test
@@ -46,7 +42,7 @@ namespace sl = lockstep::simd::HWY_NAMESPACE;
 
 // The attempts of `count` members (a multiple of W) in packs of W lanes; out[m * bdf_attempts + a].
 template <class Model, size_t W>
-HWY_NOINLINE bool attempts_at_width(const solver_options& opt, const bdf_member<Model>* in, bdf_record* out,
+HWY_NOINLINE bool attempts_at_width(const solver_options& opt, const bdf_member<Model>* in, attempt_record* out,
                                     size_t count) {
   using D = hn::CappedTag<double, W>;
   using P = sl::pack<D>;
@@ -60,7 +56,7 @@ HWY_NOINLINE bool attempts_at_width(const solver_options& opt, const bdf_member<
     sl::bdf_lanes<Model, D> s;
     sl::clear_matrices(s.corrector);
     for (size_t l = 0; l < W; ++l) sl::load_lane(s, l, in[first + l].start);
-    sl::bdf_counters_lanes<D> counters;
+    sl::attempt_counters_lanes<D> counters;
     P status(double(member_status::running));
     sl::mask<D> done = hn::FirstN(d, 0);
     for (int a = 0; a < bdf_attempts; ++a) {
@@ -81,7 +77,7 @@ HWY_NOINLINE bool attempts_at_width(const solver_options& opt, const bdf_member<
 }
 
 #define LOCKSTEP_BDF_ATTEMPT_TEST_ENTRY(NAME, MODEL)                                                               \
-  bool NAME(const solver_options& opt, const bdf_member<MODEL>* in, bdf_record* out, size_t count, size_t lanes) { \
+  bool NAME(const solver_options& opt, const bdf_member<MODEL>* in, attempt_record* out, size_t count, size_t lanes) { \
     return at_lane_width(lanes, [&](auto w) { return attempts_at_width<MODEL, decltype(w)::value>(opt, in, out, count); }); \
   }
 LOCKSTEP_BDF_ATTEMPT_TEST_ENTRY(AttemptsAndrews, lockstep::models::andrews)
@@ -99,7 +95,6 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "hwy/targets.h"
-#include "tests/simd/every_variant.hpp"
 #include "tests/support/monte_carlo_member.hpp"
 
 namespace lockstep::simd_test {
@@ -125,7 +120,7 @@ bdf_member<Model> draw(std::mt19937_64& g, const solver_options& opt, double t_e
 
 // bdf_attempt for one member alone, as attempts_at_width drives its lane.
 template <class Model>
-void alone(const solver_options& opt, const bdf_member<Model>& in, bdf_record* out) {
+void alone(const solver_options& opt, const bdf_member<Model>& in, attempt_record* out) {
   bdf_state<Model> s = in.start;
   member_counters counters;
   member_status status = member_status::running;
@@ -150,64 +145,12 @@ void expect_lanes_equal_scalar(const Entry& run, const char* model_name, const s
   for (auto& m : in) m = draw<Model>(g, opt, t_end);
   const std::string name = std::string("BDF attempts, ") + model_name + ", " + formulation_name(opt.form) +
                            (opt.fixed_h > 0.0 ? ", fixed steps" : "");
-  std::vector<bdf_record> scalar(count * bdf_attempts);
-  std::feclearexcept(FE_ALL_EXCEPT);
-  for (size_t m = 0; m < count; ++m) alone<Model>(opt, in[m], &scalar[m * bdf_attempts]);
-  const int raised_alone = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID);
-
-  // What the attempts must include: accepted and rejected attempts, failed members, members that
-  // reached their end while others went on.
-  size_t accepted = 0, rejected = 0, failed = 0, finished = 0, running = 0;
-  for (size_t m = 0; m < count; ++m) {
-    for (int a = 0; a < bdf_attempts; ++a) {
-      const double r = scalar[m * bdf_attempts + a].result;
-      accepted += r == double(int(attempt_result::accepted)), rejected += r == double(int(attempt_result::rejected));
-      failed += r == double(int(attempt_result::failed));
-    }
-    const bdf_record& last = scalar[m * bdf_attempts + bdf_attempts - 1];
-    finished += last.t >= in[m].t_end, running += last.t < in[m].t_end && last.status == 0.0;
-  }
-  EXPECT_GT(accepted, 0u) << name;
-  EXPECT_GT(failed, 0u) << name;
-  EXPECT_GT(finished, 0u) << name;
-  EXPECT_GT(running, 0u) << name;
-  if (opt.fixed_h == 0.0) {
-    EXPECT_GT(rejected, 0u) << name;
-  }
-
-  std::vector<bdf_record> out;
-  const size_t variants = expect_every_variant_equal(
-      name, FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID, raised_alone,
-      [&](size_t lanes) {
-        out.assign(count * bdf_attempts, bdf_record{});  // nothing of the previous variant stays
-        return run(opt, in.data(), out.data(), count, lanes);
-      },
-      [&](const std::string& variant) {
-        size_t differ = 0;
-        for (size_t m = 0; m < count; ++m)
-          for (int a = 0; a < bdf_attempts; ++a) {
-            const bdf_record &x = out[m * bdf_attempts + a], &y = scalar[m * bdf_attempts + a];
-            if (same_bits(x.result, y.result) && same_bits(x.status, y.status) && x.digest == y.digest) continue;
-            if (differ++ == 0)
-              ADD_FAILURE() << name << ", " << variant << ": member " << m << ", attempt " << a << ": result "
-                            << x.result << ", status " << x.status << ", t " << x.t << ", h " << x.h << ", order "
-                            << x.order << "; alone " << y.result << ", " << y.status << ", " << y.t << ", " << y.h
-                            << ", " << y.order << (x.digest != y.digest ? " (digests differ)" : "");
-            break;
-          }
-        return differ;
-      },
-      1);  // one per build; tests/simd/pack_model_test.sh runs the builds for every instruction set
-  std::printf("[ bdf attempts ] %s: %zu members x %d attempts (%zu accepted, %zu rejected, %zu failed; %zu "
-              "finished, %zu still running), %zu variants equal\n",
-              name.c_str(), count, bdf_attempts, accepted, rejected, failed, finished, running, variants);
-}
-
-solver_options adaptive(formulation f) {
-  solver_options opt;
-  opt.form = f;
-  opt.rtol = 1e-6;
-  return opt;
+  std::vector<double> ends(count);
+  for (size_t m = 0; m < count; ++m) ends[m] = in[m].t_end;
+  expect_attempts_equal_alone(
+      "bdf attempts", name, bdf_attempts, ends, opt.fixed_h > 0.0,
+      [&](size_t m, attempt_record* out) { alone<Model>(opt, in[m], out); },
+      [&](size_t lanes, attempt_record* out) { return run(opt, in.data(), out, count, lanes); });
 }
 
 TEST(SimdBdfAttempt, EveryLaneGoesThroughItsMembersStatesAlone) {

@@ -380,7 +380,7 @@ struct radau_tangent_companion {
           linearized_residual<Model>(opt.form, X0, sn, shifted, tm.parameter[d] >= 0 ? &dFdp : nullptr);
       const residual_parts<Model> parts = detail::unflatten<Model>(dF);
       state_vector<Model> e, e_im;
-      detail::filter_error(opt.form, s, parts, e, e_im);
+      detail::filter_error<Model, RT>(opt.form, s, parts, e, e_im);
       // Index-1 components take the Milne factor of the state's estimate; v on index3 counts h times.
       const detail::tangent_weighting wt = detail::weighting_for(tm.parameter[d], p, opt);
       const double index_factor = variable_index<Model>(opt.form, L::v) == 2 ? min(h, 1.0) : RT::error_scale;

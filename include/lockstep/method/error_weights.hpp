@@ -37,24 +37,8 @@ LOCKSTEP_HD constexpr double absolute_tolerance(const solver_options& opt, int j
   return j < L::v ? opt.atol_q : (j < L::lambda ? opt.atol_v : opt.atol_lambda);
 }
 
-// tolerance_weight, weighted_rms over a range and bdf_error_weights, on doubles (a text compiled also
-// for SIMD packs: see its header).
+// tolerance_weight, weighted_rms over a range and over the weighted components, and bdf_error_weights,
+// on doubles (a text compiled also for SIMD packs: see its header).
 #include "lockstep/method/error_weights_generic.inc"
-
-// The weighted RMS norm of x over the components whose weight is not zero; 0 when none has one. The
-// components a formulation lacks get weight 0 (radau_weights, method/radau.hpp: the mu slots of index3
-// and index1) and do not count in the mean either: dividing by the full state size made every norm
-// sqrt((size - m) / size) of the RMS over the unknowns (0.91 on the index-3 pendulum) and loosened
-// every tolerance by its inverse.
-template <int N>
-LOCKSTEP_HD double weighted_rms(const vec<double, N>& x, const vec<double, N>& w) {
-  double s = 0.0;
-  int active = 0;
-  for (int j = 0; j < N; ++j) {
-    s += (x[j] * w[j]) * (x[j] * w[j]);
-    if (w[j] != 0.0) ++active;
-  }
-  return active > 0 ? sqrt(s / active) : 0.0;
-}
 
 }  // namespace lockstep::detail

@@ -14,6 +14,16 @@
 #include "lockstep/core/lane_primitives.hpp"
 #include "lockstep/core/linalg.hpp"
 
+namespace lockstep::detail {
+
+// divided_differences (the Newton coefficients over given nodes), prepend_node (the coefficients with a
+// new node in front, from those over the nodes behind it) and evaluate_newton_form (P(t) and P'(t)) on
+// doubles: a text compiled also for SIMD packs, one lane per member, each with its own count of nodes
+// (see its header).
+#include "lockstep/method/newton_form_generic.inc"
+
+}  // namespace lockstep::detail
+
 namespace lockstep {
 
 // In place: dd[0..count-1] holds the values at nodes x[0..count-1] on entry and the Newton coefficients
@@ -22,24 +32,7 @@ namespace lockstep {
 template <int NY>
 LOCKSTEP_HD void divided_differences(int count, const double* x, vec<double, NY>* dd, bool confluent_last,
                                      const vec<double, NY>& derivative) {
-  for (int level = 1; level < count; ++level)
-    for (int i = count - 1; i >= level; --i) {
-      if (level == 1 && confluent_last && i == count - 1) {
-        dd[i] = derivative;
-        continue;
-      }
-      const double inv = 1.0 / (x[i] - x[i - level]);
-      for (int j = 0; j < NY; ++j) dd[i][j] = (dd[i][j] - dd[i - 1][j]) * inv;
-    }
+  detail::divided_differences(count, x, dd, confluent_last, &derivative);
 }
 
 }  // namespace lockstep
-
-namespace lockstep::detail {
-
-// prepend_node (the Newton coefficients with a new node in front, from those over the nodes behind it)
-// and evaluate_newton_form (P(t) and P'(t)) on doubles: a text compiled also for SIMD packs, one lane per
-// member, each with its own count of nodes (see its header).
-#include "lockstep/method/newton_form_generic.inc"
-
-}  // namespace lockstep::detail

@@ -1,7 +1,9 @@
 // lockstep/method/radau.hpp — the Radau IIA family for one member, in the way of Hairer's RADAU5
 // (Hairer & Wanner, Solving ODEs II, IV.8; the code radau5.f), on the formulations of
 // formulation/euler_lagrange.hpp: s = 3 stages (order 5, RADAU5 itself), s = 2 (order 3, Mantegazza & Masarati 2012,
-// eq. 79) and s = 1 (backward Euler). One implementation, templated on the tableau.
+// eq. 79) and s = 1 (backward Euler). One implementation, templated on the tableau; its step attempt
+// is one text for one member and for SIMD lanes (method/radau_attempt_generic.inc), compiled here for
+// one member's doubles.
 //
 // Stage equations. With Z_i = Y_i - y_n and Y'_i = h^-1 (A^-1 Z)_i (collocation), the stages solve
 // F(t_n + c_i h, y_n + Z_i, Y'_i) = 0, i = 1..s. Simplified Newton with the Jacobian frozen at (t_n, y_n):
@@ -43,6 +45,7 @@
 // Dense output: the collocation polynomial through (t_n, y_n) and (t_n + c_i h, y_n + Z_i).
 #pragma once
 
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 
@@ -52,6 +55,7 @@
 #include "lockstep/core/status.hpp"
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/method/attempt.hpp"
+#include "lockstep/method/corrector.hpp"
 #include "lockstep/method/error_weights.hpp"
 #include "lockstep/method/interpolation.hpp"
 #include "lockstep/method/step_control.hpp"
@@ -201,193 +205,6 @@ LOCKSTEP_HD constexpr const char* radau_check_options(const solver_options& opt)
 
 namespace detail {
 
-// Weights with RADAU5's index scaling: index-2 components count h times, index-3 components h^2
-// times their raw error (so their larger errors, O(h^{-1}) and O(h^{-2}) relative, do not stall steps),
-// at the internal tolerances of method/tolerance_calibration.hpp.
-template <class Model>
-LOCKSTEP_HD state_vector<Model> radau_weights(formulation f, const state_vector<Model>& y, double h,
-                                              const solver_options& opt, std::uint64_t dropped = 0) {
-  using L = state_layout<Model>;
-  state_vector<Model> w;
-  const double hh = min(h, 1.0);
-  const double factor = internal_tolerance_factor(opt);
-  for (int j = 0; j < L::size; ++j) {
-    double wj = tolerance_weight(factor, opt.rtol, y[j], factor * absolute_tolerance<Model>(opt, j));
-    const int index = variable_index<Model>(f, j);
-    if (index == 2) wj *= hh;
-    if (index == 3) wj *= hh * hh;
-    if (!uses_mu(f) && j >= L::mu && j < L::nu) wj = 0.0;  // absent in index3 and index1
-    w[j] = wj;
-  }
-  // The multipliers of dropped constraint rows (jacobian_blocks::dropped) are held, not solved for:
-  // weight 0, so that they count neither in the norms nor in their means.
-  for (int a = 0; dropped != 0 && a < Model::m; ++a)
-    if (row_dropped(dropped, a)) w[L::lambda + a] = w[L::mu + a] = 0.0;
-  for (int a = 0; dropped != 0 && a < Model::k; ++a)
-    if (row_dropped(dropped, Model::m + a)) w[L::nu + a] = 0.0;
-  return w;
-}
-
-// F(t, y, y') in the layout of y (the residual parts of the formulation).
-template <class Model>
-LOCKSTEP_HD residual_parts<Model> residual_at(formulation f, double t, const state_vector<Model>& y,
-                                              const state_vector<Model>& yp, const double* p,
-                                              baumgarte_gains gains = {}) {
-  using L = state_layout<Model>;
-  vec<double, Model::n> qdot, vdot;
-  for (int i = 0; i < Model::n; ++i) {
-    qdot[i] = yp[L::q + i];
-    vdot[i] = yp[L::v + i];
-  }
-  return evaluate_residual<Model>(f, t, y, qdot, vdot, p, gains);
-}
-
-// One transformed block: J(c) Delta = -(F_re + i F_im) by the reduced Newton solve of
-// euler_lagrange.hpp; E = double (real block, F_im absent) or complex<double>. The increment comes back
-// split into real and imaginary parts in the layout of y.
-template <class Model, class E>
-LOCKSTEP_HD void solve_block(formulation f, const jacobian_blocks<Model>& J, const newton_matrix<Model, E>& N,
-                             const residual_parts<Model>* parts_re, const residual_parts<Model>* parts_im,
-                             state_vector<Model>& out_re, state_vector<Model>* out_im) {
-  using L = state_layout<Model>;
-  constexpr int n = Model::n, m = Model::m, k = Model::k;
-  vec<E, n> Fq, Fv;
-  vec<E, m> Fphi, Fpsi;
-  vec<E, k> Fa;
-  auto make = [&](double re, double im) {
-    if constexpr (std::is_same_v<E, double>) {
-      (void)im;
-      return re;
-    } else {
-      return E(re, im);
-    }
-  };
-  for (int i = 0; i < n; ++i) {
-    Fq[i] = make(parts_re->Fq[i], parts_im ? parts_im->Fq[i] : 0.0);
-    Fv[i] = make(parts_re->Fv[i], parts_im ? parts_im->Fv[i] : 0.0);
-  }
-  for (int i = 0; i < m; ++i) {
-    Fphi[i] = make(parts_re->Fphi[i], parts_im ? parts_im->Fphi[i] : 0.0);
-    Fpsi[i] = make(parts_re->Fpsi[i], parts_im ? parts_im->Fpsi[i] : 0.0);
-  }
-  for (int i = 0; i < k; ++i) Fa[i] = make(parts_re->Fa[i], parts_im ? parts_im->Fa[i] : 0.0);
-  vec<E, n> dq, dv;
-  vec<E, m> dl, dm;
-  vec<E, k> dn;
-  phase<separate_newton_phases<Model>>([&] { solve_newton<Model, E>(f, J, N, Fq, Fv, Fphi, Fpsi, Fa, dq, dv, dl, dm, dn); });
-  auto re = [](const E& x) {
-    if constexpr (std::is_same_v<E, double>) return x; else return x.re;
-  };
-  auto im = [](const E& x) {
-    if constexpr (std::is_same_v<E, double>) { (void)x; return 0.0; } else return x.im;
-  };
-  for (int i = 0; i < n; ++i) {
-    out_re[L::q + i] = re(dq[i]);
-    out_re[L::v + i] = re(dv[i]);
-    if (out_im) {
-      (*out_im)[L::q + i] = im(dq[i]);
-      (*out_im)[L::v + i] = im(dv[i]);
-    }
-  }
-  for (int i = 0; i < m; ++i) {
-    out_re[L::lambda + i] = re(dl[i]);
-    out_re[L::mu + i] = re(dm[i]);
-    if (out_im) {
-      (*out_im)[L::lambda + i] = im(dl[i]);
-      (*out_im)[L::mu + i] = im(dm[i]);
-    }
-  }
-  for (int i = 0; i < k; ++i) {
-    out_re[L::nu + i] = re(dn[i]);
-    if (out_im) (*out_im)[L::nu + i] = im(dn[i]);
-  }
-}
-
-// Residual parts as a flat vector in the layout of y (rows in the order of the unknowns they pin).
-template <class Model>
-LOCKSTEP_HD state_vector<Model> flatten(const residual_parts<Model>& r) {
-  using L = state_layout<Model>;
-  state_vector<Model> x;
-  for (int i = 0; i < Model::n; ++i) {
-    x[L::q + i] = r.Fq[i];
-    x[L::v + i] = r.Fv[i];
-  }
-  for (int i = 0; i < Model::m; ++i) {
-    x[L::lambda + i] = r.Fphi[i];
-    x[L::mu + i] = r.Fpsi[i];
-  }
-  for (int i = 0; i < Model::k; ++i) x[L::nu + i] = r.Fa[i];
-  return x;
-}
-
-template <class Model>
-LOCKSTEP_HD residual_parts<Model> unflatten(const state_vector<Model>& x) {
-  using L = state_layout<Model>;
-  residual_parts<Model> r;
-  for (int i = 0; i < Model::n; ++i) {
-    r.Fq[i] = x[L::q + i];
-    r.Fv[i] = x[L::v + i];
-  }
-  for (int i = 0; i < Model::m; ++i) {
-    r.Fphi[i] = x[L::lambda + i];
-    r.Fpsi[i] = x[L::mu + i];
-  }
-  for (int i = 0; i < Model::k; ++i) r.Fa[i] = x[L::nu + i];
-  return r;
-}
-
-// sum_l coef(l) X[l][j] over S stages, accumulated from the first term in stage order: bitwise the
-// written-out sum coef(0) X[0][j] + coef(1) X[1][j] + ...
-template <int S, class Coef, class V>
-LOCKSTEP_HD double stage_sum(const Coef& coef, const V* X, int j) {
-  double sum = coef(0) * X[0][j];
-  for (int l = 1; l < S; ++l) sum += coef(l) * X[l][j];
-  return sum;
-}
-
-// The collocation polynomial of the last accepted step in Newton form (divided differences), nodes
-// newest first: t_n, the interior stages t_{n-1} + c_i h_last for i = s-2 .. 0, then t_{n-1}.
-template <class Model, class RT>
-LOCKSTEP_HD void collocation_polynomial(const radau_state<Model, RT>& s, double* x, state_vector<Model>* dd) {
-  constexpr int ns = RT::stages;
-  const double t0 = s.t - s.h_last;
-  x[0] = s.t;
-  dd[0] = s.y;
-  for (int i = 1; i < ns; ++i) {
-    x[i] = t0 + RT::c(ns - 1 - i) * s.h_last;
-    dd[i] = s.y_last + s.Z[ns - 1 - i];
-  }
-  x[ns] = t0;
-  dd[ns] = s.y_last;
-  divided_differences(ns + 1, x, dd, false, s.y);
-}
-
-// The filter of the error estimate (header comment): e + i e_im solves J(g / h) (e + i e_im) = -r, with
-// the real block when A^-1 has a real eigenvalue (e_im = 0), else with the complex block.
-template <class Model, class RT>
-LOCKSTEP_HD void filter_error(formulation f, const radau_state<Model, RT>& s, const residual_parts<Model>& r,
-                              state_vector<Model>& e, state_vector<Model>& e_im) {
-  if constexpr (RT::has_real_eigenvalue) {
-    solve_block<Model, double>(f, s.jac, s.real_block, &r, nullptr, e, nullptr);
-    e_im = state_vector<Model>{};
-  } else {
-    solve_block<Model, complex<double>>(f, s.jac, s.complex_block, &r, nullptr, e, &e_im);
-  }
-}
-
-// The scaled error norm of a filtered estimate (at least 1e-10, as RADAU5).
-template <class Model, class RT>
-LOCKSTEP_HD double error_norm(const state_vector<Model>& e, const state_vector<Model>& e_im,
-                              const state_vector<Model>& w) {
-  if constexpr (RT::has_real_eigenvalue) {
-    (void)e_im;
-    return max(weighted_rms(e, w), 1e-10);
-  } else {
-    const double re = weighted_rms(e, w), im = weighted_rms(e_im, w);
-    return max(sqrt(re * re + im * im), 1e-10);
-  }
-}
-
 // The Newton contraction rate below which an accepted step keeps its Jacobian for the next: RADAU5's
 // THET = WORK(3) default, 0.001, kept by measurement. On andrews, the car axis, the slider crank and the
 // double pendulum at rtol 1e-5, 1e-7, 1e-9 (Radau IIA 5 on index3, one core, minimum of 7 timings) 0.01
@@ -424,247 +241,78 @@ struct radau_converged_step {
   const radau_state<Model, RT>& s;
 };
 
+namespace detail {
+
+// The dense work of the attempt for one member (radau_attempt_generic.inc's header says what each does).
+
+template <class Model, class RT>
+LOCKSTEP_HD std::uint64_t radau_dropped(const radau_state<Model, RT>& s) {
+  return s.jac.dropped;
+}
+
+template <class Model, class RT>
+LOCKSTEP_HD bool radau_resumed_fresh(radau_state<Model, RT>& s) {
+  const bool resumed_fresh = s.external.resuming && s.external.fresh;
+  s.external.resuming = false;
+  return resumed_fresh;
+}
+
+template <class Model, class RT>
+LOCKSTEP_HD member_status radau_jacobian(bool /*need: this member*/, formulation form, radau_state<Model, RT>& s,
+                                         const double* p, const solver_options& opt) {
+  vec<double, Model::n> vdot;
+  for (int i = 0; i < Model::n; ++i) vdot[i] = s.yp[state_layout<Model>::v + i];
+  return evaluate_jacobian<Model>(form, s.t, s.y, vdot, p, s.jac, baumgarte_of(opt));
+}
+
+// The real block at gamma / h and the complex block at (alpha - i beta) / h, factored here, or on the
+// split path (method/attempt.hpp) taken from outside: assembled and suspended for until they are ready.
+template <class Model, class RT>
+LOCKSTEP_HD member_status radau_factor(bool /*need: this member*/, formulation form, double h, bool fresh,
+                                       radau_state<Model, RT>& s, bool& suspended) {
+  if (s.external.enabled) {
+    if (!(s.external.ready && s.external.key == h)) {
+      if constexpr (RT::has_real_eigenvalue) assemble_newton_matrix<Model, double>(form, s.jac, RT::gamma / h, s.real_block);
+      if constexpr (RT::has_complex_pair)
+        assemble_newton_matrix<Model, complex<double>>(form, s.jac, complex<double>(RT::alpha / h, -RT::beta / h),
+                                                       s.complex_block);
+      s.external = external_factors{true, true, false, true, fresh, member_status::success, h};
+      suspended = true;
+      return member_status::success;
+    }
+    s.external.ready = false;
+    return s.external.status;
+  }
+  member_status fs = member_status::success;
+  if constexpr (RT::has_real_eigenvalue) fs = factor_newton_matrix<Model, double>(form, s.jac, RT::gamma / h, s.real_block);
+  if constexpr (RT::has_complex_pair)
+    if (fs == member_status::success)
+      fs = factor_newton_matrix<Model, complex<double>>(form, s.jac, complex<double>(RT::alpha / h, -RT::beta / h),
+                                                          s.complex_block);
+  return fs;
+}
+
+// The attempt and its parts (radau_weights, residual_at, flatten, unflatten, stage_sum, solve_block,
+// collocation_polynomial, filter_error, error_norm), one text for one member here and for SIMD packs in
+// lockstep/simd/radau_attempt_inl.hpp.
+#include "lockstep/method/radau_attempt_generic.inc"
+
+// radau_weights for a Jacobian without dropped rows.
+template <class Model>
+LOCKSTEP_HD state_vector<Model> radau_weights(formulation f, const state_vector<Model>& y, double h,
+                                              const solver_options& opt) {
+  return radau_weights<Model>(f, y, h, opt, std::uint64_t{0});
+}
+
+}  // namespace detail
+
 // One step attempt (same contract as bdf_attempt, with the step's companion).
 template <class Model, class RT, class Companion = no_companion>
 LOCKSTEP_HD attempt_result radau_attempt(radau_state<Model, RT>& s, double t_end, const double* p,
                                          const solver_options& opt, member_counters& counters, member_status& status,
                                          Companion&& companion = Companion{}) {
-  using L = state_layout<Model>;
-  constexpr int ny = L::size;
-  constexpr int ns = RT::stages;
-  constexpr int pair = RT::has_real_eigenvalue ? 1 : 0;  // where the complex pair sits in W = T^-1 Z
-  constexpr double eps = std::numeric_limits<double>::epsilon();
-  const bool fixed = opt.fixed_h > 0.0;
-  const formulation form = opt.form;
-
-  const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
-  if (step_too_small(plan, status)) return attempt_result::failed;
-  const double h = plan.h, h_min = plan.h_min;
-  const state_vector<Model> w = detail::radau_weights<Model>(form, s.y, h, opt, s.jac.dropped);
-
-  auto reject_newton = [&](member_status reason) {  // RADAU5: halve the step after a Newton failure
-    s.jacobian_valid = false;
-    s.last_rejected = true;
-    return cut_after_newton_failure(reason, fixed, s.newton_cuts, h, 0.5, h_min, s.h, counters, status);
-  };
-
-  // The Newton solve; a second round with a fresh Jacobian when an old one failed to converge.
-  state_vector<Model> Z[ns];
-  double theta = s.theta;
-  int newton_iterations_used = 0;
-  const int max_iterations = detail::radau_newton_iteration_limit(fixed);
-  // A replay of a suspended attempt (method/attempt.hpp) keeps the freshness of its Jacobian.
-  const bool resumed_fresh = s.external.resuming && s.external.fresh;
-  s.external.resuming = false;
-  for (int round = 0; round < 2; ++round) {
-    // ---- Jacobian at (t_n, y_n) and the factorizations for this h ----
-    bool fresh = round == 0 && resumed_fresh;
-    if (!s.jacobian_valid) {
-      vec<double, Model::n> vdot;
-      for (int i = 0; i < Model::n; ++i) vdot[i] = s.yp[L::v + i];
-      const member_status js = evaluate_jacobian<Model>(form, s.t, s.y, vdot, p, s.jac, baumgarte_of(opt));
-      ++counters.jacobian_evaluations;
-      if (js != member_status::success) return reject_newton(js);
-      s.jacobian_valid = true;
-      s.factored_h = 0.0;
-      fresh = true;
-    }
-    if (s.factored_h != h) {
-      member_status fs = member_status::success;
-      if (s.external.enabled) {  // the split path: take the factors for this h, or suspend for them
-        if (!(s.external.ready && s.external.key == h)) {
-          if constexpr (RT::has_real_eigenvalue) assemble_newton_matrix<Model, double>(form, s.jac, RT::gamma / h, s.real_block);
-          if constexpr (RT::has_complex_pair)
-            assemble_newton_matrix<Model, complex<double>>(form, s.jac, complex<double>(RT::alpha / h, -RT::beta / h),
-                                                           s.complex_block);
-          s.external = external_factors{true, true, false, true, fresh, member_status::success, h};
-          return attempt_result::suspended;
-        }
-        s.external.ready = false;
-        fs = s.external.status;
-      } else {
-        if constexpr (RT::has_real_eigenvalue)
-          fs = factor_newton_matrix<Model, double>(form, s.jac, RT::gamma / h, s.real_block);
-        if constexpr (RT::has_complex_pair)
-          if (fs == member_status::success)
-            fs = factor_newton_matrix<Model, complex<double>>(form, s.jac, complex<double>(RT::alpha / h, -RT::beta / h),
-                                                                s.complex_block);
-      }
-      counters.lu_factorizations += (RT::has_real_eigenvalue ? 1 : 0) + (RT::has_complex_pair ? 1 : 0);
-      if (fs != member_status::success) {
-        s.factored_h = 0.0;
-        return reject_newton(fs);
-      }
-      s.factored_h = h;
-    }
-
-    // ---- starting values: extrapolate the last collocation polynomial, else zero ----
-    // A phase for the double pendulum's step kernels (separate_newton_phases, formulation/euler_lagrange.hpp).
-    for (int i = 0; i < ns; ++i) Z[i] = state_vector<Model>{};
-    if (s.have_step && !s.first) phase<separate_newton_phases<Model>>([&] {
-      double x[ns + 1];
-      state_vector<Model> dd[ns + 1];
-      detail::collocation_polynomial(s, x, dd);
-      for (int i = 0; i < ns; ++i) {
-        state_vector<Model> yi;
-        detail::evaluate_newton_form(ns + 1, ns + 1, x, dd, s.t + RT::c(i) * h, yi, nullptr);
-        Z[i] = yi - s.y;
-      }
-    });
-
-    // ---- simplified Newton on the transformed stage system ----
-    const double rtol = internal_tolerance_factor(opt) * opt.rtol;
-    const double fnewt = max(10.0 * eps / rtol, min(0.03, sqrt(rtol)));  // RADAU5's FNEWT, at its own rtol'
-
-    double dyno_old = 0.0, faccon = 1.0;
-    theta = s.theta;
-    bool converged = false;
-    for (int it = 0; it < max_iterations; ++it) {
-      // Stage derivatives and residuals, flattened into the layout of y.
-      state_vector<Model> Ff[ns];
-      for (int i = 0; i < ns; ++i) {
-        state_vector<Model> Yp;
-        for (int j = 0; j < ny; ++j) Yp[j] = detail::stage_sum<ns>([i](int l) { return RT::Ainv(i, l); }, Z, j) / h;
-        const residual_parts<Model> Fi =
-            detail::residual_at<Model>(form, s.t + RT::c(i) * h, s.y + Z[i], Yp, p, baumgarte_of(opt));
-        ++counters.model_evaluations;
-        if (!all_finite(Fi)) return reject_newton(member_status::model_not_finite);
-        Ff[i] = detail::flatten(Fi);
-      }
-      ++counters.newton_iterations;
-      newton_iterations_used = it + 1;
-      // G = T^-1 F (per component), then the real and complex solves.
-      state_vector<Model> G[ns];
-      for (int r = 0; r < ns; ++r)
-        for (int j = 0; j < ny; ++j) G[r][j] = detail::stage_sum<ns>([r](int l) { return RT::Ti(r, l); }, Ff, j);
-      state_vector<Model> dW[ns];
-      if constexpr (RT::has_real_eigenvalue) {
-        const residual_parts<Model> g = detail::unflatten<Model>(G[0]);
-        detail::solve_block<Model, double>(form, s.jac, s.real_block, &g, nullptr, dW[0], nullptr);
-      }
-      if constexpr (RT::has_complex_pair) {
-        const residual_parts<Model> g_re = detail::unflatten<Model>(G[pair]), g_im = detail::unflatten<Model>(G[pair + 1]);
-        detail::solve_block<Model, complex<double>>(form, s.jac, s.complex_block, &g_re, &g_im, dW[pair], &dW[pair + 1]);
-      }
-      state_vector<Model> dZ[ns];
-      for (int i = 0; i < ns; ++i)
-        for (int j = 0; j < ny; ++j) {
-          dZ[i][j] = detail::stage_sum<ns>([i](int l) { return RT::T(i, l); }, dW, j);
-          Z[i][j] = Z[i][j] + dZ[i][j];
-        }
-      double dyno = 0.0;
-      for (int i = 0; i < ns; ++i) {
-        const double d = detail::weighted_rms(dZ[i], w);
-        dyno += d * d;
-      }
-      dyno = sqrt(dyno / double(ns));
-      if (!is_finite(dyno)) return reject_newton(member_status::model_not_finite);
-      if (it >= 1) {
-        const double thq = dyno / dyno_old;
-        theta = it == 1 ? thq : sqrt(thq * theta);
-        // Divergence (RADAU5: unexpected step rejection), judged from the second contraction on: as
-        // for BDF, the first correction of index-3 multipliers may overshoot.
-        if (theta >= 0.99) {
-          if (it >= 2) break;
-          dyno_old = max(dyno, eps);
-          continue;
-        }
-        faccon = theta / (1.0 - theta);
-      }
-      dyno_old = max(dyno, eps);
-      if (faccon * dyno <= fnewt || dyno <= 1e-3 * fnewt) {  // RADAU5: FACCON * DYNO <= FNEWT
-        converged = true;
-        break;
-      }
-    }
-    if (!converged) {
-      if (!fresh) {  // retry once with a Jacobian evaluated at this point
-        s.jacobian_valid = false;
-        continue;
-      }
-      return reject_newton(member_status::success);
-    }
-    break;
-  }
-  s.newton_cuts = 0;
-  s.theta = theta;
-
-  // ---- error estimate (adaptive only) ----
-  // A phase for the double pendulum's step kernels (separate_newton_phases, formulation/euler_lagrange.hpp).
-  double err = 0.0;
-  if (!fixed) {
-    phase<separate_newton_phases<Model>>([&] {
-      // F(y_n, -F1) with F1 = h^-1 sum d_i Z_i: its Newton solve is RADAU5's err = (g/h M - J)^-1 (M F1 + f(y_n)).
-      state_vector<Model> ypt;
-      for (int j = 0; j < ny; ++j) ypt[j] = -detail::stage_sum<ns>([](int l) { return RT::d(l); }, Z, j) / h;
-      residual_parts<Model> r0 = detail::residual_at<Model>(form, s.t, s.y, ypt, p, baumgarte_of(opt));
-      ++counters.model_evaluations;
-      state_vector<Model> e, e_im, w_error = w;
-      for (int j = 0; j < ny; ++j)
-        if (variable_index<Model>(form, j) == 1) w_error[j] = w[j] * RT::error_scale;  // the Milne factor
-      detail::filter_error(form, s, r0, e, e_im);
-      err = detail::error_norm<Model, RT>(e, e_im, w_error);
-      if (err >= 1.0 && (s.first || s.last_rejected)) {
-        // The second application of the filter, at y_n + Re(err) (err itself for a real g).
-        r0 = detail::residual_at<Model>(form, s.t, s.y + e, ypt, p, baumgarte_of(opt));
-        ++counters.model_evaluations;
-        detail::filter_error(form, s, r0, e, e_im);
-        err = detail::error_norm<Model, RT>(e, e_im, w_error);
-      }
-    });
-    if (!is_finite(err)) return reject_newton(member_status::model_not_finite);
-    s.error = err;
-  }
-  // The companion's step, only where the state's passed: a rejection by the state alone costs it nothing.
-  const bool state_passed = fixed || err < 1.0;
-  if (state_passed) {
-    const member_status cs = companion.solve(radau_converged_step<Model, RT>{h, Z, s});
-    if (cs != member_status::success) {
-      status = cs;
-      return attempt_result::failed;
-    }
-    if (!fixed) err = max(err, companion.estimate());
-  }
-
-  // ---- step-size proposal and decision (method/radau_step_control.hpp) ----
-  s.newton_iterations = newton_iterations_used;
-  const double fac = detail::radau_safety_factor(double(newton_iterations_used), max_iterations);
-  double quot = fixed ? 1.0 : detail::radau_error_quotient(err, ns, fac);
-
-  if (!fixed && !(err < 1.0)) {
-    ++counters.rejected_steps;
-    if (state_passed) companion.rejected();
-    if (detail::radau_after_error_failure(true, h, quot, s.first, h_min, s.h, s.last_rejected)) {
-      status = member_status::step_size_too_small;
-      return attempt_result::failed;
-    }
-    return attempt_result::rejected;
-  }
-
-  // ---- accept ----
-  if (!fixed) quot = detail::radau_accepted_quotient(quot, h, err, ns, s.first, s.h_accepted, s.err_accepted);
-  detail::radau_remember_accepted(true, h, err, s.h_accepted, s.err_accepted);
-  s.y_last = s.y;
-  for (int i = 0; i < ns; ++i) s.Z[i] = Z[i];
-  s.h_last = h;
-  s.have_step = true;
-  // y'_{n+1}: the collocation polynomial's derivative at c_s = 1 is h^-1 (A^-1 Z)_s.
-  for (int j = 0; j < ny; ++j) s.yp[j] = detail::stage_sum<ns>([](int l) { return RT::Ainv(ns - 1, l); }, Z, j) / h;
-  s.y = s.y + Z[ns - 1];
-  s.t = fixed ? plan.t_new : s.t + h;
-  s.first = false;
-  ++counters.steps;
-  counters.last_h = h;
-  // A new Jacobian at the new point unless Newton contracted fast (RADAU5: THETA <= THET).
-  if (theta > detail::radau_jacobian_reuse_theta) s.jacobian_valid = false;
-  if (fixed) {
-    s.h = opt.fixed_h;
-  } else {
-    s.h = detail::radau_next_step(h, quot, s.last_rejected, s.jacobian_valid, opt.h_max);
-    s.last_rejected = false;
-  }
-  companion.accept();
-  return attempt_result::accepted;
+  const double r = detail::radau_attempt<Model, RT>(true, s, t_end, p, opt, counters, status, companion);
+  return static_cast<attempt_result>(static_cast<int>(r));
 }
 
 // Dense output: the collocation polynomial of the last accepted step, at t in [t - h_last, t].
@@ -673,7 +321,7 @@ LOCKSTEP_HD void radau_dense_output(const radau_state<Model, RT>& s, double t, s
   constexpr int ns = RT::stages;
   double x[ns + 1];
   state_vector<Model> dd[ns + 1];
-  detail::collocation_polynomial(s, x, dd);
+  detail::collocation_polynomial<Model, RT>(s, x, dd);
   detail::evaluate_newton_form(ns + 1, ns + 1, x, dd, t, y, nullptr);
 }
 

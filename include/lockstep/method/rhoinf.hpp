@@ -315,7 +315,8 @@ LOCKSTEP_HD attempt_result rhoinf_attempt(rhoinf_state<Model>& s, double t_end, 
       }
     }
     state_vector<Model> le;  // -J(c)^-1 c F_y' tau
-    detail::solve_block<Model, double>(form, s.corrector.jac, s.corrector.newton, &r, nullptr, le, nullptr);
+    detail::solve_block<Model, double>(form, s.corrector.jac, s.corrector.jac.dropped, s.corrector.newton, &r, nullptr, le,
+                                      nullptr);
     err = detail::weighted_rms(le, detail::radau_weights<Model>(form, s.y, h, opt, s.corrector.jac.dropped));
     s.error = err;
     if (!is_finite(err)) return fail_step(member_status::model_not_finite);

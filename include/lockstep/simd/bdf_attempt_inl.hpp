@@ -42,35 +42,6 @@ struct bdf_lanes : bdf_history_lanes<Model, D> {
   corrector_lanes<Model, D> corrector;
 };
 
-// The member_counters a BDF attempt changes, per lane, under member_counters' names.
-template <class D>
-struct bdf_counters_lanes {
-  pack<D> steps{}, last_h{}, rejected_steps{}, newton_failures{};
-  pack<D> jacobian_evaluations{}, lu_factorizations{}, model_evaluations{}, newton_iterations{};
-};
-
-// Lane l of c takes the counts of `from` that an attempt changes, and gives them back into `to`.
-template <class D>
-HWY_INLINE void load_counters_lane(bdf_counters_lanes<D>& c, size_t l, const member_counters& from) {
-  set_lane(c.steps, l, double(from.steps)), set_lane(c.last_h, l, from.last_h);
-  set_lane(c.rejected_steps, l, double(from.rejected_steps));
-  set_lane(c.newton_failures, l, double(from.newton_failures));
-  set_lane(c.jacobian_evaluations, l, double(from.jacobian_evaluations));
-  set_lane(c.lu_factorizations, l, double(from.lu_factorizations));
-  set_lane(c.model_evaluations, l, double(from.model_evaluations));
-  set_lane(c.newton_iterations, l, double(from.newton_iterations));
-}
-template <class D>
-HWY_INLINE void store_counters_lane(const bdf_counters_lanes<D>& c, size_t l, member_counters& to) {
-  to.steps = long(lane_of(c.steps, l)), to.last_h = lane_of(c.last_h, l);
-  to.rejected_steps = long(lane_of(c.rejected_steps, l));
-  to.newton_failures = long(lane_of(c.newton_failures, l));
-  to.jacobian_evaluations = long(lane_of(c.jacobian_evaluations, l));
-  to.lu_factorizations = long(lane_of(c.lu_factorizations, l));
-  to.model_evaluations = long(lane_of(c.model_evaluations, l));
-  to.newton_iterations = long(lane_of(c.newton_iterations, l));
-}
-
 // Lane l of S becomes the member s (its split-path state, unused by lanes, is not carried). S's other
 // lanes are not read: a pack can be filled lane by lane.
 template <class Model, class D>
@@ -164,7 +135,7 @@ HWY_INLINE void store_lane(const bdf_lanes<Model, D>& S, size_t l, bdf_state<Mod
 // attempt_result as a double (the other lanes: -1); sets status where a lane fails.
 template <class Model, class D>
 HWY_NOINLINE pack<D> bdf_attempt(mask<D> lanes, bdf_lanes<Model, D>& s, pack<D> t_end, const pack<D>* p,
-                                 const solver_options& opt, bdf_counters_lanes<D>& counters, pack<D>& status) {
+                                 const solver_options& opt, attempt_counters_lanes<D>& counters, pack<D>& status) {
   return bdf_attempt<Model>(lanes, s, t_end, p, opt, counters, status, no_companion{});
 }
 

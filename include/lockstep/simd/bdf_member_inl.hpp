@@ -50,7 +50,7 @@ struct bdf_member_lanes {
   static constexpr size_t max_lanes = hn::MaxLanes(D());
   static constexpr int n_params = Model::n_params > 0 ? Model::n_params : 1;
   bdf_lanes<Model, D> method;
-  bdf_counters_lanes<D> counters;
+  attempt_counters_lanes<D> counters;
   pack<D> status{double(member_status::running)};
   pack<D> attempts{0.0};  // step attempts so far (member_state::attempts)
   pack<D> p[n_params];     // parameter i of every lane

@@ -108,14 +108,17 @@ HWY_INLINE void corrector_start(mask<D> lanes, corrector_lanes<Model, D>& cm) {
   cm.jacobian_fresh = hn::AndNot(lanes, cm.jacobian_fresh);
 }
 
-// The Jacobian of the lanes of `need`, lane by lane on the double code (evaluate_jacobian, with its
-// finiteness test and rank decision, which branch on values), blended into the lanes that evaluated
-// it; each lane's status (a failed lane's blocks stay out of the lanes: only finite values enter).
+// The Jacobian blocks J at (t, y, v') of the lanes of `need` (v' the velocity part of yp), lane by lane
+// on the double code (evaluate_jacobian, with its finiteness test and rank decision, which branch on
+// values), blended into the lanes that evaluated them with their dropped rows; each lane's status (a
+// failed lane's blocks stay out of the lanes: only finite values enter). fresh: the work space of the
+// new blocks, entry e of lane l at [e][l] (corrector_scratch::jacobian).
 template <class Model, class D>
-HWY_NOINLINE pack<D> corrector_jacobians(mask<D> need, formulation form, pack<D> t_new,
-                                         const lockstep::vec<pack<D>, state_layout<Model>::size>& y_pred,
-                                         const lockstep::vec<pack<D>, state_layout<Model>::size>& yp_pred,
-                                         const pack<D>* p, const solver_options& opt, corrector_lanes<Model, D>& cm) {
+HWY_NOINLINE pack<D> jacobians_lane_by_lane(
+    mask<D> need, formulation form, pack<D> t, const lockstep::vec<pack<D>, state_layout<Model>::size>& y,
+    const lockstep::vec<pack<D>, state_layout<Model>::size>& yp, const pack<D>* p, const solver_options& opt,
+    jacobian_values<Model, pack<D>>& J_lanes, dropped_lanes<D>& dropped_rows,
+    double (&fresh)[corrector_scratch<Model, D>::jacobian_entries][corrector_scratch<Model, D>::lanes_max]) {
   using L = state_layout<Model>;
   using P = pack<D>;
   constexpr int ny = L::size, n = Model::n;
@@ -133,13 +136,12 @@ HWY_NOINLINE pack<D> corrector_jacobians(mask<D> need, formulation form, pack<D>
   HWY_ALIGN double y_lanes[ny][lanes_max], vdot_lanes[n][lanes_max], t_lanes[lanes_max];
   HWY_ALIGN double p_lanes[Model::n_params > 0 ? Model::n_params : 1][lanes_max];
   HWY_ALIGN double status[lanes_max];
-  double (&fresh)[entries][lanes_max] = cm.scratch.jacobian;
   HWY_ALIGN int64_t dropped[lanes_max];
-  for (int j = 0; j < ny; ++j) hn::Store(y_pred[j].v, d, y_lanes[j]);
-  for (int i = 0; i < n; ++i) hn::Store(yp_pred[L::v + i].v, d, vdot_lanes[i]);
+  for (int j = 0; j < ny; ++j) hn::Store(y[j].v, d, y_lanes[j]);
+  for (int i = 0; i < n; ++i) hn::Store(yp[L::v + i].v, d, vdot_lanes[i]);
   for (int i = 0; i < Model::n_params; ++i) hn::Store(p[i].v, d, p_lanes[i]);
-  hn::Store(t_new.v, d, t_lanes);
-  hn::Store(cm.dropped.bits, di, dropped);
+  hn::Store(t.v, d, t_lanes);
+  hn::Store(dropped_rows.bits, di, dropped);
   mask<D> evaluated = hn::FirstN(d, 0);
   for (size_t l = 0; l < W; ++l) {
     status[l] = double(member_status::success);
@@ -168,15 +170,25 @@ HWY_NOINLINE pack<D> corrector_jacobians(mask<D> need, formulation form, pack<D>
   if (!hn::AllFalse(d, evaluated)) {
     size_t e = 0;
 #define LOCKSTEP_LOAD_BLOCK_LANES(B)                                               \
-  for (P & x : cm.jac.B.a) {                                                       \
+  for (P & x : J_lanes.B.a) {                                                      \
     x = P(hn::IfThenElse(evaluated, hn::MaskedLoad(evaluated, d, fresh[e]), x.v)); \
     ++e;                                                                           \
   }
     LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_LOAD_BLOCK_LANES)
 #undef LOCKSTEP_LOAD_BLOCK_LANES
   }
-  cm.dropped.bits = hn::Load(di, dropped);
+  dropped_rows.bits = hn::Load(di, dropped);
   return P(hn::Load(d, status));
+}
+
+// The Jacobian of the lanes without a valid one, at their predictions (jacobians_lane_by_lane).
+template <class Model, class D>
+HWY_INLINE pack<D> corrector_jacobians(mask<D> need, formulation form, pack<D> t_new,
+                                       const lockstep::vec<pack<D>, state_layout<Model>::size>& y_pred,
+                                       const lockstep::vec<pack<D>, state_layout<Model>::size>& yp_pred,
+                                       const pack<D>* p, const solver_options& opt, corrector_lanes<Model, D>& cm) {
+  return jacobians_lane_by_lane<Model>(need, form, t_new, y_pred, yp_pred, p, opt, cm.jac, cm.dropped,
+                                       cm.scratch.jacobian);
 }
 
 // The Newton matrices of the lanes of `need` assembled at their shifts c and factored in lanes

@@ -37,29 +37,37 @@ struct dropped_lanes {
   int_vec<D> bits;
 };
 
-// The three operations euler_lagrange.hpp's generic Newton code does with a dropped-row mask, per lane.
+// The operations euler_lagrange.hpp's generic Newton code does with a dropped-row mask, per lane.
 template <class D>
 HWY_INLINE bool any_row_dropped(const dropped_lanes<D>& dropped) {
   const int_tag<D> di;
   return !hn::AllTrue(di, hn::Eq(dropped.bits, hn::Zero(di)));
 }
 
-template <class D, int S>
-HWY_INLINE void pin_if_dropped(const dropped_lanes<D>& dropped, int row, mat<pack<D>, S, S>& N, int u) {
+// E: pack<D>, or complex<pack<D>> for Radau IIA's complex block.
+template <class D, class E, int S>
+HWY_INLINE void pin_if_dropped(const dropped_lanes<D>& dropped, int row, mat<E, S, S>& N, int u) {
   const D d;
   const mask<D> pinned = row_dropped<D>(dropped.bits, row);
   if (hn::AllFalse(d, pinned)) return;
-  const pack<D> zero(0.0);
+  const E zero(pack<D>(0.0)), one(pack<D>(1.0));
   for (int j = 0; j < S; ++j) {
     N(u, j) = select(pinned, zero, N(u, j));
     N(j, u) = select(pinned, zero, N(j, u));
   }
-  N(u, u) = select(pinned, pack<D>(1.0), N(u, u));
+  N(u, u) = select(pinned, one, N(u, u));
 }
 
+template <class D, class E>
+HWY_INLINE void zero_if_dropped(const dropped_lanes<D>& dropped, int row, E& b) {
+  b = select(row_dropped<D>(dropped.bits, row), E(pack<D>(0.0)), b);
+}
+
+// Whether constraint row `row` is dropped, per lane (as euler_lagrange.hpp's row_dropped of one member's
+// mask): the error weights of the multipliers held (radau_weights).
 template <class D>
-HWY_INLINE void zero_if_dropped(const dropped_lanes<D>& dropped, int row, pack<D>& b) {
-  b = select(row_dropped<D>(dropped.bits, row), pack<D>(0.0), b);
+HWY_INLINE mask<D> row_dropped(const dropped_lanes<D>& dropped, int row) {
+  return row_dropped<D>(dropped.bits, row);
 }
 
 // The factored Newton matrices of W members, one per lane, and each lane's shift: newton_matrix on packs.

@@ -57,6 +57,36 @@ struct step_counters_lanes {
   pack<D> newton_failures;
 };
 
+// The member_counters a step attempt changes (BDF's, Radau IIA's), per lane, under member_counters'
+// names.
+template <class D>
+struct attempt_counters_lanes {
+  pack<D> steps{}, last_h{}, rejected_steps{}, newton_failures{};
+  pack<D> jacobian_evaluations{}, lu_factorizations{}, model_evaluations{}, newton_iterations{};
+};
+
+// Lane l of c takes the counts of `from` that an attempt changes, and gives them back into `to`.
+template <class D>
+HWY_INLINE void load_counters_lane(attempt_counters_lanes<D>& c, size_t l, const member_counters& from) {
+  set_lane(c.steps, l, double(from.steps)), set_lane(c.last_h, l, from.last_h);
+  set_lane(c.rejected_steps, l, double(from.rejected_steps));
+  set_lane(c.newton_failures, l, double(from.newton_failures));
+  set_lane(c.jacobian_evaluations, l, double(from.jacobian_evaluations));
+  set_lane(c.lu_factorizations, l, double(from.lu_factorizations));
+  set_lane(c.model_evaluations, l, double(from.model_evaluations));
+  set_lane(c.newton_iterations, l, double(from.newton_iterations));
+}
+template <class D>
+HWY_INLINE void store_counters_lane(const attempt_counters_lanes<D>& c, size_t l, member_counters& to) {
+  to.steps = long(lane_of(c.steps, l)), to.last_h = lane_of(c.last_h, l);
+  to.rejected_steps = long(lane_of(c.rejected_steps, l));
+  to.newton_failures = long(lane_of(c.newton_failures, l));
+  to.jacobian_evaluations = long(lane_of(c.jacobian_evaluations, l));
+  to.lu_factorizations = long(lane_of(c.lu_factorizations, l));
+  to.model_evaluations = long(lane_of(c.model_evaluations, l));
+  to.newton_iterations = long(lane_of(c.newton_iterations, l));
+}
+
 // ---- BDF (method/bdf_step_control.hpp) and Radau IIA (method/radau_step_control.hpp): their
 // controllers compiled for this instruction set's packs from the texts the one-member code compiles ----
 #include "lockstep/method/bdf_step_control_generic.inc"  // IWYU pragma: keep
