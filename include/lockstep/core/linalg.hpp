@@ -246,7 +246,9 @@ namespace detail {
 #include "lockstep/core/lu_generic.inc"  // IWYU pragma: keep
 }  // namespace detail
 
-// One matrix: lu_factor and lu_solve of lu_generic.inc on entries double or complex<double>.
+// One matrix: lu_factor and lu_solve of lu_generic.inc on entries double or complex<double>, and the
+// member status of a factorization (factorization_status).
+LOCKSTEP_HD member_status factorization_status(const factor_result& fr) { return detail::factorization_status(fr); }
 template <class E, int N>
 LOCKSTEP_HD factor_result lu_factor(mat<E, N, N>& A, vec<int, N>& pivot) {
   return detail::lu_factor(A, pivot);

@@ -463,14 +463,6 @@ struct newton_matrix {
   E c{};  // the shift it was factored for
 };
 
-// The member status of a factorization (the Newton matrices' LU, projection's Cholesky factors):
-// success, singular_matrix (a zero pivot, or not positive definite) or model_not_finite.
-LOCKSTEP_HD constexpr member_status factorization_status(const factor_result& fr) {
-  if (fr.info == lu_not_finite) return member_status::model_not_finite;
-  if (fr.info != lu_ok) return member_status::singular_matrix;
-  return member_status::success;
-}
-
 namespace detail {
 // The entries of the matrix of the header comment at shift c, from Jacobian blocks of scalar S and the
 // dropped-row mask `dropped`: for one member (S double, E double or complex<double>, a 64-bit mask) or

@@ -75,8 +75,8 @@ template <class Model, class D>
 using newton_matrix_lanes = lockstep::newton_matrix<Model, pack<D>>;
 
 // factor_newton_matrix per lane: assembles each lane's matrix at its shift c into N and factors it in
-// place (lu_inl.hpp). Returns each lane's lu_info and failing column (factorization_status maps a lane's
-// info to its status).
+// place (lu_inl.hpp). Returns each lane's lu_info and failing column (factorization_status of
+// lu_generic.inc maps a lane's info to its status).
 template <class Model, class D>
 HWY_INLINE lockstep::basic_factor_result<pack<D>> factor_newton_matrix(formulation f,
                                                                       const jacobian_values<Model, pack<D>>& J,
@@ -85,16 +85,6 @@ HWY_INLINE lockstep::basic_factor_result<pack<D>> factor_newton_matrix(formulati
   lockstep::detail::newton_matrix_entries<Model, pack<D>>(f, J, dropped, c, N.lu);
   N.c = c;
   return lu_factor(N.lu, N.pivot);
-}
-
-// Each lane's member_status of a factorization (lockstep::factorization_status per lane): success,
-// model_not_finite for a matrix not finite, else singular_matrix.
-template <class D>
-HWY_INLINE pack<D> factorization_status(const lockstep::basic_factor_result<pack<D>>& fr) {
-  using P = pack<D>;
-  return select(fr.info == P(double(lu_ok)), P(double(member_status::success)),
-                select(fr.info == P(double(lu_not_finite)), P(double(member_status::model_not_finite)),
-                       P(double(member_status::singular_matrix))));
 }
 
 // solve_newton per lane: each lane's increment for its residual parts, with its factors of
