@@ -39,6 +39,7 @@ RESULTS=${RESULTS:-$ROOT/bench/COMMIT-SPEED.md}
 command="PROBLEMS=$PROBLEMS SOLVERS=$SOLVERS ROUNDS=$ROUNDS MEMBERS=$MEMBERS TOL=$TOL INSTRUCTION_SET=$INSTRUCTION_SET bench/commit_speed.sh $1"
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
+tree=$(git -C "$ROOT" describe --always --dirty)  # the tree as it is built, before anything may change it
 
 # The base's sources, checked out beside the repository (a worktree of the same repository, removed
 # again at the end).
@@ -80,7 +81,7 @@ if [[ $RESULTS != - ]]; then
     echo "- Command, from the repository root: \`$command\`"
     echo "- Date: $started (UTC, start of the run)"
     echo "- base: \`$(git -C "$ROOT" log -1 --format='%h %s' "$BASE")\`; tree: the working tree at" \
-      "\`$(git -C "$ROOT" describe --always --dirty)\`"
+      "\`$tree\` (at the start of the run)"
     echo "- Machine: \`nproc\` = $(nproc), CPU model \"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')\"," \
       "Linux $(uname -r); load average (1, 5, 15 min) at the start: $load"
     echo "- What: bench/peers/work_precision built for $INSTRUCTION_SET at each, $MEMBERS members per ensemble" \
