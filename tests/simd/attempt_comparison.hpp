@@ -36,6 +36,28 @@ inline solver_options adaptive(formulation f) {
   return opt;
 }
 
+// A member's attempts alone, as a test drives its lane: attempt(s, counters, status) makes one attempt
+// of the member's state s (an attempt_result), until it fails or reaches t_end; out[a] records each:
+// its result and status, and record(s, counters)'s time, step, order and digest.
+template <class State, class Attempt, class Record>
+void attempts_alone(State s, double t_end, int attempts, const Attempt& attempt, const Record& record,
+                    attempt_record* out) {
+  member_counters counters;
+  member_status status = member_status::running;
+  bool done = false;
+  for (int a = 0; a < attempts; ++a) {
+    double result = -1.0;
+    if (!done) {
+      const attempt_result r = attempt(s, counters, status);
+      result = double(int(r));
+      done = r == attempt_result::failed || (r == attempt_result::accepted && s.t >= t_end);
+    }
+    out[a] = record(s, counters);
+    out[a].result = result;
+    out[a].status = double(status);
+  }
+}
+
 // Requires that run(lanes, out) — the members' attempts in lanes, out[m * attempts + a] — gives every
 // member at every variant the records alone_run(m, out + m * attempts) gives it alone (raising no
 // floating-point flag the members alone do not), and that the members' attempts alone cover what they

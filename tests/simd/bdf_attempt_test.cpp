@@ -121,19 +121,15 @@ bdf_member<Model> draw(std::mt19937_64& g, const solver_options& opt, double t_e
 // bdf_attempt for one member alone, as attempts_at_width drives its lane.
 template <class Model>
 void alone(const solver_options& opt, const bdf_member<Model>& in, attempt_record* out) {
-  bdf_state<Model> s = in.start;
-  member_counters counters;
-  member_status status = member_status::running;
-  bool done = false;
-  for (int a = 0; a < bdf_attempts; ++a) {
-    double result = -1.0;
-    if (!done) {
-      const attempt_result r = bdf_attempt<Model>(s, in.t_end, in.p, opt, counters, status);
-      result = double(int(r));
-      done = r == attempt_result::failed || (r == attempt_result::accepted && s.t >= in.t_end);
-    }
-    out[a] = {result, double(status), s.t, s.h, double(s.order), digest_of(s, counters)};
-  }
+  attempts_alone(
+      in.start, in.t_end, bdf_attempts,
+      [&](bdf_state<Model>& s, member_counters& c, member_status& status) {
+        return bdf_attempt<Model>(s, in.t_end, in.p, opt, c, status);
+      },
+      [](const bdf_state<Model>& s, const member_counters& c) {
+        return attempt_record{0.0, 0.0, s.t, s.h, double(s.order), digest_of(s, c)};
+      },
+      out);
 }
 
 template <class Model, class Entry>

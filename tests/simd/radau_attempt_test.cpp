@@ -183,19 +183,15 @@ radau_member<Model, RT> draw(std::mt19937_64& g, const solver_options& opt, doub
 // radau_attempt for one member alone, as attempts_at_width drives its lane.
 template <class Model, class RT>
 void alone(const solver_options& opt, const radau_member<Model, RT>& in, attempt_record* out) {
-  radau_state<Model, RT> s = in.start;
-  member_counters counters;
-  member_status status = member_status::running;
-  bool done = false;
-  for (int a = 0; a < radau_attempts; ++a) {
-    double result = -1.0;
-    if (!done) {
-      const attempt_result r = radau_attempt<Model>(s, in.t_end, in.p, opt, counters, status);
-      result = double(int(r));
-      done = r == attempt_result::failed || (r == attempt_result::accepted && s.t >= in.t_end);
-    }
-    out[a] = {result, double(status), s.t, s.h, 0.0, digest_of(s, counters)};
-  }
+  attempts_alone(
+      in.start, in.t_end, radau_attempts,
+      [&](radau_state<Model, RT>& s, member_counters& c, member_status& status) {
+        return radau_attempt<Model>(s, in.t_end, in.p, opt, c, status);
+      },
+      [](const radau_state<Model, RT>& s, const member_counters& c) {
+        return attempt_record{0.0, 0.0, s.t, s.h, 0.0, digest_of(s, c)};
+      },
+      out);
 }
 
 template <class Model, class RT, class Entry>
