@@ -66,9 +66,16 @@ std::string sha256_hex(std::string_view bytes) {
   return out;
 }
 
-file_lock::file_lock(const fs::path& path) {
+file_lock::file_lock(const fs::path& path, const std::function<void()>& on_wait) {
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) fail("cannot open the lock file '" + path.string() + "'");
+  if (on_wait) {
+    int taken;
+    while ((taken = ::flock(fd_, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
+    }
+    if (taken == 0) return;
+    if (errno == EWOULDBLOCK) on_wait();
+  }
   while (::flock(fd_, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     const int saved = errno;

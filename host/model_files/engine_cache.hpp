@@ -40,10 +40,11 @@ std::filesystem::path cache_root();
 // Lower-case hexadecimal SHA-256 of the bytes (OpenSSL's EVP interface).
 std::string sha256_hex(std::string_view bytes);
 
-// An exclusive advisory lock on a file (flock), held for the object's lifetime.
+// An exclusive advisory lock on a file (flock), held for the object's lifetime. on_wait, where given,
+// is called once before waiting when another process holds the lock.
 class file_lock {
  public:
-  explicit file_lock(const std::filesystem::path& path);
+  explicit file_lock(const std::filesystem::path& path, const std::function<void()>& on_wait = {});
   ~file_lock();
   file_lock(const file_lock&) = delete;
   file_lock& operator=(const file_lock&) = delete;

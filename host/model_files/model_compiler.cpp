@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -770,11 +771,28 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
   std::vector<engine_part> parts = parts_of(settings.contents, tools.lanes, chosen.type);
   place_parts(parts, chosen.type, tools, material);
   const std::string label = model_label(chosen, request, tools, false);
-  std::string missing;
-  for (const engine_part& part : parts)
-    if (std::error_code ec; !fs::exists(part.object.parent_path(), ec)) missing += (missing.empty() ? "" : ", ") + part.name;
-  // Said by the process that compiles (another may be compiling the same parts: this one then waits
-  // and finds them).
+  const auto missing_parts = [&] {
+    std::string names;
+    for (const engine_part& part : parts)
+      if (std::error_code ec; !fs::exists(part.object.parent_path(), ec)) names += (names.empty() ? "" : ", ") + part.name;
+    return names;
+  };
+  std::string missing = missing_parts();
+  // One process at a time makes a model's missing pieces (the precompiled headers, then the parts):
+  // the others wait, are told so, and find them made. Without this lock, one process could make the
+  // headers while another made the parts, and a compile the user asked for once would be told twice.
+  std::optional<file_lock> compiling;
+  if (!missing.empty()) {
+    const fs::path locks = cache_root() / "compiling";
+    std::error_code ec;
+    fs::create_directories(locks, ec);
+    if (ec) throw std::runtime_error("cannot create '" + locks.string() + "': " + ec.message());
+    compiling.emplace(locks / (identity + ".lock"), [&] {
+      if (settings.progress) settings.progress("waiting for another lockstep process, which compiles " + label);
+    });
+    missing = missing_parts();
+  }
+  // Said by the process that compiles.
   bool announced = false;
   std::once_flag announcing;
   const auto announce = [&] {
@@ -785,6 +803,7 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
   };
   const fs::path headers = missing.empty() ? fs::path() : precompiled_headers(tools, toolchain_text, request, announce);
   make_parts(parts, header, chosen, tools, headers, request, announce);
+  compiling.reset();
 
   // Without its lanes the engine runs BDF one member at a time: the part is left out.
   std::string without_lanes;

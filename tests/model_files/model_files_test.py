@@ -19,7 +19,8 @@ the built-in model); header_bitwise compiles with the build's own flags as well.
   invalidation      editing a header the model includes recompiles it (the new default shows);
                     restoring it finds the first engine again without compiling; editing a formula of
                     the model file recompiles, editing a comment does not
-  concurrent        four processes that need one model at once compile it once, and all succeed
+  concurrent        four processes that need one model at once compile it once (one process makes its
+                    headers and parts while the others wait), and all succeed
   compile_error     a compiler error names the model file and line; no engine is left in the cache, the
                     failed build is kept under failed/ with a compile.sh that fails again the same way;
                     a constraint of the wrong type is named as such at the line that declares it
