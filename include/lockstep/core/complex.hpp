@@ -11,6 +11,27 @@
 
 namespace lockstep {
 
+// A product, kept a rounded product: g++ 12's vectorizer recognizes the pattern of a complex product
+// (a.re b.re - a.im b.im, a.re b.im + a.im b.re, and sums of such) and emits a fused multiply-add
+// (vfmaddsub) for it where the instruction set has one, although -ffp-contract=off forbids
+// contraction; a fused product rounds once where a * b + c rounds twice, so the one-member code of a
+// build or model file for AVX2 or AVX-512 would lose the bits of every other build
+// (docs/SIMD.md, "Determinism"). __builtin_assoc_barrier (g++ 12) hides the product from the pattern.
+// A pack's products are intrinsics, which nothing fuses; CUDA's device code and nvcc's host front end
+// take the plain product (nvcc's host compiler is not the one with the pattern on the default build's
+// instruction set, which has no fused multiply-add).
+LOCKSTEP_HD double rounded_product(double a, double b) {
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && __GNUC__ >= 12
+  return __builtin_assoc_barrier(a * b);
+#else
+  return a * b;
+#endif
+}
+template <class T>
+LOCKSTEP_HD T rounded_product(const T& a, const T& b) {
+  return a * b;
+}
+
 template <class T>
 struct complex {
   T re{};
@@ -24,7 +45,8 @@ struct complex {
   LOCKSTEP_HD friend complex operator-(const complex& a, const complex& b) { return {a.re - b.re, a.im - b.im}; }
   LOCKSTEP_HD friend complex operator-(const complex& a) { return {-a.re, -a.im}; }
   LOCKSTEP_HD friend complex operator*(const complex& a, const complex& b) {
-    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+    return {rounded_product(a.re, b.re) - rounded_product(a.im, b.im),
+            rounded_product(a.re, b.im) + rounded_product(a.im, b.re)};
   }
   // Smith's algorithm: divides without forming |b|^2, so it neither overflows nor underflows for
   // operands whose quotient is representable (Smith, CACM 5 (1962) 435). Where |b.im| <= |b.re|,
@@ -37,9 +59,9 @@ struct complex {
     const auto first = abs(b.im) <= abs(b.re);
     const T larger = select(first, b.re, b.im), smaller = select(first, b.im, b.re);
     const T r = smaller / larger;
-    const T den = larger + smaller * r;
-    const T re = select(first, a.re + a.im * r, a.re * r + a.im);
-    const T im = select(first, a.im - a.re * r, a.im * r - a.re);
+    const T den = larger + rounded_product(smaller, r);
+    const T re = select(first, a.re + rounded_product(a.im, r), rounded_product(a.re, r) + a.im);
+    const T im = select(first, a.im - rounded_product(a.re, r), rounded_product(a.im, r) - a.re);
     return {re / den, im / den};
   }
   LOCKSTEP_HD complex& operator+=(const complex& b) { return *this = *this + b; }
