@@ -20,7 +20,7 @@
 #ifndef LOCKSTEP_BDF_ATTEMPT_TEST_COMMON_
 #define LOCKSTEP_BDF_ATTEMPT_TEST_COMMON_
 #include "tests/simd/attempt_comparison.hpp"
-#include "tests/simd/bdf_digest.hpp"
+#include "tests/simd/method_digest.hpp"
 
 namespace lockstep::simd_test {
 inline constexpr int bdf_attempts = 60;

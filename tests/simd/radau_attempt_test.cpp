@@ -24,7 +24,7 @@
 #include <memory>
 
 #include "tests/simd/attempt_comparison.hpp"
-#include "tests/simd/bdf_digest.hpp"
+#include "tests/simd/method_digest.hpp"
 
 namespace lockstep::simd_test {
 inline constexpr int radau_attempts = 60;
@@ -35,51 +35,6 @@ struct radau_member {
   double t_end;
   radau_state<Model, RT> start;
 };
-
-// The digest of what a member's attempts decide: the method state (its Jacobian where valid, its factors
-// where factored for a step: elsewhere they are not defined) and the counters.
-template <class Model, class RT>
-std::uint64_t digest_of(const radau_state<Model, RT>& s, const member_counters& c) {
-  using L = state_layout<Model>;
-  constexpr int size = L::newton_size;
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  const double scalars[] = {s.t, s.t0, s.h, s.h_last, double(s.have_step), s.h_accepted, s.err_accepted,
-                            double(s.first), double(s.last_rejected), double(s.newton_cuts),
-                            double(s.newton_iterations), s.theta, s.error, double(s.jacobian_valid), s.factored_h,
-                            double(s.jac.dropped), double(c.steps), double(c.rejected_steps),
-                            double(c.newton_iterations), double(c.newton_failures), double(c.jacobian_evaluations),
-                            double(c.lu_factorizations), double(c.model_evaluations), c.last_h};
-  digest_values(h, scalars, std::size(scalars));
-  digest_values(h, s.y.a, L::size);
-  digest_values(h, s.yp.a, L::size);
-  digest_values(h, s.y_last.a, L::size);
-  for (int i = 0; i < RT::stages; ++i) digest_values(h, s.Z[i].a, L::size);
-  if (s.jacobian_valid) {
-    const jacobian_blocks<Model>& J = s.jac;
-    for (const auto* block : {J.M.a, J.dQ_dv.a, J.K.a}) digest_values(h, block, Model::n * Model::n);
-    for (const auto* block : {J.G.a, J.Psi_q.a, J.Psi_v.a}) digest_values(h, block, Model::m * Model::n);
-    for (const auto* block : {J.A.a, J.A_q.a, J.A_v.a}) digest_values(h, block, Model::k * Model::n);
-    if (s.factored_h != 0.0) {
-      if constexpr (RT::has_real_eigenvalue) {
-        digest_values(h, s.real_block.lu.a, size * size);
-        for (int i = 0; i < size; ++i) {
-          const double pivot = s.real_block.pivot[i];
-          digest_values(h, &pivot, 1);
-        }
-        digest_values(h, &s.real_block.c, 1);
-      }
-      if constexpr (RT::has_complex_pair) {
-        for (int e = 0; e < size * size; ++e) digest_values(h, &s.complex_block.lu.a[e].re, 2);
-        for (int i = 0; i < size; ++i) {
-          const double pivot = s.complex_block.pivot[i];
-          digest_values(h, &pivot, 1);
-        }
-        digest_values(h, &s.complex_block.c.re, 2);
-      }
-    }
-  }
-  return h;
-}
 
 }  // namespace lockstep::simd_test
 #endif

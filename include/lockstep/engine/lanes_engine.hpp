@@ -4,7 +4,7 @@
 // advance_in_lanes); every other entry stays as model_engine.hpp made it.
 //
 // Each member ends every call with the state, counters, status and outputs advance_member gives it
-// (tests/simd/bdf_member_test.cpp), so the results are those of the build without lanes, bit for bit
+// (tests/simd/member_test.cpp), so the results are those of the build without lanes, bit for bit
 // (docs/SIMD.md, "The lanes backend of a build for one instruction set"). The built-in engines use it in
 // a build for avx2 or avx512 (host/engine/CMakeLists.txt): there every unit is compiled for that set, so
 // Highway's static target is its widest vectors and nothing of another set is mixed in. LOCKSTEP_LANES=0
@@ -41,7 +41,7 @@ inline bool lanes_enabled() {
 using lanes_tag = hwy::HWY_NAMESPACE::ScalableTag<double>;
 
 // What Model's lanes executed since the program started, over every thread: the pack attempts (each
-// runs every lane) and the lane-attempts among them that advanced a member (bdf_member_lanes), whose
+// runs every lane) and the lane-attempts among them that advanced a member (member_lanes), whose
 // ratio is the lanes' utilization (docs/SIMD.md, "Lane utilization"); the corrector's Newton
 // iterations and LU factorizations likewise (corrector_work).
 struct lanes_work_totals {
@@ -54,18 +54,18 @@ lanes_work_totals& lanes_work_of() {
   return totals;
 }
 
-// BDF's advance in lanes (the table's methods[bdf].advance where use_lanes put it).
-template <class Model>
+// Method's advance in lanes (the table's methods[Method::kind].advance where use_lanes put it).
+template <class Model, class Method>
 lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long count, int max_attempts,
                               lockstep_error* error) {
   return guarded(error, [&] {
-    const chunk_view<Model> view = view_of<Model, bdf_method>(c);
-    using lanes_type = simd::HWY_NAMESPACE::bdf_member_lanes<Model, lanes_tag>;
+    const chunk_view<Model> view = view_of<Model, Method>(c);
+    using lanes_type = simd::HWY_NAMESPACE::member_lanes<Model, Method, lanes_tag>;
     // One workspace per thread, allocated at the thread's first call: later calls allocate nothing.
     thread_local std::unique_ptr<lanes_type> lanes;
     if (!lanes) lanes = std::make_unique<lanes_type>();
     const std::uint64_t packs_before = lanes->pack_attempts, lanes_before = lanes->lane_attempts;
-    const simd::HWY_NAMESPACE::corrector_work corrector_before = lanes->method.corrector.work;
+    const simd::HWY_NAMESPACE::corrector_work work_before = simd::HWY_NAMESPACE::method_work(lanes->method);
     simd::HWY_NAMESPACE::advance_in_lanes(view, members, count, max_attempts, *lanes);
     lanes_work_totals& totals = lanes_work_of<Model>();
     const auto add = [](std::atomic<std::uint64_t>& total, std::uint64_t now, std::uint64_t before) {
@@ -73,11 +73,11 @@ lockstep_result lanes_advance(const lockstep_chunk* c, const long* members, long
     };
     add(totals.pack_attempts, lanes->pack_attempts, packs_before);
     add(totals.lane_attempts, lanes->lane_attempts, lanes_before);
-    const simd::HWY_NAMESPACE::corrector_work& corrector = lanes->method.corrector.work;
-    add(totals.pack_iterations, corrector.pack_iterations, corrector_before.pack_iterations);
-    add(totals.lane_iterations, corrector.lane_iterations, corrector_before.lane_iterations);
-    add(totals.pack_factorizations, corrector.pack_factorizations, corrector_before.pack_factorizations);
-    add(totals.lane_factorizations, corrector.lane_factorizations, corrector_before.lane_factorizations);
+    const simd::HWY_NAMESPACE::corrector_work& work = simd::HWY_NAMESPACE::method_work(lanes->method);
+    add(totals.pack_iterations, work.pack_iterations, work_before.pack_iterations);
+    add(totals.lane_iterations, work.lane_iterations, work_before.lane_iterations);
+    add(totals.pack_factorizations, work.pack_factorizations, work_before.pack_factorizations);
+    add(totals.lane_factorizations, work.lane_factorizations, work_before.lane_factorizations);
     return LOCKSTEP_OK;
   });
 }
@@ -125,7 +125,7 @@ void lanes_corrector_work_report(std::uint64_t* iterations_executed, std::uint64
 template <class Model>
 void use_lanes(lockstep_engine& t) {
   if constexpr (fits_in_lanes<Model>()) {
-    if (lanes_enabled()) t.methods[static_cast<int>(method_kind::bdf)].advance = &lanes_advance<Model>;
+    if (lanes_enabled()) t.methods[static_cast<int>(method_kind::bdf)].advance = &lanes_advance<Model, bdf_method>;
     t.lanes_work = &lanes_work_report<Model>;
     t.lanes_corrector_work = &lanes_corrector_work_report<Model>;
   }

@@ -265,6 +265,9 @@ LOCKSTEP_HD member_status radau_jacobian(bool /*need: this member*/, formulation
   return evaluate_jacobian<Model>(form, s.t, s.y, vdot, p, s.jac, baumgarte_of(opt));
 }
 
+template <class Model, class RT>
+LOCKSTEP_HD void radau_newton_iteration(bool /*iterating: this member*/, radau_state<Model, RT>&) {}
+
 // The real block at gamma / h and the complex block at (alpha - i beta) / h, factored here, or on the
 // split path (method/attempt.hpp) taken from outside: assembled and suspended for until they are ready.
 template <class Model, class RT>

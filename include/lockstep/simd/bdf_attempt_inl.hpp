@@ -42,6 +42,13 @@ struct bdf_lanes : bdf_history_lanes<Model, D> {
   corrector_lanes<Model, D> corrector;
 };
 
+// S without a member: its matrices the identity (the pack's arithmetic runs in every lane, also in a
+// lane no member has entered yet; the member stepper fills the rest, lockstep/simd/member_inl.hpp).
+template <class Model, class D>
+HWY_INLINE void clear_lanes(bdf_lanes<Model, D>& S) {
+  clear_matrices(S.corrector);
+}
+
 // Lane l of S becomes the member s (its split-path state, unused by lanes, is not carried). S's other
 // lanes are not read: a pack can be filled lane by lane.
 template <class Model, class D>

@@ -1,13 +1,14 @@
 // lockstep/simd/member_kernels_inl.hpp — an engine's `advance` (lockstep/engine/model_engine.hpp: the
-// functor advance_member of lockstep/detail/member_kernels.hpp for each member of a list) for BDF, with
-// the members in W refilled lanes (bdf_member_inl.hpp): the kernel of the lanes backend.
+// functor advance_member of lockstep/detail/member_kernels.hpp for each member of a list) for a method
+// in lanes (BDF, the Radau IIA family), with the members in W refilled lanes (member_inl.hpp): the
+// kernel of the lanes backend.
 //
 // The list's members enter the lanes in order; each makes at most max_attempts attempts in this call,
 // as advance_member allows it, and leaves its lane when it finishes or has made them, its state stored
 // back into the chunk, so that the next member of the list takes the lane at once. A member that has
 // already finished is only marked so, as member_advance returns at once for it. Since member_advance's
 // results do not depend on where it pauses, every member ends the call with the state, counters, status
-// and outputs advance_member gives it (tests/simd/bdf_member_test.cpp), whatever its lane, W or the
+// and outputs advance_member gives it (tests/simd/member_test.cpp), whatever its lane, W or the
 // list's order.
 //
 // The fused path only: the split path's suspended factorizations and projections are not in lanes.
@@ -25,18 +26,18 @@
 #include "hwy/highway.h"
 #include "lockstep/detail/member_kernels.hpp"
 #include "lockstep/detail/soa.hpp"
-#include "lockstep/simd/bdf_member_inl.hpp"
+#include "lockstep/simd/member_inl.hpp"
 #include "lockstep/simd/pack_inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
 
-// advance_member<Model, bdf_method>{c, max_attempts} for members[0 .. count) of the chunk c, in the
-// lanes of `lanes` (a workspace the caller keeps, so that a call allocates nothing).
-template <class Model, class D>
+// advance_member<Model, Method>{c, max_attempts} for members[0 .. count) of the chunk c, in the lanes
+// of `lanes` (a workspace the caller keeps, so that a call allocates nothing).
+template <class Model, class Method, class D>
 HWY_NOINLINE void advance_in_lanes(const chunk_view<Model>& c, const long* members, long count, int max_attempts,
-                                   bdf_member_lanes<Model, D>& lanes) {
-  constexpr size_t max_lanes = bdf_member_lanes<Model, D>::max_lanes;
+                                   member_lanes<Model, Method, D>& lanes) {
+  constexpr size_t max_lanes = member_lanes<Model, Method, D>::max_lanes;
   const D d;
   long member_of[max_lanes];
   int attempts_here[max_lanes] = {};
@@ -46,13 +47,13 @@ HWY_NOINLINE void advance_in_lanes(const chunk_view<Model>& c, const long* membe
   const auto fill = [&](size_t l) {
     for (; next < count; ++next) {
       const long i = members[next];
-      member_state<Model, bdf_method>& ms = lanes.incoming;
+      member_state<Model, Method>& ms = lanes.incoming;
       soa_load(c.states, c.stride, i, ms);
       if (ms.status != member_status::running) {
         c.finished[i] = 1;
         continue;
       }
-      double p[bdf_member_lanes<Model, D>::n_params];
+      double p[member_lanes<Model, Method, D>::n_params];
       detail::load_params(c, i, p);
       load_member(lanes, l, ms, p);
       member_of[l] = i;
@@ -76,7 +77,7 @@ HWY_NOINLINE void advance_in_lanes(const chunk_view<Model>& c, const long* membe
       if (!(working >> l & 1)) continue;
       const bool done = done_bits >> l & 1;
       if (!done && ++attempts_here[l] < max_attempts) continue;
-      member_state<Model, bdf_method> ms;
+      member_state<Model, Method>& ms = lanes.incoming;
       store_member(lanes, l, ms);
       soa_store(c.states, c.stride, member_of[l], ms);
       c.finished[member_of[l]] = done ? 1 : 0;

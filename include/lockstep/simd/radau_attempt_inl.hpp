@@ -81,6 +81,7 @@ struct radau_lanes {
   mask<D> jacobian_valid;
   pack<D> factored_h;
   radau_scratch<Model, RT, D> scratch;
+  corrector_work work;  // the Newton iterations and factorizations the pack ran (corrector_inl.hpp)
 };
 
 // A block without factors: the identity without interchanges at shift 1 (finite, no division by zero).
@@ -197,9 +198,10 @@ HWY_INLINE void load_lane(radau_lanes<Model, RT, D>& S, size_t l, const radau_st
   set_lane(S.factored_h, l, s.factored_h);
 }
 
-// The member in lane l of S, into s (the inverse of load_lane).
+// The member in lane l of S, without its Jacobian and factors, into s: what its dense output reads
+// (the last step: radau_dense_output), and the step controller's state.
 template <class Model, class RT, class D>
-HWY_INLINE void store_lane(const radau_lanes<Model, RT, D>& S, size_t l, radau_state<Model, RT>& s) {
+HWY_INLINE void store_history_lane(const radau_lanes<Model, RT, D>& S, size_t l, radau_state<Model, RT>& s) {
   using L = state_layout<Model>;
   s.t = lane_of(S.t, l), s.t0 = lane_of(S.t0, l), s.h = lane_of(S.h, l), s.h_last = lane_of(S.h_last, l);
   for (int j = 0; j < L::size; ++j) {
@@ -211,6 +213,12 @@ HWY_INLINE void store_lane(const radau_lanes<Model, RT, D>& S, size_t l, radau_s
   s.first = mask_lane_of<D>(S.first, l), s.last_rejected = mask_lane_of<D>(S.last_rejected, l);
   s.newton_cuts = int(lane_of(S.newton_cuts, l)), s.newton_iterations = int(lane_of(S.newton_iterations, l));
   s.theta = lane_of(S.theta, l), s.error = lane_of(S.error, l);
+}
+
+// The member in lane l of S, into s (the inverse of load_lane).
+template <class Model, class RT, class D>
+HWY_INLINE void store_lane(const radau_lanes<Model, RT, D>& S, size_t l, radau_state<Model, RT>& s) {
+  store_history_lane(S, l, s);
 #define LOCKSTEP_SIMD_STORE_BLOCK(B) \
   for (size_t e = 0; e < std::size(s.jac.B.a); ++e) s.jac.B.a[e] = lane_of(S.jac.B.a[e], l);
   LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_STORE_BLOCK)
@@ -257,12 +265,22 @@ HWY_INLINE pack<D> factor_block(mask<D> need, formulation form, const jacobian_v
   return factorization_status(fr);
 }
 
+// One Newton iteration of the lanes of `iterating`, counted (corrector_work).
+template <class Model, class RT, class D>
+HWY_INLINE void radau_newton_iteration(mask<D> iterating, radau_lanes<Model, RT, D>& s) {
+  ++s.work.pack_iterations;
+  s.work.lane_iterations += static_cast<std::uint64_t>(hn::CountTrue(D(), iterating));
+}
+
 // The real block at gamma / h, then the complex block at (alpha - i beta) / h: a lane whose real block
 // fails reports that (its complex block, factored too, is not read: its factors are not valid).
 template <class Model, class RT, class D>
 HWY_INLINE pack<D> radau_factor(mask<D> need, formulation form, pack<D> h, mask<D> /*fresh*/,
                                 radau_lanes<Model, RT, D>& s, bool& /*suspended: no split path*/) {
   using P = pack<D>;
+  constexpr std::uint64_t blocks = int(RT::has_real_eigenvalue) + int(RT::has_complex_pair);
+  s.work.pack_factorizations += blocks;
+  s.work.lane_factorizations += blocks * static_cast<std::uint64_t>(hn::CountTrue(D(), need));
   const P success(double(member_status::success));
   P status = success;
   if constexpr (RT::has_real_eigenvalue)

@@ -67,7 +67,7 @@ LOCKSTEP_HD void record_nonholonomic_residuals(const vec<double, Model::k>& resi
 
 // Tracks max |Phi| and max |G v + Phi_t|, |A v + a| at an accepted point, and max |Phi| of the
 // holonomic rows set in `dropped`. Members in SIMD lanes evaluate the residuals on packs and record
-// them lane by lane with the two functions above (lockstep/simd/bdf_member_inl.hpp).
+// them lane by lane with the two functions above (lockstep/simd/member_inl.hpp).
 template <class Model>
 LOCKSTEP_HD void record_constraint_residuals(double t, const state_vector<Model>& y, const double* p,
                                              member_counters& c, std::uint64_t dropped) {
@@ -241,7 +241,7 @@ LOCKSTEP_HD void emit(int save_index, double t, state_vector<Model> y, const dou
 }
 
 // One step attempt of member_advance, for one member here and for SIMD lanes in
-// lockstep/simd/bdf_member_inl.hpp (member_attempt_outcome, member_attempt).
+// lockstep/simd/member_inl.hpp (member_attempt_outcome, member_attempt).
 #include "lockstep/stepper/member_attempt_generic.inc"
 
 // After an accepted attempt: the projection (fused, or resumable when `split_projection` is given),

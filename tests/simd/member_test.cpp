@@ -1,5 +1,6 @@
-// Tests of lockstep/simd/bdf_member_inl.hpp: whole members integrated by BDF in refilled lanes must end
-// exactly as stepper/member.hpp's member_advance ends them alone, bit for bit, at every width the
+// Tests of lockstep/simd/member_inl.hpp: whole members integrated in refilled lanes, by BDF and by the
+// Radau IIA family, must end exactly as stepper/member.hpp's member_advance ends them alone, bit for
+// bit, at every width the
 // build's instruction set has, and must hand the sink the same save points in the same order. A study
 // of `count` members (not a multiple of W, so that lanes wait at the end) starts each member with
 // member_begin, loads it into a free lane, advances the lanes one attempt per call, and on each finished
@@ -10,11 +11,14 @@
 //
 // Members: parameters within 5 % of the defaults (one in sixteen NaN), positions off their constraints
 // (so that the initialization corrects them), shared end time and save times (t0, points between
-// steps, t1), as a study's chunk has them. Runs: andrews on ggl with consistent multipliers; andrews on
-// ggl with coordinate projection and a step budget that stops some members; the knife edge on
-// projected invariants; a pendulum with its constraint listed twice (a dropped row in every member,
+// steps, t1), as a study's chunk has them. Runs, with BDF: andrews on ggl with consistent multipliers;
+// andrews on ggl with coordinate projection and a step budget that stops some members; the knife edge
+// on projected invariants; a pendulum with its constraint listed twice (a dropped row in every member,
 // minimum-norm multipliers) on ggl with post-stabilization; a chain of 17 links on ggl, 68 unknowns
-// (the lanes' matrices of a model that size live in their workspace, not on the stack).
+// (the lanes' matrices of a model that size live in their workspace, not on the stack). With Radau IIA
+// 5: andrews on index3 with coordinate projection and a step budget, the knife edge on index 1, the
+// doubled pendulum on ggl with post-stabilization; with Radau IIA 3 andrews on index3, and with
+// backward Euler the knife edge.
 //
 // And of lockstep/simd/member_kernels_inl.hpp: a chunk's members advanced by advance_in_lanes, call
 // after call as the scheduler calls an engine's advance, must leave the chunk's SoA storage as
@@ -22,9 +26,9 @@
 // And for every built-in model (in the builds for AVX2 and AVX-512): a study with failing members (a NaN
 // parameter, a singular configuration, the step budget) run through advance_in_lanes in three chunkings
 // (chunk sizes, workspaces trading members as threads would, attempts per call) must end every member
-// as advance_member ends it alone.
+// as advance_member ends it alone, with BDF and with Radau IIA 5.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "tests/simd/bdf_member_test.cpp"
+#define HWY_TARGET_INCLUDE "tests/simd/member_test.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
@@ -32,18 +36,19 @@
 #include "lockstep/model/chain.hpp"
 #include "lockstep/model/knife_edge.hpp"
 #include "lockstep/model/registry.hpp"
-#include "lockstep/simd/bdf_member_inl.hpp"
+#include "lockstep/simd/member_inl.hpp"
 #include "lockstep/simd/member_kernels_inl.hpp"
 #include "tests/simd/lane_widths_inl.hpp"
+#include "tests/simd/refilled_lanes_inl.hpp"
 #include "tests/support/doubled_pendulum.hpp"
 
-#ifndef LOCKSTEP_BDF_MEMBER_TEST_COMMON_
-#define LOCKSTEP_BDF_MEMBER_TEST_COMMON_
+#ifndef LOCKSTEP_MEMBER_TEST_COMMON_
+#define LOCKSTEP_MEMBER_TEST_COMMON_
 #include <functional>
 #include <memory>
 #include <vector>
 
-#include "tests/simd/bdf_digest.hpp"
+#include "tests/simd/method_digest.hpp"
 
 namespace lockstep::simd_test {
 
@@ -88,8 +93,8 @@ void record_output(member_record& r, int index, double t, const state_vector<Mod
 }
 
 // The record of a member's state.
-template <class Model>
-void record_state(member_record& r, const member_state<Model, bdf_method>& ms) {
+template <class Model, class Method>
+void record_state(member_record& r, const member_state<Model, Method>& ms) {
   r.status = double(ms.status);
   r.attempts = ms.attempts;
   r.next_save = ms.next_save;
@@ -100,8 +105,8 @@ void record_state(member_record& r, const member_state<Model, bdf_method>& ms) {
 }
 
 // The record of a member that has finished: its state and its final point.
-template <class Model>
-void record_end(member_record& r, const member_state<Model, bdf_method>& ms, const double* p, const solver_options& opt) {
+template <class Model, class Method>
+void record_end(member_record& r, const member_state<Model, Method>& ms, const double* p, const solver_options& opt) {
   record_state<Model>(r, ms);
   const state_vector<Model> y = member_final_state<Model>(ms, p, opt);
   r.final_point = 0xcbf29ce484222325ull;
@@ -117,56 +122,23 @@ namespace hn = hwy::HWY_NAMESPACE;
 namespace sl = lockstep::simd::HWY_NAMESPACE;
 
 // The study's members in W refilled lanes; out[m] is member m's record, work the workspace's count of
-// pack attempts and of the lane-attempts among them that were members' (bdf_member_lanes).
-template <class Model, size_t W>
+// pack attempts and of the lane-attempts among them that were members' (member_lanes).
+template <class Model, class Method, size_t W>
 HWY_NOINLINE bool members_at_width(const member_study& st, const study_member<Model>* in, member_record* out,
                                    size_t count, lanes_work& work) {
   using D = hn::CappedTag<double, W>;
-  const D d;
-  if (hn::Lanes(d) != W) return false;
-  const solver_options& opt = st.opt;
-  const double* saves = st.save_times.data();
-  const int save_count = int(st.save_times.size());
-  const auto lanes = std::make_unique<sl::bdf_member_lanes<Model, D>>();
-  long lane_member[W];
-  sl::mask<D> busy = hn::FirstN(d, 0);
-  size_t next = 0;
-  const auto sink = [&](size_t l, int index, double t, const state_vector<Model>& y) {
-    record_output<Model>(out[lane_member[l]], index, t, y);
-  };
-  // The next member that starts into lane l (one that cannot start has finished), or the lane idles.
-  const auto fill = [&](size_t l) {
-    for (; next < count; ++next) {
-      const size_t m = next;
-      member_state<Model, bdf_method> ms;
-      const auto begin_sink = [&](int index, double t, const state_vector<Model>& y) {
-        record_output<Model>(out[m], index, t, y);
-      };
-      member_begin<Model>(ms, st.t0, st.t1, in[m].q0, in[m].v0, in[m].p, opt, saves, save_count, begin_sink);
-      if (ms.status != member_status::running) {
-        record_end<Model>(out[m], ms, in[m].p, opt);
-        continue;
-      }
-      sl::load_member(*lanes, l, ms, in[next++].p);
-      lane_member[l] = long(m);
-      sl::set_mask_lane<D>(busy, l, true);
-      return;
-    }
-    sl::set_mask_lane<D>(busy, l, false);
-  };
-  for (size_t l = 0; l < W; ++l) fill(l);
-  sl::fill_idle_lanes(*lanes, busy);
-  while (!hn::AllFalse(d, busy)) {
-    const sl::mask<D> finished = sl::member_advance<Model>(busy, *lanes, st.t1, opt, saves, save_count, sink);
-    for (size_t l = 0; l < W; ++l) {
-      if (!sl::mask_lane_of<D>(hn::And(busy, finished), l)) continue;
-      member_state<Model, bdf_method> ms;
-      sl::store_member(*lanes, l, ms);
-      record_end<Model>(out[lane_member[l]], ms, in[lane_member[l]].p, opt);
-      fill(l);
-    }
-  }
-  const sl::corrector_work& corrector = lanes->method.corrector.work;
+  if (hn::Lanes(D()) != W) return false;
+  const auto lanes = std::make_unique<sl::member_lanes<Model, Method, D>>();
+  run_in_refilled_lanes(
+      *lanes, count, st.t1, st.opt, st.save_times.data(), int(st.save_times.size()),
+      [&](size_t m, member_state<Model, Method>& ms, const auto& sink) {
+        member_begin<Model>(ms, st.t0, st.t1, in[m].q0, in[m].v0, in[m].p, st.opt, st.save_times.data(),
+                            int(st.save_times.size()), sink);
+      },
+      [&](size_t m) { return in[m].p; },
+      [&](size_t m, const member_state<Model, Method>& ms) { record_end<Model>(out[m], ms, in[m].p, st.opt); },
+      [&](size_t m, int index, double t, const state_vector<Model>& y) { record_output<Model>(out[m], index, t, y); });
+  const sl::corrector_work& corrector = sl::method_work(lanes->method);
   work = {lanes->pack_attempts, lanes->lane_attempts, corrector.pack_iterations,
           corrector.lane_iterations, corrector.pack_factorizations, corrector.lane_factorizations};
   return true;
@@ -175,11 +147,11 @@ HWY_NOINLINE bool members_at_width(const member_study& st, const study_member<Mo
 // The scheduler's loop over a chunk (begun by begin_member): while members run, advance_in_lanes for
 // the running ones, in reverse order, max_attempts each, with one workspace kept over the calls;
 // after_call(call) after each.
-template <class Model, size_t W>
+template <class Model, class Method, size_t W>
 HWY_NOINLINE bool chunk_at_width(const chunk_view<Model>& c, int max_attempts, const std::function<void(int)>& after_call) {
   using D = hn::CappedTag<double, W>;
   if (hn::Lanes(D()) != W) return false;
-  const auto lanes = std::make_unique<sl::bdf_member_lanes<Model, D>>();
+  const auto lanes = std::make_unique<sl::member_lanes<Model, Method, D>>();
   std::vector<long> running;
   for (int call = 0;; ++call) {
     running.clear();
@@ -191,32 +163,38 @@ HWY_NOINLINE bool chunk_at_width(const chunk_view<Model>& c, int max_attempts, c
   }
 }
 
-#define LOCKSTEP_BDF_MEMBER_TEST_ENTRY(NAME, MODEL)                                                              \
+#define LOCKSTEP_MEMBER_TEST_ENTRY(NAME, MODEL, METHOD)                                                          \
   bool NAME(const member_study& st, const study_member<MODEL>* in, member_record* out, size_t count, size_t lanes, \
             lanes_work& work) {                                                                                    \
-    return at_lane_width(lanes,                                                                                    \
-                         [&](auto w) { return members_at_width<MODEL, decltype(w)::value>(st, in, out, count, work); }); \
+    return at_lane_width(lanes, [&](auto w) {                                                                      \
+      return members_at_width<MODEL, METHOD, decltype(w)::value>(st, in, out, count, work);                        \
+    });                                                                                                            \
   }
-LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersAndrews, lockstep::models::andrews)
-LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersKnifeEdge, lockstep::models::knife_edge)
-LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersDoubledPendulum, lockstep::test::doubled_pendulum_constraint)
-LOCKSTEP_BDF_MEMBER_TEST_ENTRY(MembersChain17, lockstep::models::chain<17>)
+LOCKSTEP_MEMBER_TEST_ENTRY(BdfAndrews, lockstep::models::andrews, bdf_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(BdfKnifeEdge, lockstep::models::knife_edge, bdf_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(BdfDoubledPendulum, lockstep::test::doubled_pendulum_constraint, bdf_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(BdfChain17, lockstep::models::chain<17>, bdf_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(Radau5Andrews, lockstep::models::andrews, radau5_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(Radau5KnifeEdge, lockstep::models::knife_edge, radau5_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(Radau5DoubledPendulum, lockstep::test::doubled_pendulum_constraint, radau5_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(Radau3Andrews, lockstep::models::andrews, radau3_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(EulerKnifeEdge, lockstep::models::knife_edge, euler_method)
 bool ChunkAndrews(const chunk_view<lockstep::models::andrews>& c, int max_attempts,
                   const std::function<void(int)>& after_call, size_t lanes) {
   return at_lane_width(lanes, [&](auto w) {
-    return chunk_at_width<lockstep::models::andrews, decltype(w)::value>(c, max_attempts, after_call);
+    return chunk_at_width<lockstep::models::andrews, bdf_method, decltype(w)::value>(c, max_attempts, after_call);
   });
 }
 
 // A chunk's running members advanced by advance_in_lanes in `workspaces` workspaces of W lanes each, as
 // that many threads of an engine would take them: on call c, member i goes to workspace (i + c) mod
 // workspaces, so that a member changes workspace from call to call; max_attempts each call.
-template <class Model, size_t W>
+template <class Model, class Method, size_t W>
 HWY_NOINLINE bool chunk_in_workspaces(const chunk_view<Model>& c, int max_attempts, int workspaces) {
   using D = hn::CappedTag<double, W>;
   if (hn::Lanes(D()) != W) return false;
-  std::vector<std::unique_ptr<sl::bdf_member_lanes<Model, D>>> lanes;
-  for (int k = 0; k < workspaces; ++k) lanes.push_back(std::make_unique<sl::bdf_member_lanes<Model, D>>());
+  std::vector<std::unique_ptr<sl::member_lanes<Model, Method, D>>> lanes;
+  for (int k = 0; k < workspaces; ++k) lanes.push_back(std::make_unique<sl::member_lanes<Model, Method, D>>());
   std::vector<long> running;
   for (long call = 0;; ++call) {
     bool any = false;
@@ -232,11 +210,13 @@ HWY_NOINLINE bool chunk_in_workspaces(const chunk_view<Model>& c, int max_attemp
   }
 }
 
-// The chunk of built-in model number `model` (builtin_models' order; `view` is its chunk_view), in
-// workspaces of `lanes` lanes. Every built-in model at every width is many instantiations of the whole
-// stepper in lanes, so only the builds for AVX2 and AVX-512 compile them (the others return false);
-// the models' evaluation on packs is compared across every instruction set by pack_model_test.cpp.
-bool ChunkBuiltin(int model, const void* view, int max_attempts, int workspaces, size_t lanes) {
+// The chunk of built-in model number `model` (builtin_models' order; `view` is its chunk_view), with
+// BDF or Radau IIA 5, in workspaces of `lanes` lanes. Every built-in model at every width is many
+// instantiations of the whole stepper in lanes, so only the builds for AVX2 and AVX-512 compile them
+// (the others return false); the models' evaluation on packs is compared across every instruction set
+// by pack_model_test.cpp.
+template <class Method>
+bool chunk_builtin(int model, const void* view, int max_attempts, int workspaces, size_t lanes) {
 #if HWY_TARGET <= HWY_AVX2
   bool ran = false;
   int index = 0;
@@ -244,7 +224,7 @@ bool ChunkBuiltin(int model, const void* view, int max_attempts, int workspaces,
     if (index++ != model) return;
     const auto& c = *static_cast<const chunk_view<Model>*>(view);
     ran = at_lane_width(lanes, [&](auto w) {
-      return chunk_in_workspaces<Model, decltype(w)::value>(c, max_attempts, workspaces);
+      return chunk_in_workspaces<Model, Method, decltype(w)::value>(c, max_attempts, workspaces);
     });
   });
   return ran;
@@ -252,6 +232,12 @@ bool ChunkBuiltin(int model, const void* view, int max_attempts, int workspaces,
   (void)model, (void)view, (void)max_attempts, (void)workspaces, (void)lanes;
   return false;
 #endif
+}
+bool ChunkBuiltinBdf(int model, const void* view, int max_attempts, int workspaces, size_t lanes) {
+  return chunk_builtin<bdf_method>(model, view, max_attempts, workspaces, lanes);
+}
+bool ChunkBuiltinRadau5(int model, const void* view, int max_attempts, int workspaces, size_t lanes) {
+  return chunk_builtin<radau5_method>(model, view, max_attempts, workspaces, lanes);
 }
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -267,18 +253,25 @@ HWY_AFTER_NAMESPACE();
 #include <map>
 #include <random>
 #include <string>
+#include <type_traits>
 
 #include "hwy/targets.h"
 #include "tests/simd/every_variant.hpp"
 #include "tests/support/monte_carlo_member.hpp"
 
 namespace lockstep::simd_test {
-HWY_EXPORT(MembersAndrews);
-HWY_EXPORT(MembersKnifeEdge);
-HWY_EXPORT(MembersDoubledPendulum);
-HWY_EXPORT(MembersChain17);
+HWY_EXPORT(BdfAndrews);
+HWY_EXPORT(BdfKnifeEdge);
+HWY_EXPORT(BdfDoubledPendulum);
+HWY_EXPORT(BdfChain17);
+HWY_EXPORT(Radau5Andrews);
+HWY_EXPORT(Radau5KnifeEdge);
+HWY_EXPORT(Radau5DoubledPendulum);
+HWY_EXPORT(Radau3Andrews);
+HWY_EXPORT(EulerKnifeEdge);
 HWY_EXPORT(ChunkAndrews);
-HWY_EXPORT(ChunkBuiltin);
+HWY_EXPORT(ChunkBuiltinBdf);
+HWY_EXPORT(ChunkBuiltinRadau5);
 
 namespace {
 
@@ -325,11 +318,11 @@ bool on_stack_of(size_t stack_bytes, const F& f) {
 }
 
 // Every member alone: member_begin, member_advance three attempts at a time, member_final_state.
-template <class Model>
+template <class Model, class Method>
 member_record alone(const member_study& st, const study_member<Model>& in) {
   member_record r;
   const auto sink = [&](int index, double t, const state_vector<Model>& y) { record_output<Model>(r, index, t, y); };
-  member_state<Model, bdf_method> ms;
+  member_state<Model, Method> ms;
   const int save_count = int(st.save_times.size());
   member_begin<Model>(ms, st.t0, st.t1, in.q0, in.v0, in.p, st.opt, st.save_times.data(), save_count, sink);
   while (!member_advance<Model>(ms, 3, st.t1, in.p, st.opt, st.save_times.data(), save_count, sink)) {
@@ -349,15 +342,16 @@ member_study study_of(const solver_options& opt, double t1, int between) {
   return st;
 }
 
-template <class Model, class Entry>
-void expect_lanes_equal_alone(const Entry& run, const std::string& name, const member_study& st, uint64_t seed) {
+template <class Model, class Method, class Entry>
+void expect_lanes_equal_alone(const Entry& run, const std::string& what, const member_study& st, uint64_t seed) {
+  const std::string name = std::string(method_name(Method::kind)) + ", " + what;
   constexpr size_t count = 45;
   std::mt19937_64 g(seed);
   std::vector<study_member<Model>> in(count);
   for (auto& m : in) m = draw<Model>(g);
   std::vector<member_record> scalar(count);
   std::feclearexcept(FE_ALL_EXCEPT);
-  for (size_t m = 0; m < count; ++m) scalar[m] = alone<Model>(st, in[m]);
+  for (size_t m = 0; m < count; ++m) scalar[m] = alone<Model, Method>(st, in[m]);
   const int raised_alone = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID);
 
   // What the study must include: members that succeed, members that fail, save points between steps.
@@ -424,7 +418,7 @@ void expect_lanes_equal_alone(const Entry& run, const std::string& name, const m
   std::string ends;
   for (const auto& [status, n] : statuses)
     ends += (ends.empty() ? "" : ", ") + std::to_string(n) + " " + status_name(member_status(int(status)));
-  std::printf("[ bdf members ] %s: %zu members (%s), %zu save points, %zu variants equal\n", name.c_str(), count,
+  std::printf("[ members ] %s: %zu members (%s), %zu save points, %zu variants equal\n", name.c_str(), count,
               ends.c_str(), outputs, variants);
 }
 
@@ -438,29 +432,36 @@ solver_options adaptive(formulation f) {
   return opt;
 }
 
-TEST(SimdBdfMember, EveryLaneEndsItsMemberAsMemberAdvanceAlone) {
-  const auto andrews = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(MembersAndrews)(a...); };
-  const auto knife_edge = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(MembersKnifeEdge)(a...); };
-  const auto doubled = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(MembersDoubledPendulum)(a...); };
+// opt for Method.
+template <class Method>
+solver_options for_method(solver_options opt) {
+  opt.method = Method::kind;
+  return opt;
+}
+
+TEST(SimdMember, EveryLaneEndsItsBdfMemberAsMemberAdvanceAlone) {
+  const auto andrews = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(BdfAndrews)(a...); };
+  const auto knife_edge = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(BdfKnifeEdge)(a...); };
+  const auto doubled = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(BdfDoubledPendulum)(a...); };
 
   solver_options ggl = adaptive(formulation::ggl);
   ggl.consistent_multipliers = true;
-  expect_lanes_equal_alone<models::andrews>(andrews, "andrews, ggl", study_of(ggl, 3e-3, 5), 41);
+  expect_lanes_equal_alone<models::andrews, bdf_method>(andrews, "andrews, ggl", study_of(ggl, 3e-3, 5), 41);
 
   solver_options projected = adaptive(formulation::ggl);
   projected.projection = projection_kind::coordinate;
   projected.max_steps = 40;  // about half the members run out of attempts
-  expect_lanes_equal_alone<models::andrews>(andrews, "andrews, ggl, coordinate projection, 40 attempts",
-                                            study_of(projected, 3e-3, 3), 42);
+  expect_lanes_equal_alone<models::andrews, bdf_method>(andrews, "andrews, ggl, coordinate projection, 40 attempts",
+                                                        study_of(projected, 3e-3, 3), 42);
 
-  expect_lanes_equal_alone<models::knife_edge>(knife_edge, "knife edge, projected invariants",
-                                               study_of(adaptive(formulation::projected_invariants), 2.0, 6), 43);
+  expect_lanes_equal_alone<models::knife_edge, bdf_method>(
+      knife_edge, "knife edge, projected invariants", study_of(adaptive(formulation::projected_invariants), 2.0, 6), 43);
 
   solver_options redundant = adaptive(formulation::ggl);
   redundant.projection = projection_kind::post_stabilization;
   redundant.multipliers = multiplier_convention::minimum_norm;
   redundant.consistent_multipliers = true;
-  expect_lanes_equal_alone<test::doubled_pendulum_constraint>(
+  expect_lanes_equal_alone<test::doubled_pendulum_constraint, bdf_method>(
       doubled, "doubled pendulum, ggl, post-stabilization, minimum-norm multipliers", study_of(redundant, 1.0, 4),
       44);
 
@@ -472,15 +473,48 @@ TEST(SimdBdfMember, EveryLaneEndsItsMemberAsMemberAdvanceAlone) {
   // measured by the stack sizes at which the thread overflowed and ran; this test's own -O1 build runs
   // on the 768 KiB as well, its margin not measured).
   const auto chain = [](auto&&... a) {
-    return on_stack_of(768 * 1024, [&] { return HWY_DYNAMIC_DISPATCH(MembersChain17)(a...); });
+    return on_stack_of(768 * 1024, [&] { return HWY_DYNAMIC_DISPATCH(BdfChain17)(a...); });
   };
   static_assert(state_layout<models::chain<17>>::newton_size > 64);
-  expect_lanes_equal_alone<models::chain<17>>(chain, "chain17, ggl", study_of(ggl, 0.05, 3), 46);
+  expect_lanes_equal_alone<models::chain<17>, bdf_method>(chain, "chain17, ggl", study_of(ggl, 0.05, 3), 46);
+}
+
+TEST(SimdMember, EveryLaneEndsItsRadauIIAMemberAsMemberAdvanceAlone) {
+  const auto andrews5 = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Radau5Andrews)(a...); };
+  const auto knife_edge5 = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Radau5KnifeEdge)(a...); };
+  const auto doubled5 = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Radau5DoubledPendulum)(a...); };
+  const auto andrews3 = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Radau3Andrews)(a...); };
+  const auto knife_edge_euler = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(EulerKnifeEdge)(a...); };
+
+  solver_options index3 = for_method<radau5_method>(adaptive(formulation::index3));
+  index3.projection = projection_kind::coordinate;
+  index3.max_steps = 10;  // some members run out of attempts
+  expect_lanes_equal_alone<models::andrews, radau5_method>(
+      andrews5, "andrews, index3, coordinate projection, 10 attempts", study_of(index3, 3e-3, 3), 51);
+
+  expect_lanes_equal_alone<models::knife_edge, radau5_method>(
+      knife_edge5, "knife edge, index1", study_of(for_method<radau5_method>(adaptive(formulation::index1)), 2.0, 6), 52);
+
+  solver_options redundant = for_method<radau5_method>(adaptive(formulation::ggl));
+  redundant.projection = projection_kind::post_stabilization;
+  redundant.multipliers = multiplier_convention::minimum_norm;
+  redundant.consistent_multipliers = true;
+  expect_lanes_equal_alone<test::doubled_pendulum_constraint, radau5_method>(
+      doubled5, "doubled pendulum, ggl, post-stabilization, minimum-norm multipliers", study_of(redundant, 1.0, 4),
+      53);
+
+  expect_lanes_equal_alone<models::andrews, radau3_method>(
+      andrews3, "andrews, index3", study_of(for_method<radau3_method>(adaptive(formulation::index3)), 3e-3, 3), 54);
+
+  solver_options euler = for_method<euler_method>(adaptive(formulation::index1));
+  euler.rtol = 1e-3;  // a first-order method
+  expect_lanes_equal_alone<models::knife_edge, euler_method>(knife_edge_euler, "knife edge, index1, rtol 1e-3",
+                                                             study_of(euler, 0.5, 3), 55);
 }
 
 // A chunk's storage (lockstep/detail/member_kernels.hpp, chunk_view) for `members`, begun by
 // begin_member, as an engine's begin leaves it.
-template <class Model>
+template <class Model, class Method>
 struct chunk_storage {
   std::vector<std::uint64_t> states;
   std::vector<double> params, q0, v0, outputs;
@@ -489,7 +523,7 @@ struct chunk_storage {
 
   chunk_storage(const member_study& st, const std::vector<study_member<Model>>& members) {
     const long stride = long(members.size());
-    states.assign(size_t(soa_image<member_state<Model, bdf_method>>::words * stride), 0);
+    states.assign(size_t(soa_image<member_state<Model, Method>>::words * stride), 0);
     params.resize(size_t(Model::n_params * stride));
     q0.resize(size_t(Model::n * stride)), v0.resize(size_t(Model::n * stride));
     outputs.assign(st.save_times.size() * state_layout<Model>::size * size_t(stride),
@@ -507,15 +541,15 @@ struct chunk_storage {
     view.outputs = outputs.data(), view.finished = finished.data();
     view.save_times = st.save_times.data(), view.save_count = int(st.save_times.size());
     view.t0 = st.t0, view.t1 = st.t1, view.options = st.opt;
-    for (long i = 0; i < stride; ++i) begin_member<Model, bdf_method>{view}(i);
+    for (long i = 0; i < stride; ++i) begin_member<Model, Method>{view}(i);
   }
   chunk_storage(const chunk_storage&) = delete;
 };
 
 // What the engine's advance leaves of member i: its digests and flags, as member_record.
-template <class Model>
-member_record record_of(const chunk_storage<Model>& c, long i) {
-  member_state<Model, bdf_method> ms;
+template <class Model, class Method>
+member_record record_of(const chunk_storage<Model, Method>& c, long i) {
+  member_state<Model, Method> ms;
   soa_load(c.states.data(), c.view.stride, i, ms);
   member_record r;
   record_state<Model>(r, ms);
@@ -548,9 +582,9 @@ TEST(SimdAdvanceInLanes, EveryMemberOfAChunkEndsEachCallAsAdvanceMemberLeavesIt)
   // The reference: advance_member for each running member, in reverse order, as the engine does; each
   // member's record after every call.
   std::feclearexcept(FE_ALL_EXCEPT);
-  chunk_storage<Model> alone(st, members);
+  chunk_storage<Model, bdf_method> alone(st, members);
   std::vector<std::vector<member_record>> expected;  // [call][member]
-  const auto records = [](const chunk_storage<Model>& c) {
+  const auto records = [](const chunk_storage<Model, bdf_method>& c) {
     std::vector<member_record> all;
     for (long i = 0; i < c.view.stride; ++i) all.push_back(record_of(c, i));
     return all;
@@ -569,12 +603,12 @@ TEST(SimdAdvanceInLanes, EveryMemberOfAChunkEndsEachCallAsAdvanceMemberLeavesIt)
   EXPECT_GT(succeeded, members.size() / 3);
   EXPECT_LT(succeeded, members.size());
 
-  std::unique_ptr<chunk_storage<Model>> lanes;
+  std::unique_ptr<chunk_storage<Model, bdf_method>> lanes;
   std::vector<std::vector<member_record>> got;
   const size_t variants = expect_every_variant_equal(
-      "advance_in_lanes, andrews", FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID, raised_alone,
+      "advance_in_lanes, BDF, andrews", FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID, raised_alone,
       [&](size_t w) {
-        lanes = std::make_unique<chunk_storage<Model>>(st, members);
+        lanes = std::make_unique<chunk_storage<Model, bdf_method>>(st, members);
         got.clear();
         return HWY_DYNAMIC_DISPATCH(ChunkAndrews)(lanes->view, max_attempts, [&](int) { got.push_back(records(*lanes)); }, w);
       },
@@ -592,7 +626,7 @@ TEST(SimdAdvanceInLanes, EveryMemberOfAChunkEndsEachCallAsAdvanceMemberLeavesIt)
         return differ;
       },
       1);
-  std::printf("[ bdf members ] advance_in_lanes, andrews: %zu members, %d calls of %d attempts, %zu succeed, %zu "
+  std::printf("[ members ] advance_in_lanes, BDF, andrews: %zu members, %d calls of %d attempts, %zu succeed, %zu "
               "variants equal\n",
               members.size(), int(expected.size()), max_attempts, succeeded, variants);
 }
@@ -606,15 +640,18 @@ struct chunking {
 
 // Each member's record after the study ran in chunks as `how` says, in W lanes: false where this
 // build has no such width.
-template <class Model>
+template <class Model, class Method>
 bool run_in_chunks(int model, const member_study& st, const std::vector<study_member<Model>>& members,
                    const chunking& how, size_t lanes, std::vector<member_record>& out) {
   out.clear();
   for (size_t first = 0; first < members.size(); first += size_t(how.chunk)) {
     const size_t last = std::min(members.size(), first + size_t(how.chunk));
     const std::vector<study_member<Model>> part(members.begin() + long(first), members.begin() + long(last));
-    chunk_storage<Model> c(st, part);
-    if (!HWY_DYNAMIC_DISPATCH(ChunkBuiltin)(model, &c.view, how.max_attempts, how.workspaces, lanes)) return false;
+    chunk_storage<Model, Method> c(st, part);
+    const bool ran = std::is_same_v<Method, bdf_method>
+                         ? HWY_DYNAMIC_DISPATCH(ChunkBuiltinBdf)(model, &c.view, how.max_attempts, how.workspaces, lanes)
+                         : HWY_DYNAMIC_DISPATCH(ChunkBuiltinRadau5)(model, &c.view, how.max_attempts, how.workspaces, lanes);
+    if (!ran) return false;
     for (long i = 0; i < c.view.stride; ++i) out.push_back(record_of(c, i));
   }
   return true;
@@ -626,12 +663,14 @@ bool run_in_chunks(int model, const member_study& st, const std::vector<study_me
 // The study: ggl, 37 members (not a multiple of W) with parameters within 5 % of the defaults (one in
 // sixteen NaN), one member at the origin of its coordinates (the pendulum's bob at its pivot, where
 // G = 0), and a step budget just below the attempts of the member at three quarters of the successful
-// ones, so that about a quarter stop at it; the horizon is 0.7 of the time the model's default member
-// reaches in 120 attempts (at most 10), so that every model's members take about a hundred attempts.
-template <class Model>
+// ones, so that about a quarter stop at it (more where many members need the same number of attempts,
+// as Radau IIA's members of a smooth model often do); the horizon is 0.7 of the time the model's default
+// member reaches in 120 attempts (at most 10), so that every model's members take about a hundred
+// attempts.
+template <class Model, class Method>
 void expect_every_chunking_equal_alone(int model) {
-  const std::string name = Model::name;
-  std::mt19937_64 g(std::hash<std::string>{}(name));
+  const std::string name = std::string(method_name(Method::kind)) + ", " + Model::name;
+  std::mt19937_64 g(std::hash<std::string>{}(Model::name));
   std::vector<study_member<Model>> members(37);
   for (auto& m : members) m = draw<Model>(g);
   members[5].q0 = {}, members[5].v0 = {};
@@ -639,11 +678,11 @@ void expect_every_chunking_equal_alone(int model) {
   study_member<Model> nominal{};
   for (int i = 0; i < Model::n_params; ++i) nominal.p[i] = Model::params[i].default_value;
   default_initial_state<Model>(nominal.p, nominal.q0, nominal.v0);
-  solver_options opt = adaptive(formulation::ggl);
+  solver_options opt = for_method<Method>(adaptive(formulation::ggl));
   opt.max_steps = 120;
   member_study st = study_of(opt, 10.0, 0);
   {
-    member_state<Model, bdf_method> ms;
+    member_state<Model, Method> ms;
     const auto none = [](int, double, const state_vector<Model>&) {};
     const double* saves = st.save_times.data();
     const int save_count = int(st.save_times.size());
@@ -656,7 +695,7 @@ void expect_every_chunking_equal_alone(int model) {
   st.opt.max_steps = solver_options{}.max_steps;
   std::vector<long> attempts;
   for (const auto& m : members)
-    if (const member_record r = alone<Model>(st, m); r.status == double(member_status::success))
+    if (const member_record r = alone<Model, Method>(st, m); r.status == double(member_status::success))
       attempts.push_back(r.attempts);
   ASSERT_GT(attempts.size(), members.size() / 2) << name;
   std::sort(attempts.begin(), attempts.end());
@@ -665,18 +704,18 @@ void expect_every_chunking_equal_alone(int model) {
   std::feclearexcept(FE_ALL_EXCEPT);
   std::vector<member_record> expected;
   {
-    chunk_storage<Model> alone(st, members);
+    chunk_storage<Model, Method> alone(st, members);
     for (bool any = true; any;) {
       any = false;
       for (long i = alone.view.stride - 1; i >= 0; --i)
-        if (!alone.finished[size_t(i)]) advance_member<Model, bdf_method>{alone.view, 3}(i), any = true;
+        if (!alone.finished[size_t(i)]) advance_member<Model, Method>{alone.view, 3}(i), any = true;
     }
     for (long i = 0; i < alone.view.stride; ++i) expected.push_back(record_of(alone, i));
   }
   const int raised_alone = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID);
   std::map<double, size_t> statuses;
   for (const member_record& r : expected) ++statuses[r.status];
-  EXPECT_GT(statuses[double(member_status::success)], members.size() / 2) << name;
+  EXPECT_GE(statuses[double(member_status::success)], members.size() / 3) << name;
   EXPECT_GT(statuses[double(member_status::max_steps)], 0u) << name;
 
   const chunking chunkings[] = {{37, 1, 1}, {37, 2, 9}, {13, 1, 32}};
@@ -685,7 +724,7 @@ void expect_every_chunking_equal_alone(int model) {
       name, FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID, raised_alone,
       [&](size_t lanes) {
         for (size_t k = 0; k < std::size(chunkings); ++k)
-          if (!run_in_chunks<Model>(model, st, members, chunkings[k], lanes, got[k])) return false;
+          if (!run_in_chunks<Model, Method>(model, st, members, chunkings[k], lanes, got[k])) return false;
         return true;
       },
       [&](const std::string& variant) {
@@ -706,16 +745,25 @@ void expect_every_chunking_equal_alone(int model) {
   std::string ends;
   for (const auto& [status, n] : statuses)
     ends += (ends.empty() ? "" : ", ") + std::to_string(n) + " " + status_name(member_status(int(status)));
-  std::printf("[ bdf members ] %s, every chunking: %zu members (%s) to t = %g, %zu variants equal\n", name.c_str(),
+  std::printf("[ members ] %s, every chunking: %zu members (%s) to t = %g, %zu variants equal\n", name.c_str(),
               members.size(), ends.c_str(), st.t1, variants);
 }
 
-TEST(SimdAdvanceInLanes, EveryBuiltInModelEndsItsMembersAsAloneInEveryChunking) {
+TEST(SimdAdvanceInLanes, EveryBuiltInModelEndsItsBdfMembersAsAloneInEveryChunking) {
 #if HWY_STATIC_TARGET > HWY_AVX2
-  GTEST_SKIP() << "compiled in the builds for AVX2 and AVX-512 only (ChunkBuiltin)";
+  GTEST_SKIP() << "compiled in the builds for AVX2 and AVX-512 only (ChunkBuiltinBdf)";
 #else
   int model = 0;
-  builtin_models::for_each([&]<class Model>() { expect_every_chunking_equal_alone<Model>(model++); });
+  builtin_models::for_each([&]<class Model>() { expect_every_chunking_equal_alone<Model, bdf_method>(model++); });
+#endif
+}
+
+TEST(SimdAdvanceInLanes, EveryBuiltInModelEndsItsRadauIIAMembersAsAloneInEveryChunking) {
+#if HWY_STATIC_TARGET > HWY_AVX2
+  GTEST_SKIP() << "compiled in the builds for AVX2 and AVX-512 only (ChunkBuiltinRadau5)";
+#else
+  int model = 0;
+  builtin_models::for_each([&]<class Model>() { expect_every_chunking_equal_alone<Model, radau5_method>(model++); });
 #endif
 }
 

@@ -1,6 +1,7 @@
-// bench/simd/bdf_speed.cpp — whole members integrated by BDF one at a time (stepper/member.hpp's
-// member_begin and member_advance, as every CPU backend runs them today) against the same members in W
-// SIMD lanes with a refilled lane for each finished member (lockstep/simd/bdf_member_inl.hpp), in the
+// bench/simd/member_speed.cpp — whole members integrated by BDF or Radau IIA 5 one at a time
+// (stepper/member.hpp's member_begin and member_advance, as every CPU backend runs them) against the same
+// members in W
+// SIMD lanes with a refilled lane for each finished member (lockstep/simd/member_inl.hpp), in the
 // same run, on one core. Every member's final state, status, counters and save points are compared bit
 // for bit between the two (the lanes' determinism rule): the accuracy is the same by construction, only
 // the time differs.
@@ -10,10 +11,11 @@
 // points by dense output, and the final point. Built once per instruction set, like the models'
 // evaluation on packs:
 //
-//   build/bench/simd_bdf_speed_avx512 [members] [repetitions] [model]   (W = 1, 2, 4, 8)
-//   build/bench/simd_bdf_speed_avx2 [members] [repetitions] [model]     (W = 1, 2, 4)
+//   build/bench/simd_member_speed_avx512 [members] [repetitions] [model] [method]   (W = 1, 2, 4, 8)
+//   build/bench/simd_member_speed_avx2 [members] [repetitions] [model] [method]     (W = 1, 2, 4)
 //
-// (model: one of andrews, car_axis, slider_crank, double_pendulum; all four by default.)
+// (model: one of andrews, car_axis, slider_crank, double_pendulum, or all, the default; method: bdf,
+// the default, or radau5.)
 //
 // Studies (docs/SIMD.md, "Lane utilization"): a sweep of the first parameter over +-10 %; Monte Carlo,
 // every parameter within 5 % of its default, one member in 32 with a NaN parameter; mixed failures,
@@ -28,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <random>
@@ -39,7 +42,8 @@
 #include "lockstep/model/car_axis.hpp"
 #include "lockstep/model/double_pendulum.hpp"
 #include "lockstep/model/slider_crank.hpp"
-#include "lockstep/simd/bdf_member_inl.hpp"
+#include "lockstep/simd/member_inl.hpp"
+#include "tests/simd/refilled_lanes_inl.hpp"
 #include "tests/support/monte_carlo_member.hpp"
 
 namespace lockstep::simd_bench {
@@ -86,8 +90,8 @@ void record_save(outcome& o, int index, double t, const state_vector<Model>& y) 
   o.saves = digest(y.a, state_layout<Model>::size, digest(at, 2, o.saves));
 }
 
-template <class Model>
-void record_end(outcome& o, const member_state<Model, bdf_method>& ms, const double* p, const solver_options& opt) {
+template <class Model, class Method>
+void record_end(outcome& o, const member_state<Model, Method>& ms, const double* p, const solver_options& opt) {
   const state_vector<Model> y = member_final_state<Model>(ms, p, opt);
   o.status = double(ms.status), o.attempts = double(ms.attempts), o.steps = double(ms.counters.steps);
   o.newton_iterations = double(ms.counters.newton_iterations), o.lu_factorizations = double(ms.counters.lu_factorizations);
@@ -116,13 +120,13 @@ std::vector<member<Model>> study(study_kind kind, size_t count) {
 }
 
 // Every member alone, one after the other, as a CPU backend's thread runs its chunk.
-template <class Model>
+template <class Model, class Method>
 std::vector<outcome> one_at_a_time(const std::vector<member<Model>>& members, const chunk& c) {
   std::vector<outcome> out(members.size());
   const int save_count = int(c.save_times.size());
   for (size_t i = 0; i < members.size(); ++i) {
     const auto sink = [&](int index, double t, const state_vector<Model>& y) { record_save<Model>(out[i], index, t, y); };
-    member_state<Model, bdf_method> ms;
+    member_state<Model, Method> ms;
     member_begin<Model>(ms, 0.0, c.t1, members[i].q0, members[i].v0, members[i].p.data(), c.opt, c.save_times.data(),
                         save_count, sink);
     while (!member_advance<Model>(ms, 16, c.t1, members[i].p.data(), c.opt, c.save_times.data(), save_count, sink)) {
@@ -132,64 +136,30 @@ std::vector<outcome> one_at_a_time(const std::vector<member<Model>>& members, co
   return out;
 }
 
-// What W lanes executed, as their workspace counts it (bdf_member_lanes, corrector_work): lane-attempts,
+// What W lanes executed, as their workspace counts it (member_lanes, corrector_work): lane-attempts,
 // lane-iterations of the Newton loop and lane-factorizations (W for each the pack ran).
 struct lanes_executed {
   double attempts = 0.0, newton_iterations = 0.0, lu_factorizations = 0.0;
 };
 
 // The members in W lanes, a finished member's lane refilled with the next one.
-template <class Model, size_t W>
+template <class Model, class Method, size_t W>
 std::vector<outcome> in_lanes(const std::vector<member<Model>>& members, const chunk& c, lanes_executed& executed) {
   using D = hn::CappedTag<double, W>;
-  const D d;
   std::vector<outcome> out(members.size());
-  const int save_count = int(c.save_times.size());
-  const auto lanes = std::make_unique<sl::bdf_member_lanes<Model, D>>();
-  long lane_member[W];
-  sl::mask<D> busy = hn::FirstN(d, 0);
-  size_t next = 0;
-  const auto sink = [&](size_t l, int index, double t, const state_vector<Model>& y) {
-    record_save<Model>(out[size_t(lane_member[l])], index, t, y);
-  };
-  // The next member that starts into lane l (one that cannot start has finished), or the lane idles.
-  const auto fill = [&](size_t l) {
-    for (; next < members.size(); ++next) {
-      const size_t i = next;
-      const auto begin_sink = [&](int index, double t, const state_vector<Model>& y) {
-        record_save<Model>(out[i], index, t, y);
-      };
-      member_state<Model, bdf_method> ms;
-      member_begin<Model>(ms, 0.0, c.t1, members[i].q0, members[i].v0, members[i].p.data(), c.opt,
-                          c.save_times.data(), save_count, begin_sink);
-      if (ms.status != member_status::running) {
-        record_end<Model>(out[i], ms, members[i].p.data(), c.opt);
-        continue;
-      }
-      sl::load_member(*lanes, l, ms, members[next++].p.data());
-      lane_member[l] = long(i);
-      sl::set_mask_lane<D>(busy, l, true);
-      return;
-    }
-    sl::set_mask_lane<D>(busy, l, false);
-  };
-  for (size_t l = 0; l < W; ++l) fill(l);
-  sl::fill_idle_lanes(*lanes, busy);
-  while (!hn::AllFalse(d, busy)) {
-    const sl::mask<D> finished = sl::member_advance<Model>(busy, *lanes, c.t1, c.opt, c.save_times.data(), save_count, sink);
-    const uint64_t leaving = sl::mask_bits<D>(hn::And(busy, finished));
-    if (leaving == 0) continue;
-    for (size_t l = 0; l < W; ++l) {
-      if (!(leaving >> l & 1)) continue;
-      member_state<Model, bdf_method> ms;
-      sl::store_member(*lanes, l, ms);
-      record_end<Model>(out[size_t(lane_member[l])], ms, members[size_t(lane_member[l])].p.data(), c.opt);
-      fill(l);
-    }
-  }
+  const auto lanes = std::make_unique<sl::member_lanes<Model, Method, D>>();
+  simd_test::HWY_NAMESPACE::run_in_refilled_lanes(
+      *lanes, members.size(), c.t1, c.opt, c.save_times.data(), int(c.save_times.size()),
+      [&](size_t i, member_state<Model, Method>& ms, const auto& sink) {
+        member_begin<Model>(ms, 0.0, c.t1, members[i].q0, members[i].v0, members[i].p.data(), c.opt,
+                            c.save_times.data(), int(c.save_times.size()), sink);
+      },
+      [&](size_t i) { return members[i].p.data(); },
+      [&](size_t i, const member_state<Model, Method>& ms) { record_end<Model>(out[i], ms, members[i].p.data(), c.opt); },
+      [&](size_t i, int index, double t, const state_vector<Model>& y) { record_save<Model>(out[i], index, t, y); });
   executed.attempts = double(W) * double(lanes->pack_attempts);
-  executed.newton_iterations = double(W) * double(lanes->method.corrector.work.pack_iterations);
-  executed.lu_factorizations = double(W) * double(lanes->method.corrector.work.pack_factorizations);
+  executed.newton_iterations = double(W) * double(sl::method_work(lanes->method).pack_iterations);
+  executed.lu_factorizations = double(W) * double(sl::method_work(lanes->method).pack_factorizations);
   return out;
 }
 
@@ -205,9 +175,10 @@ bool same(const std::vector<outcome>& a, const std::vector<outcome>& b) {
   return true;
 }
 
-template <class Model>
+template <class Model, class Method>
 void report(const char* name, study_kind kind, double t1, size_t count, int repetitions) {
   chunk c;
+  c.opt.method = Method::kind;
   c.opt.form = formulation::ggl;
   c.opt.rtol = 1e-6;
   // The default start projected onto each member's own constraints, however far: with parameters 5 %
@@ -218,7 +189,7 @@ void report(const char* name, study_kind kind, double t1, size_t count, int repe
   const std::vector<member<Model>> members = study<Model>(kind, count);
   if (kind == study_kind::mixed_failures) {  // the budget: the attempts of the member at 7/8 of them
     std::vector<double> attempts;
-    for (const outcome& o : one_at_a_time(members, c)) attempts.push_back(o.attempts);
+    for (const outcome& o : one_at_a_time<Model, Method>(members, c)) attempts.push_back(o.attempts);
     std::nth_element(attempts.begin(), attempts.begin() + long(count * 7 / 8), attempts.end());
     c.opt.max_steps = long(attempts[count * 7 / 8]) - 1;
   }
@@ -226,7 +197,7 @@ void report(const char* name, study_kind kind, double t1, size_t count, int repe
   std::vector<outcome> alone;
   for (int r = 0; r < repetitions; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    alone = one_at_a_time(members, c);
+    alone = one_at_a_time<Model, Method>(members, c);
     alone_time = std::min(alone_time, seconds_since(start));
   }
   // attempted: the attempts a lane executes for the members, all but the one a budget refused (which
@@ -250,7 +221,7 @@ void report(const char* name, study_kind kind, double t1, size_t count, int repe
     std::vector<outcome> out;
     for (int r = 0; r < repetitions; ++r) {
       const auto start = std::chrono::steady_clock::now();
-      out = in_lanes<Model, W>(members, c, executed);
+      out = in_lanes<Model, Method, W>(members, c, executed);
       time = std::min(time, seconds_since(start));
     }
     std::printf(" %.1f us, %.2fx, %.2f / %.2f / %.2f%s |", 1e6 * time / double(count), alone_time / time,
@@ -265,26 +236,43 @@ void report(const char* name, study_kind kind, double t1, size_t count, int repe
   std::fflush(stdout);
 }
 
+// The table for Method.
+template <class Method>
+void report_all(size_t count, int repetitions, const std::string& only) {
+  using namespace lockstep;
+  std::printf("Whole members by %s on ggl, rtol 1e-6, 11 save points, instruction set %s; per member: time one at a "
+              "time, and in W lanes (time, speed-up, utilization of attempts / Newton iterations / LU factorizations)\n\n",
+              method_name(Method::kind), hwy::TargetName(HWY_STATIC_TARGET));
+  std::printf("| model | study | members | attempts per member | failed | one at a time | W = 1 | W = 2 | W = 4 | W = 8 |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
+  const auto wanted = [&](const char* name) { return only == "all" || only == name; };
+  for (const study_kind kind : {study_kind::sweep, study_kind::monte_carlo, study_kind::mixed_failures}) {
+    if (wanted("andrews")) report<models::andrews, Method>("andrews", kind, 0.03, count, repetitions);
+    if (wanted("car_axis")) report<models::car_axis, Method>("car axis", kind, 3.0, count, repetitions);
+    if (wanted("slider_crank")) report<models::slider_crank, Method>("slider crank", kind, 0.1, count, repetitions);
+    if (wanted("double_pendulum"))
+      report<models::double_pendulum, Method>("double pendulum", kind, 10.0, count, repetitions);
+  }
+}
+
 }  // namespace lockstep::simd_bench
 
 int main(int argc, char** argv) {
   using namespace lockstep;
   const size_t count = argc > 1 ? size_t(std::atol(argv[1])) : 256;
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 3;
-  const std::string only = argc > 3 ? argv[3] : "";
-  std::printf("Whole members by BDF on ggl, rtol 1e-6, 11 save points, instruction set %s; per member: time one at a "
-              "time, and in W lanes (time, speed-up, utilization of attempts / Newton iterations / LU factorizations)\n\n",
-              hwy::TargetName(HWY_STATIC_TARGET));
-  std::printf("| model | study | members | attempts per member | failed | one at a time | W = 1 | W = 2 | W = 4 | W = 8 |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
-  const auto wanted = [&](const char* name) { return only.empty() || only == name; };
-  for (const simd_bench::study_kind kind :
-       {simd_bench::study_kind::sweep, simd_bench::study_kind::monte_carlo, simd_bench::study_kind::mixed_failures}) {
-    if (wanted("andrews")) simd_bench::report<models::andrews>("andrews", kind, 0.03, count, repetitions);
-    if (wanted("car_axis")) simd_bench::report<models::car_axis>("car axis", kind, 3.0, count, repetitions);
-    if (wanted("slider_crank")) simd_bench::report<models::slider_crank>("slider crank", kind, 0.1, count, repetitions);
-    if (wanted("double_pendulum"))
-      simd_bench::report<models::double_pendulum>("double pendulum", kind, 10.0, count, repetitions);
+  const std::string only = argc > 3 ? argv[3] : "all";
+  const std::string method = argc > 4 ? argv[4] : "bdf";
+  const char* const models[] = {"all", "andrews", "car_axis", "slider_crank", "double_pendulum"};
+  if (count < 2 || repetitions < 1 || std::find(std::begin(models), std::end(models), only) == std::end(models) ||
+      (method != "bdf" && method != "radau5")) {
+    std::fprintf(stderr, "usage: %s [members >= 2] [repetitions >= 1] [all|andrews|car_axis|slider_crank|"
+                         "double_pendulum] [bdf|radau5]\n", argv[0]);
+    return 2;
   }
+  if (method == "bdf")
+    simd_bench::report_all<bdf_method>(count, repetitions, only);
+  else
+    simd_bench::report_all<radau5_method>(count, repetitions, only);
   return 0;
 }

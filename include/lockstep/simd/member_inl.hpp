@@ -1,18 +1,19 @@
-// lockstep/simd/bdf_member_inl.hpp — the member stepper (lockstep/stepper/member.hpp, member_advance)
-// around BDF's step attempt in lanes: W members, one per lane, each advanced by one attempt per call
-// with member_advance's rules, so that a lane ends every call with exactly the member state, counters,
-// status and outputs its member has alone after the same number of attempts
-// (tests/simd/bdf_member_test.cpp). member_advance's results do not depend on how many attempts one
-// call makes (it pauses at attempt boundaries), so one attempt per call is the member alone.
+// lockstep/simd/member_inl.hpp — the member stepper (lockstep/stepper/member.hpp, member_advance)
+// around a method's step attempt in lanes (BDF: bdf_attempt_inl.hpp; the Radau IIA family:
+// radau_attempt_inl.hpp): W members, one per lane, each advanced by one attempt per call with
+// member_advance's rules, so that a lane ends every call with exactly the member state, counters, status
+// and outputs its member has alone after the same number of attempts (tests/simd/member_test.cpp).
+// member_advance's results do not depend on how many attempts one call makes (it pauses at attempt
+// boundaries), so one attempt per call is the member alone.
 //
-// What runs in lanes: the budget and end checks, the attempt (bdf_attempt_inl.hpp), the record of a
-// revised rank decision, and the constraint residuals of the accepted points (evaluated on packs: each
-// lane gets its member's bits). What runs lane by lane on the member's own double code, for the lanes whose
-// attempt was accepted: the projection of the accepted point, the check of dropped rows, and the save
-// points the step passed (dense output from the lane's history, projected as an output, multipliers
-// made consistent, handed to the sink). These are member.hpp's functions, so they compute the bits
-// they compute for the member alone; they run once per accepted step, not per Newton iteration, and
-// the time they take is measured in bench/simd/bdf_speed.cpp.
+// What runs in lanes: the budget and end checks, the attempt, the record of a revised rank decision,
+// and the constraint residuals of the accepted points (evaluated on packs: each lane gets its member's
+// bits). What runs lane by lane on the member's own double code, for the lanes whose attempt was
+// accepted: the projection of the accepted point, the check of dropped rows, and the save points the
+// step passed (dense output from the lane's last step, projected as an output, multipliers made
+// consistent, handed to the sink). These are member.hpp's functions, so they compute the bits they
+// compute for the member alone; they run once per accepted step, not per Newton iteration, and the time
+// they take is measured in bench/simd/member_speed.cpp.
 //
 // A member enters a lane after member_begin (load_member) and leaves it for member_final_state
 // (store_member): the consistent initialization and the final multipliers run on doubles. Every lane
@@ -22,13 +23,17 @@
 // cannot start has finished and does not enter a lane, a finished member stays in its lane until it is
 // replaced, and fill_idle_lanes gives a lane that never had a member a copy of another lane's.
 //
+// The methods in lanes are BDF and the Radau IIA family (Radau IIA 5, Radau IIA 3, backward Euler);
+// method_lanes names each one's lanes, and the overloads below give the stepper what methods.hpp gives
+// it for one member (the attempt, the current point, the Jacobian's dropped rows, the work done).
+//
 // For translation units built for one instruction set (HWY_COMPILE_ONLY_STATIC), as corrector_inl.hpp.
 // Per-target header: include after hwy/highway.h, inside no namespace.
-#if defined(LOCKSTEP_SIMD_BDF_MEMBER_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
-#ifdef LOCKSTEP_SIMD_BDF_MEMBER_INL_HPP_
-#undef LOCKSTEP_SIMD_BDF_MEMBER_INL_HPP_
+#if defined(LOCKSTEP_SIMD_MEMBER_INL_HPP_) == defined(HWY_TARGET_TOGGLE)
+#ifdef LOCKSTEP_SIMD_MEMBER_INL_HPP_
+#undef LOCKSTEP_SIMD_MEMBER_INL_HPP_
 #else
-#define LOCKSTEP_SIMD_BDF_MEMBER_INL_HPP_
+#define LOCKSTEP_SIMD_MEMBER_INL_HPP_
 #endif
 
 #include <cstddef>
@@ -38,18 +43,73 @@
 #include "lockstep/method/methods.hpp"
 #include "lockstep/simd/bdf_attempt_inl.hpp"
 #include "lockstep/simd/pack_inl.hpp"
+#include "lockstep/simd/radau_attempt_inl.hpp"
 #include "lockstep/stepper/member.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
 
-// member_state<Model, bdf_method> and the member's parameters, per lane: the method and the counts an
-// attempt changes in lanes, the rest of the counters and the next save index lane by lane.
+// The lanes of a method's state: method_lanes_t<Model, Method, D> holds Method::state<Model> for W
+// members.
+template <class Model, class Method, class D>
+struct method_lanes;
 template <class Model, class D>
-struct bdf_member_lanes {
+struct method_lanes<Model, bdf_method, D> {
+  using type = bdf_lanes<Model, D>;
+};
+template <class Model, class RT, method_kind Kind, class D>
+struct method_lanes<Model, radau_iia_method<RT, Kind>, D> {
+  using type = radau_lanes<Model, RT, D>;
+};
+template <class Model, class Method, class D>
+using method_lanes_t = typename method_lanes<Model, Method, D>::type;
+
+// What the stepper needs of a method in lanes, for each method: its attempt (returning each lane's
+// attempt_result as a double), its current point (Method::current), its Jacobian's dropped rows
+// (Method::jacobian(s).dropped) and its work (corrector_work).
+template <class Model, class D>
+HWY_INLINE pack<D> method_attempt(mask<D> lanes, bdf_lanes<Model, D>& s, pack<D> t_end, const pack<D>* p,
+                                  const solver_options& opt, attempt_counters_lanes<D>& counters, pack<D>& status) {
+  return bdf_attempt<Model>(lanes, s, t_end, p, opt, counters, status);
+}
+template <class Model, class RT, class D>
+HWY_INLINE pack<D> method_attempt(mask<D> lanes, radau_lanes<Model, RT, D>& s, pack<D> t_end, const pack<D>* p,
+                                  const solver_options& opt, attempt_counters_lanes<D>& counters, pack<D>& status) {
+  return radau_attempt<Model, RT>(lanes, s, t_end, p, opt, counters, status);
+}
+template <class Model, class D>
+HWY_INLINE auto& current_point(bdf_lanes<Model, D>& s) {
+  return s.y_newest;
+}
+template <class Model, class RT, class D>
+HWY_INLINE auto& current_point(radau_lanes<Model, RT, D>& s) {
+  return s.y;
+}
+template <class Model, class D>
+HWY_INLINE const dropped_lanes<D>& dropped_rows(const bdf_lanes<Model, D>& s) {
+  return s.corrector.dropped;
+}
+template <class Model, class RT, class D>
+HWY_INLINE const dropped_lanes<D>& dropped_rows(const radau_lanes<Model, RT, D>& s) {
+  return s.dropped;
+}
+template <class Model, class D>
+HWY_INLINE const corrector_work& method_work(const bdf_lanes<Model, D>& s) {
+  return s.corrector.work;
+}
+template <class Model, class RT, class D>
+HWY_INLINE const corrector_work& method_work(const radau_lanes<Model, RT, D>& s) {
+  return s.work;
+}
+
+// member_state<Model, Method> and the member's parameters, per lane: the method and the counts an
+// attempt changes in lanes, the rest of the counters and the next save index lane by lane.
+template <class Model, class Method, class D>
+struct member_lanes {
   static constexpr size_t max_lanes = hn::MaxLanes(D());
   static constexpr int n_params = Model::n_params > 0 ? Model::n_params : 1;
-  bdf_lanes<Model, D> method;
+  using method_type = Method;
+  method_lanes_t<Model, Method, D> method;
   attempt_counters_lanes<D> counters;
   pack<D> status{double(member_status::running)};
   pack<D> attempts{0.0};  // step attempts so far (member_state::attempts)
@@ -59,22 +119,23 @@ struct bdf_member_lanes {
   double p_row[max_lanes][n_params] = {};
   member_counters other_counters[max_lanes] = {};
   int next_save[max_lanes] = {};
-  bdf_state<Model> scratch;  // a member read out of its lane for its dense output or dropped rows
+  // A member read out of its lane for its dense output or dropped rows.
+  typename Method::template state<Model> scratch;
   // A member read from its chunk on its way into a lane: kept here, since a local one is kilobytes that
   // the compiler zeroes at every declaration (the chunk's copy, soa_load, then writes every byte).
-  member_state<Model, bdf_method> incoming;
+  member_state<Model, Method> incoming;
   // The lanes' work, for their utilization (docs/SIMD.md, "Lane utilization"): the step attempts the
   // pack ran, each of which every lane executes, and the lanes among them that attempted a member's
   // step (a lane that idles, has finished or was refused by its budget executes without one).
   std::uint64_t pack_attempts = 0, lane_attempts = 0;
 
-  bdf_member_lanes() { clear_matrices(method.corrector); }
+  member_lanes() { clear_lanes(method); }
 };
 
 // Lane l of M becomes the member ms with parameters p (after member_begin, or between two calls of
 // member_advance).
-template <class Model, class D>
-HWY_INLINE void load_member(bdf_member_lanes<Model, D>& M, size_t l, const member_state<Model, bdf_method>& ms,
+template <class Model, class Method, class D>
+HWY_INLINE void load_member(member_lanes<Model, Method, D>& M, size_t l, const member_state<Model, Method>& ms,
                             const double* p) {
   load_lane(M.method, l, ms.method);
   load_counters_lane(M.counters, l, ms.counters);
@@ -89,8 +150,8 @@ HWY_INLINE void load_member(bdf_member_lanes<Model, D>& M, size_t l, const membe
 }
 
 // The member in lane l of M, into ms (the inverse of load_member).
-template <class Model, class D>
-HWY_INLINE void store_member(const bdf_member_lanes<Model, D>& M, size_t l, member_state<Model, bdf_method>& ms) {
+template <class Model, class Method, class D>
+HWY_INLINE void store_member(const member_lanes<Model, Method, D>& M, size_t l, member_state<Model, Method>& ms) {
   store_lane(M.method, l, ms.method);
   ms.counters = M.other_counters[l];
   store_counters_lane(M.counters, l, ms.counters);
@@ -101,12 +162,12 @@ HWY_INLINE void store_member(const bdf_member_lanes<Model, D>& M, size_t l, memb
 
 // Every lane outside `busy` takes a copy of the first lane of `busy`'s member, to carry masked (see the
 // header); for lanes that never had a member, after the first members are loaded.
-template <class Model, class D>
-HWY_INLINE void fill_idle_lanes(bdf_member_lanes<Model, D>& M, mask<D> busy) {
+template <class Model, class Method, class D>
+HWY_INLINE void fill_idle_lanes(member_lanes<Model, Method, D>& M, mask<D> busy) {
   const D d;
   if (hn::AllFalse(d, busy) || hn::AllTrue(d, busy)) return;
   const size_t first = size_t(hn::FindKnownFirstTrue(d, busy));
-  member_state<Model, bdf_method> ms;
+  member_state<Model, Method>& ms = M.incoming;
   store_member(M, first, ms);
   for (size_t l = 0; l < hn::Lanes(d); ++l)
     if (!mask_lane_of<D>(busy, l)) load_member(M, l, ms, M.p_row[first]);
@@ -116,15 +177,15 @@ HWY_INLINE void fill_idle_lanes(bdf_member_lanes<Model, D>& M, mask<D> busy) {
 // compiles for one member.
 #include "lockstep/stepper/member_attempt_generic.inc"  // IWYU pragma: keep
 
-namespace bdf_member_detail {
+namespace member_lanes_detail {
 
 // member.hpp's complete_accepted_step (the fused path) for the member in lane l, in three parts around
 // the constraint residuals, which the lanes evaluate together (record_constraint_residuals below).
 // First, where projections follow the steps (projects_after_steps, which the caller tests once for all
 // lanes), the projection of the accepted point y at t with the dropped rows `dropped`: y becomes its
 // projection; false (with the lane's status set) when the member fails.
-template <class Model, class D>
-HWY_INLINE bool project_accepted_point(bdf_member_lanes<Model, D>& M, size_t l, double t, state_vector<Model>& y,
+template <class Model, class Method, class D>
+HWY_INLINE bool project_accepted_point(member_lanes<Model, Method, D>& M, size_t l, double t, state_vector<Model>& y,
                                        std::uint64_t dropped, const solver_options& opt) {
   state_vector<Model> projected = y;
   projection_sizes sizes;
@@ -142,13 +203,13 @@ HWY_INLINE bool project_accepted_point(bdf_member_lanes<Model, D>& M, size_t l, 
 // projection), recorded in each lane's counters: the residuals are evaluated on packs (every lane at its
 // own point, its results discarded outside `lanes`), which gives each lane the bits of the member's
 // evaluation on doubles (tests/simd/pack_model_test.cpp), for a fraction of eight evaluations' time.
-template <class Model, class D>
-HWY_INLINE void record_constraint_residuals(bdf_member_lanes<Model, D>& M, mask<D> lanes,
-                                            const double (&y)[state_layout<Model>::size][bdf_member_lanes<Model, D>::max_lanes],
+template <class Model, class Method, class D>
+HWY_INLINE void record_constraint_residuals(member_lanes<Model, Method, D>& M, mask<D> lanes,
+                                            const double (&y)[state_layout<Model>::size][member_lanes<Model, Method, D>::max_lanes],
                                             const double* t, const int64_t* dropped) {
   using L = state_layout<Model>;
   using P = pack<D>;
-  constexpr size_t max_lanes = bdf_member_lanes<Model, D>::max_lanes;
+  constexpr size_t max_lanes = member_lanes<Model, Method, D>::max_lanes;
   constexpr int m = Model::m, k = Model::k;
   if constexpr (m > 0 || k > 0) {
     const D d;
@@ -188,17 +249,17 @@ HWY_INLINE void record_constraint_residuals(bdf_member_lanes<Model, D>& M, mask<
 // Last, for the member in lane l at its (projected) accepted point y at t: the check of the dropped
 // rows, and the save points the step passed; false (with the lane's status set) when the member fails.
 // sink(lane, save_index, t, y).
-template <class Model, class D, class Sink>
-HWY_INLINE bool finish_accepted_step(bdf_member_lanes<Model, D>& M, size_t l, double t, const state_vector<Model>& y,
+template <class Model, class Method, class D, class Sink>
+HWY_INLINE bool finish_accepted_step(member_lanes<Model, Method, D>& M, size_t l, double t, const state_vector<Model>& y,
                                      std::uint64_t dropped, const solver_options& opt, const double* save_times,
                                      int save_count, Sink& sink) {
   const double* p = M.p_row[l];
-  // The lane's history (for dense output) and Jacobian (for the dropped rows), read out only where
-  // needed, into M's scratch state: lane by lane they cost a lane extraction per value, and a
-  // bdf_state is kilobytes (a local one, even an empty std::optional of one, was zeroed every step).
-  bdf_state<Model>& member = M.scratch;
+  // The lane's last step (for dense output) and Jacobian (for the dropped rows), read out only where
+  // needed, into M's scratch state: lane by lane they cost a lane extraction per value, and a method's
+  // state is kilobytes (a local one, even an empty std::optional of one, was zeroed every step).
+  auto& member = M.scratch;
   bool with_history = false, with_matrices = false;
-  const auto read_member = [&](bool matrices) -> const bdf_state<Model>& {
+  const auto read_member = [&](bool matrices) -> const auto& {
     if (matrices && !with_matrices) {
       store_lane(M.method, l, member);
       with_history = with_matrices = true;
@@ -206,11 +267,11 @@ HWY_INLINE bool finish_accepted_step(bdf_member_lanes<Model, D>& M, size_t l, do
       store_history_lane(M.method, l, member);
       with_history = true;
     }
-    member.y_newest = y;  // the projected point, which the lanes receive after this
+    Method::replace_current(member, y);  // the projected point, which the lanes receive after this
     return member;
   };
   if (dropped != 0) {
-    if (!detail::dropped_rows_hold<Model>(t, y, p, opt, read_member(true).corrector.jac)) {
+    if (!detail::dropped_rows_hold<Model>(t, y, p, opt, Method::jacobian(read_member(true)))) {
       set_lane(M.status, l, double(member_status::singular_matrix));
       return false;
     }
@@ -222,7 +283,7 @@ HWY_INLINE bool finish_accepted_step(bdf_member_lanes<Model, D>& M, size_t l, do
     if (save_times[next] == t) {
       out = y;
     } else {
-      bdf_dense_output(read_member(false), save_times[next], out);
+      Method::dense_output(read_member(false), save_times[next], out);
       detail::project_output<Model>(save_times[next], out, p, opt, dropped);
     }
     detail::emit<Model>(next, save_times[next], out, p, opt, dropped, lane_sink);
@@ -230,36 +291,37 @@ HWY_INLINE bool finish_accepted_step(bdf_member_lanes<Model, D>& M, size_t l, do
   return true;
 }
 
-}  // namespace bdf_member_detail
+}  // namespace member_lanes_detail
 
-// The lanes' stepper for member_attempt_generic.inc: BDF's attempt in lanes, with the record of a
+// The lanes' stepper for member_attempt_generic.inc: the method's attempt in lanes, with the record of a
 // revised rank decision lane by lane (rare: constraint_rank.hpp's hysteresis), and member.hpp's
 // complete_accepted_step (the fused path) for the accepted lanes: lane by lane on the member's own double
 // code but for the constraint residuals, which the lanes evaluate together. sink(lane, save_index, t, y)
 // receives the save points in order.
-template <class Model, class D, class Sink>
-struct bdf_lanes_stepper {
+template <class Model, class Method, class D, class Sink>
+struct lanes_stepper {
   using P = pack<D>;
   using Mask = mask<D>;
+  using Lanes = member_lanes<Model, Method, D>;
   static constexpr int ny = state_layout<Model>::size;
-  static constexpr size_t max_lanes = bdf_member_lanes<Model, D>::max_lanes;
+  static constexpr size_t max_lanes = Lanes::max_lanes;
   const double* save_times;
   int save_count;
   Sink& sink;
 
-  HWY_INLINE P time(const bdf_member_lanes<Model, D>& M) const { return M.method.t; }
+  HWY_INLINE P time(const Lanes& M) const { return M.method.t; }
 
-  HWY_INLINE P attempt(Mask attempting, bdf_member_lanes<Model, D>& M, P t1, const solver_options& opt) {
+  HWY_INLINE P attempt(Mask attempting, Lanes& M, P t1, const solver_options& opt) {
     const D d;
     const hn::RebindToSigned<D> di;
     ++M.pack_attempts;
     M.lane_attempts += static_cast<std::uint64_t>(hn::CountTrue(d, attempting));
-    const auto dropped_before = M.method.corrector.dropped.bits;
-    const P r = bdf_attempt<Model>(attempting, M.method, t1, M.p, opt, M.counters, M.status);
-    const Mask revised = hn::And(attempting, hn::RebindMask(d, hn::Ne(dropped_before, M.method.corrector.dropped.bits)));
+    const auto dropped_before = dropped_rows(M.method).bits;
+    const P r = method_attempt<Model>(attempting, M.method, t1, M.p, opt, M.counters, M.status);
+    const Mask revised = hn::And(attempting, hn::RebindMask(d, hn::Ne(dropped_before, dropped_rows(M.method).bits)));
     if (!hn::AllFalse(d, revised)) {
       HWY_ALIGN int64_t dropped[max_lanes];
-      hn::Store(M.method.corrector.dropped.bits, di, dropped);
+      hn::Store(dropped_rows(M.method).bits, di, dropped);
       const uint64_t lanes = mask_bits<D>(revised);
       for (size_t l = 0; l < hn::Lanes(d); ++l) {
         if (!(lanes >> l & 1)) continue;
@@ -272,7 +334,7 @@ struct bdf_lanes_stepper {
   }
 
   // The completion of the accepted lanes; finished: those whose completion failed (their status says why).
-  HWY_INLINE member_attempt_outcome<Mask> complete(Mask accepted, bdf_member_lanes<Model, D>& M,
+  HWY_INLINE member_attempt_outcome<Mask> complete(Mask accepted, Lanes& M,
                                                    const solver_options& opt) {
     const D d;
     const hn::RebindToSigned<D> di;
@@ -280,9 +342,10 @@ struct bdf_lanes_stepper {
     HWY_ALIGN double y[ny][max_lanes];
     HWY_ALIGN double t[max_lanes];
     HWY_ALIGN int64_t dropped[max_lanes];
-    for (int i = 0; i < ny; ++i) hn::Store(M.method.y_newest[i].v, d, y[i]);
+    auto& current = current_point(M.method);
+    for (int i = 0; i < ny; ++i) hn::Store(current[i].v, d, y[i]);
     hn::Store(M.method.t.v, d, t);
-    hn::Store(M.method.corrector.dropped.bits, di, dropped);
+    hn::Store(dropped_rows(M.method).bits, di, dropped);
     Mask completion_failed = hn::FirstN(d, 0);
     if (projects_after_steps(opt.projection, opt.form)) {
       const uint64_t lanes = mask_bits<D>(accepted);
@@ -290,7 +353,7 @@ struct bdf_lanes_stepper {
         if (!(lanes >> l & 1)) continue;
         state_vector<Model> point;
         for (int i = 0; i < ny; ++i) point[i] = y[i][l];
-        if (bdf_member_detail::project_accepted_point(M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt)) {
+        if (member_lanes_detail::project_accepted_point(M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt)) {
           for (int i = 0; i < ny; ++i) y[i][l] = point[i];
         } else {
           set_mask_lane<D>(completion_failed, l, true);
@@ -298,20 +361,20 @@ struct bdf_lanes_stepper {
       }
     }
     const Mask projected = hn::AndNot(completion_failed, accepted);
-    bdf_member_detail::record_constraint_residuals(M, projected, y, t, dropped);
+    member_lanes_detail::record_constraint_residuals(M, projected, y, t, dropped);
     const uint64_t lanes = mask_bits<D>(projected);
     for (size_t l = 0; l < hn::Lanes(d); ++l) {
       if (!(lanes >> l & 1)) continue;
       state_vector<Model> point;
       for (int i = 0; i < ny; ++i) point[i] = y[i][l];
-      if (!bdf_member_detail::finish_accepted_step(M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt,
+      if (!member_lanes_detail::finish_accepted_step(M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt,
                                                    save_times, save_count, sink))
         set_mask_lane<D>(completion_failed, l, true);
     }
-    // Method::replace_current: the projected point becomes the lanes' newest (a lane whose completion
-    // failed keeps its unprojected one, as the member alone does).
+    // Method::replace_current: the projected point becomes the lanes' current one (a lane whose
+    // completion failed keeps its unprojected one, as the member alone does).
     const Mask replaced = hn::AndNot(completion_failed, accepted);
-    for (int i = 0; i < ny; ++i) M.method.y_newest[i] = select(replaced, P(hn::Load(d, y[i])), M.method.y_newest[i]);
+    for (int i = 0; i < ny; ++i) current[i] = select(replaced, P(hn::Load(d, y[i])), current[i]);
     return {completion_failed, false};
   }
 };
@@ -320,10 +383,10 @@ struct bdf_lanes_stepper {
 // path; member_attempt_generic.inc): returns the lanes whose member finished (success or a failure;
 // their status says which), as member_advance returns true. sink(lane, save_index, t, y) receives the
 // save points in order.
-template <class Model, class D, class Sink>
-HWY_NOINLINE mask<D> member_advance(mask<D> busy, bdf_member_lanes<Model, D>& M, double t1, const solver_options& opt,
-                                    const double* save_times, int save_count, Sink& sink) {
-  bdf_lanes_stepper<Model, D, Sink> stepper{save_times, save_count, sink};
+template <class Model, class Method, class D, class Sink>
+HWY_NOINLINE mask<D> member_advance(mask<D> busy, member_lanes<Model, Method, D>& M, double t1,
+                                    const solver_options& opt, const double* save_times, int save_count, Sink& sink) {
+  lanes_stepper<Model, Method, D, Sink> stepper{save_times, save_count, sink};
   return member_attempt(busy, M, pack<D>(t1), opt, stepper).finished;
 }
 

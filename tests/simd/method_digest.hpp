@@ -1,5 +1,6 @@
-// tests/simd/bdf_digest.hpp — digests of what BDF decides for a member (its method state and counts),
-// by which the lanes tests compare a lane with its member alone: equal digests, equal bits.
+// tests/simd/method_digest.hpp — digests of what a method decides for a member (its method state and
+// counts: BDF's, the Radau IIA family's), by which the lanes tests compare a lane with its member alone:
+// equal digests, equal bits.
 #pragma once
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <limits>
 
 #include "lockstep/method/bdf.hpp"
+#include "lockstep/method/radau.hpp"
 #include "lockstep/method/options.hpp"
 
 namespace lockstep::simd_test {
@@ -23,12 +25,34 @@ inline void digest_values(std::uint64_t& h, const double* x, size_t count) {
   }
 }
 
+// The Jacobian blocks, into h.
+template <class Model>
+void digest_jacobian(std::uint64_t& h, const jacobian_blocks<Model>& J) {
+  for (const auto* block : {J.M.a, J.dQ_dv.a, J.K.a}) digest_values(h, block, Model::n * Model::n);
+  for (const auto* block : {J.G.a, J.Psi_q.a, J.Psi_v.a}) digest_values(h, block, Model::m * Model::n);
+  for (const auto* block : {J.A.a, J.A_q.a, J.A_v.a}) digest_values(h, block, Model::k * Model::n);
+}
+
+// A factored Newton matrix (its LU, pivots and shift), into h; nothing for a block a tableau lacks.
+template <class Model, class E>
+void digest_factors(std::uint64_t& h, const newton_matrix<Model, E>& N) {
+  constexpr int size = newton_matrix<Model, E>::size;
+  constexpr size_t parts = sizeof(E) / sizeof(double);  // a complex entry is two doubles
+  for (int e = 0; e < size * size; ++e) digest_values(h, reinterpret_cast<const double*>(&N.lu.a[e]), parts);
+  for (int i = 0; i < size; ++i) {
+    const double pivot = N.pivot[i];
+    digest_values(h, &pivot, 1);
+  }
+  digest_values(h, reinterpret_cast<const double*>(&N.c), parts);
+}
+template <class Model>
+void digest_factors(std::uint64_t&, const absent_newton_matrix&) {}
+
 // The digest of what a member's attempts decide: the method state (its Jacobian and factors where
 // valid: elsewhere they are not defined, lockstep/simd/lu_inl.hpp) and the counters.
 template <class Model>
 std::uint64_t digest_of(const bdf_state<Model>& s, const member_counters& c) {
   using L = state_layout<Model>;
-  constexpr int size = L::newton_size;
   std::uint64_t h = 0xcbf29ce484222325ull;
   const double scalars[] = {s.t, s.t0, s.h, double(s.order), double(s.last_order), double(s.steps_at_order),
                             double(s.error_failures), double(s.newton_cuts), double(s.past_count),
@@ -43,18 +67,34 @@ std::uint64_t digest_of(const bdf_state<Model>& s, const member_counters& c) {
   digest_values(h, s.yp0.a, L::size);
   digest_values(h, s.y_scale.a, L::size);
   for (int j = 0; j < bdf_state<Model>::max_past; ++j) digest_values(h, s.older_differences[j].a, L::size);
-  if (s.corrector.jacobian_valid) {
-    const jacobian_blocks<Model>& J = s.corrector.jac;
-    for (const auto* block : {J.M.a, J.dQ_dv.a, J.K.a}) digest_values(h, block, Model::n * Model::n);
-    for (const auto* block : {J.G.a, J.Psi_q.a, J.Psi_v.a}) digest_values(h, block, Model::m * Model::n);
-    for (const auto* block : {J.A.a, J.A_q.a, J.A_v.a}) digest_values(h, block, Model::k * Model::n);
-  }
-  if (s.corrector.newton_valid) {
-    digest_values(h, s.corrector.newton.lu.a, size * size);
-    double pivots[size];
-    for (int i = 0; i < size; ++i) pivots[i] = s.corrector.newton.pivot[i];
-    digest_values(h, pivots, size);
-    digest_values(h, &s.corrector.newton.c, 1);
+  if (s.corrector.jacobian_valid) digest_jacobian<Model>(h, s.corrector.jac);
+  if (s.corrector.newton_valid) digest_factors<Model>(h, s.corrector.newton);
+  return h;
+}
+
+// The same of a member of the Radau IIA family: its Jacobian where valid, its factors where factored
+// for a step.
+template <class Model, class RT>
+std::uint64_t digest_of(const radau_state<Model, RT>& s, const member_counters& c) {
+  using L = state_layout<Model>;
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const double scalars[] = {s.t, s.t0, s.h, s.h_last, double(s.have_step), s.h_accepted, s.err_accepted,
+                            double(s.first), double(s.last_rejected), double(s.newton_cuts),
+                            double(s.newton_iterations), s.theta, s.error, double(s.jacobian_valid), s.factored_h,
+                            double(s.jac.dropped), double(c.steps), double(c.rejected_steps),
+                            double(c.newton_iterations), double(c.newton_failures), double(c.jacobian_evaluations),
+                            double(c.lu_factorizations), double(c.model_evaluations), c.last_h};
+  digest_values(h, scalars, std::size(scalars));
+  digest_values(h, s.y.a, L::size);
+  digest_values(h, s.yp.a, L::size);
+  digest_values(h, s.y_last.a, L::size);
+  for (int i = 0; i < RT::stages; ++i) digest_values(h, s.Z[i].a, L::size);
+  if (s.jacobian_valid) {
+    digest_jacobian<Model>(h, s.jac);
+    if (s.factored_h != 0.0) {
+      digest_factors<Model>(h, s.real_block);
+      digest_factors<Model>(h, s.complex_block);
+    }
   }
   return h;
 }
