@@ -5,12 +5,13 @@
 // peer_problems.hpp: every parameter within +-1 % of its default, a counter-based draw) is solved by
 //   lockstep-bdf     lockstep BDF on ggl           (solve_ensemble, omp backend)
 //   lockstep-radau5  lockstep Radau IIA 5 on index3 (solve_ensemble, omp backend)
-//   lockstep-bdf-lanes  lockstep BDF on ggl through the built-in engine, which runs BDF's members in SIMD
-//                    lanes in a build for avx2 or avx512 (lockstep/engine/lanes_engine.hpp); in the
-//                    solvers by default only there. Its results are compared with lockstep-bdf's bit
-//                    for bit (every member's final positions, status and counters: "bitwise_equal"),
-//                    and its lanes' utilization is recorded ("lane_utilization": lane-attempts of
-//                    members over those executed: the engine's lanes_work, lockstep/engine/abi.h)
+//   lockstep-bdf-lanes, lockstep-radau5-lanes  the same two through the built-in engine, which runs
+//                    their members in SIMD lanes in a build for avx2 or avx512
+//                    (lockstep/engine/lanes_engine.hpp; lockstep-bdf-lanes is in the solvers by default
+//                    there, lockstep-radau5-lanes on request). Their results are compared with lockstep-bdf's and lockstep-radau5's bit for bit (every
+//                    member's final positions, status and counters: "bitwise_equal"), and the lanes'
+//                    utilization is recorded ("lane_utilization": lane-attempts of members over those
+//                    executed: the engine's lanes_work, lockstep/engine/abi.h)
 //   ida              SUNDIALS IDA on ggl            (bench/peers/ida_peer.hpp, one solve per member,
 //                                                   members spread over as many threads by OpenMP)
 // at rtol = atol = 10^-tol_min .. 10^-tol_max, with the same save times (save_count evenly spaced,
@@ -38,7 +39,7 @@
 //                       [--problems andrews,car_axis,slider_crank,double_pendulum] [--seed S]
 //                       [--spread 0.01] [--save-count 10] [--reference-rtol 1e-13]
 //                       [--ida-check-rtol 1e-12] [--check-sample 20] [--variant-sample 10]
-//                       [--members-PROBLEM N] [--reps-PROBLEM R] [--solvers lockstep-bdf,lockstep-radau5,lockstep-bdf-lanes,ida]
+//                       [--members-PROBLEM N] [--reps-PROBLEM R] [--solvers lockstep-bdf,lockstep-radau5,lockstep-bdf-lanes,lockstep-radau5-lanes,ida]
 //                       [--no-reference] [--max-other-cores 0.1] [--retries 3] [--idle-wait 20]
 //        work_precision --scaling --out FILE.json [--scaling-sizes 100,1000,10000,100000] [--scaling-tol 1e-6]
 //                       [--scaling-t1 1] [--threads 2]   (time per member against N: run_scaling)
@@ -89,7 +90,7 @@ struct settings {
   double max_other_cores = 0.1;     // a run is clean when other processes kept fewer cores busy
   int retries = 3;                  // extra runs of a (solver, tolerance) without a clean repetition
   double idle_wait = 20.0;          // seconds to wait for an idle machine before each timed run
-  // lockstep-bdf-lanes joins them where the build runs BDF in lanes (parse).
+  // lockstep-bdf-lanes joins them where the build has lanes (parse); lockstep-radau5-lanes on request.
   std::vector<std::string> solvers = {"lockstep-bdf", "lockstep-radau5", "ida"};
   bool reference = true;  // false: no reference and no checks (scd null): for profiling runs
   // --scaling: time per member against the ensemble size instead of work-precision data.
@@ -163,7 +164,7 @@ struct run_outcome {
   // Per member counters.
   std::vector<long> steps, rejected, newton, lu, jac, model;
   std::string first_failure;
-  double lane_utilization = NAN;  // BDF in lanes: lane-attempts of members over those executed
+  double lane_utilization = NAN;  // in lanes: lane-attempts of members over those executed
 };
 
 // Whether two runs gave every member the same status, counters and final positions, bit for bit.
@@ -357,18 +358,19 @@ std::string run_solvers(const settings& s, const std::string& name, const ensemb
     const char* name;
     std::function<run_outcome(double)> run;
   };
+  const auto in_lanes = [&](method_kind method, double tol) {
+    const engine* lanes = find_builtin_engine(Model::name);
+    const lanes_work_counts before = lanes->lanes_work();
+    run_outcome o = run_lockstep(e, method, tol, s.threads, lanes);
+    const lane_counts run = (lanes->lanes_work() - before).attempts;
+    if (run.executed > 0) o.lane_utilization = run.utilization();
+    return o;
+  };
   const std::vector<solver_entry> all = {
       {"lockstep-bdf", [&](double tol) { return run_lockstep(e, method_kind::bdf, tol, s.threads); }},
       {"lockstep-radau5", [&](double tol) { return run_lockstep(e, method_kind::radau5, tol, s.threads); }},
-      {"lockstep-bdf-lanes",
-       [&](double tol) {
-         const engine* lanes = find_builtin_engine(Model::name);
-         const lanes_work_counts before = lanes->lanes_work();
-         run_outcome o = run_lockstep(e, method_kind::bdf, tol, s.threads, lanes);
-         const lane_counts run = (lanes->lanes_work() - before).attempts;
-         if (run.executed > 0) o.lane_utilization = run.utilization();
-         return o;
-       }},
+      {"lockstep-bdf-lanes", [&](double tol) { return in_lanes(method_kind::bdf, tol); }},
+      {"lockstep-radau5-lanes", [&](double tol) { return in_lanes(method_kind::radau5, tol); }},
       {"ida", [&](double tol) { return run_ida(e, tol, s.threads); }},
   };
   std::vector<solver_entry> solvers;
@@ -433,10 +435,11 @@ std::string run_solvers(const settings& s, const std::string& name, const ensemb
          << ", \"newton\": " << json_number(mean_of(o.newton, o.ok)) << ", \"lu\": " << json_number(mean_of(o.lu, o.ok))
          << ", \"jac\": " << json_number(mean_of(o.jac, o.ok)) << ", \"model\": " << json_number(mean_of(o.model, o.ok))
          << ", \"scd\": " << digits_json(d);
-      // BDF in lanes against BDF one member at a time, from the same run.
-      if (std::strcmp(solvers[static_cast<std::size_t>(k)].name, "lockstep-bdf-lanes") == 0)
+      // A method in lanes against the method one member at a time, from the same run.
+      const std::string solver = solvers[static_cast<std::size_t>(k)].name;
+      if (solver.ends_with("-lanes"))
         for (int b = 0; b < static_cast<int>(solvers.size()); ++b)
-          if (std::strcmp(solvers[static_cast<std::size_t>(b)].name, "lockstep-bdf") == 0)
+          if (solvers[static_cast<std::size_t>(b)].name == solver.substr(0, solver.size() - 6))
             js << ", \"bitwise_equal\": " << (same_bits(o, cells[{b, te}].last) ? "true" : "false")
                << ", \"lane_utilization\": " << json_number(o.lane_utilization);
       js << "}";
@@ -562,7 +565,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 settings parse(int argc, char** argv) {
   settings s;
-  if (builtin_bdf_lanes() > 0) s.solvers.insert(s.solvers.begin() + 2, "lockstep-bdf-lanes");
+  if (builtin_lanes() > 0) s.solvers.insert(s.solvers.begin() + 2, "lockstep-bdf-lanes");
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -663,7 +666,7 @@ static std::string run_all(const settings& s, std::chrono::steady_clock::time_po
   js << "{\"threads\": " << s.threads << ", \"reps\": " << s.reps << ", \"tol_min\": " << s.tol_min
      << ", \"tol_max\": " << s.tol_max << ", \"sundials_version\": " << json_string(SUNDIALS_VERSION)
      << ", \"idle_wait\": " << json_number(s.idle_wait) << ", \"retries\": " << s.retries
-     << ", \"max_other_cores\": " << json_number(s.max_other_cores) << ", \"bdf_lanes\": " << builtin_bdf_lanes()
+     << ", \"max_other_cores\": " << json_number(s.max_other_cores) << ", \"bdf_lanes\": " << builtin_lanes()
      << ", \"problems\": [";
   bool first = true;
   for (const std::string& p : s.problems) {
@@ -694,11 +697,11 @@ int main(int argc, char** argv) {
     for (const std::string& p : s.problems)
       if (p != "andrews" && p != "car_axis" && p != "slider_crank" && p != "double_pendulum")
         throw std::invalid_argument("unknown problem " + p);
-    const bool lanes_asked = std::find(s.solvers.begin(), s.solvers.end(), "lockstep-bdf-lanes") != s.solvers.end();
-    if (lanes_asked && builtin_bdf_lanes() == 0)
-      throw std::invalid_argument(
-          "--solvers lockstep-bdf-lanes: this build runs BDF one member at a time (lanes need a build for avx2 or "
-          "avx512, LOCKSTEP_INSTRUCTION_SET, and LOCKSTEP_LANES unset or not 0)");
+    for (const std::string& solver : s.solvers)
+      if (solver.ends_with("-lanes") && builtin_lanes() == 0)
+        throw std::invalid_argument(
+            "--solvers " + solver + ": this build runs members one at a time (lanes need a build for avx2 or "
+            "avx512, LOCKSTEP_INSTRUCTION_SET, and LOCKSTEP_LANES unset or not 0)");
   } catch (const std::exception& ex) {
     std::fprintf(stderr, "work_precision: %s\n", ex.what());
     return 2;

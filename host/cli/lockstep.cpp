@@ -100,35 +100,52 @@ bool lanes_turned_off() {
   return value != nullptr && std::strcmp(value, "0") == 0;
 }
 
-// Whether this build's built-in engines were compiled with BDF in SIMD lanes: a build for avx2 or
-// avx512 (docs/SIMD.md, "The lanes backend of a build for one instruction set").
+// Whether this build's built-in engines were compiled with SIMD lanes: a build for avx2 or avx512 (docs/SIMD.md, "The lanes backend of a build for one instruction set").
 bool build_has_lanes() {
   const std::string_view set = host::built_instruction_set().name;
   return set == "avx2" || set == "avx512";
 }
 
+// The methods whose members run in SIMD lanes where an engine has them (method_runs_in_lanes), and
+// those that run one member at a time everywhere, as study files name them: "bdf, radau5, radau3 and
+// euler", "rhoinf".
+std::string methods_named(bool in_lanes) {
+  std::vector<std::string> names;
+  for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind)
+    if (method_runs_in_lanes(static_cast<method_kind>(kind)) == in_lanes)
+      names.emplace_back(method_name(static_cast<method_kind>(kind)));
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text;
+}
+
 // MODEL on the command line: a model file (compiled for `contents`, or found in the cache), else a
 // built-in model's name. Throws model_file_error or std::invalid_argument with the message for the user.
-// bdf, when given, is set to describe's line on how the engine runs BDF, saying which engine it is
-// about (a model file's lanes are its own, the built-in models' the build's: --version has a line for
-// each).
+// lanes_line, when given, is set to describe's line on how the engine runs its members (in SIMD lanes
+// or one at a time), saying which engine it is about (a model file's lanes are its own, the built-in
+// models' the build's: --version has a line for each).
 engine model_of_argument(const std::string& argument, const std::string& pick, const model_files::engine_contents& contents,
-                         bool quiet = false, std::string* bdf = nullptr) {
-  auto in_lanes = [](int lanes) { return "BDF: members in " + std::to_string(lanes) + " SIMD lanes per core"; };
+                         bool quiet = false, std::string* lanes_line = nullptr) {
+  auto in_lanes = [](int lanes) {
+    return "SIMD lanes: members in " + std::to_string(lanes) + " lanes per core with " + methods_named(true) +
+           ", one at a time with " + methods_named(false);
+  };
+  const std::string none = "SIMD lanes: none, members one at a time";
   if (model_files::looks_like_model_file(argument)) {
     model_files::compile_settings settings;
     settings.contents = contents;
     if (!quiet) settings.progress = announce;
     model_files::loaded_model loaded = model_files::load_model_file({argument, pick}, settings);
-    if (bdf != nullptr) {
+    if (lanes_line != nullptr) {
       const std::string set = settings.tools.instruction_set;
       if (loaded.lanes > 0 && !lanes_turned_off())
-        *bdf = in_lanes(loaded.lanes) + " (this model file's engine, compiled for " + set + ")";
+        *lanes_line = in_lanes(loaded.lanes) + " (this model file's engine, compiled for " + set + ")";
       else if (loaded.lanes > 0)
-        *bdf = "BDF: one member at a time (this model file's engine has SIMD lanes; LOCKSTEP_LANES=0 turns them off)";
+        *lanes_line = none + " (this model file's engine has SIMD lanes; LOCKSTEP_LANES=0 turns them off)";
       else
-        *bdf = "BDF: one member at a time (this model file's engine, compiled for " + set + " without SIMD lanes: "
-               "lockstep --version says when model files get them)";
+        *lanes_line = none + " (this model file's engine, compiled for " + set +
+                      " without SIMD lanes: lockstep --version says when model files get them)";
     }
     return loaded.model;
   }
@@ -137,17 +154,17 @@ engine model_of_argument(const std::string& argument, const std::string& pick, c
   if (!model)
     throw std::invalid_argument("unknown model \"" + argument + "\"" + model_hint(argument) +
                                 " (a model file: a path ending in .hpp, .h or .toml)");
-  if (bdf != nullptr) {
+  if (lanes_line != nullptr) {
     const std::string set(host::built_instruction_set().name);
-    if (const int lanes = builtin_bdf_lanes(argument); lanes > 0)
-      *bdf = in_lanes(lanes) + " (the built-in engine of this build for " + set + ")";
+    if (const int lanes = builtin_lanes(argument); lanes > 0)
+      *lanes_line = in_lanes(lanes) + " (the built-in engine of this build for " + set + ")";
     else if (!build_has_lanes())
-      *bdf = "BDF: one member at a time (the built-in engines of this build for " + set +
-             "; a build for avx2 or avx512 runs them in SIMD lanes)";
+      *lanes_line = none + " (the built-in engines of this build for " + set +
+                    "; a build for avx2 or avx512 runs them in SIMD lanes)";
     else if (lanes_turned_off())
-      *bdf = "BDF: one member at a time (the built-in engine; LOCKSTEP_LANES=0 turns its SIMD lanes off)";
+      *lanes_line = none + " (the built-in engine; LOCKSTEP_LANES=0 turns its SIMD lanes off)";
     else
-      *bdf = "BDF: one member at a time (the built-in engine: the model is too large for SIMD lanes)";
+      *lanes_line = none + " (the built-in engine: the model is too large for SIMD lanes)";
   }
   return *model;
 }
@@ -163,9 +180,9 @@ int model_error(const std::string& argument, const std::string& message) {
 
 int describe_model(const std::string& name, const std::string& pick) {
   std::optional<engine> found;
-  std::string bdf;
+  std::string lanes_line;
   try {
-    found.emplace(model_of_argument(name, pick, model_files::engine_contents{}, false, &bdf));  // the tables alone
+    found.emplace(model_of_argument(name, pick, model_files::engine_contents{}, false, &lanes_line));  // the tables alone
   } catch (const std::exception& e) {
     return model_error(name, e.what());
   }
@@ -177,7 +194,7 @@ int describe_model(const std::string& name, const std::string& pick) {
   std::string coordinates;
   for (const char* c : model->coordinate_names()) coordinates += (coordinates.empty() ? "" : ", ") + std::string(c);
   std::printf("coordinates: q = (%s)\n", coordinates.c_str());
-  std::printf("%s\n", bdf.c_str());
+  std::printf("%s\n", lanes_line.c_str());
   std::printf("parameters ([model] params, [ensemble.vary] \"params.NAME\"):\n");
   for (const auto& p : model->params())
     std::printf("  %-10s = %-12.6g %s\n", p.name, p.default_value, p.description);
@@ -349,22 +366,22 @@ int run(const run_request& request) {
 
 // --version's line on the built-in models' lanes: those of a build for avx2 or avx512, unless
 // LOCKSTEP_LANES=0 turns them off.
-std::string builtin_lanes() {
-  if (const int lanes = lockstep::builtin_bdf_lanes(); lanes > 0)
-    return std::to_string(lanes) + " per core (LOCKSTEP_LANES=0 turns them off; lockstep describe MODEL says which "
-                                   "models fit them)";
+std::string builtin_lanes_line() {
+  if (const int lanes = lockstep::builtin_lanes(); lanes > 0)
+    return std::to_string(lanes) + " per core, with " + methods_named(true) +
+           " (LOCKSTEP_LANES=0 turns them off; lockstep describe MODEL says which models fit them)";
   if (build_has_lanes()) return "off (LOCKSTEP_LANES=0)";
   return "off (this build is for " + std::string(host::built_instruction_set().name) +
          "; a build for avx2 or avx512 runs them)";
 }
 
-// --version's line on model files' lanes: an engine compiled for avx2 or avx512 runs BDF in lanes
+// --version's line on model files' lanes: an engine compiled for avx2 or avx512 runs members in lanes
 // (toolchain::lanes), unless LOCKSTEP_LANES=0 turns them off where it runs.
 std::string model_file_lanes(const lockstep::model_files::toolchain& tools) {
   if (tools.lanes == 0) return "off (model files compiled for avx2 or avx512 run them)";
   if (lanes_turned_off()) return "off (LOCKSTEP_LANES=0)";
-  return std::to_string(tools.lanes) +
-         " per core where the model's code compiles on SIMD packs (LOCKSTEP_MODEL_LANES=0 compiles without them)";
+  return std::to_string(tools.lanes) + " per core, with " + methods_named(true) +
+         ", where the model's code compiles on SIMD packs (LOCKSTEP_MODEL_LANES=0 compiles without them)";
 }
 
 }  // namespace
@@ -374,7 +391,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // The build's instruction set (LOCKSTEP_INSTRUCTION_SET): what it assumes of the CPU; and the one
   // model files are compiled for on this CPU (LOCKSTEP_MODEL_INSTRUCTION_SET, docs/MODEL-FILES.md); and
-  // the SIMD lanes the built-in engines and model files run BDF in (docs/SIMD.md). The results' bits
+  // the SIMD lanes the built-in engines and model files run members in (docs/SIMD.md). The results' bits
   // depend on none of them. Computed only when asked for.
   app.set_version_flag("--version", std::function<std::string()>([] {
                          const lockstep::model_files::toolchain tools = lockstep::model_files::default_toolchain();
@@ -384,8 +401,8 @@ int main(int argc, char** argv) {
                                 "\nmodel files compiled for: " +
                                 (tools.instruction_set_refusal.empty() ? tools.instruction_set
                                                                        : "none, refused: " + tools.instruction_set_refusal) +
-                                "\nBDF in SIMD lanes, built-in models: " + builtin_lanes() +
-                                "\nBDF in SIMD lanes, model files: " + model_file_lanes(tools);
+                                "\nSIMD lanes, built-in models: " + builtin_lanes_line() +
+                                "\nSIMD lanes, model files: " + model_file_lanes(tools);
                        }));
 
   std::string results, plot_dir, plot_outputs, plot_quantity, plot_member, model_name;

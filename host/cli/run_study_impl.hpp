@@ -548,10 +548,10 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
   const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
   if (lanes.attempts.executed > 0) {
     const char* rank = ranks > 1 ? " (rank 0)" : "";
-    std::fprintf(stderr, "lockstep: BDF in SIMD lanes%s: %llu of %llu lane-attempts advanced a member (utilization %.3f)\n",
+    std::fprintf(stderr, "lockstep: SIMD lanes%s: %llu of %llu lane-attempts advanced a member (utilization %.3f)\n",
                  rank, count(lanes.attempts.of_members), count(lanes.attempts.executed), lanes.attempts.utilization());
     std::fprintf(stderr,
-                 "lockstep: BDF in SIMD lanes%s, the corrector: %llu of %llu lane-iterations of Newton's method were a "
+                 "lockstep: SIMD lanes%s, the corrector: %llu of %llu lane-iterations of Newton's method were a "
                  "member's (utilization %.3f), %llu of %llu lane-factorizations (utilization %.3f)\n",
                  rank, count(lanes.newton_iterations.of_members), count(lanes.newton_iterations.executed),
                  lanes.newton_iterations.utilization(), count(lanes.factorizations.of_members),

@@ -35,7 +35,7 @@ const engine* find_builtin_engine(std::string_view name) {
   return nullptr;
 }
 
-int builtin_bdf_lanes() {
+int builtin_lanes() {
 #if defined(LOCKSTEP_ENGINE_LANES)
   return engine_detail::lanes_enabled() ? int(hwy::HWY_NAMESPACE::Lanes(engine_detail::lanes_tag())) : 0;
 #else
@@ -43,10 +43,10 @@ int builtin_bdf_lanes() {
 #endif
 }
 
-int builtin_bdf_lanes(std::string_view model) {
+int builtin_lanes(std::string_view model) {
   int lanes = 0;
 #if defined(LOCKSTEP_ENGINE_LANES)
-  visit_model(model, [&]<class Model>() { lanes = engine_detail::fits_in_lanes<Model>() ? builtin_bdf_lanes() : 0; });
+  visit_model(model, [&]<class Model>() { lanes = engine_detail::fits_in_lanes<Model>() ? builtin_lanes() : 0; });
 #else
   (void)model;
 #endif

@@ -40,9 +40,14 @@ std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, cons
   each(wanted.lyapunov, "lockstep_part_lyapunov_", "add_lyapunov", " lyapunov", 3, calls_both);
   each(wanted.lyapunov_clone, "lockstep_part_lyapunov_clone_", "add_lyapunov_clone", " lyapunov clone", 3, calls_both);
   each(wanted.sensitivities, "lockstep_part_sensitivities_", "add_sensitivities", " sensitivities", 3, calls_both);
-  if (lanes > 0 && (wanted.methods >> static_cast<int>(method_kind::bdf)) & 1u)
-    parts.push_back({"bdf in SIMD lanes", "lockstep_part_lanes_bdf",
-                     "lockstep::engine_detail::use_lanes<::" + type + ">(*t);", 4, true, calls_one_member});
+  if (lanes > 0)
+    for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind) {
+      if (!((wanted.methods >> kind) & 1u) || !method_runs_in_lanes(static_cast<method_kind>(kind))) continue;
+      const std::string method = method_name(static_cast<method_kind>(kind));
+      parts.push_back({method + " in SIMD lanes", "lockstep_part_lanes_" + method,
+                       "lockstep::engine_detail::use_lanes<::" + type + ", lockstep::" + method + "_method>(*t);", 4,
+                       true, calls_one_member});
+    }
   return parts;
 }
 

@@ -6,8 +6,8 @@
 // "What is compiled").
 //
 // An engine is a list of parts, each one call on the table (the model's tables first; a method's chunk
-// functions, its split path, each of its tangents; BDF in SIMD lanes last, whose advance replaces the
-// one-member advance). The same list is written as one unit (whole_unit: a built-in engine, a model
+// functions, its split path, each of its tangents; the methods in SIMD lanes last, whose advance
+// replaces the one-member advance). The same list is written as one unit (whole_unit: a built-in engine, a model
 // file's CUDA engine) or as a unit per part with a hook each and an entry unit that calls the hooks in
 // the list's order (part_unit, entry_unit): the same calls in the same order, so the same table.
 #pragma once
@@ -28,7 +28,8 @@ namespace lockstep {
 // cached on its own, so a study compiles what it needs in a few seconds, and a later study with another
 // method compiles that method alone.
 struct engine_contents {
-  unsigned methods = 0;         // begin, advance and finish of a chunk of members (with BDF: in SIMD lanes too)
+  unsigned methods = 0;         // begin, advance and finish of a chunk of members (in SIMD lanes too where
+                                // the engine has them and the method runs in them: method_runs_in_lanes)
   unsigned split = 0;           // the split path, of methods also in `methods`
   unsigned lyapunov = 0;        // Lyapunov exponents by the discrete QR method
   unsigned lyapunov_clone = 0;  // the largest Lyapunov exponent by the clone method
@@ -72,7 +73,7 @@ enum class shared_functions {
 
 // One part of an engine: one call on the table `*t`.
 struct engine_part {
-  std::string name;   // "model", "bdf", "bdf split path", "bdf lyapunov", "bdf in SIMD lanes", ...
+  std::string name;   // "model", "bdf", "bdf split path", "bdf lyapunov", "radau5 in SIMD lanes", ...
   std::string hook;   // its hook's name in a unit of its own: lockstep_part_model, lockstep_part_method_bdf, ...
   std::string call;   // the call
   // How long it compiles, relative to the others (measured on g++ 12 at -O3 for Andrews' squeezer, the
@@ -80,13 +81,13 @@ struct engine_part {
   // tangents' shared part 2.9 s, the lanes 2.8 s, "one member" 4.0 s): a model file's parts start the
   // longest first.
   int cost = 0;
-  bool lanes = false;  // BDF in lanes: a model whose code does not run on SIMD packs goes without it
+  bool lanes = false;  // a method in lanes: a model whose code does not run on SIMD packs goes without it
   shared_functions shared = shared_functions::calls_one_member;
 };
 
 // The parts of an engine of the model `type` (its C++ type) holding `wanted`, in the order their calls
-// run (the model's tables first; the lanes, where `lanes` > 0 and the engine holds BDF, last). An
-// engine with any method holds "one member", one with any tangents "tangents".
+// run (the model's tables first; the lanes of each method that runs in them, where `lanes` > 0, last).
+// An engine with any method holds "one member", one with any tangents "tangents".
 std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, const std::string& type);
 
 // The unit of one part compiled on its own: it includes first_header(part), then `header` (the
@@ -95,15 +96,15 @@ std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, cons
 std::string part_unit(const engine_part& part, const std::string& header, const std::string& type);
 
 // The header a part's unit includes first, before the model's: lockstep/engine/model_engine.hpp, or
-// lanes_engine.hpp (which includes it) for BDF in lanes. A model file's compiler reads it precompiled.
+// lanes_engine.hpp (which includes it) for a method in lanes. A model file's compiler reads it precompiled.
 std::string first_header(const engine_part& part);
 
 // The unit that links separately compiled parts into an engine library: the C entry point
 // (LOCKSTEP_ENGINE_ENTRY, docs/ENGINE-ABI.md) fills the table by calling each part's hook in order.
 std::string entry_unit(const std::vector<engine_part>& parts, const std::string& type);
 
-// An engine in one unit: lockstep/engine/model_engine.hpp (and lanes_engine.hpp where a part runs BDF
-// in lanes), `includes` (each an #include's name), `preamble` (code), then `entry` (the declaration of
+// An engine in one unit: lockstep/engine/model_engine.hpp (and lanes_engine.hpp where a part runs a
+// method in lanes), `includes` (each an #include's name), `preamble` (code), then `entry` (the declaration of
 // a function of no arguments that returns the table, without its body; in the namespace `within`, or
 // in none), whose table is made by the parts' calls in order, then by `after` (lines of C++ on the
 // table `*t`).

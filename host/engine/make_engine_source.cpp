@@ -1,7 +1,7 @@
 // host/engine/make_engine_source.cpp — writes the translation unit of a built-in model's engine at build
 // time (host/engine/CMakeLists.txt), with the generator that writes a model file's
-// (host/engine/engine_sources.hpp): every method with its split path and tangents, BDF in SIMD lanes in
-// a build for avx2 or avx512, and the device solve where the CUDA backend is built.
+// (host/engine/engine_sources.hpp): every method with its split path and tangents, the methods in SIMD
+// lanes in a build for avx2 or avx512, and the device solve where the CUDA backend is built.
 //
 //   make_engine_source OUTPUT STEM TYPE LANES DEVICE
 //

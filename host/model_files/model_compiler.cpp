@@ -695,7 +695,7 @@ void make_parts(std::vector<engine_part>& parts, const fs::path& header, const h
       const std::size_t i = order[n];
       engine_part& part = parts[i];
       // A failed part is kept for the user to read and re-run (the model's part, failed/NAME-model;
-      // lanes the compiler refused, failed/NAME-lanes_bdf).
+      // lanes the compiler refused, failed/NAME-lanes_METHOD).
       const fs::path failed = failed_build_folder(chosen, part.hook.substr(std::string_view("lockstep_part_").size()));
       try {
         part.compiled = make_entry(part.object.parent_path().parent_path(), part.key, [&](const fs::path& build) {
@@ -805,7 +805,7 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
   make_parts(parts, header, chosen, tools, headers, request, announce);
   compiling.reset();
 
-  // Without its lanes the engine runs BDF one member at a time: the part is left out.
+  // Without its lanes the engine runs its methods one member at a time: the lanes' parts are left out.
   std::string without_lanes;
   for (auto part = parts.begin(); part != parts.end();)
     if (!part->failure.empty()) {
@@ -816,14 +816,21 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
     }
   const int linked_lanes = std::any_of(parts.begin(), parts.end(), [](const engine_part& p) { return p.lanes; }) ? tools.lanes : 0;
   int lanes = linked_lanes;
-  if (tools.lanes > 0 && !((settings.contents.methods >> static_cast<int>(method_kind::bdf)) & 1u)) {
-    // An engine without BDF: the lanes BDF will get, unless an earlier compile found that the model's
-    // code does not run on packs.
-    std::vector<engine_part> with_bdf =
-        parts_of(engine_contents{}.with_method(method_kind::bdf), tools.lanes, chosen.type);
-    place_parts(with_bdf, chosen.type, tools, material);
+  const bool holds_a_method_in_lanes = [&] {
+    for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind)
+      if (((settings.contents.methods >> kind) & 1u) && method_runs_in_lanes(static_cast<method_kind>(kind))) return true;
+    return false;
+  }();
+  if (tools.lanes > 0 && !holds_a_method_in_lanes) {
+    // An engine without a method that runs in lanes (the tables alone, or rho_inf): the lanes a method
+    // will get, unless an earlier compile found that the model's code does not run on packs.
+    engine_contents every_method_in_lanes;
+    for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind)
+      if (method_runs_in_lanes(static_cast<method_kind>(kind))) every_method_in_lanes.with_method(static_cast<method_kind>(kind));
+    std::vector<engine_part> in_lanes = parts_of(every_method_in_lanes, tools.lanes, chosen.type);
+    place_parts(in_lanes, chosen.type, tools, material);
     lanes = tools.lanes;
-    for (const engine_part& part : with_bdf)
+    for (const engine_part& part : in_lanes)
       if (std::error_code ec; part.lanes && fs::exists(part.object.parent_path() / "failed.txt", ec)) lanes = 0;
   }
 
@@ -851,8 +858,8 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
   const bool compiled = linked || std::any_of(parts.begin(), parts.end(), [](const engine_part& p) { return p.compiled; });
   const double seconds = compiled ? seconds_since(start) : 0.0;
   if (settings.progress && !without_lanes.empty())
-    settings.progress(label + ": its engine cannot run BDF in SIMD lanes (its code does not compile on SIMD packs, or "
-                      "the model is too large for them), so it runs BDF one member at a time (the same results; "
+    settings.progress(label + ": its engine cannot run members in SIMD lanes (its code does not compile on SIMD packs, "
+                      "or the model is too large for them), so it runs them one at a time (the same results; "
                       "LOCKSTEP_MODEL_LANES=0 skips the attempt). The compiler began:\n" + without_lanes);
   if (settings.progress && announced) settings.progress("compiled " + label + " in " + seconds_text(seconds) + " s");
   try {

@@ -395,7 +395,7 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     if model.source:
         attrs["model_source"] = model.source
     executed, of_members = r["lane_attempts"]
-    if executed > 0:  # BDF in SIMD lanes: how busy they were (docs/SIMD.md, "The lanes count their own work")
+    if executed > 0:  # members in SIMD lanes: how busy they were (docs/SIMD.md, "The lanes count their own work")
         attrs["lane_attempts"] = int(executed)
         attrs["lane_attempts_of_members"] = int(of_members)
         attrs["lane_utilization"] = of_members / executed

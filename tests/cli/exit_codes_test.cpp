@@ -386,7 +386,7 @@ std::string line_after(const std::string& text, const std::string& prefix) {
   return "";
 }
 
-TEST(LockstepExitCodes, VersionAndDescribeSayWhichEnginesTheirBdfLanesAreOf) {
+TEST(LockstepExitCodes, VersionAndDescribeSayWhichEnginesTheirLanesAreOf) {
   // Arrange
   scratch_dir dir;
 
@@ -395,19 +395,25 @@ TEST(LockstepExitCodes, VersionAndDescribeSayWhichEnginesTheirBdfLanesAreOf) {
   const run_result described = run_lockstep(dir, {"describe", "pendulum"});
 
   // Assert: one line for the built-in models and one for model files, none that could be read as both;
-  // describe's line for a built-in model names its engine and agrees with --version's.
+  // describe's line for a built-in model names its engine and agrees with --version's, and both name
+  // the methods that run in lanes.
   ASSERT_EQ(version.exit_code, 0) << version.err;
-  EXPECT_EQ(version.out.find("BDF in SIMD lanes: "), std::string::npos) << version.out;
-  const std::string builtin = line_after(version.out, "BDF in SIMD lanes, built-in models: ");
-  EXPECT_FALSE(line_after(version.out, "BDF in SIMD lanes, model files: ").empty()) << version.out;
+  EXPECT_EQ(version.out.find("SIMD lanes: "), std::string::npos) << version.out;
+  const std::string builtin = line_after(version.out, "SIMD lanes, built-in models: ");
+  EXPECT_FALSE(line_after(version.out, "SIMD lanes, model files: ").empty()) << version.out;
   ASSERT_EQ(described.exit_code, 0) << described.err;
-  const std::string bdf = line_after(described.out, "BDF: ");
-  EXPECT_NE(bdf.find("built-in engine"), std::string::npos) << bdf;
+  const std::string lanes_line = line_after(described.out, "SIMD lanes: ");
+  EXPECT_NE(lanes_line.find("built-in engine"), std::string::npos) << lanes_line;
   if (builtin.rfind("off", 0) == 0) {
-    EXPECT_EQ(bdf.rfind("one member at a time", 0), 0u) << builtin << "\n" << bdf;
+    EXPECT_EQ(lanes_line.rfind("none, members one at a time", 0), 0u) << builtin << "\n" << lanes_line;
   } else {
     const std::string lanes = builtin.substr(0, builtin.find(' '));
-    EXPECT_EQ(bdf.rfind("members in " + lanes + " SIMD lanes per core", 0), 0u) << builtin << "\n" << bdf;
+    EXPECT_NE(builtin.find("with bdf, radau5, radau3 and euler"), std::string::npos) << builtin;
+    EXPECT_EQ(lanes_line.rfind("members in " + lanes + " lanes per core with bdf, radau5, radau3 and euler, one at a "
+                               "time with rhoinf",
+                               0),
+              0u)
+        << builtin << "\n" << lanes_line;
   }
 }
 

@@ -380,7 +380,7 @@ TEST(EngineBoundary, BuiltinEnginesAreTheRegistrysModelsInItsOrder) {
 TEST(EngineBoundary, AnEngineInLanesCountsEveryAttemptIterationAndFactorizationOfEveryMemberOnce) {
   // Arrange: 21 double pendulums (packs refilled, the last not full), BDF, chunks of 7 on two threads.
   const engine& model = *find_builtin_engine("double_pendulum");
-  const int lanes = builtin_bdf_lanes("double_pendulum");
+  const int lanes = builtin_lanes("double_pendulum");
   ASSERT_TRUE(lanes == 0 || (model.table().lanes_work != nullptr && model.table().lanes_corrector_work != nullptr))
       << "an engine in lanes reports their work";
   constexpr long members = 21;

@@ -8,7 +8,7 @@ the built-in model); header_bitwise compiles with the build's own flags as well.
 
   parts             studies with Radau IIA 5, then BDF, then [lyapunov] by QR and by clone, on one
                     cache: each compiles the parts of the engine it needs that the cache lacks (the
-                    model's part and Radau IIA 5; BDF and its lanes; Radau IIA 5's QR tangents; its
+                    model's part, Radau IIA 5 and its lanes; BDF and its lanes; Radau IIA 5's QR tangents; its
                     Lyapunov clone), each study's results bit for bit the built-in model's; describe
                     compiles nothing; one cache entry per part, one engine per set of parts
   header_bitwise    a copy of the built-in double_pendulum.hpp in another namespace, named by
@@ -43,9 +43,10 @@ the built-in model); header_bitwise compiles with the build's own flags as well.
                     and Radau IIA results bit for bit equal to the engine compiled for the build's own
                     set (LOCKSTEP_MODEL_INSTRUCTION_SET), one cache entry each; an unknown set, one this
                     CPU lacks and one narrower than the build's are refused
-  lanes             where model files are compiled for avx2 or avx512, their engines run BDF's members
-                    in SIMD lanes: a copy of the double pendulum so compiled gives the bits of the same
-                    engine with its lanes turned off (LOCKSTEP_LANES=0) and of a copy with a branch on a
+  lanes             where model files are compiled for avx2 or avx512, their engines run the members of
+                    BDF and Radau IIA in SIMD lanes: a copy of the double pendulum so compiled gives, with
+                    either method, the bits of the same engine with its lanes turned off
+                    (LOCKSTEP_LANES=0), and with BDF those of a copy with a branch on a
                     coordinate's value, which cannot compile on packs: its engine is compiled without
                     lanes, once, and the compile says why; `describe` says which engine has lanes;
                     LOCKSTEP_MODEL_LANES=0 turns them off in --version; the run's summary counts the
@@ -244,9 +245,9 @@ def case_instruction_set(ctx):
             runs[chosen, method] = os.path.join(ctx.work, f"{chosen}-{method}", "results.h5")
     check(len(model_identities(ctx)) == (1 if wide == built else 2),
           f"one model identity per instruction set expected: {engine_records(ctx)}")
-    if wide in WIDTH_OF_SET and ctx.cxx_id == "GNU":  # the widest set's engine runs BDF in lanes
+    if wide in WIDTH_OF_SET and ctx.cxx_id == "GNU":  # the widest set's engine runs its methods in lanes
         check(WIDTH_OF_SET[wide] in engine_lanes(ctx).values(),
-              f"the engine compiled for {wide} should run BDF in {WIDTH_OF_SET[wide]} lanes: {engine_lanes(ctx)}")
+              f"the engine compiled for {wide} should run members in {WIDTH_OF_SET[wide]} lanes: {engine_lanes(ctx)}")
     for method in ("bdf", "radau5"):  # Radau IIA's complex Newton block is where FMA would show
         assert_same_results(runs["widest", method], runs[built, method])
     if built != "baseline":
@@ -265,7 +266,7 @@ def case_instruction_set(ctx):
     del ctx.env["LOCKSTEP_MODEL_INSTRUCTION_SET"]
 
 
-# The SIMD lanes of BDF in an engine compiled for a set (doubles per vector).
+# The SIMD lanes of an engine compiled for a set (doubles per vector).
 WIDTH_OF_SET = {"avx2": 4, "avx512": 8}
 
 
@@ -300,9 +301,9 @@ def model_identities(ctx):
 
 
 def case_lanes(ctx):
-    said = version_line(ctx, "BDF in SIMD lanes, model files: ")
+    said = version_line(ctx, "SIMD lanes, model files: ")
     if said.startswith("off"):
-        print(f"model_files_test: model files run BDF without SIMD lanes here ({said}); skipped")
+        print(f"model_files_test: model files run without SIMD lanes here ({said}); skipped")
         sys.exit(77)
     width = int(said.split()[0])
     text = open(double_pendulum_copy(ctx)).read()
@@ -317,15 +318,17 @@ def case_lanes(ctx):
     # 21 members: lanes refilled, the last pack not full.
     study = STUDY.replace("members = 16", "members = 21") + '[solver]\nmethod = "bdf"\nformulation = "ggl"\n'
     ctx.write("lanes.toml", study.format(model='source = "copied_pendulum.hpp"'))
+    # Radau IIA 5 on index3 (the study's default method): its members in lanes too.
+    ctx.write("lanes_radau5.toml", STUDY.replace("members = 16", "members = 21").format(model='source = "copied_pendulum.hpp"'))
     ctx.write("branched.toml", study.format(model='source = "branched_pendulum.hpp"'))
 
     lanes = ctx.run("run", "lanes.toml", "-o", "lanes")
-    check(compiles(lanes) == 1 and "cannot run BDF in SIMD lanes" not in lanes.stderr,
+    check(compiles(lanes) == 1 and "cannot run members in SIMD lanes" not in lanes.stderr,
           f"the copy should compile once, with lanes:\n{lanes.stderr}")
     check(sorted(engine_lanes(ctx).values()) == [width], f"one engine with {width} lanes expected: {engine_lanes(ctx)}")
     # The lanes' utilization in the run's summary (the engine's lanes_work): every step attempt of every
     # member is one lane-attempt of a member, and the pack attempts executed all `width` lanes.
-    used = re.search(r"^lockstep: BDF in SIMD lanes: (\d+) of (\d+) lane-attempts advanced a member "
+    used = re.search(r"^lockstep: SIMD lanes: (\d+) of (\d+) lane-attempts advanced a member "
                      r"\(utilization ([0-9.]+)\)$", lanes.stderr, re.M)
     check(used is not None, f"the summary should give the lanes' utilization:\n{lanes.stderr}")
     of_members, executed = int(used.group(1)), int(used.group(2))
@@ -335,7 +338,7 @@ def case_lanes(ctx):
           f"lane-attempts of members {of_members}, executed {executed}: the members made {attempts} step attempts"
           f" in packs of {width}")
     # The corrector's Newton iterations and factorizations likewise: the members' counts, in whole packs.
-    corrector = re.search(r"^lockstep: BDF in SIMD lanes, the corrector: (\d+) of (\d+) lane-iterations of Newton's "
+    corrector = re.search(r"^lockstep: SIMD lanes, the corrector: (\d+) of (\d+) lane-iterations of Newton's "
                           r"method were a member's \(utilization ([0-9.]+)\), (\d+) of (\d+) lane-factorizations "
                           r"\(utilization ([0-9.]+)\)$", lanes.stderr, re.M)
     check(corrector is not None, f"the summary should give the corrector's utilization:\n{lanes.stderr}")
@@ -348,7 +351,7 @@ def case_lanes(ctx):
               f"{counter}: {useful} of {ran} in lanes, the members' own count {members_count}, packs of {width}")
 
     ctx.env["LOCKSTEP_MODEL_LANES"] = "0"
-    check(version_line(ctx, "BDF in SIMD lanes, model files: ").startswith("off"),
+    check(version_line(ctx, "SIMD lanes, model files: ").startswith("off"),
           "--version should say LOCKSTEP_MODEL_LANES=0 turns the model files' lanes off")
     del ctx.env["LOCKSTEP_MODEL_LANES"]
     # The same engine with its lanes turned off where it runs: one member at a time, the same bits.
@@ -356,25 +359,39 @@ def case_lanes(ctx):
     alone = ctx.run("run", "lanes.toml", "-o", "alone")
     told = ctx.run("describe", "copied_pendulum.hpp").stdout
     del ctx.env["LOCKSTEP_LANES"]
-    check(compiles(alone) == 0 and "BDF: one member at a time" in told and "SIMD lanes:" not in alone.stderr,
+    check(compiles(alone) == 0 and "SIMD lanes: none, members one at a time" in told and "SIMD lanes:" not in alone.stderr,
           f"LOCKSTEP_LANES=0 should run the cached engine without its lanes:\n{alone.stderr}\n{told}")
     assert_same_results(os.path.join(ctx.work, "lanes", "results.h5"), os.path.join(ctx.work, "alone", "results.h5"))
+    # Radau IIA 5 likewise: its own part in lanes (compiled once, with the method), and the bits of its
+    # members one at a time.
+    radau = ctx.run("run", "lanes_radau5.toml", "-o", "lanes_radau5")
+    check(compiles(radau) == 1 and compiled_parts(radau) == ["radau5", "radau5 in SIMD lanes"] and
+          re.search(r"^lockstep: SIMD lanes: \d+ of \d+ lane-attempts advanced a member", radau.stderr, re.M),
+          f"the Radau IIA 5 study should compile its method and its lanes, and run in them:\n{radau.stderr}")
+    ctx.env["LOCKSTEP_LANES"] = "0"
+    radau_alone = ctx.run("run", "lanes_radau5.toml", "-o", "alone_radau5")
+    del ctx.env["LOCKSTEP_LANES"]
+    check(compiles(radau_alone) == 0 and "SIMD lanes:" not in radau_alone.stderr,
+          f"LOCKSTEP_LANES=0 should run Radau IIA 5 one member at a time:\n{radau_alone.stderr}")
+    assert_same_results(os.path.join(ctx.work, "lanes_radau5", "results.h5"),
+                        os.path.join(ctx.work, "alone_radau5", "results.h5"))
 
     fallback = ctx.run("run", "branched.toml", "-o", "branched")
     check(compiles(fallback) == 1 and re.search(r"model branched_pendulum \(branched_pendulum.hpp\) for \w+ at -O1: its engine "
-                                                r"cannot run BDF in SIMD lanes .*, so it runs BDF one member at a time",
+                                                r"cannot run members in SIMD lanes .*, so it runs them one at a time",
                                                 fallback.stderr),
           f"the branched copy should compile once, without lanes, and say why:\n{fallback.stderr}")
     check(sorted(engine_lanes(ctx).values()) == [0, width], f"the branched copy's engine has no lanes: {engine_lanes(ctx)}")
-    check("lockstep: BDF in SIMD lanes" not in fallback.stderr, f"an engine without lanes has no utilization:\n{fallback.stderr}")
+    check("lockstep: SIMD lanes" not in fallback.stderr, f"an engine without lanes has no utilization:\n{fallback.stderr}")
     assert_same_results(os.path.join(ctx.work, "lanes", "results.h5"), os.path.join(ctx.work, "branched", "results.h5"))
     again = ctx.run("run", "branched.toml", "-o", "again")
     check(compiles(again) == 0 and "SIMD packs" not in again.stderr,
           f"the second run should load the engine without lanes from the cache, silently:\n{again.stderr}")
-    # describe says how each engine runs BDF (both from the cache).
+    # describe says how each engine runs its members (both from the cache).
     told = {f: ctx.run("describe", f).stdout for f in ("copied_pendulum.hpp", "branched_pendulum.hpp")}
-    check(f"BDF: members in {width} SIMD lanes per core" in told["copied_pendulum.hpp"] and
-          "BDF: one member at a time" in told["branched_pendulum.hpp"], f"describe should name the lanes: {told}")
+    check(f"SIMD lanes: members in {width} lanes per core with bdf, radau5, radau3 and euler" in told["copied_pendulum.hpp"]
+          and "SIMD lanes: none, members one at a time" in told["branched_pendulum.hpp"],
+          f"describe should name the lanes: {told}")
 
 
 LENGTH_MODEL = """#pragma once
@@ -426,11 +443,11 @@ def case_parts(ctx):
     for name, extra in studies.items():
         ctx.write(f"mine_{name}.toml", STUDY.format(model='source = "copied_pendulum.hpp"') + extra)
         ctx.write(f"builtin_{name}.toml", STUDY.format(model='name = "double_pendulum"') + extra)
-    lanes = not version_line(ctx, "BDF in SIMD lanes, model files: ").startswith("off")
+    lanes = not version_line(ctx, "SIMD lanes, model files: ").startswith("off")
     # What each study compiles on the cache the studies before it left: its method (and the model's own
     # part and the one-member functions the parts share, once), with [lyapunov] the tangents of its
     # Lyapunov method (and what every method's tangents share, once); a describe compiles nothing more.
-    expected = {"radau5": ["model", "one member", "radau5"],
+    expected = {"radau5": ["model", "one member", "radau5"] + (["radau5 in SIMD lanes"] if lanes else []),
                 "bdf": ["bdf"] + (["bdf in SIMD lanes"] if lanes else []),
                 "lyapunov": ["radau5 lyapunov", "tangents"],
                 "clone": ["radau5 lyapunov clone"]}
@@ -447,9 +464,10 @@ def case_parts(ctx):
     records = engine_records(ctx)
     linked = sorted(engine_parts(record) for record in records.values())
     shared = ["model", "one member"]
-    check(linked == sorted([["model"], shared + ["radau5"], sorted(shared + ["bdf"] + expected["bdf"][1:]),
-                            shared + ["radau5", "radau5 lyapunov", "tangents"],
-                            shared + ["radau5", "radau5 lyapunov clone", "tangents"]]),
+    radau5 = ["radau5"] + (["radau5 in SIMD lanes"] if lanes else [])
+    check(linked == sorted([["model"], shared + radau5, sorted(shared + ["bdf"] + expected["bdf"][1:]),
+                            shared + radau5 + ["radau5 lyapunov", "tangents"],
+                            shared + radau5 + ["radau5 lyapunov clone", "tangents"]]),
           f"five engines, each linked from the parts its study needed: {linked}")
     check(len(model_identities(ctx)) == 1, f"one model behind every engine: {records}")
     # Each part compiled once, into parts/.

@@ -420,26 +420,29 @@ trajectories = true
                         save=ref.time.values)
     assert list(ds.status_name.values) == ["success"] * 3
     assert ds.q.values.tobytes() == ref.q.values.tobytes() and ds.lam.values.tobytes() == ref.lam.values.tobytes()
-    assert "lane_attempts" not in ds.attrs  # Radau IIA: one member at a time
 
-    # BDF, in SIMD lanes where the engine has them: every step attempt of every member one lane-attempt.
+    # BDF and Radau IIA, in SIMD lanes where the engine has them: every step attempt of every member one
+    # lane-attempt.
     bdf = lockstep.solve(fourbar, vary={f"params.{first.name}": ref[f"params.{first.name}"].values}, t=1.0,
                          method="bdf", formulation="ggl")
     assert list(bdf.status_name.values) == ["success"] * 3
     told = subprocess.run([lockstep_exe, "describe", str(path)], capture_output=True, text=True, check=True).stdout
-    in_lanes = "SIMD lanes per core" in told  # describe says how this engine runs BDF here
-    assert ("lane_attempts" in bdf.attrs) == in_lanes, (told, bdf.attrs)
-    if in_lanes:
-        width = int(re.search(r"BDF: members in (\d+) SIMD lanes per core", told).group(1))
-        attempts = int(bdf.steps.sum() + bdf.rejected.sum())
-        assert bdf.attrs["lane_attempts_of_members"] == attempts <= bdf.attrs["lane_attempts"]
-        assert bdf.attrs["lane_attempts"] % width == 0
-        assert bdf.attrs["lane_utilization"] == attempts / bdf.attrs["lane_attempts"]
+    in_lanes = "lanes per core with bdf, radau5" in told  # describe says how this engine runs its members here
+    for solved in (ds, bdf):
+        assert ("lane_attempts" in solved.attrs) == in_lanes, (told, solved.attrs)
+        if not in_lanes:
+            continue
+        width = int(re.search(r"SIMD lanes: members in (\d+) lanes per core", told).group(1))
+        attempts = int(solved.steps.sum() + solved.rejected.sum())
+        assert solved.attrs["lane_attempts_of_members"] == attempts <= solved.attrs["lane_attempts"]
+        assert solved.attrs["lane_attempts"] % width == 0
+        assert solved.attrs["lane_utilization"] == attempts / solved.attrs["lane_attempts"]
         # The corrector's Newton iterations and factorizations likewise: the members' counts, in whole packs.
-        for name, counter in (("newton_iterations", bdf.newton_iterations), ("factorizations", bdf.lu_factorizations)):
-            ran, useful = bdf.attrs[f"lane_{name}"], bdf.attrs[f"lane_{name}_of_members"]
+        for name, counter in (("newton_iterations", solved.newton_iterations),
+                              ("factorizations", solved.lu_factorizations)):
+            ran, useful = solved.attrs[f"lane_{name}"], solved.attrs[f"lane_{name}_of_members"]
             assert 0 < useful == int(counter.sum()) <= ran and ran % width == 0, (name, ran, useful)
-            assert bdf.attrs[f"lane_{name}_utilization"] == useful / ran
+            assert solved.attrs[f"lane_{name}_utilization"] == useful / ran
 
 
 def test_model_file_errors_raise_value_error(model_cache, source_dir):

@@ -306,7 +306,7 @@ typedef struct lockstep_engine {
   /* ---- a whole ensemble on a device (NULL unless device_built) ---- */
   lockstep_result (*solve_on_device)(lockstep_device_run* run, lockstep_error* error);
 
-  /* ---- the SIMD lanes BDF runs its members in (NULL where it runs them one at a time) ---- */
+  /* ---- the SIMD lanes the methods run their members in (NULL where they run them one at a time) ---- */
   /* What the lanes executed since the engine was loaded, over every thread: lane-attempts (W for each
    * attempt of a pack of W lanes) and those among them that advanced a member. Their ratio is the
    * lanes' utilization. */

@@ -19,13 +19,14 @@ std::span<const engine> builtin_engines();
 // The built-in engine called `name`, or nullptr.
 const engine* find_builtin_engine(std::string_view name);
 
-// The SIMD lanes the built-in engines run BDF's members in (lockstep/engine/lanes_engine.hpp): the
-// vector width of the build's instruction set in a build for avx2 or avx512, unless LOCKSTEP_LANES=0;
-// 0 where they run one member at a time. The results are the same either way.
-int builtin_bdf_lanes();
+// The SIMD lanes the built-in engines run the members of BDF and the Radau IIA family in
+// (lockstep/engine/lanes_engine.hpp, method_runs_in_lanes): the vector width of the build's instruction
+// set in a build for avx2 or avx512, unless LOCKSTEP_LANES=0; 0 where they run one member at a time.
+// The results are the same either way.
+int builtin_lanes();
 
-// The SIMD lanes the built-in engine called `model` runs BDF's members in: builtin_bdf_lanes(), or 0
+// The SIMD lanes the built-in engine called `model` runs members in: builtin_lanes(), or 0
 // for a model too large for them (lockstep/engine/lanes_engine.hpp, fits_in_lanes) or no such model.
-int builtin_bdf_lanes(std::string_view model);
+int builtin_lanes(std::string_view model);
 
 }  // namespace lockstep

@@ -1,7 +1,8 @@
-// lockstep/engine/lanes_engine.hpp — the lanes backend of a build for one instruction set: BDF's
-// `advance` in an engine table (methods[bdf]) that runs BDF's members in the SIMD lanes of the
-// instruction set the translation unit is compiled for (lockstep/simd/member_kernels_inl.hpp,
-// advance_in_lanes); every other entry stays as model_engine.hpp made it.
+// lockstep/engine/lanes_engine.hpp — the lanes backend of a build for one instruction set: a method's
+// `advance` in an engine table (methods[kind], for BDF and the Radau IIA family: method_runs_in_lanes)
+// that runs the method's members in the SIMD lanes of the instruction set the translation unit is
+// compiled for (lockstep/simd/member_kernels_inl.hpp, advance_in_lanes); every other entry stays as
+// model_engine.hpp made it.
 //
 // Each member ends every call with the state, counters, status and outputs advance_member gives it
 // (tests/simd/member_test.cpp), so the results are those of the build without lanes, bit for bit
@@ -11,8 +12,8 @@
 // in the environment turns it off, for comparisons; results do not change.
 //
 // Include only where the models run on packs (every built-in model does; a user's model file may not):
-// use_lanes replaces one entry of a table that holds BDF (model_engine.hpp's add_method). A model too
-// large for the lanes (fits_in_lanes) keeps running one member at a time.
+// use_lanes<Model, Method> replaces one entry of a table that holds Method (model_engine.hpp's
+// add_method). A model too large for the lanes (fits_in_lanes) keeps running one member at a time.
 #pragma once
 
 #include <atomic>
@@ -28,7 +29,7 @@
 
 namespace lockstep::engine_detail {
 
-// Whether the lanes run BDF (LOCKSTEP_LANES unset or anything but 0), read once.
+// Whether the lanes run (LOCKSTEP_LANES unset or anything but 0), read once.
 inline bool lanes_enabled() {
   static const bool on = [] {
     const char* value = std::getenv("LOCKSTEP_LANES");
@@ -40,10 +41,10 @@ inline bool lanes_enabled() {
 // The lanes: the widest vectors of doubles of the unit's instruction set (Highway's static target).
 using lanes_tag = hwy::HWY_NAMESPACE::ScalableTag<double>;
 
-// What Model's lanes executed since the program started, over every thread: the pack attempts (each
-// runs every lane) and the lane-attempts among them that advanced a member (member_lanes), whose
-// ratio is the lanes' utilization (docs/SIMD.md, "Lane utilization"); the corrector's Newton
-// iterations and LU factorizations likewise (corrector_work).
+// What Model's lanes executed since the program started, over every thread and every method: the pack
+// attempts (each runs every lane) and the lane-attempts among them that advanced a member
+// (member_lanes), whose ratio is the lanes' utilization (docs/SIMD.md, "Lane utilization"); the
+// corrector's Newton iterations and LU factorizations likewise (corrector_work).
 struct lanes_work_totals {
   std::atomic<std::uint64_t> pack_attempts{0}, lane_attempts{0};
   std::atomic<std::uint64_t> pack_iterations{0}, lane_iterations{0}, pack_factorizations{0}, lane_factorizations{0};
@@ -119,13 +120,14 @@ void lanes_corrector_work_report(std::uint64_t* iterations_executed, std::uint64
   *factorizations_of_members = totals.lane_factorizations.load(std::memory_order_relaxed);
 }
 
-// The table t of Model's engine runs BDF in lanes, where the model fits them (fits_in_lanes) and
-// LOCKSTEP_LANES does not turn them off; otherwise BDF keeps the advance add_method gave it, one member
-// at a time. The lanes' counts are reported either way (zero when they never ran).
-template <class Model>
+// The table t of Model's engine runs Method in lanes, where the model fits them (fits_in_lanes) and
+// LOCKSTEP_LANES does not turn them off; otherwise Method keeps the advance add_method gave it, one
+// member at a time. The lanes' counts are reported either way (zero when they never ran).
+template <class Model, class Method>
 void use_lanes(lockstep_engine& t) {
+  static_assert(method_runs_in_lanes(Method::kind), "the method has no lanes (method_runs_in_lanes)");
   if constexpr (fits_in_lanes<Model>()) {
-    if (lanes_enabled()) t.methods[static_cast<int>(method_kind::bdf)].advance = &lanes_advance<Model, bdf_method>;
+    if (lanes_enabled()) t.methods[static_cast<int>(Method::kind)].advance = &lanes_advance<Model, Method>;
     t.lanes_work = &lanes_work_report<Model>;
     t.lanes_corrector_work = &lanes_corrector_work_report<Model>;
   }
