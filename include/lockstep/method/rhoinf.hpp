@@ -137,37 +137,6 @@ struct rhoinf_state {
   corrector_matrices<Model> corrector;  // Jacobian and factored Newton matrix (method/corrector.hpp)
 };
 
-// The coefficients of one step (header comment): y_{k+1} = a1 y_k + a2 y_{k-1} +
-// h b0 (y'_{k+1} + e1 y'_k + e2 y'_{k-1}).
-struct rhoinf_coefficients {
-  double a1, a2, b0, e1, e2;
-  double C3;  // the truncation error tau = C3 h^3 y''' + O(h^4)
-};
-
-// omega = h_k / h_{k+1}; first: no past step (the trapezoidal rule).
-LOCKSTEP_HD rhoinf_coefficients rhoinf_coefficients_for(double rho, double omega, bool first) {
-  rhoinf_coefficients k;
-  if (first) {
-    k.a1 = 1.0;
-    k.a2 = 0.0;
-    k.b0 = 0.5;
-    k.e1 = 1.0;
-    k.e2 = 0.0;
-    k.C3 = -1.0 / 12.0;
-    return k;
-  }
-  const double s = 1.0 + 2.0 * rho - rho * rho;
-  const double d = 2.0 + omega * s;
-  k.b0 = (1.0 + omega) / d;
-  k.a2 = (rho * rho + 2.0 * rho - 1.0 + 2.0 * rho * rho * omega) / (omega * d);
-  k.a1 = 1.0 - k.a2;
-  k.e1 = 2.0 * rho;
-  k.e2 = rho * rho;
-  const double w = 1.0 + omega;
-  k.C3 = k.a1 / 6.0 + k.a2 * w * w * w / 6.0 - k.b0 * (k.e1 / 2.0 + k.e2 * w * w / 2.0);
-  return k;
-}
-
 LOCKSTEP_HD constexpr const char* rhoinf_check_options(const solver_options& opt) {
   if (!(opt.rho_inf >= 0.0 && opt.rho_inf <= 1.0)) return "rho_inf must lie in [0, 1]";
   if (opt.form == formulation::index3 && opt.rho_inf >= 1.0)
@@ -183,29 +152,6 @@ LOCKSTEP_HD constexpr const char* rhoinf_check_options(const solver_options& opt
   return "";
 }
 
-namespace detail {
-
-// The cubic Hermite interpolant through (y0, y0') at theta = 0 and (y1, y1') at theta = 1, over a step
-// of length h, at theta (extrapolation for theta > 1), for component j; and its derivative in t.
-template <class Model>
-LOCKSTEP_HD double hermite(double theta, double h, const state_vector<Model>& y0, const state_vector<Model>& yp0,
-                           const state_vector<Model>& y1, const state_vector<Model>& yp1, int j) {
-  const double t2 = theta * theta, t3 = t2 * theta;
-  return (2.0 * t3 - 3.0 * t2 + 1.0) * y0[j] + (t3 - 2.0 * t2 + theta) * h * yp0[j] + (3.0 * t2 - 2.0 * t3) * y1[j] +
-         (t3 - t2) * h * yp1[j];
-}
-
-template <class Model>
-LOCKSTEP_HD double hermite_derivative(double theta, double h, const state_vector<Model>& y0,
-                                      const state_vector<Model>& yp0, const state_vector<Model>& y1,
-                                      const state_vector<Model>& yp1, int j) {
-  const double t2 = theta * theta;
-  return (6.0 * t2 - 6.0 * theta) * (y0[j] - y1[j]) / h + (3.0 * t2 - 4.0 * theta + 1.0) * yp0[j] +
-         (3.0 * t2 - 2.0 * theta) * yp1[j];
-}
-
-}  // namespace detail
-
 template <class Model>
 LOCKSTEP_HD void rhoinf_start(rhoinf_state<Model>& s, double t0, double t1, const initial_values<Model>& init,
                               const solver_options& opt) {
@@ -216,141 +162,35 @@ LOCKSTEP_HD void rhoinf_start(rhoinf_state<Model>& s, double t0, double t1, cons
   s.h = initial_step_size<Model>(t0, t1, init, opt);
 }
 
+namespace detail {
+
+// The dropped constraint rows of the member's Jacobian (rhoinf_attempt_generic.inc's hook).
+template <class Model>
+LOCKSTEP_HD std::uint64_t rhoinf_dropped(const rhoinf_state<Model>& s) {
+  return s.corrector.jac.dropped;
+}
+
+// The attempt and its parts (hermite, hermite_derivative, rhoinf_coefficients_for), one text written
+// for one member and SIMD packs alike.
+#include "lockstep/method/rhoinf_attempt_generic.inc"
+
+}  // namespace detail
+
+// The coefficients of one step (header comment): y_{k+1} = a1 y_k + a2 y_{k-1} +
+// h b0 (y'_{k+1} + e1 y'_k + e2 y'_{k-1}), and C3 of the truncation error tau = C3 h^3 y''' + O(h^4).
+using rhoinf_coefficients = detail::rhoinf_coefficients_of<double>;
+
+// omega = h_k / h_{k+1}; first: no past step (the trapezoidal rule).
+LOCKSTEP_HD rhoinf_coefficients rhoinf_coefficients_for(double rho, double omega, bool first) {
+  return detail::rhoinf_coefficients_for(rho, omega, first);
+}
+
 // One step attempt (same contract as bdf_attempt).
 template <class Model>
 LOCKSTEP_HD attempt_result rhoinf_attempt(rhoinf_state<Model>& s, double t_end, const double* p,
                                           const solver_options& opt, member_counters& counters, member_status& status) {
-  using L = state_layout<Model>;
-  constexpr int ny = L::size;
-  constexpr int differential = L::lambda;  // q and v: the components with a derivative
-  const bool fixed = opt.fixed_h > 0.0;
-  const formulation form = opt.form;
-
-  const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
-  if (step_too_small(plan, status)) return attempt_result::failed;
-  const double h = plan.h, h_min = plan.h_min;
-  const double t_new = fixed ? plan.t_new : s.t + h;
-  const bool first = !(s.h_last > 0.0);
-
-  // ---- the past point the formula uses: (y_{k-1}, y'_{k-1}), or the Hermite interpolant of the last
-  // step at t_k - 2 h when the step shrank by more than 2 (header comment) ----
-  constexpr double omega_max = 2.0;
-  double omega = first ? 0.0 : s.h_last / h;
-  state_vector<Model> y_back = s.y_last, yp_back = s.yp_last;
-  if (omega > omega_max) {
-    const double theta = 1.0 - omega_max * h / s.h_last;
-    for (int j = 0; j < differential; ++j) {
-      y_back[j] = detail::hermite<Model>(theta, s.h_last, s.y_last, s.yp_last, s.y, s.yp, j);
-      yp_back[j] = detail::hermite_derivative<Model>(theta, s.h_last, s.y_last, s.yp_last, s.y, s.yp, j);
-    }
-    omega = omega_max;
-  }
-  const rhoinf_coefficients k = rhoinf_coefficients_for(opt.rho_inf, omega, first);
-  const double c = 1.0 / (h * k.b0);
-
-  // ---- predictor: Hermite extrapolation of the last step for q and v (Taylor at the first step),
-  // the last multipliers; y'_pred from the method's formula, so that y' = y'_pred + c (y - y_pred) ----
-  state_vector<Model> y_pred = s.y, yp_pred;
-  for (int j = 0; j < differential; ++j)
-    y_pred[j] = first ? s.y[j] + h * s.yp[j]
-                      : detail::hermite<Model>(1.0 + h / s.h_last, s.h_last, s.y_last, s.yp_last, s.y, s.yp, j);
-  for (int j = 0; j < ny; ++j)
-    yp_pred[j] = c * (y_pred[j] - k.a1 * s.y[j] - k.a2 * y_back[j]) - k.e1 * s.yp[j] - k.e2 * yp_back[j];
-
-  // ---- corrector (method/corrector.hpp) ----
-  auto fail_step = [&](member_status reason) {  // as BDF: cut by 4 after a Newton failure
-    s.last_rejected = true;
-    return cut_after_newton_failure(reason, fixed, s.newton_cuts, h, 0.25, h_min, s.h, counters, status);
-  };
-  const state_vector<Model> w_newton = detail::radau_weights<Model>(form, s.y, 1.0, opt, s.corrector.jac.dropped);  // unscaled
-  state_vector<Model> y;
-  const corrector_outcome solved =
-      solve_corrector<Model>(form, t_new, y_pred, yp_pred, c, w_newton, p, opt, s.corrector, counters, y);
-  if (!solved.converged) return fail_step(solved.reason);
-  s.newton_cuts = 0;
-  state_vector<Model> yp;
-  for (int j = 0; j < ny; ++j) yp[j] = j < differential ? yp_pred[j] + c * (y[j] - y_pred[j]) : 0.0;
-
-  // ---- error estimate and test (adaptive only; header comment) ----
-  double err = 0.0;
-  if (!fixed) {
-    // P(t_{k+1}) through the past values (y'_0 at a confluent t_0 for the second step), and tau.
-    double x[3] = {s.t, s.t - s.h_last, s.t - s.h_last - s.h_last2};
-    state_vector<Model> dd[3] = {s.y, s.y_last, s.y_last2};
-    const bool second = !first && !(s.h_last2 > 0.0);
-    if (second) x[2] = x[1];
-    state_vector<Model> quadratic;
-    if (!first) {
-      divided_differences(3, x, dd, second, s.yp_last);
-      detail::evaluate_newton_form(3, 3, x, dd, t_new, quadratic, nullptr);
-    }
-    const double w1 = s.h_last / h, w2 = s.h_last2 / h;
-    const double milne = first ? 0.0 : k.C3 / ((1.0 + w1) * (1.0 + w1 + w2) / 6.0 - k.C3);
-    state_vector<Model> ctau{};  // c tau (q and v components)
-    for (int j = 0; j < differential; ++j)
-      ctau[j] = c * (first ? -(y[j] - y_pred[j]) : milne * (y[j] - quadratic[j]));
-    // c F_y' tau, built from the blocks of the Jacobian that the filter below factors, not from a new
-    // residual (header comment, "Error estimate": a fresh G against the kept one, and the converged
-    // Newton residual, put terms that do not vanish with h into the index-1 multipliers of index1 and
-    // projected invariants). F_y' tau = (tau_q, M tau_v, G tau_v, 0, A tau_v), the G and A rows only at
-    // acceleration level (index1, projected invariants; elsewhere the constraint rows have no y').
-    const jacobian_blocks<Model>& J = s.corrector.jac;
-    residual_parts<Model> r{};
-    for (int i = 0; i < Model::n; ++i) {
-      r.Fq[i] = ctau[L::q + i];
-      double Mt = 0.0;
-      for (int j = 0; j < Model::n; ++j) Mt += J.M(i, j) * ctau[L::v + j];
-      r.Fv[i] = Mt;
-    }
-    if (acceleration_level(form)) {
-      for (int a = 0; a < Model::m; ++a) {
-        double Gt = 0.0;
-        for (int j = 0; j < Model::n; ++j) Gt += J.G(a, j) * ctau[L::v + j];
-        r.Fphi[a] = Gt;
-      }
-      for (int a = 0; a < Model::k; ++a) {
-        double At = 0.0;
-        for (int j = 0; j < Model::n; ++j) At += J.A(a, j) * ctau[L::v + j];
-        r.Fa[a] = At;
-      }
-    }
-    state_vector<Model> le;  // -J(c)^-1 c F_y' tau
-    detail::solve_block<Model, double>(form, s.corrector.jac, s.corrector.jac.dropped, s.corrector.newton, &r, nullptr, le,
-                                      nullptr);
-    err = detail::weighted_rms(le, detail::radau_weights<Model>(form, s.y, h, opt, s.corrector.jac.dropped));
-    s.error = err;
-    if (!is_finite(err)) return fail_step(member_status::model_not_finite);
-    if (err > 1.0) {
-      ++counters.rejected_steps;
-      s.h = detail::rhoinf_rejected_step(err, h);
-      s.last_rejected = true;
-      if (s.h < h_min) {
-        status = member_status::step_size_too_small;
-        return attempt_result::failed;
-      }
-      return attempt_result::rejected;
-    }
-  }
-
-  // ---- accept ----
-  s.y_last2 = s.y_last;
-  s.h_last2 = s.h_last;
-  s.y_last = s.y;
-  s.yp_last = s.yp;
-  s.y = y;
-  s.yp = yp;
-  s.h_last = h;
-  s.t = t_new;
-  ++counters.steps;
-  counters.last_h = h;
-  if (fixed) {
-    s.h = opt.fixed_h;
-    return attempt_result::accepted;
-  }
-  const double ratio = detail::rhoinf_accepted_ratio(err, s.last_rejected);
-  s.last_rejected = false;
-  s.h = min(ratio * h, opt.h_max);
-  return attempt_result::accepted;
+  const double r = detail::rhoinf_attempt<Model>(true, s, t_end, p, opt, counters, status);
+  return static_cast<attempt_result>(static_cast<int>(r));
 }
 
 // Dense output over the last step [t - h_last, t] (header comment).
@@ -359,7 +199,7 @@ LOCKSTEP_HD void rhoinf_dense_output(const rhoinf_state<Model>& s, double t, sta
   using L = state_layout<Model>;
   const double theta = (t - (s.t - s.h_last)) / s.h_last;
   for (int j = 0; j < L::size; ++j)
-    y[j] = j < L::lambda ? detail::hermite<Model>(theta, s.h_last, s.y_last, s.yp_last, s.y, s.yp, j)
+    y[j] = j < L::lambda ? detail::hermite(theta, s.h_last, s.y_last, s.yp_last, s.y, s.yp, j)
                          : (1.0 - theta) * s.y_last[j] + theta * s.y[j];
 }
 

@@ -13,21 +13,11 @@
 #pragma once
 
 #include "lockstep/core/hd.hpp"
+#include "lockstep/core/lane_primitives.hpp"
 #include "lockstep/core/math.hpp"
 
 namespace lockstep::detail {
 
-// The step size after an error-test failure (err > 1) of a step of size h.
-LOCKSTEP_HD double rhoinf_rejected_step(double err, double h) {
-  return max(0.2, min(0.9, 0.9 * pow(err, -1.0 / 3.0))) * h;
-}
-
-// h_new / h after an accepted step with estimate err; after_rejection: the step before it was rejected.
-LOCKSTEP_HD double rhoinf_accepted_ratio(double err, bool after_rejection) {
-  double ratio = min(2.0, max(0.2, 0.9 * pow(max(err, 1e-10), -1.0 / 3.0)));
-  if (after_rejection) ratio = min(ratio, 1.0);
-  if (ratio >= 1.0 && ratio <= 1.2) ratio = 1.0;
-  return ratio;
-}
+#include "lockstep/method/rhoinf_step_control_generic.inc"
 
 }  // namespace lockstep::detail
