@@ -100,7 +100,8 @@ bool lanes_turned_off() {
   return value != nullptr && std::strcmp(value, "0") == 0;
 }
 
-// Whether this build's built-in engines were compiled with SIMD lanes: a build for avx2 or avx512 (docs/SIMD.md, "The lanes backend of a build for one instruction set").
+// Whether this build's built-in engines were compiled with SIMD lanes: a build for avx2 or avx512
+// (docs/SIMD.md, "The lanes backend of a build for one instruction set").
 bool build_has_lanes() {
   const std::string_view set = host::built_instruction_set().name;
   return set == "avx2" || set == "avx512";

@@ -7,8 +7,8 @@
 //
 // An engine is a list of parts, each one call on the table (the model's tables first; a method's chunk
 // functions, its split path, each of its tangents; the methods in SIMD lanes last, whose advance
-// replaces the one-member advance). The same list is written as one unit (whole_unit: a built-in engine, a model
-// file's CUDA engine) or as a unit per part with a hook each and an entry unit that calls the hooks in
+// replaces the one-member advance). The same list is written as one unit (whole_unit: a built-in
+// engine, a model file's CUDA engine) or as a unit per part with a hook each and an entry unit that calls the hooks in
 // the list's order (part_unit, entry_unit): the same calls in the same order, so the same table.
 #pragma once
 
@@ -29,7 +29,7 @@ namespace lockstep {
 // method compiles that method alone.
 struct engine_contents {
   unsigned methods = 0;         // begin, advance and finish of a chunk of members (in SIMD lanes too where
-                                // the engine has them and the method runs in them: method_runs_in_lanes)
+                                // the engine has them and the method runs in them: in_lanes())
   unsigned split = 0;           // the split path, of methods also in `methods`
   unsigned lyapunov = 0;        // Lyapunov exponents by the discrete QR method
   unsigned lyapunov_clone = 0;  // the largest Lyapunov exponent by the clone method
@@ -55,6 +55,13 @@ struct engine_contents {
   }
   static constexpr unsigned bit(method_kind m) { return 1u << static_cast<int>(m); }
   static constexpr unsigned all() { return (1u << LOCKSTEP_METHOD_COUNT) - 1u; }
+  // The methods whose members run in SIMD lanes where an engine has them (method_runs_in_lanes).
+  static constexpr unsigned in_lanes() {
+    unsigned mask = 0;
+    for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind)
+      if (method_runs_in_lanes(static_cast<method_kind>(kind))) mask |= 1u << kind;
+    return mask;
+  }
 };
 
 namespace engine_sources {
@@ -96,7 +103,8 @@ std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, cons
 std::string part_unit(const engine_part& part, const std::string& header, const std::string& type);
 
 // The header a part's unit includes first, before the model's: lockstep/engine/model_engine.hpp, or
-// lanes_engine.hpp (which includes it) for a method in lanes. A model file's compiler reads it precompiled.
+// lanes_engine.hpp (which includes it) for a method in lanes. A model file's compiler reads it
+// precompiled.
 std::string first_header(const engine_part& part);
 
 // The unit that links separately compiled parts into an engine library: the C entry point
@@ -104,9 +112,9 @@ std::string first_header(const engine_part& part);
 std::string entry_unit(const std::vector<engine_part>& parts, const std::string& type);
 
 // An engine in one unit: lockstep/engine/model_engine.hpp (and lanes_engine.hpp where a part runs a
-// method in lanes), `includes` (each an #include's name), `preamble` (code), then `entry` (the declaration of
-// a function of no arguments that returns the table, without its body; in the namespace `within`, or
-// in none), whose table is made by the parts' calls in order, then by `after` (lines of C++ on the
+// method in lanes), `includes` (each an #include's name), `preamble` (code), then `entry` (the
+// declaration of a function of no arguments that returns the table, without its body; in the
+// namespace `within`, or in none), whose table is made by the parts' calls in order, then by `after` (lines of C++ on the
 // table `*t`).
 struct whole_engine {
   std::string comment;  // what the unit is, a line

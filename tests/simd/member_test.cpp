@@ -715,7 +715,10 @@ void expect_every_chunking_equal_alone(int model) {
   const int raised_alone = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID);
   std::map<double, size_t> statuses;
   for (const member_record& r : expected) ++statuses[r.status];
-  EXPECT_GE(statuses[double(member_status::success)], members.size() / 3) << name;
+  // Over half succeed with BDF; a third with Radau IIA, whose members of a smooth model often need the
+  // same number of attempts, so that more of them stop at the budget.
+  const size_t least_successful = std::is_same_v<Method, bdf_method> ? members.size() / 2 + 1 : members.size() / 3;
+  EXPECT_GE(statuses[double(member_status::success)], least_successful) << name;
   EXPECT_GT(statuses[double(member_status::max_steps)], 0u) << name;
 
   const chunking chunkings[] = {{37, 1, 1}, {37, 2, 9}, {13, 1, 32}};

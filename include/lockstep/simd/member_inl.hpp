@@ -108,7 +108,6 @@ template <class Model, class Method, class D>
 struct member_lanes {
   static constexpr size_t max_lanes = hn::MaxLanes(D());
   static constexpr int n_params = Model::n_params > 0 ? Model::n_params : 1;
-  using method_type = Method;
   method_lanes_t<Model, Method, D> method;
   attempt_counters_lanes<D> counters;
   pack<D> status{double(member_status::running)};
