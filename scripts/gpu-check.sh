@@ -38,6 +38,12 @@
 #       bench      members per second, cuda against omp on all cores, pendulum, double pendulum and
 #                  andrews at 10^3 .. 10^6 members (gpu_bench rate)
 #       profile    Nsight Compute: occupancy and local-memory traffic of the step kernels
+#       lab        the kernel-shape lab (bench/gpu_shapes): every candidate kernel shape at N = 4, 8, 19
+#                  and 32 with BDF and Radau IIA 5, timed (one process per N), then Nsight Compute's
+#                  DRAM and L2 bytes per member-attempt of each (bench/gpu_shapes/lab_bytes.py; the raw
+#                  CSV beside the stage file, OUT/lab-ncu.csv); about 4 minutes on an H100-class GPU.
+#                  The FP64 peak its rates are a fraction of: LOCKSTEP_GPU_FP64_PEAK TFLOP/s, default
+#                  33.5 (the H100 SXM's vector rate, section 3 of docs/GPU.md; the H200's is the same)
 #       docs       (a --docs pack: the only stage it runs) the site's needs-gpu examples, with
 #                  docs/run_examples.py --gpu --only-gpu (Python 3's standard library only); a block
 #                  that also needs nvcc runs only where the machine has it
@@ -58,6 +64,7 @@ pack=${LOCKSTEP_GPU_PACK:-build-gpu-pack}
 [[ $pack == /* ]] || pack=$root/$pack
 nofmad_dir=${LOCKSTEP_NOFMAD_BUILD_DIR:-build-nofmad}
 targets=(cuda_device_check_test cuda_ensemble_test gpu_bench)
+lab_target=kernel_shape_lab  # bench/gpu_shapes, packed beside them for the lab stage
 # The model files --model-files compiles for the device: a model header (a spatial top in Euler
 # parameters) and an equations file (a four-bar linkage, through the SymPy generator). No built-in
 # model is either, so the device runs code that only a model file brings.
@@ -165,6 +172,7 @@ pack_all() {
     pack_docs
   else
     copy_binaries "$build_dir" bin
+    pack_lab
   fi
   if ((with_model_files)); then
     local start=$SECONDS
@@ -205,6 +213,16 @@ pack_all() {
   local bytes
   bytes=$(du -sb "$pack" | cut -f1)
   ((bytes <= 64 * 1024 * 1024)) || die "the pack is $bytes bytes, over the 64 MiB a lease carries"
+}
+
+# The kernel-shape lab and its Nsight Compute summary.
+pack_lab() {
+  local start=$SECONDS
+  nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target "$lab_target"
+  cp "$build_dir/bench/gpu_shapes/$lab_target" "$pack/bin/$lab_target"
+  copy_libraries "$pack/bin/$lab_target"
+  cp bench/gpu_shapes/lab_bytes.py "$pack/bin/"
+  say "packed the kernel-shape lab ($((SECONDS - start)) s)"
 }
 
 # The docs pack: gpu_bench (which finds the device), the lockstep command of the CUDA build, and the
@@ -369,6 +387,44 @@ stage_bench() {
   limited "$stage_limit" "$pack/bin/gpu_bench" rate $((stage_limit * 11 / 16)) pendulum double_pendulum andrews
 }
 
+stage_lab() {
+  local lab=$pack/bin/$lab_target rc=0 size r
+  [[ -x $lab ]] || {
+    echo "FAIL: this pack has no $lab_target (packed with an older gpu-check.sh?)"
+    return 1
+  }
+  local peak=${LOCKSTEP_GPU_FP64_PEAK:-33.5}
+  echo "-- the lab's host check"
+  limited 60 "$lab" --host-check || rc=1
+  # One process per N: a fault in one shape's kernel (which ends its CUDA context) loses that N's
+  # remaining rows only.
+  for size in 4 8 19 32; do
+    echo "-- $lab_target --size $size --fp64-peak $peak (timed)"
+    limited $((stage_limit / 8)) "$lab" --size "$size" --fp64-peak "$peak" || rc=1
+  done
+  local ncu
+  ncu=$(find_tool ncu)
+  if [[ -z $ncu ]]; then
+    echo "NOT RUN: Nsight Compute (ncu) is not installed on this machine: no bytes per member-attempt"
+    return $rc
+  fi
+  # DRAM and L2 bytes, duration and achieved occupancy of every kernel of one untimed launch of each
+  # configuration, one attempt each (2 replay passes a kernel); clocks as they are (docs of the machine).
+  local metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,gpu__time_duration.sum
+  metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
+  local members=65536 csv=${out:-.}/lab-ncu.csv
+  echo "-- Nsight Compute over $lab_target --once --attempts 1 --members $members"
+  r=0
+  tool_run 'ERR_NVGPUCTRPERM\|Profiling is not supported\|not supported on this' "Nsight Compute" $((stage_limit / 3)) \
+    "$ncu" --clock-control none --csv --print-units base --metrics "$metrics" \
+    "$lab" --once --attempts 1 --members "$members" >"$csv" || r=$?
+  grep -v '^"' "$csv" || true  # the lab's own table and ncu's messages; the CSV stays in the file
+  ((r == 2)) && return $rc
+  ((r == 1)) && rc=1
+  python3 "$pack/bin/lab_bytes.py" "$csv" --members "$members" --attempts 1 || rc=1
+  return $rc
+}
+
 stage_profile() {
   local ncu model r rc=0
   ncu=$(find_tool ncu)
@@ -409,12 +465,12 @@ run_stages() {
   while (($#)); do
     case $1 in
       --out) out=$2; shift 2 ;;
-      tests | sanitize | bench | profile | docs) stages+=("$1"); shift ;;
-      *) die "unknown stage $1 (tests, sanitize, bench, profile, docs)" ;;
+      tests | sanitize | bench | profile | lab | docs) stages+=("$1"); shift ;;
+      *) die "unknown stage $1 (tests, sanitize, bench, profile, lab, docs)" ;;
     esac
   done
   if ((${#stages[@]} == 0)); then
-    [[ -d $pack/docs ]] && stages=(docs) || stages=(tests sanitize bench profile)
+    [[ -d $pack/docs ]] && stages=(docs) || stages=(lab tests sanitize bench profile)
   fi
   [[ -f $pack/MANIFEST ]] || die "no pack in $pack: run 'gpu-check.sh pack' on a machine with nvcc and carry $pack here"
   pack_env
@@ -471,6 +527,12 @@ dry_run() {
     rm -f "$log"
   done
   local r=0
+  "$pack/bin/$lab_target" --host-check || die "the kernel-shape lab's host check failed"
+  r=0
+  "$pack/bin/$lab_target" >/dev/null 2>&1 || r=$?
+  ((r == 3)) || die "the kernel-shape lab without a GPU should stop with status 3 (no device), got $r"
+  say "the kernel-shape lab's member text passes its host check, and the lab refuses without a GPU"
+  r=0
   bash "$0" run --out "$(mktemp -d)" >/dev/null 2>&1 || r=$?
   ((r == 3)) || die "'run' without a GPU should stop with status 3 (no device), got $r"
   say "'run' refuses without a GPU (status 3), as it should"
