@@ -1120,8 +1120,11 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp p{};
   LAB_CHECK(cudaGetDeviceProperties(&p, 0));
-  std::printf("device: %s, sm_%d%d, %d SMs; %ld members, best of %d timed launches, %s\n", p.name, p.major, p.minor,
-              p.multiProcessorCount, o.members, o.repeat, o.once ? "one untimed launch each (--once)" : "after a warm-up");
+  std::printf("device: %s, sm_%d%d, %d SMs; %ld members, ", p.name, p.major, p.minor, p.multiProcessorCount, o.members);
+  if (o.once)
+    std::printf("one launch each (--once: its time is not a measurement)\n");
+  else
+    std::printf("best of %d timed launches after a warm-up\n", o.repeat);
   print_header();
   run_size<4, 4>(state);
   run_size<8, 4, 8>(state);

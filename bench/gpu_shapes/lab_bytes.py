@@ -37,7 +37,7 @@ def configuration(name):
     kind, method, n, extra = m.group(1), m.group(2), int(m.group(3)), m.group(4)
     method = "bdf" if method == "bdf" else "radau5"
     if kind == "frame":
-        shape = "registers" if extra == "true" else "stack"
+        shape = "registers" if extra in ("true", "1") else "stack"  # ncu names a bool argument 0 or 1
     elif kind == "team":
         shape = f"team T={extra}"
     else:
