@@ -25,10 +25,10 @@
 //   global     one thread per member, the member's history or stages and its Newton matrices in global
 //              storage interleaved across members (element e of member i at e * members + i), used in
 //              place: the frame keeps one phase's vectors
-//   team       a block holds B members in shared memory; the model (residuals, Jacobian) runs one thread
-//              per member, the LU, the solves and the norms one team of T threads per member (T = 4..32,
-//              within a warp; pivot search and norms by a fixed butterfly, so a member's bits do not
-//              depend on T except in the norms)
+//   team       a block holds B members in shared memory; the residuals run one thread per member (Radau's
+//              three stage residuals on three), the Jacobian's rows, the LU, the solves and the norms
+//              one team of T threads per member (T = 4..32, within a warp; pivot search and norms by a
+//              fixed butterfly, so that a member's bits do not depend on T)
 //   batched    phases in separate launches: the Newton matrices assembled one thread per member, then
 //              cuBLAS's batched LU and solves (getrfBatched, getrsBatched), as the project's first
 //              design had them
@@ -400,18 +400,24 @@ __global__ void team_bdf(double* state, long members, int attempts, double* erro
       const int b = threadIdx.x;
       const long i = first + b;
       const member_parameters par = parameters_of(i);
-      double *predicted = vec(b, 0), *history_part = vec(b, 1), *y = vec(b, 2), *e = matrix(b);
+      double *predicted = vec(b, 0), *history_part = vec(b, 1), *y = vec(b, 2);
       global_rows<N> z{state + i, members};
       for (int k = 0; k < N; ++k) {
         predicted[k] = ((4.0 * z(0, k) - 6.0 * z(1, k)) + 4.0 * z(2, k)) - z(3, k);
         history_part[k] = (3.0 * z(0, k) - 1.5 * z(1, k)) + z(2, k) / 3.0;
         y[k] = predicted[k];
       }
-      for (int r = 0; r < N; ++r)
-        for (int c = 0; c < N; ++c)
-          e[r * ld + c] = newton_diagonal(r, c, sizes<N>::n, bdf3_alpha) - step * jacobian_entry<N>(r, c, y, par);
     }
     __syncthreads();
+    {  // the Newton matrix, rows shared by the team (a production model would share its AD passes)
+      const member_parameters par = parameters_of(mine);
+      const double* y = vec(team, 2);
+      double* e = matrix(team);
+      for (int r = lane; r < N; r += T)
+        for (int c = 0; c < N; ++c)
+          e[r * ld + c] = newton_diagonal(r, c, sizes<N>::n, bdf3_alpha) - step * jacobian_entry<N>(r, c, y, par);
+      __syncwarp(mask);
+    }
     team_lu_factor<double, N, T>(matrix(team), pivots + team * N, lane, mask);
     for (int iteration = 0; iteration < newton_iterations; ++iteration) {
       __syncthreads();
@@ -461,36 +467,38 @@ __global__ void team_radau(double* state, long members, int attempts, double* er
     if (threadIdx.x < B) {
       const int b = threadIdx.x;
       const long i = first + b;
-      const member_parameters par = parameters_of(i);
       double* y0 = vec(b, 0);
       for (int k = 0; k < N; ++k) y0[k] = state[long(k) * members + i];
-      double* e1 = m1(b);
-      cplx* e2 = m2(b);
-      for (int r = 0; r < N; ++r)
+    }
+    __syncthreads();
+    {  // the two Newton matrices, rows shared by the team
+      const member_parameters par = parameters_of(mine);
+      const double* y0 = vec(team, 0);
+      double* e1 = m1(team);
+      cplx* e2 = m2(team);
+      for (int r = lane; r < N; r += T)
         for (int c = 0; c < N; ++c) {
           const double hj = step * jacobian_entry<N>(r, c, y0, par);
           e1[r * ld + c] = newton_diagonal(r, c, sizes<N>::n, lockstep::radau5_tableau::gamma) - hj;
           e2[r * ld + c] = cplx(newton_diagonal(r, c, sizes<N>::n, lockstep::radau5_tableau::alpha) - hj,
                                 -newton_diagonal(r, c, sizes<N>::n, lockstep::radau5_tableau::beta));
         }
+      __syncwarp(mask);
     }
-    __syncthreads();
     team_lu_factor<double, N, T>(m1(team), pivots + team * 2 * N, lane, mask);
     team_lu_factor<cplx, N, T>(m2(team), pivots + team * 2 * N + N, lane, mask);
     for (int iteration = 0; iteration < newton_iterations; ++iteration) {
       __syncthreads();
-      if (threadIdx.x < B) {
-        const int b = threadIdx.x;
+      if (threadIdx.x < 3 * B) {  // the three stage residuals of each member on three threads (T >= 4)
+        const int b = threadIdx.x % B, s = threadIdx.x / B;
         const long i = first + b;
         const member_parameters par = parameters_of(i);
         const double* y0 = vec(b, 0);
         global_rows<N> z{state + N * members + i, members};
-        for (int s = 0; s < 3; ++s) {
-          double ys[N];
-          for (int k = 0; k < N; ++k) ys[k] = y0[k] + z(s, k);
-          double* f = vec(b, 1 + s);
-          for (int k = 0; k < N; ++k) f[k] = residual_entry<N>(k, ys, par);
-        }
+        double ys[N];
+        for (int k = 0; k < N; ++k) ys[k] = y0[k] + z(s, k);
+        double* f = vec(b, 1 + s);
+        for (int k = 0; k < N; ++k) f[k] = residual_entry<N>(k, ys, par);
       }
       __syncthreads();
       global_rows<N> z{state + N * members + mine, members};
@@ -718,6 +726,9 @@ struct result_row {
   long bitwise = -1;  // members equal to the stack shape's, -1 when not compared
   double largest_difference = 0.0;
   long not_finite = 0;
+  long members = 0;            // members run (a team's launch rounds up to whole blocks)
+  int reference_team = 0;      // the team size of the first team of this N and method, 0: none
+  long bitwise_to_team = -1;   // members equal to that team's
 };
 
 void print_header() {
@@ -727,7 +738,7 @@ void print_header() {
 }
 
 void print_row(const options& o, const result_row& r) {
-  const double attempts = double(o.members) * r.attempts;
+  const double attempts = double(r.members) * r.attempts;
   const double rate = attempts / r.seconds, gflops = rate * flops_per_attempt(r.N, r.m) * 1e-9;
   char team[8] = "-", block[8] = "-", peak[16] = "-", bitwise[24] = "(reference)", diff[16] = "-";
   if (r.team) {
@@ -741,9 +752,12 @@ void print_row(const options& o, const result_row& r) {
   } else if (r.shape != "stack") {
     std::snprintf(bitwise, sizeof bitwise, "(not compared)");
   }
-  std::printf("%-9s %3d %-6s %3s %3s %5d %7d %7d %8d %10.3f %14.4g %9.1f %7s %12s %10s%s\n", r.shape.c_str(), r.N,
+  char to_team[48] = "";
+  if (r.bitwise_to_team >= 0)
+    std::snprintf(to_team, sizeof to_team, "  bitwise to T=%d: %ld/%ld", r.reference_team, r.bitwise_to_team, o.members);
+  std::printf("%-9s %3d %-6s %3s %3s %5d %7d %7d %8d %10.3f %14.4g %9.1f %7s %12s %10s%s%s\n", r.shape.c_str(), r.N,
               method_name(r.m), team, block, r.registers, r.frame, r.shared_bytes, r.threads_per_sm, r.seconds * 1e3,
-              rate, gflops, peak, bitwise, diff, r.not_finite ? "  NOT FINITE" : "");
+              rate, gflops, peak, bitwise, diff, to_team, r.not_finite ? "  NOT FINITE" : "");
   std::fflush(stdout);
 }
 
@@ -812,9 +826,32 @@ void record_attributes(result_row& row, Kernel kernel, int block, size_t shared)
 struct lab_state {
   options o;
   std::vector<result_row> rows;
-  std::vector<double> reference;  // the stack shape's final state of the current (N, method)
+  std::vector<double> reference;       // the stack shape's final state of the current (N, method)
+  std::vector<double> team_reference;  // the first team's, and its team size
+  int team_reference_size = 0;
   cublasHandle_t cublas = nullptr;
 };
+
+// Members of `a` and `b` (the first `members` of each, stride `members`) equal bit for bit; the
+// largest difference of the others, relative to max(1, |a|).
+long bitwise_equal(const std::vector<double>& a, const std::vector<double>& b, long members, int words,
+                   double* largest_difference) {
+  long equal = 0;
+  double largest = 0.0;
+  for (long i = 0; i < members; ++i) {
+    bool same = true;
+    for (int e = 0; e < words; ++e) {
+      const double x = a[size_t(e) * members + i], y = b[size_t(e) * members + i];
+      if (std::memcmp(&x, &y, sizeof x) != 0) {
+        same = false;
+        largest = std::max(largest, std::abs(x - y) / std::max(1.0, std::abs(x)));
+      }
+    }
+    equal += same ? 1 : 0;
+  }
+  if (largest_difference) *largest_difference = largest;
+  return equal;
+}
 
 void compare(lab_state& lab, result_row& row, const std::vector<double>& final_state, int words) {
   long not_finite = 0;
@@ -825,22 +862,7 @@ void compare(lab_state& lab, result_row& row, const std::vector<double>& final_s
     return;
   }
   if (lab.reference.size() != final_state.size()) return;
-  const long members = lab.o.members;
-  long equal = 0;
-  double largest = 0.0;
-  for (long i = 0; i < members; ++i) {
-    bool same = true;
-    for (int e = 0; e < words; ++e) {
-      const double a = lab.reference[size_t(e) * members + i], b = final_state[size_t(e) * members + i];
-      if (std::memcmp(&a, &b, sizeof a) != 0) {
-        same = false;
-        largest = std::max(largest, std::abs(a - b) / std::max(1.0, std::abs(a)));
-      }
-    }
-    equal += same ? 1 : 0;
-  }
-  row.bitwise = equal;
-  row.largest_difference = largest;
+  row.bitwise = bitwise_equal(lab.reference, final_state, lab.o.members, words, &row.largest_difference);
 }
 
 template <int N>
@@ -860,6 +882,7 @@ void run_thread_per_member(lab_state& lab, method m, const std::string& shape) {
   }
   result_row row{shape, N, m};
   row.attempts = attempts;
+  row.members = members;
   const unsigned grid = unsigned((members + block - 1) / block);
   if (shape == "stack" || shape == "registers") {
     const bool unroll = shape == "registers";
@@ -904,7 +927,8 @@ void run_team(lab_state& lab, method m) {
   // model phase's threads), at least one.
   int B = int(o.shared_kib * 1024.0 / double(bytes_per_member));
   B = std::max(1, std::min({B, 256 / T, 32}));
-  const long members = o.members - o.members % B;
+  // Whole blocks: the members beyond o.members (fewer than B) run too, and are left out of the comparisons.
+  const long members = (o.members + B - 1) / B * B;
   const int block = B * T, attempts = attempts_for(o, N);
   const size_t shared = size_t(B) * bytes_per_member;
   auto kernel = m == method::bdf ? team_bdf<N, T> : team_radau<N, T>;
@@ -915,15 +939,26 @@ void run_team(lab_state& lab, method m) {
   LAB_CHECK(cudaMalloc(&error, members * sizeof(double)));
   result_row row{"team", N, m, T, B};
   row.attempts = attempts;
+  row.members = members;
   record_attributes(row, kernel, block, shared);
   const unsigned grid = unsigned(members / B);
   row.seconds = time_launches(o, state, initial, [&] { kernel<<<grid, block, shared>>>(state, members, attempts, error); });
   std::vector<double> final_state(initial.size());
   LAB_CHECK(cudaMemcpy(final_state.data(), state, final_state.size() * sizeof(double), cudaMemcpyDeviceToHost));
-  if (members == o.members) {
-    compare(lab, row, final_state, 4 * N);
+  std::vector<double> first(size_t(4 * N) * o.members);  // the first o.members members, stride o.members
+  for (int e = 0; e < 4 * N; ++e)
+    for (long i = 0; i < o.members; ++i) first[size_t(e) * o.members + i] = final_state[size_t(e) * members + i];
+  for (double v : final_state) row.not_finite += std::isfinite(v) ? 0 : 1;
+  const long not_finite = row.not_finite;
+  compare(lab, row, first, 4 * N);
+  row.not_finite = not_finite;
+  // A member's bits must not depend on the team size: each team against the first of this N and method.
+  if (lab.team_reference.empty()) {
+    lab.team_reference = first;
+    lab.team_reference_size = T;
   } else {
-    for (double v : final_state) row.not_finite += std::isfinite(v) ? 0 : 1;
+    row.reference_team = lab.team_reference_size;
+    row.bitwise_to_team = bitwise_equal(lab.team_reference, first, o.members, 4 * N, nullptr);
   }
   lab.rows.push_back(row);
   print_row(lab.o, row);
@@ -966,6 +1001,7 @@ void run_batched(lab_state& lab, method m) {
   LAB_CHECK(cudaDeviceSynchronize());
   result_row row{"batched", N, m};
   row.attempts = attempts;
+  row.members = members;
   int host_info = 0;
   const int batch = int(members);
   if (m == method::bdf) {
@@ -1018,6 +1054,7 @@ template <int N, int... Teams>
 void run_size(lab_state& lab) {
   for (method m : {method::bdf, method::radau5}) {
     lab.reference.clear();
+    lab.team_reference.clear();
     run_thread_per_member<N>(lab, m, "stack");
     if constexpr (N <= 19) run_thread_per_member<N>(lab, m, "registers");
     run_thread_per_member<N>(lab, m, "global");
