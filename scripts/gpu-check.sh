@@ -41,7 +41,7 @@
 #       lab        the kernel-shape lab (bench/gpu_shapes): every candidate kernel shape at N = 4, 8, 19
 #                  and 32 with BDF and Radau IIA 5, timed (one process per N), then Nsight Compute's
 #                  DRAM and L2 bytes per member-attempt of each (bench/gpu_shapes/lab_bytes.py; the raw
-#                  CSV beside the stage file, OUT/lab-ncu.csv); about 4 minutes on an H100-class GPU.
+#                  CSV beside the stage file, OUT/lab-ncu.csv); about a minute on an H200 (docs/GPU.md 9).
 #                  The FP64 peak its rates are a fraction of: LOCKSTEP_GPU_FP64_PEAK TFLOP/s, default
 #                  33.5 (the H100 SXM's vector rate, section 3 of docs/GPU.md; the H200's is the same)
 #       docs       (a --docs pack: the only stage it runs) the site's needs-gpu examples, with
