@@ -319,6 +319,15 @@ __device__ double team_sum(double x, unsigned mask) {
 template <int N>
 constexpr int padded = N | 1;  // an odd row stride: the team's rows fall in different banks
 
+// a - l b with its multiply-adds fused where this code says, not where the compiler chooses: a complex
+// product is a sum of two products, and which of them nvcc fuses with the sum differs from one kernel to
+// another (the first lab run's Radau IIA teams differed in their bits with T: docs/GPU.md 9.4), so
+// the team's elimination and substitutions name their fused operations.
+__device__ inline double minus_product(double a, double l, double b) { return __fma_rn(-l, b, a); }
+__device__ inline cplx minus_product(const cplx& a, const cplx& l, const cplx& b) {
+  return {a.re - __fma_rn(l.re, b.re, -(l.im * b.im)), a.im - __fma_rn(l.re, b.im, l.im * b.re)};
+}
+
 template <class E, int N, int T>
 __device__ void team_lu_factor(E* a, int* pivot, int lane, unsigned mask) {
   constexpr int ld = padded<N>;
@@ -345,7 +354,7 @@ __device__ void team_lu_factor(E* a, int* pivot, int lane, unsigned mask) {
     for (int i = k + 1 + lane; i < N; i += T) {
       const E l = a[i * ld + k] / d;
       a[i * ld + k] = l;
-      for (int j = k + 1; j < N; ++j) a[i * ld + j] = a[i * ld + j] - l * a[k * ld + j];
+      for (int j = k + 1; j < N; ++j) a[i * ld + j] = minus_product(a[i * ld + j], l, a[k * ld + j]);
     }
     __syncwarp(mask);
   }
@@ -364,14 +373,14 @@ __device__ void team_lu_solve(const E* a, const int* pivot, E* b, int lane, unsi
   __syncwarp(mask);
   for (int j = 0; j < N; ++j) {
     const E bj = b[j];
-    for (int i = j + 1 + lane; i < N; i += T) b[i] = b[i] - a[i * ld + j] * bj;
+    for (int i = j + 1 + lane; i < N; i += T) b[i] = minus_product(b[i], a[i * ld + j], bj);
     __syncwarp(mask);
   }
   for (int i = N - 1; i >= 0; --i) {
     const E xi = b[i] / a[i * ld + i];
     __syncwarp(mask);
     if (lane == 0) b[i] = xi;
-    for (int r = lane; r < i; r += T) b[r] = b[r] - a[r * ld + i] * xi;
+    for (int r = lane; r < i; r += T) b[r] = minus_product(b[r], a[r * ld + i], xi);
     __syncwarp(mask);
   }
 }
