@@ -38,7 +38,7 @@
 #       bench      members per second, cuda against omp on all cores, pendulum, double pendulum and
 #                  andrews at 10^3 .. 10^6 members (gpu_bench rate)
 #       profile    Nsight Compute: occupancy and local-memory traffic of the step kernels
-#       lab        the kernel-shape lab (bench/gpu_shapes): every candidate kernel shape at N = 4, 8, 19
+#       lab        (a plain pack: no --model-files, no --no-fmad) the kernel-shape lab (bench/gpu_shapes): every candidate kernel shape at N = 4, 8, 19
 #                  and 32 with BDF and Radau IIA 5, timed (one process per N), then Nsight Compute's
 #                  DRAM and L2 bytes per member-attempt of each (bench/gpu_shapes/lab_bytes.py; the raw
 #                  CSV beside the stage file, OUT/lab-ncu.csv); about a minute on an H200 (docs/GPU.md 9).
@@ -172,7 +172,9 @@ pack_all() {
     pack_docs
   else
     copy_binaries "$build_dir" bin
-    pack_lab
+    # The lab (10 MB) only in the plain pack: beside --model-files' engines or --no-fmad's second build
+    # a pack would outgrow the 64 MiB a lease carries.
+    ((with_model_files || no_fmad)) || pack_lab
   fi
   if ((with_model_files)); then
     local start=$SECONDS
@@ -221,7 +223,8 @@ pack_lab() {
   nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target "$lab_target"
   cp "$build_dir/bench/gpu_shapes/$lab_target" "$pack/bin/$lab_target"
   copy_libraries "$pack/bin/$lab_target"
-  cp bench/gpu_shapes/lab_bytes.py "$pack/bin/"
+  mkdir -p "$pack/tools"  # not bin/: every file there is a binary that ldd checks
+  cp bench/gpu_shapes/lab_bytes.py "$pack/tools/"
   say "packed the kernel-shape lab ($((SECONDS - start)) s)"
 }
 
@@ -421,7 +424,7 @@ stage_lab() {
   grep -v '^"' "$csv" || true  # the lab's own table and ncu's messages; the CSV stays in the file
   ((r == 2)) && return $rc
   ((r == 1)) && rc=1
-  python3 "$pack/bin/lab_bytes.py" "$csv" --members "$members" --attempts 1 || rc=1
+  python3 "$pack/tools/lab_bytes.py" "$csv" --members "$members" --attempts 1 || rc=1
   return $rc
 }
 
