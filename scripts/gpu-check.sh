@@ -28,7 +28,7 @@
 #                                   (timeout; LOCKSTEP_GPU_STAGE_LIMIT seconds) and writes one file, OUT/<stage>.txt (OUT: --out DIR or
 #                                   LOCKSTEP_GPU_OUT, default gpu-results), headed by the device name and
 #                                   the driver and CUDA versions. One stage per lease command.
-#       tests      every CUDA test (tests/cuda): the device check kernels, every device model with BDF
+#       tests      every CUDA test (tests/cuda) and member_trace: the device check kernels, every device model with BDF
 #                  and Radau IIA against the serial backend (statuses equal, positions within
 #                  10 (atol + rtol |q|), 1 x with --no-fmad), fused and forced split, and the packed
 #                  model files' engines likewise; a skipped test fails
@@ -217,15 +217,17 @@ pack_all() {
   ((bytes <= 64 * 1024 * 1024)) || die "the pack is $bytes bytes, over the 64 MiB a lease carries"
 }
 
-# The kernel-shape lab and its Nsight Compute summary.
+# The kernel-shape lab and its Nsight Compute summary, and member_trace (tests/cuda), which the tests
+# stage runs.
 pack_lab() {
   local start=$SECONDS
-  nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target "$lab_target"
+  nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target "$lab_target" member_trace
   cp "$build_dir/bench/gpu_shapes/$lab_target" "$pack/bin/$lab_target"
   copy_libraries "$pack/bin/$lab_target"
+  copy_binaries "$build_dir" bin member_trace
   mkdir -p "$pack/tools"  # not bin/: every file there is a binary that ldd checks
   cp bench/gpu_shapes/lab_bytes.py "$pack/tools/"
-  say "packed the kernel-shape lab ($((SECONDS - start)) s)"
+  say "packed the kernel-shape lab and member_trace ($((SECONDS - start)) s)"
 }
 
 # The docs pack: gpu_bench (which finds the device), the lockstep command of the CUDA build, and the
@@ -310,6 +312,12 @@ stage_tests() {
       rm -f "$log"
     done
   done
+  # One BDF member on the device and on the host, attempt by attempt (docs/GPU.md 9.2): where the
+  # ensemble tests see a wrong status, this says at which attempt the device parts from the host.
+  if [[ -x $pack/bin/member_trace ]]; then
+    echo "-- $pack/bin/member_trace 1 (at most 60 s)"
+    limited 60 "$pack/bin/member_trace" 1 || rc=1
+  fi
   return $rc
 }
 
@@ -531,6 +539,9 @@ dry_run() {
   done
   local r=0
   "$pack/bin/$lab_target" --host-check || die "the kernel-shape lab's host check failed"
+  r=0
+  "$pack/bin/member_trace" >/dev/null 2>&1 || r=$?
+  ((r == 3)) || die "member_trace without a GPU should stop with status 3 (no device), got $r"
   r=0
   "$pack/bin/$lab_target" >/dev/null 2>&1 || r=$?
   ((r == 3)) || die "the kernel-shape lab without a GPU should stop with status 3 (no device), got $r"

@@ -10,7 +10,8 @@
 //
 //     member_trace [attempts per call, default 1]
 //
-// Built on request (`cmake --build build --target member_trace`): a diagnostic, not a test.
+// Not built by default: scripts/gpu-check.sh pack builds it (`--target member_trace`), and the tests stage
+// runs `member_trace 1` on the GPU machine.
 #include <cuda_runtime.h>
 
 #include <algorithm>
