@@ -24,24 +24,27 @@
 #                                   (docs/run_examples.py and the pages with needs-gpu blocks), for
 #                                   the docs stage; a pack of its own, as the command alone is large.
 #   gpu-check.sh run [STAGE...]     on the GPU machine, from the pack folder: the stages below (all of
-#                                   them, in this order, when none is named). Each ends within 8 minutes
+#                                   them when none is named: lab first where the pack has it, then the
+#                                   others in this order). Each ends within 8 minutes
 #                                   (timeout; LOCKSTEP_GPU_STAGE_LIMIT seconds) and writes one file, OUT/<stage>.txt (OUT: --out DIR or
 #                                   LOCKSTEP_GPU_OUT, default gpu-results), headed by the device name and
 #                                   the driver and CUDA versions. One stage per lease command.
-#       tests      every CUDA test (tests/cuda) and member_trace: the device check kernels, every device model with BDF
+#       tests      every CUDA test (tests/cuda): the device check kernels, every device model with BDF
 #                  and Radau IIA against the serial backend (statuses equal, positions within
 #                  10 (atol + rtol |q|), 1 x with --no-fmad), fused and forced split, and the packed
-#                  model files' engines likewise; a skipped test fails
+#                  model files' engines likewise; a skipped test fails; then, from a plain pack,
+#                  member_trace 1 (one BDF member on the device and the host, attempt by attempt)
 #       sanitize   compute-sanitizer memcheck, racecheck, initcheck and synccheck on gpu_bench small (every device
 #                  model, both methods, fused and split, split projections; 100 members in 2 chunks),
 #                  and memcheck on the packed model files' engines (BDF, fused and split)
 #       bench      members per second, cuda against omp on all cores, pendulum, double pendulum and
 #                  andrews at 10^3 .. 10^6 members (gpu_bench rate)
 #       profile    Nsight Compute: occupancy and local-memory traffic of the step kernels
-#       lab        (a plain pack: no --model-files, no --no-fmad) the kernel-shape lab (bench/gpu_shapes): every candidate kernel shape at N = 4, 8, 19
-#                  and 32 with BDF and Radau IIA 5, timed (one process per N), then Nsight Compute's
-#                  DRAM and L2 bytes per member-attempt of each (bench/gpu_shapes/lab_bytes.py; the raw
-#                  CSV beside the stage file, OUT/lab-ncu.csv); about a minute on an H200 (docs/GPU.md 9).
+#       lab        (a plain pack: no --model-files, no --no-fmad) the kernel-shape lab (bench/gpu_shapes):
+#                  every candidate kernel shape at N = 4, 8, 19 and 32 with BDF and Radau IIA 5, timed
+#                  (one process per N), then Nsight Compute's DRAM and L2 bytes per member-attempt of
+#                  each (bench/gpu_shapes/lab_bytes.py; the raw CSV beside the stage file,
+#                  OUT/lab-ncu.csv); about a minute on an H200 (docs/GPU.md 9)
 #                  The FP64 peak its rates are a fraction of: LOCKSTEP_GPU_FP64_PEAK TFLOP/s, default
 #                  33.5 (the H100 SXM's vector rate, section 3 of docs/GPU.md; the H200's is the same)
 #       docs       (a --docs pack: the only stage it runs) the site's needs-gpu examples, with
@@ -420,7 +423,7 @@ stage_lab() {
     return $rc
   fi
   # DRAM and L2 bytes, duration and achieved occupancy of every kernel of one untimed launch of each
-  # configuration, one attempt each (2 replay passes a kernel); clocks as they are (docs of the machine).
+  # configuration, one attempt each, the clocks left as they are (--clock-control none).
   local metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,gpu__time_duration.sum
   metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active
   local members=65536 csv=${out:-.}/lab-ncu.csv
@@ -481,7 +484,12 @@ run_stages() {
     esac
   done
   if ((${#stages[@]} == 0)); then
-    [[ -d $pack/docs ]] && stages=(docs) || stages=(lab tests sanitize bench profile)
+    if [[ -d $pack/docs ]]; then
+      stages=(docs)
+    else
+      stages=(tests sanitize bench profile)
+      [[ -x $pack/bin/$lab_target ]] && stages=(lab "${stages[@]}")
+    fi
   fi
   [[ -f $pack/MANIFEST ]] || die "no pack in $pack: run 'gpu-check.sh pack' on a machine with nvcc and carry $pack here"
   pack_env
