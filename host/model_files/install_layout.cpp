@@ -40,12 +40,14 @@ install_layout compute_layout() {
     layout.include_dir = *layout.prefix / LOCKSTEP_LAYOUT_INCLUDEDIR;
     layout.equations_script = data_dir(*layout.prefix) / "equations_to_header.py";
     layout.plot_script = data_dir(*layout.prefix) / "lockstep_plot.py";
+    layout.kernels_dir = data_dir(*layout.prefix);
     layout.command = *layout.prefix / LOCKSTEP_LAYOUT_BINDIR / "lockstep";
   } else {
     const fs::path source = LOCKSTEP_SOURCE_TREE;
     layout.include_dir = source / "include";
     layout.equations_script = source / "host/model_files/equations_to_header.py";
     layout.plot_script = source / "host/cli/lockstep_plot.py";
+    layout.kernels_dir = source;
   }
   return layout;
 }

@@ -12,6 +12,8 @@
 //     PREFIX/include/lockstep/...                        the headers
 //     PREFIX/share/lockstep/equations_to_header.py       the equations generator (and equations/)
 //     PREFIX/share/lockstep/lockstep_plot.py             the plot script
+//     PREFIX/share/lockstep/kernels/cuda/...             the CUDA kernels' headers (a build with CUDA),
+//                                                        which a model file's device engine includes
 //     PREFIX/lib/python3.X/site-packages/lockstep/       the Python package (dist-packages on Debian)
 //
 // A build tree is not installed: it uses the source tree it was configured from.
@@ -28,6 +30,9 @@ struct install_layout {
   std::filesystem::path include_dir;       // -I for model engines
   std::filesystem::path equations_script;  // equations_to_header.py
   std::filesystem::path plot_script;       // lockstep_plot.py
+  // The directory holding kernels/cuda, the CUDA kernels' headers a model file's device engine includes
+  // (-I for nvcc): PREFIX/share/lockstep installed, the source tree in a build tree.
+  std::filesystem::path kernels_dir;
   // The `lockstep` command of an installation (PREFIX/bin/lockstep); empty in a build tree, whose
   // command the caller knows from its own build.
   std::filesystem::path command;

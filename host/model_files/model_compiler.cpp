@@ -200,7 +200,7 @@ std::vector<std::string> compiler_command(const toolchain& tools, bool device) {
   cmd.insert(cmd.end(), tools.cuda_flags.begin(), tools.cuda_flags.end());
   cmd.push_back("-ccbin=" + tools.compiler);
   cmd.push_back("-I" + tools.include_dir.string());
-  cmd.push_back("-I" + tools.source_dir.string());
+  cmd.push_back("-I" + tools.kernels_dir.string());
   return cmd;
 }
 
@@ -366,8 +366,8 @@ toolchain default_toolchain() {
   t.nvcc = LOCKSTEP_MODEL_NVCC;
   t.cuda_flags = split(LOCKSTEP_MODEL_CUDA_FLAGS, '|');
   t.cuda_libraries = split(LOCKSTEP_MODEL_CUDA_LIBRARIES, '|');
-  t.source_dir = LOCKSTEP_SOURCE_DIR;
 #endif
+  t.kernels_dir = layout.kernels_dir;
   if (const char* nvcc = std::getenv("LOCKSTEP_NVCC")) t.nvcc = nvcc;
   t.python = environment("LOCKSTEP_PYTHON");
   // The interpreter lockstep was configured with (Debian's /usr/bin/python3 with python3-sympy, or the
@@ -411,7 +411,7 @@ std::string toolchain_material(const toolchain& tools, bool device) {
     for (const std::string& f : tools.cuda_libraries) material += " " + f;
     std::vector<fs::path> kernels;
     std::error_code listing;
-    for (const auto& entry : fs::directory_iterator(tools.source_dir / "kernels" / "cuda", listing))
+    for (const auto& entry : fs::directory_iterator(tools.kernels_dir / "kernels" / "cuda", listing))
       if (entry.is_regular_file()) kernels.push_back(entry.path());
     std::sort(kernels.begin(), kernels.end());
     for (const fs::path& k : kernels) material += "\n# " + k.filename().string() + "\n" + read_file(k);
@@ -488,9 +488,10 @@ loaded_model load_device_engine(const model_request& request, const compile_sett
     throw model_file_error("--backend cuda: this lockstep has no CUDA toolkit to compile the model file's device "
                            "kernels with (built without nvcc, or LOCKSTEP_NVCC is empty); run it on --backend omp "
                            "or serial");
-  if (!fs::exists(tools.source_dir / "kernels" / "cuda" / "ensemble_cuda_impl.cuh"))
-    throw model_file_error("--backend cuda: the CUDA kernels of lockstep's source tree ('" + tools.source_dir.string() +
-                           "/kernels/cuda') are not there; a model file's device kernels are compiled from them");
+  if (!fs::exists(tools.kernels_dir / "kernels" / "cuda" / "ensemble_cuda_impl.cuh"))
+    throw model_file_error("--backend cuda: this lockstep's CUDA kernels ('" + tools.kernels_dir.string() +
+                           "/kernels/cuda') are not there (a lockstep built without CUDA installs none); a model "
+                           "file's device kernels are compiled from them");
   const std::string tu = device_engine_source(header, chosen.type);
   // The key counts the host unit of the whole table (every part, no lanes) and the CUDA kernels' sources.
   std::string host_unit = "#include \"lockstep/engine/model_engine.hpp\"\n#include \"lockstep/core/elementary_definitions.hpp\"\n"

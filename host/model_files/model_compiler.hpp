@@ -43,12 +43,13 @@ struct toolchain {
   std::string python;
   std::filesystem::path equations_script;
   // The CUDA backend of a model file (--backend cuda): nvcc and the flags of lockstep's own CUDA build,
-  // and the source tree whose kernels/cuda the device unit includes. nvcc is "" where lockstep was
-  // built without the CUDA toolkit (LOCKSTEP_NVCC overrides it; set empty, it forbids device compiles).
+  // and the directory whose kernels/cuda the device unit includes (install_layout.hpp: the source tree,
+  // or an installation's share/lockstep). nvcc is "" where lockstep was built without the CUDA toolkit
+  // (LOCKSTEP_NVCC overrides it; set empty, it forbids device compiles).
   std::string nvcc;
   std::vector<std::string> cuda_flags;
   std::vector<std::string> cuda_libraries;  // after the unit on the command line (cuBLAS, cuSOLVER)
-  std::filesystem::path source_dir;
+  std::filesystem::path kernels_dir;
   // The x86-64 instruction set a model's host engine is compiled for (docs/MODEL-FILES.md,
   // "Instruction set"): this build's own (LOCKSTEP_INSTRUCTION_SET), or a wider one this CPU has, whose
   // flags (instruction_set_flags) follow `flags` on a host engine's command line. default_toolchain()

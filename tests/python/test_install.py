@@ -127,3 +127,38 @@ def test_installed_package_runs_without_the_source_or_build_tree(prefix, source_
     arguments = log.read_text().splitlines()
     assert f"-I{prefix / 'include'}" in arguments or f"-I{pathlib.Path(resolved) / 'include'}" in arguments, arguments
     assert not any(str(source_dir) in a for a in arguments if a.startswith("-I")), arguments
+
+
+def test_installed_lockstep_compiles_a_model_files_device_engine_from_its_own_kernels(prefix, source_dir, tmp_path):
+    """--backend cuda from an installation: the device unit includes the installed kernels' headers
+    (share/lockstep/kernels/cuda), not the source tree's. nvcc is a wrapper that notes its arguments and
+    stops there (a CPU test never compiles device code), so the run fails after the compile began."""
+    build = pathlib.Path(_lockstep.__file__).resolve().parents[2]
+    if not (build / "kernels" / "cuda").is_dir():
+        pytest.skip("this build has no CUDA backend, so its installation has no CUDA kernels")
+    kernels = prefix / "share/lockstep/kernels/cuda"
+    for name in ("ensemble_cuda_impl.cuh", "ensemble_cuda.hpp", "batched_factor.hpp", "device_solve.hpp"):
+        assert (kernels / name).is_file(), name
+    shutil.copy(source_dir / "examples/models/heavy_top.hpp", tmp_path / "heavy_top.hpp")
+    (tmp_path / "top.toml").write_text(textwrap.dedent("""\
+        [model]
+        source = "heavy_top.hpp"
+        [time]
+        t1 = 0.1
+        """))
+    log = tmp_path / "nvcc.log"
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "nvcc stand-in"; exit 0; fi\n'
+                    f'printf "%s\\n" "$@" >> "{log}"\necho "nvcc stand-in: stops here" >&2\nexit 1\n')
+    nvcc.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LOCKSTEP_") and k != "PYTHONPATH"}
+    env["LOCKSTEP_CACHE_DIR"] = str(tmp_path / "cache")
+    env["LOCKSTEP_NVCC"] = str(nvcc)
+    r = subprocess.run([str(prefix / "bin/lockstep"), "run", "top.toml", "--backend", "cuda", "-o", "out"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "nvcc stand-in: stops here" in r.stderr, r.stdout + r.stderr
+    assert "are not there" not in r.stderr, r.stderr
+    arguments = log.read_text().splitlines()
+    installed = {f"-I{prefix / 'share/lockstep'}", f"-I{prefix.resolve() / 'share/lockstep'}"}
+    assert installed & set(arguments), arguments
+    assert not any(str(source_dir) in a for a in arguments if a.startswith("-I")), arguments
