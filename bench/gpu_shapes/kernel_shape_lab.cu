@@ -389,7 +389,7 @@ __device__ void team_lu_solve(const E* a, const int* pivot, E* b, int lane, unsi
 template <int N>
 constexpr int team_bdf_words = N * padded<N> + 4 * N;  // matrix; predicted, history part, y, r
 template <int N>
-constexpr int team_radau_words = 3 * N * padded<N> + 10 * N;  // real and complex matrices; y0, f (3 N), r0, r1 (2 N), e... (3 N spare)
+constexpr int team_radau_words = 3 * N * padded<N> + 7 * N;  // real and complex matrices; y0, f (3 N), r0, r1 (2 N)
 
 template <int N, int T>
 __global__ void team_bdf(double* state, long members, int attempts, double* error) {
