@@ -69,13 +69,12 @@ void check(cudaError_t e, const char* what) {
 template <class Model, class Method>
 bool compare(const char* name, double t1, int attempts) {
   using state = member_state<Model, Method>;
-  std::vector<double> p(Model::n_params > 0 ? Model::n_params : 1);
-  for (int i = 0; i < Model::n_params; ++i) p[i] = Model::params[i].default_value;
-  double inputs[Model::n_inputs > 0 ? Model::n_inputs : 1] = {};
-  if constexpr (Model::n_inputs > 0)
-    for (int i = 0; i < Model::n_inputs; ++i) inputs[i] = Model::inputs[i].default_value;
+  // The model's default member: its parameters and the start of its default initial inputs.
+  const auto defaults = ensemble<Model>::with_defaults(1);
+  std::vector<double> p(defaults.params_of(0), defaults.params_of(0) + Model::n_params);
+  if (p.empty()) p.push_back(0.0);  // a device copy of at least one word
   vec<double, Model::n> q0, v0;
-  Model::initial_state(p.data(), inputs, q0, v0);
+  for (int j = 0; j < Model::n; ++j) q0[j] = defaults.q0[j], v0[j] = defaults.v0[j];
   solver_options opt;
   opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = 1e-8;
   opt.form = formulation::ggl;
