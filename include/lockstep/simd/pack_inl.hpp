@@ -216,9 +216,17 @@ template <class D>
 HWY_INLINE pack<D> abs1(pack<D> x) { return pack<D>(hn::Abs(x.v)); }
 // The larger of two magnitudes, in one instruction (max above takes two, to return its first argument
 // on ties and NaN as a double's max does): the LU's scale, which no lane whose magnitudes hold a NaN
-// uses (lockstep/core/lu_generic.inc fails it).
+// uses (lockstep/core/lu_generic.inc fails it). Not for a pack of one lane, which fills half of the
+// smallest (128-bit) register: the other half holds whatever the last instruction left there, a NaN
+// among it (the abs of an all-ones mask), and x86's maxpd raises FE_INVALID on a NaN operand even in a
+// lane nobody reads, where the quiet comparison and blend below raise none.
 template <class D>
-HWY_INLINE pack<D> magnitude_max(pack<D> a, pack<D> b) { return pack<D>(hn::Max(a.v, b.v)); }
+HWY_INLINE pack<D> magnitude_max(pack<D> a, pack<D> b) {
+  if constexpr (hn::MaxLanes(D()) * sizeof(double) >= 16)
+    return pack<D>(hn::Max(a.v, b.v));
+  else
+    return pack<D>(hn::IfThenElse(hn::Lt(a.v, b.v), b.v, a.v));
+}
 
 // Lane access: the traffic between one member on doubles and its lane (a member loaded into a lane or
 // read out of it, a Jacobian evaluated on the double code for one lane).
