@@ -1,4 +1,4 @@
-// bench/simd/member_speed.cpp — whole members integrated by BDF or Radau IIA 5 one at a time
+// bench/simd/member_speed.cpp — whole members integrated by BDF, Radau IIA 5 or rho_inf one at a time
 // (stepper/member.hpp's member_begin and member_advance, as every CPU backend runs them) against the same
 // members in W
 // SIMD lanes with a refilled lane for each finished member (lockstep/simd/member_inl.hpp), in the
@@ -15,7 +15,7 @@
 //   build/bench/simd_member_speed_avx2 [members] [repetitions] [model] [method]     (W = 1, 2, 4)
 //
 // (model: one of andrews, car_axis, slider_crank, double_pendulum, or all, the default; method: bdf,
-// the default, or radau5.)
+// the default, radau5 or rhoinf, the last at its default rho_inf of 0.6.)
 //
 // Studies (docs/SIMD.md, "Lane utilization"): a sweep of the first parameter over +-10 %; Monte Carlo,
 // every parameter within 5 % of its default, one member in 32 with a NaN parameter; mixed failures,
@@ -265,14 +265,16 @@ int main(int argc, char** argv) {
   const std::string method = argc > 4 ? argv[4] : "bdf";
   const char* const models[] = {"all", "andrews", "car_axis", "slider_crank", "double_pendulum"};
   if (count < 2 || repetitions < 1 || std::find(std::begin(models), std::end(models), only) == std::end(models) ||
-      (method != "bdf" && method != "radau5")) {
+      (method != "bdf" && method != "radau5" && method != "rhoinf")) {
     std::fprintf(stderr, "usage: %s [members >= 2] [repetitions >= 1] [all|andrews|car_axis|slider_crank|"
-                         "double_pendulum] [bdf|radau5]\n", argv[0]);
+                         "double_pendulum] [bdf|radau5|rhoinf]\n", argv[0]);
     return 2;
   }
   if (method == "bdf")
     simd_bench::report_all<bdf_method>(count, repetitions, only);
-  else
+  else if (method == "radau5")
     simd_bench::report_all<radau5_method>(count, repetitions, only);
+  else
+    simd_bench::report_all<rhoinf_method>(count, repetitions, only);
   return 0;
 }

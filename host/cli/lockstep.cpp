@@ -107,20 +107,6 @@ bool build_has_lanes() {
   return set == "avx2" || set == "avx512";
 }
 
-// The methods whose members run in SIMD lanes where an engine has them (method_runs_in_lanes), and
-// those that run one member at a time everywhere, as study files name them: "bdf, radau5, radau3 and
-// euler", "rhoinf".
-std::string methods_named(bool in_lanes) {
-  std::vector<std::string> names;
-  for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind)
-    if (method_runs_in_lanes(static_cast<method_kind>(kind)) == in_lanes)
-      names.emplace_back(method_name(static_cast<method_kind>(kind)));
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i)
-    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
-  return text;
-}
-
 // MODEL on the command line: a model file (compiled for `contents`, or found in the cache), else a
 // built-in model's name. Throws model_file_error or std::invalid_argument with the message for the user.
 // lanes_line, when given, is set to describe's line on how the engine runs its members (in SIMD lanes
@@ -129,8 +115,7 @@ std::string methods_named(bool in_lanes) {
 engine model_of_argument(const std::string& argument, const std::string& pick, const model_files::engine_contents& contents,
                          bool quiet = false, std::string* lanes_line = nullptr) {
   auto in_lanes = [](int lanes) {
-    return "SIMD lanes: members in " + std::to_string(lanes) + " lanes per core with " + methods_named(true) +
-           ", one at a time with " + methods_named(false);
+    return "SIMD lanes: members in " + std::to_string(lanes) + " lanes per core with every method";
   };
   const std::string none = "SIMD lanes: none, members one at a time";
   if (model_files::looks_like_model_file(argument)) {
@@ -369,8 +354,7 @@ int run(const run_request& request) {
 // LOCKSTEP_LANES=0 turns them off.
 std::string builtin_lanes_line() {
   if (const int lanes = lockstep::builtin_lanes(); lanes > 0)
-    return std::to_string(lanes) + " per core, with " + methods_named(true) +
-           " (LOCKSTEP_LANES=0 turns them off; lockstep describe MODEL says which models fit them)";
+    return std::to_string(lanes) + " per core, with every method (LOCKSTEP_LANES=0 turns them off; lockstep describe MODEL says which models fit them)";
   if (build_has_lanes()) return "off (LOCKSTEP_LANES=0)";
   return "off (this build is for " + std::string(host::built_instruction_set().name) +
          "; a build for avx2 or avx512 runs them)";
@@ -381,8 +365,7 @@ std::string builtin_lanes_line() {
 std::string model_file_lanes(const lockstep::model_files::toolchain& tools) {
   if (tools.lanes == 0) return "off (model files compiled for avx2 or avx512 run them)";
   if (lanes_turned_off()) return "off (LOCKSTEP_LANES=0)";
-  return std::to_string(tools.lanes) + " per core, with " + methods_named(true) +
-         ", where the model's code compiles on SIMD packs (LOCKSTEP_MODEL_LANES=0 compiles without them)";
+  return std::to_string(tools.lanes) + " per core, with every method, where the model's code compiles on SIMD packs (LOCKSTEP_MODEL_LANES=0 compiles without them)";
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, cons
   each(wanted.sensitivities, "lockstep_part_sensitivities_", "add_sensitivities", " sensitivities", 3, calls_both);
   if (lanes > 0)
     for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind) {
-      if (!(((wanted.methods & engine_contents::in_lanes()) >> kind) & 1u)) continue;
+      if (!((wanted.methods >> kind) & 1u)) continue;
       const std::string method = method_name(static_cast<method_kind>(kind));
       parts.push_back({method + " in SIMD lanes", "lockstep_part_lanes_" + method,
                        "lockstep::engine_detail::use_lanes<::" + type + ", lockstep::" + method + "_method>(*t);", 4,

@@ -29,7 +29,7 @@ namespace lockstep {
 // method compiles that method alone.
 struct engine_contents {
   unsigned methods = 0;         // begin, advance and finish of a chunk of members (in SIMD lanes too where
-                                // the engine has them and the method runs in them: in_lanes())
+                                // the engine has them)
   unsigned split = 0;           // the split path, of methods also in `methods`
   unsigned lyapunov = 0;        // Lyapunov exponents by the discrete QR method
   unsigned lyapunov_clone = 0;  // the largest Lyapunov exponent by the clone method
@@ -55,13 +55,6 @@ struct engine_contents {
   }
   static constexpr unsigned bit(method_kind m) { return 1u << static_cast<int>(m); }
   static constexpr unsigned all() { return (1u << LOCKSTEP_METHOD_COUNT) - 1u; }
-  // The methods whose members run in SIMD lanes where an engine has them (method_runs_in_lanes).
-  static constexpr unsigned in_lanes() {
-    unsigned mask = 0;
-    for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind)
-      if (method_runs_in_lanes(static_cast<method_kind>(kind))) mask |= 1u << kind;
-    return mask;
-  }
 };
 
 namespace engine_sources {

@@ -817,11 +817,10 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
     }
   const int linked_lanes = std::any_of(parts.begin(), parts.end(), [](const engine_part& p) { return p.lanes; }) ? tools.lanes : 0;
   int lanes = linked_lanes;
-  if (tools.lanes > 0 && (settings.contents.methods & engine_contents::in_lanes()) == 0) {
-    // An engine without a method that runs in lanes (the tables alone, or rho_inf): the lanes a method
-    // will get, unless an earlier compile found that the model's code does not run on packs.
-    std::vector<engine_part> in_lanes =
-        parts_of(engine_contents{engine_contents::in_lanes()}, tools.lanes, chosen.type);
+  if (tools.lanes > 0 && settings.contents.methods == 0) {
+    // An engine without a method (the tables alone): the lanes a method will get, unless an earlier
+    // compile found that the model's code does not run on packs.
+    std::vector<engine_part> in_lanes = parts_of(engine_contents{engine_contents::all()}, tools.lanes, chosen.type);
     place_parts(in_lanes, chosen.type, tools, material);
     lanes = tools.lanes;
     for (const engine_part& part : in_lanes)

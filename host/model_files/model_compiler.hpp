@@ -61,8 +61,8 @@ struct toolchain {
   // Why the set LOCKSTEP_MODEL_INSTRUCTION_SET names cannot be had here ("" when it can); load_model_file
   // refuses to compile a host engine with it.
   std::string instruction_set_refusal;
-  // The SIMD lanes a host engine runs the members of BDF and the Radau IIA family in
-  // (lockstep/engine/lanes_engine.hpp, method_runs_in_lanes; docs/SIMD.md):
+  // The SIMD lanes a host engine runs every method's members in (lockstep/engine/lanes_engine.hpp;
+  // docs/SIMD.md):
   // 4 where it is compiled for avx2, 8 for avx512, by the compiler lockstep was built with; 0 for a
   // narrower set, another compiler, or LOCKSTEP_MODEL_LANES=0. The results are the same bits either way.
   // A model whose code does not compile on SIMD packs (a branch on a coordinate's value, a function
@@ -95,10 +95,9 @@ struct loaded_model {
   std::filesystem::path source;  // the model file, absolute
   bool compiled = false;         // false: found in the cache (all its parts and their link)
   double compile_seconds = 0.0;  // of this call's compiles and link (0 when cached)
-  int lanes = 0;                 // the SIMD lanes its methods run in (those that run in lanes:
-                                 // method_runs_in_lanes), or will run in where the engine holds none of
-                                 // them (toolchain::lanes, or 0 where the model's code does not compile
-                                 // on packs)
+  int lanes = 0;                 // the SIMD lanes its methods run in, or will run in where the engine
+                                 // holds none of them (toolchain::lanes, or 0 where the model's code
+                                 // does not compile on packs)
 };
 
 // What a model file's engine is compiled for (docs/MODEL-FILES.md, "What is compiled";

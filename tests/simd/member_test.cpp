@@ -18,7 +18,8 @@
 // (the lanes' matrices of a model that size live in their workspace, not on the stack). With Radau IIA
 // 5: andrews on index3 with coordinate projection and a step budget, the knife edge on index 1, the
 // doubled pendulum on ggl with post-stabilization; with Radau IIA 3 andrews on index3, and with
-// backward Euler the knife edge.
+// backward Euler the knife edge; with rho_inf at four dampings (0, 0.5, 0.9, and 1 with fixed steps)
+// andrews, the knife edge and the doubled pendulum.
 //
 // And of lockstep/simd/member_kernels_inl.hpp: a chunk's members advanced by advance_in_lanes, call
 // after call as the scheduler calls an engine's advance, must leave the chunk's SoA storage as
@@ -26,7 +27,7 @@
 // And for every built-in model (in the builds for AVX2 and AVX-512): a study with failing members (a NaN
 // parameter, a singular configuration, the step budget) run through advance_in_lanes in three chunkings
 // (chunk sizes, workspaces trading members as threads would, attempts per call) must end every member
-// as advance_member ends it alone, with BDF and with Radau IIA 5.
+// as advance_member ends it alone, with BDF, Radau IIA 5 and rho_inf.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tests/simd/member_test.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -179,6 +180,9 @@ LOCKSTEP_MEMBER_TEST_ENTRY(Radau5KnifeEdge, lockstep::models::knife_edge, radau5
 LOCKSTEP_MEMBER_TEST_ENTRY(Radau5DoubledPendulum, lockstep::test::doubled_pendulum_constraint, radau5_method)
 LOCKSTEP_MEMBER_TEST_ENTRY(Radau3Andrews, lockstep::models::andrews, radau3_method)
 LOCKSTEP_MEMBER_TEST_ENTRY(EulerKnifeEdge, lockstep::models::knife_edge, euler_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(RhoinfAndrews, lockstep::models::andrews, rhoinf_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(RhoinfKnifeEdge, lockstep::models::knife_edge, rhoinf_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(RhoinfDoubledPendulum, lockstep::test::doubled_pendulum_constraint, rhoinf_method)
 bool ChunkAndrews(const chunk_view<lockstep::models::andrews>& c, int max_attempts,
                   const std::function<void(int)>& after_call, size_t lanes) {
   return at_lane_width(lanes, [&](auto w) {
@@ -211,7 +215,7 @@ HWY_NOINLINE bool chunk_in_workspaces(const chunk_view<Model>& c, int max_attemp
 }
 
 // The chunk of built-in model number `model` (builtin_models' order; `view` is its chunk_view), with
-// BDF or Radau IIA 5, in workspaces of `lanes` lanes. Every built-in model at every width is many
+// BDF, Radau IIA 5 or rho_inf, in workspaces of `lanes` lanes. Every built-in model at every width is many
 // instantiations of the whole stepper in lanes, so only the builds for AVX2 and AVX-512 compile them
 // (the others return false); the models' evaluation on packs is compared across every instruction set
 // by pack_model_test.cpp.
@@ -238,6 +242,9 @@ bool ChunkBuiltinBdf(int model, const void* view, int max_attempts, int workspac
 }
 bool ChunkBuiltinRadau5(int model, const void* view, int max_attempts, int workspaces, size_t lanes) {
   return chunk_builtin<radau5_method>(model, view, max_attempts, workspaces, lanes);
+}
+bool ChunkBuiltinRhoinf(int model, const void* view, int max_attempts, int workspaces, size_t lanes) {
+  return chunk_builtin<rhoinf_method>(model, view, max_attempts, workspaces, lanes);
 }
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -269,9 +276,13 @@ HWY_EXPORT(Radau5KnifeEdge);
 HWY_EXPORT(Radau5DoubledPendulum);
 HWY_EXPORT(Radau3Andrews);
 HWY_EXPORT(EulerKnifeEdge);
+HWY_EXPORT(RhoinfAndrews);
+HWY_EXPORT(RhoinfKnifeEdge);
+HWY_EXPORT(RhoinfDoubledPendulum);
 HWY_EXPORT(ChunkAndrews);
 HWY_EXPORT(ChunkBuiltinBdf);
 HWY_EXPORT(ChunkBuiltinRadau5);
+HWY_EXPORT(ChunkBuiltinRhoinf);
 
 namespace {
 
@@ -512,6 +523,43 @@ TEST(SimdMember, EveryLaneEndsItsRadauIIAMemberAsMemberAdvanceAlone) {
                                                              study_of(euler, 0.5, 3), 55);
 }
 
+// rho_inf adaptive at damping 0.5 on ggl with coordinate projection, 0 (BDF2) on index 1 and 0.9 on ggl
+// with redundant constraints; rho_inf = 1 with fixed steps on ggl. (The chunkings' test below has
+// members that stop at the step budget.)
+TEST(SimdMember, EveryLaneEndsItsRhoinfMemberAsMemberAdvanceAlone) {
+  const auto andrews = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(RhoinfAndrews)(a...); };
+  const auto knife_edge = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(RhoinfKnifeEdge)(a...); };
+  const auto doubled = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(RhoinfDoubledPendulum)(a...); };
+
+  solver_options projected = for_method<rhoinf_method>(adaptive(formulation::ggl));
+  projected.rho_inf = 0.5;
+  projected.projection = projection_kind::coordinate;
+  expect_lanes_equal_alone<models::andrews, rhoinf_method>(andrews, "rho_inf 0.5, andrews, ggl, coordinate projection",
+                                                           study_of(projected, 1e-3, 3), 61);
+
+  solver_options bdf2 = for_method<rhoinf_method>(adaptive(formulation::index1));
+  bdf2.rho_inf = 0.0;
+  bdf2.rtol = 1e-4;
+  expect_lanes_equal_alone<models::knife_edge, rhoinf_method>(knife_edge, "rho_inf 0, knife edge, index1, rtol 1e-4",
+                                                              study_of(bdf2, 1.0, 5), 62);
+
+  solver_options redundant = for_method<rhoinf_method>(adaptive(formulation::ggl));
+  redundant.rho_inf = 0.9;
+  redundant.rtol = 1e-4;
+  redundant.projection = projection_kind::post_stabilization;
+  redundant.multipliers = multiplier_convention::minimum_norm;
+  redundant.consistent_multipliers = true;
+  expect_lanes_equal_alone<test::doubled_pendulum_constraint, rhoinf_method>(
+      doubled, "rho_inf 0.9, doubled pendulum, ggl, post-stabilization, minimum-norm multipliers, rtol 1e-4",
+      study_of(redundant, 1.0, 4), 63);
+
+  solver_options trapezoidal = for_method<rhoinf_method>(adaptive(formulation::ggl));
+  trapezoidal.rho_inf = 1.0;
+  trapezoidal.fixed_h = 2e-5;
+  expect_lanes_equal_alone<models::andrews, rhoinf_method>(andrews, "rho_inf 1, andrews, ggl, fixed steps of 2e-5",
+                                                           study_of(trapezoidal, 3e-3, 3), 64);
+}
+
 // A chunk's storage (lockstep/detail/member_kernels.hpp, chunk_view) for `members`, begun by
 // begin_member, as an engine's begin leaves it.
 template <class Model, class Method>
@@ -648,9 +696,12 @@ bool run_in_chunks(int model, const member_study& st, const std::vector<study_me
     const size_t last = std::min(members.size(), first + size_t(how.chunk));
     const std::vector<study_member<Model>> part(members.begin() + long(first), members.begin() + long(last));
     chunk_storage<Model, Method> c(st, part);
-    const bool ran = std::is_same_v<Method, bdf_method>
-                         ? HWY_DYNAMIC_DISPATCH(ChunkBuiltinBdf)(model, &c.view, how.max_attempts, how.workspaces, lanes)
-                         : HWY_DYNAMIC_DISPATCH(ChunkBuiltinRadau5)(model, &c.view, how.max_attempts, how.workspaces, lanes);
+    const auto chunk_builtin = std::is_same_v<Method, bdf_method>      ? HWY_DYNAMIC_DISPATCH(ChunkBuiltinBdf)
+                               : std::is_same_v<Method, radau5_method> ? HWY_DYNAMIC_DISPATCH(ChunkBuiltinRadau5)
+                                                                       : HWY_DYNAMIC_DISPATCH(ChunkBuiltinRhoinf);
+    static_assert(std::is_same_v<Method, bdf_method> || std::is_same_v<Method, radau5_method> ||
+                  std::is_same_v<Method, rhoinf_method>);
+    const bool ran = chunk_builtin(model, &c.view, how.max_attempts, how.workspaces, lanes);
     if (!ran) return false;
     for (long i = 0; i < c.view.stride; ++i) out.push_back(record_of(c, i));
   }
@@ -715,8 +766,8 @@ void expect_every_chunking_equal_alone(int model) {
   const int raised_alone = std::fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_INVALID);
   std::map<double, size_t> statuses;
   for (const member_record& r : expected) ++statuses[r.status];
-  // Over half succeed with BDF; a third with Radau IIA, whose members of a smooth model often need the
-  // same number of attempts, so that more of them stop at the budget.
+  // Over half succeed with BDF; a third with Radau IIA and rho_inf, whose members of a smooth model
+  // often need the same number of attempts, so that more of them stop at the budget.
   const size_t least_successful = std::is_same_v<Method, bdf_method> ? members.size() / 2 + 1 : members.size() / 3;
   EXPECT_GE(statuses[double(member_status::success)], least_successful) << name;
   EXPECT_GT(statuses[double(member_status::max_steps)], 0u) << name;
@@ -752,22 +803,28 @@ void expect_every_chunking_equal_alone(int model) {
               members.size(), ends.c_str(), st.t1, variants);
 }
 
-TEST(SimdAdvanceInLanes, EveryBuiltInModelEndsItsBdfMembersAsAloneInEveryChunking) {
+// expect_every_chunking_equal_alone for every built-in model, with Method: compiled in the builds for
+// AVX2 and AVX-512 only (chunk_builtin).
+template <class Method>
+void expect_every_builtin_model_equal_alone() {
 #if HWY_STATIC_TARGET > HWY_AVX2
-  GTEST_SKIP() << "compiled in the builds for AVX2 and AVX-512 only (ChunkBuiltinBdf)";
+  GTEST_SKIP() << "compiled in the builds for AVX2 and AVX-512 only (chunk_builtin)";
 #else
   int model = 0;
-  builtin_models::for_each([&]<class Model>() { expect_every_chunking_equal_alone<Model, bdf_method>(model++); });
+  builtin_models::for_each([&]<class Model>() { expect_every_chunking_equal_alone<Model, Method>(model++); });
 #endif
 }
 
+TEST(SimdAdvanceInLanes, EveryBuiltInModelEndsItsBdfMembersAsAloneInEveryChunking) {
+  expect_every_builtin_model_equal_alone<bdf_method>();
+}
+
 TEST(SimdAdvanceInLanes, EveryBuiltInModelEndsItsRadauIIAMembersAsAloneInEveryChunking) {
-#if HWY_STATIC_TARGET > HWY_AVX2
-  GTEST_SKIP() << "compiled in the builds for AVX2 and AVX-512 only (ChunkBuiltinRadau5)";
-#else
-  int model = 0;
-  builtin_models::for_each([&]<class Model>() { expect_every_chunking_equal_alone<Model, radau5_method>(model++); });
-#endif
+  expect_every_builtin_model_equal_alone<radau5_method>();
+}
+
+TEST(SimdAdvanceInLanes, EveryBuiltInModelEndsItsRhoinfMembersAsAloneInEveryChunking) {
+  expect_every_builtin_model_equal_alone<rhoinf_method>();
 }
 
 }  // namespace

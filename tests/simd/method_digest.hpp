@@ -1,5 +1,5 @@
 // tests/simd/method_digest.hpp — digests of what a method decides for a member (its method state and
-// counts: BDF's, the Radau IIA family's), by which the lanes tests compare a lane with its member alone:
+// counts: BDF's, the Radau IIA family's, rho_inf's), by which the lanes tests compare a lane with its member alone:
 // equal digests, equal bits.
 #pragma once
 
@@ -11,6 +11,7 @@
 
 #include "lockstep/method/bdf.hpp"
 #include "lockstep/method/radau.hpp"
+#include "lockstep/method/rhoinf.hpp"
 #include "lockstep/method/options.hpp"
 
 namespace lockstep::simd_test {
@@ -48,6 +49,14 @@ void digest_factors(std::uint64_t& h, const newton_matrix<Model, E>& N) {
 template <class Model>
 void digest_factors(std::uint64_t&, const absent_newton_matrix&) {}
 
+// The corrector's Jacobian where valid and its factors where factored (elsewhere they are not defined,
+// lockstep/simd/lu_inl.hpp), into h.
+template <class Model>
+void digest_corrector(std::uint64_t& h, const corrector_matrices<Model>& c) {
+  if (c.jacobian_valid) digest_jacobian<Model>(h, c.jac);
+  if (c.newton_valid) digest_factors<Model>(h, c.newton);
+}
+
 // The digest of what a member's attempts decide: the method state (its Jacobian and factors where
 // valid: elsewhere they are not defined, lockstep/simd/lu_inl.hpp) and the counters.
 template <class Model>
@@ -67,8 +76,24 @@ std::uint64_t digest_of(const bdf_state<Model>& s, const member_counters& c) {
   digest_values(h, s.yp0.a, L::size);
   digest_values(h, s.y_scale.a, L::size);
   for (int j = 0; j < bdf_state<Model>::max_past; ++j) digest_values(h, s.older_differences[j].a, L::size);
-  if (s.corrector.jacobian_valid) digest_jacobian<Model>(h, s.corrector.jac);
-  if (s.corrector.newton_valid) digest_factors<Model>(h, s.corrector.newton);
+  digest_corrector<Model>(h, s.corrector);
+  return h;
+}
+
+// The same of a member of rho_inf.
+template <class Model>
+std::uint64_t digest_of(const rhoinf_state<Model>& s, const member_counters& c) {
+  using L = state_layout<Model>;
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const double scalars[] = {s.t, s.t0, s.h, s.h_last, s.h_last2, double(s.last_rejected), double(s.newton_cuts),
+                            s.error, double(s.corrector.jacobian_valid), double(s.corrector.newton_valid),
+                            double(s.corrector.jacobian_fresh), double(s.corrector.jac.dropped), double(c.steps),
+                            double(c.rejected_steps), double(c.newton_iterations), double(c.newton_failures),
+                            double(c.jacobian_evaluations), double(c.lu_factorizations), double(c.model_evaluations),
+                            c.last_h};
+  digest_values(h, scalars, std::size(scalars));
+  for (const auto* y : {&s.y, &s.yp, &s.y_last, &s.yp_last, &s.y_last2}) digest_values(h, y->a, L::size);
+  digest_corrector<Model>(h, s.corrector);
   return h;
 }
 

@@ -1,7 +1,6 @@
 // lockstep/engine/lanes_engine.hpp — the lanes backend of a build for one instruction set: a method's
-// `advance` in an engine table (methods[kind], for BDF and the Radau IIA family: method_runs_in_lanes)
-// that runs the method's members in the SIMD lanes of the instruction set the translation unit is
-// compiled for (lockstep/simd/member_kernels_inl.hpp, advance_in_lanes); every other entry stays as
+// `advance` in an engine table (methods[kind], for every method: lockstep/simd/member_inl.hpp) that
+// runs the method's members in the SIMD lanes of the instruction set the translation unit is compiled for (lockstep/simd/member_kernels_inl.hpp, advance_in_lanes); every other entry stays as
 // model_engine.hpp made it.
 //
 // Each member ends every call with the state, counters, status and outputs advance_member gives it
@@ -125,7 +124,6 @@ void lanes_corrector_work_report(std::uint64_t* iterations_executed, std::uint64
 // member at a time. The lanes' counts are reported either way (zero when they never ran).
 template <class Model, class Method>
 void use_lanes(lockstep_engine& t) {
-  static_assert(method_runs_in_lanes(Method::kind), "the method has no lanes (method_runs_in_lanes)");
   if constexpr (fits_in_lanes<Model>()) {
     if (lanes_enabled()) t.methods[static_cast<int>(Method::kind)].advance = &lanes_advance<Model, Method>;
     t.lanes_work = &lanes_work_report<Model>;

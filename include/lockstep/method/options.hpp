@@ -53,12 +53,6 @@ LOCKSTEP_HD constexpr const char* method_name(method_kind m) {
   return "unknown";
 }
 
-// Whether the members of a method can run in SIMD lanes (lockstep/simd/member_inl.hpp, method_lanes):
-// BDF and the Radau IIA family. rho_inf's step attempt is written for packs
-// (method/rhoinf_attempt_generic.inc), but its members have no lanes yet, so they run one at a time
-// everywhere.
-LOCKSTEP_HD constexpr bool method_runs_in_lanes(method_kind m) { return m != method_kind::rhoinf; }
-
 // Which multipliers a member with redundant constraints reports (formulation/minimum_norm_multipliers.hpp).
 // Its positions and velocities are unique; its constraint forces G^T lambda + A^T nu are too, but not
 // the multipliers that give them.

@@ -54,7 +54,6 @@ HWY_INLINE void clear_lanes(bdf_lanes<Model, D>& S) {
 template <class Model, class D>
 HWY_INLINE void load_lane(bdf_lanes<Model, D>& S, size_t l, const bdf_state<Model>& s) {
   using L = state_layout<Model>;
-  constexpr int size = state_layout<Model>::newton_size;
   bdf_history_lanes<Model, D>& H = S;
   set_lane(H.past_count, l, double(s.past_count));
   for (int j = 0; j < bdf_state<Model>::max_past; ++j) {
@@ -71,25 +70,7 @@ HWY_INLINE void load_lane(bdf_lanes<Model, D>& S, size_t l, const bdf_state<Mode
   set_lane(S.order, l, double(s.order)), set_lane(S.last_order, l, double(s.last_order));
   set_lane(S.steps_at_order, l, double(s.steps_at_order)), set_lane(S.error_failures, l, double(s.error_failures));
   set_lane(S.newton_cuts, l, double(s.newton_cuts)), set_lane(S.error, l, s.error);
-
-  // The Jacobian and the factors where valid; elsewhere the finite values of clear_matrices (a member's
-  // invalid ones may be a failed evaluation's, or never written), which nothing reads as the member's.
-  corrector_lanes<Model, D>& C = S.corrector;
-  const corrector_matrices<Model>& c = s.corrector;
-#define LOCKSTEP_SIMD_LOAD_BLOCK(B) \
-  for (size_t e = 0; e < std::size(c.jac.B.a); ++e) set_lane(C.jac.B.a[e], l, c.jacobian_valid ? c.jac.B.a[e] : 0.0);
-  LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_LOAD_BLOCK)
-#undef LOCKSTEP_SIMD_LOAD_BLOCK
-  C.dropped.bits = with_lane(C.dropped.bits, l, static_cast<int64_t>(c.jac.dropped));
-  for (int i = 0; i < size; ++i) {
-    for (int j = 0; j < size; ++j)
-      set_lane(C.newton.lu(i, j), l, c.newton_valid ? c.newton.lu(i, j) : i == j ? 1.0 : 0.0);
-    set_lane(C.newton.pivot[i], l, double(c.newton_valid ? c.newton.pivot[i] : i));
-  }
-  set_lane(C.newton.c, l, c.newton_valid ? c.newton.c : 1.0);
-  set_mask_lane<D>(C.jacobian_valid, l, c.jacobian_valid);
-  set_mask_lane<D>(C.newton_valid, l, c.newton_valid);
-  set_mask_lane<D>(C.jacobian_fresh, l, c.jacobian_fresh);
+  load_corrector_lane(S.corrector, l, s.corrector);
 }
 
 // The member in lane l of S, without its Jacobian and factors, into s: what its dense output reads.
@@ -117,21 +98,8 @@ HWY_INLINE void store_history_lane(const bdf_lanes<Model, D>& S, size_t l, bdf_s
 // The member in lane l of S, into s (the inverse of load_lane).
 template <class Model, class D>
 HWY_INLINE void store_lane(const bdf_lanes<Model, D>& S, size_t l, bdf_state<Model>& s) {
-  constexpr int size = state_layout<Model>::newton_size;
   store_history_lane(S, l, s);
-  const corrector_lanes<Model, D>& C = S.corrector;
-  corrector_matrices<Model>& c = s.corrector;
-#define LOCKSTEP_SIMD_STORE_BLOCK(B) \
-  for (size_t e = 0; e < std::size(c.jac.B.a); ++e) c.jac.B.a[e] = lane_of(C.jac.B.a[e], l);
-  LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_STORE_BLOCK)
-#undef LOCKSTEP_SIMD_STORE_BLOCK
-  c.jac.dropped = static_cast<std::uint64_t>(hn::ExtractLane(C.dropped.bits, l));
-  for (int e = 0; e < size * size; ++e) c.newton.lu.a[e] = lane_of(C.newton.lu.a[e], l);
-  for (int i = 0; i < size; ++i) c.newton.pivot[i] = int(lane_of(C.newton.pivot[i], l));
-  c.newton.c = lane_of(C.newton.c, l);
-  c.jacobian_valid = mask_lane_of<D>(C.jacobian_valid, l);
-  c.newton_valid = mask_lane_of<D>(C.newton_valid, l);
-  c.jacobian_fresh = mask_lane_of<D>(C.jacobian_fresh, l);
+  store_corrector_lane(S.corrector, l, s.corrector);
 }
 
 // The attempt (bdf_attempt of the lanes of `lanes`, each towards its own t_end with its own

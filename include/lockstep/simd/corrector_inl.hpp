@@ -93,6 +93,45 @@ HWY_INLINE void clear_matrices(corrector_lanes<Model, D>& cm) {
   cm.jacobian_valid = cm.newton_valid = cm.jacobian_fresh = hn::FirstN(d, 0);
 }
 
+// Lane l of cm becomes the member's corrector_matrices c: the Jacobian and the factors where valid;
+// elsewhere the finite values of clear_matrices (a member's invalid ones may be a failed evaluation's,
+// or never written), which nothing reads as the member's. cm's other lanes are not read.
+template <class Model, class D>
+HWY_INLINE void load_corrector_lane(corrector_lanes<Model, D>& cm, size_t l, const corrector_matrices<Model>& c) {
+  constexpr int size = newton_matrix_lanes<Model, D>::size;
+#define LOCKSTEP_SIMD_LOAD_BLOCK(B) \
+  for (size_t e = 0; e < std::size(c.jac.B.a); ++e) set_lane(cm.jac.B.a[e], l, c.jacobian_valid ? c.jac.B.a[e] : 0.0);
+  LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_LOAD_BLOCK)
+#undef LOCKSTEP_SIMD_LOAD_BLOCK
+  cm.dropped.bits = with_lane(cm.dropped.bits, l, static_cast<int64_t>(c.jac.dropped));
+  for (int i = 0; i < size; ++i) {
+    for (int j = 0; j < size; ++j)
+      set_lane(cm.newton.lu(i, j), l, c.newton_valid ? c.newton.lu(i, j) : i == j ? 1.0 : 0.0);
+    set_lane(cm.newton.pivot[i], l, double(c.newton_valid ? c.newton.pivot[i] : i));
+  }
+  set_lane(cm.newton.c, l, c.newton_valid ? c.newton.c : 1.0);
+  set_mask_lane<D>(cm.jacobian_valid, l, c.jacobian_valid);
+  set_mask_lane<D>(cm.newton_valid, l, c.newton_valid);
+  set_mask_lane<D>(cm.jacobian_fresh, l, c.jacobian_fresh);
+}
+
+// The member in lane l of cm, into c (the inverse of load_corrector_lane).
+template <class Model, class D>
+HWY_INLINE void store_corrector_lane(const corrector_lanes<Model, D>& cm, size_t l, corrector_matrices<Model>& c) {
+  constexpr int size = newton_matrix_lanes<Model, D>::size;
+#define LOCKSTEP_SIMD_STORE_BLOCK(B) \
+  for (size_t e = 0; e < std::size(c.jac.B.a); ++e) c.jac.B.a[e] = lane_of(cm.jac.B.a[e], l);
+  LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_STORE_BLOCK)
+#undef LOCKSTEP_SIMD_STORE_BLOCK
+  c.jac.dropped = static_cast<std::uint64_t>(hn::ExtractLane(cm.dropped.bits, l));
+  for (int e = 0; e < size * size; ++e) c.newton.lu.a[e] = lane_of(cm.newton.lu.a[e], l);
+  for (int i = 0; i < size; ++i) c.newton.pivot[i] = int(lane_of(cm.newton.pivot[i], l));
+  c.newton.c = lane_of(cm.newton.c, l);
+  c.jacobian_valid = mask_lane_of<D>(cm.jacobian_valid, l);
+  c.newton_valid = mask_lane_of<D>(cm.newton_valid, l);
+  c.jacobian_fresh = mask_lane_of<D>(cm.jacobian_fresh, l);
+}
+
 // The counts solve_corrector adds to member_counters, per lane (exact in double lanes).
 template <class D>
 struct corrector_counts {

@@ -1,8 +1,9 @@
 // lockstep/simd/member_inl.hpp — the member stepper (lockstep/stepper/member.hpp, member_advance)
 // around a method's step attempt in lanes (BDF: bdf_attempt_inl.hpp; the Radau IIA family:
-// radau_attempt_inl.hpp): W members, one per lane, each advanced by one attempt per call with
-// member_advance's rules, so that a lane ends every call with exactly the member state, counters, status
-// and outputs its member has alone after the same number of attempts (tests/simd/member_test.cpp).
+// radau_attempt_inl.hpp; rho_inf: rhoinf_attempt_inl.hpp): W members, one per lane, each advanced by
+// one attempt per call with member_advance's rules, so that a lane ends every call with exactly the
+// member state, counters, status and outputs its member has alone after the same number of attempts
+// (tests/simd/member_test.cpp).
 // member_advance's results do not depend on how many attempts one call makes (it pauses at attempt
 // boundaries), so one attempt per call is the member alone.
 //
@@ -23,8 +24,8 @@
 // cannot start has finished and does not enter a lane, a finished member stays in its lane until it is
 // replaced, and fill_idle_lanes gives a lane that never had a member a copy of another lane's.
 //
-// The methods in lanes are BDF and the Radau IIA family (Radau IIA 5, Radau IIA 3, backward Euler);
-// method_lanes names each one's lanes, and the overloads below give the stepper what methods.hpp gives
+// Every method runs in lanes: BDF, the Radau IIA family (Radau IIA 5, Radau IIA 3, backward Euler)
+// and rho_inf; method_lanes names each one's lanes, and the overloads below give the stepper what methods.hpp gives
 // it for one member (the attempt, the current point, the Jacobian's dropped rows, the work done).
 //
 // For translation units built for one instruction set (HWY_COMPILE_ONLY_STATIC), as corrector_inl.hpp.
@@ -44,6 +45,7 @@
 #include "lockstep/simd/bdf_attempt_inl.hpp"
 #include "lockstep/simd/pack_inl.hpp"
 #include "lockstep/simd/radau_attempt_inl.hpp"
+#include "lockstep/simd/rhoinf_attempt_inl.hpp"
 #include "lockstep/stepper/member.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -60,6 +62,10 @@ struct method_lanes<Model, bdf_method, D> {
 template <class Model, class RT, method_kind Kind, class D>
 struct method_lanes<Model, radau_iia_method<RT, Kind>, D> {
   using type = radau_lanes<Model, RT, D>;
+};
+template <class Model, class D>
+struct method_lanes<Model, rhoinf_method, D> {
+  using type = rhoinf_lanes<Model, D>;
 };
 template <class Model, class Method, class D>
 using method_lanes_t = typename method_lanes<Model, Method, D>::type;
@@ -78,11 +84,20 @@ HWY_INLINE pack<D> method_attempt(mask<D> lanes, radau_lanes<Model, RT, D>& s, p
   return radau_attempt<Model, RT>(lanes, s, t_end, p, opt, counters, status);
 }
 template <class Model, class D>
+HWY_INLINE pack<D> method_attempt(mask<D> lanes, rhoinf_lanes<Model, D>& s, pack<D> t_end, const pack<D>* p,
+                                  const solver_options& opt, attempt_counters_lanes<D>& counters, pack<D>& status) {
+  return rhoinf_attempt_in_lanes<Model>(lanes, s, t_end, p, opt, counters, status);
+}
+template <class Model, class D>
 HWY_INLINE auto& current_point(bdf_lanes<Model, D>& s) {
   return s.y_newest;
 }
 template <class Model, class RT, class D>
 HWY_INLINE auto& current_point(radau_lanes<Model, RT, D>& s) {
+  return s.y;
+}
+template <class Model, class D>
+HWY_INLINE auto& current_point(rhoinf_lanes<Model, D>& s) {
   return s.y;
 }
 template <class Model, class D>
@@ -94,12 +109,20 @@ HWY_INLINE const dropped_lanes<D>& dropped_rows(const radau_lanes<Model, RT, D>&
   return s.dropped;
 }
 template <class Model, class D>
+HWY_INLINE const dropped_lanes<D>& dropped_rows(const rhoinf_lanes<Model, D>& s) {
+  return s.corrector.dropped;
+}
+template <class Model, class D>
 HWY_INLINE const corrector_work& method_work(const bdf_lanes<Model, D>& s) {
   return s.corrector.work;
 }
 template <class Model, class RT, class D>
 HWY_INLINE const corrector_work& method_work(const radau_lanes<Model, RT, D>& s) {
   return s.work;
+}
+template <class Model, class D>
+HWY_INLINE const corrector_work& method_work(const rhoinf_lanes<Model, D>& s) {
+  return s.corrector.work;
 }
 
 // member_state<Model, Method> and the member's parameters, per lane: the method and the counts an
