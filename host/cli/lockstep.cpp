@@ -354,7 +354,9 @@ int run(const run_request& request) {
 // LOCKSTEP_LANES=0 turns them off.
 std::string builtin_lanes_line() {
   if (const int lanes = lockstep::builtin_lanes(); lanes > 0)
-    return std::to_string(lanes) + " per core, with every method (LOCKSTEP_LANES=0 turns them off; lockstep describe MODEL says which models fit them)";
+    return std::to_string(lanes) +
+           " per core, with every method (LOCKSTEP_LANES=0 turns them off; lockstep describe MODEL says which "
+           "models fit them)";
   if (build_has_lanes()) return "off (LOCKSTEP_LANES=0)";
   return "off (this build is for " + std::string(host::built_instruction_set().name) +
          "; a build for avx2 or avx512 runs them)";
@@ -365,7 +367,9 @@ std::string builtin_lanes_line() {
 std::string model_file_lanes(const lockstep::model_files::toolchain& tools) {
   if (tools.lanes == 0) return "off (model files compiled for avx2 or avx512 run them)";
   if (lanes_turned_off()) return "off (LOCKSTEP_LANES=0)";
-  return std::to_string(tools.lanes) + " per core, with every method, where the model's code compiles on SIMD packs (LOCKSTEP_MODEL_LANES=0 compiles without them)";
+  return std::to_string(tools.lanes) +
+         " per core, with every method, where the model's code compiles on SIMD packs (LOCKSTEP_MODEL_LANES=0 "
+         "compiles without them)";
 }
 
 }  // namespace
