@@ -20,8 +20,8 @@ std::span<const engine> builtin_engines();
 const engine* find_builtin_engine(std::string_view name);
 
 // The SIMD lanes the built-in engines run every method's members in (lockstep/engine/lanes_engine.hpp):
-// the vector width of the build's instruction
-// set in a build for avx2 or avx512, unless LOCKSTEP_LANES=0; 0 where they run one member at a time.
+// the vector width of the build's instruction set in a build for avx2 or avx512, unless
+// LOCKSTEP_LANES=0; 0 where they run one member at a time.
 // The results are the same either way.
 int builtin_lanes();
 

@@ -1,6 +1,7 @@
 // lockstep/engine/lanes_engine.hpp — the lanes backend of a build for one instruction set: a method's
 // `advance` in an engine table (methods[kind], for every method: lockstep/simd/member_inl.hpp) that
-// runs the method's members in the SIMD lanes of the instruction set the translation unit is compiled for (lockstep/simd/member_kernels_inl.hpp, advance_in_lanes); every other entry stays as
+// runs the method's members in the SIMD lanes of the instruction set the translation unit is compiled
+// for (lockstep/simd/member_kernels_inl.hpp, advance_in_lanes); every other entry stays as
 // model_engine.hpp made it.
 //
 // Each member ends every call with the state, counters, status and outputs advance_member gives it

@@ -25,8 +25,9 @@
 // replaced, and fill_idle_lanes gives a lane that never had a member a copy of another lane's.
 //
 // Every method runs in lanes: BDF, the Radau IIA family (Radau IIA 5, Radau IIA 3, backward Euler)
-// and rho_inf; method_lanes names each one's lanes, and the overloads below give the stepper what methods.hpp gives
-// it for one member (the attempt, the current point, the Jacobian's dropped rows, the work done).
+// and rho_inf; method_lanes names each one's lanes, and the overloads below give the stepper what
+// methods.hpp gives it for one member (the attempt, the current point, the Jacobian's dropped rows, the
+// work done).
 //
 // For translation units built for one instruction set (HWY_COMPILE_ONLY_STATIC), as corrector_inl.hpp.
 // Per-target header: include after hwy/highway.h, inside no namespace.
