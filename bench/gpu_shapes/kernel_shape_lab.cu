@@ -29,6 +29,11 @@
 //              three stage residuals on three), the Jacobian's rows, the LU, the solves and the norms
 //              one team of T threads per member (T = 4..32, within a warp; pivot search and norms by a
 //              fixed butterfly, so that a member's bits do not depend on T)
+//   rows       a team of R lanes of one warp per member (R = 4, 8, 16 or 32, from N up), lane i holding
+//              row i of the Newton matrices in registers; the pivot row broadcast element by element by
+//              shuffles, the rows never moved (each lane keeps its place under the serial interchanges),
+//              so the factorization and the solves need no shared memory and no synchronization; the
+//              model phase and the vectors as the team's (B = 256 / R members a block)
 //   batched    phases in separate launches: the Newton matrices assembled one thread per member, then
 //              cuBLAS's batched LU and solves (getrfBatched, getrsBatched), as the project's first
 //              design had them
@@ -322,11 +327,20 @@ constexpr int padded = N | 1;  // an odd row stride: the team's rows fall in dif
 // a - l b with its multiply-adds fused where this code says, not where the compiler chooses: a complex
 // product is a sum of two products, and which of them nvcc fuses with the sum differs from one kernel to
 // another (the first lab run's Radau IIA teams differed in their bits with T: docs/GPU.md 9.4), so
-// the team's elimination and substitutions name their fused operations.
+// the team's elimination and substitutions name their fused operations. That alone did not make the
+// teams' bits independent of T (the transformations' sums of products are contracted too), so the lab
+// is also built with --fmad=false (kernel_shape_lab_nofmad, LAB_NO_FMAD): no contraction anywhere, and
+// the elimination written as the other shapes write it, so that every shape of it computes the same
+// operations and what contraction costs in time is measured beside what it changes in bits.
+#if defined(LAB_NO_FMAD)
+__device__ inline double minus_product(double a, double l, double b) { return a - l * b; }
+__device__ inline cplx minus_product(const cplx& a, const cplx& l, const cplx& b) { return a - l * b; }
+#else
 __device__ inline double minus_product(double a, double l, double b) { return __fma_rn(-l, b, a); }
 __device__ inline cplx minus_product(const cplx& a, const cplx& l, const cplx& b) {
   return {a.re - __fma_rn(l.re, b.re, -(l.im * b.im)), a.im - __fma_rn(l.re, b.im, l.im * b.re)};
 }
+#endif
 
 template <class E, int N, int T>
 __device__ void team_lu_factor(E* a, int* pivot, int lane, unsigned mask) {
@@ -541,6 +555,229 @@ __global__ void team_radau(double* state, long members, int attempts, double* er
       state[long(k) * members + mine] = y0[k] + z(2, k);
     }
     err = sqrt(team_sum<T>(sum, mask) / N);
+    __syncthreads();
+  }
+  if (lane == 0) error[mine] = err;
+}
+
+// ---- rows kernels ----
+//
+// A team of R lanes of one warp per member (R the power of two from N up, at most 32: several members
+// share a warp when N <= 16), lane i holding row i of the Newton matrices in registers. The rows never
+// move: the elimination keeps each lane's position under the interchanges the serial algorithm would
+// make (so that the pivot search breaks ties as it does), broadcasts the pivot row element by element
+// with shuffles, and the lane chosen at step k ends holding row k of U (and its multipliers, L's row).
+// The solves broadcast one component per step the same way, so the team performs the serial text's
+// operations in its order, without shared memory or a synchronization inside the factorization or the
+// solves. The model phase and the member's vectors are the team shape's (one thread per member for the
+// residuals, three for Radau IIA 5's stages, the Jacobian's rows by the team: lane i computes its row).
+
+template <int N>
+constexpr int row_team = N <= 4 ? 4 : N <= 8 ? 8 : N <= 16 ? 16 : 32;
+
+__device__ inline double shuffle(double x, int from, int width) { return __shfl_sync(0xffffffffu, x, from, width); }
+__device__ inline cplx shuffle(const cplx& x, int from, int width) {
+  return {__shfl_sync(0xffffffffu, x.re, from, width), __shfl_sync(0xffffffffu, x.im, from, width)};
+}
+
+// LU with partial pivoting of the team's rows (row i in lane i's `row`); `step` ends as the elimination
+// step whose pivot this lane's row was (N for the lanes beyond the matrix).
+template <class E, int N, int R>
+__device__ void rows_factor(E (&row)[N], int& step, int lane) {
+  int position = lane;  // this row's place under the serial algorithm's interchanges
+  step = N;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const bool candidate = lane < N && step == N;
+    double best = candidate ? abs1(row[k]) : -1.0;
+    int key = candidate ? position * 32 + lane : 0x7fffffff;  // ties to the first row in position
+#pragma unroll
+    for (int offset = R / 2; offset > 0; offset /= 2) {
+      const double other = __shfl_xor_sync(0xffffffffu, best, offset, R);
+      const int other_key = __shfl_xor_sync(0xffffffffu, key, offset, R);
+      const bool take = other > best || (other == best && other_key < key);
+      best = take ? other : best;
+      key = take ? other_key : key;
+    }
+    const int p = key % 32, p_position = key / 32;
+    if (candidate && position == k) position = p_position;  // the row at k goes where the pivot row was
+    const bool below = candidate && lane != p;
+    if (lane == p) {
+      step = k;
+      position = k;
+    }
+    const E d = shuffle(row[k], p, R);
+    const E l = row[k] / d;
+    if (below) row[k] = l;
+#pragma unroll
+    for (int j = k + 1; j < N; ++j) {
+      const E pivot_j = shuffle(row[j], p, R);
+      if (below) row[j] = row[j] - l * pivot_j;
+    }
+  }
+}
+
+// The lane whose row was step k's pivot.
+template <int N, int R>
+__device__ int pivot_lane(int step, int lane, int k) {
+  const unsigned all = __ballot_sync(0xffffffffu, lane < N && step == k);
+  const unsigned mine = R == 32 ? all : (all >> ((threadIdx.x % 32) - lane)) & ((1u << R) - 1u);
+  return __ffs(mine) - 1;
+}
+
+// b <- A^-1 b with rows_factor's factors: b's row i in lane i on entry; on return, component `step` of
+// the solution in each lane below N.
+template <class E, int N, int R>
+__device__ void rows_solve(const E (&row)[N], int step, E& b, int lane) {
+#pragma unroll
+  for (int j = 0; j < N; ++j) {  // L, by columns: the rows eliminated after step j take its component
+    const E bj = shuffle(b, pivot_lane<N, R>(step, lane, j), R);
+    if (lane < N && step > j) b = b - row[j] * bj;
+  }
+#pragma unroll
+  for (int i = N - 1; i >= 0; --i) {  // U, by columns
+    const int p = pivot_lane<N, R>(step, lane, i);
+    const E xi = shuffle(lane == p ? b / row[i] : b, p, R);
+    if (lane == p) b = xi;
+    if (lane < N && step < i) b = b - row[i] * xi;
+  }
+}
+
+template <int N, int R>
+__global__ void rows_bdf(double* state, long members, int attempts, double* error) {
+  extern __shared__ double shared[];
+  const int B = blockDim.x / R, team = threadIdx.x / R, lane = threadIdx.x % R;
+  const long first = long(blockIdx.x) * B, mine = first + team;
+  auto vec = [&](int b, int which) { return shared + (b * 4 + which) * N; };  // predicted, history part, y, r
+  double err = 0.0;
+  for (int a = 0; a < attempts; ++a) {
+    if (threadIdx.x < B) {  // the predictor and the history's part of the residual: one thread per member
+      const int b = threadIdx.x;
+      global_rows<N> z{state + first + b, members};
+      double *predicted = vec(b, 0), *history_part = vec(b, 1), *y = vec(b, 2);
+      for (int k = 0; k < N; ++k) {
+        predicted[k] = ((4.0 * z(0, k) - 6.0 * z(1, k)) + 4.0 * z(2, k)) - z(3, k);
+        history_part[k] = (3.0 * z(0, k) - 1.5 * z(1, k)) + z(2, k) / 3.0;
+        y[k] = predicted[k];
+      }
+    }
+    __syncthreads();
+    double row[N];
+    {
+      const member_parameters par = parameters_of(mine);
+      const double* y = vec(team, 2);
+#pragma unroll
+      for (int c = 0; c < N; ++c)
+        row[c] = lane < N ? newton_diagonal(lane, c, sizes<N>::n, bdf3_alpha) - step * jacobian_entry<N>(lane, c, y, par) : 0.0;
+    }
+    int pivot_step;
+    rows_factor<double, N, R>(row, pivot_step, lane);
+    for (int iteration = 0; iteration < newton_iterations; ++iteration) {
+      __syncthreads();
+      if (threadIdx.x < B) {
+        const int b = threadIdx.x;
+        const member_parameters par = parameters_of(first + b);
+        double *history_part = vec(b, 1), *y = vec(b, 2), *r = vec(b, 3);
+        for (int k = 0; k < N; ++k) r[k] = bdf_residual_entry<N>(k, y, history_part, par);
+      }
+      __syncthreads();
+      double b = lane < N ? vec(team, 3)[lane] : 0.0;
+      rows_solve<double, N, R>(row, pivot_step, b, lane);
+      if (lane < N) vec(team, 2)[pivot_step] = vec(team, 2)[pivot_step] - b;
+    }
+    __syncthreads();
+    double sum = 0.0;
+    if (lane < N) {
+      const double *predicted = vec(team, 0), *y = vec(team, 2);
+      global_rows<N> z{state + mine, members};
+      const double d = y[lane] - predicted[lane];
+      sum = d * d;
+      z(3, lane) = z(2, lane);
+      z(2, lane) = z(1, lane);
+      z(1, lane) = z(0, lane);
+      z(0, lane) = y[lane];
+    }
+    err = sqrt(team_sum<R>(sum, 0xffffffffu) / N);
+    __syncthreads();
+  }
+  if (lane == 0) error[mine] = err;
+}
+
+template <int N, int R>
+__global__ void rows_radau(double* state, long members, int attempts, double* error) {
+  extern __shared__ double shared[];
+  const int B = blockDim.x / R, team = threadIdx.x / R, lane = threadIdx.x % R;
+  const long first = long(blockIdx.x) * B, mine = first + team;
+  auto vec = [&](int b, int which) { return shared + (b * 7 + which) * N; };  // 0 y0, 1-3 f, 4 r0, 5-6 r1
+  double err = 0.0;
+  for (int a = 0; a < attempts; ++a) {
+    if (threadIdx.x < B) {
+      const int b = threadIdx.x;
+      double* y0 = vec(b, 0);
+      for (int k = 0; k < N; ++k) y0[k] = state[long(k) * members + first + b];
+    }
+    __syncthreads();
+    double row1[N];
+    cplx row2[N];
+    {
+      using t = lockstep::radau5_tableau;
+      const member_parameters par = parameters_of(mine);
+      const double* y0 = vec(team, 0);
+#pragma unroll
+      for (int c = 0; c < N; ++c) {
+        const double hj = lane < N ? step * jacobian_entry<N>(lane, c, y0, par) : 0.0;
+        row1[c] = newton_diagonal(lane, c, sizes<N>::n, t::gamma) - hj;
+        row2[c] = cplx(newton_diagonal(lane, c, sizes<N>::n, t::alpha) - hj, -newton_diagonal(lane, c, sizes<N>::n, t::beta));
+      }
+    }
+    int step1, step2;
+    rows_factor<double, N, R>(row1, step1, lane);
+    rows_factor<cplx, N, R>(row2, step2, lane);
+    global_rows<N> z{state + N * members + mine, members};
+    for (int iteration = 0; iteration < newton_iterations; ++iteration) {
+      __syncthreads();
+      if (threadIdx.x < 3 * B) {  // the three stage residuals of each member on three threads (R >= 4)
+        const int b = threadIdx.x % B, s = threadIdx.x / B;
+        const member_parameters par = parameters_of(first + b);
+        const double* y0 = vec(b, 0);
+        global_rows<N> zb{state + N * members + first + b, members};
+        double ys[N];
+        for (int k = 0; k < N; ++k) ys[k] = y0[k] + zb(s, k);
+        double* f = vec(b, 1 + s);
+        for (int k = 0; k < N; ++k) f[k] = residual_entry<N>(k, ys, par);
+      }
+      __syncthreads();
+      double b0 = 0.0;
+      cplx b1(0.0, 0.0);
+      if (lane < N) radau_rhs(lane, sizes<N>::n, z, vec(team, 1)[lane], vec(team, 2)[lane], vec(team, 3)[lane], b0, b1);
+      rows_solve<double, N, R>(row1, step1, b0, lane);
+      rows_solve<cplx, N, R>(row2, step2, b1, lane);
+      double* r0 = vec(team, 4);
+      cplx* r1 = reinterpret_cast<cplx*>(vec(team, 5));
+      if (lane < N) {
+        r0[step1] = b0;
+        r1[step2] = b1;
+      }
+      __syncwarp();
+      if (lane < N) radau_update(lane, z, r0[lane], r1[lane]);
+    }
+    __syncthreads();
+    if (threadIdx.x < B) {  // F(y0) for the error estimate, into f_0
+      const int b = threadIdx.x;
+      const member_parameters par = parameters_of(first + b);
+      const double* y0 = vec(b, 0);
+      double* f = vec(b, 1);
+      for (int k = 0; k < N; ++k) f[k] = residual_entry<N>(k, y0, par);
+    }
+    __syncthreads();
+    double b0 = lane < N ? radau_error_rhs(lane, sizes<N>::n, z, vec(team, 1)[lane]) : 0.0;
+    rows_solve<double, N, R>(row1, step1, b0, lane);
+    double sum = 0.0;
+    if (lane < N) {
+      sum = b0 * b0;  // the error estimate's components in another order: the sum's bits may differ
+      state[long(lane) * members + mine] = vec(team, 0)[lane] + z(2, lane);
+    }
+    err = sqrt(team_sum<R>(sum, 0xffffffffu) / N);
     __syncthreads();
   }
   if (lane == 0) error[mine] = err;
@@ -925,6 +1162,35 @@ void run_thread_per_member(lab_state& lab, method m, const std::string& shape) {
   cudaFree(complex_matrices);
 }
 
+// Runs a kernel whose blocks hold B members each (the team and rows shapes), timed, and compares its
+// result with the stack shape's. The launch rounds up to whole blocks; the padding's few members are
+// left out of the comparisons. Returns the first o.members members' final state (stride o.members).
+template <int N, class Kernel>
+std::vector<double> run_in_blocks(lab_state& lab, result_row& row, Kernel kernel, int B, size_t shared) {
+  const options& o = lab.o;
+  const long members = (o.members + B - 1) / B * B;
+  const int block = B * row.team, attempts = attempts_for(o, N);
+  if (shared > 48 * 1024) LAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+  const std::vector<double> initial = initial_state(N, row.m, members);
+  double *state = nullptr, *error = nullptr;
+  LAB_CHECK(cudaMalloc(&state, initial.size() * sizeof(double)));
+  LAB_CHECK(cudaMalloc(&error, members * sizeof(double)));
+  row.attempts = attempts;
+  row.members = members;
+  record_attributes(row, kernel, block, shared);
+  const unsigned grid = unsigned(members / B);
+  row.seconds = time_launches(o, state, initial, [&] { kernel<<<grid, block, shared>>>(state, members, attempts, error); });
+  std::vector<double> final_state(initial.size());
+  LAB_CHECK(cudaMemcpy(final_state.data(), state, final_state.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  cudaFree(state);
+  cudaFree(error);
+  std::vector<double> first(size_t(4 * N) * o.members);
+  for (int e = 0; e < 4 * N; ++e)
+    for (long i = 0; i < o.members; ++i) first[size_t(e) * o.members + i] = final_state[size_t(e) * members + i];
+  compare(lab, row, first, 4 * N);
+  return first;
+}
+
 template <int N, int T>
 void run_team(lab_state& lab, method m) {
   const options& o = lab.o;
@@ -936,28 +1202,9 @@ void run_team(lab_state& lab, method m) {
   // model phase's threads), at least one.
   int B = int(o.shared_kib * 1024.0 / double(bytes_per_member));
   B = std::max(1, std::min({B, 256 / T, 32}));
-  // Whole blocks: the members beyond o.members (fewer than B) run too, and are left out of the comparisons.
-  const long members = (o.members + B - 1) / B * B;
-  const int block = B * T, attempts = attempts_for(o, N);
-  const size_t shared = size_t(B) * bytes_per_member;
-  auto kernel = m == method::bdf ? team_bdf<N, T> : team_radau<N, T>;
-  if (shared > 48 * 1024) LAB_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-  const std::vector<double> initial = initial_state(N, m, members);
-  double *state = nullptr, *error = nullptr;
-  LAB_CHECK(cudaMalloc(&state, initial.size() * sizeof(double)));
-  LAB_CHECK(cudaMalloc(&error, members * sizeof(double)));
   result_row row{"team", N, m, T, B};
-  row.attempts = attempts;
-  row.members = members;
-  record_attributes(row, kernel, block, shared);
-  const unsigned grid = unsigned(members / B);
-  row.seconds = time_launches(o, state, initial, [&] { kernel<<<grid, block, shared>>>(state, members, attempts, error); });
-  std::vector<double> final_state(initial.size());
-  LAB_CHECK(cudaMemcpy(final_state.data(), state, final_state.size() * sizeof(double), cudaMemcpyDeviceToHost));
-  std::vector<double> first(size_t(4 * N) * o.members);  // the first o.members members, stride o.members
-  for (int e = 0; e < 4 * N; ++e)
-    for (long i = 0; i < o.members; ++i) first[size_t(e) * o.members + i] = final_state[size_t(e) * members + i];
-  compare(lab, row, first, 4 * N);  // (the padding's few members are not counted)
+  const std::vector<double> first =
+      run_in_blocks<N>(lab, row, m == method::bdf ? team_bdf<N, T> : team_radau<N, T>, B, size_t(B) * bytes_per_member);
   // A member's bits must not depend on the team size: each team against the first of this N and method.
   if (lab.team_reference.empty()) {
     lab.team_reference = first;
@@ -968,8 +1215,19 @@ void run_team(lab_state& lab, method m) {
   }
   lab.rows.push_back(row);
   print_row(lab.o, row);
-  cudaFree(state);
-  cudaFree(error);
+}
+
+// The rows shape: B = 256 / R members a block (the model phase's threads: B, 3 B for Radau IIA 5).
+template <int N>
+void run_rows(lab_state& lab, method m) {
+  if (!wanted(lab.o, "rows", N, m)) return;
+  constexpr int R = row_team<N>;
+  const int B = 256 / R;
+  result_row row{"rows", N, m, R, B};
+  run_in_blocks<N>(lab, row, m == method::bdf ? rows_bdf<N, R> : rows_radau<N, R>, B,
+                   size_t(B) * (m == method::bdf ? 4 : 7) * N * sizeof(double));
+  lab.rows.push_back(row);
+  print_row(lab.o, row);
 }
 
 template <int N>
@@ -1065,6 +1323,7 @@ void run_size(lab_state& lab) {
     if constexpr (N <= 19) run_thread_per_member<N>(lab, m, "registers");
     run_thread_per_member<N>(lab, m, "global");
     (run_team<N, Teams>(lab, m), ...);
+    run_rows<N>(lab, m);
     run_batched<N>(lab, m);
   }
 }
@@ -1152,7 +1411,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (list) {
-    std::printf("shapes: stack registers global team batched; N: 4 8 19 32; methods: bdf radau5\n");
+    std::printf("shapes: stack registers global team rows batched; N: 4 8 19 32; methods: bdf radau5\n");
     return 0;
   }
   if (host) return host_check<4>(64) + host_check<8>(64) + host_check<19>(16) + host_check<32>(8) ? 1 : 0;

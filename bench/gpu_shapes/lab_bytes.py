@@ -25,8 +25,9 @@ METRICS = {
     "sm__warps_active.avg.pct_of_peak_sustained_active": "occupancy",
 }
 
-# Lab kernels by (demangled) name: frame_bdf<19, true> -> registers; team_radau<32, 8> -> team T=8 ...
-LAB_KERNEL = re.compile(r"lab::(frame|global|team|batched)_(bdf|radau)\w*<(\d+)(?:,\s*(\w+))?>")
+# Lab kernels by (demangled) name: frame_bdf<19, true> -> registers; team_radau<32, 8> -> team T=8;
+# rows_bdf<19, 32> -> rows R=32 ...
+LAB_KERNEL = re.compile(r"lab::(frame|global|team|rows|batched)_(bdf|radau)\w*<(\d+)(?:,\s*(\w+))?>")
 
 
 def configuration(name):
@@ -40,6 +41,8 @@ def configuration(name):
         shape = "registers" if extra in ("true", "1") else "stack"  # ncu names a bool argument 0 or 1
     elif kind == "team":
         shape = f"team T={extra}"
+    elif kind == "rows":
+        shape = f"rows R={extra}"
     else:
         shape = kind
     return shape, n, method
