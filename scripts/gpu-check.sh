@@ -37,14 +37,18 @@
 #       sanitize   compute-sanitizer memcheck, racecheck, initcheck and synccheck on gpu_bench small (every device
 #                  model, both methods, fused and split, split projections; 100 members in 2 chunks),
 #                  and memcheck on the packed model files' engines (BDF, fused and split)
-#       bench      members per second, cuda against omp on all cores, pendulum, double pendulum and
-#                  andrews at 10^3 .. 10^6 members (gpu_bench rate)
+#       bench      members per second, cuda against the best CPU path of the pack's build: omp on all
+#                  cores with the SIMD lanes of its instruction set (pack a build for avx512, made with
+#                  LOCKSTEP_BUILD_DIR, to compare with AVX-512's 8 lanes). Pendulum, double pendulum
+#                  and andrews (over its standard interval), BDF and Radau IIA 5, at 10^4 .. 10^6
+#                  members, least of three runs where they are short (gpu_bench rate); lscpu first
 #       profile    Nsight Compute: occupancy and local-memory traffic of the step kernels
 #       lab        (a plain pack: no --model-files, no --no-fmad) the kernel-shape lab (bench/gpu_shapes):
 #                  every candidate kernel shape at N = 4, 8, 19 and 32 with BDF and Radau IIA 5, timed
 #                  (one process per N), then Nsight Compute's DRAM and L2 bytes per member-attempt of
 #                  each (bench/gpu_shapes/lab_bytes.py; the raw CSV beside the stage file,
-#                  OUT/lab-ncu.csv); about a minute on an H200 (docs/GPU.md 9)
+#                  OUT/lab-ncu.csv); then the timed runs again from the lab built with
+#                  --fmad=false; about a minute and a half on an H200 (docs/GPU.md 9)
 #                  The FP64 peak its rates are a fraction of: LOCKSTEP_GPU_FP64_PEAK TFLOP/s, default
 #                  33.5 (the H100 SXM's vector rate, section 3 of docs/GPU.md; the H200's is the same)
 #       docs       (a --docs pack: the only stage it runs) the site's needs-gpu examples, with
@@ -224,8 +228,8 @@ pack_all() {
 # stage runs.
 pack_lab() {
   local start=$SECONDS
-  nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target "$lab_target" member_trace
-  cp "$build_dir/bench/gpu_shapes/$lab_target" "$pack/bin/$lab_target"
+  nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target "$lab_target" "${lab_target}_nofmad" member_trace
+  cp "$build_dir/bench/gpu_shapes/$lab_target" "$build_dir/bench/gpu_shapes/${lab_target}_nofmad" "$pack/bin/"
   copy_libraries "$pack/bin/$lab_target"
   copy_binaries "$build_dir" bin member_trace
   mkdir -p "$pack/tools"  # not bin/: every file there is a binary that ldd checks
@@ -397,12 +401,15 @@ stage_docs() {
 }
 
 stage_bench() {
+  echo "-- lscpu"
+  lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|Flags)' | fold -w 200 | head -n 8 || true
+  echo
   # Two thirds of the stage for the timed runs: the rest covers the probes and warm-ups they skip.
   limited "$stage_limit" "$pack/bin/gpu_bench" rate $((stage_limit * 11 / 16)) pendulum double_pendulum andrews
 }
 
 stage_lab() {
-  local lab=$pack/bin/$lab_target rc=0 size r
+  local lab=$pack/bin/$lab_target lab_nofmad=$pack/bin/${lab_target}_nofmad rc=0 size r
   [[ -x $lab ]] || {
     echo "FAIL: this pack has no $lab_target (packed with an older gpu-check.sh?)"
     return 1
@@ -416,6 +423,14 @@ stage_lab() {
     echo "-- $lab_target --size $size --fp64-peak $peak (timed)"
     limited $((stage_limit / 8)) "$lab" --size "$size" --fp64-peak "$peak" || rc=1
   done
+  # The lab built with --fmad=false: its rates beside the ones above, and whether its teams' bits
+  # still depend on T.
+  if [[ -x $lab_nofmad ]]; then
+    for size in 4 8 19 32; do
+      echo "-- ${lab_target}_nofmad --size $size --fp64-peak $peak (timed; built with --fmad=false)"
+      limited $((stage_limit / 8)) "$lab_nofmad" --size "$size" --fp64-peak "$peak" || rc=1
+    done
+  fi
   local ncu
   ncu=$(find_tool ncu)
   if [[ -z $ncu ]]; then
@@ -547,6 +562,7 @@ dry_run() {
   done
   local r=0
   "$pack/bin/$lab_target" --host-check || die "the kernel-shape lab's host check failed"
+  "$pack/bin/${lab_target}_nofmad" --host-check || die "the kernel-shape lab's host check (--fmad=false) failed"
   r=0
   "$pack/bin/member_trace" >/dev/null 2>&1 || r=$?
   ((r == 3)) || die "member_trace without a GPU should stop with status 3 (no device), got $r"

@@ -10,19 +10,27 @@
 //   gpu_bench one MODEL MEMBERS [radau5]
 //                                    one cuda run (what Nsight Compute profiles): BDF on ggl, or with
 //                                    radau5 Radau IIA 5 on index3
-//   gpu_bench rate BUDGET_S MODEL... members per second, cuda and omp, at 10^3 .. 10^6 members; a
-//                                    size whose cuda run would overrun BUDGET_S (estimated from the
-//                                    previous size) is recorded as skipped. The omp backend runs at
-//                                    most as many members as fit a sixth of the model's share of
-//                                    BUDGET_S, and never more than 15 s (estimated from a run of
-//                                    1,000): its rate is flat in the ensemble size once every core has
-//                                    a few hundred members, and a full 10^6-member andrews run would
-//                                    take longer than the stage may.
+//   gpu_bench rate BUDGET_S MODEL... members per second, cuda against the best CPU path of the same
+//                                    build on every core: the omp backend with the SIMD lanes of the
+//                                    build's instruction set (a build for avx512 has 8; a baseline
+//                                    build none, and the line says "lanes 0"). BDF on ggl and Radau
+//                                    IIA 5 on index3, at 10^4, 10^5 and 10^6 members; each rate the
+//                                    least time of three runs where a run takes under 5 s (one run
+//                                    otherwise; the line says how many). A size whose cuda run would
+//                                    overrun the model and method's share of BUDGET_S (estimated from
+//                                    the previous size) is recorded as skipped. The omp backend runs
+//                                    at most as many members as three runs fit in a sixth of that
+//                                    share (and 15 s), estimated from a run of 1,000: its rate is flat
+//                                    in the ensemble size once every core has a few hundred members.
+//                                    Each line gives the accepted steps per member (the mean over the
+//                                    cuda run), which an Nsight Compute profile of `one` turns into
+//                                    bytes and operations per member-step.
 //
-// Settings (non-chaotic; one per model, as bench/ensemble_scale.cpp): pendulum and double pendulum on
-// the ggl form with BDF, rtol = atol = 1e-6, t in [0, 0.5]; andrews with BDF, rtol = atol = 1e-5, t in
-// [0, 0.003]; members differ in their first parameter by up to 1e-3. Exit status: 0, or 1 when a run
-// throws or a cuda status differs from the serial backend's.
+// Settings (one per model, as bench/ensemble_scale.cpp; rtol = atol on both backends): pendulum and
+// double pendulum with rtol 1e-6, t in [0, 0.5] (non-chaotic there); andrews with rtol 1e-5 over its
+// standard interval [0, 0.03] (Hairer & Wanner's test set; `small` and `one` keep [0, 0.003], short
+// enough for compute-sanitizer); members differ in their first parameter by up to 1e-3. Exit status:
+// 0, or 1 when a run throws or a cuda status differs from the serial backend's.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -45,11 +53,12 @@ using namespace lockstep;
 using lockstep::test::solve_builtin;  // every model here is built in
 
 template <class Model>
-ensemble<Model> bench_ensemble(long members, method_kind method = method_kind::bdf, formulation form = formulation::ggl) {
+ensemble<Model> bench_ensemble(long members, method_kind method = method_kind::bdf, formulation form = formulation::ggl,
+                               bool standard_interval = false) {
   auto e = ensemble<Model>::with_defaults(members);
   for (long i = 0; i < members; ++i) e.params_of(i)[0] *= 1.0 + 1e-3 * static_cast<double>(i % 1000) / 1000.0;
   const bool andrews = std::strcmp(Model::name, "andrews") == 0;
-  e.t1 = andrews ? 0.003 : 0.5;
+  e.t1 = andrews ? (standard_interval ? 0.03 : 0.003) : 0.5;
   e.save_times = {0.5 * e.t1, e.t1};
   e.options.method = method;
   e.options.form = form;
@@ -122,52 +131,74 @@ int one(long members, method_kind method) {
   return 0;
 }
 
+struct timing {
+  double seconds = 0.0;  // the least of the runs
+  int runs = 0;
+  long failed = 0;
+  double steps_per_member = 0.0;
+};
+
+// The least time of up to three runs; a run over 5 s is not repeated (its spread is below the
+// difference between backends this measures).
 template <class Model>
-double timed(const ensemble<Model>& e, const run_options& ro, long* failed) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto r = solve_builtin(e, ro);
-  const double s = seconds_since(start);
-  *failed = 0;
-  for (long i = 0; i < e.members; ++i) *failed += r.status[i] != member_status::success;
-  return s;
+timing timed(const ensemble<Model>& e, const run_options& ro, int most_runs = 3) {
+  timing t;
+  while (t.runs < most_runs) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = solve_builtin(e, ro);
+    const double s = seconds_since(start);
+    t.seconds = t.runs == 0 ? s : std::min(t.seconds, s);
+    ++t.runs;
+    t.failed = 0;
+    long steps = 0;
+    for (long i = 0; i < e.members; ++i) {
+      t.failed += r.status[i] != member_status::success;
+      steps += r.counters[i].steps;
+    }
+    t.steps_per_member = static_cast<double>(steps) / static_cast<double>(e.members);
+    if (s > 5.0) break;
+  }
+  return t;
 }
 
 template <class Model>
-int rate(double budget) {
+int rate(double budget, method_kind method) {
+  const formulation form = method == method_kind::bdf ? formulation::ggl : formulation::index3;
+  auto ensemble_of = [&](long members) { return bench_ensemble<Model>(members, method, form, true); };
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int lanes = builtin_lanes(Model::name);
   run_options cuda_run, omp_run;
   cuda_run.where = backend::cuda;
   omp_run.where = backend::omp;
   omp_run.threads = cores;
-  long failed = 0;
-  // The omp rate from 1,000 members sets how many members its timed runs take: four sizes, each at
-  // most a sixth of this model's budget (and 15 s), leave the rest of the budget to the cuda runs.
-  const double probe = timed(bench_ensemble<Model>(1000), omp_run, &failed);
-  const double omp_seconds = std::min(15.0, budget / 6.0);
-  const long omp_cap = std::max(1000L, static_cast<long>(omp_seconds * 1000.0 / std::max(probe, 1e-6)));
-  // One cuda warm-up: context creation and module loading are not the ensemble's cost.
-  timed(bench_ensemble<Model>(100), cuda_run, &failed);
+  // The omp rate from 1,000 members sets how many members its timed runs take: three runs of each
+  // size within a sixth of this share of the budget (and 15 s), the rest left to the cuda runs.
+  const auto stage = std::chrono::steady_clock::now();
+  const timing probe = timed(ensemble_of(1000), omp_run, 1);
+  const double omp_seconds = std::min(15.0, budget / 6.0) / 3.0;
+  const long omp_cap = std::max(1000L, static_cast<long>(omp_seconds * 1000.0 / std::max(probe.seconds, 1e-6)));
+  timed(ensemble_of(100), cuda_run, 1);  // context creation and module loading are not the ensemble's cost
   double cuda_previous = 0.0;
   long previous_members = 0;
-  const auto stage = std::chrono::steady_clock::now();
-  for (long members = 1000; members <= 1000000; members *= 10) {
+  for (long members = 10000; members <= 1000000; members *= 10) {
     const double estimate = previous_members > 0 ? cuda_previous * members / previous_members : 0.0;
     if (seconds_since(stage) + estimate > budget) {
-      std::printf("rate %-16s %8ld members: skipped (cuda run estimated at %.0f s, over the %.0f s budget)\n", Model::name,
-                  members, estimate, budget);
+      std::printf("rate %-16s %-6s %8ld members: skipped (cuda run estimated at %.0f s, over the %.0f s budget)\n",
+                  Model::name, method_name(method), members, estimate, budget);
       continue;
     }
-    long cuda_failed = 0, omp_failed = 0;
-    const double cuda_s = timed(bench_ensemble<Model>(members), cuda_run, &cuda_failed);
+    const timing cuda = timed(ensemble_of(members), cuda_run,
+                              seconds_since(stage) + 3.0 * estimate > budget ? 1 : 3);
     const long omp_members = std::min(members, omp_cap);
-    const double omp_s = timed(bench_ensemble<Model>(omp_members), omp_run, &omp_failed);
-    const double cuda_rate = members / cuda_s, omp_rate = omp_members / omp_s;
-    std::printf("rate %-16s %8ld members: cuda %10.0f members/s (%.3f s, %ld failed) | omp x%d %10.0f members/s (%ld members, "
-                "%.3f s, %ld failed) | cuda/omp %.2f\n",
-                Model::name, members, cuda_rate, cuda_s, cuda_failed, cores, omp_rate, omp_members, omp_s, omp_failed,
-                cuda_rate / omp_rate);
+    const timing omp = timed(ensemble_of(omp_members), omp_run);
+    const double cuda_rate = members / cuda.seconds, omp_rate = omp_members / omp.seconds;
+    std::printf("rate %-16s %-6s %8ld members: cuda %10.0f members/s (%.3f s, least of %d, %ld failed, %.1f steps) | omp x%d "
+                "lanes %d %10.0f members/s (%ld members, %.3f s, least of %d, %ld failed, %.1f steps) | cuda/omp %.2f\n",
+                Model::name, method_name(method), members, cuda_rate, cuda.seconds, cuda.runs, cuda.failed,
+                cuda.steps_per_member, cores, lanes, omp_rate, omp_members, omp.seconds, omp.runs, omp.failed,
+                omp.steps_per_member, cuda_rate / omp_rate);
     std::fflush(stdout);
-    cuda_previous = cuda_s;
+    cuda_previous = cuda.seconds;
     previous_members = members;
   }
   return 0;
@@ -207,7 +238,10 @@ int main(int argc, char** argv) {
     if (what == "rate" && argc >= 4) {
       const double budget = std::atof(argv[2]);
       int rc = 0;
-      for (int a = 3; a < argc; ++a) rc |= for_model(argv[a], [&](auto m) { return rate<decltype(m)>(budget / (argc - 3)); });
+      const double share = budget / (2 * (argc - 3));  // per model and method
+      for (int a = 3; a < argc; ++a)
+        for (method_kind method : {method_kind::bdf, method_kind::radau5})
+          rc |= for_model(argv[a], [&](auto m) { return rate<decltype(m)>(share, method); });
       return rc;
     }
   } catch (const std::exception& error) {
