@@ -10,7 +10,10 @@
 #                                   do), so CI's build is
 #                                   reused, and copies them with every shared library they need that a
 #                                   bare machine may lack into the pack folder (LOCKSTEP_GPU_PACK,
-#                                   default build-gpu-pack: git-ignored; carry it to the GPU machine).
+#                                   default build-gpu-pack: git-ignored; carry it to the GPU machine;
+#                                   a pack over the 64 MiB a lease carries is also archived, in
+#                                   build-gpu-pack-archive/pack.tar.gz: carry that folder instead,
+#                                   and `run` unpacks it).
 #                                   --no-fmad also packs a second build (build-nofmad, -DLOCKSTEP_CUDA_NO_FMAD=ON,
 #                                   sm_90 only: a full nvcc compile of its own) whose comparison with the
 #                                   serial backend is ten times tighter.
@@ -54,8 +57,9 @@
 #       docs       (a --docs pack: the only stage it runs) the site's needs-gpu examples, with
 #                  docs/run_examples.py --gpu --only-gpu (Python 3's standard library only); a block
 #                  that also needs nvcc runs only where the machine has it
-#   gpu-check.sh dry-run            what runs without a GPU: pack, then the checks of the pack on this
-#                                   machine (every library resolves, every binary loads and its tests skip
+#   gpu-check.sh dry-run            what runs without a GPU: pack (without the lab built with
+#                                   --fmad=false), then the checks of the pack on this machine
+#                                   (every library resolves, every binary loads and its tests skip
 #                                   cleanly, `run` refuses for want of a device). CI runs it (.ci/run).
 #
 # What the machine refuses (no compute-sanitizer or ncu installed, profiling counters not permitted to
@@ -69,6 +73,10 @@ root=$PWD
 build_dir=${LOCKSTEP_BUILD_DIR:-build}
 pack=${LOCKSTEP_GPU_PACK:-build-gpu-pack}
 [[ $pack == /* ]] || pack=$root/$pack
+archive_dir=$pack-archive  # a pack too large to carry travels as $archive_dir/pack.tar.gz
+# The lab built with --fmad=false too (the lab stage runs it): another nvcc compile of minutes, which
+# dry-run leaves out (its host check is the same host code as the plain lab's).
+lab_nofmad=1
 nofmad_dir=${LOCKSTEP_NOFMAD_BUILD_DIR:-build-nofmad}
 targets=(cuda_device_check_test cuda_ensemble_test gpu_bench)
 lab_target=kernel_shape_lab  # bench/gpu_shapes, packed beside them for the lab stage
@@ -179,7 +187,7 @@ pack_all() {
     pack_docs
   else
     copy_binaries "$build_dir" bin
-    # The lab (10 MB) only in the plain pack: beside --model-files' engines or --no-fmad's second build
+    # The labs (22 MB) only in the plain pack: beside --model-files' engines or --no-fmad's second build
     # a pack would outgrow the 64 MiB a lease carries.
     ((with_model_files || no_fmad)) || pack_lab
   fi
@@ -219,17 +227,29 @@ pack_all() {
     echo "from the GPU machine's CUDA toolkit (too large to carry): $(tr '\n' ' ' <"$pack/expected-on-gpu-machine.txt")"
   } >"$pack/MANIFEST"
   cat "$pack/MANIFEST"
-  local bytes
+  local bytes archive_bytes
   bytes=$(du -sb "$pack" | cut -f1)
-  ((bytes <= 64 * 1024 * 1024)) || die "the pack is $bytes bytes, over the 64 MiB a lease carries"
+  rm -rf "$archive_dir"
+  ((bytes <= 64 * 1024 * 1024)) && return 0
+  # A pack over what a lease carries (a build for avx512 with the labs: its engines in lanes make
+  # gpu_bench twice the size) travels as a gzip archive, about half the size, which `run` unpacks.
+  mkdir -p "$archive_dir"
+  tar -C "$(dirname "$pack")" -czf "$archive_dir/pack.tar.gz" "$(basename "$pack")"
+  archive_bytes=$(stat -c %s "$archive_dir/pack.tar.gz")
+  ((archive_bytes <= 64 * 1024 * 1024)) ||
+    die "the pack is $bytes bytes and its archive $archive_bytes, over the 64 MiB a lease carries"
+  say "the pack is $bytes bytes, over the 64 MiB a lease carries: carry $archive_dir ($archive_bytes bytes)" \
+    "instead of $pack; 'run' unpacks it"
 }
 
 # The kernel-shape lab and its Nsight Compute summary, and member_trace (tests/cuda), which the tests
 # stage runs.
 pack_lab() {
-  local start=$SECONDS
-  nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target "$lab_target" "${lab_target}_nofmad" member_trace
-  cp "$build_dir/bench/gpu_shapes/$lab_target" "$build_dir/bench/gpu_shapes/${lab_target}_nofmad" "$pack/bin/"
+  local start=$SECONDS t
+  local labs=("$lab_target")
+  ((lab_nofmad)) && labs+=("${lab_target}_nofmad")
+  nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target "${labs[@]}" member_trace
+  for t in "${labs[@]}"; do cp "$build_dir/bench/gpu_shapes/$t" "$pack/bin/"; done
   copy_libraries "$pack/bin/$lab_target"
   copy_binaries "$build_dir" bin member_trace
   mkdir -p "$pack/tools"  # not bin/: every file there is a binary that ldd checks
@@ -506,6 +526,10 @@ run_stages() {
       [[ -x $pack/bin/$lab_target ]] && stages=(lab "${stages[@]}")
     fi
   fi
+  if [[ ! -f $pack/MANIFEST && -f $archive_dir/pack.tar.gz ]]; then
+    say "unpacking $archive_dir/pack.tar.gz"
+    tar -C "$(dirname "$pack")" -xzf "$archive_dir/pack.tar.gz"
+  fi
   [[ -f $pack/MANIFEST ]] || die "no pack in $pack: run 'gpu-check.sh pack' on a machine with nvcc and carry $pack here"
   pack_env
   local missing
@@ -537,6 +561,7 @@ run_stages() {
 
 dry_run() {
   local start=$SECONDS
+  lab_nofmad=0
   pack_all
   say "dry-run: checking the pack on this machine"
   pack_env
@@ -562,7 +587,6 @@ dry_run() {
   done
   local r=0
   "$pack/bin/$lab_target" --host-check || die "the kernel-shape lab's host check failed"
-  "$pack/bin/${lab_target}_nofmad" --host-check || die "the kernel-shape lab's host check (--fmad=false) failed"
   r=0
   "$pack/bin/member_trace" >/dev/null 2>&1 || r=$?
   ((r == 3)) || die "member_trace without a GPU should stop with status 3 (no device), got $r"
