@@ -26,6 +26,11 @@
 #                                   build (with CUDA) and the documentation's examples that need a GPU
 #                                   (docs/run_examples.py and the pages with needs-gpu blocks), for
 #                                   the docs stage; a pack of its own, as the command alone is large.
+#                                   --install packs, instead of the tests, an installed lockstep
+#                                   (`cmake --install` of that build, without its Python package) with
+#                                   the libraries its command loads, Highway's headers and a model
+#                                   header (examples/models/heavy_top.hpp), for the install stage; a
+#                                   pack of its own (85 MB, 40 MB archived).
 #   gpu-check.sh run [STAGE...]     on the GPU machine, from the pack folder: the stages below (all of
 #                                   them when none is named: lab first where the pack has it, then the
 #                                   others in this order). Each ends within 8 minutes
@@ -57,6 +62,11 @@
 #       docs       (a --docs pack: the only stage it runs) the site's needs-gpu examples, with
 #                  docs/run_examples.py --gpu --only-gpu (Python 3's standard library only); a block
 #                  that also needs nvcc runs only where the machine has it
+#       install    (an --install pack: the only stage it runs) the installed command compiles the model
+#                  header for --backend cuda with this machine's nvcc and host compiler, against the
+#                  installed headers and CUDA kernels (share/lockstep/kernels/cuda), and runs it on the
+#                  device and on omp: statuses equal, positions within 10 (atol + rtol |q|); NOT RUN
+#                  where the machine lacks nvcc or c++
 #   gpu-check.sh dry-run            what runs without a GPU: pack (without the lab built with
 #                                   --fmad=false), then the checks of the pack on this machine
 #                                   (every library resolves, every binary loads and its tests skip
@@ -165,17 +175,19 @@ copy_libraries() {
 }
 
 pack_all() {
-  local no_fmad=0 with_model_files=0 with_docs=0
+  local no_fmad=0 with_model_files=0 with_docs=0 with_install=0
   while (($#)); do
     case $1 in
       --no-fmad) no_fmad=1 ;;
       --model-files) with_model_files=1 ;;
       --docs) with_docs=1 ;;
-      *) die "pack: unknown option $1 (--no-fmad, --model-files, --docs)" ;;
+      --install) with_install=1 ;;
+      *) die "pack: unknown option $1 (--no-fmad, --model-files, --docs, --install)" ;;
     esac
     shift
   done
-  ((with_docs && (no_fmad || with_model_files))) && die "pack: --docs is a pack of its own (the lockstep command is large)"
+  ((with_docs && (no_fmad || with_model_files || with_install))) && die "pack: --docs is a pack of its own (the lockstep command is large)"
+  ((with_install && (no_fmad || with_model_files))) && die "pack: --install is a pack of its own (an installed lockstep is large)"
   # Known before the second build's minutes: the two together exceed the 64 MiB a lease carries.
   ((no_fmad && with_model_files)) && die "pack: --no-fmad and --model-files do not fit one lease's 64 MiB together; pack them apart"
   command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] || die "pack needs nvcc (CUDA toolkit)"
@@ -185,6 +197,8 @@ pack_all() {
   touch "$pack/expected-on-gpu-machine.txt"
   if ((with_docs)); then
     pack_docs
+  elif ((with_install)); then
+    pack_install
   else
     copy_binaries "$build_dir" bin
     # The labs (22 MB) only in the plain pack: beside --model-files' engines or --no-fmad's second build
@@ -255,6 +269,24 @@ pack_lab() {
   mkdir -p "$pack/tools"  # not bin/: every file there is a binary that ldd checks
   cp bench/gpu_shapes/lab_bytes.py "$pack/tools/"
   say "packed the kernel-shape lab and member_trace ($((SECONDS - start)) s)"
+}
+
+# The install pack: gpu_bench (which finds the device), an installed lockstep (`cmake --install` of the
+# build, without its Python package) with the libraries its command loads, Highway's headers (which the
+# model's host code includes and a bare machine lacks), and a model header, for the install stage.
+pack_install() {
+  nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target lockstep_cli
+  copy_binaries "$build_dir" bin gpu_bench
+  cmake --install "$build_dir" --prefix "$pack/prefix" >/dev/null
+  rm -rf "$pack/prefix/lib/python3"*
+  copy_libraries "$pack/prefix/bin/lockstep"
+  local hwy
+  hwy=$(echo '#include <hwy/base.h>' | c++ -std=c++20 -M -x c++ - | tr ' \\' '\n\n' | grep '/hwy/base\.h$' | head -n 1)
+  [[ -n $hwy ]] || die "pack --install: Highway's headers (hwy/base.h) not found by c++"
+  mkdir -p "$pack/deps" "$pack/study"
+  cp -r "$(dirname "$hwy")" "$pack/deps/"
+  cp examples/models/heavy_top.hpp "$pack/study/"
+  say "packed an installed lockstep ($(du -sh "$pack/prefix" | cut -f1)) and Highway's headers"
 }
 
 # The docs pack: gpu_bench (which finds the device), the lockstep command of the CUDA build, and the
@@ -420,6 +452,82 @@ stage_docs() {
     --pythonpath "" "${pages[@]}")
 }
 
+# An installed lockstep on the GPU machine: its command compiles a model header for --backend cuda
+# with this machine's nvcc and host compiler against the installed headers and CUDA kernels, runs it
+# on the device and on the CPU, and compares: statuses equal, positions within 10 (atol + rtol |q|).
+stage_install() {
+  local prefix=$pack/prefix nvcc
+  [[ -x $prefix/bin/lockstep ]] || {
+    echo "FAIL: this pack has no installed lockstep (pack it with 'gpu-check.sh pack --install')"
+    return 1
+  }
+  nvcc=$(find_tool nvcc)
+  if [[ -z $nvcc ]] || ! command -v c++ >/dev/null; then
+    echo "NOT RUN: this machine lacks nvcc or a host compiler (c++), which a model file's device engine needs"
+    return 0
+  fi
+  echo "host compiler: $(c++ --version | head -n 1); nvcc: $("$nvcc" --version | tail -n 1)"
+  # The pack's C++ runtime only where the machine's is older than the one lockstep was built with: an
+  # engine compiled here by a newer g++ needs the newer one.
+  local libs=$pack/lib system_cxx newest
+  system_cxx=$(ldconfig -p | awk '/libstdc\+\+\.so\.6 / { print $NF; exit }')
+  newest=$(strings "$pack/lib/libstdc++.so.6" | grep '^GLIBCXX_3' | sort -V | tail -n 1)
+  if [[ -n $system_cxx ]] && (($(strings "$system_cxx" | grep -c -x -F "$newest") > 0)); then
+    libs=$(mktemp -d)
+    find "$pack/lib" -maxdepth 1 -type f ! -name 'libstdc++*' ! -name 'libgcc_s*' ! -name 'libgomp*' -exec ln -s {} "$libs/" \;
+    echo "the machine's C++ runtime ($system_cxx) instead of the pack's"
+  fi
+  local work rc=0 start
+  work=$(mktemp -d)
+  cp "$pack/study/heavy_top.hpp" "$work/"
+  cat >"$work/study.toml" <<'TOML'
+[model]
+source = "heavy_top.hpp"
+
+[solver]
+method = "bdf"
+formulation = "ggl"
+rtol = 1e-8
+atol = 1e-8
+
+[time]
+t1 = 0.2
+
+[ensemble]
+members = 4096
+sampler = "sobol"
+vary = { "initial.spin0" = { uniform = [50.0, 200.0] } }
+TOML
+  (
+    cd "$work" || exit 1
+    export LD_LIBRARY_PATH=${LD_LIBRARY_PATH/#$pack\/lib/$libs} CPATH=$pack/deps LOCKSTEP_CACHE_DIR=$work/cache
+    export PATH=$(dirname "$nvcc"):$PATH
+    "$prefix/bin/lockstep" --version | head -n 3
+    for backend in cuda omp; do
+      echo "-- lockstep run study.toml --backend $backend (an empty engine cache)"
+      start=$SECONDS
+      limited $((stage_limit / 2)) "$prefix/bin/lockstep" run study.toml --backend "$backend" -o "$backend" || exit 1
+      echo "($((SECONDS - start)) s)"
+    done
+    python3 - <<'PY'
+import csv
+def members(folder):
+    with open(f"{folder}/members.csv", newline="") as f:
+        return list(csv.DictReader(f))
+gpu, cpu = members("cuda"), members("omp")
+worst = 0.0
+for g, c in zip(gpu, cpu, strict=True):
+    assert g["status"] == c["status"], (g["member"], g["status"], c["status"])
+    for x in ("e0", "e1", "e2", "e3"):
+        worst = max(worst, abs(float(g[x]) - float(c[x])) / (10 * 1e-8 * (1 + abs(float(c[x])))))
+print(f"{len(gpu)} members: statuses equal; largest |q_cuda - q_omp| / (10 (atol + rtol |q|)) = {worst:.3g}")
+assert worst <= 1.0
+PY
+  ) || rc=1
+  rm -rf "$work"
+  return $rc
+}
+
 stage_bench() {
   echo "-- lscpu"
   lscpu | grep -E '^(Model name|CPU\(s\)|Thread|Core|Socket|Flags)' | fold -w 200 | head -n 8 || true
@@ -514,13 +622,15 @@ run_stages() {
   while (($#)); do
     case $1 in
       --out) out=$2; shift 2 ;;
-      tests | sanitize | bench | profile | lab | docs) stages+=("$1"); shift ;;
-      *) die "unknown stage $1 (tests, sanitize, bench, profile, lab, docs)" ;;
+      tests | sanitize | bench | profile | lab | docs | install) stages+=("$1"); shift ;;
+      *) die "unknown stage $1 (tests, sanitize, bench, profile, lab, docs, install)" ;;
     esac
   done
   if ((${#stages[@]} == 0)); then
     if [[ -d $pack/docs ]]; then
       stages=(docs)
+    elif [[ -d $pack/prefix ]]; then
+      stages=(install)
     else
       stages=(tests sanitize bench profile)
       [[ -x $pack/bin/$lab_target ]] && stages=(lab "${stages[@]}")
