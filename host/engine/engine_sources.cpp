@@ -14,7 +14,8 @@ std::string hook_declaration(const engine_part& part) {
 
 }  // namespace
 
-std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, const std::string& type) {
+std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, const std::string& type,
+                                  advance_beside_lanes advance) {
   std::vector<engine_part> parts;
   using enum shared_functions;
   parts.push_back({"model", model_hook, "*t = lockstep::engine_detail::model_table<::" + type + ">();", 2, false, none});
@@ -35,7 +36,10 @@ std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, cons
                        cost, false, shared});
     }
   };
-  each(wanted.methods, "lockstep_part_method_", "add_method", "", 3, calls_one_member);
+  if (lanes > 0 && advance == advance_beside_lanes::left_to_lanes)
+    each(wanted.methods, "lockstep_part_method_", "add_method_around_lanes", "", 1, calls_one_member);
+  else
+    each(wanted.methods, "lockstep_part_method_", "add_method", "", 3, calls_one_member);
   each(wanted.split & wanted.methods, "lockstep_part_split_", "add_split", " split path", 2, calls_one_member);
   each(wanted.lyapunov, "lockstep_part_lyapunov_", "add_lyapunov", " lyapunov", 3, calls_both);
   each(wanted.lyapunov_clone, "lockstep_part_lyapunov_clone_", "add_lyapunov_clone", " lyapunov clone", 3, calls_both);

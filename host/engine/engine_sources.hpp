@@ -77,18 +77,25 @@ struct engine_part {
   std::string hook;   // its hook's name in a unit of its own: lockstep_part_model, lockstep_part_method_bdf, ...
   std::string call;   // the call
   // How long it compiles, relative to the others (measured on g++ 12 at -O3 for Andrews' squeezer, the
-  // headers precompiled: the model's part 1.5 s of CPU, a method's 2.4 s, its QR tangents 2.4 s, the
-  // tangents' shared part 2.9 s, the lanes 2.8 s, "one member" 4.0 s): a model file's parts start the
-  // longest first.
+  // headers precompiled: the model's part 1.5 s of CPU, a method's 2.4 s (its begin and finish alone,
+  // beside its lanes, 0.7 s), its QR tangents 2.4 s, the tangents' shared part 2.9 s, the lanes 2.8 s,
+  // "one member" 4.0 s): a model file's parts start the longest first.
   int cost = 0;
   bool lanes = false;  // a method in lanes: a model whose code does not run on SIMD packs goes without it
   shared_functions shared = shared_functions::calls_one_member;
 };
 
+// Where a method runs in lanes, whether its part compiles the one-member advance too: a built-in engine
+// does, for LOCKSTEP_LANES=0 to turn the lanes off at run time; a model file's engine, compiled for the
+// run at hand, leaves the advance to the lanes' part (model_engine.hpp, add_method_around_lanes), which
+// saves most of the method part's compile time.
+enum class advance_beside_lanes { compiled, left_to_lanes };
+
 // The parts of an engine of the model `type` (its C++ type) holding `wanted`, in the order their calls
 // run (the model's tables first; the lanes of each method that runs in them, where `lanes` > 0, last).
 // An engine with any method holds "one member", one with any tangents "tangents".
-std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, const std::string& type);
+std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, const std::string& type,
+                                  advance_beside_lanes advance = advance_beside_lanes::compiled);
 
 // The unit of one part compiled on its own: it includes first_header(part), then `header` (the
 // model's), and defines the part's hook, a hidden C function that makes the part's call. A lanes part

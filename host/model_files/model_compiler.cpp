@@ -164,10 +164,14 @@ struct engine_part : engine_sources::engine_part {
   explicit engine_part(engine_sources::engine_part what) : engine_sources::engine_part(std::move(what)) {}
 };
 
-// The parts an engine with `wanted` needs, in the order their hooks run (engine_sources::parts_of).
+// The parts an engine with `wanted` needs, in the order their hooks run (engine_sources::parts_of): a
+// method that runs in lanes leaves its advance to them, as this engine is compiled only where the lanes
+// are on (default_toolchain).
 std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, const std::string& type) {
   std::vector<engine_part> parts;
-  for (engine_sources::engine_part& part : engine_sources::parts_of(wanted, lanes, type)) parts.emplace_back(std::move(part));
+  for (engine_sources::engine_part& part :
+       engine_sources::parts_of(wanted, lanes, type, engine_sources::advance_beside_lanes::left_to_lanes))
+    parts.emplace_back(std::move(part));
   return parts;
 }
 
@@ -377,7 +381,10 @@ toolchain default_toolchain() {
   else t.equations_script = layout.equations_script;
   choose_instruction_set(t);
   // Highway's widest static target under the set's flags: AVX3 (8 doubles) for avx512, AVX2 (4) for avx2.
-  if (t.instruction_set_refusal.empty() && is_builds_compiler(t.compiler) && environment("LOCKSTEP_MODEL_LANES") != "0")
+  // LOCKSTEP_LANES=0, which turns the lanes off at run time, compiles an engine without them: its
+  // methods' parts then hold the one-member advance the lanes' parts would replace (parts_of).
+  if (t.instruction_set_refusal.empty() && is_builds_compiler(t.compiler) && environment("LOCKSTEP_MODEL_LANES") != "0" &&
+      environment("LOCKSTEP_LANES") != "0")
     t.lanes = t.instruction_set == "avx512" ? 8 : t.instruction_set == "avx2" ? 4 : 0;
   return t;
 }
@@ -804,17 +811,18 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
   };
   const fs::path headers = missing.empty() ? fs::path() : precompiled_headers(tools, toolchain_text, request, announce);
   make_parts(parts, header, chosen, tools, headers, request, announce);
-  compiling.reset();
-
-  // Without its lanes the engine runs its methods one member at a time: the lanes' parts are left out.
+  // Without its lanes the engine runs its methods one member at a time: the lanes' parts are left out,
+  // and the methods' parts are the ones that hold the one-member advance (compiled now, the first time
+  // the lanes are refused; cached after).
   std::string without_lanes;
-  for (auto part = parts.begin(); part != parts.end();)
-    if (!part->failure.empty()) {
-      if (part->compiled) without_lanes = part->failure;
-      part = parts.erase(part);
-    } else {
-      ++part;
-    }
+  if (std::any_of(parts.begin(), parts.end(), [](const engine_part& p) { return !p.failure.empty(); })) {
+    for (const engine_part& part : parts)
+      if (!part.failure.empty() && part.compiled) without_lanes = part.failure;
+    parts = parts_of(settings.contents, 0, chosen.type);
+    place_parts(parts, chosen.type, tools, material);
+    make_parts(parts, header, chosen, tools, headers, request, announce);
+  }
+  compiling.reset();
   const int linked_lanes = std::any_of(parts.begin(), parts.end(), [](const engine_part& p) { return p.lanes; }) ? tools.lanes : 0;
   int lanes = linked_lanes;
   if (tools.lanes > 0 && settings.contents.methods == 0) {

@@ -122,11 +122,14 @@ void lanes_corrector_work_report(std::uint64_t* iterations_executed, std::uint64
 
 // The table t of Model's engine runs Method in lanes, where the model fits them (fits_in_lanes) and
 // LOCKSTEP_LANES does not turn them off; otherwise Method keeps the advance add_method gave it, one
-// member at a time. The lanes' counts are reported either way (zero when they never ran).
+// member at a time. A table without that advance (add_method_around_lanes: a model file's engine, which
+// its compiler makes only where the lanes are on) runs the lanes whatever LOCKSTEP_LANES says, with the
+// same results. The lanes' counts are reported either way (zero when they never ran).
 template <class Model, class Method>
 void use_lanes(lockstep_engine& t) {
   if constexpr (fits_in_lanes<Model>()) {
-    if (lanes_enabled()) t.methods[static_cast<int>(Method::kind)].advance = &lanes_advance<Model, Method>;
+    auto& advance = t.methods[static_cast<int>(Method::kind)].advance;
+    if (lanes_enabled() || advance == nullptr) advance = &lanes_advance<Model, Method>;
     t.lanes_work = &lanes_work_report<Model>;
     t.lanes_corrector_work = &lanes_corrector_work_report<Model>;
   }

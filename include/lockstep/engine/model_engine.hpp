@@ -428,14 +428,22 @@ void add_one_member(lockstep_engine& e) {
   e.initialize = &model_functions<Model>::initialize;
 }
 
-// Method's entries that run a chunk of members: begin, advance and finish.
+// Method's begin and finish alone, for an engine whose part for Method in lanes gives its advance
+// (lanes_engine.hpp, use_lanes): a model file's method part then does not compile the one-member advance,
+// most of its compile time, which the lanes would replace (docs/MODEL-FILES.md, "What is compiled").
 template <class Model, class Method>
-void add_method(lockstep_engine& e) {
+void add_method_around_lanes(lockstep_engine& e) {
   using F = method_functions<Model, Method>;
   lockstep_method_functions& m = e.methods[static_cast<int>(Method::kind)];
   m.begin = &F::begin;
-  m.advance = &F::advance;
   m.finish = &F::finish;
+}
+
+// Method's entries that run a chunk of members: begin, advance (one member at a time) and finish.
+template <class Model, class Method>
+void add_method(lockstep_engine& e) {
+  add_method_around_lanes<Model, Method>(e);
+  e.methods[static_cast<int>(Method::kind)].advance = &method_functions<Model, Method>::advance;
 }
 
 // Method's split path (advance_split and factor), where it has one.
