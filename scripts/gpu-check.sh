@@ -275,7 +275,8 @@ pack_lab() {
 # build, without its Python package) with the libraries its command loads, Highway's headers (which the
 # model's host code includes and a bare machine lacks), and a model header, for the install stage.
 pack_install() {
-  nice -n 5 cmake --build "$build_dir" -j "$(nproc)" --target lockstep_cli
+  # Everything `cmake --install` installs must be built (the Python module among it): the default target.
+  nice -n 5 cmake --build "$build_dir" -j "$(nproc)"
   copy_binaries "$build_dir" bin gpu_bench
   cmake --install "$build_dir" --prefix "$pack/prefix" >/dev/null
   rm -rf "$pack/prefix/lib/python3"*
