@@ -399,6 +399,42 @@ __device__ void team_lu_solve(const E* a, const int* pivot, E* b, int lane, unsi
   }
 }
 
+// The model phase of the team and rows shapes: one thread per member of the block (member i), its
+// vectors in the block's shared memory.
+
+// BDF's predictor (into predicted and y) and the history's part of the residual.
+template <int N>
+__device__ void model_bdf_predict(const double* state, long members, long i, double* predicted, double* history_part,
+                                  double* y) {
+  global_rows<N> z{const_cast<double*>(state) + i, members};
+  for (int k = 0; k < N; ++k) {
+    predicted[k] = ((4.0 * z(0, k) - 6.0 * z(1, k)) + 4.0 * z(2, k)) - z(3, k);
+    history_part[k] = (3.0 * z(0, k) - 1.5 * z(1, k)) + z(2, k) / 3.0;
+    y[k] = predicted[k];
+  }
+}
+// BDF's Newton residual at y.
+template <int N>
+__device__ void model_bdf_residual(long i, const double* history_part, const double* y, double* r) {
+  const member_parameters par = parameters_of(i);
+  for (int k = 0; k < N; ++k) r[k] = bdf_residual_entry<N>(k, y, history_part, par);
+}
+// F at y0 + Z_s, Radau IIA 5's stage s (Z in the state after y, interleaved).
+template <int N>
+__device__ void model_radau_stage(const double* state, long members, long i, int s, const double* y0, double* f) {
+  const member_parameters par = parameters_of(i);
+  global_rows<N> z{const_cast<double*>(state) + N * members + i, members};
+  double ys[N];
+  for (int k = 0; k < N; ++k) ys[k] = y0[k] + z(s, k);
+  for (int k = 0; k < N; ++k) f[k] = residual_entry<N>(k, ys, par);
+}
+// F(y0), for the error estimate.
+template <int N>
+__device__ void model_radau_at_start(long i, const double* y0, double* f) {
+  const member_parameters par = parameters_of(i);
+  for (int k = 0; k < N; ++k) f[k] = residual_entry<N>(k, y0, par);
+}
+
 // Shared words per member.
 template <int N>
 constexpr int team_bdf_words = N * padded<N> + 4 * N;  // matrix; predicted, history part, y, r
@@ -421,15 +457,7 @@ __global__ void team_bdf(double* state, long members, int attempts, double* erro
   for (int a = 0; a < attempts; ++a) {
     if (threadIdx.x < B) {  // the model: one thread per member
       const int b = threadIdx.x;
-      const long i = first + b;
-      const member_parameters par = parameters_of(i);
-      double *predicted = vec(b, 0), *history_part = vec(b, 1), *y = vec(b, 2);
-      global_rows<N> z{state + i, members};
-      for (int k = 0; k < N; ++k) {
-        predicted[k] = ((4.0 * z(0, k) - 6.0 * z(1, k)) + 4.0 * z(2, k)) - z(3, k);
-        history_part[k] = (3.0 * z(0, k) - 1.5 * z(1, k)) + z(2, k) / 3.0;
-        y[k] = predicted[k];
-      }
+      model_bdf_predict<N>(state, members, first + b, vec(b, 0), vec(b, 1), vec(b, 2));
     }
     __syncthreads();
     {  // the Newton matrix, rows shared by the team (a production model would share its AD passes)
@@ -444,12 +472,7 @@ __global__ void team_bdf(double* state, long members, int attempts, double* erro
     team_lu_factor<double, N, T>(matrix(team), pivots + team * N, lane, mask);
     for (int iteration = 0; iteration < newton_iterations; ++iteration) {
       __syncthreads();
-      if (threadIdx.x < B) {
-        const int b = threadIdx.x;
-        const member_parameters par = parameters_of(first + b);
-        double *history_part = vec(b, 1), *y = vec(b, 2), *r = vec(b, 3);
-        for (int k = 0; k < N; ++k) r[k] = bdf_residual_entry<N>(k, y, history_part, par);
-      }
+      if (const int b = threadIdx.x; b < B) model_bdf_residual<N>(first + b, vec(b, 1), vec(b, 2), vec(b, 3));
       __syncthreads();
       double *y = vec(team, 2), *r = vec(team, 3);
       team_lu_solve<double, N, T>(matrix(team), pivots + team * N, r, lane, mask);
@@ -514,14 +537,7 @@ __global__ void team_radau(double* state, long members, int attempts, double* er
       __syncthreads();
       if (threadIdx.x < 3 * B) {  // the three stage residuals of each member on three threads (T >= 4)
         const int b = threadIdx.x % B, s = threadIdx.x / B;
-        const long i = first + b;
-        const member_parameters par = parameters_of(i);
-        const double* y0 = vec(b, 0);
-        global_rows<N> z{state + N * members + i, members};
-        double ys[N];
-        for (int k = 0; k < N; ++k) ys[k] = y0[k] + z(s, k);
-        double* f = vec(b, 1 + s);
-        for (int k = 0; k < N; ++k) f[k] = residual_entry<N>(k, ys, par);
+        model_radau_stage<N>(state, members, first + b, s, vec(b, 0), vec(b, 1 + s));
       }
       __syncthreads();
       global_rows<N> z{state + N * members + mine, members};
@@ -535,13 +551,7 @@ __global__ void team_radau(double* state, long members, int attempts, double* er
       __syncwarp(mask);
     }
     __syncthreads();
-    if (threadIdx.x < B) {  // F(y0) for the error estimate, into f_0
-      const int b = threadIdx.x;
-      const member_parameters par = parameters_of(first + b);
-      const double* y0 = vec(b, 0);
-      double* f = vec(b, 1);
-      for (int k = 0; k < N; ++k) f[k] = residual_entry<N>(k, y0, par);
-    }
+    if (const int b = threadIdx.x; b < B) model_radau_at_start<N>(first + b, vec(b, 0), vec(b, 1));  // into f_0
     __syncthreads();
     global_rows<N> z{state + N * members + mine, members};
     double* r0 = vec(team, 4);
@@ -651,15 +661,9 @@ __global__ void rows_bdf(double* state, long members, int attempts, double* erro
   auto vec = [&](int b, int which) { return shared + (b * 4 + which) * N; };  // predicted, history part, y, r
   double err = 0.0;
   for (int a = 0; a < attempts; ++a) {
-    if (threadIdx.x < B) {  // the predictor and the history's part of the residual: one thread per member
+    if (threadIdx.x < B) {  // the model: one thread per member
       const int b = threadIdx.x;
-      global_rows<N> z{state + first + b, members};
-      double *predicted = vec(b, 0), *history_part = vec(b, 1), *y = vec(b, 2);
-      for (int k = 0; k < N; ++k) {
-        predicted[k] = ((4.0 * z(0, k) - 6.0 * z(1, k)) + 4.0 * z(2, k)) - z(3, k);
-        history_part[k] = (3.0 * z(0, k) - 1.5 * z(1, k)) + z(2, k) / 3.0;
-        y[k] = predicted[k];
-      }
+      model_bdf_predict<N>(state, members, first + b, vec(b, 0), vec(b, 1), vec(b, 2));
     }
     __syncthreads();
     double row[N];
@@ -668,18 +672,14 @@ __global__ void rows_bdf(double* state, long members, int attempts, double* erro
       const double* y = vec(team, 2);
 #pragma unroll
       for (int c = 0; c < N; ++c)
-        row[c] = lane < N ? newton_diagonal(lane, c, sizes<N>::n, bdf3_alpha) - step * jacobian_entry<N>(lane, c, y, par) : 0.0;
+        row[c] = lane < N ? newton_diagonal(lane, c, sizes<N>::n, bdf3_alpha) - step * jacobian_entry<N>(lane, c, y, par)
+                          : 0.0;
     }
     int pivot_step;
     rows_factor<double, N, R>(row, pivot_step, lane);
     for (int iteration = 0; iteration < newton_iterations; ++iteration) {
       __syncthreads();
-      if (threadIdx.x < B) {
-        const int b = threadIdx.x;
-        const member_parameters par = parameters_of(first + b);
-        double *history_part = vec(b, 1), *y = vec(b, 2), *r = vec(b, 3);
-        for (int k = 0; k < N; ++k) r[k] = bdf_residual_entry<N>(k, y, history_part, par);
-      }
+      if (const int b = threadIdx.x; b < B) model_bdf_residual<N>(first + b, vec(b, 1), vec(b, 2), vec(b, 3));
       __syncthreads();
       double b = lane < N ? vec(team, 3)[lane] : 0.0;
       rows_solve<double, N, R>(row, pivot_step, b, lane);
@@ -727,7 +727,8 @@ __global__ void rows_radau(double* state, long members, int attempts, double* er
       for (int c = 0; c < N; ++c) {
         const double hj = lane < N ? step * jacobian_entry<N>(lane, c, y0, par) : 0.0;
         row1[c] = newton_diagonal(lane, c, sizes<N>::n, t::gamma) - hj;
-        row2[c] = cplx(newton_diagonal(lane, c, sizes<N>::n, t::alpha) - hj, -newton_diagonal(lane, c, sizes<N>::n, t::beta));
+        row2[c] = cplx(newton_diagonal(lane, c, sizes<N>::n, t::alpha) - hj,
+                       -newton_diagonal(lane, c, sizes<N>::n, t::beta));
       }
     }
     int step1, step2;
@@ -738,13 +739,7 @@ __global__ void rows_radau(double* state, long members, int attempts, double* er
       __syncthreads();
       if (threadIdx.x < 3 * B) {  // the three stage residuals of each member on three threads (R >= 4)
         const int b = threadIdx.x % B, s = threadIdx.x / B;
-        const member_parameters par = parameters_of(first + b);
-        const double* y0 = vec(b, 0);
-        global_rows<N> zb{state + N * members + first + b, members};
-        double ys[N];
-        for (int k = 0; k < N; ++k) ys[k] = y0[k] + zb(s, k);
-        double* f = vec(b, 1 + s);
-        for (int k = 0; k < N; ++k) f[k] = residual_entry<N>(k, ys, par);
+        model_radau_stage<N>(state, members, first + b, s, vec(b, 0), vec(b, 1 + s));
       }
       __syncthreads();
       double b0 = 0.0;
@@ -762,13 +757,7 @@ __global__ void rows_radau(double* state, long members, int attempts, double* er
       if (lane < N) radau_update(lane, z, r0[lane], r1[lane]);
     }
     __syncthreads();
-    if (threadIdx.x < B) {  // F(y0) for the error estimate, into f_0
-      const int b = threadIdx.x;
-      const member_parameters par = parameters_of(first + b);
-      const double* y0 = vec(b, 0);
-      double* f = vec(b, 1);
-      for (int k = 0; k < N; ++k) f[k] = residual_entry<N>(k, y0, par);
-    }
+    if (const int b = threadIdx.x; b < B) model_radau_at_start<N>(first + b, vec(b, 0), vec(b, 1));  // into f_0
     __syncthreads();
     double b0 = lane < N ? radau_error_rhs(lane, sizes<N>::n, z, vec(team, 1)[lane]) : 0.0;
     rows_solve<double, N, R>(row1, step1, b0, lane);
