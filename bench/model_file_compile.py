@@ -8,9 +8,10 @@ model cache (LOCKSTEP_CACHE_DIR):
   first run     the wall time of `lockstep run STUDY` on a study of one member over a short interval:
                 the equations file turned into a header (SymPy), the compile and the load, the solve
                 negligible (the table gives the solve's own wall time beside it)
-  new model     (where the first run made precompiled headers in the cache, docs/MODEL-FILES.md "What
-                is compiled": not in a build tree, which has its own) the first run again on a cache
-                that holds only those: a new model after any earlier one
+  new model     (where the first run made precompiled headers or the elementary functions' object in
+                the cache, docs/MODEL-FILES.md "What is compiled": not in a build tree, which has its
+                own) the first run again on a cache that holds only those: a new model after any
+                earlier one
   next method   (where the binary compiles the parts a study needs, docs/MODEL-FILES.md "What is
                 compiled") then a study of the same model with another method, on the cache the first
                 run left: what a second study costs
@@ -158,9 +159,13 @@ def main():
                     cache = os.path.join(work, f"cache-{which}-{tag}-{rep}")
                     seconds, _, _ = run(lockstep, first, os.path.join(work, "out"), cache)
                     firsts[which].append(seconds)
-                    if which == "after" and os.path.isdir(os.path.join(cache, "headers")):
+                    # What the first model made for the toolchain, not for itself: the precompiled
+                    # headers and the elementary functions (a build tree makes its own when built).
+                    own = [d for d in ("headers", "elementary") if os.path.isdir(os.path.join(cache, d))]
+                    if which == "after" and own:
                         fresh = os.path.join(work, f"cache-new-{tag}-{rep}")
-                        shutil.copytree(os.path.join(cache, "headers"), os.path.join(fresh, "headers"))
+                        for d in own:
+                            shutil.copytree(os.path.join(cache, d), os.path.join(fresh, d))
                         news.append(run(lockstep, first, os.path.join(work, "out"), fresh)[0])
                         shutil.rmtree(fresh)
                     if which == "after" and second:
@@ -220,7 +225,8 @@ def write_results(path, command, started, seconds, load, versions, args, table):
         f"(1, 5, 15 min) at the start: {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}",
         f"- first run: the wall time of `lockstep run` of a one-member study on an empty cache (the model",
         f"  compiled for it), the median of {args.reps} alternating runs of each binary; new model: the first",
-        f"  run again on a cache holding only the precompiled headers the first run made (\"—\": none made);",
+        f"  run again on a cache holding only the precompiled headers and elementary functions the first run",
+        f"  made (\"—\": none made);",
         f"  next method: then a study",
         f"  of the same model with another method on that cache (\"—\": none); solve: the fastest of",
         f"  {args.solve_reps} alternating solves of each binary on warm caches (results.h5's",

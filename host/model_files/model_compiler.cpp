@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -669,6 +670,56 @@ std::vector<std::string> with_precompiled_headers(std::vector<std::string> compi
   return compile;
 }
 
+// ---- lockstep's elementary functions, compiled once per toolchain ----
+// Every engine holds its own copy of lockstep's elementary functions (lockstep/core/elementary.hpp),
+// the very code of the library's (lockstep/core/elementary_definitions.hpp), so that a model file's
+// results are bitwise its built-in twin's. They do not depend on the model: one object per toolchain,
+// linked into each of its engines, made by a build tree for its own toolchain beside its precompiled
+// headers (elementary/KEY/) and in the cache's elementary/KEY/ for any other. KEY counts the
+// toolchain, the command and the definitions' text, preprocessed. Compiled with each model's own
+// part, they were about half of that part's CPU time.
+constexpr const char* elementary_unit = "#include \"lockstep/core/elementary_definitions.hpp\"\n";
+
+struct elementary_functions {
+  std::vector<std::string> command;  // without its files
+  std::string key;
+};
+
+elementary_functions elementary_functions_of(const toolchain& tools, const std::string& toolchain_text,
+                                             const model_request& request) {
+  elementary_functions e{host_compiler_command(tools, true), {}};
+  e.key = sha256_hex(toolchain_text + "\nelementary functions\n" + command_line(e.command) + "\n" +
+                     preprocessed(tools, false, elementary_unit, request));
+  return e;
+}
+
+// The object root/KEY/elementary.o, made where it is missing.
+fs::path make_elementary_object(const elementary_functions& e, const fs::path& root) {
+  make_entry(root, e.key, [&](const fs::path& build) {
+    const fs::path unit = build / "elementary.cpp";
+    write_file_atomically(unit, elementary_unit);
+    std::vector<std::string> compile = e.command;
+    compile.insert(compile.end(), {"-c", "-o", (build / "elementary.o").string(), unit.string()});
+    const process_result r = run_process(compile, {}, true);
+    if (r.exit_code != 0 || !fs::exists(build / "elementary.o"))
+      throw model_file_error(first_lines(r.output, 40) + "\ncannot compile lockstep's elementary functions "
+                             "(lockstep/core/elementary_definitions.hpp, which needs Highway's headers) for the "
+                             "model files' toolchain; the compiler's messages are above, the command was: " +
+                             command_line(compile));
+  });
+  return root / e.key / "elementary.o";
+}
+
+// The toolchain's object of the elementary functions: the build tree's where it made it for this
+// toolchain, else the cache's, made there where it is missing.
+fs::path elementary_object(const toolchain& tools, const std::string& toolchain_text, const model_request& request) {
+  const elementary_functions e = elementary_functions_of(tools, toolchain_text, request);
+  if (const fs::path built = build_tree_engine_headers(); !built.empty())
+    if (std::error_code ec; fs::exists(built / "elementary" / e.key / "elementary.o", ec))
+      return built / "elementary" / e.key / "elementary.o";
+  return make_elementary_object(e, cache_root() / "elementary");
+}
+
 // Why the lanes' part does not compile (the compiler's first lines): recorded in the cache once every
 // other part has compiled, so that a model with an error of its own is not taken for one without lanes.
 struct lanes_refused {
@@ -809,6 +860,10 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
       if (settings.progress) settings.progress("compiling " + label + " ... (" + missing + ")");
     });
   };
+  // The elementary functions' object, beside the parts (cached after the toolchain's first model).
+  std::future<fs::path> elementary;
+  if (!missing.empty())
+    elementary = std::async(std::launch::async, [&] { return elementary_object(tools, toolchain_text, request); });
   const fs::path headers = missing.empty() ? fs::path() : precompiled_headers(tools, toolchain_text, request, announce);
   make_parts(parts, header, chosen, tools, headers, request, announce);
   // Without its lanes the engine runs its methods one member at a time: the lanes' parts are left out,
@@ -845,6 +900,7 @@ loaded_model load_host_engine(const model_request& request, const compile_settin
     std::vector<std::string> link = host_compiler_command(tools, true);
     link.insert(link.end(), {"-o", (build / "engine.so").string(), unit.string()});
     for (const engine_part& part : parts) link.push_back(part.object.string());
+    link.push_back((elementary.valid() ? elementary.get() : elementary_object(tools, toolchain_text, request)).string());
     const process_result r = run_process(link, {}, true);
     if (r.exit_code != 0 || !fs::exists(build / "engine.so"))
       throw model_file_error(first_lines(r.output, 100) + "\ncannot link the engine of the model in '" +
@@ -876,16 +932,26 @@ fs::path precompile_engine_headers() {
   const fs::path root = build_tree_engine_headers();
   if (root.empty()) throw std::runtime_error("an installed lockstep keeps its precompiled headers in the model cache");
   const toolchain tools = default_toolchain();
-  if (!precompiles_headers(tools)) return {};
   const model_request request{"lockstep's engine headers", ""};
-  engine_headers set = engine_headers_of(tools, toolchain_material(tools, false), request);
-  make_engine_headers(set, tools, root, [] {});
-  // Those of earlier headers go: the build tree keeps its own headers' alone.
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(root, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name != set.key && name != set.key + ".lock") fs::remove_all(entry.path(), ec);
+  const std::string toolchain_text = toolchain_material(tools, false);
+  // Those of earlier headers go: the build tree keeps its own alone.
+  const auto keep_only = [](const fs::path& dir, const std::string& key, const std::string& also) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name != key && name != key + ".lock" && name != also) fs::remove_all(entry.path(), ec);
+    }
+  };
+  const elementary_functions elementary = elementary_functions_of(tools, toolchain_text, request);
+  make_elementary_object(elementary, root / "elementary");
+  keep_only(root / "elementary", elementary.key, "");
+  if (!precompiles_headers(tools)) {
+    keep_only(root, "elementary", "");
+    return {};
   }
+  engine_headers set = engine_headers_of(tools, toolchain_text, request);
+  make_engine_headers(set, tools, root, [] {});
+  keep_only(root, set.key, "elementary");
   return root / set.key;
 }
 

@@ -123,10 +123,11 @@ struct compile_settings {
 // one without LOCKSTEP_HD is host-only), a sentence saying how to mark them; "" otherwise.
 std::string device_compile_hint(std::string_view nvcc_output);
 
-// A build tree's own precompiled engine headers (docs/MODEL-FILES.md, "What is compiled"), made for
-// default_toolchain() in the build tree, where every model compiled with that toolchain finds them;
-// those of earlier headers there are removed. Returns their directory (empty where the compiler does
-// not precompile them); throws in an installed lockstep, which makes them in the model cache.
+// A build tree's own precompiled engine headers and object of lockstep's elementary functions
+// (docs/MODEL-FILES.md, "What is compiled"), made for default_toolchain() in the build tree, where
+// every model compiled with that toolchain finds them; those of earlier headers there are removed.
+// Returns the headers' directory (empty where the compiler does not precompile them); throws in an
+// installed lockstep, which makes them in the model cache.
 std::filesystem::path precompile_engine_headers();
 
 // The engine of the model file with settings.contents, compiled where the cache does not hold its parts

@@ -480,6 +480,14 @@ def case_parts(ctx):
     parts_dir = os.path.join(ctx.cache, "parts")
     made = [e for e in os.listdir(parts_dir) if not e.endswith(".lock")]
     check(len(made) == sum(len(p) for p in expected.values()), f"one cache entry per part expected: {made}")
+    # lockstep's elementary functions do not depend on the model: one object for the toolchain (at -O1,
+    # not the build tree's own, so in the cache), linked into every engine.
+    elementary = os.path.join(ctx.cache, "elementary")
+    objects = [e for e in os.listdir(elementary) if not e.endswith(".lock")] if os.path.isdir(elementary) else []
+    check(len(objects) == 1, f"one object of the elementary functions expected in {elementary}: {objects}")
+    linking = [re.search(r"^compile (.*)$", record, re.M).group(1) for record in records.values()]
+    check(all(os.path.join(elementary, objects[0], "elementary.o") in link for link in linking),
+          f"every engine links the one object of the elementary functions: {linking}")
 
 
 def case_invalidation(ctx):
