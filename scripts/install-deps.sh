@@ -33,6 +33,9 @@ packages=(
   python3-numpy python3-h5py python3-matplotlib python3-scipy
   # equations files -> C++ model headers (host/model_files/equations_to_header.py)
   python3-sympy
+  # SALib's analysis beside lockstep's sensitivity indices (tests/study/sensitivity_vs_salib.py): SALib
+  # from PyPI in a virtual environment that sees these
+  python3-venv python3-pip python3-pandas python3-multiprocess
   # the Python API (python/, docs/PYTHON.md): the pybind11 module built for Debian's python3, its
   # results as xarray Datasets, and its tests (pytest)
   pybind11-dev python3-dev python3-xarray python3-pytest

@@ -27,6 +27,12 @@ Writes into DIR (default: the directory of RESULTS.h5) and prints the path of ev
                       ...); default: the last coordinate's position.
   status.png          when any member did not succeed: how many members ended with each status.
 
+With /sensitivity (a study with a [sensitivity] section; docs/SENSITIVITY.md):
+
+  sensitivity_<out>.png  for each output: its first-order and total indices against t, each varied
+                      input a colour with its interval shaded, and beside them a stacked bar of the
+                      first-order indices at t1, the rest of the variance (the interactions) on top.
+
 With /lyapunov (a study with a [lyapunov] section; host/io/results_h5.hpp):
 
   lyapunov_convergence.png   the running estimate of the largest exponent against t for up to 8
@@ -491,6 +497,56 @@ def lyapunov_plots(np, plt, f, member, directory, written):
                       "heatmap_lambda_1.png", directory, written)
 
 
+def sensitivity_plot(np, plt, f, names, variable, index, directory, written):
+    """sensitivity_<out>.png: the output's first-order and total indices over time, each input a colour
+    with its interval shaded, and at t1 a stacked bar of the first-order indices with the rest of the
+    variance (1 - sum S_i: the inputs' interactions) on top."""
+    if "sensitivity" not in f or variable not in f["sensitivity/first"]:
+        return
+    output = names.label(variable, index)
+    group = f["sensitivity"]
+    inputs = as_texts(group.attrs["inputs"])
+    t = np.asarray(f["t"][:], dtype=float)
+    first = np.asarray(group["first"][variable][:, index, :], dtype=float)
+    total = np.asarray(group["total"][variable][:, index, :], dtype=float)
+    first_conf = np.asarray(group["first_conf"][variable][:, index, :], dtype=float)
+    total_conf = np.asarray(group["total_conf"][variable][:, index, :], dtype=float)
+    fig, (lines, bars) = plt.subplots(1, 2, figsize=(10, 4), gridspec_kw={"width_ratios": [3, 1]})
+    for i, name in enumerate(inputs):
+        color = f"C{i % 10}"
+        lines.plot(t, first[:, i], color=color, linewidth=1.5, label=f"S {name}")
+        lines.fill_between(t, first[:, i] - first_conf[:, i], first[:, i] + first_conf[:, i], color=color, alpha=0.15,
+                           linewidth=0)
+        lines.plot(t, total[:, i], color=color, linewidth=1.2, linestyle="--", label=f"ST {name}")
+        lines.fill_between(t, total[:, i] - total_conf[:, i], total[:, i] + total_conf[:, i], color=color, alpha=0.1,
+                           linewidth=0)
+    lines.set_xlabel("t")
+    lines.set_ylabel("index")
+    lines.set_ylim(-0.05, 1.05)
+    level = float(group.attrs["confidence"])
+    lines.set_title(f"{output}: first-order (solid) and total (dashed) indices, {100 * level:g} % intervals")
+    lines.grid(True, alpha=0.3)
+    lines.legend(loc="best", fontsize="x-small", ncol=2)
+    bottom = 0.0
+    last = first[-1]
+    if np.all(np.isfinite(last)):
+        for i, name in enumerate(inputs):
+            share = max(float(last[i]), 0.0)
+            bars.bar([0], [share], bottom=bottom, color=f"C{i % 10}", label=name)
+            bottom += share
+        bars.bar([0], [max(1.0 - bottom, 0.0)], bottom=bottom, color="lightgrey", label="interactions")
+        bars.legend(loc="upper right", fontsize="x-small")
+    else:
+        bars.text(0, 0.5, "no indices at t1", ha="center")
+    bars.set_xticks([0])
+    bars.set_xticklabels([f"t1 = {t[-1]:g}"])
+    bars.set_ylim(0, 1.05)
+    bars.set_title("shares of the variance")
+    fig.tight_layout()
+    save(fig, directory, f"sensitivity_{output}.png", written)
+    plt.close(fig)
+
+
 def status_chart(np, plt, f, status, directory, written):
     if status.size == 0 or np.all(status == SUCCESS):
         return
@@ -544,6 +600,8 @@ def run(args):
                 band_plot(np, plt, f, names, variable, index, directory, written)
             for variable, index in outputs:
                 histogram(np, plt, f, names, variable, index, status, directory, written)
+            for variable, index in outputs:
+                sensitivity_plot(np, plt, f, names, variable, index, directory, written)
             heat_map(np, plt, f, quantity, names, status, directory, written, args.quantity is not None)
             status_chart(np, plt, f, status, directory, written)
             lyapunov_plots(np, plt, f, args.member, directory, written)

@@ -36,8 +36,10 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -50,6 +52,7 @@
 #include "host/engine/lyapunov_batch.hpp"
 #include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/study/samplers.hpp"
+#include "lockstep/study/sensitivity_indices.hpp"
 #include "lockstep/study/statistics.hpp"
 
 #ifndef LOCKSTEP_VERSION_STRING
@@ -310,11 +313,156 @@ inline bool uses_replicate_errors(const study::sampling_plan& plan) {
   return qmc && plan.replicates > 1 && !study::is_pure_grid(plan);
 }
 
-// The study's statistics accumulators over `width` = save times x Y values per member.
+// The study's statistics accumulators over `width` = save times x Y values per member. With
+// [sensitivity] they keep every member's values, from which the indices are computed at the end; a
+// study whose values would exceed [sensitivity] memory_mb is refused there, before it runs.
 inline study::ensemble_statistics statistics_for(const io::study_spec& spec, long members, std::size_t width) {
   const long per_replicate = uses_replicate_errors(spec.plan) ? members / spec.plan.replicates : 0;
+  if (const io::sensitivity_spec& x = spec.sensitivity; x.enabled) {
+    const double bytes = static_cast<double>(members) * static_cast<double>(width) * sizeof(double);
+    if (bytes > static_cast<double>(x.memory_mb) * 1048576.0) {
+      char need[96];
+      std::snprintf(need, sizeof need, "%.0f MB", std::ceil(bytes / 1048576.0));
+      throw io::study_error(spec.path.string(), x.line, x.column,
+                            "[sensitivity] the indices are computed from every member's values at every save time: " +
+                                std::to_string(members) + " members x " + std::to_string(width) + " values need " +
+                                need + ", more than memory_mb = " + std::to_string(x.memory_mb) +
+                                "; raise memory_mb, or save fewer times ([time] save)");
+    }
+  }
   return study::ensemble_statistics(members, width, spec.output.quantiles, per_replicate,
-                                    static_cast<std::size_t>(spec.output.quantile_memory_mb) << 20);
+                                    static_cast<std::size_t>(spec.output.quantile_memory_mb) << 20,
+                                    study::default_sketch_items, spec.sensitivity.enabled);
+}
+
+// ---- sensitivity indices ([sensitivity]; study/sensitivity_indices.hpp) ----
+
+// The indices of every value (save time x Y value) over the P varied inputs, [W][P] ([W][P][P]).
+struct sensitivity_results {
+  std::size_t width = 0;  // W
+  int inputs = 0;         // P
+  std::vector<double> first, first_conf, total, total_conf, second, second_conf;
+  std::vector<std::int64_t> rows_used;  // [W]
+  std::vector<std::string> refused;     // [W]: why a value has no indices, or ""
+  bool from_replicates = false;         // the intervals: from the replicates' spread, else the bootstrap
+};
+
+// From the members' values the statistics kept (member-major, W each; the members are the design's
+// rows in order, replicate after replicate: study/samplers.hpp, sampler saltelli), the values on
+// `threads` threads: each value's indices are a function of its own outputs, written to its own
+// place, so the thread count changes no bit.
+inline sensitivity_results sensitivity_of(const io::study_spec& spec, const study::ensemble_statistics& stats,
+                                          std::size_t width, int threads) {
+  const io::sensitivity_spec& x = spec.sensitivity;
+  const study::sampling_plan& plan = spec.plan;
+  const study::saltelli_design design{study::drawn_dimension_count(plan), plan.second_order};
+  const std::vector<double>& values = stats.member_values();
+  const long members = study::member_count(plan);
+  const long rows = members / design.slots();
+  const std::size_t P = static_cast<std::size_t>(design.inputs);
+  const std::size_t pairs = design.second_order ? P * P : 0;
+  sensitivity_results r;
+  r.width = width;
+  r.inputs = design.inputs;
+  r.from_replicates = plan.replicates >= io::sensitivity_replicates_for_intervals;
+  r.first.resize(width * P);
+  r.first_conf.resize(width * P);
+  r.total.resize(width * P);
+  r.total_conf.resize(width * P);
+  r.second.resize(width * pairs);
+  r.second_conf.resize(width * pairs);
+  r.rows_used.resize(width);
+  r.refused.resize(width);
+  const auto value = [&](std::size_t c, std::vector<double>& y) {
+    for (long i = 0; i < members; ++i) y[static_cast<std::size_t>(i)] = values[static_cast<std::size_t>(i) * width + c];
+    const study::sensitivity_indices s = study::estimate_sensitivity_indices(design, y.data(), rows, x.max_failed);
+    const study::sensitivity_intervals h =
+        r.from_replicates
+            ? study::replicate_intervals(design, y.data(), rows / plan.replicates, plan.replicates, x.confidence,
+                                         x.max_failed)
+            : study::bootstrap_intervals(design, y.data(), rows, x.resamples, plan.seed, x.confidence);
+    std::copy(s.first.begin(), s.first.end(), r.first.begin() + static_cast<std::ptrdiff_t>(c * P));
+    std::copy(s.total.begin(), s.total.end(), r.total.begin() + static_cast<std::ptrdiff_t>(c * P));
+    std::copy(h.first.begin(), h.first.end(), r.first_conf.begin() + static_cast<std::ptrdiff_t>(c * P));
+    std::copy(h.total.begin(), h.total.end(), r.total_conf.begin() + static_cast<std::ptrdiff_t>(c * P));
+    std::copy(s.second.begin(), s.second.end(), r.second.begin() + static_cast<std::ptrdiff_t>(c * pairs));
+    std::copy(h.second.begin(), h.second.end(), r.second_conf.begin() + static_cast<std::ptrdiff_t>(c * pairs));
+    r.rows_used[c] = s.rows_used;
+    r.refused[c] = s.refused;
+    // A refused value's intervals are NaN too, whatever the replicates or resamples gave.
+    if (!s.refused.empty()) {
+      std::fill_n(r.first_conf.begin() + static_cast<std::ptrdiff_t>(c * P), P, std::nan(""));
+      std::fill_n(r.total_conf.begin() + static_cast<std::ptrdiff_t>(c * P), P, std::nan(""));
+      std::fill_n(r.second_conf.begin() + static_cast<std::ptrdiff_t>(c * pairs), pairs, std::nan(""));
+    }
+  };
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    std::vector<double> y(static_cast<std::size_t>(members));
+    for (std::size_t c = next++; c < width; c = next++) value(c, y);
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < std::min<int>(threads, static_cast<int>(width)); ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& t : helpers) t.join();
+  return r;
+}
+
+inline void write_sensitivity(io::results_writer& h5, const io::study_spec& spec, const sensitivity_results& r) {
+  io::sensitivity_values v;
+  for (const study::varied_input& input : spec.plan.vary) v.inputs.push_back(input.name);
+  v.first = r.first.data();
+  v.first_conf = r.first_conf.data();
+  v.total = r.total.data();
+  v.total_conf = r.total_conf.data();
+  if (spec.plan.second_order) {
+    v.second = r.second.data();
+    v.second_conf = r.second_conf.data();
+  }
+  v.rows_used = r.rows_used.data();
+  v.base = spec.sensitivity.base;
+  v.replicates = spec.plan.replicates;
+  v.confidence = spec.sensitivity.confidence;
+  v.intervals = r.from_replicates ? "replicates" : "bootstrap";
+  v.resamples = r.from_replicates ? 0 : spec.sensitivity.resamples;
+  v.max_failed = spec.sensitivity.max_failed;
+  h5.write_sensitivity(v);
+}
+
+// The summary's table: the first-order and total indices of the positions and velocities at t1, with
+// their intervals' half-widths, and why any value has none.
+inline void print_sensitivity(const io::study_spec& spec, const io::results_layout& layout,
+                              const sensitivity_results& r) {
+  const std::size_t P = static_cast<std::size_t>(r.inputs);
+  const std::size_t Y = static_cast<std::size_t>(layout.state_size());
+  const std::size_t last = (layout.save_times.size() - 1) * Y;
+  const study::sampling_plan& plan = spec.plan;
+  const int slots = study::saltelli_design{r.inputs, plan.second_order}.slots();
+  std::fprintf(stderr, "lockstep: Saltelli's design: %ld rows x (%d + %d) = %ld members%s%s\n", spec.sensitivity.base,
+               r.inputs, slots - r.inputs, spec.sensitivity.base * slots,
+               plan.replicates > 1 ? " per replicate, " : "",
+               plan.replicates > 1 ? (std::to_string(plan.replicates) + " replicates").c_str() : "");
+  std::fprintf(stderr, "lockstep: sensitivity indices at t1 = %g (first order S and total ST, +- the %g %% interval "
+               "from %s; all in results.h5 /sensitivity):\n",
+               spec.t1, 100.0 * spec.sensitivity.confidence, r.from_replicates ? "the replicates" : "the bootstrap");
+  std::fprintf(stderr, "  %-14s", "value");
+  for (const study::varied_input& input : spec.plan.vary) std::fprintf(stderr, " %26.26s", input.name.c_str());
+  std::fprintf(stderr, "\n");
+  for (std::size_t j = 0; j < 2 * static_cast<std::size_t>(layout.n); ++j) {
+    const std::size_t c = last + j;
+    const std::size_t q = j % static_cast<std::size_t>(layout.n);
+    const std::string name = (j < static_cast<std::size_t>(layout.n) ? "q." : "v.") +
+                             (q < layout.coordinate_names.size() ? layout.coordinate_names[q] : std::to_string(q));
+    std::fprintf(stderr, "  %-14.14s", name.c_str());
+    if (!r.refused[c].empty()) {
+      std::fprintf(stderr, " no indices: %s\n", r.refused[c].c_str());
+      continue;
+    }
+    for (std::size_t i = 0; i < P; ++i)
+      std::fprintf(stderr, "  S %5.3f+-%5.3f ST %5.3f+-%5.3f", r.first[c * P + i], r.first_conf[c * P + i],
+                   r.total[c * P + i], r.total_conf[c * P + i]);
+    std::fprintf(stderr, "\n");
+  }
 }
 
 // The varied inputs of members [first, first + count), [count][V], into `inputs`; null when V = 0.
@@ -632,8 +780,13 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   solve_ensemble(model, e, run);
   if (settings.progress && !settings.quiet) std::fputc('\n', stderr);
 
-  // ---- statistics, attributes, commit ----
+  // ---- statistics, sensitivity indices, attributes, commit ----
   detail::write_statistics(h5, spec, stats.finish());
+  std::optional<detail::sensitivity_results> sensitivity;
+  if (spec.sensitivity.enabled) {
+    sensitivity = detail::sensitivity_of(spec, stats, spec.save_times.size() * ny, detail::thread_count(settings));
+    detail::write_sensitivity(h5, spec, *sensitivity);
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   detail::set_run_attributes(h5, spec, settings, wall);
   detail::commit_outputs(settings.out_dir, spec, h5, csv);
@@ -641,6 +794,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
 
   // ---- summary ----
   if (!settings.quiet) detail::print_summary(spec, tally, wall, settings, model.lanes_work() - lanes_before);
+  if (!settings.quiet && sensitivity) detail::print_sensitivity(spec, out, *sensitivity);
   return tally.exit_code();
 }
 

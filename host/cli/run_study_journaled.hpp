@@ -538,6 +538,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   const std::string members_name = interrupted ? interrupted_members_name : "members.csv";
   member_tally tally;
   const double wall = elapsed_before + seconds_since(session_start);
+  std::optional<sensitivity_results> sensitivity;  // rank 0's, for the summary
   code = guarded([&] {
     if (!root) return exit_success;
     std::vector<rank_report> all;
@@ -551,6 +552,11 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     io::members_csv_writer csv(out_dir / members_name, layout);
     tally = write_members_from_journals(model, spec, layout, all, journals, h5, csv, interrupted);
     if (!interrupted) write_statistics(h5, spec, stats.finish());
+    if (!interrupted && spec.sensitivity.enabled) {
+      sensitivity = sensitivity_of(spec, stats, spec.save_times.size() * static_cast<std::size_t>(model.ny()),
+                                   thread_count(settings));
+      write_sensitivity(h5, spec, *sensitivity);
+    }
     set_run_attributes(h5, spec, settings, wall);
     if (ranks > 1) h5.set_attribute("mpi_ranks", ranks);
     if (interrupted) {
@@ -601,6 +607,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   }
   dir.keep = true;
   if (talk) print_summary(spec, tally, wall, settings, model.lanes_work() - lanes_before, ranks);
+  if (talk && sensitivity) print_sensitivity(spec, layout, *sensitivity);
   return code;
 }
 

@@ -229,6 +229,44 @@ inline constexpr results_file_entry results_file_layout[] = {
      "The times of the running estimates; NaN past a member's last estimate."},
     {"/lyapunov/history", "dataset", "float64", "[member, estimate, exponent]", "[lyapunov] history = true (the default)",
      "The running estimates of the exponents; NaN past a member's last estimate."},
+
+    // ---- /sensitivity ----
+    {"/sensitivity", "group", "", "", "[sensitivity]; not in interrupted-results.h5",
+     "Variance-based sensitivity indices of every value at every save time over the varied inputs (docs/SENSITIVITY.md), "
+     "from Saltelli's design, which the members are."},
+    {"/sensitivity@inputs", "attribute", "string", "[input]", "[sensitivity]",
+     "The varied inputs the indices are of, in the order of the datasets' input dimensions."},
+    {"/sensitivity@design", "attribute", "string", "scalar", "[sensitivity]", "`\"saltelli\"`: the design's rows are the members."},
+    {"/sensitivity@estimators", "attribute", "string", "scalar", "[sensitivity]",
+     "The estimators: first order Saltelli et al. (2010), total Jansen (1999), second order Saltelli (2002), on "
+     "outputs centred by their mean."},
+    {"/sensitivity@base", "attribute", "int64", "scalar", "[sensitivity]", "N, the design's rows per replicate."},
+    {"/sensitivity@replicates", "attribute", "int64", "scalar", "[sensitivity]", "The design's independent randomizations."},
+    {"/sensitivity@confidence", "attribute", "float64", "scalar", "[sensitivity]", "The confidence level of the intervals."},
+    {"/sensitivity@intervals", "attribute", "string", "scalar", "[sensitivity]",
+     "`\"replicates\"` (t intervals from the spread of 10 or more replicates' own indices) or `\"bootstrap\"`."},
+    {"/sensitivity@resamples", "attribute", "int64", "scalar", "[sensitivity] with the bootstrap",
+     "The bootstrap's resamples of the design's rows."},
+    {"/sensitivity@max_failed", "attribute", "float64", "scalar", "[sensitivity]",
+     "The largest fraction of rows with a failed member from which indices were estimated."},
+    {"/sensitivity/INDEX", "group", "", "", "[sensitivity]",
+     "One index, with the datasets of a statistic's group: `first` (S_i) and `total` (S_Ti), and their intervals' "
+     "half-widths `first_conf` and `total_conf`; NaN where a value has no indices (a constant output, too many "
+     "failed rows)."},
+    {"/sensitivity/INDEX/q", "dataset", "float64", "[save, q, input]", "[sensitivity]", "The index of the positions."},
+    {"/sensitivity/INDEX/v", "dataset", "float64", "[save, q, input]", "[sensitivity]", "The index of the velocities."},
+    {"/sensitivity/INDEX/lambda", "dataset", "float64", "[save, lambda, input]", "[sensitivity]",
+     "The index of the holonomic multipliers."},
+    {"/sensitivity/INDEX/mu", "dataset", "float64", "[save, lambda, input]",
+     "[sensitivity], formulation ggl or projected-invariants, m > 0", "The index of the stabilizing multipliers."},
+    {"/sensitivity/INDEX/nu", "dataset", "float64", "[save, nu, input]", "[sensitivity], k > 0",
+     "The index of the velocity-constraint multipliers."},
+    {"/sensitivity/second", "dataset", "float64", "[save, state, input, input]", "[sensitivity] second_order = true",
+     "The second-order indices S_ij (at [..., i, j], i < j; NaN elsewhere) of every value, in the state layout."},
+    {"/sensitivity/second_conf", "dataset", "float64", "[save, state, input, input]", "[sensitivity] second_order = true",
+     "The half-widths of their intervals."},
+    {"/sensitivity/rows_used", "dataset", "int64", "[save, state]", "[sensitivity]",
+     "The design rows (over all replicates) that entered each value's indices: those without a failed member."},
 };
 
 }  // namespace lockstep::io

@@ -878,6 +878,71 @@ void results_writer::write_statistic_state(std::string_view name, double probabi
   write_statistic(name, probability, statistic_values{q.data(), v.data(), lambda.data(), mu.data(), nu.data(), count});
 }
 
+void results_writer::write_sensitivity(const sensitivity_values& x) {
+  impl& w = *impl_;
+  w.usable();
+  error_printing_off quiet;
+  const results_layout& l = w.layout;
+  const hid_t root = w.file.get();
+  const htri_t exists = H5Lexists(root, "sensitivity", H5P_DEFAULT);
+  w.check(static_cast<herr_t>(exists), "look up /sensitivity");
+  if (exists > 0) throw std::logic_error("results_writer: /sensitivity was already written");
+  group_handle g = w.check(group_handle(H5Gcreate2(root, "sensitivity", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
+                           "create /sensitivity");
+  w.strings_attribute(g.get(), "inputs", x.inputs);
+  w.string_attribute(g.get(), "design", "saltelli");
+  w.string_attribute(g.get(), "estimators",
+                     "first: Saltelli et al. 2010; total: Jansen 1999; second: Saltelli 2002; outputs centred by their mean");
+  w.int64_attribute(g.get(), "base", x.base);
+  w.int64_attribute(g.get(), "replicates", x.replicates);
+  w.double_attribute(g.get(), "confidence", x.confidence);
+  w.string_attribute(g.get(), "intervals", x.intervals);
+  if (x.resamples > 0) w.int64_attribute(g.get(), "resamples", x.resamples);
+  w.double_attribute(g.get(), "max_failed", x.max_failed);
+  const std::size_t S = static_cast<std::size_t>(l.save_count()), Y = static_cast<std::size_t>(l.state_size());
+  const std::size_t P = x.inputs.size();
+  const std::size_t n = static_cast<std::size_t>(l.n), m = static_cast<std::size_t>(l.m), k = static_cast<std::size_t>(l.k);
+  // One index: [S][Y][per] in the state layout, written as its parts [S][width][...].
+  auto index = [&](const char* name, const double* data) {
+    if (data == nullptr) return;
+    const std::string path = std::string("/sensitivity/") + name;
+    group_handle ig = w.check(group_handle(H5Gcreate2(g.get(), name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create " + path);
+    const std::size_t per = P;
+    auto part = [&](const char* part_name, std::size_t offset, std::size_t width) {
+      std::vector<double> out(S * width * per);
+      for (std::size_t s = 0; s < S; ++s)
+        for (std::size_t j = 0; j < width; ++j)
+          for (std::size_t i = 0; i < per; ++i) out[(s * width + j) * per + i] = data[(s * Y + offset + j) * per + i];
+      const std::vector<hsize_t> dims{hs(static_cast<long>(S)), hs(static_cast<long>(width)), hs(static_cast<long>(P))};
+      w.write_whole(ig.get(), path + "/" + part_name, part_name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), dims,
+                    out.data());
+    };
+    part("q", 0, n);
+    part("v", n, n);
+    part("lambda", 2 * n, m);
+    if (l.has_mu) part("mu", 2 * n + m, m);
+    if (l.has_nu) part("nu", 2 * n + 2 * m, k);
+    if (!ig.close()) w.fail_h5("close " + path);
+  };
+  index("first", x.first);
+  index("first_conf", x.first_conf);
+  index("total", x.total);
+  index("total_conf", x.total_conf);
+  // Second-order indices, P x P per value, whole in the state layout.
+  const std::vector<hsize_t> pair_dims{hs(static_cast<long>(S)), hs(static_cast<long>(Y)), hs(static_cast<long>(P)),
+                                       hs(static_cast<long>(P))};
+  if (x.second != nullptr)
+    w.write_whole(g.get(), "/sensitivity/second", "second", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), pair_dims,
+                  x.second);
+  if (x.second_conf != nullptr)
+    w.write_whole(g.get(), "/sensitivity/second_conf", "second_conf", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double),
+                  pair_dims, x.second_conf);
+  if (x.rows_used != nullptr)
+    w.write_whole(g.get(), "/sensitivity/rows_used", "rows_used", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(std::int64_t),
+                  {hs(static_cast<long>(S)), hs(static_cast<long>(Y))}, x.rows_used);
+  if (!g.close()) w.fail_h5("close /sensitivity");
+}
+
 void results_writer::set_quantile_rank_error(double epsilon) {
   impl& w = *impl_;
   w.usable();

@@ -130,6 +130,26 @@ struct statistic_values {
   const std::int64_t* count = nullptr;  // [S][Y] members that entered each value (state layout order)
 };
 
+// The sensitivity indices of every value at every save time over the P varied inputs
+// (study/sensitivity_indices.hpp), in the state layout: each index array [S][Y][P], second-order ones
+// [S][Y][P][P] (null without them).
+struct sensitivity_values {
+  std::vector<std::string> inputs;         // the P varied inputs' names
+  const double* first = nullptr;           // S_i
+  const double* first_conf = nullptr;      // the half-widths of their intervals
+  const double* total = nullptr;           // S_Ti
+  const double* total_conf = nullptr;
+  const double* second = nullptr;          // S_ij at [i][j], i < j; NaN elsewhere
+  const double* second_conf = nullptr;
+  const std::int64_t* rows_used = nullptr;  // [S][Y] the design rows that entered each value's indices
+  std::int64_t base = 0;                   // N, the design's rows per replicate
+  std::int64_t replicates = 1;
+  double confidence = 0.95;
+  std::string intervals;                   // "replicates" or "bootstrap"
+  std::int64_t resamples = 0;              // the bootstrap's; 0 with replicates
+  double max_failed = 0.0;
+};
+
 // What the root attributes record about the run.
 struct run_info {
   std::string study_text;        // the study file, verbatim
@@ -169,6 +189,10 @@ class results_writer {
   }
   // The same from arrays in the state layout: y [S][Y] (its q, v, lambda, mu, nu parts are written).
   void write_statistic_state(std::string_view name, double probability, const double* y, const std::int64_t* count);
+
+  // /sensitivity: its attributes, a group per index (first, first_conf, total, total_conf) with the
+  // q, v, lambda, mu, nu parts, the datasets second and second_conf where given, and rows_used.
+  void write_sensitivity(const sensitivity_values& values);
 
   // Attribute /statistics@quantile_rank_error: the bound on the rank error of approximate quantiles
   // (e.g. a sketch's epsilon); leave it unset when the quantiles are exact.

@@ -331,6 +331,7 @@ class study_reader {
     read_ensemble(root, model, spec);
     read_output(root, spec.output);
     read_lyapunov(root, model, spec);
+    read_sensitivity(root, spec);
     return spec;
   }
 
@@ -1089,6 +1090,72 @@ class study_reader {
                  in_quotes(projection_name(spec.solver.projection)) + " cannot: " + why +
                  "; method = \"clone\" works with any solver");
     }
+  }
+
+  // ---- [sensitivity] ----
+  // Saltelli's design replaces [ensemble]'s members and sampler: the plan's members are base x slots
+  // (study/samplers.hpp, sampler saltelli), its replicates and seed as [ensemble] gives them.
+
+  void read_sensitivity(const section& root, study_spec& spec) const {
+    const section s = child(root, "sensitivity");
+    if (!s.table) return;
+    check_keys(s);
+    sensitivity_spec& x = spec.sensitivity;
+    study::sampling_plan& plan = spec.plan;
+    x.enabled = true;
+    x.line = s.where.line;
+    x.column = s.where.column;
+    const section ensemble = child(root, "ensemble");
+    for (const char* key : {"members", "sampler"})
+      if (ensemble.table && ensemble.get(key))
+        fail(ensemble.key_position(key), std::string("[ensemble] ") + key + " has no effect with [sensitivity]: " +
+                                             "Saltelli's design has base x (k + 2) members per replicate (base x (2k + 2) " +
+                                             "with second_order), for the k varied inputs; remove it");
+    const int drawn = study::drawn_dimension_count(plan);
+    if (drawn == 0)
+      fail(s.where, "[sensitivity] needs varied inputs: [ensemble.vary] varies nothing, so no input can cause any spread");
+    for (const study::varied_input& v : plan.vary)
+      if (v.dist.kind == study::distribution_kind::grid)
+        fail(s.where, "[sensitivity] apportions the variance among drawn inputs; " + in_quotes(v.name) +
+                          " is a grid, which no index can be of: draw it (uniform over its range) or fix it");
+    const toml::node* base = s.get("base");
+    if (!base) fail(s.where, "[sensitivity] needs base, the rows N of Saltelli's design (a power of two, such as 1024)");
+    const long long n = integer(*base, s.what("base"));
+    if (n < 2 || (n & (n - 1)) != 0 || n > (1LL << study::sobol_bits))
+      fail_at(*base, "[sensitivity] base must be a power of two between 2 and 2^52: Saltelli's design takes the first N "
+                     "points of a Sobol' sequence, whose equidistribution holds at powers of two (got " +
+                         std::to_string(n) + ")");
+    x.base = static_cast<long>(n);
+    if (const toml::node* node = s.get("second_order")) x.second_order = boolean(*node, s.what("second_order"));
+    if (const toml::node* node = s.get("confidence")) {
+      x.confidence = number(*node, s.what("confidence"));
+      if (!(x.confidence > 0.0 && x.confidence < 1.0))
+        fail_at(*node, "[sensitivity] confidence must be in (0, 1) (got " + format_number(x.confidence) + ")");
+    }
+    if (auto r = bounded_integer(s, "resamples", 2, INT_MAX)) {
+      if (plan.replicates >= sensitivity_replicates_for_intervals)
+        fail(s.key_position("resamples"), "[sensitivity] resamples has no effect: with " + std::to_string(plan.replicates) +
+                                              " replicates (10 or more) the intervals come from their spread, not "
+                                              "from the bootstrap; remove it");
+      x.resamples = static_cast<int>(*r);
+    }
+    if (const toml::node* node = s.get("max_failed")) {
+      x.max_failed = number(*node, s.what("max_failed"));
+      if (!(x.max_failed >= 0.0 && x.max_failed < 1.0))
+        fail_at(*node, "[sensitivity] max_failed must be in [0, 1) (got " + format_number(x.max_failed) + ")");
+    }
+    if (auto mb = bounded_integer(s, "memory_mb", 1, LLONG_MAX >> 20)) x.memory_mb = static_cast<long>(*mb);
+
+    plan.sampler = study::sampler_kind::saltelli;
+    plan.second_order = x.second_order;
+    const int slots = study::saltelli_design{drawn, x.second_order}.slots();
+    const double total = static_cast<double>(n) * slots * plan.replicates;
+    if (total > max_members)
+      fail_at(*base, "[sensitivity] base = " + std::to_string(n) + " gives " + format_number(total) +
+                         " members (base x " + std::to_string(slots) + " x replicates); at most 2^53 are supported");
+    plan.members = static_cast<long>(n) * slots;
+    spec.member_count_line = position_of(base->source()).line;
+    spec.member_count_column = position_of(base->source()).column;
   }
 
   // "q05" -> 5, "q97.5" -> 97.5; nullopt unless the name is 'q', digits, and optionally '.' and digits.

@@ -123,6 +123,22 @@ inline const char* lyapunov_metric_name(lyapunov_metric m) { return m == lyapuno
 // floor((t1 - t0) / renormalize) + 1; one more absorbs the rounding of the drivers' running sums.
 long lyapunov_history_length(const lyapunov_spec& l, double t0, double t1);
 
+// [sensitivity]: the indices asked for and how their intervals are made (study/sensitivity_indices.hpp);
+// the design itself is the plan's (sampler saltelli, members = base x slots).
+struct sensitivity_spec {
+  bool enabled = false;
+  long base = 0;               // N, the design's rows per replicate
+  bool second_order = false;
+  double confidence = 0.95;
+  int resamples = 100;         // the bootstrap's, with fewer than 10 replicates
+  double max_failed = 0.05;    // the largest fraction of rows with a failed member
+  long memory_mb = 1024;       // for every member's outputs
+  int line = 0, column = 0;    // where [sensitivity] is written, for diagnostics at run time
+};
+
+// The replicates from which the indices' intervals come instead of the bootstrap.
+inline constexpr int sensitivity_replicates_for_intervals = 10;
+
 // The method of a study whose [solver] names none: what the study runs and what a
 // model file's engine is compiled for (model_reference) before the [solver] table is read.
 inline constexpr method_kind study_default_method = method_kind::radau5;
@@ -156,6 +172,7 @@ struct study_spec {
   int member_count_line = 1, member_count_column = 1;
   output_spec output;
   lyapunov_spec lyapunov;
+  sensitivity_spec sensitivity;
 };
 
 // [model] source = FILE: the model file (path resolved against the study file's directory) and the

@@ -30,6 +30,9 @@ inline constexpr study_file_key study_file_keys[] = {
     {"", "ensemble", "table", "one member", "The members: how many, and which inputs vary how."},
     {"", "output", "table", "the defaults below", "What results.h5 stores beside the members' summaries."},
     {"", "lyapunov", "table", "no exponents", "Lyapunov exponents of every member (docs/LYAPUNOV.md)."},
+    {"", "sensitivity", "table", "no indices",
+     "Variance-based sensitivity indices of every output over the varied inputs, from Saltelli's design "
+     "(docs/SENSITIVITY.md)."},
 
     // ---- [model] ----
     {"model", "name", "string", "required without source",
@@ -151,6 +154,24 @@ inline constexpr study_file_key study_file_keys[] = {
     {"lyapunov", "separation", "number > 0", "1e-6", "Method clone only: the clone's distance from the member, in the metric."},
     {"lyapunov", "metric", "`mass` | `euclidean`", "`mass`", "The inner product on the tangent space."},
     {"lyapunov", "history", "true | false", "true", "Keep the running estimates at every re-orthonormalization (/lyapunov/history)."},
+
+    // ---- [sensitivity] ----
+    {"sensitivity", "base", "integer >= 2, a power of two", "required",
+     "N, the rows of Saltelli's design. A row is k + 2 members (2k + 2 with second_order) for the k varied "
+     "inputs, so the study has N (k + 2) members per replicate: [ensemble] members and sampler follow from it and "
+     "are refused."},
+    {"sensitivity", "second_order", "true | false", "false", "Also the second-order indices S_ij, i < j (a row is then 2k + 2 members)."},
+    {"sensitivity", "confidence", "number in (0, 1)", "0.95",
+     "The confidence level of the indices' intervals: from the spread of the replicates' own indices with "
+     "[ensemble] replicates >= 10, else from the bootstrap."},
+    {"sensitivity", "resamples", "integer >= 2", "100",
+     "The bootstrap's resamples of the design's rows; refused with 10 replicates or more, whose spread gives the intervals."},
+    {"sensitivity", "max_failed", "number in [0, 1)", "0.05",
+     "The largest fraction of the design's rows with a failed member from which an output's indices are estimated "
+     "(those rows left out); above it they are refused: NaN, and the summary says why."},
+    {"sensitivity", "memory_mb", "integer >= 1", "1024",
+     "The memory for every member's outputs at every save time, which the indices are computed from at the end; a "
+     "study whose outputs need more is refused before it runs."},
 };
 
 // The keys of one table, in the table's order.

@@ -71,6 +71,10 @@ def open_results(path):
         lyapunov_t_start, lyapunov_t_end (the interval each estimate averages over),
         lyapunov_renormalizations, lyapunov_steps and, when kept, the running estimates
         lyapunov_history_t [member, estimate] and lyapunov_history [member, estimate, exponent].
+        A study with [sensitivity] adds the indices sensitivity_first_q, sensitivity_total_q, ... and
+        their intervals' half-widths sensitivity_first_conf_q, ... [time, coordinate, input] (the
+        input coordinate names the varied inputs), with sensitivity_rows_used [time, state] and,
+        with second_order, sensitivity_second [time, state, input, input2].
         Root attributes of the file become the Dataset's, with t0 and t1 from the study it
         records, and results_path, the file's absolute path.
 
@@ -119,6 +123,9 @@ def open_results(path):
                             inputs=inputs, attrs=attrs, statistics=statistics, coordinate_names=coordinate_names)
         if "lyapunov" in f:
             ds = ds.assign(_lyapunov_variables(path, f["lyapunov"]))
+        if "sensitivity" in f:
+            ds = ds.assign(_sensitivity_variables(f["sensitivity"])).assign_coords(
+                input=[_attribute(n) for n in f["sensitivity"].attrs["inputs"]])
     try:
         study = tomllib.loads(attrs.get("study", ""))
         ds.attrs.setdefault("t0", float(study.get("time", {}).get("t0", 0.0)))
@@ -147,6 +154,27 @@ def _lyapunov_variables(path, group):
     if "history_t" in group and group["history_t"].shape[1] > 0:
         variables["lyapunov_history_t"] = (("member", "estimate"), _lazy(path, group["history_t"]))
         variables["lyapunov_history"] = (("member", "estimate", "exponent"), _lazy(path, group["history"]))
+    return variables
+
+
+def _sensitivity_variables(group):
+    """The /sensitivity group of a study with [sensitivity] (docs/SENSITIVITY.md): each index of each
+    part, sensitivity_<index>_<part> [time, coordinate|constraint|nonholonomic, input] (index: first,
+    first_conf, total, total_conf; part: q, v, lam, mu, nu), the second-order indices
+    sensitivity_second [time, state, input, input2] where asked for, and sensitivity_rows_used
+    [time, state]. The group's attributes become sensitivity_<name> attributes of the variables."""
+    attrs = {f"sensitivity_{key}": _attribute(value) for key, value in group.attrs.items()}
+    variables = {}
+    for index in ("first", "first_conf", "total", "total_conf"):
+        for part, dims in (("q", "coordinate"), ("v", "coordinate"), ("lambda", "constraint"), ("mu", "constraint"),
+                           ("nu", "nonholonomic")):
+            if part in group[index]:
+                label = "lam" if part == "lambda" else part
+                variables[f"sensitivity_{index}_{label}"] = (("time", dims, "input"), group[index][part][()], attrs)
+    for name in ("second", "second_conf"):
+        if name in group:
+            variables[f"sensitivity_{name}"] = (("time", "state", "input", "input2"), group[name][()], attrs)
+    variables["sensitivity_rows_used"] = (("time", "state"), group["rows_used"][()], attrs)
     return variables
 
 

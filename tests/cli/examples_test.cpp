@@ -1,5 +1,5 @@
-// Every examples/*.toml through `lockstep run`, shrunk: `members = 8` and `replicates = 2` (when the
-// example sets them), everything else as written. Catches a broken example (a key the loader refuses,
+// Every examples/*.toml through `lockstep run`, shrunk: `members = 8`, `replicates = 2` and a
+// [sensitivity] design of `base = 16` rows (when the example sets them), everything else as written. Catches a broken example (a key the loader refuses,
 // a model that fails, ...) without running it at full size. Examples with more than 2000 members
 // after shrinking (large pure grids) are skipped and named in the output.
 #include <gtest/gtest.h>
@@ -44,8 +44,8 @@ TEST(LockstepExamples, EveryExampleStudyRunsWithFewMembersAndWritesReadableResul
   for (const fs::path& study : studies) {
     const std::string stem = study.stem().string();
     SCOPED_TRACE("examples/" + study.filename().string());
-    const std::string text =
-        replace_key_value(replace_key_value(read_text(study), "members", "8"), "replicates", "2");
+    const std::string text = replace_key_value(
+        replace_key_value(replace_key_value(read_text(study), "members", "8"), "replicates", "2"), "base", "16");
     io::study_spec spec;
     try {
       spec = io::parse_study(text, stem + ".toml");

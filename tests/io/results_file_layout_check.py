@@ -297,6 +297,38 @@ method = "clone"
 renormalize = 0.5
 history = false
 """),
+    # [sensitivity] with second-order indices and the bootstrap, of a velocity constraint (nu); and with
+    # intervals from 10 replicates, on GGL (mu).
+    Run("sensitivity_second_order", """
+[model]
+name = "knife_edge"
+[time]
+t1 = 0.5
+save = { every = 0.25 }
+[ensemble.vary]
+"initial.omega0" = { uniform = [1.0, 3.0] }
+"params.alpha" = { uniform = [0.2, 0.4] }
+[sensitivity]
+base = 4
+second_order = true
+resamples = 10
+"""),
+    Run("sensitivity_replicates_ggl", """
+[model]
+name = "pendulum"
+[solver]
+method = "bdf"
+formulation = "ggl"
+[time]
+t1 = 0.5
+save = { every = 0.25 }
+[ensemble]
+replicates = 10
+[ensemble.vary]
+"initial.theta0" = { uniform = [0.2, 0.6] }
+[sensitivity]
+base = 2
+"""),
     # Two MPI ranks: the root attribute mpi_ranks.
     Run("mpi_two_ranks", """
 [model]

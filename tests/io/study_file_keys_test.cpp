@@ -125,6 +125,21 @@ t1 = 4.0
 method = "clone"
 separation = 1e-7
 )",
+    // sensitivity indices, every key of [sensitivity]
+    R"([model]
+name = "double_pendulum"
+[time]
+t1 = 1.0
+[ensemble.vary]
+"params.L1" = { uniform = [0.9, 1.1] }
+[sensitivity]
+base = 16
+second_order = true
+confidence = 0.9
+resamples = 50
+max_failed = 0.1
+memory_mb = 64
+)",
 };
 
 TEST(StudyFileKeys, TheReaderLooksUpExactlyTheTablesKeys) {

@@ -257,6 +257,34 @@ TEST(StudyFile, LyapunovSectionTakesTheDocumentedDefaults) {
   EXPECT_EQ(lyapunov_history_length(given.lyapunov, 0.0, 10.0), 0);
 }
 
+TEST(StudyFile, SensitivityMakesSaltellisDesignTheMembers) {
+  // Arrange: two drawn inputs, 3 replicates, base 64: rows of 2 + 2 members (2k + 2 = 6 with second order).
+  const std::string base = "[model]\nname = \"double_pendulum\"\n[time]\nt1 = 1.0\n[ensemble]\nreplicates = 3\nseed = 9\n"
+                           "[ensemble.vary]\n\"params.L1\" = { uniform = [0.9, 1.1] }\n"
+                           "\"params.m2\" = { normal = { mean = 1.0, std = 0.1 } }\n";
+
+  // Act
+  const study_spec first = parse_study(base + "[sensitivity]\nbase = 64\n", "first.toml");
+  const study_spec second = parse_study(base + "[sensitivity]\nbase = 64\nsecond_order = true\nmax_failed = 0\n",
+                                        "second.toml");
+
+  // Assert: the plan is the design; [sensitivity]'s defaults as documented.
+  EXPECT_TRUE(first.sensitivity.enabled);
+  EXPECT_EQ(first.plan.sampler, study::sampler_kind::saltelli);
+  EXPECT_EQ(first.plan.members, 64 * 4);
+  EXPECT_EQ(study::member_count(first.plan), 64 * 4 * 3);
+  EXPECT_EQ(first.plan.seed, 9u);
+  EXPECT_EQ(first.sensitivity.confidence, 0.95);
+  EXPECT_EQ(first.sensitivity.resamples, 100);
+  EXPECT_EQ(first.sensitivity.max_failed, 0.05);
+  EXPECT_EQ(first.sensitivity.memory_mb, 1024);
+  EXPECT_EQ(first.member_count_line, 12);  // at base
+  EXPECT_EQ(second.plan.members, 64 * 6);
+  EXPECT_TRUE(second.plan.second_order);
+  EXPECT_EQ(second.sensitivity.max_failed, 0.0);
+  EXPECT_EQ(study::check_plan(second.plan), "");
+}
+
 TEST(StudyFile, SaveTimesAreSortedDeduplicatedAndEndWithT1) {
   // Arrange
   const char* text = "[model]\nname = \"pendulum\"\n[time]\nt0 = 1\nt1 = 2\nsave = { times = [1.5, 1, 1.5, 1.9999999999999999] }\n";
@@ -682,6 +710,27 @@ const malformed_case malformed_cases[] = {
      "[solver] h_max has no effect with fixed_h"},
     {"quantile budget without a quantile", BASE "[output]\nstatistics = [\"mean\"]\nquantile_memory_mb = 10\n", "7:1",
      "[output] quantile_memory_mb has no effect: the study asks for no quantile (qNN) statistic"},
+#define VARY_L1 "[ensemble.vary]\n\"params.L1\" = { uniform = [0.9, 1.1] }\n"
+    {"sensitivity without varied inputs", BASE "[sensitivity]\nbase = 8\n", "5:1",
+     "[sensitivity] needs varied inputs: [ensemble.vary] varies nothing"},
+    {"sensitivity without base", BASE VARY_L1 "[sensitivity]\nsecond_order = true\n", "7:1",
+     "[sensitivity] needs base, the rows N of Saltelli's design"},
+    {"sensitivity base not a power of two", BASE VARY_L1 "[sensitivity]\nbase = 1000\n", "8:8",
+     "[sensitivity] base must be a power of two between 2 and 2^52"},
+    {"members beside sensitivity", BASE "[ensemble]\nmembers = 10\n" VARY_L1 "[sensitivity]\nbase = 8\n", "6:1",
+     "[ensemble] members has no effect with [sensitivity]"},
+    {"sampler beside sensitivity", BASE "[ensemble]\nsampler = \"sobol\"\n" VARY_L1 "[sensitivity]\nbase = 8\n", "6:1",
+     "[ensemble] sampler has no effect with [sensitivity]"},
+    {"a grid in a sensitivity study", BASE "[ensemble.vary]\n\"params.L1\" = { uniform = [0.9, 1.1] }\n"
+     "\"params.L2\" = { grid = [1.0, 2.0] }\n[sensitivity]\nbase = 8\n", "8:1",
+     "\"params.L2\" is a grid, which no index can be of"},
+    {"bootstrap resamples with 10 replicates", BASE "[ensemble]\nreplicates = 10\n" VARY_L1 "[sensitivity]\nbase = 8\nresamples = 50\n",
+     "11:1", "[sensitivity] resamples has no effect: with 10 replicates"},
+    {"confidence of 1", BASE VARY_L1 "[sensitivity]\nbase = 8\nconfidence = 1.0\n", "9:14",
+     "[sensitivity] confidence must be in (0, 1) (got 1)"},
+    {"max_failed of 1", BASE VARY_L1 "[sensitivity]\nbase = 8\nmax_failed = 1\n", "9:14",
+     "[sensitivity] max_failed must be in [0, 1) (got 1)"},
+#undef VARY_L1
 };
 
 #undef BASE

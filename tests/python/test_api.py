@@ -353,6 +353,41 @@ def test_open_results_reads_the_lyapunov_group(tmp_path, lockstep_exe):
     assert (stopped.lyapunov_t_end.values < 50.0).all() and (stopped.lyapunov_t_end.values > stopped.lyapunov_t_start.values).all()
 
 
+SENSITIVITY_STUDY = """
+[model]
+name = "pendulum"
+[time]
+t1 = 0.5
+save = { every = 0.25 }
+[ensemble.vary]
+"initial.theta0" = { uniform = [0.2, 0.6] }
+"params.L" = { uniform = [0.9, 1.1] }
+[sensitivity]
+base = 64
+second_order = true
+"""
+
+
+def test_open_results_reads_the_sensitivity_group(tmp_path, lockstep_exe):
+    study = tmp_path / "sensitivity.toml"
+    study.write_text(SENSITIVITY_STUDY)
+    ds = lockstep.run_study(study, out_dir=tmp_path / "out")
+    assert list(ds.input.values) == ["initial.theta0", "params.L"]
+    assert ds.sensitivity_first_q.dims == ("time", "coordinate", "input") and ds.sensitivity_first_q.shape == (3, 2, 2)
+    assert ds.sensitivity_second.dims == ("time", "state", "input", "input2")
+    assert ds.sensitivity_first_q.attrs["sensitivity_intervals"] == "bootstrap"
+    # The file's values, bit for bit, and the design's members: 64 rows of 2 + 2 + 2.
+    with h5py.File(tmp_path / "out" / "results.h5", "r") as f:
+        assert ds.sensitivity_total_v.values.tobytes() == f["sensitivity/total/v"][()].tobytes()
+        assert ds.sensitivity_rows_used.values.tobytes() == f["sensitivity/rows_used"][()].tobytes()
+    assert ds.sizes["member"] == 64 * 6
+    # At t1 = 0.5, about a quarter period, the bob passes near the bottom, where its height is -L: the
+    # length causes nearly all of the height's spread. Every total index is at least about its
+    # first-order one.
+    assert ds.sensitivity_total_q.sel(input="params.L", coordinate="y").isel(time=-1) > 0.9
+    assert (ds.sensitivity_total_q.isel(time=-1) >= ds.sensitivity_first_q.isel(time=-1) - 0.05).all()
+
+
 def test_open_results_reads_trajectories_lazily(tmp_path, lockstep_exe):
     study = tmp_path / "study.toml"
     study.write_text(STUDY)

@@ -181,6 +181,27 @@ inline double from_unit(const distribution& dist, double u) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
+// ---- Saltelli's design (study/sensitivity_indices.hpp says what it is for) ----------------------
+
+// The shape of Saltelli's design: k inputs, and whether the rows hold the B_A^(i) points that the
+// second-order indices need.
+struct saltelli_design {
+  int inputs = 1;
+  bool second_order = false;
+
+  // The points of one design row: k + 2, or 2k + 2 with second order.
+  int slots() const { return second_order ? 2 * inputs + 2 : inputs + 2; }
+};
+
+// Whether coordinate `input` of the point in `slot` of a design row comes from B_j (else from A_j).
+inline bool saltelli_takes_b(const saltelli_design& design, int slot, int input) {
+  const int k = design.inputs;
+  if (slot == 0) return false;                     // A_j
+  if (slot == design.slots() - 1) return true;     // B_j
+  if (slot <= k) return input == slot - 1;         // A_B^(i)_j, i = slot - 1
+  return input != slot - 1 - k;                    // B_A^(i)_j, i = slot - 1 - k
+}
+
 // ---- the plan's shape ------------------------------------------------------------------------------
 
 // G: the number of grid points (1 when no dimension is a grid).
@@ -263,10 +284,12 @@ inline std::string check_plan(const sampling_plan& plan) {
     case sampler_kind::sobol:
     case sampler_kind::lhs:
     case sampler_kind::grid:
+    case sampler_kind::saltelli:
       break;
     default:
       return "unknown sampler kind " + std::to_string(static_cast<int>(plan.sampler));
   }
+  if (plan.sampler == sampler_kind::saltelli && drawn == 0) return "saltelli: no input is drawn";
   if (drawn == 0) return "";  // a pure grid ignores members and replicates
   if (plan.members <= 0) return "members must be > 0";
   if (plan.replicates <= 0) return "replicates must be > 0";
@@ -275,6 +298,17 @@ inline std::string check_plan(const sampling_plan& plan) {
       return "sobol: " + std::to_string(drawn) + " drawn dimensions, the direction numbers cover " +
              std::to_string(sobol_max_dimension);
     if (plan.members > (long{1} << sobol_bits)) return "sobol: members must be <= 2^52";
+  }
+  if (plan.sampler == sampler_kind::saltelli) {
+    const saltelli_design design{drawn, plan.second_order};
+    if (2 * drawn > sobol_max_dimension)
+      return "saltelli: " + std::to_string(drawn) + " drawn dimensions, the direction numbers cover " +
+             std::to_string(sobol_max_dimension / 2);
+    const long rows = plan.members / design.slots();
+    if (plan.members % design.slots() != 0 || !std::has_single_bit(static_cast<unsigned long>(rows)) ||
+        rows > (long{1} << sobol_bits))
+      return "saltelli: members must be N x " + std::to_string(design.slots()) +
+             " (the points of a design row) with N a power of two, at most 2^52";
   }
   if (plan.members > long_max / plan.replicates || g > long_max / (plan.members * plan.replicates))
     return "too many members (G x members x replicates overflows long)";
@@ -300,6 +334,11 @@ inline std::string check_plan(const sampling_plan& plan) {
 //         and jitter = unit_open(Philox({seed, j}, {tag_lhs_jitter, s})) (McKay, Beckman & Conover
 //         1979): per replicate every one of the `members` strata of every dimension holds one point.
 //         Rounding can push (pi + jitter) / members onto a stratum's upper edge; u is kept below 1.
+// saltelli: as sobol in 2k dimensions (k drawn inputs): the member's draw is slot `draw % slots` of
+//         design row `draw / slots` (saltelli_design), and input s takes coordinate s of the Sobol'
+//         point of index row (from A) or coordinate k + s (from B), each coordinate with its own
+//         digital shift: A and B are independent, and a row's points share their coordinates as the
+//         design requires.
 // grid:   the grid values at the row-major digits of grid_point (last grid dimension fastest).
 // Then value = from_unit(dist, u_s).
 inline void sample_member(const sampling_plan& plan, long i, double* out) {
@@ -343,6 +382,19 @@ inline void sample_member(const sampling_plan& plan, long i, double* out) {
         const long stratum = lhs_permute(draw, members, seed, replicate, s);
         const double jitter = unit_open(philox_word(seed, static_cast<std::uint64_t>(point), detail::tag_lhs_jitter, s));
         u = std::min((static_cast<double>(stratum) + jitter) / static_cast<double>(members), below_one);
+        break;
+      }
+      case sampler_kind::saltelli: {
+        // Row `draw / slots` of the design is the 2k-dimensional Sobol' point of that index: A_j its
+        // first k coordinates, B_j its last k; the slot says which of them this input takes.
+        const saltelli_design design{drawn_dimension_count(plan), plan.second_order};
+        const long row = draw / design.slots();
+        const int slot = static_cast<int>(draw % design.slots());
+        const int dimension = static_cast<int>(s) + (saltelli_takes_b(design, slot, static_cast<int>(s)) ? design.inputs : 0);
+        const std::uint64_t x = sobol_coordinate_bits(static_cast<std::uint64_t>(row), dimension);
+        const std::uint64_t shift = philox_word(seed, replicate, detail::tag_sobol_shift,
+                                                static_cast<std::uint64_t>(dimension)) >> (64 - sobol_bits);
+        u = unit_open((x ^ shift) << (64 - sobol_bits));
         break;
       }
       case sampler_kind::grid:

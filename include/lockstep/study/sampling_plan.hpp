@@ -39,6 +39,8 @@ enum class sampler_kind : int {
   sobol = 1,   // Sobol points (Joe & Kuo direction numbers), randomized per replicate by the seed
   lhs = 2,     // Latin hypercube: each dimension stratified into `members` equal cells
   grid = 3,    // every dimension must be a grid
+  saltelli = 4,  // Saltelli's design for sensitivity indices (study/sensitivity_indices.hpp): rows of
+                 // k + 2 (2k + 2) points from one randomized 2k-dimensional Sobol' point each
 };
 
 struct varied_input {
@@ -53,6 +55,7 @@ struct sampling_plan {
   std::uint64_t seed = 1;
   long members = 1;    // drawn points per replicate (ignored for a pure grid)
   int replicates = 1;  // independent randomizations (QMC error bars); ignored for a pure grid
+  bool second_order = false;  // saltelli only: the rows hold the B_A^(i) points of second-order indices
   std::vector<varied_input> vary;
 };
 

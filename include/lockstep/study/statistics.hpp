@@ -108,9 +108,12 @@ class ensemble_statistics {
   // with members_total / M replicates of M consecutive members (M must divide members_total).
   // quantile_memory_budget_bytes: exact quantiles when members_total x width x 8 bytes fit, else the
   // sketch with sketch_items items per slice and node.
+  // keep_member_values: store every member's values (as exact quantiles do) even without quantiles,
+  // for an analysis of them at the end (member_values(): the sensitivity indices of a study); the
+  // caller checks that they fit its memory.
   ensemble_statistics(long members_total, std::size_t width, std::vector<double> quantile_probabilities,
                       long members_per_replicate, std::size_t quantile_memory_budget_bytes,
-                      std::size_t sketch_items = default_sketch_items)
+                      std::size_t sketch_items = default_sketch_items, bool keep_member_values = false)
       : members_total_(members_total),
         width_(width),
         probabilities_(std::move(quantile_probabilities)),
@@ -131,9 +134,9 @@ class ensemble_statistics {
       replicate_means_.resize(static_cast<std::size_t>(replicates_) * width_);
       replicate_done_.assign(static_cast<std::size_t>(replicates_), 0);
     }
-    if (!probabilities_.empty()) {
+    if (!probabilities_.empty() || keep_member_values) {
       const std::size_t members = static_cast<std::size_t>(members_total);
-      exact_ = width_ <= quantile_memory_budget_bytes / sizeof(double) / members;
+      exact_ = keep_member_values || width_ <= quantile_memory_budget_bytes / sizeof(double) / members;
       if (exact_) {
         exact_values_.assign(members * width_, std::numeric_limits<double>::quiet_NaN());
       } else {
@@ -146,6 +149,10 @@ class ensemble_statistics {
   }
 
   bool quantiles_exact() const { return exact_; }
+
+  // Every member's W values, member-major, where the object keeps them (exact quantiles, or
+  // keep_member_values); empty otherwise. A member not added yet holds NaN.
+  const std::vector<double>& member_values() const { return exact_values_; }
   long blocks() const { return blocks_; }
 
   // A priori bound on quantile_rank_error in sketch mode (banner): (ceil(log2 B) + 1) / k + 1 / n,
@@ -253,14 +260,16 @@ class ensemble_statistics {
   // arguments throws state_error and leaves this object unchanged.
   // The constructor's arguments a saved state was made with, for restoring it without the study at
   // hand (the checkpoint fuzzer does). The quantile memory budget itself is not saved, only whether
-  // the quantiles were exact: construct with the largest budget for exact, 0 for the sketch.
+  // the members' values are kept: construct with the largest budget for exact, 0 for the sketch, and
+  // keep_member_values where they are kept without quantiles (keeps_member_values_only()).
   struct configuration {
     long members_total = 0;
     std::size_t width = 0;
     std::vector<double> probabilities;
     long members_per_replicate = 0;
     std::size_t sketch_items = 0;
-    bool exact = false;
+    bool exact = false;  // the members' values are kept
+    bool keeps_member_values_only() const { return exact && probabilities.empty(); }
   };
   static configuration configuration_of(std::string_view bytes) {
     byte_reader in(bytes, "statistics state");
