@@ -50,13 +50,13 @@ sanitize="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize=nul
 labels='^(core|simd|model|formulation|method|stepper|study|io|lyapunov|reliability)$'
 lanes_method_tests='step_control|bdf_history|newton_control'  # not built here (the header says why)
 # The executables behind those labels, except the end-to-end one (it needs the lockstep binary).
-# Not built: the end-to-end test (it needs the lockstep binary). sobol_dump is the helper behind
-# study's sobol_vs_scipy, instruction_set_refusal_probe the program behind core's
-# core_instruction_set_refusal.
+# Not built: the end-to-end test (it needs the lockstep binary). sobol_dump and sensitivity_dump are
+# the helpers behind study's sobol_vs_scipy and sensitivity_vs_salib, instruction_set_refusal_probe
+# the program behind core's core_instruction_set_refusal.
 targets="$(grep -rhoE 'lockstep_add_test\(NAME (core|simd|model|formulation|method|stepper|study|io|lyapunov|reliability)_[a-z0-9_]+' \
             tests/*/CMakeLists.txt | sed 's/.*NAME //' | grep -v '^reliability_end_to_end_test$')
          $(grep -rhoE '^lockstep_add_simd_test\(simd_[a-z0-9_]+' tests/simd/CMakeLists.txt | sed 's/.*(//' |
-             grep -vE "^simd_(${lanes_method_tests})_test$") sobol_dump
+             grep -vE "^simd_(${lanes_method_tests})_test$") sobol_dump sensitivity_dump
          instruction_set_refusal_probe"
 
 stage() { echo "==> $*"; }
