@@ -35,7 +35,7 @@ void restore_statistics(const std::string& state) {
   try {
     ensemble_statistics stats(c.members_total, c.width, c.probabilities, c.members_per_replicate,
                               c.exact ? std::numeric_limits<std::size_t>::max() : 0, c.sketch_items,
-                              c.keeps_member_values_only());
+                              c.keeps_member_values_only(), c.thresholds);
     stats.merge_serialized(state);
     std::vector<double> values(c.width);
     for (long i = 0; i < c.members_total; ++i) {

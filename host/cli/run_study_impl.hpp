@@ -51,6 +51,7 @@
 #include "lockstep/ensemble.hpp"
 #include "host/engine/lyapunov_batch.hpp"
 #include "lockstep/lyapunov/spectrum.hpp"
+#include "lockstep/study/exceedance.hpp"
 #include "lockstep/study/samplers.hpp"
 #include "lockstep/study/sensitivity_indices.hpp"
 #include "lockstep/study/statistics.hpp"
@@ -313,10 +314,121 @@ inline bool uses_replicate_errors(const study::sampling_plan& plan) {
   return qmc && plan.replicates > 1 && !study::is_pure_grid(plan);
 }
 
+// ---- exceedance probabilities ([output] exceedance; study/exceedance.hpp) ----
+
+inline std::string quoted_name(std::string_view text) {
+  std::string quoted = "\"";  // appended: GCC 12's false -Wrestrict on "literal" + string (GCC bug 105329)
+  quoted += text;
+  quoted += '"';
+  return quoted;
+}
+
+// The state-layout index (q, v, lambda, mu, nu) of an output named as `lockstep plot` names it: a
+// coordinate's column name in members.csv (io::coordinate_columns: the model's name where it gives
+// one) for its position, v.NAME for its velocity, or q<j>, v<j>, lambda<j>, mu<j>, nu<j>; refused at
+// its key in the study file, with the closest name, when the model has no such output.
+inline int exceedance_output(const engine& model, const io::study_spec& spec,
+                             const io::output_spec::exceedance_entry& e) {
+  const int n = model.n(), m = model.m(), k = model.k();
+  std::vector<std::pair<std::string, int>> names;
+  const std::vector<std::string> columns = io::coordinate_columns(results_layout_for(model, spec, 1));
+  // Appended rather than "literal" + string: GCC 12's false -Wrestrict (GCC bug 105329).
+  const auto named = [](const char* prefix, const std::string& rest) {
+    std::string name = prefix;
+    name += rest;
+    return name;
+  };
+  for (int j = 0; j < n; ++j) {
+    names.push_back({columns[static_cast<std::size_t>(j)], j});
+    names.push_back({named("v.", columns[static_cast<std::size_t>(j)]), n + j});
+    names.push_back({named("q", std::to_string(j)), j});
+    names.push_back({named("v", std::to_string(j)), n + j});
+  }
+  for (int j = 0; j < m; ++j) {
+    names.push_back({named("lambda", std::to_string(j)), 2 * n + j});
+    if (uses_mu(spec.solver.form)) names.push_back({named("mu", std::to_string(j)), 2 * n + m + j});
+  }
+  for (int j = 0; j < k; ++j) names.push_back({named("nu", std::to_string(j)), 2 * n + 2 * m + j});
+  for (const auto& [name, index] : names)
+    if (name == e.output) return index;
+  std::vector<std::string_view> candidates;
+  for (const auto& [name, index] : names) candidates.push_back(name);
+  const std::string closest = io::closest_name(e.output, candidates);
+  throw io::study_error(spec.path.string(), e.line, e.column,
+                        "[output.exceedance] model " + quoted_name(spec.model) + " has no output " +
+                            quoted_name(e.output) +
+                            (closest.empty() ? "; name a coordinate (its position), v.NAME (its velocity), or q<j>, "
+                                               "v<j>, lambda<j>"
+                                             : "; did you mean " + quoted_name(closest) + "?"));
+}
+
+// Each value's exceedance threshold over `width` = save times x Y, NaN where it has none.
+inline std::vector<double> exceedance_thresholds(const engine& model, const io::study_spec& spec, std::size_t width) {
+  if (spec.output.exceedance.empty()) return {};
+  const std::size_t Y = static_cast<std::size_t>(model.ny());
+  std::vector<double> per_value(Y, std::nan(""));
+  for (const io::output_spec::exceedance_entry& e : spec.output.exceedance) {
+    const std::size_t j = static_cast<std::size_t>(exceedance_output(model, spec, e));
+    if (!std::isnan(per_value[j]))
+      throw io::study_error(spec.path.string(), e.line, e.column,
+                            "[output.exceedance] " + quoted_name(e.output) +
+                                " names an output an earlier entry names too (one threshold per output)");
+    per_value[j] = e.threshold;
+  }
+  std::vector<double> thresholds(width);
+  for (std::size_t c = 0; c < width; ++c) thresholds[c] = per_value[c % Y];
+  return thresholds;
+}
+
+// /exceedance: each value's probability of exceeding its threshold and the Wilson interval, from the
+// counts the statistics kept; and the summary's lines at t1.
+inline void write_exceedance(io::results_writer& h5, const io::study_spec& spec, const engine& model,
+                             const study::ensemble_summary& s) {
+  if (spec.output.exceedance.empty()) return;
+  const std::vector<double> thresholds = exceedance_thresholds(model, spec, s.count.size());
+  io::exceedance_values x;
+  x.threshold.assign(thresholds.begin(), thresholds.begin() + model.ny());
+  x.probability.assign(s.count.size(), std::nan(""));
+  x.low = x.probability;
+  x.high = x.probability;
+  for (std::size_t c = 0; c < s.count.size(); ++c) {
+    if (std::isnan(thresholds[c])) continue;
+    const study::exceedance_estimate e = study::estimate_exceedance(s.above[c], s.count[c]);
+    x.probability[c] = e.probability;
+    x.low[c] = e.low;
+    x.high[c] = e.high;
+  }
+  x.above = s.above.data();
+  x.count = s.count.data();
+  h5.write_exceedance(x);
+}
+
+inline void print_exceedance(const io::study_spec& spec, const engine& model, const study::ensemble_summary& s,
+                             long members) {
+  const std::size_t Y = static_cast<std::size_t>(model.ny());
+  const std::size_t last = (spec.save_times.size() - 1) * Y;
+  for (const io::output_spec::exceedance_entry& entry : spec.output.exceedance) {
+    const std::size_t c = last + static_cast<std::size_t>(exceedance_output(model, spec, entry));
+    const study::exceedance_estimate e = study::estimate_exceedance(s.above[c], s.count[c]);
+    std::fprintf(stderr, "lockstep: P(%s > %g) at t1 = %g: %.4g, 95 %% interval [%.4g, %.4g] (%lld of %lld members%s)\n",
+                 entry.output.c_str(), entry.threshold, spec.t1, e.probability, e.low, e.high,
+                 static_cast<long long>(s.above[c]), static_cast<long long>(s.count[c]),
+                 s.count[c] < members ? "; failed members left out" : "");
+    if (e.rare && s.count[c] > 0)
+      std::fprintf(stderr, "lockstep: warning: P(%s > %g): only %lld members %s the threshold, too few for plain "
+                   "sampling to estimate the probability well; more members, or a rare-event method (importance "
+                   "sampling, subset simulation), would\n",
+                   entry.output.c_str(), entry.threshold,
+                   static_cast<long long>(std::min(s.above[c], s.count[c] - s.above[c])),
+                   s.above[c] < s.count[c] - s.above[c] ? "exceed" : "stay below");
+  }
+}
+
 // The study's statistics accumulators over `width` = save times x Y values per member. With
 // [sensitivity] they keep every member's values, from which the indices are computed at the end; a
 // study whose values would exceed [sensitivity] memory_mb is refused there, before it runs.
-inline study::ensemble_statistics statistics_for(const io::study_spec& spec, long members, std::size_t width) {
+inline study::ensemble_statistics statistics_for(const engine& model, const io::study_spec& spec, long members,
+                                                 std::size_t width) {
   const long per_replicate = uses_replicate_errors(spec.plan) ? members / spec.plan.replicates : 0;
   if (const io::sensitivity_spec& x = spec.sensitivity; x.enabled) {
     const double bytes = static_cast<double>(members) * static_cast<double>(width) * sizeof(double);
@@ -332,7 +444,8 @@ inline study::ensemble_statistics statistics_for(const io::study_spec& spec, lon
   }
   return study::ensemble_statistics(members, width, spec.output.quantiles, per_replicate,
                                     static_cast<std::size_t>(spec.output.quantile_memory_mb) << 20,
-                                    study::default_sketch_items, spec.sensitivity.enabled);
+                                    study::default_sketch_items, spec.sensitivity.enabled,
+                                    exceedance_thresholds(model, spec, width));
 }
 
 // ---- sensitivity indices ([sensitivity]; study/sensitivity_indices.hpp) ----
@@ -739,7 +852,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   const io::results_layout out = detail::results_layout_for(model, spec, members);
   io::results_writer h5(settings.out_dir / "results.h5", out);
   io::members_csv_writer csv(settings.out_dir / "members.csv", out);
-  study::ensemble_statistics stats = detail::statistics_for(spec, members, spec.save_times.size() * ny);
+  study::ensemble_statistics stats = detail::statistics_for(model, spec, members, spec.save_times.size() * ny);
 
   // ---- solve, streaming each finished chunk out ----
   run_options run;
@@ -780,8 +893,10 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   solve_ensemble(model, e, run);
   if (settings.progress && !settings.quiet) std::fputc('\n', stderr);
 
-  // ---- statistics, sensitivity indices, attributes, commit ----
-  detail::write_statistics(h5, spec, stats.finish());
+  // ---- statistics, exceedance, sensitivity indices, attributes, commit ----
+  const study::ensemble_summary summary = stats.finish();
+  detail::write_statistics(h5, spec, summary);
+  detail::write_exceedance(h5, spec, model, summary);
   std::optional<detail::sensitivity_results> sensitivity;
   if (spec.sensitivity.enabled) {
     sensitivity = detail::sensitivity_of(spec, stats, spec.save_times.size() * ny, detail::thread_count(settings));
@@ -794,6 +909,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
 
   // ---- summary ----
   if (!settings.quiet) detail::print_summary(spec, tally, wall, settings, model.lanes_work() - lanes_before);
+  if (!settings.quiet) detail::print_exceedance(spec, model, summary, members);
   if (!settings.quiet && sensitivity) detail::print_sensitivity(spec, out, *sensitivity);
   return tally.exit_code();
 }

@@ -320,7 +320,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   const int save_count = layout.save_count();
   const checkpoint::journal_shape shape = journal_shape_of(layout);
   const std::string lyapunov_settings = lyapunov_settings_text(spec);
-  study::ensemble_statistics stats = statistics_for(spec, members, static_cast<std::size_t>(save_count) * ny);
+  study::ensemble_statistics stats = statistics_for(model, spec, members, static_cast<std::size_t>(save_count) * ny);
   auto journal_of = [&](int r) {
     return checkpointing ? checkpoint::journal_path(out_dir, r, ranks) : checkpoint::shard_path(out_dir, r, ranks);
   };
@@ -539,6 +539,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   member_tally tally;
   const double wall = elapsed_before + seconds_since(session_start);
   std::optional<sensitivity_results> sensitivity;  // rank 0's, for the summary
+  std::optional<study::ensemble_summary> summary;
   code = guarded([&] {
     if (!root) return exit_success;
     std::vector<rank_report> all;
@@ -551,7 +552,11 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     io::results_writer h5(out_dir / results_name, layout);
     io::members_csv_writer csv(out_dir / members_name, layout);
     tally = write_members_from_journals(model, spec, layout, all, journals, h5, csv, interrupted);
-    if (!interrupted) write_statistics(h5, spec, stats.finish());
+    if (!interrupted) {
+      summary = stats.finish();
+      write_statistics(h5, spec, *summary);
+      write_exceedance(h5, spec, model, *summary);
+    }
     if (!interrupted && spec.sensitivity.enabled) {
       sensitivity = sensitivity_of(spec, stats, spec.save_times.size() * static_cast<std::size_t>(model.ny()),
                                    thread_count(settings));
@@ -607,6 +612,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   }
   dir.keep = true;
   if (talk) print_summary(spec, tally, wall, settings, model.lanes_work() - lanes_before, ranks);
+  if (talk && summary) print_exceedance(spec, model, *summary, members);
   if (talk && sensitivity) print_sensitivity(spec, layout, *sensitivity);
   return code;
 }

@@ -230,6 +230,23 @@ inline constexpr results_file_entry results_file_layout[] = {
     {"/lyapunov/history", "dataset", "float64", "[member, estimate, exponent]", "[lyapunov] history = true (the default)",
      "The running estimates of the exponents; NaN past a member's last estimate."},
 
+    // ---- /exceedance ----
+    {"/exceedance", "group", "", "", "[output] exceedance; not in interrupted-results.h5",
+     "The probability that each output named in [output] exceedance is above its threshold, at every save time, "
+     "over the members whose value entered (failed members' NaN do not)."},
+    {"/exceedance@confidence", "attribute", "float64", "scalar", "[output] exceedance", "The intervals' confidence level, 0.95."},
+    {"/exceedance@interval", "attribute", "string", "scalar", "[output] exceedance",
+     "How the intervals are made: the Wilson score interval (docs/SENSITIVITY.md, Exceedance)."},
+    {"/exceedance/threshold", "dataset", "float64", "[state]", "[output] exceedance",
+     "Each value's threshold, in the state layout; NaN for a value without one."},
+    {"/exceedance/probability", "dataset", "float64", "[save, state]", "[output] exceedance",
+     "above / count; NaN for a value without a threshold."},
+    {"/exceedance/low", "dataset", "float64", "[save, state]", "[output] exceedance", "The interval's lower end."},
+    {"/exceedance/high", "dataset", "float64", "[save, state]", "[output] exceedance", "The interval's upper end."},
+    {"/exceedance/above", "dataset", "int64", "[save, state]", "[output] exceedance",
+     "The members whose value is above the threshold (0 for a value without one)."},
+    {"/exceedance/count", "dataset", "int64", "[save, state]", "[output] exceedance", "The members whose value entered."},
+
     // ---- /sensitivity ----
     {"/sensitivity", "group", "", "", "[sensitivity]; not in interrupted-results.h5",
      "Variance-based sensitivity indices of every value at every save time over the varied inputs (docs/SENSITIVITY.md), "

@@ -557,6 +557,15 @@ struct results_writer::impl {
   }
 
   // A small dataset written whole (statistics, /t).
+  // The root's group `name`, which the writer creates once (a second time is std::logic_error).
+  group_handle new_root_group(const char* name) {
+    const std::string path = std::string("/") + name;
+    const htri_t exists = H5Lexists(file.get(), name, H5P_DEFAULT);
+    check(static_cast<herr_t>(exists), "look up " + path);
+    if (exists > 0) throw std::logic_error("results_writer: " + path + " was already written");
+    return check(group_handle(H5Gcreate2(file.get(), name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create " + path);
+  }
+
   void write_whole(hid_t parent, const std::string& path, const std::string& name, hid_t file_type, hid_t memory_type,
                    std::size_t element_bytes, const std::vector<hsize_t>& dims, const void* data) {
     hsize_t elements = 1;
@@ -878,17 +887,38 @@ void results_writer::write_statistic_state(std::string_view name, double probabi
   write_statistic(name, probability, statistic_values{q.data(), v.data(), lambda.data(), mu.data(), nu.data(), count});
 }
 
+void results_writer::write_exceedance(const exceedance_values& x) {
+  impl& w = *impl_;
+  w.usable();
+  error_printing_off quiet;
+  const results_layout& l = w.layout;
+  group_handle g = w.new_root_group("exceedance");
+  w.double_attribute(g.get(), "confidence", 0.95);
+  w.string_attribute(g.get(), "interval", "Wilson score interval (Wilson 1927)");
+  const hsize_t S = hs(l.save_count()), Y = hs(l.state_size());
+  const auto doubles = [&](const char* name, const std::vector<hsize_t>& dims, const double* data) {
+    w.write_whole(g.get(), std::string("/exceedance/") + name, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double),
+                  dims, data);
+  };
+  const auto counts = [&](const char* name, const std::int64_t* data) {
+    w.write_whole(g.get(), std::string("/exceedance/") + name, name, H5T_STD_I64LE, H5T_NATIVE_INT64,
+                  sizeof(std::int64_t), {S, Y}, data);
+  };
+  doubles("threshold", {Y}, x.threshold.data());
+  doubles("probability", {S, Y}, x.probability.data());
+  doubles("low", {S, Y}, x.low.data());
+  doubles("high", {S, Y}, x.high.data());
+  counts("above", x.above);
+  counts("count", x.count);
+  if (!g.close()) w.fail_h5("close /exceedance");
+}
+
 void results_writer::write_sensitivity(const sensitivity_values& x) {
   impl& w = *impl_;
   w.usable();
   error_printing_off quiet;
   const results_layout& l = w.layout;
-  const hid_t root = w.file.get();
-  const htri_t exists = H5Lexists(root, "sensitivity", H5P_DEFAULT);
-  w.check(static_cast<herr_t>(exists), "look up /sensitivity");
-  if (exists > 0) throw std::logic_error("results_writer: /sensitivity was already written");
-  group_handle g = w.check(group_handle(H5Gcreate2(root, "sensitivity", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
-                           "create /sensitivity");
+  group_handle g = w.new_root_group("sensitivity");
   w.strings_attribute(g.get(), "inputs", x.inputs);
   w.string_attribute(g.get(), "design", "saltelli");
   w.string_attribute(g.get(), "estimators",

@@ -130,6 +130,15 @@ struct statistic_values {
   const std::int64_t* count = nullptr;  // [S][Y] members that entered each value (state layout order)
 };
 
+// The probability that each value exceeds its threshold ([output] exceedance), in the state layout:
+// threshold [Y] (NaN: none), the others [S][Y] (NaN where the value has no threshold).
+struct exceedance_values {
+  std::vector<double> threshold;
+  std::vector<double> probability, low, high;
+  const std::int64_t* above = nullptr;  // [S][Y] the members above the threshold
+  const std::int64_t* count = nullptr;  // [S][Y] the members whose value entered
+};
+
 // The sensitivity indices of every value at every save time over the P varied inputs
 // (study/sensitivity_indices.hpp), in the state layout: each index array [S][Y][P], second-order ones
 // [S][Y][P][P] (null without them).
@@ -189,6 +198,9 @@ class results_writer {
   }
   // The same from arrays in the state layout: y [S][Y] (its q, v, lambda, mu, nu parts are written).
   void write_statistic_state(std::string_view name, double probability, const double* y, const std::int64_t* count);
+
+  // /exceedance: threshold, probability, low, high, above and count, with the interval's attributes.
+  void write_exceedance(const exceedance_values& values);
 
   // /sensitivity: its attributes, a group per index (first, first_conf, total, total_conf) with the
   // q, v, lambda, mu, nu parts, the datasets second and second_conf where given, and rows_used.

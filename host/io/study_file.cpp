@@ -971,11 +971,26 @@ class study_reader {
 
   // ---- [output] ----
 
+  // [output] exceedance = { OUTPUT = threshold, ... }, in the order written; the outputs are named
+  // as the model names its coordinates, which the run resolves (run_study_impl.hpp).
+  void read_exceedance(const section& output_section, output_spec& output) const {
+    const section s = child(output_section, "exceedance");
+    if (!s.table) return;
+    s.note("*");
+    for (const entry& e : in_file_order(*s.table)) {
+      const std::string name(e.key->str());
+      const double threshold = number(*e.node, "[output.exceedance] " + in_quotes(name));
+      const position at = position_of(e.key->source());
+      output.exceedance.push_back({name, threshold, at.line, at.column});
+    }
+  }
+
   void read_output(const section& root, output_spec& output) const {
     const section s = child(root, "output");
     check_keys(s);
     if (const toml::node* node = s.get("trajectories")) output.trajectories = boolean(*node, s.what("trajectories"));
     if (auto mb = bounded_integer(s, "quantile_memory_mb", 1, LONG_MAX)) output.quantile_memory_mb = static_cast<long>(*mb);
+    read_exceedance(s, output);
     const toml::node* node = s.get("statistics");
     if (!node) return;  // the default statistics include quantiles
     const toml::array* list = node->as_array();

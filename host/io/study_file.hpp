@@ -95,6 +95,13 @@ struct output_spec {
   // 0.05); the non-quantile entries have none.
   std::vector<double> quantiles = {0.05, 0.50, 0.95};
   long quantile_memory_mb = 1024;
+  // [output] exceedance: P(OUTPUT > threshold) at every save time, in the order written.
+  struct exceedance_entry {
+    std::string output;  // as written: "x2", "v.x2", "q3", "lambda0"
+    double threshold = 0.0;
+    int line = 0, column = 0;  // of its key, for the run's diagnostics
+  };
+  std::vector<exceedance_entry> exceedance;
 };
 
 // The [lyapunov] section (see the top of this file); enabled = false when the file has none.

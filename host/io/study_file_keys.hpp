@@ -142,6 +142,12 @@ inline constexpr study_file_key study_file_keys[] = {
      "The statistics over the members at every save time; qNN is the NN percent quantile (0-100), exact within "
      "quantile_memory_mb, else from a deterministic sketch whose rank error the file states."},
     {"output", "quantile_memory_mb", "integer >= 1", "1024", "The memory budget of the quantile estimators; refused without a qNN statistic."},
+    {"output", "exceedance", "table `{ OUTPUT = threshold }`", "none",
+     "The probability that an output exceeds a threshold, at every save time, with its 95 % Wilson interval "
+     "(results.h5 /exceedance; the summary gives it at t1 and warns of rare events)."},
+    {"output.exceedance", "*", "number", "—",
+     "OUTPUT named as `lockstep plot --outputs` names it: a coordinate's name (its position), `v.NAME` (its "
+     "velocity), or q<j>, v<j>, lambda<j>, mu<j>, nu<j>."},
 
     // ---- [lyapunov] ----
     {"lyapunov", "exponents", "integer 1-d, or `\"all\"`", "`\"all\"`; 1 with method clone",

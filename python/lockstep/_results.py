@@ -71,6 +71,9 @@ def open_results(path):
         lyapunov_t_start, lyapunov_t_end (the interval each estimate averages over),
         lyapunov_renormalizations, lyapunov_steps and, when kept, the running estimates
         lyapunov_history_t [member, estimate] and lyapunov_history [member, estimate, exponent].
+        A study with [output] exceedance adds exceedance_threshold [state] and exceedance_probability,
+        exceedance_low, exceedance_high (its Wilson interval), exceedance_above and exceedance_count
+        [time, state], in the state layout (q, v, lam, mu, nu), NaN where a value has no threshold.
         A study with [sensitivity] adds the indices sensitivity_first_q, sensitivity_total_q, ... and
         their intervals' half-widths sensitivity_first_conf_q, ... [time, coordinate, input] (the
         input coordinate names the varied inputs), with sensitivity_rows_used [time, state] and,
@@ -123,6 +126,12 @@ def open_results(path):
                             inputs=inputs, attrs=attrs, statistics=statistics, coordinate_names=coordinate_names)
         if "lyapunov" in f:
             ds = ds.assign(_lyapunov_variables(path, f["lyapunov"]))
+        if "exceedance" in f:
+            x = f["exceedance"]
+            attrs_x = {f"exceedance_{key}": _attribute(value) for key, value in x.attrs.items()}
+            ds = ds.assign({"exceedance_threshold": (("state",), x["threshold"][()], attrs_x)})
+            for name in ("probability", "low", "high", "above", "count"):
+                ds = ds.assign({f"exceedance_{name}": (("time", "state"), x[name][()], attrs_x)})
         if "sensitivity" in f:
             ds = ds.assign(_sensitivity_variables(f["sensitivity"])).assign_coords(
                 input=[_attribute(n) for n in f["sensitivity"].attrs["inputs"]])

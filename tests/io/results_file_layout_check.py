@@ -308,6 +308,8 @@ save = { every = 0.25 }
 [ensemble.vary]
 "initial.omega0" = { uniform = [1.0, 3.0] }
 "params.alpha" = { uniform = [0.2, 0.4] }
+[output]
+exceedance = { x = 0.1, "v.theta" = 0.5 }
 [sensitivity]
 base = 4
 second_order = true

@@ -125,13 +125,15 @@ t1 = 4.0
 method = "clone"
 separation = 1e-7
 )",
-    // sensitivity indices, every key of [sensitivity]
+    // sensitivity indices, every key of [sensitivity]; an exceedance probability
     R"([model]
 name = "double_pendulum"
 [time]
 t1 = 1.0
 [ensemble.vary]
 "params.L1" = { uniform = [0.9, 1.1] }
+[output]
+exceedance = { x1 = 0.5 }
 [sensitivity]
 base = 16
 second_order = true

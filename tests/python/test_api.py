@@ -362,6 +362,8 @@ save = { every = 0.25 }
 [ensemble.vary]
 "initial.theta0" = { uniform = [0.2, 0.6] }
 "params.L" = { uniform = [0.9, 1.1] }
+[output]
+exceedance = { y = -0.9 }
 [sensitivity]
 base = 64
 second_order = true
@@ -381,6 +383,11 @@ def test_open_results_reads_the_sensitivity_group(tmp_path, lockstep_exe):
         assert ds.sensitivity_total_v.values.tobytes() == f["sensitivity/total/v"][()].tobytes()
         assert ds.sensitivity_rows_used.values.tobytes() == f["sensitivity/rows_used"][()].tobytes()
     assert ds.sizes["member"] == 64 * 6
+    # The exceedance of the bob's height, beside the indices: its threshold in the state layout (y is
+    # coordinate 1), and the count the probability comes from.
+    assert ds.exceedance_threshold.values[1] == -0.9 and np.isnan(ds.exceedance_threshold.values[0])
+    assert ds.exceedance_probability.dims == ("time", "state")
+    assert (ds.exceedance_probability.values[:, 1] == ds.exceedance_above.values[:, 1] / 384).all()
     # At t1 = 0.5, about a quarter period, the bob passes near the bottom, where its height is -L: the
     # length causes nearly all of the height's spread. Every total index is at least about its
     # first-order one.

@@ -141,7 +141,7 @@ TEST_P(StatisticsState, RestoresWithoutTheStudyFromTheConfigurationItCarries) {
 
   const ensemble_statistics::configuration c = ensemble_statistics::configuration_of(saved);
   ensemble_statistics restored(c.members_total, c.width, c.probabilities, c.members_per_replicate,
-                               c.exact ? unlimited : 0, c.sketch_items, c.keeps_member_values_only());
+                               c.exact ? unlimited : 0, c.sketch_items, c.keeps_member_values_only(), c.thresholds);
   restored.merge_serialized(saved);
 
   EXPECT_EQ(restored.serialize(), saved);

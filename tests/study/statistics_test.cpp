@@ -286,6 +286,51 @@ TEST(EnsembleStatistics, ResultsAreBitwiseIdenticalForAnyChunkingAndBlockOrder) 
   }
 }
 
+TEST(EnsembleStatistics, CountsTheValuesAboveEachThresholdWhateverTheOrder) {
+  // Arrange: 30000 members in 8 blocks, NaN in one slice (failed members), ties at the threshold in
+  // another (a value equal to the threshold is not above it), and a slice without a threshold.
+  const std::vector<shape> shapes = {shape::normal, shape::ties, shape::lognormal, shape::normal};
+  ensemble_values v = make_values(30000, shapes, 29, true);
+  for (long i = 0; i < v.members; i += 7) v.data[static_cast<std::size_t>(i) * v.width + 3] = std::nan("");
+  const std::vector<double> thresholds = {0.5, v.at(17, 1), std::nan(""), -0.25};
+  std::vector<std::int64_t> brute(v.width, 0), entered(v.width, 0);
+  for (long i = 0; i < v.members; ++i)
+    for (std::size_t c = 0; c < v.width; ++c) {
+      entered[c] += !std::isnan(v.at(i, c));
+      brute[c] += v.at(i, c) > thresholds[c];
+    }
+  auto make = [&] { return ensemble_statistics(v.members, v.width, {}, 0, 0, lockstep::study::default_sketch_items, false, thresholds); };
+
+  // Act
+  ensemble_statistics in_order = make();
+  feed_in_chunks(in_order, v, 1000);
+  ensemble_statistics shuffled = make();
+  feed_shuffled(shuffled, v, 5);
+  // Half the blocks here, half in a second object whose saved state is merged in (a checkpoint, a rank).
+  ensemble_statistics first = make();
+  ensemble_statistics second = make();
+  for (long b = 0; b * statistics_block < v.members; ++b) {
+    const long from = b * statistics_block, count = std::min(statistics_block, v.members - from);
+    (b % 2 ? second : first).add_range(from, count, v.data.data() + static_cast<std::size_t>(from) * v.width);
+  }
+  first.merge_serialized(second.serialize());
+
+  // Assert
+  const ensemble_summary a = in_order.finish(), b = shuffled.finish(), c = first.finish();
+  for (std::size_t s = 0; s < v.width; ++s) {
+    EXPECT_EQ(a.above[s], brute[s]) << "slice " << s;
+    EXPECT_EQ(a.count[s], entered[s]) << "slice " << s;
+    EXPECT_EQ(b.above[s], brute[s]) << "slice " << s;
+    EXPECT_EQ(c.above[s], brute[s]) << "slice " << s;
+  }
+  EXPECT_EQ(a.above[2], 0) << "no threshold, nothing counted";
+  EXPECT_GT(a.above[1], 0);
+  // A state made for other thresholds is refused.
+  ensemble_statistics other(v.members, v.width, {}, 0, 0, lockstep::study::default_sketch_items, false,
+                            {0.5, 0.0, 0.0, -0.25});
+  EXPECT_THROW(other.merge_serialized(second.serialize()), lockstep::study::state_error);
+}
+
 TEST(EnsembleStatistics, SkipsNanAndGivesNanWhereAStatisticIsUndefined) {
   // Arrange: an all-NaN slice, a slice with one value, a slice with a failure pattern.
   const std::vector<shape> shapes = {shape::all_nan, shape::single, shape::normal, shape::uniform};

@@ -1,4 +1,5 @@
-// lockstep/study/moments.hpp — running moments of one statistics slice (count, mean, M2, min, max) and
+// lockstep/study/moments.hpp — running moments of one statistics slice (count, mean, M2, min, max, and
+// the count above a threshold) and
 // running means of one replicate's cell, with the pairwise merge of two partial results.
 //
 // Per block, (n, mean, M2) by Welford's update (Welford 1962, Technometrics 4); blocks merged
@@ -20,6 +21,7 @@ namespace lockstep::study::statistics_detail {
 // Running moments of one slice (Welford 1962; Chan, Golub & LeVeque 1979).
 struct moments {
   std::int64_t n = 0;
+  std::int64_t above = 0;  // the values above the slice's exceedance threshold (statistics.hpp counts them)
   double mean = 0.0;
   double m2 = 0.0;
   double min = std::numeric_limits<double>::infinity();
@@ -41,6 +43,7 @@ inline moments merge(const moments& a, const moments& b) {
   if (b.n == 0) return a;
   moments r;
   r.n = a.n + b.n;
+  r.above = a.above + b.above;
   const double na = static_cast<double>(a.n), nb = static_cast<double>(b.n), n = static_cast<double>(r.n);
   const double delta = b.mean - a.mean;
   r.mean = a.mean + delta * (nb / n);

@@ -14,6 +14,9 @@
 // Moments. Per block, (n, mean, M2) by Welford's update, blocks merged by the pairwise update of Chan,
 // Golub & LeVeque (study/moments.hpp). std is the sample standard deviation sqrt(M2 / (n - 1)).
 //
+// Exceedance. Where the caller gives a slice a threshold, the values above it are counted with the
+// moments, and the counts add up in the same tree (integers: any order gives the same counts).
+//
 // NaN. A member that failed has NaN outputs for save times it never reached. NaN values are skipped and
 // `count` says per slice how many values entered. A statistic that is not defined for a slice is NaN,
 // never a number: mean, min, max and quantiles need count >= 1; std and mean_stderr need count >= 2 (or
@@ -92,6 +95,7 @@ inline constexpr std::size_t default_sketch_items = 2048;
 struct ensemble_summary {
   std::vector<double> quantile_probabilities;  // as given to the constructor
   std::vector<std::int64_t> count;             // values (non-NaN) that entered each slice
+  std::vector<std::int64_t> above;             // of those, the values above the slice's exceedance threshold
   std::vector<double> mean;
   std::vector<double> std;                     // sample standard deviation, n - 1 in the denominator
   std::vector<double> min;
@@ -110,13 +114,16 @@ class ensemble_statistics {
   // sketch with sketch_items items per slice and node.
   // keep_member_values: store every member's values (as exact quantiles do) even without quantiles,
   // for an analysis of them at the end (member_values(): the sensitivity indices of a study); the
-  // caller checks that they fit its memory.
+  // caller checks that they fit its memory. exceedance_thresholds: empty, or W thresholds (NaN: none)
+  // above which each slice's values are counted (ensemble_summary::above).
   ensemble_statistics(long members_total, std::size_t width, std::vector<double> quantile_probabilities,
                       long members_per_replicate, std::size_t quantile_memory_budget_bytes,
-                      std::size_t sketch_items = default_sketch_items, bool keep_member_values = false)
+                      std::size_t sketch_items = default_sketch_items, bool keep_member_values = false,
+                      std::vector<double> exceedance_thresholds = {})
       : members_total_(members_total),
         width_(width),
         probabilities_(std::move(quantile_probabilities)),
+        thresholds_(std::move(exceedance_thresholds)),
         members_per_replicate_(members_per_replicate),
         sketch_items_(static_cast<std::int64_t>(sketch_items)),
         blocks_((members_total + statistics_block - 1) / statistics_block),
@@ -124,6 +131,8 @@ class ensemble_statistics {
         tree_(blocks_) {
     if (members_total < 1) throw std::invalid_argument("ensemble_statistics: members_total must be >= 1");
     if (width < 1) throw std::invalid_argument("ensemble_statistics: width must be >= 1");
+    if (!thresholds_.empty() && thresholds_.size() != width)
+      throw std::invalid_argument("ensemble_statistics: exceedance_thresholds must be empty or hold width entries");
     for (const double p : probabilities_)
       if (!(p >= 0.0 && p <= 1.0))
         throw std::invalid_argument("ensemble_statistics: quantile probabilities must lie in [0, 1]");
@@ -190,6 +199,7 @@ class ensemble_statistics {
       const double x = values[c];
       if (std::isnan(x)) continue;
       block.moments[c].add(x);
+      if (!thresholds_.empty() && x > thresholds_[c]) ++block.moments[c].above;  // never for a NaN threshold
       if (cell) cell[c].add(x);
       if (!exact_ && !probabilities_.empty()) block.sketch_values[c].push_back(x);
     }
@@ -217,6 +227,7 @@ class ensemble_statistics {
     ensemble_summary r;
     r.quantile_probabilities = probabilities_;
     r.count.resize(width_);
+    r.above.resize(width_);
     r.mean.assign(width_, nan);
     r.std.assign(width_, nan);
     r.min.assign(width_, nan);
@@ -225,6 +236,7 @@ class ensemble_statistics {
     for (std::size_t c = 0; c < width_; ++c) {
       const statistics_detail::moments& m = root.moments[c];
       r.count[c] = m.n;
+      r.above[c] = m.above;
       if (m.n >= 1) {
         r.mean[c] = m.mean;
         r.min[c] = m.min;
@@ -269,6 +281,7 @@ class ensemble_statistics {
     long members_per_replicate = 0;
     std::size_t sketch_items = 0;
     bool exact = false;  // the members' values are kept
+    std::vector<double> thresholds;  // the exceedance thresholds, [W] or empty
     bool keeps_member_values_only() const { return exact && probabilities.empty(); }
   };
   static configuration configuration_of(std::string_view bytes) {
@@ -342,8 +355,11 @@ class ensemble_statistics {
         !std::equal(theirs.probabilities.begin(), theirs.probabilities.end(), mine.probabilities.begin(),
                     [](double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }) ||
         theirs.members_per_replicate != mine.members_per_replicate || theirs.sketch_items != mine.sketch_items ||
-        theirs.exact != mine.exact)
-      in.fail("made for other statistics (members, width, quantiles, replicates or quantile memory differ)");
+        theirs.exact != mine.exact || theirs.thresholds.size() != mine.thresholds.size() ||
+        !std::equal(theirs.thresholds.begin(), theirs.thresholds.end(), mine.thresholds.begin(),
+                    [](double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }))
+      in.fail("made for other statistics (members, width, quantiles, replicates, quantile memory or exceedance "
+              "thresholds differ)");
 
     // Decode and check everything first, apply afterwards: a refused state changes nothing.
     std::vector<char> claimed(block_done_);  // blocks done here or in the state
@@ -509,7 +525,7 @@ class ensemble_statistics {
 
   // ---- the encoding of serialize() ----
   static constexpr std::uint32_t state_magic = 0x5453534cu;  // "LSST" little-endian
-  static constexpr std::uint32_t state_version = 1;
+  static constexpr std::uint32_t state_version = 2;  // 2: the counts above the exceedance thresholds
 
   void write_configuration(byte_writer& out) const {
     const configuration c = own_configuration();
@@ -520,6 +536,8 @@ class ensemble_statistics {
     out.i64(c.members_per_replicate);
     out.i64(static_cast<std::int64_t>(c.sketch_items));
     out.u8(c.exact ? 1 : 0);
+    out.u64(c.thresholds.size());
+    for (const double x : c.thresholds) out.f64(x);
   }
 
   static void check_header(byte_reader& in) {
@@ -536,14 +554,18 @@ class ensemble_statistics {
     c.members_per_replicate = in.i64();
     c.sketch_items = static_cast<std::size_t>(in.i64());
     c.exact = in.u8() != 0;
+    c.thresholds.resize(in.count(8));
+    for (double& x : c.thresholds) x = in.f64();
     return c;
   }
   configuration own_configuration() const {
-    return {members_total_, width_, probabilities_, members_per_replicate_, static_cast<std::size_t>(sketch_items_), exact_};
+    return {members_total_, width_, probabilities_, members_per_replicate_, static_cast<std::size_t>(sketch_items_), exact_,
+            thresholds_};
   }
 
   static void write_moments(byte_writer& out, const statistics_detail::moments& m) {
     out.i64(m.n);
+    out.i64(m.above);
     out.f64(m.mean);
     out.f64(m.m2);
     out.f64(m.min);
@@ -553,6 +575,8 @@ class ensemble_statistics {
     statistics_detail::moments m;
     m.n = in.i64();
     if (m.n < 0 || m.n > members) in.fail("a count of " + std::to_string(m.n) + " values from " + std::to_string(members) + " members");
+    m.above = in.i64();
+    if (m.above < 0 || m.above > m.n) in.fail("a count of " + std::to_string(m.above) + " values above a threshold of " + std::to_string(m.n));
     m.mean = in.f64();
     m.m2 = in.f64();
     m.min = in.f64();
@@ -800,6 +824,7 @@ class ensemble_statistics {
   long members_total_;
   std::size_t width_;
   std::vector<double> probabilities_;
+  std::vector<double> thresholds_;  // [W] or empty
   long members_per_replicate_;
   std::int64_t sketch_items_;
   long blocks_;

@@ -1,0 +1,51 @@
+// lockstep/study/exceedance.hpp — the probability that an output exceeds a threshold, from the count of
+// members above it, with its Wilson score interval.
+//
+// With k of n members above the threshold, p = k / n, and the interval (Wilson 1927, "Probable
+// inference, the law of succession, and statistical inference", J. Am. Stat. Assoc. 22; recommended
+// over the normal ("Wald") interval by Agresti & Coull 1998, "Approximate is better than 'exact' for
+// interval estimation of binomial proportions", Am. Stat. 52, and Brown, Cai & DasGupta 2001)
+//     (p + z^2 / 2n +- z sqrt(p (1 - p) / n + z^2 / 4n^2)) / (1 + z^2 / n),
+// z the standard normal quantile of (1 + level) / 2: it stays inside [0, 1] and keeps its coverage
+// near the stated level down to a few members above. With fewer than rare_event_count members on
+// either side the estimate is still what the members say, but a probability that small is beyond
+// plain sampling: the result says so (importance sampling or subset simulation would be needed).
+// The members are taken as independent draws; for quasi-random points the interval overstates the
+// error. A member whose value is NaN (it failed before that time) does not enter n.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <boost/math/distributions/normal.hpp>
+
+namespace lockstep::study {
+
+// Fewer members than this above (or below) the threshold: the estimate is flagged as a rare event.
+inline constexpr std::int64_t rare_event_count = 10;
+
+struct exceedance_estimate {
+  double probability = std::numeric_limits<double>::quiet_NaN();  // k / n; NaN when n = 0
+  double low = std::numeric_limits<double>::quiet_NaN();          // the Wilson interval
+  double high = std::numeric_limits<double>::quiet_NaN();
+  bool rare = false;  // fewer than rare_event_count members on one side
+};
+
+inline exceedance_estimate estimate_exceedance(std::int64_t above, std::int64_t count, double level = 0.95) {
+  exceedance_estimate e;
+  if (count <= 0) return e;
+  const double n = static_cast<double>(count);
+  const double p = static_cast<double>(above) / n;
+  const double z = boost::math::quantile(boost::math::normal(), 0.5 + level / 2.0);
+  const double z2 = z * z;
+  const double centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+  const double half = z / (1.0 + z2 / n) * std::sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
+  e.probability = p;
+  e.low = std::fmax(centre - half, 0.0);
+  e.high = std::fmin(centre + half, 1.0);
+  e.rare = above < rare_event_count || count - above < rare_event_count;
+  return e;
+}
+
+}  // namespace lockstep::study
