@@ -22,11 +22,15 @@
 //
 // The estimators, with y = f - c the outputs less their mean c over the whole design, and
 // V = the variance (denominator 2N) of the 2N values y(A_j), y(B_j):
-//   first order   V_i = (1/N) sum_j y(B_j) (y(A_B^(i)_j) - y(A_j))       (Saltelli et al. 2010, table 2 (b))
-//   total         V_Ti = (1/2N) sum_j (y(A_j) - y(A_B^(i)_j))^2            (Jansen 1999, "Analysis of variance
-//                                                                          designs for model output", Comput.
-//                                                                          Phys. Commun. 117; ibid. table 2 (f))
-//   second order  V_ij = (1/N) sum_j (y(B_A^(i)_j) y(A_B^(j)_j) - y(A_j) y(B_j))   (Saltelli 2002, eq. (12))
+//   first order   V_i = (1/N) sum_j y(B_j) (y(A_B^(i)_j) - y(A_j))           (Saltelli et al. 2010, the
+//                                                                              first-order estimator
+//                                                                              they recommend)
+//   total         V_Ti = (1/2N) sum_j (y(A_j) - y(A_B^(i)_j))^2                (Jansen 1999, "Analysis of
+//                                                                              variance designs for model
+//                                                                              output", Comput. Phys.
+//                                                                              Commun. 117; recommended
+//                                                                              by Saltelli et al. 2010)
+//   second order  V_ij = (1/N) sum_j (y(B_A^(i)_j) y(A_B^(j)_j) - y(A_j) y(B_j))   (Saltelli 2002)
 // and S_i = V_i / V, S_Ti = V_Ti / V, S_ij = V_ij / V - S_i - S_j. Centering does not change V or the
 // total estimator; it removes from the first-order one the term c (mean of y(A_B^(i)) - mean of y(A)),
 // which is zero in expectation but not in a sample, and large where the output's mean is large against
