@@ -450,14 +450,63 @@ inline study::ensemble_statistics statistics_for(const engine& model, const io::
 
 // ---- sensitivity indices ([sensitivity]; study/sensitivity_indices.hpp) ----
 
-// The indices of every value (save time x Y value) over the P varied inputs, [W][P] ([W][P][P]).
-struct sensitivity_results {
-  std::size_t width = 0;  // W
-  int inputs = 0;         // P
+// The indices of n outputs over the P varied inputs: [n][P] ([n][P][P] for the second order).
+struct index_table {
   std::vector<double> first, first_conf, total, total_conf, second, second_conf;
-  std::vector<std::int64_t> rows_used;  // [W]
-  std::vector<std::string> refused;     // [W]: why a value has no indices, or ""
-  bool from_replicates = false;         // the intervals: from the replicates' spread, else the bootstrap
+  std::vector<std::int64_t> rows_used;  // [n]
+  std::vector<std::string> refused;     // [n]: why an output has no indices, or ""
+
+  index_table(std::size_t n, std::size_t inputs, std::size_t pairs)
+      : first(n * inputs), first_conf(n * inputs), total(n * inputs), total_conf(n * inputs), second(n * pairs),
+        second_conf(n * pairs), rows_used(n), refused(n) {}
+
+  // Output `at`'s indices and their intervals' half-widths; a refused output's intervals are NaN too,
+  // whatever the replicates or resamples gave.
+  void place(std::size_t at, const study::sensitivity_indices& s, const study::sensitivity_intervals& h) {
+    const auto put = [&](const std::vector<double>& from, std::vector<double>& to, bool interval) {
+      const auto out = to.begin() + static_cast<std::ptrdiff_t>(at * from.size());
+      if (interval && !s.refused.empty())
+        std::fill_n(out, from.size(), std::nan(""));
+      else
+        std::copy(from.begin(), from.end(), out);
+    };
+    put(s.first, first, false);
+    put(s.total, total, false);
+    put(s.second, second, false);
+    put(h.first, first_conf, true);
+    put(h.total, total_conf, true);
+    put(h.second, second_conf, true);
+    rows_used[at] = s.rows_used;
+    refused[at] = s.refused;
+  }
+};
+
+// The indices of every value (save time x Y value) over the P varied inputs, and with [lyapunov] of the
+// p exponents.
+struct sensitivity_results {
+  std::size_t width = 0;        // W
+  int inputs = 0;               // P
+  bool from_replicates = false;  // the intervals: from the replicates' spread, else the bootstrap
+  int exponents = 0;            // p
+  index_table values{0, 0, 0};    // [W]
+  index_table lyapunov{0, 0, 0};  // [p] (their second-order indices are not written)
+};
+
+// Every member's Lyapunov exponents, [member][p], gathered from the member blocks the results are
+// written from (the exponents are not statistics slices), for their sensitivity indices.
+struct member_exponents {
+  int exponents = 0;  // p; 0 gathers nothing
+  std::vector<double> values;
+
+  member_exponents(const io::study_spec& spec, long members)
+      : exponents(spec.sensitivity.enabled && spec.lyapunov.enabled ? spec.lyapunov.exponents : 0),
+        values(static_cast<std::size_t>(members) * static_cast<std::size_t>(exponents), std::nan("")) {}
+  void add(const io::member_block& b) {
+    if (exponents == 0 || b.lyapunov == nullptr) return;
+    const std::size_t p = static_cast<std::size_t>(exponents);
+    std::copy(b.lyapunov->exponents, b.lyapunov->exponents + static_cast<std::size_t>(b.count) * p,
+              values.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b.first) * p));
+  }
 };
 
 // From the members' values the statistics kept (member-major, W each; the members are the design's
@@ -465,7 +514,7 @@ struct sensitivity_results {
 // `threads` threads: each value's indices are a function of its own outputs, written to its own
 // place, so the thread count changes no bit.
 inline sensitivity_results sensitivity_of(const io::study_spec& spec, const study::ensemble_statistics& stats,
-                                          std::size_t width, int threads) {
+                                          std::size_t width, int threads, const member_exponents& exponents) {
   const io::sensitivity_spec& x = spec.sensitivity;
   const study::sampling_plan& plan = spec.plan;
   const study::saltelli_design design{study::drawn_dimension_count(plan), plan.second_order};
@@ -474,48 +523,36 @@ inline sensitivity_results sensitivity_of(const io::study_spec& spec, const stud
   const long rows = members / design.slots();
   const std::size_t P = static_cast<std::size_t>(design.inputs);
   const std::size_t pairs = design.second_order ? P * P : 0;
+  const std::size_t p = static_cast<std::size_t>(exponents.exponents);
   sensitivity_results r;
   r.width = width;
   r.inputs = design.inputs;
   r.from_replicates = plan.replicates >= io::sensitivity_replicates_for_intervals;
-  r.first.resize(width * P);
-  r.first_conf.resize(width * P);
-  r.total.resize(width * P);
-  r.total_conf.resize(width * P);
-  r.second.resize(width * pairs);
-  r.second_conf.resize(width * pairs);
-  r.rows_used.resize(width);
-  r.refused.resize(width);
-  const auto value = [&](std::size_t c, std::vector<double>& y) {
-    for (long i = 0; i < members; ++i) y[static_cast<std::size_t>(i)] = values[static_cast<std::size_t>(i) * width + c];
+  r.exponents = exponents.exponents;
+  r.values = index_table(width, P, pairs);
+  r.lyapunov = index_table(p, P, pairs);
+  // Item c < W is value c of the statistics' slices; item W + e is Lyapunov exponent e.
+  const auto item = [&](std::size_t c, std::vector<double>& y) {
+    const bool exponent = c >= width;
+    const std::vector<double>& from = exponent ? exponents.values : values;
+    const std::size_t stride = exponent ? p : width, column = exponent ? c - width : c;
+    for (long i = 0; i < members; ++i) y[static_cast<std::size_t>(i)] = from[static_cast<std::size_t>(i) * stride + column];
     const study::sensitivity_indices s = study::estimate_sensitivity_indices(design, y.data(), rows, x.max_failed);
     const study::sensitivity_intervals h =
         r.from_replicates
             ? study::replicate_intervals(design, y.data(), rows / plan.replicates, plan.replicates, x.confidence,
                                          x.max_failed)
             : study::bootstrap_intervals(design, y.data(), rows, x.resamples, plan.seed, x.confidence);
-    std::copy(s.first.begin(), s.first.end(), r.first.begin() + static_cast<std::ptrdiff_t>(c * P));
-    std::copy(s.total.begin(), s.total.end(), r.total.begin() + static_cast<std::ptrdiff_t>(c * P));
-    std::copy(h.first.begin(), h.first.end(), r.first_conf.begin() + static_cast<std::ptrdiff_t>(c * P));
-    std::copy(h.total.begin(), h.total.end(), r.total_conf.begin() + static_cast<std::ptrdiff_t>(c * P));
-    std::copy(s.second.begin(), s.second.end(), r.second.begin() + static_cast<std::ptrdiff_t>(c * pairs));
-    std::copy(h.second.begin(), h.second.end(), r.second_conf.begin() + static_cast<std::ptrdiff_t>(c * pairs));
-    r.rows_used[c] = s.rows_used;
-    r.refused[c] = s.refused;
-    // A refused value's intervals are NaN too, whatever the replicates or resamples gave.
-    if (!s.refused.empty()) {
-      std::fill_n(r.first_conf.begin() + static_cast<std::ptrdiff_t>(c * P), P, std::nan(""));
-      std::fill_n(r.total_conf.begin() + static_cast<std::ptrdiff_t>(c * P), P, std::nan(""));
-      std::fill_n(r.second_conf.begin() + static_cast<std::ptrdiff_t>(c * pairs), pairs, std::nan(""));
-    }
+    (exponent ? r.lyapunov : r.values).place(column, s, h);
   };
   std::atomic<std::size_t> next{0};
+  const std::size_t items = width + p;
   const auto work = [&] {
     std::vector<double> y(static_cast<std::size_t>(members));
-    for (std::size_t c = next++; c < width; c = next++) value(c, y);
+    for (std::size_t c = next++; c < items; c = next++) item(c, y);
   };
   std::vector<std::thread> helpers;
-  for (int t = 1; t < std::min<int>(threads, static_cast<int>(width)); ++t) helpers.emplace_back(work);
+  for (int t = 1; t < std::min<int>(threads, static_cast<int>(items)); ++t) helpers.emplace_back(work);
   work();
   for (std::thread& t : helpers) t.join();
   return r;
@@ -524,15 +561,23 @@ inline sensitivity_results sensitivity_of(const io::study_spec& spec, const stud
 inline void write_sensitivity(io::results_writer& h5, const io::study_spec& spec, const sensitivity_results& r) {
   io::sensitivity_values v;
   for (const study::varied_input& input : spec.plan.vary) v.inputs.push_back(input.name);
-  v.first = r.first.data();
-  v.first_conf = r.first_conf.data();
-  v.total = r.total.data();
-  v.total_conf = r.total_conf.data();
+  v.first = r.values.first.data();
+  v.first_conf = r.values.first_conf.data();
+  v.total = r.values.total.data();
+  v.total_conf = r.values.total_conf.data();
   if (spec.plan.second_order) {
-    v.second = r.second.data();
-    v.second_conf = r.second_conf.data();
+    v.second = r.values.second.data();
+    v.second_conf = r.values.second_conf.data();
   }
-  v.rows_used = r.rows_used.data();
+  v.rows_used = r.values.rows_used.data();
+  if (r.exponents > 0) {
+    v.exponents = r.exponents;
+    v.lyapunov_first = r.lyapunov.first.data();
+    v.lyapunov_first_conf = r.lyapunov.first_conf.data();
+    v.lyapunov_total = r.lyapunov.total.data();
+    v.lyapunov_total_conf = r.lyapunov.total_conf.data();
+    v.lyapunov_rows_used = r.lyapunov.rows_used.data();
+  }
   v.base = spec.sensitivity.base;
   v.replicates = spec.plan.replicates;
   v.confidence = spec.sensitivity.confidence;
@@ -561,21 +606,25 @@ inline void print_sensitivity(const io::study_spec& spec, const io::results_layo
   std::fprintf(stderr, "  %-14s", "value");
   for (const study::varied_input& input : spec.plan.vary) std::fprintf(stderr, " %26.26s", input.name.c_str());
   std::fprintf(stderr, "\n");
-  for (std::size_t j = 0; j < 2 * static_cast<std::size_t>(layout.n); ++j) {
-    const std::size_t c = last + j;
-    const std::size_t q = j % static_cast<std::size_t>(layout.n);
-    const std::string name = (j < static_cast<std::size_t>(layout.n) ? "q." : "v.") +
-                             (q < layout.coordinate_names.size() ? layout.coordinate_names[q] : std::to_string(q));
+  const auto row = [&](const std::string& name, const index_table& t, std::size_t at) {
     std::fprintf(stderr, "  %-14.14s", name.c_str());
-    if (!r.refused[c].empty()) {
-      std::fprintf(stderr, " no indices: %s\n", r.refused[c].c_str());
-      continue;
+    if (!t.refused[at].empty()) {
+      std::fprintf(stderr, " no indices: %s\n", t.refused[at].c_str());
+      return;
     }
     for (std::size_t i = 0; i < P; ++i)
-      std::fprintf(stderr, "  S %5.3f+-%5.3f ST %5.3f+-%5.3f", r.first[c * P + i], r.first_conf[c * P + i],
-                   r.total[c * P + i], r.total_conf[c * P + i]);
+      std::fprintf(stderr, "  S %5.3f+-%5.3f ST %5.3f+-%5.3f", t.first[at * P + i], t.first_conf[at * P + i],
+                   t.total[at * P + i], t.total_conf[at * P + i]);
     std::fprintf(stderr, "\n");
+  };
+  for (std::size_t j = 0; j < 2 * static_cast<std::size_t>(layout.n); ++j) {
+    const std::size_t q = j % static_cast<std::size_t>(layout.n);
+    row((j < static_cast<std::size_t>(layout.n) ? "q." : "v.") +
+            (q < layout.coordinate_names.size() ? layout.coordinate_names[q] : std::to_string(q)),
+        r.values, last + j);
   }
+  for (std::size_t e = 0; e < static_cast<std::size_t>(r.exponents); ++e)
+    row("lambda_" + std::to_string(e + 1), r.lyapunov, e);
 }
 
 // The varied inputs of members [first, first + count), [count][V], into `inputs`; null when V = 0.
@@ -853,6 +902,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   io::results_writer h5(settings.out_dir / "results.h5", out);
   io::members_csv_writer csv(settings.out_dir / "members.csv", out);
   study::ensemble_statistics stats = detail::statistics_for(model, spec, members, spec.save_times.size() * ny);
+  detail::member_exponents exponents(spec, members);
 
   // ---- solve, streaming each finished chunk out ----
   run_options run;
@@ -877,6 +927,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
     }
     h5.write_members(block);
     csv.write_members(block);
+    exponents.add(block);
     stats.add_range(c.first, c.count, c.outputs);
     const std::size_t start = static_cast<std::size_t>(c.first) * static_cast<std::size_t>(model.n());
     tally.add(block, e.q0.data() + start, e.v0.data() + start, model.n(), spec.solver);
@@ -899,7 +950,8 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   detail::write_exceedance(h5, spec, model, summary);
   std::optional<detail::sensitivity_results> sensitivity;
   if (spec.sensitivity.enabled) {
-    sensitivity = detail::sensitivity_of(spec, stats, spec.save_times.size() * ny, detail::thread_count(settings));
+    sensitivity =
+        detail::sensitivity_of(spec, stats, spec.save_times.size() * ny, detail::thread_count(settings), exponents);
     detail::write_sensitivity(h5, spec, *sensitivity);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

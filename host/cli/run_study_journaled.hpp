@@ -221,7 +221,8 @@ struct rank_report {
 // take each member's given start from `model` (build_ensemble: the journals keep no q0, v0).
 inline member_tally write_members_from_journals(const engine& model, const io::study_spec& spec, const io::results_layout& layout,
                                          const std::vector<rank_report>& ranks, const std::vector<std::filesystem::path>& journals,
-                                         io::results_writer& h5, io::members_csv_writer& csv, bool interrupted) {
+                                         io::results_writer& h5, io::members_csv_writer& csv, bool interrupted,
+                                         member_exponents& exponents) {
   const int ny = layout.state_size();
   const int save_count = layout.save_count();
   const checkpoint::journal_shape shape = journal_shape_of(layout);
@@ -239,6 +240,7 @@ inline member_tally write_members_from_journals(const engine& model, const io::s
       const io::member_block block = chunk.block(sample_inputs(spec.plan, chunk.first, chunk.count, inputs));
       h5.write_members(block);
       csv.write_members(block);
+      exponents.add(block);
       const ensemble_problem given = build_ensemble(model, spec, chunk.first, chunk.first + chunk.count);
       tally.add(block, given.q0.data(), given.v0.data(), model.n(), spec.solver);
       if (chunk.lyapunov_exponents > 0) tally.add_lyapunov(chunk.lyapunov_status.data(), chunk.count, chunk.lyapunov_message);
@@ -551,7 +553,8 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     }
     io::results_writer h5(out_dir / results_name, layout);
     io::members_csv_writer csv(out_dir / members_name, layout);
-    tally = write_members_from_journals(model, spec, layout, all, journals, h5, csv, interrupted);
+    member_exponents exponents(spec, members);
+    tally = write_members_from_journals(model, spec, layout, all, journals, h5, csv, interrupted, exponents);
     if (!interrupted) {
       summary = stats.finish();
       write_statistics(h5, spec, *summary);
@@ -559,7 +562,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     }
     if (!interrupted && spec.sensitivity.enabled) {
       sensitivity = sensitivity_of(spec, stats, spec.save_times.size() * static_cast<std::size_t>(model.ny()),
-                                   thread_count(settings));
+                                   thread_count(settings), exponents);
       write_sensitivity(h5, spec, *sensitivity);
     }
     set_run_attributes(h5, spec, settings, wall);

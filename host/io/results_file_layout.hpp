@@ -282,6 +282,12 @@ inline constexpr results_file_entry results_file_layout[] = {
      "The second-order indices S_ij (at [..., i, j], i < j; NaN elsewhere) of every value, in the state layout."},
     {"/sensitivity/second_conf", "dataset", "float64", "[save, state, input, input]", "[sensitivity] second_order = true",
      "The half-widths of their intervals."},
+    {"/sensitivity/lyapunov", "group", "", "", "[sensitivity] with [lyapunov]",
+     "The indices of the Lyapunov exponents (/lyapunov/exponents) over the varied inputs."},
+    {"/sensitivity/lyapunov/INDEX", "dataset", "float64", "[exponent, input]", "[sensitivity] with [lyapunov]",
+     "`first`, `total`, `first_conf`, `total_conf` of each exponent, as the datasets of /sensitivity/INDEX."},
+    {"/sensitivity/lyapunov/rows_used", "dataset", "int64", "[exponent]", "[sensitivity] with [lyapunov]",
+     "The design rows each exponent's indices came from (a member whose Lyapunov run failed has NaN exponents)."},
     {"/sensitivity/rows_used", "dataset", "int64", "[save, state]", "[sensitivity]",
      "The design rows (over all replicates) that entered each value's indices: those without a failed member."},
 };

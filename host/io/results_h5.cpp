@@ -970,6 +970,22 @@ void results_writer::write_sensitivity(const sensitivity_values& x) {
   if (x.rows_used != nullptr)
     w.write_whole(g.get(), "/sensitivity/rows_used", "rows_used", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(std::int64_t),
                   {hs(static_cast<long>(S)), hs(static_cast<long>(Y))}, x.rows_used);
+  if (x.exponents > 0) {
+    group_handle lg = w.check(group_handle(H5Gcreate2(g.get(), "lyapunov", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)),
+                              "create /sensitivity/lyapunov");
+    const std::vector<hsize_t> dims{hs(x.exponents), hs(static_cast<long>(P))};
+    const auto index = [&](const char* name, const double* data) {
+      w.write_whole(lg.get(), std::string("/sensitivity/lyapunov/") + name, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                    sizeof(double), dims, data);
+    };
+    index("first", x.lyapunov_first);
+    index("first_conf", x.lyapunov_first_conf);
+    index("total", x.lyapunov_total);
+    index("total_conf", x.lyapunov_total_conf);
+    w.write_whole(lg.get(), "/sensitivity/lyapunov/rows_used", "rows_used", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                  sizeof(std::int64_t), {hs(x.exponents)}, x.lyapunov_rows_used);
+    if (!lg.close()) w.fail_h5("close /sensitivity/lyapunov");
+  }
   if (!g.close()) w.fail_h5("close /sensitivity");
 }
 

@@ -151,6 +151,13 @@ struct sensitivity_values {
   const double* second = nullptr;          // S_ij at [i][j], i < j; NaN elsewhere
   const double* second_conf = nullptr;
   const std::int64_t* rows_used = nullptr;  // [S][Y] the design rows that entered each value's indices
+  // With [lyapunov], the indices of the p exponents: [p][P], and rows_used [p].
+  int exponents = 0;
+  const double* lyapunov_first = nullptr;
+  const double* lyapunov_first_conf = nullptr;
+  const double* lyapunov_total = nullptr;
+  const double* lyapunov_total_conf = nullptr;
+  const std::int64_t* lyapunov_rows_used = nullptr;
   std::int64_t base = 0;                   // N, the design's rows per replicate
   std::int64_t replicates = 1;
   double confidence = 0.95;

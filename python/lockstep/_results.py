@@ -170,8 +170,9 @@ def _sensitivity_variables(group):
     """The /sensitivity group of a study with [sensitivity] (docs/SENSITIVITY.md): each index of each
     part, sensitivity_<index>_<part> [time, coordinate|constraint|nonholonomic, input] (index: first,
     first_conf, total, total_conf; part: q, v, lam, mu, nu), the second-order indices
-    sensitivity_second [time, state, input, input2] where asked for, and sensitivity_rows_used
-    [time, state]. The group's attributes become sensitivity_<name> attributes of the variables."""
+    sensitivity_second [time, state, input, input2] where asked for, sensitivity_rows_used
+    [time, state], and with [lyapunov] sensitivity_lyapunov_<index> [exponent, input] of the Lyapunov
+    exponents. The group's attributes become sensitivity_<name> attributes of the variables."""
     attrs = {f"sensitivity_{key}": _attribute(value) for key, value in group.attrs.items()}
     variables = {}
     for index in ("first", "first_conf", "total", "total_conf"):
@@ -184,6 +185,10 @@ def _sensitivity_variables(group):
         if name in group:
             variables[f"sensitivity_{name}"] = (("time", "state", "input", "input2"), group[name][()], attrs)
     variables["sensitivity_rows_used"] = (("time", "state"), group["rows_used"][()], attrs)
+    if "lyapunov" in group:
+        for name in ("first", "first_conf", "total", "total_conf"):
+            variables[f"sensitivity_lyapunov_{name}"] = (("exponent", "input"), group["lyapunov"][name][()], attrs)
+        variables["sensitivity_lyapunov_rows_used"] = (("exponent",), group["lyapunov"]["rows_used"][()], attrs)
     return variables
 
 

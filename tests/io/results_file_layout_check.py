@@ -298,7 +298,7 @@ renormalize = 0.5
 history = false
 """),
     # [sensitivity] with second-order indices and the bootstrap, of a velocity constraint (nu); and with
-    # intervals from 10 replicates, on GGL (mu).
+    # intervals from 10 replicates, on GGL (mu), of the Lyapunov exponents too.
     Run("sensitivity_second_order", """
 [model]
 name = "knife_edge"
@@ -328,6 +328,8 @@ save = { every = 0.25 }
 replicates = 10
 [ensemble.vary]
 "initial.theta0" = { uniform = [0.2, 0.6] }
+[lyapunov]
+renormalize = 0.25
 [sensitivity]
 base = 2
 """),

@@ -364,6 +364,9 @@ save = { every = 0.25 }
 "params.L" = { uniform = [0.9, 1.1] }
 [output]
 exceedance = { y = -0.9 }
+[lyapunov]
+exponents = 1
+renormalize = 0.25
 [sensitivity]
 base = 64
 second_order = true
@@ -383,6 +386,7 @@ def test_open_results_reads_the_sensitivity_group(tmp_path, lockstep_exe):
         assert ds.sensitivity_total_v.values.tobytes() == f["sensitivity/total/v"][()].tobytes()
         assert ds.sensitivity_rows_used.values.tobytes() == f["sensitivity/rows_used"][()].tobytes()
     assert ds.sizes["member"] == 64 * 6
+    assert ds.sensitivity_lyapunov_first.dims == ("exponent", "input") and ds.sensitivity_lyapunov_first.shape == (1, 2)
     # The exceedance of the bob's height, beside the indices: its threshold in the state layout (y is
     # coordinate 1), and the count the probability comes from.
     assert ds.exceedance_threshold.values[1] == -0.9 and np.isnan(ds.exceedance_threshold.values[0])

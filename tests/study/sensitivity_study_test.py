@@ -11,7 +11,8 @@ indices exceed the first-order ones. Checks, on lockstep's results.h5:
 * the indices of x at t = 1 and t = 2 against the closed form (within their intervals' width and
   0.02), and at t0, where x = x0: S_x0 = S_T,x0 = 1 and S_omega = 0; v = 0 there, which has no indices;
 * the same outputs (the trajectories' x at t = 2, in member order) handed to SALib's analysis give the
-  same first-order and total indices to 1e-12 relative (SALib from PyPI: salib_venv.py);
+  same first-order and total indices to 1e-12 relative (SALib from PyPI: salib_venv.py), and so do a
+  double pendulum's largest Lyapunov exponents (/lyapunov/exponents against /sensitivity/lyapunov);
 * `lockstep plot` draws an output's indices over time; a checkpointed run gives the same indices bit for bit; 10 replicates give intervals from the
   replicates, and the summary says how many members the design has;
 * members that fail (max_steps) leave their rows out, and above max_failed the indices are refused,
@@ -151,6 +152,23 @@ def main():
             check(np.all(np.abs(ours - salib) <= 1e-12 * np.abs(salib)),
                   f"{name} at t = 2: lockstep {ours!r}, SALib {salib!r}")
         print(f"SALib at t = 2: S1 {theirs['S1']}, ST {theirs['ST']}; lockstep {first[2, 0]}, {total[2, 0]}")
+
+    # ---- the Lyapunov exponents' indices: SALib on /lyapunov/exponents gives the same ----
+    lyapunov_study = os.path.join(work, "lyapunov.toml")
+    with open(lyapunov_study, "w") as f:
+        f.write('[model]\nname = "double_pendulum"\ninitial = { theta1 = 0.5, theta2 = 0.7 }\n[time]\nt1 = 2.0\n'
+                '[ensemble.vary]\n"params.L2" = { uniform = [0.9, 1.1] }\n"initial.theta1" = { uniform = [0.4, 0.6] }\n'
+                '[lyapunov]\nexponents = 1\nrenormalize = 0.5\n[sensitivity]\nbase = 64\n')
+    r = subprocess.run([lockstep, "run", "lyapunov.toml", "-o", "lyapunov"], cwd=work, capture_output=True, text=True)
+    check(r.returncode == 0 and "lambda_1" in r.stderr, f"the Lyapunov study and its summary:\n{r.stderr}")
+    with h5py.File(os.path.join(work, "lyapunov", "results.h5"), "r") as f:
+        exponents = f["lyapunov/exponents"][:, 0]
+        ours = f["sensitivity/lyapunov/first"][0], f["sensitivity/lyapunov/total"][0]
+        check(f["sensitivity/lyapunov/rows_used"][0] == 64, "every row's exponent entered")
+    problem = {"num_vars": 2, "names": ["L2", "theta1"], "bounds": [[0.9, 1.1], [0.4, 0.6]]}
+    theirs = sobol.analyze(problem, exponents, calc_second_order=False, num_resamples=2, seed=1)
+    for name, a, b in (("first", ours[0], theirs["S1"]), ("total", ours[1], theirs["ST"])):
+        check(np.all(np.abs(a - b) <= 1e-12 * np.abs(b)), f"lambda_1 {name}: lockstep {a!r}, SALib {b!r}")
 
     # ---- lockstep plot draws the indices of an output over time ----
     figures = os.path.join(work, "figures")
