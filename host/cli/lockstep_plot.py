@@ -27,6 +27,11 @@ Writes into DIR (default: the directory of RESULTS.h5) and prints the path of ev
                       ...); default: the last coordinate's position.
   status.png          when any member did not succeed: how many members ended with each status.
 
+With /exceedance (a study with [output] exceedance; docs/SENSITIVITY.md):
+
+  exceedance_<out>.png   for each output with a threshold: the probability that it is above the
+                      threshold against t, its 95 % interval shaded.
+
 With /sensitivity (a study with a [sensitivity] section; docs/SENSITIVITY.md):
 
   sensitivity_<out>.png  for each output: its first-order and total indices against t, each varied
@@ -547,6 +552,39 @@ def sensitivity_plot(np, plt, f, names, variable, index, directory, written):
     plt.close(fig)
 
 
+def exceedance_plots(np, plt, f, names, n, m, directory, written):
+    """exceedance_<out>.png for each output with a threshold ([output] exceedance): the probability that
+    it is above the threshold against t, with its 95 % interval shaded."""
+    if "exceedance" not in f:
+        return
+    group = f["exceedance"]
+    t = np.asarray(f["t"][:], dtype=float)
+    thresholds = np.asarray(group["threshold"][:], dtype=float)
+    # The state layout: q, v, lambda, mu, nu (docs/RESULTS-FORMAT.md).
+    parts = [("q", n), ("v", n), ("lambda", m), ("mu", m), ("nu", len(thresholds) - 2 * n - 2 * m)]
+    start = 0
+    for variable, count in parts:
+        for index in range(count):
+            j = start + index
+            if np.isnan(thresholds[j]):
+                continue
+            output = names.label(variable, index)
+            fig, ax = plt.subplots(figsize=(7, 4))
+            ax.fill_between(t, group["low"][:, j], group["high"][:, j], color="C3", alpha=0.25, linewidth=0,
+                            label=f"{100 * float(group.attrs['confidence']):g} % interval")
+            ax.plot(t, group["probability"][:, j], color="C3", linewidth=1.5, label="members above")
+            ax.set_xlabel("t")
+            ax.set_ylabel(f"P({output} > {thresholds[j]:g})")
+            ax.set_ylim(-0.02, 1.02)
+            ax.set_title(f"the probability that {output} exceeds {thresholds[j]:g}")
+            ax.grid(True, alpha=0.3)
+            ax.legend(loc="best", fontsize="small")
+            fig.tight_layout()
+            save(fig, directory, f"exceedance_{output}.png", written)
+            plt.close(fig)
+        start += count
+
+
 def status_chart(np, plt, f, status, directory, written):
     if status.size == 0 or np.all(status == SUCCESS):
         return
@@ -602,6 +640,7 @@ def run(args):
                 histogram(np, plt, f, names, variable, index, status, directory, written)
             for variable, index in outputs:
                 sensitivity_plot(np, plt, f, names, variable, index, directory, written)
+            exceedance_plots(np, plt, f, names, n, m, directory, written)
             heat_map(np, plt, f, quantity, names, status, directory, written, args.quantity is not None)
             status_chart(np, plt, f, status, directory, written)
             lyapunov_plots(np, plt, f, args.member, directory, written)

@@ -7,8 +7,8 @@ Usage: exceedance_study_test.py LOCKSTEP
 A double pendulum study with trajectories and three thresholds (one crossed by about a third of the
 members, two by none). Checks that /exceedance's counts are those of the trajectories at every save
 time, that its probabilities and intervals equal scipy.stats.binomtest(k, n).proportion_ci(method=
-"wilson") (Wilson 1927) to 1e-12, that the summary prints them at t1 and warns of the rare events, and
-that an output the model lacks, or one named twice, is refused at its key. Exits 77 (skipped) without
+"wilson") (Wilson 1927) to 1e-12, that the summary prints them at t1 and warns of the rare events, that
+`lockstep plot` draws them, and that an output the model lacks, or one named twice, is refused at its key. Exits 77 (skipped) without
 SciPy or h5py.
 """
 import os
@@ -89,6 +89,15 @@ def main():
                     r.stderr) is not None, f"the summary gives P(y2 > -1.8):\n{r.stderr}")
     check("warning: P(v.x1 > 1.5): only 0 members exceed the threshold" in r.stderr,
           f"the summary warns of the rare event:\n{r.stderr}")
+
+    # lockstep plot draws each thresholded output's probability over time.
+    figures = os.path.join(work, "figures")
+    r = subprocess.run([lockstep, "plot", os.path.join(work, "plain", "results.h5"), "-o", figures],
+                       capture_output=True, text=True)
+    for png in ("exceedance_y2.png", "exceedance_v.x1.png", "exceedance_x2.png"):
+        path = os.path.join(figures, png)
+        check(r.returncode == 0 and os.path.exists(path) and os.path.getsize(path) > 1000 and path in r.stdout,
+              f"lockstep plot writes and lists {png}:\n{r.stdout}{r.stderr}")
 
     r = run(lockstep, work, "unknown", "y3 = 0.5", 2)
     check(re.search(r'unknown\.toml:\d+:\d+: error: \[output\.exceedance\] model "double_pendulum" has no output "y3"; '
