@@ -316,13 +316,6 @@ inline bool uses_replicate_errors(const study::sampling_plan& plan) {
 
 // ---- exceedance probabilities ([output] exceedance; study/exceedance.hpp) ----
 
-inline std::string quoted_name(std::string_view text) {
-  std::string quoted = "\"";  // appended: GCC 12's false -Wrestrict on "literal" + string (GCC bug 105329)
-  quoted += text;
-  quoted += '"';
-  return quoted;
-}
-
 // The state-layout index (q, v, lambda, mu, nu) of an output named as `lockstep plot` names it: a
 // coordinate's column name in members.csv (io::coordinate_columns: the model's name where it gives
 // one) for its position, v.NAME for its velocity, or q<j>, v<j>, lambda<j>, mu<j>, nu<j>; refused at
@@ -355,26 +348,35 @@ inline int exceedance_output(const engine& model, const io::study_spec& spec,
   for (const auto& [name, index] : names) candidates.push_back(name);
   const std::string closest = io::closest_name(e.output, candidates);
   throw io::study_error(spec.path.string(), e.line, e.column,
-                        "[output.exceedance] model " + quoted_name(spec.model) + " has no output " +
-                            quoted_name(e.output) +
+                        "[output.exceedance] model " + io::in_quotes(spec.model) + " has no output " +
+                            io::in_quotes(e.output) +
                             (closest.empty() ? "; name a coordinate (its position), v.NAME (its velocity), or q<j>, "
                                                "v<j>, lambda<j>"
-                                             : "; did you mean " + quoted_name(closest) + "?"));
+                                             : "; did you mean " + io::in_quotes(closest) + "?"));
+}
+
+// The state-layout index of each [output] exceedance entry, in the order written; an output named
+// twice is refused at its second key.
+inline std::vector<std::size_t> exceedance_columns(const engine& model, const io::study_spec& spec) {
+  std::vector<std::size_t> columns;
+  for (const io::output_spec::exceedance_entry& e : spec.output.exceedance) {
+    const std::size_t j = static_cast<std::size_t>(exceedance_output(model, spec, e));
+    if (std::find(columns.begin(), columns.end(), j) != columns.end())
+      throw io::study_error(spec.path.string(), e.line, e.column,
+                            "[output.exceedance] " + io::in_quotes(e.output) +
+                                " names an output an earlier entry names too (one threshold per output)");
+    columns.push_back(j);
+  }
+  return columns;
 }
 
 // Each value's exceedance threshold over `width` = save times x Y, NaN where it has none.
 inline std::vector<double> exceedance_thresholds(const engine& model, const io::study_spec& spec, std::size_t width) {
   if (spec.output.exceedance.empty()) return {};
   const std::size_t Y = static_cast<std::size_t>(model.ny());
+  const std::vector<std::size_t> columns = exceedance_columns(model, spec);
   std::vector<double> per_value(Y, std::nan(""));
-  for (const io::output_spec::exceedance_entry& e : spec.output.exceedance) {
-    const std::size_t j = static_cast<std::size_t>(exceedance_output(model, spec, e));
-    if (!std::isnan(per_value[j]))
-      throw io::study_error(spec.path.string(), e.line, e.column,
-                            "[output.exceedance] " + quoted_name(e.output) +
-                                " names an output an earlier entry names too (one threshold per output)");
-    per_value[j] = e.threshold;
-  }
+  for (std::size_t e = 0; e < columns.size(); ++e) per_value[columns[e]] = spec.output.exceedance[e].threshold;
   std::vector<double> thresholds(width);
   for (std::size_t c = 0; c < width; ++c) thresholds[c] = per_value[c % Y];
   return thresholds;
@@ -407,8 +409,10 @@ inline void print_exceedance(const io::study_spec& spec, const engine& model, co
                              long members) {
   const std::size_t Y = static_cast<std::size_t>(model.ny());
   const std::size_t last = (spec.save_times.size() - 1) * Y;
-  for (const io::output_spec::exceedance_entry& entry : spec.output.exceedance) {
-    const std::size_t c = last + static_cast<std::size_t>(exceedance_output(model, spec, entry));
+  const std::vector<std::size_t> columns = exceedance_columns(model, spec);
+  for (std::size_t k = 0; k < columns.size(); ++k) {
+    const io::output_spec::exceedance_entry& entry = spec.output.exceedance[k];
+    const std::size_t c = last + columns[k];
     const study::exceedance_estimate e = study::estimate_exceedance(s.above[c], s.count[c]);
     std::fprintf(stderr, "lockstep: P(%s > %g) at t1 = %g: %.4g, 95 %% interval [%.4g, %.4g] (%lld of %lld members%s)\n",
                  entry.output.c_str(), entry.threshold, spec.t1, e.probability, e.low, e.high,
@@ -617,11 +621,13 @@ inline void print_sensitivity(const io::study_spec& spec, const io::results_layo
                    t.total[at * P + i], t.total_conf[at * P + i]);
     std::fprintf(stderr, "\n");
   };
-  for (std::size_t j = 0; j < 2 * static_cast<std::size_t>(layout.n); ++j) {
-    const std::size_t q = j % static_cast<std::size_t>(layout.n);
-    row((j < static_cast<std::size_t>(layout.n) ? "q." : "v.") +
-            (q < layout.coordinate_names.size() ? layout.coordinate_names[q] : std::to_string(q)),
-        r.values, last + j);
+  // The positions and velocities, named as members.csv and `lockstep plot` name them.
+  const std::vector<std::string> columns = io::coordinate_columns(layout);
+  const std::size_t n = static_cast<std::size_t>(layout.n);
+  for (std::size_t j = 0; j < 2 * n; ++j) {
+    std::string name = j < n ? "q." : "v.";  // appended: GCC 12's false -Wrestrict on "literal" + string
+    name += columns[j % n];
+    row(name, r.values, last + j);
   }
   for (std::size_t e = 0; e < static_cast<std::size_t>(r.exponents); ++e)
     row("lambda_" + std::to_string(e + 1), r.lyapunov, e);

@@ -92,16 +92,6 @@ std::string closest_name(std::string_view word, std::span<const std::string_view
   return std::string(best);
 }
 
-namespace {
-
-// ---- small text helpers ----------------------------------------------------------------------------
-
-std::string format_number(double x) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, x);  // shortest round-trip form
-  return std::string(buffer, result.ptr);
-}
-
 // A name or string value as it would be written in the file, shortened if very long (a diagnostic
 // should fit a terminal line even when the file holds a long string by mistake).
 std::string in_quotes(std::string_view text) {
@@ -122,6 +112,16 @@ std::string in_quotes(std::string_view text) {
   }
   if (text.size() > longest) out += "...";
   return out + "\"";
+}
+
+namespace {
+
+// ---- small text helpers ----------------------------------------------------------------------------
+
+std::string format_number(double x) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, x);  // shortest round-trip form
+  return std::string(buffer, result.ptr);
 }
 
 std::string join(std::span<const std::string_view> names) {

@@ -224,4 +224,8 @@ study_spec parse_study(std::string_view text, std::string_view source_name, cons
 // hints.
 std::string closest_name(std::string_view word, std::span<const std::string_view> candidates);
 
+// A name or string value as it would be written in a study file, in double quotes with quotes,
+// backslashes and control characters escaped, shortened past 60 characters: for diagnostics.
+std::string in_quotes(std::string_view text);
+
 }  // namespace lockstep::io

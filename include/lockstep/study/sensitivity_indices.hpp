@@ -112,6 +112,19 @@ inline constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 // Counter tag ("boot" in ASCII) of the bootstrap's Philox draws, disjoint from the samplers'.
 inline constexpr std::uint64_t tag_bootstrap = 0x626f6f74;
 
+// The rows of y (rows rows of design.slots() values) whose outputs are all finite, in order.
+inline std::vector<long> finite_rows(const saltelli_design& design, const double* y, long rows) {
+  std::vector<long> finite;
+  finite.reserve(static_cast<std::size_t>(std::max(rows, 0L)));
+  const int slots = design.slots();
+  for (long row = 0; row < rows; ++row) {
+    bool all = true;
+    for (int s = 0; s < slots; ++s) all = all && std::isfinite(y[static_cast<std::size_t>(row) * slots + s]);
+    if (all) finite.push_back(row);
+  }
+  return finite;
+}
+
 // The estimators over the rows listed in `rows` (indices into y's rows; a row may repeat, as in a
 // bootstrap resample), each row's outputs finite.
 inline void estimate_over(const saltelli_design& design, const double* y, const std::vector<long>& rows,
@@ -198,14 +211,7 @@ inline sensitivity_indices estimate_sensitivity_indices(const saltelli_design& d
   sensitivity_indices out;
   out.inputs = design.inputs;
   out.rows = rows;
-  std::vector<long> used;
-  used.reserve(static_cast<std::size_t>(std::max(rows, 0L)));
-  const int slots = design.slots();
-  for (long row = 0; row < rows; ++row) {
-    bool finite = true;
-    for (int s = 0; s < slots; ++s) finite = finite && std::isfinite(y[static_cast<std::size_t>(row) * slots + s]);
-    if (finite) used.push_back(row);
-  }
+  const std::vector<long> used = sensitivity_detail::finite_rows(design, y, rows);
   out.rows_used = static_cast<long>(used.size());
   const long left_out = rows - out.rows_used;
   if (static_cast<double>(left_out) > max_left_out * static_cast<double>(rows)) {
@@ -270,13 +276,7 @@ inline sensitivity_intervals bootstrap_intervals(const saltelli_design& design, 
   sensitivity_intervals out;
   out.level = level;
   out.resamples = resamples;
-  std::vector<long> usable;
-  const int slots = design.slots();
-  for (long row = 0; row < rows; ++row) {
-    bool finite = true;
-    for (int s = 0; s < slots; ++s) finite = finite && std::isfinite(y[static_cast<std::size_t>(row) * slots + s]);
-    if (finite) usable.push_back(row);
-  }
+  const std::vector<long> usable = sensitivity_detail::finite_rows(design, y, rows);
   const long n = static_cast<long>(usable.size());
   std::vector<sensitivity_indices> each(static_cast<std::size_t>(resamples));
   std::vector<long> drawn(static_cast<std::size_t>(n));
