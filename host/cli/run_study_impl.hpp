@@ -660,9 +660,11 @@ inline int thread_count(const run_settings& settings) {
   return settings.where == backend::omp ? (settings.threads > 0 ? settings.threads : omp::default_threads()) : 1;
 }
 
-// The root attributes that describe the run: the study, version, backend, method and error method.
+// The root attributes that describe the run: the study, version, backend, what advanced the members
+// on the host (the engine's instruction set, and its SIMD lanes where `lanes` says they ran: the
+// executed lane-attempts of the run), method and error method.
 inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spec, const run_settings& settings,
-                               double wall_seconds) {
+                               double wall_seconds, const engine& model, const lanes_work_counts& lanes) {
   io::run_info info;
   info.study_text = spec.text;
   info.lockstep_version = LOCKSTEP_VERSION_STRING;
@@ -672,6 +674,8 @@ inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spe
   info.wall_time_seconds = wall_seconds;
   h5.set_run_info(info);
   h5.set_attribute("study_name", spec.name);
+  h5.set_attribute("instruction_set", model.instruction_set());
+  h5.set_attribute("simd_lanes", static_cast<std::int64_t>(lanes.attempts.executed > 0 ? model.lanes() : 0));
   h5.set_attribute("method", method_name(spec.solver.method));
   if (spec.solver.method == method_kind::rhoinf) h5.set_attribute("rho_inf", spec.solver.rho_inf);
   h5.set_attribute("formulation", formulation_name(spec.solver.form));
@@ -961,7 +965,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
     detail::write_sensitivity(h5, spec, *sensitivity);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  detail::set_run_attributes(h5, spec, settings, wall);
+  detail::set_run_attributes(h5, spec, settings, wall, model, model.lanes_work() - lanes_before);
   detail::commit_outputs(settings.out_dir, spec, h5, csv);
   dir.keep = true;
 

@@ -85,6 +85,12 @@ inline constexpr results_file_entry results_file_layout[] = {
     {"/@wall_time_seconds", "attribute", "float64", "scalar", "always",
      "The wall time of the run up to writing its results, in seconds (a resumed run's sessions together)."},
     {"/@study_name", "attribute", "string", "scalar", "always", "The study's name: its file's name without the extension."},
+    {"/@instruction_set", "attribute", "string", "scalar", "always",
+     "The x86-64 instruction set of the code that advanced the members on the host: `\"baseline\"`, `\"sse4\"`, "
+     "`\"avx2\"` or `\"avx512\"` (docs/SIMD.md). The results do not depend on it; files written before it have none."},
+    {"/@simd_lanes", "attribute", "int64", "scalar", "always",
+     "The members per SIMD pack that advanced them (4 with avx2, 8 with avx512), or 0 where they ran one at a time "
+     "(the cuda backend, `LOCKSTEP_LANES=0`). Files written before it have none."},
     {"/@method", "attribute", "string", "scalar", "always",
      "The `[solver]` method: `\"radau5\"`, `\"bdf\"`, `\"radau3\"`, `\"euler\"` or `\"rhoinf\"`."},
     {"/@rho_inf", "attribute", "float64", "scalar", "[solver] method = \"rhoinf\"",

@@ -10,10 +10,11 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 6; version 5 passed the solver options as a pointer to the C++ struct and
- * its size, version 4 had one set of chunk and tangent functions for every method instead of
- * lockstep_method_functions per method, version 3 no lanes_corrector_work, version 2 no lanes_work,
- * version 1 no coordinate names):
+ * Conventions (ABI version 8; version 7 did not say what runs the members, instruction_set and
+ * lanes; version 6 had one function for both Lyapunov methods' tangents; version 5 passed the solver
+ * options as a pointer to the C++ struct and its size, version 4 had one set of chunk and tangent
+ * functions for every method instead of lockstep_method_functions per method, version 3 no
+ * lanes_corrector_work, version 2 no lanes_work, version 1 no coordinate names):
  *   - Every struct that crosses the boundary starts with lockstep_abi_header: the ABI version, its own
  *     size, and the build id of the lockstep headers it was compiled from. A host refuses a table whose
  *     version or size differs from its own, and an engine refuses a request struct likewise.
@@ -38,13 +39,13 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 7u
+#define LOCKSTEP_ENGINE_ABI_VERSION 8u
 /* The function an engine library exports, `const lockstep_engine* LOCKSTEP_ENGINE_ENTRY(void)`, and
  * its symbol's name: each names the ABI version it implements (abi_support.hpp checks that they
  * agree), so a host finds no entry point in a library built for another version rather than one that
  * could be misread. */
-#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v7
-#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v7"
+#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v8
+#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v8"
 
 typedef struct lockstep_abi_header {
   uint32_t abi_version; /* LOCKSTEP_ENGINE_ABI_VERSION */
@@ -316,6 +317,14 @@ typedef struct lockstep_engine {
    * Newton matrix executed and of members. */
   void (*lanes_corrector_work)(uint64_t* iterations_executed, uint64_t* iterations_of_members,
                                uint64_t* factorizations_executed, uint64_t* factorizations_of_members);
+
+  /* ---- what runs the members on the host (for --version, describe and the results' attributes) ---- */
+  /* The x86-64 instruction set the methods' chunk functions were compiled for: "baseline", "sse4",
+   * "avx2" or "avx512" ("baseline" on another architecture). The results do not depend on it. */
+  const char* instruction_set;
+  /* The members per SIMD pack the methods' advance runs: the vector width of doubles of that set
+   * (4 for avx2, 8 for avx512); 0 where the members run one at a time. */
+  int lanes;
 } lockstep_engine;
 
 typedef const lockstep_engine* (*lockstep_engine_entry)(void);

@@ -73,6 +73,10 @@ class engine {
   // The names of q's entries (the model's own, else "q0", "q1", ...), also those of v's.
   std::span<const char* const> coordinate_names() const { return {table_->coordinate_names, std::size_t(table_->n)}; }
   bool device_built() const { return table_->device_built != 0 && table_->solve_on_device != nullptr; }
+  // What advances the members on the host: the instruction set of the methods' chunk functions
+  // ("baseline", "sse4", "avx2", "avx512") and the members per SIMD pack (0: one at a time).
+  std::string_view instruction_set() const { return table_->instruction_set; }
+  int lanes() const { return table_->lanes; }
   // What the engine's SIMD lanes executed since it was loaded, over every thread; zero where it runs
   // BDF's members one at a time (or LOCKSTEP_LANES=0 turned its lanes off).
   lanes_work_counts lanes_work() const {

@@ -129,7 +129,10 @@ template <class Model, class Method>
 void use_lanes(lockstep_engine& t) {
   if constexpr (fits_in_lanes<Model>()) {
     auto& advance = t.methods[static_cast<int>(Method::kind)].advance;
-    if (lanes_enabled() || advance == nullptr) advance = &lanes_advance<Model, Method>;
+    if (lanes_enabled() || advance == nullptr) {
+      advance = &lanes_advance<Model, Method>;
+      t.lanes = static_cast<int>(hwy::HWY_NAMESPACE::Lanes(lanes_tag()));
+    }
     t.lanes_work = &lanes_work_report<Model>;
     t.lanes_corrector_work = &lanes_corrector_work_report<Model>;
   }

@@ -389,6 +389,20 @@ struct value_tables {
   }
 };
 
+// The x86-64 instruction set this unit is compiled for, by the names of LOCKSTEP_INSTRUCTION_SET (the
+// top-level CMakeLists.txt): the widest whose features the compiler was told it may use.
+constexpr const char* compiled_instruction_set() {
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512DQ__) && defined(__AVX512BW__) && defined(__FMA__)
+  return "avx512";
+#elif defined(__AVX2__) && defined(__FMA__) && defined(__BMI2__)
+  return "avx2";
+#elif defined(__SSE4_2__) && defined(__SSSE3__)
+  return "sse4";
+#else
+  return "baseline";
+#endif
+}
+
 // The table of Model's engine without any method: what it is, and what it does whatever the method.
 // Each method's entries are added by add_method, add_split and the tangents' adders (header comment).
 template <class Model>
@@ -417,6 +431,8 @@ lockstep_engine model_table() {
   e.solve_on_device = nullptr;
   e.lanes_work = nullptr;  // lanes_engine.hpp's use_lanes sets them
   e.lanes_corrector_work = nullptr;
+  e.instruction_set = compiled_instruction_set();
+  e.lanes = 0;  // use_lanes sets it
   return e;
 }
 
