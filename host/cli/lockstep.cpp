@@ -100,13 +100,6 @@ bool lanes_turned_off() {
   return value != nullptr && std::strcmp(value, "0") == 0;
 }
 
-// Whether this build's built-in engines were compiled with SIMD lanes: a build for avx2 or avx512
-// (docs/SIMD.md, "The lanes backend of a build for one instruction set").
-bool build_has_lanes() {
-  const std::string_view set = host::built_instruction_set().name;
-  return set == "avx2" || set == "avx512";
-}
-
 // MODEL on the command line: a model file (compiled for `contents`, or found in the cache), else a
 // built-in model's name. Throws model_file_error or std::invalid_argument with the message for the user.
 // lanes_line, when given, is set to describe's line on how the engine runs its members (in SIMD lanes
@@ -141,14 +134,11 @@ engine model_of_argument(const std::string& argument, const std::string& pick, c
     throw std::invalid_argument("unknown model \"" + argument + "\"" + model_hint(argument) +
                                 " (a model file: a path ending in .hpp, .h or .toml)");
   if (lanes_line != nullptr) {
-    const std::string set(host::built_instruction_set().name);
-    if (const int lanes = builtin_lanes(argument); lanes > 0)
-      *lanes_line = in_lanes(lanes) + " (the built-in engine of this build for " + set + ")";
-    else if (!build_has_lanes())
-      *lanes_line = none + " (the built-in engines of this build for " + set +
-                    "; a build for avx2 or avx512 runs them in SIMD lanes)";
-    else if (lanes_turned_off())
-      *lanes_line = none + " (the built-in engine; LOCKSTEP_LANES=0 turns its SIMD lanes off)";
+    const builtin_lanes_choice& choice = builtin_lanes_in_use();
+    if (const int lanes = model->lanes(); lanes > 0)
+      *lanes_line = in_lanes(lanes) + " (the built-in engine, " + std::string(model->instruction_set()) + ")";
+    else if (choice.lanes == 0)
+      *lanes_line = none + " (the built-in engines: " + choice.why_none + ")";
     else
       *lanes_line = none + " (the built-in engine: the model is too large for SIMD lanes)";
   }
@@ -350,16 +340,15 @@ int run(const run_request& request) {
   }
 }
 
-// --version's line on the built-in models' lanes: those of a build for avx2 or avx512, unless
-// LOCKSTEP_LANES=0 turns them off.
-std::string builtin_lanes_line() {
-  if (const int lanes = lockstep::builtin_lanes(); lanes > 0)
-    return std::to_string(lanes) +
-           " per core, with every method (LOCKSTEP_LANES=0 turns them off; lockstep describe MODEL says which "
-           "models fit them)";
-  if (build_has_lanes()) return "off (LOCKSTEP_LANES=0)";
-  return "off (this build is for " + std::string(host::built_instruction_set().name) +
-         "; a build for avx2 or avx512 runs them)";
+// --version's line on the built-in models' lanes (lockstep/engine/builtin.hpp, builtin_lanes_in_use).
+std::string builtin_lanes_line() try {
+  const lockstep::builtin_lanes_choice& choice = lockstep::builtin_lanes_in_use();
+  if (choice.lanes == 0) return "off (" + choice.why_none + ")";
+  return std::to_string(choice.lanes) + " per core (" + choice.instruction_set + "), with every method" +
+         (choice.libraries.empty() ? std::string() : ", from " + choice.libraries) +
+         " (LOCKSTEP_LANES=0 turns them off; lockstep describe MODEL says which models fit them)";
+} catch (const std::invalid_argument& refused) {
+  return std::string("refused: ") + refused.what();
 }
 
 // --version's line on model files' lanes: an engine compiled for avx2 or avx512 runs members in lanes

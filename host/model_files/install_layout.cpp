@@ -1,9 +1,9 @@
 // host/model_files/install_layout.cpp — this_install_layout (install_layout.hpp).
 #include "host/model_files/install_layout.hpp"
 
-#include <dlfcn.h>
-
 #include <system_error>
+
+#include "host/core/loaded_object.hpp"
 
 // Set by host/model_files/CMakeLists.txt: the layout's directories relative to a prefix, and the
 // source tree a build tree uses.
@@ -18,24 +18,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The file this function's code was loaded from: the program, or the shared object (the Python
-// module) that holds it; not the running executable, which for the module is the interpreter.
-std::optional<fs::path> this_object() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&this_object), &info) == 0 || info.dli_fname == nullptr) return std::nullopt;
-  std::error_code ec;
-  fs::path object = info.dli_fname[0] == '/' ? fs::path(info.dli_fname) : fs::read_symlink("/proc/self/exe", ec);
-  if (ec) return std::nullopt;
-  object = fs::weakly_canonical(object, ec);
-  if (ec) return std::nullopt;
-  return object;
-}
-
 fs::path data_dir(const fs::path& prefix) { return prefix / LOCKSTEP_LAYOUT_DATADIR / "lockstep"; }
 
 install_layout compute_layout() {
   install_layout layout;
-  if (const auto object = this_object()) layout.prefix = find_install_prefix(object->parent_path());
+  if (const auto object = host::object_holding(reinterpret_cast<const void*>(&compute_layout)))
+    layout.prefix = find_install_prefix(object->parent_path());
   if (layout.prefix) {
     layout.include_dir = *layout.prefix / LOCKSTEP_LAYOUT_INCLUDEDIR;
     layout.equations_script = data_dir(*layout.prefix) / "equations_to_header.py";

@@ -602,6 +602,19 @@ PYBIND11_MODULE(_lockstep, m) {
   // it needs; the results' bits do not depend on it.
   m.attr("instruction_set") = std::string(lockstep::host::built_instruction_set().name);
   m.attr("instruction_set_cpu_features") = std::string(lockstep::host::built_instruction_set().cpu_features);
+  // How the built-in engines advance their members here (lockstep/engine/builtin.hpp): the
+  // instruction set, the SIMD lanes (0: one at a time), the libraries' directory and why there are
+  // no lanes. Decided at the first use of a built-in engine; an impossible request (an unknown
+  // LOCKSTEP_BUILTIN_INSTRUCTION_SET, say) raises ValueError.
+  m.def("builtin_lanes", [] {
+    const lockstep::builtin_lanes_choice& choice = lockstep::builtin_lanes_in_use();
+    py::dict d;
+    d["instruction_set"] = choice.instruction_set;
+    d["lanes"] = choice.lanes;
+    d["libraries"] = choice.libraries;
+    d["why_none"] = choice.why_none;
+    return d;
+  });
   // The command run_study starts: an installed module's is the installation's (PREFIX/bin/lockstep,
   // host/model_files/install_layout.hpp), a build tree's is the one built beside it.
   const auto& layout = lockstep::model_files::this_install_layout();

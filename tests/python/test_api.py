@@ -28,6 +28,20 @@ def test_module_and_command_report_the_same_instruction_set():
     assert _lockstep.instruction_set_cpu_features in line, version
 
 
+def test_module_and_command_report_the_same_builtin_lanes():
+    # lockstep/engine/builtin.hpp: the set whose SIMD lanes run the built-in models' members here, or why none.
+    lanes = _lockstep.builtin_lanes()
+    assert set(lanes) == {"instruction_set", "lanes", "libraries", "why_none"}
+    version = subprocess.run([_lockstep.lockstep_executable, "--version"], capture_output=True, text=True,
+                             check=True).stdout
+    line = next(l for l in version.splitlines() if l.startswith("SIMD lanes, built-in models: "))
+    if lanes["lanes"]:
+        assert lanes["lanes"] in (4, 8) and lanes["why_none"] == ""
+        assert line.startswith(f"SIMD lanes, built-in models: {lanes['lanes']} per core ({lanes['instruction_set']})")
+    else:
+        assert lanes["why_none"] and line == f"SIMD lanes, built-in models: off ({lanes['why_none']})", line
+
+
 # ---- models ----------------------------------------------------------------------------------------
 
 def test_builtin_model_tables():

@@ -17,6 +17,7 @@ import textwrap
 
 import pytest
 
+import lockstep
 from lockstep import _lockstep
 
 
@@ -62,6 +63,11 @@ def test_install_layout(prefix):
     assert list(site.glob("lockstep/_lockstep*.so")), "the compiled module"
     assert (site / "lockstep/_xarray_backend.py").is_file()
     assert (site / f"lockstep-{_lockstep.__version__}.dist-info/entry_points.txt").is_file()
+    # The built-in models' libraries of lanes, where the build made them (for avx2 and avx512; the build
+    # tree's module loads them where this CPU runs one of those sets).
+    if _lockstep.builtin_lanes()["libraries"]:
+        names = {p.name for p in (prefix / "lib/lockstep/builtin").glob("*.so")}
+        assert names == {f"{m}_{s}.so" for m in lockstep.builtin_models() for s in ("avx2", "avx512")}, names
     # The development component (libraries, the CMake package) was not asked for.
     assert not (prefix / "lib/cmake").exists()
 
@@ -102,6 +108,7 @@ def test_installed_package_runs_without_the_source_or_build_tree(prefix, source_
         report["study_members"] = int(study.sizes['member'])
         opened = xr.open_dataset({str(results)!r}, engine="lockstep")
         report["backend_equal"] = bool((opened.q.values == study.q.values).all())
+        report["lanes"] = _lockstep.builtin_lanes()
         print(json.dumps(report))
         """)
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOCKSTEP_") and k != "PYTHONPATH"}
@@ -124,6 +131,10 @@ def test_installed_package_runs_without_the_source_or_build_tree(prefix, source_
     assert report["command"] == str(pathlib.Path(resolved) / "bin/lockstep"), report
     assert not any(str(source_dir) in p for p in report["path"] if p), report["path"]
     assert report["fourbar_ok"] and report["study_members"] == 3 and report["backend_equal"], report
+    # The installed module runs the built-in models in the installed libraries of lanes, not the build tree's.
+    if _lockstep.builtin_lanes()["libraries"]:
+        assert report["lanes"]["libraries"] == str(pathlib.Path(resolved) / "lib/lockstep/builtin"), report["lanes"]
+        assert report["lanes"]["lanes"] == _lockstep.builtin_lanes()["lanes"], report["lanes"]
     arguments = log.read_text().splitlines()
     assert f"-I{prefix / 'include'}" in arguments or f"-I{pathlib.Path(resolved) / 'include'}" in arguments, arguments
     assert not any(str(source_dir) in a for a in arguments if a.startswith("-I")), arguments

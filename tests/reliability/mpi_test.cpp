@@ -91,8 +91,12 @@ sampler = "random"
 }
 
 TEST_F(Mpi, CheckpointedRanksStoppedBySigtermResumeWithTheSameRanksToTheSameResults) {
-  // Arrange: three checkpointing ranks, stopped once every rank has checkpointed finished members.
-  const std::vector<std::string> run = {"run", "s.toml", "-o", "out", "--checkpoint-every", "0.2", "-q"};
+  // Arrange: three checkpointing ranks, stopped once every rank has checkpointed finished members. The
+  // study runs to t1 = 4 (s.toml's 1 would let the ranks finish, in SIMD lanes, before the signal).
+  std::string long_study = study_text;
+  long_study.replace(long_study.find("t1 = 1.0"), 8, "t1 = 4.0");
+  write_text(dir / "long.toml", long_study);
+  const std::vector<std::string> run = {"run", "long.toml", "-o", "out", "--checkpoint-every", "0.2", "-q"};
   {
     started_process p(dir, LOCKSTEP_TEST_MPIRUN, mpirun_args(3, run));
     const bool every_rank = wait_until([&] {
@@ -114,7 +118,7 @@ TEST_F(Mpi, CheckpointedRanksStoppedBySigtermResumeWithTheSameRanksToTheSameResu
   EXPECT_EQ(wrong.exit_code, 2) << wrong.err;
   EXPECT_NE(wrong.err.find("resume with as many MPI ranks as the run had"), std::string::npos) << wrong.err;
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
-  expect_same_results(single(), dir / "out");
+  expect_same_results(reference_results(long_study), dir / "out");
   EXPECT_EQ(dir.entries("out"), (std::vector<std::string>{"members.csv", "results.h5", "study.toml"}));
 }
 

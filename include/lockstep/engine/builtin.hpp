@@ -7,6 +7,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "lockstep/engine/engine.hpp"
@@ -19,10 +20,22 @@ std::span<const engine> builtin_engines();
 // The built-in engine called `name`, or nullptr.
 const engine* find_builtin_engine(std::string_view name);
 
-// The SIMD lanes the built-in engines run every method's members in (lockstep/engine/lanes_engine.hpp):
-// the vector width of the build's instruction set in a build for avx2 or avx512, unless
-// LOCKSTEP_LANES=0; 0 where they run one member at a time.
-// The results are the same either way.
+// How the built-in engines advance their members on the host (docs/SIMD.md, "The built-in models in
+// the lanes of the CPU at hand"): in the SIMD lanes of the widest instruction set the CPU has, from
+// engine libraries a default build makes for avx2 and avx512 (or, in a build for avx2 or avx512, in
+// that set's lanes compiled in); otherwise one member at a time. LOCKSTEP_LANES=0 turns the lanes off,
+// LOCKSTEP_BUILTIN_INSTRUCTION_SET names a set ("auto", the build's own, or a library's). The results
+// are the same bits either way. Decided at the first use of a built-in engine; an impossible request
+// (an unknown set, one the CPU lacks, libraries that do not load) is std::invalid_argument there.
+struct builtin_lanes_choice {
+  std::string instruction_set;  // of the code that advances the members
+  int lanes = 0;                // members per SIMD pack (4 for avx2, 8 for avx512); 0: one at a time
+  std::string libraries;        // the directory of the libraries of lanes in use; empty if none is
+  std::string why_none;         // with lanes == 0: why the members run one at a time
+};
+const builtin_lanes_choice& builtin_lanes_in_use();
+
+// builtin_lanes_in_use().lanes.
 int builtin_lanes();
 
 // The SIMD lanes the built-in engine called `model` runs members in: builtin_lanes(), or 0
