@@ -226,6 +226,7 @@ builtin_state make_state() {
                    "results\n", why.c_str());
     }
   }
+  if (choice.lanes > 0) choice.why_none.clear();  // a build's own lanes (avx2, avx512) need no library
   if (merged != nullptr) {
     const std::size_t first = merged->size() - compiled.size();
     for (std::size_t i = 0; i < compiled.size(); ++i) state.engines.emplace_back(&(*merged)[first + i]);
