@@ -28,6 +28,8 @@ import time
 import h5py
 import numpy as np
 
+from results_section import publish
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- builtin_lanes_speed: begin -->"
 END = "<!-- builtin_lanes_speed: end -->"
@@ -151,17 +153,7 @@ def main():
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", END]
     text = "\n".join(lines) + "\n"
-    print(text)
-    if args.results != "-":
-        with open(args.results) as f:
-            old = f.read()
-        if BEGIN in old and END in old:
-            new = old[:old.index(BEGIN)] + text + old[old.index(END) + len(END):].lstrip("\n")
-        else:
-            new = old.rstrip("\n") + "\n\n" + text
-        with open(args.results, "w") as f:
-            f.write(new)
-        print(f"written to {args.results}", file=sys.stderr)
+    publish(text, args.results, BEGIN, END)
     return 0
 
 

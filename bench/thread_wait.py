@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 
+from results_section import publish
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- begin bench/thread_wait.sh -->"
 END = "<!-- end bench/thread_wait.sh -->"
@@ -203,18 +205,6 @@ def section(args, variants, conditions, case_list, results, start, seconds, load
     return "\n".join(lines) + "\n"
 
 
-def write_section(path, text):
-    """Replaces the section between the markers in `path`, or appends it."""
-    with open(path) as f:
-        old = f.read()
-    if BEGIN in old and END in old:
-        new = old[:old.index(BEGIN)] + text + old[old.index(END) + len(END):].lstrip("\n")
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    with open(path, "w") as f:
-        f.write(new)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--team", required=True, help="the lockstep command")
@@ -258,10 +248,7 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     text = section(args, variants, conditions, case_list, results, start, time.monotonic() - t_start, loadavg, idle)
-    print(text)
-    if args.results != "-":
-        write_section(args.results, text)
-        print(f"written to {args.results}", file=sys.stderr)
+    publish(text, args.results, BEGIN, END)
     return 0
 
 
