@@ -74,7 +74,8 @@ void refused_section() {
                            {{method_kind::rhoinf, 0, 1.0}, formulation::index3, false},
                            {{method_kind::rhoinf, 0, 1.0}, formulation::ggl, false},
                            {{method_kind::rhoinf, 0, 1.0}, formulation::index1, false},
-                           {{method_kind::rhoinf, 0, 1.0}, formulation::projected_invariants, false}};
+                           {{method_kind::rhoinf, 0, 1.0}, formulation::projected_invariants, false},
+                           {{method_kind::dopri5}, formulation::ggl, false}};
   for (const refused& c : cases) {
     solver_options opt;
     opt.method = c.m.kind;
@@ -112,6 +113,7 @@ member_result<Model> test_set_solve(method_kind method, formulation form, double
   solver_options opt;
   opt.method = method;
   opt.form = form;
+  if (method == method_kind::dopri5) opt.projection = projection_kind::coordinate;  // its study default
   opt.rtol = opt.atol_q = opt.atol_v = opt.atol_lambda = tol;
   opt.max_steps = 1000000;
   return solve_member<Model>(p, q0, v0, 0.0, t1, opt, {t1});
@@ -202,6 +204,7 @@ std::string adaptive_cell(method_kind method, formulation form) {
   solver_options opt;
   opt.method = method;
   opt.form = form;
+  if (method == method_kind::dopri5) opt.projection = projection_kind::coordinate;  // its study default
   // backward Euler where it is practical: its per-step tolerance is about rtol^2 ("What rtol means")
   const adaptive_result r = adaptive_run<Problem>(opt, method == method_kind::euler ? 1e-2 : 1e-6);
   if (r.status == member_status::invalid_input) return "refused";
@@ -213,7 +216,8 @@ std::string adaptive_cell(method_kind method, formulation form) {
 
 void adaptive_section() {
   std::printf("| method | problem | index3 | ggl | index1 | projected-invariants |\n|---|---|---|---|---|---|\n");
-  for (method_kind m : {method_kind::radau5, method_kind::radau3, method_kind::euler, method_kind::bdf, method_kind::rhoinf}) {
+  for (method_kind m : {method_kind::radau5, method_kind::radau3, method_kind::euler, method_kind::bdf, method_kind::rhoinf,
+                        method_kind::dopri5}) {
     std::printf("| %s | pendulum |", method_name(m));
     for (formulation f : formulations()) std::printf(" %s |", adaptive_cell<pendulum_problem>(m, f).c_str());
     std::printf("\n| %s | knife edge |", method_name(m));
@@ -256,7 +260,8 @@ void test_set_section() {
     std::printf("%s\n\n| method | formulation | 1e-2 | 1e-3 | 1e-4 | 1e-5 | 1e-6 | 1e-7 | 1e-8 | 1e-9 | 1e-10 |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|\n",
                 problem == 0 ? "Andrews' squeezer, t = 0.03: digits (accepted steps)" : "Car axis, t = 3: digits (accepted steps)");
-    for (method_kind m : {method_kind::bdf, method_kind::radau5, method_kind::radau3, method_kind::euler, method_kind::rhoinf})
+    for (method_kind m : {method_kind::bdf, method_kind::radau5, method_kind::radau3, method_kind::euler, method_kind::rhoinf,
+                          method_kind::dopri5})
       for (formulation f : formulations()) {
         solver_options probe;
         probe.method = m;
@@ -362,7 +367,8 @@ this file depends on the machine's speed: rerunning the command reproduces it.
 Every (method, formulation, projection) combination that `check_method_options`
 (`include/lockstep/method/methods.hpp`) accepts with fixed steps — methods Radau IIA with 3, 2 and 1
 stages (`radau5`, `radau3`, `euler`), BDF of fixed order k = 1 ... 5, the two-step rho_inf method with
-rho_inf = 0, 0.6, 0.9, 1; formulations `index3`, `ggl`, `index1` (without Baumgarte gains),
+rho_inf = 0, 0.6, 0.9, 1, Dormand & Prince's explicit pair (`dopri5`, on `index1` only); formulations
+`index3`, `ggl`, `index1` (without Baumgarte gains),
 `projected-invariants`; projections `none`, `coordinate`, `post-stabilization` (mass metric) — is
 run with fixed steps h = 1 / N (`solver_options::fixed_h`) over t in [0, 1] through the library's
 member stepper (`member_begin` / `member_advance`, so each accepted step is followed by the library's
@@ -381,7 +387,7 @@ An error is the max norm over the components and over the step points t = 1/4, 1
 time can sit where an error component crosses zero). The order is the least-squares slope of
 log(error) against log(h) over the N of the row ("N" columns), chosen in the asymptotic range and above
 round-off (the smallest error used is %.1e). Newton is converged far below the discretization error
-(error weights 1e-12, `newton_tol` 1e-4, up to 30 iterations). Radau IIA and the rho_inf method start
+(error weights 1e-12, `newton_tol` 1e-4, up to 30 iterations). Radau IIA, the rho_inf method and dopri5 start
 from the exact point at t = 0; BDF of order k >= 2 from the k + 1 exact points at t = 0, h, ..., kh (the
 convergence theorems assume starting values accurate to O(h^(k+1)); the library's own start raises the
 order step by step from order 1, whose first step alone leaves an O(h^2) error).

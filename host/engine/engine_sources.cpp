@@ -36,17 +36,24 @@ std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, cons
                        cost, false, shared});
     }
   };
-  if (lanes > 0 && advance == advance_beside_lanes::left_to_lanes)
-    each(wanted.methods, "lockstep_part_method_", "add_method_around_lanes", "", 1, calls_one_member);
+  // Methods that run in lanes (runs_in_lanes) leave their one-member advance to the lanes' part; the
+  // others keep it in every engine.
+  unsigned in_lanes = 0;
+  for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind)
+    if (runs_in_lanes(static_cast<method_kind>(kind))) in_lanes |= 1u << kind;
+  if (lanes == 0) in_lanes = 0;
+  if (advance == advance_beside_lanes::left_to_lanes)
+    each(wanted.methods & in_lanes, "lockstep_part_method_", "add_method_around_lanes", "", 1, calls_one_member);
   else
-    each(wanted.methods, "lockstep_part_method_", "add_method", "", 3, calls_one_member);
+    each(wanted.methods & in_lanes, "lockstep_part_method_", "add_method", "", 3, calls_one_member);
+  each(wanted.methods & ~in_lanes, "lockstep_part_method_", "add_method", "", 3, calls_one_member);
   each(wanted.split & wanted.methods, "lockstep_part_split_", "add_split", " split path", 2, calls_one_member);
   each(wanted.lyapunov, "lockstep_part_lyapunov_", "add_lyapunov", " lyapunov", 3, calls_both);
   each(wanted.lyapunov_clone, "lockstep_part_lyapunov_clone_", "add_lyapunov_clone", " lyapunov clone", 3, calls_both);
   each(wanted.sensitivities, "lockstep_part_sensitivities_", "add_sensitivities", " sensitivities", 3, calls_both);
   if (lanes > 0)
     for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind) {
-      if (!((wanted.methods >> kind) & 1u)) continue;
+      if (!((wanted.methods & in_lanes) >> kind & 1u)) continue;
       const std::string method = method_name(static_cast<method_kind>(kind));
       parts.push_back({method + " in SIMD lanes", "lockstep_part_lanes_" + method,
                        "lockstep::engine_detail::use_lanes<::" + type + ", lockstep::" + method + "_method>(*t);", 4,

@@ -254,6 +254,7 @@ constexpr choice method_choices[] = {
     {"radau3", static_cast<int>(method_kind::radau3), true},
     {"euler", static_cast<int>(method_kind::euler), true},
     {"rhoinf", static_cast<int>(method_kind::rhoinf), true},
+    {"dopri5", static_cast<int>(method_kind::dopri5), true},
 };
 constexpr choice formulation_choices[] = {
     {"index3", static_cast<int>(formulation::index3), true},
@@ -567,6 +568,12 @@ class study_reader {
     opt.form = static_cast<formulation>(choose(s, "formulation", "formulation", formulation_choices, static_cast<int>(opt.form)));
     opt.projection = static_cast<projection_kind>(
         choose(s, "projection", "projection", projection_choices, static_cast<int>(opt.projection)));
+    // The explicit method integrates the index-1 equations and keeps the constraints by projecting
+    // after every step (method/dopri5.hpp): those are its defaults, where the study names none.
+    if (opt.method == method_kind::dopri5) {
+      if (!s.get("formulation")) opt.form = formulation::index1;
+      if (!s.get("projection")) opt.projection = projection_kind::coordinate;
+    }
     opt.metric = static_cast<projection_metric>(choose(s, "metric", "metric", metric_choices, static_cast<int>(opt.metric)));
     opt.init = static_cast<init_mode>(choose(s, "init", "init mode", init_choices, static_cast<int>(opt.init)));
     opt.multipliers = static_cast<multiplier_convention>(
@@ -623,8 +630,11 @@ class study_reader {
       for (const char* key : {"newton_tol", "newton_max_iterations"})
         if (s.get(key))
           fail(s.key_position(key), std::string("[solver] ") + key + " applies to methods \"bdf\" and \"rhoinf\" only " +
-                                        "(method is \"" + method_name(opt.method) + "\", whose Newton iteration " +
-                                        "takes RADAU5's tolerance and limit); remove it");
+                                        "(method is \"" + method_name(opt.method) + "\", " +
+                                        (opt.method == method_kind::dopri5
+                                             ? "an explicit method without a Newton iteration"
+                                             : "whose Newton iteration takes RADAU5's tolerance and limit") +
+                                        "); remove it");
     if (const toml::node* node = s.get("consistent_multipliers"))
       opt.consistent_multipliers = boolean(*node, s.what("consistent_multipliers"));
     if (auto tol = bounded_number(s, "init_tolerance", 0.0, false)) opt.init_tolerance = *tol;

@@ -11,7 +11,7 @@ import numpy as np
 from . import _dataset, _lockstep
 from ._model import hint, model as _model
 
-METHODS = ("radau5", "bdf", "radau3", "euler", "rhoinf")
+METHODS = ("radau5", "bdf", "radau3", "euler", "rhoinf", "dopri5")
 STATUS_INCONSISTENT_INITIAL = tuple(_lockstep.status_names).index("inconsistent_initial")
 FORMULATIONS = ("index3", "ggl", "index1", "projected-invariants")
 PROJECTIONS = ("none", "coordinate", "post-stabilization")
@@ -167,6 +167,11 @@ def _threads_used(threads, backend="omp"):
 def solver_options(function, method, formulation, projection, rtol, atol, solver, keys=SOLVER_KEYS):
     """The options dict of the module from the solver arguments of `function` (checked, with hints)."""
     method = _choice("method", method, METHODS)
+    # None: the method's default, as in a study file (dopri5 integrates index1 and projects every step).
+    if formulation is None:
+        formulation = "index1" if method == "dopri5" else "index3"
+    if projection is None:
+        projection = "coordinate" if method == "dopri5" else "none"
     formulation = _choice("formulation", formulation, FORMULATIONS)
     projection = _choice("projection", projection, PROJECTIONS)
     for key in solver:
@@ -255,7 +260,7 @@ class _ProgressBar:
 
 
 def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, method="radau5",
-          formulation="index3", rtol=1e-6, atol=1e-6, projection="none", backend="omp", threads=0, members=None,
+          formulation=None, rtol=1e-6, atol=1e-6, projection=None, backend="omp", threads=0, members=None,
           progress=None, chunk_size=0, **solver):
     """Solves an ensemble of one model's members and returns an xarray.Dataset.
 
@@ -279,15 +284,15 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     save : array_like, optional
         The save times (1-D, increasing, within [t0, t1]); default 101 points from t0 to t1.
     method : str, default "radau5"
-        "radau5", "bdf", "radau3", "euler" or "rhoinf".
-    formulation : str, default "index3"
-        "index3", "ggl", "index1" or "projected-invariants".
+        "radau5", "bdf", "radau3", "euler", "rhoinf" or "dopri5" (explicit, for members that are not stiff).
+    formulation : str, optional
+        "index3", "ggl", "index1" or "projected-invariants"; default "index3" ("index1" with dopri5).
     rtol : float, default 1e-6
         The relative tolerance.
     atol : float or dict, default 1e-6
         A number, or ``{"q": .., "v": .., "lambda": ..}`` (the groups not given keep 1e-6).
-    projection : str, default "none"
-        "none", "coordinate" or "post-stabilization".
+    projection : str, optional
+        "none", "coordinate" or "post-stabilization"; default "none" ("coordinate" with dopri5).
     backend : str, default "omp"
         "omp" (the CPU cores' thread team), "serial" or "cuda".
     threads : int, default 0

@@ -176,7 +176,7 @@ Enum choose(const py::handle& value, const char* key, const std::pair<const char
 constexpr std::pair<const char*, lockstep::method_kind> method_choices[] = {
     {"bdf", lockstep::method_kind::bdf},     {"radau5", lockstep::method_kind::radau5},
     {"radau3", lockstep::method_kind::radau3}, {"euler", lockstep::method_kind::euler},
-    {"rhoinf", lockstep::method_kind::rhoinf}};
+    {"rhoinf", lockstep::method_kind::rhoinf}, {"dopri5", lockstep::method_kind::dopri5}};
 constexpr std::pair<const char*, lockstep::formulation> formulation_choices[] = {
     {"index3", lockstep::formulation::index3},
     {"ggl", lockstep::formulation::ggl},

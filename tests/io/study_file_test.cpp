@@ -475,6 +475,25 @@ TEST(StudyFile, EveryMethodNameIsAcceptedOnIndex3) {
   }
 }
 
+// The explicit method integrates the index-1 equations and projects after every step: its defaults
+// where the study names no formulation or projection; a projection the study names is kept.
+TEST(StudyFile, Dopri5DefaultsToIndex1WithTheCoordinateProjection) {
+  // Arrange
+  const char* plain = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"dopri5\"\n[time]\nt1 = 1\n";
+  const char* unprojected = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"dopri5\"\nprojection = \"none\"\n"
+                            "[time]\nt1 = 1\n";
+
+  // Act
+  const study_spec a = parse_study(plain, "a.toml"), b = parse_study(unprojected, "b.toml");
+
+  // Assert
+  EXPECT_EQ(a.solver.method, method_kind::dopri5);
+  EXPECT_EQ(a.solver.form, formulation::index1);
+  EXPECT_EQ(a.solver.projection, projection_kind::coordinate);
+  EXPECT_EQ(b.solver.form, formulation::index1);
+  EXPECT_EQ(b.solver.projection, projection_kind::none);
+}
+
 TEST(StudyFile, RhoinfReadsItsSpectralRadiusAndAcceptsOneOnGglWithFixedSteps) {
   // Arrange
   const char* index3 = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"rhoinf\"\nrho_inf = 0.25\n[time]\nt1 = 1\n";
@@ -580,7 +599,14 @@ const malformed_case malformed_cases[] = {
     {"unknown method, close to a known one", BASE "[solver]\nmethod = \"radua5\"\n", "6:10",
      "[solver] unknown method \"radua5\"; did you mean \"radau5\"?"},
     {"unknown method, close to nothing", BASE "[solver]\nmethod = \"rk4\"\n", "6:10",
-     "[solver] unknown method \"rk4\"; available: bdf, radau5, radau3, euler, rhoinf"},
+     "[solver] unknown method \"rk4\"; available: bdf, radau5, radau3, euler, rhoinf, dopri5"},
+    {"dopri5 on an implicit method's formulation", BASE "[solver]\nmethod = \"dopri5\"\nformulation = \"ggl\"\n", "6:10",
+     "[solver] method \"dopri5\" with formulation \"ggl\" is refused: dopri5 integrates the index-1 equations"},
+    {"dopri5 with Baumgarte's gains", BASE "[solver]\nmethod = \"dopri5\"\nbaumgarte = { alpha = 1.0 }\n", "6:10",
+     "[solver] method \"dopri5\" with formulation \"index1\" is refused: dopri5 does not apply Baumgarte's gains"},
+    {"newton_tol with the explicit method", BASE "[solver]\nmethod = \"dopri5\"\nnewton_tol = 0.05\n", "7:1",
+     "[solver] newton_tol applies to methods \"bdf\" and \"rhoinf\" only (method is \"dopri5\", an explicit method "
+     "without a Newton iteration); remove it"},
     {"rho_inf above 1", BASE "[solver]\nmethod = \"rhoinf\"\nrho_inf = 1.5\n", "7:11",
      "[solver] rho_inf must be between 0 and 1 (got 1.5)"},
     {"rho_inf below 0", BASE "[solver]\nmethod = \"rhoinf\"\nformulation = \"ggl\"\nrho_inf = -0.1\n", "8:11",

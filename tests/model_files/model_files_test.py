@@ -395,7 +395,7 @@ def case_lanes(ctx):
           f"the second run should load the engine without lanes from the cache, silently:\n{again.stderr}")
     # describe says how each engine runs its members (both from the cache).
     told = {f: ctx.run("describe", f).stdout for f in ("copied_pendulum.hpp", "branched_pendulum.hpp")}
-    check(f"SIMD lanes: members in {width} lanes per core with every method" in told["copied_pendulum.hpp"]
+    check(f"SIMD lanes: members in {width} lanes per core with every implicit method" in told["copied_pendulum.hpp"]
           and "SIMD lanes: none, members one at a time" in told["branched_pendulum.hpp"],
           f"describe should name the lanes: {told}")
 

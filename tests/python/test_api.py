@@ -95,6 +95,23 @@ def test_solve_shapes_names_and_attributes():
     assert dict(knife.sizes) == {"member": 2, "time": 2, "coordinate": 3, "constraint": 0, "nonholonomic": 1}
 
 
+def test_the_explicit_method_takes_its_own_defaults_and_is_refused_tangents():
+    # dopri5 integrates index1 and projects after every step unless told otherwise (as a study file);
+    # the constraints then hold to round-off, and no Newton iteration runs.
+    ds = lockstep.solve("double_pendulum", method="dopri5", members=2, t=2.0, save=[1.0, 2.0], rtol=1e-8, atol=1e-8)
+    assert ds.attrs["method"] == "dopri5"
+    assert ds.attrs["formulation"] == "index1" and ds.attrs["projection"] == "coordinate"
+    assert list(ds.status_name.values) == ["success"] * 2
+    assert (ds.max_phi.values < 1e-12).all() and (ds.newton_iterations.values == 0).all()
+    assert (ds.projections.values == ds.steps.values).all()
+    unprojected = lockstep.solve("double_pendulum", method="dopri5", projection="none", t=2.0, save=[2.0])
+    assert unprojected.attrs["projection"] == "none" and unprojected.max_phi.values[0] > 1e-12
+    with pytest.raises(ValueError, match="index-1 equations"):
+        lockstep.solve("double_pendulum", method="dopri5", formulation="ggl", t=1.0)
+    with pytest.raises(ValueError, match="not for dopri5"):
+        lockstep.lyapunov("double_pendulum", t=1.0, solver_method="dopri5", formulation="index1")
+
+
 def test_multiplier_convention_and_constraint_rank_counters():
     # The built-in double pendulum has independent constraints: no row dropped, both conventions the
     # same multipliers, and the convention recorded.
@@ -487,7 +504,7 @@ trajectories = true
                          method="bdf", formulation="ggl")
     assert list(bdf.status_name.values) == ["success"] * 3
     told = subprocess.run([lockstep_exe, "describe", str(path)], capture_output=True, text=True, check=True).stdout
-    in_lanes = "lanes per core with every method" in told  # describe says how this engine runs its members here
+    in_lanes = "lanes per core with every implicit method" in told  # describe says how this engine runs its members here
     for solved in (ds, bdf):
         assert ("lane_attempts" in solved.attrs) == in_lanes, (told, solved.attrs)
         if not in_lanes:

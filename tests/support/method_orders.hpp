@@ -340,6 +340,11 @@ inline const std::vector<citation>& citations() {
        "Ascher & Petzold, SIAM J. Sci. Comput. 14 (1993), eq. 4.14: Hessenberg index 2 in (q, mu), "
        "index 1 in lambda, followed by the velocity projection of its section 5: the method's ODE order p in "
        "every component (HLR2 and ODE1 for the parts, PROJ for the velocity projection)."},
+      {"ERK1",
+       "An explicit Runge-Kutta method of order p on the index-1 equations is that method on the ODE q' = v, v' = "
+       "a(t, q, v), the accelerations from the saddle-point system at every stage (Hairer & Wanner II, VII.1): "
+       "O(h^p) in q and v (Hairer, Norsett & Wanner I, II.3), and in lambda = lambda(t, q, v) of the end point's "
+       "system. Dormand & Prince 1980: p = 5."},
       {"PROJ",
        "Projection after every step keeps the method's order p (Ascher & Petzold 1998, 10.2: \"stabilization does not change "
        "the method's order of convergence\"; Ascher, Chin & Reich, Numer. Math. 67 (1994); Hairer & Wanner II, "
@@ -354,7 +359,7 @@ inline const std::vector<citation>& citations() {
 inline theory theory_of(const method_variant& m, formulation f) {
   const bool radau = m.kind == method_kind::radau5 || m.kind == method_kind::radau3 || m.kind == method_kind::euler;
   const int s = m.kind == method_kind::radau5 ? 3 : (m.kind == method_kind::radau3 ? 2 : 1);
-  const double p = radau ? 2 * s - 1 : (m.kind == method_kind::bdf ? m.bdf_order : 2);
+  const double p = radau ? 2 * s - 1 : (m.kind == method_kind::bdf ? m.bdf_order : m.kind == method_kind::dopri5 ? 5 : 2);
   const bool euler_like = m.kind == method_kind::euler || m.kind == method_kind::bdf;
   theory t;
   t.knife_q = p;
@@ -367,7 +372,7 @@ inline theory theory_of(const method_variant& m, formulation f) {
     else if (euler_like) t = {p, p, p, p, "BDF2"};
     else t = {2, 2, 2, 2, "RHO"};
   } else if (f == formulation::index1) {
-    t = {p, p, p, p, m.kind == method_kind::rhoinf ? "ODE1, RHO" : "ODE1"};
+    t = {p, p, p, p, m.kind == method_kind::rhoinf ? "ODE1, RHO" : m.kind == method_kind::dopri5 ? "ERK1" : "ODE1"};
   } else {
     t = {p, p, p, p, m.kind == method_kind::rhoinf ? "PI, RHO" : "PI"};
   }
@@ -383,6 +388,7 @@ inline std::vector<int> pendulum_steps_of(const method_variant& m, formulation f
   const bool index3 = f == formulation::index3;
   switch (m.kind) {
     case method_kind::radau5: return {20, 40, 80};
+    case method_kind::dopri5: return {32, 64, 128};
     case method_kind::radau3: return {40, 80, 160, 320};
     case method_kind::euler: return {320, 640, 1280, 2560};
     case method_kind::rhoinf:
@@ -402,6 +408,7 @@ inline std::vector<int> pendulum_steps_of(const method_variant& m, formulation f
 inline std::vector<int> knife_steps_of(const method_variant& m) {
   switch (m.kind) {
     case method_kind::radau5: return {16, 32, 64};  // N = 8: newton_failure (h = 1/8 too long for Newton)
+    case method_kind::dopri5: return {16, 32, 64};
     case method_kind::radau3: return {20, 40, 80, 160};
     case method_kind::euler: return {320, 640, 1280, 2560};
     case method_kind::rhoinf: return {40, 80, 160, 320};
@@ -414,7 +421,8 @@ inline std::vector<method_variant> method_variants() {
   return {{method_kind::radau5}, {method_kind::radau3},    {method_kind::euler},
           {method_kind::bdf, 1}, {method_kind::bdf, 2},    {method_kind::bdf, 3},
           {method_kind::bdf, 4}, {method_kind::bdf, 5},    {method_kind::rhoinf, 0, 0.0},
-          {method_kind::rhoinf, 0, 0.6}, {method_kind::rhoinf, 0, 0.9}, {method_kind::rhoinf, 0, 1.0}};
+          {method_kind::rhoinf, 0, 0.6}, {method_kind::rhoinf, 0, 0.9}, {method_kind::rhoinf, 0, 1.0},
+          {method_kind::dopri5}};
 }
 
 inline std::vector<formulation> formulations() {

@@ -39,9 +39,10 @@ template <class Model>
 inline constexpr bool uses_split_factorization = state_layout<Model>::newton_size > split_factorization_threshold;
 
 // Methods with the split path: BDF (through method/corrector.hpp) and the Radau IIA family. The rho_inf
-// method shares the corrector but its attempt does not pass a suspension on; it runs fused.
+// method shares the corrector but its attempt does not pass a suspension on; it runs fused, and so does
+// the explicit dopri5, which factors only its stages' small acceleration systems.
 template <class Method>
-inline constexpr bool has_split_factorization = Method::kind != method_kind::rhoinf;
+inline constexpr bool has_split_factorization = Method::kind != method_kind::rhoinf && Method::kind != method_kind::dopri5;
 
 template <class Model>
 LOCKSTEP_HD external_factors& external_of(bdf_state<Model>& s) {

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "lockstep/method/bdf.hpp"
+#include "lockstep/method/dopri5.hpp"
 #include "lockstep/method/radau.hpp"
 #include "lockstep/method/rhoinf.hpp"
 
@@ -130,6 +131,37 @@ struct rhoinf_method : current_point_in_y {
   LOCKSTEP_HD static auto& jacobian(State& s) { return s.corrector.jac; }
 };
 
+// Dormand & Prince's explicit pair on the index-1 equations (method/dopri5.hpp). Its constraint rows
+// (Method::jacobian) are the initial rank decision and G for dropped_rows_hold: it has no Jacobian.
+struct dopri5_method : current_point_in_y {
+  static constexpr method_kind kind = method_kind::dopri5;
+  template <class Model>
+  using state = dopri5_state<Model>;
+
+  LOCKSTEP_HD static const char* check_options(const solver_options& opt) { return dopri5_check_options(opt); }
+  template <class Model>
+  LOCKSTEP_HD static void start(state<Model>& s, double t0, double t1, const initial_values<Model>& init,
+                                const solver_options& opt) {
+    dopri5_start(s, t0, t1, init, opt);
+  }
+  template <class Model>
+  LOCKSTEP_HD static attempt_result attempt(state<Model>& s, double t_end, const double* p, const solver_options& opt,
+                                            member_counters& c, member_status& why) {
+    return dopri5_attempt<Model>(s, t_end, p, opt, c, why);
+  }
+  template <class Model>
+  LOCKSTEP_HD static void dense_output(const state<Model>& s, double t, state_vector<Model>& y) {
+    dopri5_dense_output(s, t, y);
+  }
+  // The projected point is the next step's start and the end of the last step's dense output.
+  template <class Model>
+  LOCKSTEP_HD static void replace_current(state<Model>& s, const state_vector<Model>& y) {
+    dopri5_replace_current(s, y);
+  }
+  template <class State>  // a state<Model>, const or not
+  LOCKSTEP_HD static auto& jacobian(State& s) { return s.rows; }
+};
+
 // Why the options are refused by the method they name ("" when accepted).
 LOCKSTEP_HD const char* check_method_options(const solver_options& opt) {
   switch (opt.method) {
@@ -138,6 +170,7 @@ LOCKSTEP_HD const char* check_method_options(const solver_options& opt) {
     case method_kind::radau3: return radau3_method::check_options(opt);
     case method_kind::euler: return euler_method::check_options(opt);
     case method_kind::rhoinf: return rhoinf_method::check_options(opt);
+    case method_kind::dopri5: return dopri5_method::check_options(opt);
   }
   return "unknown method";
 }
@@ -151,6 +184,7 @@ constexpr decltype(auto) visit_method(method_kind kind, F&& f) {
     case method_kind::radau3: return f.template operator()<radau3_method>();
     case method_kind::euler: return f.template operator()<euler_method>();
     case method_kind::rhoinf: return f.template operator()<rhoinf_method>();
+    case method_kind::dopri5: return f.template operator()<dopri5_method>();
     case method_kind::bdf: break;
   }
   return f.template operator()<bdf_method>();
@@ -164,6 +198,7 @@ constexpr void for_each_method(F&& f) {
   f.template operator()<radau3_method>();
   f.template operator()<euler_method>();
   f.template operator()<rhoinf_method>();
+  f.template operator()<dopri5_method>();
 }
 
 // Which methods a driver is compiled for: every_method (the default) chooses among all of them at run

@@ -32,13 +32,14 @@ LOCKSTEP_HD constexpr const char* init_mode_name(init_mode m) {
 // projection_metric (the metric of minimal-norm corrections) and projection_kind (what follows every
 // accepted step) live with the projections in formulation/projection.hpp.
 
-// The integration method (method/bdf.hpp, method/radau.hpp, method/rhoinf.hpp).
+// The integration method (method/bdf.hpp, method/radau.hpp, method/rhoinf.hpp, method/dopri5.hpp).
 enum class method_kind : int {
   bdf = 0,     // variable-order variable-step BDF 1-5 (ggl; index3 with fixed steps only)
   radau5 = 1,  // Radau IIA, 3 stages, order 5 (index3 and ggl)
   radau3 = 2,  // Radau IIA, 2 stages, order 3 (Mantegazza & Masarati 2012, eq. 79; index3 and ggl)
   euler = 3,   // backward Euler, Radau IIA with 1 stage (index3 and ggl)
   rhoinf = 4,  // the two-step method of Mantegazza & Masarati 2012, eqs. 74-77 with spectral radius rho_inf at infinity
+  dopri5 = 5,  // Dormand & Prince's explicit pair 5(4) on index1, projected after each step (method/dopri5.hpp)
 };
 
 // The name used in study files and results.
@@ -49,9 +50,14 @@ LOCKSTEP_HD constexpr const char* method_name(method_kind m) {
     case method_kind::radau3: return "radau3";
     case method_kind::euler: return "euler";
     case method_kind::rhoinf: return "rhoinf";
+    case method_kind::dopri5: return "dopri5";
   }
   return "unknown";
 }
+
+// Whether a method's members run in SIMD lanes where the engine has them (lockstep/simd/member_inl.hpp:
+// the implicit methods); dopri5 runs one member at a time in every engine.
+LOCKSTEP_HD constexpr bool runs_in_lanes(method_kind m) { return m != method_kind::dopri5; }
 
 // Which multipliers a member with redundant constraints reports (formulation/minimum_norm_multipliers.hpp).
 // Its positions and velocities are unique; its constraint forces G^T lambda + A^T nu are too, but not

@@ -92,10 +92,12 @@ LOCKSTEP_HD void record_constraint_residuals(double t, const state_vector<Model>
 // freely). So its distance from its own zero set, |Phi_a| / |G_a| (G from the method's last Jacobian),
 // must stay within 100 times the position tolerance plus 100 times the kept rows' own distances (which
 // drift without stabilization in index1). False ends the member with singular_matrix: without the
-// drop its Newton matrix was singular, and with it the motion is not the constrained one.
-template <class Model>
+// drop its Newton matrix was singular, and with it the motion is not the constrained one. Rows: what
+// the method keeps of the constraint rows (Method::jacobian: jacobian_blocks, or the explicit
+// method's explicit_constraint_rows), with `dropped` and G.
+template <class Model, class Rows>
 LOCKSTEP_HD bool dropped_rows_hold(double t, const state_vector<Model>& y, const double* p, const solver_options& opt,
-                                   const jacobian_blocks<Model>& J) {
+                                   const Rows& J) {
   using L = state_layout<Model>;
   constexpr int n = Model::n, m = Model::m;
   if constexpr (m > 0) {

@@ -1,0 +1,336 @@
+// lockstep/method/dopri5.hpp — Dormand & Prince's explicit Runge-Kutta pair 5(4) on the index-1
+// equations, with a projection onto the position and velocity constraints after every step: the
+// method for members that are not stiff, which pays no Jacobian and no Newton iteration.
+//
+// The equations. The index-1 formulation as an ODE in x = (q, v) (the underlying ODE of the
+// index-reduced equations of motion: Hairer & Wanner 1996, VII.1; Eich 1993):
+//     q' = v,   v' = a(t, q, v),
+// where (a, lambda, nu) solve the saddle-point system of the accelerations
+//     [ M  G^T A^T ] [ a      ]   [ Q        ]
+//     [ G  0   0   ] [ lambda ] = [ -gamma   ]      (method/initialize.hpp, accelerations_and_multipliers)
+//     [ A  0   0   ] [ nu     ]   [ -gamma_nh]
+// at every stage: the only linear algebra of a step is this (n + m + k) system, once per stage. The
+// multipliers of the current point are those of its system (index 1: no error control on them).
+//
+// The pair (Dormand & Prince 1980, "A family of embedded Runge-Kutta formulae", J. Comput. Appl. Math.
+// 6, 19-26, the coefficients of RK5(4)7M): seven stages, the seventh at the step's end and equal to the
+// next step's first ("first same as last", FSAL), so six evaluations per step. The solution is the
+// fifth-order one (local extrapolation); the difference to the embedded fourth-order one,
+// h sum_i e_i k_i with e = b - b^, is the error estimate, in the weighted RMS norm over q and v with
+// the weights 1 / (f rtol max(|x0_j|, |x1_j|) + f atol_j) of Hairer, Norsett & Wanner 1993, II.4
+// (f: the method's internal tolerance factor, method/tolerance_calibration.hpp).
+//
+// Dense output: the continuous extension of order 4 (Hairer, Norsett & Wanner 1993, II.6; Shampine
+// 1986, "Some practical Runge-Kutta formulas", Math. Comp. 46), for q and v,
+//     x(t + theta h) = r0 + theta (r1 + (1 - theta) (r2 + theta (r3 + (1 - theta) r4))),
+//     r0 = x0, r1 = x1 - x0, r2 = h k1 - r1, r3 = r1 - h k7 - r2, r4 = h sum_i d_i k_i,
+// which interpolates x0, x1 and their derivatives k1, k7; linear interpolation for the multipliers.
+// tests/method/dopri5_test.cpp checks its order conditions through order 4 with exact fractions.
+//
+// Step control: h_new = h / clamp(err^(1/5 - 0.75 beta) / (err_prev^beta 0.9), 1/10, 5), the
+// proportional-integral controller with beta = 0.04 (Hairer & Wanner 1996, IV.2, "PI step size
+// control", as in Hairer's code DOPRI5; Gustafsson 1991), err_prev the error of the last accepted step floored at
+// 1e-4; no growth after a rejection; a rejected step shrinks by err^(1/5 - 0.75 beta) / 0.9, at most
+// to 0.2 h. A stage whose system is singular or whose values are not finite cuts the step to h / 4
+// (a member that keeps failing ends with the stage's status, as after Newton failures).
+//
+// Projection. After each accepted step the member stepper projects q onto Phi = 0 and v onto the
+// velocity constraints (stepper/member.hpp; projection = "coordinate", the study file's default for
+// this method): the projected point is where the next step starts and where the step's dense output
+// ends (replace_current adds the correction to r1, so the polynomial runs from the projected start to
+// the projected end). A projection of a method of order p keeps order p (Hairer & Wanner 1996, VII.2;
+// Eich 1993); without it the index-1 equations drift from Phi = 0 (Hairer & Wanner 1996, VII.2). The
+// next step's first stage k1 stays the derivative at the unprojected end (FSAL): the
+// correction is of the size of the local error and enters the next step times h, one order above it.
+//
+// Redundant constraints: the rank decision of the initial point (formulation/constraint_rank.hpp)
+// holds for the whole run; its dropped rows are left out of every stage's system, and monitored after
+// each step (stepper/member.hpp, dropped_rows_hold, from G at the accepted point). A row that becomes
+// dependent later makes a stage's system singular, and the member ends with singular_matrix.
+#pragma once
+
+#include <cstdint>
+
+#include "lockstep/core/hd.hpp"
+#include "lockstep/core/linalg.hpp"
+#include "lockstep/core/math.hpp"
+#include "lockstep/core/status.hpp"
+#include "lockstep/formulation/euler_lagrange.hpp"
+#include "lockstep/method/attempt.hpp"
+#include "lockstep/method/initialize.hpp"
+#include "lockstep/method/options.hpp"
+#include "lockstep/method/step_control.hpp"
+#include "lockstep/method/tolerance_calibration.hpp"
+#include "lockstep/model/derivatives.hpp"
+
+namespace lockstep {
+
+// The coefficients of RK5(4)7M (Dormand & Prince 1980; Hairer, Norsett & Wanner 1993, II.5):
+// nodes c, stage coefficients a (row i: the stage i + 1's, over stages 1 .. i), the fifth-order weights
+// b (the seventh stage's row: FSAL), the error weights e = b - b^, and d, the dense output's r4
+// coefficients (Hairer, Norsett & Wanner 1993, II.6).
+struct dopri5_tableau {
+  static constexpr int stages = 7;
+  static constexpr double c[stages] = {0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0};
+  static constexpr double a[stages][stages - 1] = {
+      {},
+      {1.0 / 5.0},
+      {3.0 / 40.0, 9.0 / 40.0},
+      {44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0},
+      {19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0},
+      {9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0, -5103.0 / 18656.0},
+      {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0}};
+  static constexpr double e[stages] = {71.0 / 57600.0, 0.0, -71.0 / 16695.0, 71.0 / 1920.0, -17253.0 / 339200.0,
+                                       22.0 / 525.0, -1.0 / 40.0};
+  static constexpr double d[stages] = {-12715105075.0 / 11282082432.0, 0.0, 87487479700.0 / 32700410799.0,
+                                       -10690763975.0 / 1880347072.0, 701980252875.0 / 199316789632.0,
+                                       -1453857185.0 / 822651844.0, 69997945.0 / 29380423.0};
+};
+
+// What the explicit method keeps of the constraint rows for the member stepper (Method::jacobian): the
+// rows the initial rank decision dropped, and G at the last accepted point where there are any
+// (stepper/member.hpp, dropped_rows_hold).
+template <class Model>
+struct explicit_constraint_rows {
+  std::uint64_t dropped = 0;
+  mat<double, Model::m, Model::n> G;
+};
+
+template <class Model>
+struct dopri5_state {
+  static constexpr int d = 2 * Model::n;  // the ODE's unknowns x = (q, v)
+  double t = 0.0;
+  double t0 = 0.0;             // start of the fixed-step grid (step_control.hpp, plan_step)
+  double h = 0.0;              // step size of the next attempt
+  state_vector<Model> y;       // the current point: q, v and the multipliers of its acceleration system
+  vec<double, d> f;            // (v, a) at the end of the last step, before its projection (FSAL)
+  double h_last = 0.0;         // the last step's size; 0 before the first
+  state_vector<Model> y_last;  // the last step's start (the multipliers' interpolation)
+  vec<double, d> dense[5];     // r0 ... r4 of the last step's dense output (header)
+  double error_accepted = 1e-4;  // the controller's err_prev
+  bool last_rejected = false;
+  int consecutive_cuts = 0;      // stage failures in a row
+  double error = 0.0;            // the weighted error estimate of the last adaptive attempt
+  explicit_constraint_rows<Model> rows;
+};
+
+LOCKSTEP_HD constexpr const char* dopri5_check_options(const solver_options& opt) {
+  if (opt.form != formulation::index1)
+    return "dopri5 integrates the index-1 equations (formulation index1: the accelerations and multipliers "
+           "of the saddle-point system at every stage) and keeps the constraints by projection after each "
+           "step; ggl, index3 and projected-invariants are formulations for the implicit methods";
+  if (opt.baumgarte_alpha != 0.0 || opt.baumgarte_beta != 0.0)
+    return "dopri5 does not apply Baumgarte's gains: it keeps the constraints by projection after each step "
+           "(projection coordinate or post-stabilization)";
+  if (!(opt.rtol > 0.0) || !(opt.atol_q > 0.0) || !(opt.atol_v > 0.0) || !(opt.atol_lambda > 0.0))
+    return "rtol and atol must be positive";
+  return "";
+}
+
+namespace detail {
+
+// f(t, x) = (v, a) with the multipliers of the acceleration system at x = (q, v); success, or why the
+// system has no solution (singular_matrix, model_not_finite).
+template <class Model>
+LOCKSTEP_HD member_status dopri5_derivative(double t, const vec<double, 2 * Model::n>& x, const double* p,
+                                            std::uint64_t dropped, vec<double, 2 * Model::n>& f,
+                                            vec<double, Model::m>& lambda, vec<double, Model::k>& nu) {
+  constexpr int n = Model::n;
+  vec<double, n> q, v, a;
+  for (int i = 0; i < n; ++i) {
+    q[i] = x[i];
+    v[i] = x[n + i];
+  }
+  const member_status s = accelerations_and_multipliers<Model>(t, q, v, p, a, lambda, nu, dropped);
+  for (int i = 0; i < n; ++i) {
+    f[i] = v[i];
+    f[n + i] = a[i];
+  }
+  return s;
+}
+
+// A step whose stage could not be evaluated (`reason`): cut to h / 4 and retried, or the member ends
+// with `reason` with fixed steps, after more than 10 cuts in a row, or below h_min.
+LOCKSTEP_HD attempt_result dopri5_cut_after_failed_stage(member_status reason, bool fixed, int& consecutive_cuts,
+                                                         double h, double h_min, double& h_next,
+                                                         member_counters& counters, member_status& status) {
+  ++counters.rejected_steps;
+  ++consecutive_cuts;
+  h_next = 0.25 * h;
+  if (fixed || consecutive_cuts > 10 || h_next < h_min) {
+    status = reason;
+    return attempt_result::failed;
+  }
+  return attempt_result::rejected;
+}
+
+// The controller's factor h / h_new from the error err of a step (header: beta = 0.04, safety 0.9);
+// `accepted` takes the previous accepted error into account (the integral part).
+LOCKSTEP_HD double dopri5_step_quotient(double err, double error_accepted, bool accepted) {
+  constexpr double beta = 0.04, safety = 0.9;
+  const double proportional = pow(err, 0.2 - 0.75 * beta);
+  if (!accepted) return min(5.0, proportional / safety);  // shrink to no less than 0.2 h
+  return max(0.1, min(5.0, proportional / (pow(error_accepted, beta) * safety)));  // grow by at most 10
+}
+
+}  // namespace detail
+
+template <class Model>
+LOCKSTEP_HD void dopri5_start(dopri5_state<Model>& s, double t0, double t1, const initial_values<Model>& init,
+                              const solver_options& opt) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n;
+  s = dopri5_state<Model>{};
+  s.t = t0;
+  s.t0 = t0;
+  state_vector<Model> yp;
+  initial_point(init, s.y, yp);
+  for (int i = 0; i < n; ++i) {
+    s.f[i] = yp[L::q + i];
+    s.f[n + i] = yp[L::v + i];
+  }
+  s.h = initial_step_size<Model>(t0, t1, init, opt);
+}
+
+// One step attempt (same contract as bdf_attempt): accepted, rejected (retry with s.h) or failed (the
+// member's status in `status`).
+template <class Model>
+LOCKSTEP_HD attempt_result dopri5_attempt(dopri5_state<Model>& s, double t_end, const double* p,
+                                          const solver_options& opt, member_counters& counters, member_status& status) {
+  using L = state_layout<Model>;
+  using T = dopri5_tableau;
+  constexpr int n = Model::n, m = Model::m, k = Model::k, d = 2 * n;
+  const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
+  if (step_too_small(plan, status)) return attempt_result::failed;
+  const double h = plan.h;
+  const bool fixed = opt.fixed_h > 0.0;
+
+  vec<double, d> x0, stage[T::stages];
+  for (int i = 0; i < n; ++i) {
+    x0[i] = s.y[L::q + i];
+    x0[n + i] = s.y[L::v + i];
+  }
+  stage[0] = s.f;
+  vec<double, d> x1;
+  vec<double, m> lambda;
+  vec<double, k> nu;
+  for (int i = 1; i < T::stages; ++i) {
+    vec<double, d> xi = x0;
+    for (int j = 0; j < i; ++j)
+      if (T::a[i][j] != 0.0)
+        for (int c = 0; c < d; ++c) xi[c] += h * T::a[i][j] * stage[j][c];
+    if (i == T::stages - 1) x1 = xi;  // the fifth-order solution: b is the last stage's row (FSAL)
+    ++counters.model_evaluations;
+    ++counters.lu_factorizations;
+    const member_status st =
+        detail::dopri5_derivative<Model>(s.t + T::c[i] * h, xi, p, s.rows.dropped, stage[i], lambda, nu);
+    if (st != member_status::success)
+      return detail::dopri5_cut_after_failed_stage(st, fixed, s.consecutive_cuts, h, plan.h_min, s.h, counters, status);
+  }
+
+  double err = 0.0;
+  if (!fixed) {
+    const double f = internal_tolerance_factor(opt);
+    double sum = 0.0;
+    for (int c = 0; c < d; ++c) {
+      double e = 0.0;
+      for (int j = 0; j < T::stages; ++j)
+        if (T::e[j] != 0.0) e += T::e[j] * stage[j][c];
+      const double atol = c < n ? opt.atol_q : opt.atol_v;
+      const double scale = f * opt.rtol * max(abs(x0[c]), abs(x1[c])) + f * atol;
+      const double w = h * e / scale;
+      sum += w * w;
+    }
+    err = sqrt(sum / d);
+    s.error = err;
+    if (!is_finite(err))
+      return detail::dopri5_cut_after_failed_stage(member_status::model_not_finite, fixed, s.consecutive_cuts, h,
+                                                   plan.h_min, s.h, counters, status);
+    if (err > 1.0) {
+      ++counters.rejected_steps;
+      s.h = h / detail::dopri5_step_quotient(err, s.error_accepted, false);
+      s.last_rejected = true;
+      s.consecutive_cuts = 0;
+      if (s.h < plan.h_min) {
+        status = member_status::step_size_too_small;
+        return attempt_result::failed;
+      }
+      return attempt_result::rejected;
+    }
+  }
+
+  // Accepted: the dense output of the step, then the new current point.
+  for (int c = 0; c < d; ++c) {
+    const double r1 = x1[c] - x0[c];
+    const double r2 = h * stage[0][c] - r1;
+    double r4 = 0.0;
+    for (int j = 0; j < T::stages; ++j)
+      if (T::d[j] != 0.0) r4 += T::d[j] * stage[j][c];
+    s.dense[0][c] = x0[c];
+    s.dense[1][c] = r1;
+    s.dense[2][c] = r2;
+    s.dense[3][c] = r1 - h * stage[T::stages - 1][c] - r2;
+    s.dense[4][c] = h * r4;
+  }
+  s.y_last = s.y;
+  for (int i = 0; i < n; ++i) {
+    s.y[L::q + i] = x1[i];
+    s.y[L::v + i] = x1[n + i];
+  }
+  for (int i = 0; i < m; ++i) s.y[L::lambda + i] = lambda[i];
+  for (int i = 0; i < k; ++i) s.y[L::nu + i] = nu[i];
+  s.f = stage[T::stages - 1];
+  s.t = plan.t_new;
+  s.h_last = h;
+  ++counters.steps;
+  counters.last_h = h;
+  s.consecutive_cuts = 0;
+  if constexpr (m > 0)
+    if (s.rows.dropped != 0) {
+      vec<double, n> q;
+      for (int i = 0; i < n; ++i) q[i] = x1[i];
+      s.rows.G = constraint_jacobian<Model>(s.t, q, p);
+    }
+  if (fixed) {
+    s.h = opt.fixed_h;
+  } else {
+    double h_new = h / detail::dopri5_step_quotient(err, s.error_accepted, true);
+    if (s.last_rejected) h_new = min(h_new, h);
+    s.h = min(h_new, opt.h_max);
+    s.error_accepted = max(err, 1e-4);
+    s.last_rejected = false;
+  }
+  return attempt_result::accepted;
+}
+
+// Dense output over the last step [t - h_last, t] (header); the current point before the first step.
+template <class Model>
+LOCKSTEP_HD void dopri5_dense_output(const dopri5_state<Model>& s, double t, state_vector<Model>& y) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n;
+  y = s.y;
+  if (!(s.h_last > 0.0)) return;
+  const double theta = (t - (s.t - s.h_last)) / s.h_last, rest = 1.0 - theta;
+  for (int c = 0; c < 2 * n; ++c) {
+    const double x = s.dense[0][c] +
+                     theta * (s.dense[1][c] +
+                              rest * (s.dense[2][c] + theta * (s.dense[3][c] + rest * s.dense[4][c])));
+    y[c < n ? L::q + c : L::v + (c - n)] = x;
+  }
+  for (int j = L::lambda; j < L::size; ++j) y[j] = rest * s.y_last[j] + theta * s.y[j];
+}
+
+// The projected point y replaces the current one; the difference is added to r1, so that the dense
+// output of the last step ends at y (header).
+template <class Model>
+LOCKSTEP_HD void dopri5_replace_current(dopri5_state<Model>& s, const state_vector<Model>& y) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n;
+  for (int i = 0; i < n; ++i) {
+    s.dense[1][i] += y[L::q + i] - s.y[L::q + i];
+    s.dense[1][n + i] += y[L::v + i] - s.y[L::v + i];
+  }
+  s.y = y;
+}
+
+}  // namespace lockstep
