@@ -661,10 +661,11 @@ inline int thread_count(const run_settings& settings) {
 }
 
 // The root attributes that describe the run: the study, version, backend, what advanced the members
-// on the host (the engine's instruction set, and its SIMD lanes where `lanes` says they ran: the
-// executed lane-attempts of the run), method and error method.
+// on the host (the engine's instruction set, and its SIMD lanes where the study's method runs in them on
+// a host backend: a property of the run, not of one session's work, so that a run resumed after its
+// last member finished records what the uninterrupted run records), method and error method.
 inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spec, const run_settings& settings,
-                               double wall_seconds, const engine& model, const lanes_work_counts& lanes) {
+                               double wall_seconds, const engine& model) {
   io::run_info info;
   info.study_text = spec.text;
   info.lockstep_version = LOCKSTEP_VERSION_STRING;
@@ -675,7 +676,8 @@ inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spe
   h5.set_run_info(info);
   h5.set_attribute("study_name", spec.name);
   h5.set_attribute("instruction_set", model.instruction_set());
-  h5.set_attribute("simd_lanes", static_cast<std::int64_t>(lanes.attempts.executed > 0 ? model.lanes() : 0));
+  const bool in_lanes = settings.where != backend::cuda && runs_in_lanes(spec.solver.method);
+  h5.set_attribute("simd_lanes", static_cast<std::int64_t>(in_lanes ? model.lanes() : 0));
   h5.set_attribute("method", method_name(spec.solver.method));
   if (spec.solver.method == method_kind::rhoinf) h5.set_attribute("rho_inf", spec.solver.rho_inf);
   h5.set_attribute("formulation", formulation_name(spec.solver.form));
@@ -965,7 +967,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
     detail::write_sensitivity(h5, spec, *sensitivity);
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  detail::set_run_attributes(h5, spec, settings, wall, model, model.lanes_work() - lanes_before);
+  detail::set_run_attributes(h5, spec, settings, wall, model);
   detail::commit_outputs(settings.out_dir, spec, h5, csv);
   dir.keep = true;
 

@@ -565,7 +565,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
                                    thread_count(settings), exponents);
       write_sensitivity(h5, spec, *sensitivity);
     }
-    set_run_attributes(h5, spec, settings, wall, model, model.lanes_work() - lanes_before);
+    set_run_attributes(h5, spec, settings, wall, model);
     if (ranks > 1) h5.set_attribute("mpi_ranks", ranks);
     if (interrupted) {
       h5.set_attribute("complete", 0);
