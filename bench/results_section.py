@@ -4,7 +4,12 @@ A section lies between an HTML comment `<!-- NAME: begin -->` and `<!-- NAME: en
 part of the text each script writes); rewriting it leaves the rest of the file as it was.
 """
 
+import re
 import sys
+
+# A section another script owns: `<!-- NAME: begin -->` ... `<!-- NAME: end -->`, or the older form
+# `<!-- begin NAME -->` ... `<!-- end NAME -->`.
+MARKED = re.compile(r"<!-- (?:begin (?P<a>\S+)|(?P<b>\S+): begin) -->.*?<!-- (?:end (?P=a)|(?P=b): end) -->", re.S)
 
 
 def write_section(path, text, begin, end):
@@ -25,3 +30,13 @@ def publish(text, path, begin, end):
     if path != "-":
         write_section(path, text, begin, end)
         print(f"written to {path}", file=sys.stderr)
+
+
+def marked_sections(path):
+    """The sections of `path` that their own scripts wrote (with their markers), in file order; none when
+    the file does not exist."""
+    try:
+        with open(path) as f:
+            return [m.group(0) for m in MARKED.finditer(f.read())]
+    except FileNotFoundError:
+        return []

@@ -21,6 +21,8 @@ import statistics
 import subprocess
 import sys
 
+from results_section import marked_sections
+
 NAME = re.compile(r"^(?P<group>scale|threads|path)/(?P<model>\w+)/(?P<path>\w+)(?:/T:(?P<threads>\d+))?(?:/N:(?P<n>\d+))?")
 UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -424,14 +426,9 @@ def write(args):
         w("No results.")
     w("")
 
-    # Section 6 is bench/thread_wait.sh's (bench/thread_wait.py writes it between these markers): kept.
-    kept = ""
-    if os.path.exists(args.out):
-        with open(args.out) as f:
-            old = f.read()
-        begin, end = "<!-- begin bench/thread_wait.sh -->", "<!-- end bench/thread_wait.sh -->"
-        if begin in old and end in old:
-            kept = "\n" + old[old.index(begin):old.index(end) + len(end)] + "\n"
+    # Sections 6 and later are other scripts' (bench/thread_wait.py, builtin_lanes_speed.py,
+    # explicit_speed.py write them between their markers): kept as they are.
+    kept = "".join("\n" + section + "\n" for section in marked_sections(args.out))
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + kept)
 
