@@ -852,6 +852,21 @@ struct member_tally {
   int exit_code() const { return succeeded == members && lyapunov_failed == 0 ? exit_success : exit_members_failed; }
 };
 
+// What members of the explicit method that ran out of steps may say: an explicit method is held to its
+// stability limit on a stiff member (method/dopri5.hpp), which then ends with step_size_too_small or
+// max_steps however loose the tolerance. A line for the summary, or "" for other methods and endings.
+inline std::string explicit_method_hint(method_kind method, const std::map<std::string, long>& failed) {
+  if (method != method_kind::dopri5) return "";
+  long stalled = 0;
+  for (const member_status s : {member_status::step_size_too_small, member_status::max_steps})
+    if (const auto it = failed.find(status_name(s)); it != failed.end()) stalled += it->second;
+  if (stalled == 0) return "";
+  return "lockstep: " + std::to_string(stalled) + " member" + (stalled == 1 ? "" : "s") +
+         " of the explicit method dopri5 ran out of steps (max_steps or step_size_too_small): on a stiff member "
+         "(a stiff spring, a small mass) an explicit method's steps stay at its stability limit; if these "
+         "members are stiff, run them with radau5 or bdf\n";
+}
+
 // `lanes`: what the engine's SIMD lanes executed in the run (engine::lanes_work), on this process.
 inline void print_summary(const io::study_spec& spec, const member_tally& tally, double wall_seconds,
                           const run_settings& settings, const lanes_work_counts& lanes, int ranks = 1) {
@@ -867,6 +882,7 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
                tally.steps, wall_seconds, backend_name(settings.where), threads, threads == 1 ? "" : "s",
                per_rank.c_str(), settings.out_dir.string().c_str());
   std::fputs(initial_correction_lines(tally.initial, spec.solver).c_str(), stderr);
+  std::fputs(explicit_method_hint(spec.solver.method, tally.failed).c_str(), stderr);
   const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
   if (lanes.attempts.executed > 0) {
     const char* rank = ranks > 1 ? " (rank 0)" : "";

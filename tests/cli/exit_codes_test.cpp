@@ -110,6 +110,37 @@ TEST(LockstepExitCodes, SomeMembersFailingGiveExitOneWithCompleteResults) {
     }
 }
 
+// A strongly damped oscillator (d = 2000: a decay rate of 2000 per second) is stiff: the explicit
+// method's steps stay at its stability limit and the member runs out of max_steps, and the summary says
+// what that may mean; the lightly damped member finishes, and Radau IIA finishes both.
+constexpr const char* stiff_member_study = R"([model]
+name = "linear_oscillator"
+[solver]
+method = "{method}"
+max_steps = 2000
+[time]
+t1 = 10.0
+[ensemble]
+sampler = "grid"
+[ensemble.vary]
+"params.d" = { grid = [0.2, 2000.0] }
+)";
+
+TEST(LockstepExitCodes, TheExplicitMethodsMembersThatRunOutOfStepsGetAHint) {
+  scratch_dir dir;
+  const auto study = [](const std::string& method) {
+    std::string text = stiff_member_study;
+    return text.replace(text.find("{method}"), 8, method);
+  };
+  const run_result explicit_run = run_study(dir, "dopri5", study("dopri5"), {}, 1, "explicit");
+  EXPECT_NE(explicit_run.err.find("2 members: 1 succeeded, 1 failed (1 max_steps)"), std::string::npos) << explicit_run.err;
+  EXPECT_NE(explicit_run.err.find("1 member of the explicit method dopri5 ran out of steps"), std::string::npos)
+      << explicit_run.err;
+  EXPECT_NE(explicit_run.err.find("run them with radau5 or bdf"), std::string::npos) << explicit_run.err;
+  const run_result implicit_run = run_study(dir, "radau5", study("radau5"), {}, 0, "implicit");
+  EXPECT_EQ(implicit_run.err.find("ran out of steps"), std::string::npos) << implicit_run.err;
+}
+
 TEST(LockstepExitCodes, EveryMemberFailingStillWritesAllResultsAndExitsOne) {
   // Arrange: a step budget far too small for t1 = 2.
   const char* text = R"([model]
