@@ -24,10 +24,10 @@
 // And of lockstep/simd/member_kernels_inl.hpp: a chunk's members advanced by advance_in_lanes, call
 // after call as the scheduler calls an engine's advance, must leave the chunk's SoA storage as
 // advance_member leaves it after every call (state, counters, status, finished flag, outputs).
-// And for every built-in model (in the builds for AVX2 and AVX-512): a study with failing members (a NaN
+// And for every built-in model (in the build for AVX-512): a study with failing members (a NaN
 // parameter, a singular configuration, the step budget) run through advance_in_lanes in three chunkings
 // (chunk sizes, workspaces trading members as threads would, attempts per call) must end every member
-// as advance_member ends it alone, with BDF, Radau IIA 5 and (in the build for AVX-512) rho_inf.
+// as advance_member ends it alone, with BDF, Radau IIA 5 and rho_inf.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "tests/simd/member_test.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -216,12 +216,14 @@ HWY_NOINLINE bool chunk_in_workspaces(const chunk_view<Model>& c, int max_attemp
 
 // The chunk of built-in model number `model` (builtin_models' order; `view` is its chunk_view), with
 // BDF, Radau IIA 5 or rho_inf, in workspaces of `lanes` lanes. Every built-in model at every width is many
-// instantiations of the whole stepper in lanes, so only the builds for AVX2 and AVX-512 compile them
-// (the others return false); the models' evaluation on packs is compared across every instruction set
-// by pack_model_test.cpp.
+// instantiations of the whole stepper in lanes, so only the build for AVX-512 compiles them, at W = 1,
+// 2, 4 and 8 (the others return false): the AVX2 build's copy was the largest unit of the tests
+// (CONTRIBUTING.md, "Continuous integration"). The models' evaluation on packs is compared across every
+// instruction set by pack_model_test.cpp, and the built-in engines of AVX2 and AVX-512 against the
+// baseline, bit for bit, by tests/engine/builtin_lanes_test.py.
 template <class Method>
 bool chunk_builtin(int model, const void* view, int max_attempts, int workspaces, size_t lanes) {
-#if HWY_TARGET <= HWY_AVX2
+#if HWY_TARGET <= HWY_AVX3
   bool ran = false;
   int index = 0;
   builtin_models::for_each([&]<class Model>() {
@@ -243,15 +245,8 @@ bool ChunkBuiltinBdf(int model, const void* view, int max_attempts, int workspac
 bool ChunkBuiltinRadau5(int model, const void* view, int max_attempts, int workspaces, size_t lanes) {
   return chunk_builtin<radau5_method>(model, view, max_attempts, workspaces, lanes);
 }
-// rho_inf's in the build for AVX-512 alone (W = 1, 2, 4 and 8 there), which spares the AVX2 build a
-// third of its instantiations of every model's stepper (CONTRIBUTING.md, "Continuous integration").
 bool ChunkBuiltinRhoinf(int model, const void* view, int max_attempts, int workspaces, size_t lanes) {
-#if HWY_TARGET <= HWY_AVX3
   return chunk_builtin<rhoinf_method>(model, view, max_attempts, workspaces, lanes);
-#else
-  (void)model, (void)view, (void)max_attempts, (void)workspaces, (void)lanes;
-  return false;
-#endif
 }
 }  // namespace lockstep::simd_test::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -810,12 +805,12 @@ void expect_every_chunking_equal_alone(int model) {
               members.size(), ends.c_str(), st.t1, variants);
 }
 
-// expect_every_chunking_equal_alone for every built-in model, with Method: compiled in the builds for
-// AVX2 and AVX-512 only (chunk_builtin).
+// expect_every_chunking_equal_alone for every built-in model, with Method: compiled in the build for
+// AVX-512 only (chunk_builtin).
 template <class Method>
 void expect_every_builtin_model_equal_alone() {
-#if HWY_STATIC_TARGET > HWY_AVX2
-  GTEST_SKIP() << "compiled in the builds for AVX2 and AVX-512 only (chunk_builtin)";
+#if HWY_STATIC_TARGET > HWY_AVX3
+  GTEST_SKIP() << "compiled in the build for AVX-512 only (chunk_builtin)";
 #else
   int model = 0;
   builtin_models::for_each([&]<class Model>() { expect_every_chunking_equal_alone<Model, Method>(model++); });
@@ -831,11 +826,7 @@ TEST(SimdAdvanceInLanes, EveryBuiltInModelEndsItsRadauIIAMembersAsAloneInEveryCh
 }
 
 TEST(SimdAdvanceInLanes, EveryBuiltInModelEndsItsRhoinfMembersAsAloneInEveryChunking) {
-#if HWY_STATIC_TARGET > HWY_AVX3
-  GTEST_SKIP() << "compiled in the build for AVX-512 only (ChunkBuiltinRhoinf)";
-#else
   expect_every_builtin_model_equal_alone<rhoinf_method>();
-#endif
 }
 
 }  // namespace
