@@ -21,9 +21,7 @@ interpolate each code's time linearly in log(time) between its two tolerances th
 """
 
 import argparse
-import datetime
 import json
-import math
 import os
 import shutil
 import statistics
@@ -32,10 +30,11 @@ import sys
 import tempfile
 import time
 
-import h5py
 import numpy as np
 
 from results_section import publish
+from study_runs import (add_run_arguments, at_digits, double_pendulum_grid, microseconds, provenance, run_on_core,
+                        significant_digits)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- explicit_speed: begin -->"
@@ -64,62 +63,19 @@ def ensure_venv(venv):
     return python
 
 
-def digits(positions, reference):
-    """Median over the members of the significant correct digits of the bob positions."""
-    p, r = np.asarray(positions), np.asarray(reference)
-    worst = np.max(np.abs(p - r) / (1.0 + np.abs(r)), axis=1)
-    return float(np.median(-np.log10(np.maximum(worst, 1e-17))))
-
-
 def study_text(solver, tol, theta1):
-    grid = ", ".join(repr(float(x)) for x in theta1)
-    return (f'[model]\nname = "double_pendulum"\n\n[solver]\n{solver}rtol = {tol!r}\natol = {tol!r}\n\n'
-            f'[time]\nt1 = {T1!r}\nsave = {{ every = {T1!r} }}\n\n[model.initial]\ntheta2 = {THETA2!r}\n\n'
-            f'[ensemble]\nsampler = "grid"\n[ensemble.vary]\n"initial.theta1" = {{ grid = [{grid}] }}\n')
-
-
-def run_lockstep(lockstep, core, study, out):
-    shutil.rmtree(out, ignore_errors=True)
-    command = ["taskset", "-c", str(core), lockstep, "run", study, "-o", out, "--quiet", "--threads", "1"]
-    r = subprocess.run(command, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} exited {r.returncode}:\n{r.stderr}")
-    with h5py.File(os.path.join(out, "results.h5"), "r") as f:
-        if not (f["members/status"][()] == 1).all():
-            raise SystemExit(f"{study}: some members failed")
-        return (float(f.attrs["wall_time_seconds"]), f["members/final_q"][()], float(np.median(f["members/steps"][()])))
-
-
-def at_digits(points, target):
-    """log-linear interpolation of time at `target` digits between the bracketing (digits, seconds)."""
-    points = sorted(points)
-    for (d0, s0), (d1, s1) in zip(points, points[1:]):
-        if d0 <= target <= d1 and d1 > d0:
-            w = (target - d0) / (d1 - d0)
-            return math.exp((1 - w) * math.log(s0) + w * math.log(s1))
-    return None
-
-
-def microseconds(s):
-    return f"{s * 1e6:.1f} µs" if s < 1e-3 else f"{s * 1e3:.2f} ms"
+    return double_pendulum_grid(f"{solver}rtol = {tol!r}\natol = {tol!r}\n", theta1, THETA2, T1)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lockstep", required=True)
-    ap.add_argument("--members", type=int, default=2000)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--core", type=int, default=0, help="the CPU every code runs on")
+    add_run_arguments(ap, 2000, os.path.join(ROOT, "bench", "RESULTS.md"))
     ap.add_argument("--venv", default=os.path.expanduser("~/.cache/lockstep-bench/diffrax-venv"))
-    ap.add_argument("--results", default=os.path.join(ROOT, "bench", "RESULTS.md"), help='"-": print only')
     ap.add_argument("--command", default="bench/explicit_speed.py --lockstep build/host/cli/lockstep")
     args = ap.parse_args()
 
     python = ensure_venv(args.venv)
-    start = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    revision = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True,
-                              text=True).stdout.strip()
-    version = subprocess.run([args.lockstep, "--version"], capture_output=True, text=True).stdout.splitlines()
+    start, revision, version = provenance(args.lockstep, ROOT)
     t0 = time.monotonic()
     theta1 = np.linspace(0.3, 0.6, args.members)
 
@@ -133,7 +89,7 @@ def main():
         raise SystemExit(f"the diffrax peer failed:\n{peer.stderr}")
     peer = json.loads(peer.stdout)
     reference = peer["reference"]
-    rows = {PEER: [(r["tol"], digits(r["positions"], reference), r["seconds"] / args.members,
+    rows = {PEER: [(r["tol"], significant_digits(r["positions"], reference), r["seconds"] / args.members,
                     statistics.median(r["steps"])) for r in peer["runs"]]}
     print(f"diffrax done at {time.monotonic() - t0:.0f} s", file=sys.stderr)
 
@@ -145,11 +101,11 @@ def main():
                 study = os.path.join(work, "study.toml")
                 with open(study, "w") as f:
                     f.write(study_text(solver, tol, theta1))
-                best, q, steps = math.inf, None, 0.0
-                for _ in range(args.rounds):
-                    seconds, q, steps = run_lockstep(args.lockstep, args.core, study, os.path.join(work, "out"))
-                    best = min(best, seconds)
-                rows[label].append((tol, digits(q, reference), best / args.members, steps))
+                runs = [run_on_core(args.lockstep, args.core, study, os.path.join(work, "out"))
+                        for _ in range(args.rounds)]
+                best = min(r["seconds"] for r in runs)
+                rows[label].append((tol, significant_digits(runs[-1]["final_q"], reference), best / args.members,
+                                    float(np.median(runs[-1]["steps"]))))
             print(f"{label} done at {time.monotonic() - t0:.0f} s", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
