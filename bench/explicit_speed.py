@@ -46,6 +46,7 @@ TOLS = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]
 LOCKSTEP_METHODS = [
     ("lockstep dopri5 (index1, coordinate projection)", 'method = "dopri5"\n'),
     ("lockstep radau5 (index3)", 'method = "radau5"\nformulation = "index3"\n'),
+    ("lockstep radau5 (ggl)", 'method = "radau5"\nformulation = "ggl"\n'),
     ("lockstep bdf (ggl)", 'method = "bdf"\nformulation = "ggl"\n'),
 ]
 PEER = "JAX + diffrax Tsit5 (jit, vmap)"
