@@ -69,8 +69,8 @@
 #                  where the machine lacks nvcc or c++
 #   gpu-check.sh dry-run [--with-lab]
 #                                   what runs without a GPU: pack (without the kernel-shape lab and
-#                                   member_trace: their nvcc compile took 144 s of CI's budget on 2
-#                                   cores, and `pack` compiles them on the machine that packs, before
+#                                   member_trace: their nvcc compile is minutes that CI's budget cannot
+#                                   spare, and `pack` compiles them on the machine that packs, before
 #                                   any device time is spent; --with-lab packs them too, without the lab
 #                                   built with --fmad=false, and runs the lab's host check), then the
 #                                   checks of the pack on this machine (every library resolves, every

@@ -217,8 +217,8 @@ HWY_NOINLINE bool chunk_in_workspaces(const chunk_view<Model>& c, int max_attemp
 // The chunk of built-in model number `model` (builtin_models' order; `view` is its chunk_view), with
 // BDF, Radau IIA 5 or rho_inf, in workspaces of `lanes` lanes. Every built-in model at every width is many
 // instantiations of the whole stepper in lanes, so only the build for AVX-512 compiles them, at W = 1,
-// 2, 4 and 8 (the others return false): the AVX2 build's copy was the largest unit of the tests
-// (CONTRIBUTING.md, "Continuous integration"). The models' evaluation on packs is compared across every
+// 2, 4 and 8 (the others return false): the AVX2 build's copy was, after the AVX-512 one, the largest
+// unit of the tests (CONTRIBUTING.md, "Continuous integration"). The models' evaluation on packs is compared across every
 // instruction set by pack_model_test.cpp, and the built-in engines of AVX2 and AVX-512 against the
 // baseline, bit for bit, by tests/engine/builtin_lanes_test.py.
 template <class Method>
