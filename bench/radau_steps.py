@@ -97,7 +97,9 @@ def main():
                 f.write(study_text(form, tol, fixed_h, theta1))
             rounds = [run_on_core(args.lockstep, args.core, study, os.path.join(work, "out"))
                       for _ in range(args.rounds)]
-            r = rounds[-1]  # every round takes the same steps to the same bits
+            r = rounds[-1]
+            if any(not np.array_equal(x["final_q"], r["final_q"]) for x in rounds):
+                raise SystemExit(f"{form}, tol {tol:g}, fixed_h {fixed_h:g}: the rounds ended at different bits")
             steps = r["steps"]
             best = {"seconds": min(x["seconds"] for x in rounds), "steps": float(np.median(steps)),
                     "rejected": float(np.median(r["rejected"])),
