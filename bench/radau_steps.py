@@ -101,13 +101,13 @@ def main():
             if any(not np.array_equal(x["final_q"], r["final_q"]) for x in rounds):
                 raise SystemExit(f"{form}, tol {tol:g}, fixed_h {fixed_h:g}: the rounds ended at different bits")
             steps = r["steps"]
-            best = {"seconds": min(x["seconds"] for x in rounds), "steps": float(np.median(steps)),
+            measured = {"seconds": min(x["seconds"] for x in rounds), "steps": float(np.median(steps)),
                     "rejected": float(np.median(r["rejected"])),
                     "newton": float(np.median(r["newton_iterations"] / steps)),
                     "q": significant_digits(r["final_q"], ref[:, :4]),
                     "v": significant_digits(r["final_v"], ref[:, 4:])}
-            runs.append((form, tol, fixed_h, best))
-            print(f"{form} tol {tol:.0e} fixed_h {fixed_h}: {best['q']:.2f} digits, {best['steps']:.0f} steps "
+            runs.append((form, tol, fixed_h, measured))
+            print(f"{form} tol {tol:.0e} fixed_h {fixed_h}: {measured['q']:.2f} digits, {measured['steps']:.0f} steps "
                   f"at {time.monotonic() - t0:.0f} s", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
