@@ -44,6 +44,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/cli/phase_progress.hpp"
 #include "host/cli/run_study.hpp"
 #include "host/io/members_csv.hpp"
 #include "host/io/output_file.hpp"
@@ -711,23 +712,13 @@ inline lockstep_lyapunov_request lyapunov_request_of(const io::lyapunov_spec& l,
 
 // Members [first, first + count) of e through the engine's Lyapunov driver on `threads` threads of the
 // CPU cores' team (on the host whatever the backend: one thread for serial and cuda;
-// run_lyapunov_batch). With `progress`, the calling thread redraws "Lyapunov exponents: k/N members" on stderr at most every 0.1 s (the
-// plain solve's bar stops at 100 % before this phase of a chunk starts).
+// run_lyapunov_batch). With `progress`, the calling thread redraws "Lyapunov exponents: k/N members"
+// (phase_progress; the plain solve's bar stops at 100 % before this phase of a chunk starts).
 inline void solve_lyapunov_chunk(const engine& model, const ensemble_problem& e, const io::lyapunov_spec& l,
                                  long history_length, long first, long count, int threads, bool progress,
                                  lyapunov_buffers& b) {
-  auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);  // the calling thread's only
-  std::function<void(long)> draw;
-  if (progress)
-    draw = [&](long finished) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last_draw >= std::chrono::milliseconds(100) || finished == count) {
-        last_draw = now;
-        // Padded to the width of the plain solve's bar, which it overwrites.
-        std::fprintf(stderr, "\rLyapunov exponents: %ld/%ld members of this chunk%-40s", finished, count, "");
-        std::fflush(stderr);
-      }
-    };
+  const std::function<void(long)> draw =
+      progress ? phase_progress("Lyapunov exponents", "members of this chunk", count) : nullptr;
   const lyapunov_inputs in{e.params.data(), e.q0.data(), e.v0.data(), e.t0, e.t1, &e.options};
   run_lyapunov_batch(model, in, lyapunov_request_of(l, history_length), first, count, threads, b, draw);
 }

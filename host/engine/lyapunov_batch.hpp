@@ -12,16 +12,14 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include "kernels/omp/thread_team.hpp"
+#include "host/engine/member_batch.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/engine/engine.hpp"
 #include "lockstep/lyapunov/spectrum.hpp"
@@ -79,12 +77,8 @@ struct lyapunov_inputs {
 };
 
 // Members [first, first + count) of `in` into slots [0, count) of b, on at most `threads` threads of the
-// team (at least one; the calling thread among them). Members are independent (dynamic schedule: their
-// costs differ widely between regular and chaotic starts). on_done(finished) and stop() are called on
-// the calling thread only, after each of its members (a progress display; on_done needs no lock);
-// once stop() returns true no further member starts (those keep status running). A member whose run
-// throws (out of memory) fails alone with invalid_input: nothing may leave a team's item by an
-// exception.
+// team (run_member_batch: on_done and stop as there; members that do not start keep status running). A
+// member whose run throws (out of memory) fails alone with invalid_input.
 inline void run_lyapunov_batch(const engine& model, const lyapunov_inputs& in, const lockstep_lyapunov_request& request,
                                long first, long count, int threads, lyapunov_batch& b,
                                const std::function<void(long finished)>& on_done = {},
@@ -94,59 +88,50 @@ inline void run_lyapunov_batch(const engine& model, const lyapunov_inputs& in, c
   b.start(N, p, H);
   const bool clone = request.method == 1;
   const int n = model.n(), n_params = model.n_params();
-  std::atomic<long> done{0};
-  std::atomic<bool> stopped{false};
-  detail::for_each_on_team(std::max(threads, 1), count, [&](long i, int thread) noexcept {
-    if (stopped.load(std::memory_order_relaxed)) return;
+  const auto solve = [&](long i) {
     const long g = first + i;
     const auto s = static_cast<std::size_t>(i);
-    try {
-      std::vector<double> exponents(std::max<std::size_t>(p, 1), std::numeric_limits<double>::quiet_NaN());
-      member_counters counters;
-      lockstep_lyapunov_output out{};
-      out.header = abi_header_for<lockstep_lyapunov_output>();
-      out.exponents = exponents.data();
-      // The running estimates that fit (at most H) go straight into the member's slots.
-      out.history_t = H > 0 ? &b.history_t[s * H] : nullptr;
-      out.history = H > 0 ? &b.history[s * H * p] : nullptr;
-      out.counters = &counters;
-      model.lyapunov(in.params + g * n_params, in.q0 + g * n, in.v0 + g * n, in.t0, in.t1, *in.options, request, out);
-      const auto st = static_cast<member_status>(out.status);
-      b.status[s] = st;
-      b.messages[s] = out.message;
-      b.renormalizations[s] = out.renormalizations;
-      // How far the run got: with t_start, the time its estimate covers (a run stopped by max_steps
-      // keeps the estimate it reached).
-      b.t_end[s] = out.t_final;
-      if (!clone) {
-        b.t_start[s] = out.t_start;
-        b.steps[s] = counters.steps;
-        // A run stopped by max_steps keeps its status and reports the estimate it reached (its message
-        // says over which time); a failed one has none.
-        if (out.exponent_count == static_cast<long>(p))
-          for (std::size_t j = 0; j < p; ++j) b.exponents[s * p + j] = exponents[j];
-      } else {
-        // The clone estimate does not say where its averages started: t0 without a transient, else the
-        // first point t0 + i renormalize (i >= 1; t1 at the latest) of its grid at or after
-        // t0 + transient, computed as clone_largest_exponent computes its grid.
-        double start = in.t0;
-        if (request.transient > 0.0)
-          for (long k = 1;; ++k) {
-            start = std::min(in.t0 + static_cast<double>(k) * request.renormalize, in.t1);
-            if (start >= in.t0 + request.transient || start >= in.t1) break;
-          }
-        if (out.history_count > 0) b.t_start[s] = start;
-        if (st == member_status::success) b.exponents[s] = exponents[0];
-      }
-    } catch (const std::exception& ex) {
-      b.status[s] = member_status::invalid_input;
-      b.messages[s] = ex.what();
+    std::vector<double> exponents(std::max<std::size_t>(p, 1), std::numeric_limits<double>::quiet_NaN());
+    member_counters counters;
+    lockstep_lyapunov_output out{};
+    out.header = abi_header_for<lockstep_lyapunov_output>();
+    out.exponents = exponents.data();
+    // The running estimates that fit (at most H) go straight into the member's slots.
+    out.history_t = H > 0 ? &b.history_t[s * H] : nullptr;
+    out.history = H > 0 ? &b.history[s * H * p] : nullptr;
+    out.counters = &counters;
+    model.lyapunov(in.params + g * n_params, in.q0 + g * n, in.v0 + g * n, in.t0, in.t1, *in.options, request, out);
+    const auto st = static_cast<member_status>(out.status);
+    b.status[s] = st;
+    b.messages[s] = out.message;
+    b.renormalizations[s] = out.renormalizations;
+    // How far the run got: with t_start, the time its estimate covers (a run stopped by max_steps
+    // keeps the estimate it reached).
+    b.t_end[s] = out.t_final;
+    if (!clone) {
+      b.t_start[s] = out.t_start;
+      b.steps[s] = counters.steps;
+      // A run stopped by max_steps keeps its status and reports the estimate it reached (its message
+      // says over which time); a failed one has none.
+      if (out.exponent_count == static_cast<long>(p))
+        for (std::size_t j = 0; j < p; ++j) b.exponents[s * p + j] = exponents[j];
+    } else {
+      // The clone estimate does not say where its averages started: t0 without a transient, else the
+      // first point t0 + i renormalize (i >= 1; t1 at the latest) of its grid at or after
+      // t0 + transient, computed as clone_largest_exponent computes its grid.
+      double start = in.t0;
+      if (request.transient > 0.0)
+        for (long k = 1;; ++k) {
+          start = std::min(in.t0 + static_cast<double>(k) * request.renormalize, in.t1);
+          if (start >= in.t0 + request.transient || start >= in.t1) break;
+        }
+      if (out.history_count > 0) b.t_start[s] = start;
+      if (st == member_status::success) b.exponents[s] = exponents[0];
     }
-    const long finished = ++done;
-    if (thread == 0) {
-      if (on_done) on_done(finished);
-      if (stop && stop()) stopped.store(true, std::memory_order_relaxed);
-    }
+  };
+  run_member_batch(count, threads, on_done, stop, solve, [&](long i, const char* what) {
+    b.status[static_cast<std::size_t>(i)] = member_status::invalid_input;
+    b.messages[static_cast<std::size_t>(i)] = what;
   });
 }
 
