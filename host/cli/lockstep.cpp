@@ -293,9 +293,11 @@ int run(const run_request& request) {
   const io::model_file_resolver resolve = [&](const io::model_reference& reference) {
     model_files::compile_settings compile;
     compile.device = request.where == "cuda";
-    // What the study runs: its method, and with [lyapunov] that method's Lyapunov run.
+    // What the study runs: its method, with [lyapunov] that method's Lyapunov run, and with
+    // [derivative_measures] its forward sensitivities.
     compile.contents = model_files::engine_contents{}.with_method(reference.method);
     if (reference.lyapunov) compile.contents.with_lyapunov(reference.method, static_cast<int>(*reference.lyapunov));
+    if (reference.sensitivities) compile.contents.with_sensitivities(reference.method);
     if (announce_compile) compile.progress = announce;
     user_model = model_files::load_model_file({reference.path, reference.name}, compile);
     return io::resolved_model{io::model_info_of(user_model->model), user_model->key};

@@ -19,6 +19,10 @@
 // fails keeps its status, NaN exponents and the running estimates it had, and the others go on.
 // Checkpointed, resumed and MPI runs (run_study_journaled.hpp) solve them the same way, chunk by
 // chunk, and journal the values with the members.
+//
+// With [derivative_measures] every member is solved once more, with the forward sensitivities of its
+// final state by the varied inputs, after the plain solves (derivative_measures_run.hpp); the measures
+// go to /derivative_measures.
 #pragma once
 
 #include <signal.h>
@@ -36,6 +40,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -44,6 +49,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/cli/derivative_measures_run.hpp"
 #include "host/cli/phase_progress.hpp"
 #include "host/cli/run_study.hpp"
 #include "host/io/members_csv.hpp"
@@ -68,12 +74,38 @@ namespace lockstep::cli {
 
 namespace detail {
 
-// The ensemble the study describes, or its members [first, end) (numbered from 0 in the ensemble):
-// every member's parameters and initial inputs are the model's defaults, then the [model] overrides,
-// then the member's sampled values; the model's initial_state maps the inputs to (q0, v0).
+// Every member's parameters and initial inputs: the model's defaults, then the [model] overrides, then
+// the member's sampled values.
+struct member_arguments {
+  const study::sampling_plan& plan;
+  std::vector<double> params, inputs;  // the defaults with the overrides; inputs has at least one entry
+
+  member_arguments(const engine& model, const io::study_spec& spec)
+      : plan(spec.plan), params(static_cast<std::size_t>(model.n_params())),
+        inputs(static_cast<std::size_t>(std::max(model.n_inputs(), 1)), 0.0) {
+    for (int j = 0; j < model.n_params(); ++j) params[j] = model.params()[j].default_value;
+    for (const auto& o : spec.params) params[o.index] = o.value;
+    for (int j = 0; j < model.n_inputs(); ++j) inputs[j] = model.inputs()[j].default_value;
+    for (const auto& o : spec.initial) inputs[o.index] = o.value;
+  }
+  // Member g's into p [params.size()] and in [inputs.size()]; x [V] receives its sampled values.
+  void fill(long g, double* p, double* in, double* x) const {
+    std::copy(params.begin(), params.end(), p);
+    std::copy(inputs.begin(), inputs.end(), in);
+    if (plan.vary.empty()) return;
+    study::sample_member(plan, g, x);
+    for (std::size_t d = 0; d < plan.vary.size(); ++d) {
+      const study::varied_input& v = plan.vary[d];
+      (v.is_param ? p : in)[v.index] = x[d];
+    }
+  }
+};
+
+// The ensemble the study describes, or its members [first, end) (numbered from 0 in the ensemble): every
+// member's arguments (member_arguments), and the model's initial_state maps its inputs to (q0, v0).
 inline ensemble_problem build_ensemble(const engine& model, const io::study_spec& spec, long first, long end) {
   const long members = end - first;
-  const int n = model.n(), n_params = model.n_params(), n_inputs = model.n_inputs();
+  const int n = model.n(), n_params = model.n_params();
   ensemble_problem e;
   e.members = members;
   e.t0 = spec.t0;
@@ -84,28 +116,31 @@ inline ensemble_problem build_ensemble(const engine& model, const io::study_spec
   e.q0.resize(static_cast<std::size_t>(members) * n);
   e.v0.resize(e.q0.size());
 
-  std::vector<double> base_params(static_cast<std::size_t>(n_params));
-  for (int j = 0; j < n_params; ++j) base_params[j] = model.params()[j].default_value;
-  for (const auto& o : spec.params) base_params[o.index] = o.value;
-  std::vector<double> base_inputs(static_cast<std::size_t>(std::max(n_inputs, 1)), 0.0);
-  for (int j = 0; j < n_inputs; ++j) base_inputs[j] = model.inputs()[j].default_value;
-  for (const auto& o : spec.initial) base_inputs[o.index] = o.value;
-
-  const std::size_t varied = spec.plan.vary.size();
-  std::vector<double> x(std::max<std::size_t>(varied, 1));
-  std::vector<double> inputs(base_inputs.size());
+  const member_arguments arguments(model, spec);
+  std::vector<double> x(std::max<std::size_t>(spec.plan.vary.size(), 1));
+  std::vector<double> inputs(arguments.inputs.size());
   for (long i = 0; i < members; ++i) {
     double* p = e.params.data() + i * n_params;
-    std::copy(base_params.begin(), base_params.end(), p);
-    std::copy(base_inputs.begin(), base_inputs.end(), inputs.begin());
-    if (varied > 0) study::sample_member(spec.plan, first + i, x.data());
-    for (std::size_t d = 0; d < varied; ++d) {
-      const auto& v = spec.plan.vary[d];
-      (v.is_param ? p : inputs.data())[v.index] = x[d];
-    }
+    arguments.fill(first + i, p, inputs.data(), x.data());
     model.initial_state(p, inputs.data(), e.q0.data() + i * n, e.v0.data() + i * n);
   }
   return e;
+}
+
+// The sensitivity solves of [derivative_measures] (derivative_measures_run.hpp), of the members'
+// arguments as build_ensemble gives them.
+inline sensitivity_inputs derivative_inputs_of(const engine& model, const io::study_spec& spec) {
+  auto arguments = std::make_shared<const member_arguments>(model, spec);
+  sensitivity_inputs in;
+  in.arguments = [arguments](long g, double* p, double* inputs) {
+    std::vector<double> x(std::max<std::size_t>(arguments->plan.vary.size(), 1));
+    arguments->fill(g, p, inputs, x.data());
+  };
+  in.varied = varied_arguments_of(spec.plan);
+  in.t0 = spec.t0;
+  in.t1 = spec.t1;
+  in.options = &spec.solver;
+  return in;
 }
 
 // Refuses, where the study writes its member count, a run whose problem and results for the `held`
@@ -816,6 +851,7 @@ struct member_tally {
   std::map<std::string, long> failed;
   long lyapunov_failed = 0;
   std::string lyapunov_message;  // the first reason a member's Lyapunov options were refused
+  long derivative_failed = 0;    // members whose [derivative_measures] sensitivity solve failed
   initial_corrections initial;
 
   // Members' Lyapunov statuses and the first reason their runs gave (first_lyapunov_message).
@@ -840,7 +876,9 @@ struct member_tally {
         ++failed[status_name(block.status[i])];
     }
   }
-  int exit_code() const { return succeeded == members && lyapunov_failed == 0 ? exit_success : exit_members_failed; }
+  int exit_code() const {
+    return succeeded == members && lyapunov_failed == 0 && derivative_failed == 0 ? exit_success : exit_members_failed;
+  }
 };
 
 // What members of the explicit method that ran out of steps may say: an explicit method is held to its
@@ -911,6 +949,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1)
     return detail::run_journaled(model, spec, settings, members);
   detail::check_members_fit(model, spec, members, members);
+  detail::check_derivative_memory(spec, members, ny);
   const ensemble_problem e = detail::build_ensemble(model, spec, 0, members);
 
   // ---- outputs: OUT_DIR, results.h5, members.csv, statistics ----
@@ -973,6 +1012,15 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
         detail::sensitivity_of(spec, stats, spec.save_times.size() * ny, detail::thread_count(settings), exponents);
     detail::write_sensitivity(h5, spec, *sensitivity);
   }
+  std::optional<detail::derivative_results> derivatives;
+  if (spec.derivative_measures.enabled) {
+    const detail::member_derivatives d =
+        detail::solve_member_derivatives(model, detail::derivative_inputs_of(model, spec), plan, 0, members,
+                                         detail::thread_count(settings), settings.progress && !settings.quiet, {});
+    derivatives = detail::derivative_measures_of(spec, d);
+    detail::write_derivative_measures(h5, spec, *derivatives);
+    tally.derivative_failed = derivatives->failed;
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   detail::set_run_attributes(h5, spec, settings, wall, model);
   detail::commit_outputs(settings.out_dir, spec, h5, csv);
@@ -982,6 +1030,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   if (!settings.quiet) detail::print_summary(spec, tally, wall, settings, model.lanes_work() - lanes_before);
   if (!settings.quiet) detail::print_exceedance(spec, model, summary, members);
   if (!settings.quiet && sensitivity) detail::print_sensitivity(spec, out, *sensitivity);
+  if (!settings.quiet && derivatives) detail::print_derivative_measures(spec, out, *derivatives);
   return tally.exit_code();
 }
 

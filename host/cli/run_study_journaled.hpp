@@ -303,6 +303,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     int fits = exit_success;
     try {
       check_members_fit(model, spec, members, checkpointing ? 0 : range.size());
+      if (root) check_derivative_memory(spec, members, ny);
     } catch (const io::study_error& e) {
       std::fprintf(stderr, "%s%s\n", ranks > 1 ? ("rank " + std::to_string(rank) + ": ").c_str() : "", e.what());
       fits = exit_bad_input;
@@ -518,6 +519,21 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   }
   code = comm.max_over_ranks(code);
 
+  // ---- 2b. [derivative_measures]: the sensitivity solves of this rank's members, once all have finished
+  // (derivative_measures_run.hpp; not journaled: a run interrupted here solves them again on resume) ----
+  std::string derivative_bytes;
+  if (code == exit_success && spec.derivative_measures.enabled) {
+    code = guarded([&] {
+      const member_derivatives d =
+          solve_member_derivatives(model, derivative_inputs_of(model, spec), spec.plan, range.first, range.size(),
+                                   thread_count(settings), settings.progress && talk, [] { return stop_signal != 0; });
+      if (stop_signal != 0) return exit_interrupted_base + static_cast<int>(stop_signal);
+      derivative_bytes = d.encode();
+      return exit_success;
+    });
+    code = comm.max_over_ranks(code);
+  }
+
   // ---- 3. rank 0 writes results.h5 and members.csv from every rank's journal ----
   rank_report mine{cp.run_id, range.first, range.end, done, journal->bytes(), {}};
   const bool interrupted = code >= exit_interrupted_base;
@@ -536,11 +552,14 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   }
   if (!interrupted) mine.statistics = stats.serialize();
   const std::vector<std::string> reports = comm.gather_to_root(mine.encode());
+  const std::vector<std::string> derivative_parts =
+      spec.derivative_measures.enabled && !interrupted ? comm.gather_to_root(derivative_bytes) : std::vector<std::string>();
   const std::string results_name = interrupted ? interrupted_results_name : "results.h5";
   const std::string members_name = interrupted ? interrupted_members_name : "members.csv";
   member_tally tally;
   const double wall = elapsed_before + seconds_since(session_start);
   std::optional<sensitivity_results> sensitivity;  // rank 0's, for the summary
+  std::optional<derivative_results> derivatives;   // rank 0's, for the summary
   std::optional<study::ensemble_summary> summary;
   code = guarded([&] {
     if (!root) return exit_success;
@@ -564,6 +583,13 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
       sensitivity = sensitivity_of(spec, stats, spec.save_times.size() * static_cast<std::size_t>(model.ny()),
                                    thread_count(settings), exponents);
       write_sensitivity(h5, spec, *sensitivity);
+    }
+    if (!interrupted && spec.derivative_measures.enabled) {
+      member_derivatives d;
+      for (const std::string& part : derivative_parts) d.append(member_derivatives::decode(part));
+      derivatives = derivative_measures_of(spec, d);
+      write_derivative_measures(h5, spec, *derivatives);
+      tally.derivative_failed = derivatives->failed;
     }
     set_run_attributes(h5, spec, settings, wall, model);
     if (ranks > 1) h5.set_attribute("mpi_ranks", ranks);
@@ -617,6 +643,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   if (talk) print_summary(spec, tally, wall, settings, model.lanes_work() - lanes_before, ranks);
   if (talk && summary) print_exceedance(spec, model, *summary, members);
   if (talk && sensitivity) print_sensitivity(spec, layout, *sensitivity);
+  if (talk && derivatives) print_derivative_measures(spec, layout, *derivatives);
   return code;
 }
 

@@ -297,6 +297,41 @@ inline constexpr results_file_entry results_file_layout[] = {
      "The design rows each exponent's indices came from (a member whose Lyapunov run failed has NaN exponents)."},
     {"/sensitivity/rows_used", "dataset", "int64", "[save, state]", "[sensitivity]",
      "The design rows (over all replicates) that entered each value's indices: those without a failed member."},
+
+    // ---- /derivative_measures ----
+    {"/derivative_measures", "group", "", "", "[derivative_measures]; not in interrupted-results.h5",
+     "Derivative-based global sensitivity measures of every value of the final state over the varied inputs, from "
+     "each member's forward sensitivities (docs/SENSITIVITY.md), with the bounds they give on the total indices."},
+    {"/derivative_measures@inputs", "attribute", "string", "[input]", "[derivative_measures]",
+     "The varied inputs' names, in the order of the datasets' input dimension."},
+    {"/derivative_measures@t", "attribute", "float64", "scalar", "[derivative_measures]",
+     "The time of the final state the measures are of: t1."},
+    {"/derivative_measures@members", "attribute", "int64", "scalar", "[derivative_measures]",
+     "The members whose sensitivity solves the measures average over (those that failed left out)."},
+    {"/derivative_measures@max_failed", "attribute", "float64", "scalar", "[derivative_measures]",
+     "The largest fraction of failed members from which the measures are estimated."},
+    {"/derivative_measures@estimators", "attribute", "string", "scalar", "[derivative_measures]",
+     "The estimators and the Poincare constants of the bounds, with their sources."},
+    {"/derivative_measures@refused", "attribute", "string", "scalar", "[derivative_measures]",
+     "Why there are no measures (every value NaN: too many failed members); empty when there are."},
+    {"/derivative_measures/MEASURE", "group", "", "", "[derivative_measures]",
+     "One measure, with a dataset per part of the state: `nu` (E[(dy/dx_i)^2], for a lognormal input "
+     "E[(x_i dy/dx_i)^2]), `nu_stderr` (its standard error) and `total_bound` (C_i nu_i / Var y, an upper bound "
+     "on the total index S_Ti)."},
+    {"/derivative_measures/MEASURE/q", "dataset", "float64", "[q, input]", "[derivative_measures]",
+     "The measure of the positions."},
+    {"/derivative_measures/MEASURE/v", "dataset", "float64", "[q, input]", "[derivative_measures]",
+     "The measure of the velocities."},
+    {"/derivative_measures/MEASURE/lambda", "dataset", "float64", "[lambda, input]", "[derivative_measures]",
+     "The measure of the holonomic multipliers."},
+    {"/derivative_measures/MEASURE/mu", "dataset", "float64", "[lambda, input]",
+     "[derivative_measures], formulation ggl or projected-invariants, m > 0", "The measure of the stabilizing multipliers."},
+    {"/derivative_measures/MEASURE/nu", "dataset", "float64", "[nu, input]", "[derivative_measures], k > 0",
+     "The measure of the velocity-constraint multipliers."},
+    {"/derivative_measures/variance", "dataset", "float64", "[state]", "[derivative_measures]",
+     "Var y of each value over the members used, the bounds' denominator."},
+    {"/derivative_measures/members_used", "dataset", "int64", "[state]", "[derivative_measures]",
+     "The members that entered each value's measures: those whose value and derivatives are finite."},
 };
 
 }  // namespace lockstep::io

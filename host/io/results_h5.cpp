@@ -578,6 +578,33 @@ struct results_writer::impl {
     if (!d.close()) fail_h5(doing);
   }
 
+  // A group `name` of `parent` (at `path`) holding an array in the state layout, [outer][Y][per], as its
+  // parts q, v, lambda (mu, nu where the layout has them), each [outer][width][per]; the leading
+  // dimension is left out where `outer_dimension` is false (outer = 1).
+  void write_state_parts(hid_t parent, const std::string& path, const char* name, const double* data, std::size_t outer,
+                         std::size_t per, bool outer_dimension) {
+    group_handle g = check(group_handle(H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create " + path);
+    const std::size_t Y = static_cast<std::size_t>(layout.state_size());
+    const std::size_t n = static_cast<std::size_t>(layout.n), m = static_cast<std::size_t>(layout.m),
+                      k = static_cast<std::size_t>(layout.k);
+    auto part = [&](const char* part_name, std::size_t offset, std::size_t width) {
+      std::vector<double> out(outer * width * per);
+      for (std::size_t s = 0; s < outer; ++s)
+        for (std::size_t j = 0; j < width; ++j)
+          for (std::size_t i = 0; i < per; ++i) out[(s * width + j) * per + i] = data[(s * Y + offset + j) * per + i];
+      std::vector<hsize_t> dims{hs(static_cast<long>(width)), hs(static_cast<long>(per))};
+      if (outer_dimension) dims.insert(dims.begin(), hs(static_cast<long>(outer)));
+      write_whole(g.get(), path + "/" + part_name, part_name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), dims,
+                  out.data());
+    };
+    part("q", 0, n);
+    part("v", n, n);
+    part("lambda", 2 * n, m);
+    if (layout.has_mu) part("mu", 2 * n + m, m);
+    if (layout.has_nu) part("nu", 2 * n + 2 * m, k);
+    if (!g.close()) fail_h5("close " + path);
+  }
+
   void record_written(long first, long count) {
     if (count > 0) written.emplace_back(first, first + count);
   }
@@ -931,28 +958,9 @@ void results_writer::write_sensitivity(const sensitivity_values& x) {
   w.double_attribute(g.get(), "max_failed", x.max_failed);
   const std::size_t S = static_cast<std::size_t>(l.save_count()), Y = static_cast<std::size_t>(l.state_size());
   const std::size_t P = x.inputs.size();
-  const std::size_t n = static_cast<std::size_t>(l.n), m = static_cast<std::size_t>(l.m), k = static_cast<std::size_t>(l.k);
-  // One index: [S][Y][per] in the state layout, written as its parts [S][width][...].
+  // One index: [S][Y][P] in the state layout, written as its parts [S][width][P].
   auto index = [&](const char* name, const double* data) {
-    if (data == nullptr) return;
-    const std::string path = std::string("/sensitivity/") + name;
-    group_handle ig = w.check(group_handle(H5Gcreate2(g.get(), name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create " + path);
-    const std::size_t per = P;
-    auto part = [&](const char* part_name, std::size_t offset, std::size_t width) {
-      std::vector<double> out(S * width * per);
-      for (std::size_t s = 0; s < S; ++s)
-        for (std::size_t j = 0; j < width; ++j)
-          for (std::size_t i = 0; i < per; ++i) out[(s * width + j) * per + i] = data[(s * Y + offset + j) * per + i];
-      const std::vector<hsize_t> dims{hs(static_cast<long>(S)), hs(static_cast<long>(width)), hs(static_cast<long>(P))};
-      w.write_whole(ig.get(), path + "/" + part_name, part_name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), dims,
-                    out.data());
-    };
-    part("q", 0, n);
-    part("v", n, n);
-    part("lambda", 2 * n, m);
-    if (l.has_mu) part("mu", 2 * n + m, m);
-    if (l.has_nu) part("nu", 2 * n + 2 * m, k);
-    if (!ig.close()) w.fail_h5("close " + path);
+    if (data != nullptr) w.write_state_parts(g.get(), std::string("/sensitivity/") + name, name, data, S, P, true);
   };
   index("first", x.first);
   index("first_conf", x.first_conf);
@@ -987,6 +995,32 @@ void results_writer::write_sensitivity(const sensitivity_values& x) {
     if (!lg.close()) w.fail_h5("close /sensitivity/lyapunov");
   }
   if (!g.close()) w.fail_h5("close /sensitivity");
+}
+
+void results_writer::write_derivative_measures(const derivative_measure_values& x) {
+  impl& w = *impl_;
+  w.usable();
+  error_printing_off quiet;
+  const results_layout& l = w.layout;
+  group_handle g = w.new_root_group("derivative_measures");
+  w.strings_attribute(g.get(), "inputs", x.inputs);
+  w.double_attribute(g.get(), "t", x.t);
+  w.int64_attribute(g.get(), "members", x.members);
+  w.double_attribute(g.get(), "max_failed", x.max_failed);
+  w.string_attribute(g.get(), "estimators",
+                     "nu: Sobol' & Kucherenko 2009; total_bound: Lamboni et al. 2013 (Poincare constants: uniform "
+                     "(b - a)^2 / pi^2, normal sigma^2, lognormal in log x)");
+  w.string_attribute(g.get(), "refused", x.refused);
+  const std::size_t P = x.inputs.size();
+  const hsize_t Y = hs(l.state_size());
+  w.write_state_parts(g.get(), "/derivative_measures/nu", "nu", x.nu, 1, P, false);
+  w.write_state_parts(g.get(), "/derivative_measures/nu_stderr", "nu_stderr", x.nu_stderr, 1, P, false);
+  w.write_state_parts(g.get(), "/derivative_measures/total_bound", "total_bound", x.total_bound, 1, P, false);
+  w.write_whole(g.get(), "/derivative_measures/variance", "variance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double),
+                {Y}, x.variance);
+  w.write_whole(g.get(), "/derivative_measures/members_used", "members_used", H5T_STD_I64LE, H5T_NATIVE_INT64,
+                sizeof(std::int64_t), {Y}, x.members_used);
+  if (!g.close()) w.fail_h5("close /derivative_measures");
 }
 
 void results_writer::set_quantile_rank_error(double epsilon) {

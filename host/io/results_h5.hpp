@@ -166,6 +166,21 @@ struct sensitivity_values {
   double max_failed = 0.0;
 };
 
+// The derivative-based measures of every value of the final state over the P varied inputs
+// (study/derivative_measures.hpp), in the state layout: each measure [Y][P], variance and members_used [Y].
+struct derivative_measure_values {
+  std::vector<std::string> inputs;  // the P varied inputs' names
+  double t = 0.0;                   // the time of the final state, t1
+  std::int64_t members = 0;
+  double max_failed = 0.0;
+  std::string refused;              // why there are none (all NaN), or ""
+  const double* nu = nullptr;       // E[(dy/dx_i)^2] (E[(x_i dy/dx_i)^2] for a lognormal input)
+  const double* nu_stderr = nullptr;
+  const double* total_bound = nullptr;  // C_i nu_i / V, an upper bound on S_Ti
+  const double* variance = nullptr;     // V
+  const std::int64_t* members_used = nullptr;
+};
+
 // What the root attributes record about the run.
 struct run_info {
   std::string study_text;        // the study file, verbatim
@@ -212,6 +227,10 @@ class results_writer {
   // /sensitivity: its attributes, a group per index (first, first_conf, total, total_conf) with the
   // q, v, lambda, mu, nu parts, the datasets second and second_conf where given, and rows_used.
   void write_sensitivity(const sensitivity_values& values);
+
+  // /derivative_measures: its attributes, a group per measure (nu, nu_stderr, total_bound) with the q, v,
+  // lambda, mu, nu parts [part][input], and the datasets variance and members_used [state].
+  void write_derivative_measures(const derivative_measure_values& values);
 
   // Attribute /statistics@quantile_rank_error: the bound on the rank error of approximate quantiles
   // (e.g. a sketch's epsilon); leave it unset when the quantiles are exact.

@@ -333,6 +333,7 @@ class study_reader {
     read_output(root, spec.output);
     read_lyapunov(root, model, spec);
     read_sensitivity(root, spec);
+    read_derivative_measures(root, spec);
     return spec;
   }
 
@@ -503,6 +504,7 @@ class study_reader {
           for (const choice& c : lyapunov_method_choices)
             if (c.name == method->as_string()->get()) reference.lyapunov = static_cast<lyapunov_method>(c.value);
       }
+      reference.sensitivities = root.get("derivative_measures") != nullptr;
       if (resolve_ == nullptr || !*resolve_)
         fail_at(*source_node, "[model] source: model files are compiled by the lockstep command; this reader knows the "
                               "built-in models only");
@@ -1181,6 +1183,42 @@ class study_reader {
     plan.members = static_cast<long>(n) * slots;
     spec.member_count_line = position_of(base->source()).line;
     spec.member_count_column = position_of(base->source()).column;
+  }
+
+  // ---- [derivative_measures] ----
+  // One forward-sensitivity solve per member of the plan as [ensemble] gives it: the measures average
+  // over independent points of the inputs' distribution, which Saltelli's design's rows are not.
+
+  void read_derivative_measures(const section& root, study_spec& spec) const {
+    const section s = child(root, "derivative_measures");
+    if (!s.table) return;
+    check_keys(s);
+    derivative_measures_spec& x = spec.derivative_measures;
+    x.enabled = true;
+    x.line = s.where.line;
+    x.column = s.where.column;
+    if (spec.sensitivity.enabled)
+      fail(s.where, "[derivative_measures] averages over independent points of the inputs, which the rows of "
+                    "[sensitivity]'s design are not: run them as two studies");
+    for (const study::varied_input& v : spec.plan.vary)
+      if (v.dist.kind == study::distribution_kind::grid)
+        fail(s.where, "[derivative_measures] averages derivatives over the inputs' distribution; " + in_quotes(v.name) +
+                          " is a grid, which has none: draw it (uniform over its range) or fix it");
+    if (study::drawn_dimension_count(spec.plan) == 0)
+      fail(s.where, "[derivative_measures] needs varied inputs: [ensemble.vary] varies nothing, so there is nothing to "
+                    "differentiate by");
+    if (const toml::node* node = s.get("max_failed")) {
+      x.max_failed = number(*node, s.what("max_failed"));
+      if (!(x.max_failed >= 0.0 && x.max_failed < 1.0))
+        fail_at(*node, "[derivative_measures] max_failed must be in [0, 1) (got " + format_number(x.max_failed) + ")");
+    }
+    if (auto mb = bounded_integer(s, "memory_mb", 1, LLONG_MAX >> 20)) x.memory_mb = static_cast<long>(*mb);
+    // What the tangents refuse (lyapunov/tangent.hpp), reported at the section.
+    if (const char* why = tangent_check_options(spec.solver); why[0] != '\0')
+      fail(s.where, "[derivative_measures] takes the forward sensitivities of [solver] method " +
+                        in_quotes(method_name(spec.solver.method)) + " with formulation " +
+                        in_quotes(formulation_name(spec.solver.form)) + " and projection " +
+                        in_quotes(projection_name(spec.solver.projection)) + ", which cannot give them: " + why);
   }
 
   // "q05" -> 5, "q97.5" -> 97.5; nullopt unless the name is 'q', digits, and optionally '.' and digits.

@@ -146,6 +146,15 @@ struct sensitivity_spec {
 // The replicates from which the indices' intervals come instead of the bootstrap.
 inline constexpr int sensitivity_replicates_for_intervals = 10;
 
+// [derivative_measures]: derivative-based global sensitivity measures of the final state over the varied
+// inputs (study/derivative_measures.hpp), from one forward-sensitivity solve per member of a plain sample.
+struct derivative_measures_spec {
+  bool enabled = false;
+  double max_failed = 0.05;  // the largest fraction of failed members from which the measures are estimated
+  long memory_mb = 1024;     // for every member's final state and its derivatives
+  int line = 0, column = 0;  // where [derivative_measures] is written, for diagnostics at run time
+};
+
 // The method of a study whose [solver] names none: what the study runs and what a
 // model file's engine is compiled for (model_reference) before the [solver] table is read.
 inline constexpr method_kind study_default_method = method_kind::radau5;
@@ -180,6 +189,7 @@ struct study_spec {
   output_spec output;
   lyapunov_spec lyapunov;
   sensitivity_spec sensitivity;
+  derivative_measures_spec derivative_measures;
 };
 
 // [model] source = FILE: the model file (path resolved against the study file's directory) and the
@@ -192,10 +202,12 @@ struct model_reference {
   std::filesystem::path path;   // resolved
   // What the study will run the model with, as far as it names it ([solver] method, the default when
   // it names none or none that exists: the reader refuses that later, at the key; whether it has
-  // [lyapunov] and its method): a model file's engine is compiled for these
+  // [lyapunov] and its method, whether it has [derivative_measures]): a model file's engine is
+  // compiled for these
   // (model_files::engine_contents).
   method_kind method = study_default_method;
   std::optional<lyapunov_method> lyapunov;
+  bool sensitivities = false;  // [derivative_measures]: the method's forward sensitivities
 };
 struct resolved_model {
   model_info info;              // its spans must outlive the study (an engine's tables do)

@@ -33,6 +33,9 @@ inline constexpr study_file_key study_file_keys[] = {
     {"", "sensitivity", "table", "no indices",
      "Variance-based sensitivity indices of every output over the varied inputs, from Saltelli's design "
      "(docs/SENSITIVITY.md)."},
+    {"", "derivative_measures", "table", "no measures",
+     "Derivative-based global sensitivity measures of the final state over the varied inputs, with their bounds on "
+     "the total indices, from one forward-sensitivity solve per member (docs/SENSITIVITY.md)."},
 
     // ---- [model] ----
     {"model", "name", "string", "required without source",
@@ -179,6 +182,14 @@ inline constexpr study_file_key study_file_keys[] = {
     {"sensitivity", "memory_mb", "integer >= 1", "1024",
      "The memory for every member's outputs at every save time, which the indices are computed from at the end; a "
      "study whose outputs need more is refused before it runs."},
+
+    // ---- [derivative_measures] ----
+    {"derivative_measures", "max_failed", "number in [0, 1)", "0.05",
+     "The largest fraction of members whose sensitivity solve fails from which the measures are estimated (those "
+     "members left out); above it they are refused: NaN, and the summary says why."},
+    {"derivative_measures", "memory_mb", "integer >= 1", "1024",
+     "The memory for every member's final state and its derivatives, which the measures are computed from at the "
+     "end; a study that needs more is refused before it runs."},
 };
 
 // The keys of one table, in the table's order.

@@ -78,6 +78,9 @@ def open_results(path):
         their intervals' half-widths sensitivity_first_conf_q, ... [time, coordinate, input] (the
         input coordinate names the varied inputs), with sensitivity_rows_used [time, state] and,
         with second_order, sensitivity_second [time, state, input, input2].
+        A study with [derivative_measures] adds, for the final state at t1, derivative_nu_q,
+        derivative_nu_stderr_q, derivative_total_bound_q, ... [coordinate, input] and
+        derivative_variance, derivative_members_used [state].
         Root attributes of the file become the Dataset's, with t0 and t1 from the study it
         records, and results_path, the file's absolute path.
 
@@ -135,6 +138,9 @@ def open_results(path):
         if "sensitivity" in f:
             ds = ds.assign(_sensitivity_variables(f["sensitivity"])).assign_coords(
                 input=[_attribute(n) for n in f["sensitivity"].attrs["inputs"]])
+        if "derivative_measures" in f:
+            ds = ds.assign(_derivative_variables(f["derivative_measures"])).assign_coords(
+                input=[_attribute(n) for n in f["derivative_measures"].attrs["inputs"]])
     try:
         study = tomllib.loads(attrs.get("study", ""))
         ds.attrs.setdefault("t0", float(study.get("time", {}).get("t0", 0.0)))
@@ -189,6 +195,25 @@ def _sensitivity_variables(group):
         for name in ("first", "first_conf", "total", "total_conf"):
             variables[f"sensitivity_lyapunov_{name}"] = (("exponent", "input"), group["lyapunov"][name][()], attrs)
         variables["sensitivity_lyapunov_rows_used"] = (("exponent",), group["lyapunov"]["rows_used"][()], attrs)
+    return variables
+
+
+def _derivative_variables(group):
+    """The /derivative_measures group of a study with [derivative_measures] (docs/SENSITIVITY.md): each
+    measure of each part of the final state, derivative_<measure>_<part> [coordinate|constraint|
+    nonholonomic, input] (measure: nu, nu_stderr, total_bound; part: q, v, lam, mu, nu), and
+    derivative_variance and derivative_members_used [state]. The group's attributes become
+    derivative_<name> attributes of the variables."""
+    attrs = {f"derivative_{key}": _attribute(value) for key, value in group.attrs.items()}
+    variables = {}
+    for measure in ("nu", "nu_stderr", "total_bound"):
+        for part, dims in (("q", "coordinate"), ("v", "coordinate"), ("lambda", "constraint"), ("mu", "constraint"),
+                           ("nu", "nonholonomic")):
+            if part in group[measure]:
+                label = "lam" if part == "lambda" else part
+                variables[f"derivative_{measure}_{label}"] = ((dims, "input"), group[measure][part][()], attrs)
+    for name in ("variance", "members_used"):
+        variables[f"derivative_{name}"] = (("state",), group[name][()], attrs)
     return variables
 
 

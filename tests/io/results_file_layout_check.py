@@ -333,6 +333,35 @@ renormalize = 0.25
 [sensitivity]
 base = 2
 """),
+    # [derivative_measures] of a velocity constraint (nu) on index 3, and on GGL (mu) with a parameter that
+    # moves the initial state (L).
+    Run("derivative_measures_index3", """
+[model]
+name = "knife_edge"
+[time]
+t1 = 0.5
+[ensemble]
+members = 4
+[ensemble.vary]
+"initial.omega0" = { uniform = [1.0, 3.0] }
+"params.alpha" = { uniform = [0.2, 0.4] }
+[derivative_measures]
+"""),
+    Run("derivative_measures_ggl", """
+[model]
+name = "pendulum"
+[solver]
+method = "bdf"
+formulation = "ggl"
+[time]
+t1 = 0.5
+[ensemble]
+members = 4
+[ensemble.vary]
+"initial.theta0" = { uniform = [0.2, 0.6] }
+"params.L" = { normal = { mean = 1.0, std = 0.1 } }
+[derivative_measures]
+"""),
     # Two MPI ranks: the root attribute mpi_ranks.
     Run("mpi_two_ranks", """
 [model]

@@ -142,6 +142,19 @@ resamples = 50
 max_failed = 0.1
 memory_mb = 64
 )",
+    // derivative-based measures, every key of [derivative_measures]
+    R"([model]
+name = "double_pendulum"
+[time]
+t1 = 1.0
+[ensemble]
+members = 8
+[ensemble.vary]
+"params.L1" = { uniform = [0.9, 1.1] }
+[derivative_measures]
+max_failed = 0.1
+memory_mb = 64
+)",
 };
 
 TEST(StudyFileKeys, TheReaderLooksUpExactlyTheTablesKeys) {

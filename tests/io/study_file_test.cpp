@@ -285,6 +285,28 @@ TEST(StudyFile, SensitivityMakesSaltellisDesignTheMembers) {
   EXPECT_EQ(study::check_plan(second.plan), "");
 }
 
+TEST(StudyFile, DerivativeMeasuresKeepThePlainSample) {
+  // Arrange
+  const std::string base = "[model]\nname = \"double_pendulum\"\n[time]\nt1 = 1.0\n[ensemble]\nmembers = 32\n"
+                           "sampler = \"sobol\"\n[ensemble.vary]\n\"params.L1\" = { uniform = [0.9, 1.1] }\n";
+
+  // Act
+  const study_spec plain = parse_study(base, "plain.toml");
+  const study_spec given = parse_study(base + "[derivative_measures]\n", "given.toml");
+  const study_spec set = parse_study(base + "[derivative_measures]\nmax_failed = 0\nmemory_mb = 8\n", "set.toml");
+
+  // Assert: the members stay the sample [ensemble] gives; the defaults as documented.
+  EXPECT_FALSE(plain.derivative_measures.enabled);
+  EXPECT_TRUE(given.derivative_measures.enabled);
+  EXPECT_EQ(given.plan.sampler, study::sampler_kind::sobol);
+  EXPECT_EQ(study::member_count(given.plan), 32);
+  EXPECT_EQ(given.derivative_measures.max_failed, 0.05);
+  EXPECT_EQ(given.derivative_measures.memory_mb, 1024);
+  EXPECT_EQ(given.derivative_measures.line, 10);
+  EXPECT_EQ(set.derivative_measures.max_failed, 0.0);
+  EXPECT_EQ(set.derivative_measures.memory_mb, 8);
+}
+
 TEST(StudyFile, SaveTimesAreSortedDeduplicatedAndEndWithT1) {
   // Arrange
   const char* text = "[model]\nname = \"pendulum\"\n[time]\nt0 = 1\nt1 = 2\nsave = { times = [1.5, 1, 1.5, 1.9999999999999999] }\n";
@@ -756,6 +778,16 @@ const malformed_case malformed_cases[] = {
      "[sensitivity] confidence must be in (0, 1) (got 1)"},
     {"max_failed of 1", BASE VARY_L1 "[sensitivity]\nbase = 8\nmax_failed = 1\n", "9:14",
      "[sensitivity] max_failed must be in [0, 1) (got 1)"},
+    {"derivative measures without varied inputs", BASE "[derivative_measures]\n", "5:1",
+     "[derivative_measures] needs varied inputs: [ensemble.vary] varies nothing"},
+    {"a grid in derivative measures", BASE "[ensemble.vary]\n\"params.L2\" = { grid = [1.0, 2.0] }\n[derivative_measures]\n",
+     "7:1", "\"params.L2\" is a grid, which has none"},
+    {"derivative measures beside sensitivity", BASE VARY_L1 "[sensitivity]\nbase = 8\n[derivative_measures]\n", "9:1",
+     "[derivative_measures] averages over independent points of the inputs, which the rows of [sensitivity]'s design"},
+    {"derivative measures of an explicit method", BASE "[solver]\nmethod = \"dopri5\"\n" VARY_L1 "[derivative_measures]\n",
+     "9:1", "[derivative_measures] takes the forward sensitivities of [solver] method \"dopri5\""},
+    {"derivative measures max_failed of 1", BASE VARY_L1 "[derivative_measures]\nmax_failed = 1\n", "8:14",
+     "[derivative_measures] max_failed must be in [0, 1) (got 1)"},
 #undef VARY_L1
 };
 

@@ -430,6 +430,40 @@ def test_open_results_reads_the_sensitivity_group(tmp_path, lockstep_exe):
     assert (ds.sensitivity_total_q.isel(time=-1) >= ds.sensitivity_first_q.isel(time=-1) - 0.05).all()
 
 
+DERIVATIVE_STUDY = """
+[model]
+name = "pendulum"
+[time]
+t1 = 0.5
+[ensemble]
+members = 64
+sampler = "sobol"
+[ensemble.vary]
+"initial.theta0" = { uniform = [0.2, 0.6] }
+"params.L" = { uniform = [0.9, 1.1] }
+[derivative_measures]
+"""
+
+
+def test_open_results_reads_the_derivative_measures(tmp_path, lockstep_exe):
+    study = tmp_path / "derivatives.toml"
+    study.write_text(DERIVATIVE_STUDY)
+    ds = lockstep.run_study(study, out_dir=tmp_path / "out")
+    assert list(ds.input.values) == ["initial.theta0", "params.L"]
+    assert ds.derivative_nu_q.dims == ("coordinate", "input") and ds.derivative_nu_q.shape == (2, 2)
+    assert ds.derivative_total_bound_lam.dims == ("constraint", "input")
+    assert ds.derivative_variance.dims == ("state",) and ds.derivative_members_used.dims == ("state",)
+    assert ds.derivative_nu_q.attrs["derivative_t"] == 0.5 and ds.derivative_nu_q.attrs["derivative_refused"] == ""
+    with h5py.File(tmp_path / "out" / "results.h5", "r") as f:
+        assert ds.derivative_nu_stderr_v.values.tobytes() == f["derivative_measures/nu_stderr/v"][()].tobytes()
+        assert ds.derivative_total_bound_q.values.tobytes() == f["derivative_measures/total_bound/q"][()].tobytes()
+    assert (ds.derivative_members_used.values == 64).all()
+    # Near the bottom at t1 (about a quarter period) the bob's height is about -L: L's bound on it is
+    # at least its total index, near 1, and nu of y by L near 1 (dy/dL is about -1).
+    assert ds.derivative_total_bound_q.sel(input="params.L", coordinate="y") > 0.9
+    assert abs(ds.derivative_nu_q.sel(input="params.L", coordinate="y") - 1.0) < 0.1
+
+
 def test_open_results_reads_trajectories_lazily(tmp_path, lockstep_exe):
     study = tmp_path / "study.toml"
     study.write_text(STUDY)
