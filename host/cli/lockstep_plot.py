@@ -38,6 +38,12 @@ With /sensitivity (a study with a [sensitivity] section; docs/SENSITIVITY.md):
                       input a colour with its interval shaded, and beside them a stacked bar of the
                       first-order indices at t1, the rest of the variance (the interactions) on top.
 
+With /derivative_measures (a study with a [derivative_measures] section; docs/SENSITIVITY.md):
+
+  derivative_measures.png  the bounds C nu / Var y on the total indices of the outputs at t1, a group
+                      of bars per output, each varied input a colour, on a logarithmic axis: an input
+                      whose bounds are small everywhere cannot matter for these outputs.
+
 With /lyapunov (a study with a [lyapunov] section; host/io/results_h5.hpp):
 
   lyapunov_convergence.png   the running estimate of the largest exponent against t for up to 8
@@ -552,6 +558,39 @@ def sensitivity_plot(np, plt, f, names, variable, index, directory, written):
     plt.close(fig)
 
 
+def derivative_measures_plot(np, plt, f, names, outputs, directory, written):
+    """derivative_measures.png: the outputs' bounds on their total indices at t1 (/derivative_measures),
+    a group of bars per output and a colour per input, on a logarithmic axis (the bounds of one input
+    often span decades across outputs); an output without measures is left out."""
+    if "derivative_measures" not in f:
+        return
+    group = f["derivative_measures"]
+    inputs = as_texts(group.attrs["inputs"])
+    drawn = [(names.label(variable, index), np.asarray(group["total_bound"][variable][index, :], dtype=float))
+             for variable, index in outputs if variable in group["total_bound"]]
+    drawn = [(label, bound) for label, bound in drawn if np.any(np.isfinite(bound) & (bound > 0))]
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.3 * len(drawn) * max(len(inputs), 1) + 2.0), 4))
+    width = 0.8 / max(len(inputs), 1)
+    for i, name in enumerate(inputs):
+        x = np.arange(len(drawn)) + (i - (len(inputs) - 1) / 2) * width
+        heights = [bound[i] if np.isfinite(bound[i]) and bound[i] > 0 else np.nan for _, bound in drawn]
+        ax.bar(x, heights, width=width, color=f"C{i % 10}", label=name)
+    ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xticks(np.arange(len(drawn)))
+    ax.set_xticklabels([label for label, _ in drawn])
+    ax.set_yscale("log")
+    ax.set_ylabel("C nu / Var y  (>= total index)")
+    refused = as_text(group.attrs.get("refused", ""))
+    title = f"bounds on the total indices at t = {float(group.attrs['t']):g}"
+    ax.set_title(title + (f"\n(none: {refused})" if refused else ""))
+    ax.grid(True, axis="y", alpha=0.3)
+    if drawn:
+        ax.legend(loc="best", fontsize="x-small")
+    fig.tight_layout()
+    save(fig, directory, "derivative_measures.png", written)
+    plt.close(fig)
+
+
 def exceedance_plots(np, plt, f, names, n, m, directory, written):
     """exceedance_<out>.png for each output with a threshold ([output] exceedance): the probability that
     it is above the threshold against t, with its 95 % interval shaded."""
@@ -641,6 +680,7 @@ def run(args):
             for variable, index in outputs:
                 sensitivity_plot(np, plt, f, names, variable, index, directory, written)
             exceedance_plots(np, plt, f, names, n, m, directory, written)
+            derivative_measures_plot(np, plt, f, names, outputs, directory, written)
             heat_map(np, plt, f, quantity, names, status, directory, written, args.quantity is not None)
             status_chart(np, plt, f, status, directory, written)
             lyapunov_plots(np, plt, f, args.member, directory, written)

@@ -14,7 +14,8 @@ parameter's sensitivity plus that along d(q0, v0)/d omega. Checks, on lockstep's
 * the bounds are at least the total indices S_T of x(t1), computed by Gauss-Legendre quadrature of the
   closed form (Lamboni et al. 2013: C nu / V >= S_T), and nu is the quadrature's E[(dx/dx_i)^2] within
   2 %;
-* one thread, two threads and a checkpointed run give the same bits; the summary prints the table;
+* one thread, two threads and a checkpointed run give the same bits; the summary prints the table, and
+  `lockstep plot` draws the bounds;
 * failed members (max_steps) above max_failed: NaN with the reason in the summary, exit status 1;
 * a grid input, [sensitivity] beside it and a method without tangents are refused at the section.
 """
@@ -177,6 +178,14 @@ def main():
             check(abs(nu[i] - nu_exact[i]) < 0.02 * nu_exact[i], f"input {i}: nu {nu[i]:.5f}, quadrature {nu_exact[i]:.5f}")
         print(f"x(t1): S_T {total}, bounds {bound}; nu {nu}, quadrature {nu_exact}")
         plain = {(key, part): g[key][part][()].tobytes() for key in ("nu", "nu_stderr", "total_bound") for part in ("q", "v")}
+
+    # ---- lockstep plot draws the bounds of the outputs at t1 ----
+    figures = os.path.join(work, "figures")
+    r = subprocess.run([lockstep, "plot", os.path.join(work, "plain", "results.h5"), "--outputs", "x,v.x", "-o", figures],
+                       capture_output=True, text=True)
+    path = os.path.join(figures, "derivative_measures.png")
+    check(r.returncode == 0 and os.path.exists(path) and os.path.getsize(path) > 1000 and path in r.stdout,
+          f"lockstep plot writes and lists derivative_measures.png:\n{r.stdout}{r.stderr}")
 
     # ---- one thread and a checkpointed run give the same bits ----
     for name, flags in (("one_thread", ["--threads", "1"]), ("checkpointed", ["--checkpoint-every", "0.05"])):
