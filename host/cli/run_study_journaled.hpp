@@ -620,9 +620,12 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
       if (code >= exit_interrupted_base)
         std::fprintf(stderr,
                      "lockstep: interrupted by %s: checkpoint written with %ld of %ld members finished; they are in %s and %s; "
-                     "continue with: lockstep run --resume %s\n",
+                     "continue with: lockstep run --resume %s%s\n",
                      name, done, members, (out_dir / results_name).string().c_str(), (out_dir / members_name).string().c_str(),
-                     out_dir.string().c_str());
+                     out_dir.string().c_str(),
+                     spec.derivative_measures.enabled && done == members
+                         ? " (which runs the derivative measures' sensitivity solves again: they are not journaled)"
+                         : "");
     }
     return code;
   }
