@@ -17,6 +17,7 @@ parameter's sensitivity plus that along d(q0, v0)/d omega. Checks, on lockstep's
 * one thread, two threads and a checkpointed run give the same bits; the summary prints the table, and
   `lockstep plot` draws the bounds;
 * failed members (max_steps) above max_failed: NaN with the reason in the summary, exit status 1;
+  derivatives that are not finite (an initial_state undefined a difference step away): NaN, a warning;
 * a grid input, [sensitivity] beside it and a method without tangents are refused at the section.
 """
 import math
@@ -68,7 +69,7 @@ t1 = {t1}
 {ensemble}
 seed = 5
 [ensemble.vary]
-"initial.x0" = {{ uniform = [1.0, 2.0] }}
+"initial.x0" = {{ {x0} }}
 "params.omega" = {{ {omega} }}
 {extra}
 [derivative_measures]
@@ -127,9 +128,10 @@ def check(condition, message):
 
 
 def run(lockstep, work, name, solver="", t1=T1, ensemble='members = 1024\nsampler = "sobol"',
-        omega="uniform = [1.0, 3.0]", extra="", measures_keys="", expect=(0,), flags=()):
+        x0="uniform = [1.0, 2.0]", omega="uniform = [1.0, 3.0]", extra="", measures_keys="", expect=(0,), flags=()):
     with open(os.path.join(work, name + ".toml"), "w") as f:
-        f.write(STUDY.format(solver=solver, t1=t1, ensemble=ensemble, omega=omega, extra=extra, measures=measures_keys))
+        f.write(STUDY.format(solver=solver, t1=t1, ensemble=ensemble, x0=x0, omega=omega, extra=extra,
+                             measures=measures_keys))
     env = dict(os.environ, LOCKSTEP_CACHE_DIR=os.path.join(work, "cache"))
     r = subprocess.run([lockstep, "run", name + ".toml", "-o", name] + list(flags), cwd=work, env=env,
                        capture_output=True, text=True)
@@ -205,6 +207,20 @@ def main():
               f"refused: {g.attrs['refused']!r}, nu {g['nu']['q'][()]}")
     check(re.search(r"no derivative measures: \d+ of 1024 members' sensitivity solves failed", r.stderr) is not None,
           f"the summary says why:\n{r.stderr}")
+
+    # ---- derivatives that are not finite: an initial velocity sqrt(x0 - 1) with x0 within a difference
+    # step of 1, where the state direction's difference is NaN: NaN measures, and a warning ----
+    with open(os.path.join(work, "oscillator.toml"), "w") as f:
+        f.write(MODEL.replace('v = { x = "u0*omega" }', 'v = { x = "sqrt(x0 - 1)" }'))
+    r = run(lockstep, work, "not_finite", ensemble="members = 64", x0="uniform = [1.0, 1.0000001]", t1=1.0)
+    with h5py.File(os.path.join(work, "not_finite", "results.h5"), "r") as f:
+        g = f["derivative_measures"]
+        check(np.all(g["members_used"][()] == 0) and np.all(np.isnan(g["nu"]["q"][()])),
+              f"not finite: members_used {g['members_used'][()]}, nu {g['nu']['q'][()]}")
+    check("warning: 2 values of the final state have no derivative measures (NaN)" in r.stderr,
+          f"the summary warns:\n{r.stderr}")
+    with open(os.path.join(work, "oscillator.toml"), "w") as f:
+        f.write(MODEL)
 
     # ---- refused at the section ----
     for name, kwargs, pattern in (
