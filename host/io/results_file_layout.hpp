@@ -307,7 +307,7 @@ inline constexpr results_file_entry results_file_layout[] = {
     {"/derivative_measures@t", "attribute", "float64", "scalar", "[derivative_measures]",
      "The time of the final state the measures are of: t1."},
     {"/derivative_measures@members", "attribute", "int64", "scalar", "[derivative_measures]",
-     "The members whose sensitivity solves the measures average over (those that failed left out)."},
+     "The members solved with their sensitivities: the study's (members_used says which entered each value)."},
     {"/derivative_measures@max_failed", "attribute", "float64", "scalar", "[derivative_measures]",
      "The largest fraction of failed members from which the measures are estimated."},
     {"/derivative_measures@estimators", "attribute", "string", "scalar", "[derivative_measures]",
