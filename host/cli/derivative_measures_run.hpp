@@ -161,8 +161,6 @@ struct derivative_results {
   long members = 0, failed = 0;
   std::string refused;        // why there are none: too many failed members; "" when estimated
   std::string first_message;  // the first reason a member's solve gave
-  long values_refused = 0;    // values left NaN: more than max_failed of the members left out of them
-                              // (failed, or the value or a derivative not finite)
 };
 
 inline derivative_results derivative_measures_of(const io::study_spec& spec, const member_derivatives& d) {
@@ -197,18 +195,11 @@ inline derivative_results derivative_measures_of(const io::study_spec& spec, con
     }
     const study::derivative_measures e =
         study::estimate_derivative_measures(distributions, y.data(), d.x.data(), dy.data(), d.count);
-    r.members_used[c] = e.members_used;
-    // A solve that succeeded can still give a derivative that is not finite (an initial_state that is
-    // not defined a difference step away): those members are left out too, and they count against
-    // max_failed, value by value.
-    if (static_cast<double>(d.count - e.members_used) > allowed) {
-      ++r.values_refused;
-      continue;
-    }
     std::copy(e.nu.begin(), e.nu.end(), r.nu.begin() + static_cast<std::ptrdiff_t>(c * P));
     std::copy(e.nu_stderr.begin(), e.nu_stderr.end(), r.nu_stderr.begin() + static_cast<std::ptrdiff_t>(c * P));
     std::copy(e.total_bound.begin(), e.total_bound.end(), r.total_bound.begin() + static_cast<std::ptrdiff_t>(c * P));
     r.variance[c] = e.variance;
+    r.members_used[c] = e.members_used;
   }
   return r;
 }
@@ -239,10 +230,6 @@ inline void print_derivative_measures(const io::study_spec& spec, const io::resu
     std::fprintf(stderr, "lockstep: no derivative measures: %s\n", r.refused.c_str());
     return;
   }
-  if (r.values_refused > 0)
-    std::fprintf(stderr, "lockstep: warning: %ld values of the final state have no derivative measures (NaN): their value or "
-                 "derivatives were not finite for more than max_failed = %g of the members (/derivative_measures/"
-                 "members_used)\n", r.values_refused, spec.derivative_measures.max_failed);
   std::fprintf(stderr,
                "lockstep: derivative measures at t1 = %g from %ld members (nu = E[(dy/dx)^2] +- its standard error, and "
                "the bound C nu / Var y on the total index ST; all in results.h5 /derivative_measures):\n",

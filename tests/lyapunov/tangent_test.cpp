@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -280,6 +281,27 @@ TEST(Tangents, FollowConsistentInitializationForDirectionsOffTheManifold) {
   const double e = relative_phase_difference<Model>(r.sensitivities[0], fd);
   std::printf("[ measured ] direction off the manifold: |tangent - FD| / |FD| = %.3g\n", e);
   EXPECT_LT(e, 1e-7);
+}
+
+// A direction that is not finite ends the member with model_not_finite, for BDF and Radau IIA alike: its
+// error estimate would be dropped by the max() that combines the estimates, and the member would end
+// with success and NaN derivatives.
+TEST(Tangents, EndTheMemberWhenTheyAreNotFinite) {
+  using Model = models::double_pendulum;
+  const start_point<Model> member;
+  const auto& [p, q0, v0] = member;
+  phase_vector<Model> direction;
+  for (int i = 0; i < 2 * Model::n; ++i) direction[i] = i == 0 ? 1.0 : 0.0;
+  direction[Model::n] = std::numeric_limits<double>::quiet_NaN();  // the first velocity's
+  solver_options radau5 = bdf_ggl(1e-8);
+  radau5.method = method_kind::radau5;
+  radau5.form = formulation::index3;
+  for (const solver_options& opt : {bdf_ggl(1e-8), radau5}) {
+    const auto r = solve_member_with_sensitivities<Model>(p.data(), q0, v0, 0.0, 1.0, opt, {direction}, {});
+    EXPECT_EQ(r.status, member_status::model_not_finite) << method_name(opt.method) << ": " << status_name(r.status);
+    const auto finite = solve_member_with_sensitivities<Model>(p.data(), q0, v0, 0.0, 1.0, opt, {}, {0});
+    EXPECT_EQ(finite.status, member_status::success) << method_name(opt.method);
+  }
 }
 
 // Parameters: force-only (k1, d), constraint (a: the plane's slope, so the initial state is re-projected)

@@ -17,7 +17,7 @@ parameter's sensitivity plus that along d(q0, v0)/d omega. Checks, on lockstep's
 * one thread, two threads and a checkpointed run give the same bits; the summary prints the table, and
   `lockstep plot` draws the bounds;
 * failed members (max_steps) above max_failed: NaN with the reason in the summary, exit status 1;
-  derivatives that are not finite (an initial_state undefined a difference step away): NaN, a warning;
+  tangents that are not finite (an initial_state undefined a difference step away) fail their members;
 * a grid input, [sensitivity] beside it and a method without tangents are refused at the section.
 """
 import math
@@ -208,17 +208,19 @@ def main():
     check(re.search(r"no derivative measures: \d+ of 1024 members' sensitivity solves failed", r.stderr) is not None,
           f"the summary says why:\n{r.stderr}")
 
-    # ---- derivatives that are not finite: an initial velocity sqrt(x0 - 1) with x0 within a difference
-    # step of 1, where the state direction's difference is NaN: NaN measures, and a warning ----
+    # ---- tangents that are not finite: an initial velocity sqrt(x0 - 1) with x0 within a difference
+    # step of 1, where the state direction's difference is NaN: each member's sensitivity solve fails
+    # (model_not_finite), and the measures are refused ----
     with open(os.path.join(work, "oscillator.toml"), "w") as f:
         f.write(MODEL.replace('v = { x = "u0*omega" }', 'v = { x = "sqrt(x0 - 1)" }'))
-    r = run(lockstep, work, "not_finite", ensemble="members = 64", x0="uniform = [1.0, 1.0000001]", t1=1.0)
+    r = run(lockstep, work, "not_finite", ensemble="members = 64", x0="uniform = [1.0, 1.0000001]", t1=1.0,
+            expect=(1,))
     with h5py.File(os.path.join(work, "not_finite", "results.h5"), "r") as f:
         g = f["derivative_measures"]
-        check(np.all(g["members_used"][()] == 0) and np.all(np.isnan(g["nu"]["q"][()])),
-              f"not finite: members_used {g['members_used'][()]}, nu {g['nu']['q'][()]}")
-    check("warning: 2 values of the final state have no derivative measures (NaN)" in r.stderr,
-          f"the summary warns:\n{r.stderr}")
+        check(np.all(np.isnan(g["nu"]["q"][()])) and "64 of 64" in g.attrs["refused"],
+              f"not finite: refused {g.attrs['refused']!r}, nu {g['nu']['q'][()]}")
+    check("derivative measures: 64 of 64 members' sensitivity solves failed" in r.stderr,
+          f"the summary says so:\n{r.stderr}")
     with open(os.path.join(work, "oscillator.toml"), "w") as f:
         f.write(MODEL)
 

@@ -207,6 +207,7 @@ struct bdf_tangent_companion {
       }
     }
     solve_tangent_steps<Model, Capacity>(opt.form, T, predicted, derivative_predicted, dFdp_of, tm.directions, fresh);
+    if (!detail::tangents_finite<Model>(fresh, tm.directions)) return member_status::model_not_finite;
     return member_status::success;
   }
 

@@ -43,6 +43,17 @@ LOCKSTEP_HD double tangent_error_norm(const state_vector<Model>& e, const state_
   return sqrt(sum / (L::lambda - L::q));
 }
 
+// Whether every entry of the first `count` directions is finite. A tangent that is not (a direction
+// given as NaN, a derivative that overflows) must end the member: its error would not stop the step,
+// as the attempt takes the largest of the estimates with max(), which drops a NaN.
+template <class Model, int Capacity>
+LOCKSTEP_HD bool tangents_finite(const state_vector<Model> (&tangents)[Capacity], int count) {
+  for (int d = 0; d < count; ++d)
+    for (int j = 0; j < state_layout<Model>::size; ++j)
+      if (!is_finite(tangents[d][j])) return false;
+  return true;
+}
+
 // The weighting of direction d of a member (see tangent_weighting).
 // At the method's internal tolerances (method/tolerance_calibration.hpp), as the member's own error test.
 LOCKSTEP_HD tangent_weighting weighting_for(int parameter, const double* p, const solver_options& opt) {

@@ -358,6 +358,7 @@ struct radau_tangent_companion {
         for (int j = 0; j < ny; ++j) increments[d][j] += RT::d(i) * W[i][j];
       for (int j = 0; j < ny; ++j) fresh[d][j] = sn[j] + W[ns - 1][j];
     }
+    if (!detail::tangents_finite<Model>(fresh, tm.directions)) return member_status::model_not_finite;
 
     // ---- the directions' error (adaptive steps with error control; header comment) ----
     err_tangents = 0.0;
