@@ -30,7 +30,6 @@
 #include "host/io/study_file.hpp"
 #include "lockstep/study/byte_codec.hpp"
 #include "lockstep/study/derivative_measures.hpp"
-#include "lockstep/study/samplers.hpp"
 
 namespace lockstep::cli::detail {
 
@@ -128,9 +127,9 @@ inline std::vector<varied_argument> varied_arguments_of(const study::sampling_pl
 // Members [first, first + count) through their sensitivity solves on `threads` threads of the CPU
 // cores' team. With `progress`, the calling thread redraws "derivative measures: k/N members"
 // (phase_progress); once stop() returns true no further member starts (their status stays running).
-inline member_derivatives solve_member_derivatives(const engine& model, const sensitivity_inputs& in,
-                                                   const study::sampling_plan& plan, long first, long count,
-                                                   int threads, bool progress, const std::function<bool()>& stop) {
+inline member_derivatives solve_member_derivatives(const engine& model, const sensitivity_inputs& in, long first,
+                                                   long count, int threads, bool progress,
+                                                   const std::function<bool()>& stop) {
   const std::function<void(long)> draw = progress ? phase_progress("derivative measures", "members", count) : nullptr;
   sensitivity_batch b;
   run_sensitivity_batch(model, in, first, count, threads, b, draw, stop);
@@ -145,8 +144,7 @@ inline member_derivatives solve_member_derivatives(const engine& model, const se
     d.status[i] = static_cast<std::int32_t>(b.status[i]);
     if (d.first_message.empty() && b.status[i] != member_status::success) d.first_message = b.messages[i];
   }
-  d.x.resize(static_cast<std::size_t>(count) * d.inputs);
-  for (long i = 0; i < count && d.inputs > 0; ++i) study::sample_member(plan, first + i, &d.x[static_cast<std::size_t>(i) * d.inputs]);
+  d.x = std::move(b.x);
   d.y = std::move(b.y);
   d.dy = std::move(b.dy);
   return d;
@@ -154,7 +152,7 @@ inline member_derivatives solve_member_derivatives(const engine& model, const se
 
 // The measures of every value Y of the final state over the P inputs.
 struct derivative_results {
-  std::size_t inputs = 0, values = 0;
+  std::size_t inputs = 0;                          // P
   std::vector<double> nu, nu_stderr, total_bound;  // [Y][P]
   std::vector<double> variance;                    // [Y]
   std::vector<std::int64_t> members_used;          // [Y]
@@ -167,7 +165,6 @@ inline derivative_results derivative_measures_of(const io::study_spec& spec, con
   const std::size_t P = d.inputs, Y = d.values, M = static_cast<std::size_t>(d.count);
   derivative_results r;
   r.inputs = P;
-  r.values = Y;
   r.members = d.count;
   r.failed = d.failed();
   r.first_message = d.first_message;

@@ -132,10 +132,7 @@ inline ensemble_problem build_ensemble(const engine& model, const io::study_spec
 inline sensitivity_inputs derivative_inputs_of(const engine& model, const io::study_spec& spec) {
   auto arguments = std::make_shared<const member_arguments>(model, spec);
   sensitivity_inputs in;
-  in.arguments = [arguments](long g, double* p, double* inputs) {
-    std::vector<double> x(std::max<std::size_t>(arguments->plan.vary.size(), 1));
-    arguments->fill(g, p, inputs, x.data());
-  };
+  in.arguments = [arguments](long g, double* p, double* inputs, double* x) { arguments->fill(g, p, inputs, x); };
   in.varied = varied_arguments_of(spec.plan);
   in.t0 = spec.t0;
   in.t1 = spec.t1;
@@ -1015,7 +1012,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   std::optional<detail::derivative_results> derivatives;
   if (spec.derivative_measures.enabled) {
     const detail::member_derivatives d =
-        detail::solve_member_derivatives(model, detail::derivative_inputs_of(model, spec), plan, 0, members,
+        detail::solve_member_derivatives(model, detail::derivative_inputs_of(model, spec), 0, members,
                                          detail::thread_count(settings), settings.progress && !settings.quiet, {});
     derivatives = detail::derivative_measures_of(spec, d);
     detail::write_derivative_measures(h5, spec, *derivatives);

@@ -525,7 +525,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   if (code == exit_success && spec.derivative_measures.enabled) {
     code = guarded([&] {
       const member_derivatives d =
-          solve_member_derivatives(model, derivative_inputs_of(model, spec), spec.plan, range.first, range.size(),
+          solve_member_derivatives(model, derivative_inputs_of(model, spec), range.first, range.size(),
                                    thread_count(settings), settings.progress && talk, [] { return stop_signal != 0; });
       if (stop_signal != 0) return exit_interrupted_base + static_cast<int>(stop_signal);
       derivative_bytes = d.encode();

@@ -44,10 +44,11 @@ struct varied_argument {
   double scale = 1.0;
 };
 
-// Where batch members come from: member g's parameters [n_params] and initial inputs [n_inputs]
-// (its varied values in place), written by `arguments(g, params, inputs)`.
+// Where batch members come from: member g's parameters [n_params] and initial inputs [n_inputs] (its
+// varied values in place), and the varied values themselves [P], written by
+// `arguments(g, params, inputs, x)`.
 struct sensitivity_inputs {
-  std::function<void(long g, double* params, double* inputs)> arguments;
+  std::function<void(long g, double* params, double* inputs, double* x)> arguments;
   std::vector<varied_argument> varied;
   double t0 = 0.0, t1 = 0.0;
   const solver_options* options = nullptr;
@@ -56,6 +57,7 @@ struct sensitivity_inputs {
 // A batch's results, member-major, reused from batch to batch.
 struct sensitivity_batch {
   std::vector<member_status> status;  // [count] the sensitivity solve's
+  std::vector<double> x;              // [count][P] the varied inputs' values
   std::vector<double> y;              // [count][Y] its final state (q, v, lambda, mu, nu)
   std::vector<double> dy;             // [count][P][Y] the final state's derivatives by the P varied inputs
   std::vector<std::string> messages;  // why a member's solve was refused
@@ -63,6 +65,7 @@ struct sensitivity_batch {
   void start(std::size_t members, std::size_t P, std::size_t Y) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     status.assign(members, member_status::running);
+    x.assign(members * P, nan);
     y.assign(members * Y, nan);
     dy.assign(members * P * Y, nan);
     messages.assign(members, std::string());
@@ -114,7 +117,7 @@ inline void run_sensitivity_batch(const engine& model, const sensitivity_inputs&
     std::vector<double> params(static_cast<std::size_t>(std::max(model.n_params(), 1))),
         inputs(static_cast<std::size_t>(std::max(model.n_inputs(), 1))), q0(static_cast<std::size_t>(n)),
         v0(q0.size());
-    in.arguments(first + i, params.data(), inputs.data());
+    in.arguments(first + i, params.data(), inputs.data(), b.x.data() + s * P);
     model.initial_state(params.data(), inputs.data(), q0.data(), v0.data());
     // The tangents: a state direction for each input that moves (q0, v0), then a parameter for each
     // parameter; direction_slot[v] and parameter_slot[v] are input v's (-1: none).

@@ -11,6 +11,8 @@ parameter's sensitivity plus that along d(q0, v0)/d omega. Checks, on lockstep's
 * nu, its standard error, Var y and the bounds of x(t1) and v(t1) equal those of the same estimators
   applied to the exact derivatives and values at the members' own inputs (/members/inputs), to 1e-6
   relative: what the solves and the chain rule add is their error only;
+* a lognormal input's measures are taken in its logarithm, E[(omega dx/domega)^2] and C = sigma^2,
+  against the exact derivatives too;
 * the bounds are at least the total indices S_T of x(t1), computed by Gauss-Legendre quadrature of the
   closed form (Lamboni et al. 2013: C nu / V >= S_T), and nu is the quadrature's E[(dx/dx_i)^2] within
   2 %;
@@ -180,6 +182,20 @@ def main():
             check(abs(nu[i] - nu_exact[i]) < 0.02 * nu_exact[i], f"input {i}: nu {nu[i]:.5f}, quadrature {nu_exact[i]:.5f}")
         print(f"x(t1): S_T {total}, bounds {bound}; nu {nu}, quadrature {nu_exact}")
         plain = {(key, part): g[key][part][()].tobytes() for key in ("nu", "nu_stderr", "total_bound") for part in ("q", "v")}
+
+    # ---- a lognormal input is taken in its logarithm: nu = E[(omega dx/domega)^2], C = sigma^2 ----
+    run(lockstep, work, "lognormal", omega="lognormal = { mu = 0.7, sigma = 0.2 }")
+    with h5py.File(os.path.join(work, "lognormal", "results.h5"), "r") as f:
+        g = f["derivative_measures"]
+        names = [n.decode() if isinstance(n, bytes) else n for n in f["members/inputs"].attrs["names"]]
+        inputs = f["members/inputs"][()]
+        x0, omega = inputs[:, names.index("initial.x0")], inputs[:, names.index("params.omega")]
+        x, _, dx, _ = solution(x0, omega, T1)
+        nu = np.mean((omega * dx[1]) ** 2)
+        bound = 0.2 ** 2 * nu / np.var(x, ddof=1)
+        for name, ours, exact_value in (("nu", g["nu"]["q"][0, 1], nu), ("total_bound", g["total_bound"]["q"][0, 1], bound)):
+            error = relative(ours, exact_value)
+            check(error < 1e-6, f"lognormal omega {name}: lockstep {ours!r}, exact derivatives {exact_value!r} ({error:.1e})")
 
     # ---- lockstep plot draws the bounds of the outputs at t1 ----
     figures = os.path.join(work, "figures")
