@@ -318,6 +318,7 @@ inline io::results_layout results_layout_for(const engine& model, const io::stud
   out.has_nu = model.k() > 0;
   out.multipliers = multiplier_convention_name(spec.solver.multipliers);
   out.trajectories = spec.output.trajectories;
+  out.explicit_steps = takes_explicit_steps(spec.solver.method);
   out.save_times = spec.save_times;
   if (const io::lyapunov_spec& l = spec.lyapunov; l.enabled) {
     out.lyapunov.exponents = l.exponents;
@@ -850,6 +851,12 @@ struct member_tally {
   std::string lyapunov_message;  // the first reason a member's Lyapunov options were refused
   long derivative_failed = 0;    // members whose [derivative_measures] sensitivity solve failed
   initial_corrections initial;
+  // The explicit method's work (dopri5, auto: member_counters): its accepted steps, the members that
+  // turned stiff (a stiffness detection), those that switched methods, and the switches.
+  long explicit_steps = 0;
+  long stiff_members = 0;
+  long switched_members = 0;
+  long method_switches = 0;
 
   // Members' Lyapunov statuses and the first reason their runs gave (first_lyapunov_message).
   void add_lyapunov(const member_status* status, long count, const std::string& first_message) {
@@ -865,8 +872,13 @@ struct member_tally {
   void add(const io::member_block& block, const double* q0, const double* v0, int n, const solver_options& opt) {
     initial.add(block, q0, v0, n, opt);
     for (long i = 0; i < block.count; ++i) {
+      const member_counters& c = block.counters[i];
       ++members;
-      steps += block.counters[i].steps;
+      steps += c.steps;
+      explicit_steps += c.explicit_steps;
+      stiff_members += c.stiffness_detections > 0;
+      switched_members += c.method_switches > 0;
+      method_switches += c.method_switches;
       if (block.status[i] == member_status::success)
         ++succeeded;
       else
@@ -890,7 +902,31 @@ inline std::string explicit_method_hint(method_kind method, const std::map<std::
   return "lockstep: " + std::to_string(stalled) + " member" + (stalled == 1 ? "" : "s") +
          " of the explicit method dopri5 ran out of steps (max_steps or step_size_too_small): on a stiff member "
          "(a stiff spring, a small mass) an explicit method's steps stay at its stability limit; if these "
-         "members are stiff, run them with radau5 or bdf\n";
+         "members are stiff, run them with radau5 or bdf, or with auto, which switches a member that turns "
+         "stiff to Radau IIA 5\n";
+}
+
+// What the members of a method that takes explicit steps did (method/auto_switch.hpp): with auto, how
+// many turned stiff and switched, and whose steps the run's were; with dopri5, the members its
+// stiffness test found stiff. Lines for the summary, or "" for the other methods.
+inline std::string explicit_steps_lines(method_kind method, const member_tally& t) {
+  const auto plural = [](long count) { return count == 1 ? "" : "s"; };
+  char line[512];
+  if (method == method_kind::automatic) {
+    std::snprintf(line, sizeof line,
+                  "lockstep: method auto: %ld of %ld member%s switched between dopri5 and Radau IIA 5 (%ld switch%s); "
+                  "%ld of the %ld accepted steps were dopri5's, %ld Radau IIA 5's\n",
+                  t.switched_members, t.members, plural(t.members), t.method_switches,
+                  t.method_switches == 1 ? "" : "es", t.explicit_steps, t.steps, t.steps - t.explicit_steps);
+    return line;
+  }
+  if (method != method_kind::dopri5 || t.stiff_members == 0) return "";
+  std::snprintf(line, sizeof line,
+                "lockstep: %ld member%s of the explicit method dopri5 turned stiff (its stiffness test: 15 steps held "
+                "by its stability limit, /members/stiffness_detections); method \"auto\" switches such members to "
+                "Radau IIA 5\n",
+                t.stiff_members, plural(t.stiff_members));
+  return line;
 }
 
 // `lanes`: what the engine's SIMD lanes executed in the run (engine::lanes_work), on this process.
@@ -909,6 +945,7 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
                per_rank.c_str(), settings.out_dir.string().c_str());
   std::fputs(initial_correction_lines(tally.initial, spec.solver).c_str(), stderr);
   std::fputs(explicit_method_hint(spec.solver.method, tally.failed).c_str(), stderr);
+  std::fputs(explicit_steps_lines(spec.solver.method, tally).c_str(), stderr);
   const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
   if (lanes.attempts.executed > 0) {
     const char* rank = ranks > 1 ? " (rank 0)" : "";

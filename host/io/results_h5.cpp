@@ -728,6 +728,9 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
     w.create_dataset(mg, std::string("/members/") + name, name, H5T_STD_I64LE, sizeof(std::int64_t), {N}, true, &counter_fill);
   for (const char* name : member_real_datasets)
     w.create_dataset(mg, std::string("/members/") + name, name, H5T_IEEE_F64LE, sizeof(double), {N}, true, &nan);
+  if (l.explicit_steps)
+    for (const char* name : member_explicit_datasets)
+      w.create_dataset(mg, std::string("/members/") + name, name, H5T_STD_I64LE, sizeof(std::int64_t), {N}, true, &counter_fill);
   w.create_dataset(mg, "/members/final_q", "final_q", H5T_IEEE_F64LE, sizeof(double), {N, hs(l.n)}, true, &nan);
   w.create_dataset(mg, "/members/final_v", "final_v", H5T_IEEE_F64LE, sizeof(double), {N, hs(l.n)}, true, &nan);
   const hsize_t V = l.varied_names.size();
@@ -845,6 +848,11 @@ void results_writer::write_members(const member_block& b) {
   integer_field("dropped_rows", &member_counters::dropped_rows);
   integer_field("rank_changes", &member_counters::rank_changes);
   real_field("max_dropped_phi", &member_counters::max_dropped_phi);
+  if (l.explicit_steps) {
+    integer_field("explicit_steps", &member_counters::explicit_steps);
+    integer_field("method_switches", &member_counters::method_switches);
+    integer_field("stiffness_detections", &member_counters::stiffness_detections);
+  }
   w.write_rows("/members/final_t", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, 1, 1, 0, b.final_t);
   w.write_rows("/members/final_q", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, n, Y, 0, b.y_final);
   w.write_rows("/members/final_v", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, n, Y, n, b.y_final);

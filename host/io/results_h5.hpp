@@ -61,6 +61,10 @@ inline constexpr std::array<const char*, 10> member_integer_datasets = {
 inline constexpr std::array<const char*, 9> member_real_datasets = {
     "final_t", "final_h", "max_phi", "max_velocity_residual", "init_q_correction", "init_v_correction",
     "max_projection_q", "max_projection_v", "max_dropped_phi"};
+// The int64 counters of a method that takes explicit steps (dopri5, auto: takes_explicit_steps), written
+// for such runs only.
+inline constexpr std::array<const char*, 3> member_explicit_datasets = {"explicit_steps", "method_switches",
+                                                                        "stiffness_detections"};
 
 // The /lyapunov group (exponents = 0: none).
 struct lyapunov_layout {
@@ -83,6 +87,7 @@ struct results_layout {
   bool has_nu = false;            // the model has velocity constraints (k > 0): write /nu
   std::string multipliers = "independent";  // their convention where constraint rows are dropped (root attribute)
   bool trajectories = true;       // write /q, /v, /lambda (/mu, /nu) for every member
+  bool explicit_steps = false;    // the method takes explicit steps: write member_explicit_datasets
   std::vector<double> save_times;
   std::vector<std::string> varied_names;
   std::vector<int> grid_dims;     // indices into varied_names of the grid dimensions, in grid order

@@ -255,6 +255,7 @@ constexpr choice method_choices[] = {
     {"euler", static_cast<int>(method_kind::euler), true},
     {"rhoinf", static_cast<int>(method_kind::rhoinf), true},
     {"dopri5", static_cast<int>(method_kind::dopri5), true},
+    {"auto", static_cast<int>(method_kind::automatic), true},
 };
 constexpr choice formulation_choices[] = {
     {"index3", static_cast<int>(formulation::index3), true},
@@ -576,6 +577,10 @@ class study_reader {
       if (!s.get("formulation")) opt.form = formulation::index1;
       if (!s.get("projection")) opt.projection = projection_kind::coordinate;
     }
+    // Auto (method/auto_switch.hpp) projects after every step for its explicit phases; its implicit
+    // phases, stiff ones, run Radau IIA 5 on index3, whose tolerance calibration holds there
+    // (method/auto_switch.hpp, "Options"), unless the study names ggl.
+    if (opt.method == method_kind::automatic && !s.get("projection")) opt.projection = projection_kind::coordinate;
     opt.metric = static_cast<projection_metric>(choose(s, "metric", "metric", metric_choices, static_cast<int>(opt.metric)));
     opt.init = static_cast<init_mode>(choose(s, "init", "init mode", init_choices, static_cast<int>(opt.init)));
     opt.multipliers = static_cast<multiplier_convention>(
@@ -635,6 +640,8 @@ class study_reader {
                                         "(method is \"" + method_name(opt.method) + "\", " +
                                         (opt.method == method_kind::dopri5
                                              ? "an explicit method without a Newton iteration"
+                                         : opt.method == method_kind::automatic
+                                             ? "whose implicit phases take RADAU5's Newton tolerance and limit"
                                              : "whose Newton iteration takes RADAU5's tolerance and limit") +
                                         "); remove it");
     if (const toml::node* node = s.get("consistent_multipliers"))

@@ -107,7 +107,8 @@ def open_results(path):
         for name, dataset in (("q", "q"), ("v", "v"), ("lam", "lambda"), ("mu", "mu"), ("nu", "nu")):
             if dataset in f:
                 trajectories[name] = _lazy(path, f[dataset])
-        counters = {name: members[name][:] for name in _dataset.MEMBER_COUNTERS if name in members}
+        counters = {name: members[name][:] for name in _dataset.MEMBER_COUNTERS + _dataset.EXPLICIT_COUNTERS
+                    if name in members}
         inputs = {}
         if "inputs" in members:
             names = [_attribute(n) for n in members["inputs"].attrs.get("names", [])]

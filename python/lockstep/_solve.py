@@ -11,7 +11,9 @@ import numpy as np
 from . import _dataset, _lockstep
 from ._model import hint, model as _model
 
-METHODS = ("radau5", "bdf", "radau3", "euler", "rhoinf", "dopri5")
+METHODS = ("radau5", "bdf", "radau3", "euler", "rhoinf", "dopri5", "auto")
+# The methods that take explicit steps, whose members report _dataset.EXPLICIT_COUNTERS too.
+EXPLICIT_METHODS = ("dopri5", "auto")
 STATUS_INCONSISTENT_INITIAL = tuple(_lockstep.status_names).index("inconsistent_initial")
 FORMULATIONS = ("index3", "ggl", "index1", "projected-invariants")
 PROJECTIONS = ("none", "coordinate", "post-stabilization")
@@ -167,11 +169,12 @@ def _threads_used(threads, backend="omp"):
 def solver_options(function, method, formulation, projection, rtol, atol, solver, keys=SOLVER_KEYS):
     """The options dict of the module from the solver arguments of `function` (checked, with hints)."""
     method = _choice("method", method, METHODS)
-    # None: the method's default, as in a study file (dopri5 integrates index1 and projects every step).
+    # None: the method's default, as in a study file (dopri5 integrates index1 and projects every step;
+    # auto projects every step and runs its implicit phases on index3).
     if formulation is None:
         formulation = "index1" if method == "dopri5" else "index3"
     if projection is None:
-        projection = "coordinate" if method == "dopri5" else "none"
+        projection = "coordinate" if method in EXPLICIT_METHODS else "none"
     formulation = _choice("formulation", formulation, FORMULATIONS)
     projection = _choice("projection", projection, PROJECTIONS)
     for key in solver:
@@ -284,15 +287,18 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     save : array_like, optional
         The save times (1-D, increasing, within [t0, t1]); default 101 points from t0 to t1.
     method : str, default "radau5"
-        "radau5", "bdf", "radau3", "euler", "rhoinf" or "dopri5" (explicit, for members that are not stiff).
+        "radau5", "bdf", "radau3", "euler", "rhoinf", "dopri5" (explicit, for members that are not stiff) or
+        "auto" (dopri5 while a member is not stiff, Radau IIA 5 while it is; the Dataset's explicit_steps,
+        method_switches and stiffness_detections say what each member did).
     formulation : str, optional
-        "index3", "ggl", "index1" or "projected-invariants"; default "index3" ("index1" with dopri5).
+        "index3", "ggl", "index1" or "projected-invariants"; default "index3" ("index1" with dopri5; with
+        auto it names the implicit phases' formulation, index3 or ggl).
     rtol : float, default 1e-6
         The relative tolerance.
     atol : float or dict, default 1e-6
         A number, or ``{"q": .., "v": .., "lambda": ..}`` (the groups not given keep 1e-6).
     projection : str, optional
-        "none", "coordinate" or "post-stabilization"; default "none" ("coordinate" with dopri5).
+        "none", "coordinate" or "post-stabilization"; default "none" ("coordinate" with dopri5 and auto).
     backend : str, default "omp"
         "omp" (the CPU cores' thread team), "serial" or "cuda".
     threads : int, default 0
@@ -362,7 +368,7 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     # and of the parameters; outputs at every save time, the final state and time; status and counters.
     ny = 2 * model.n + 2 * model.m + model.k
     kept = 8 * (2 * model.n + len(model.parameters) + 2 * model.n + (len(save_times) + 1) * ny + 1) + 8 * (
-        2 * len(_dataset.MEMBER_COUNTERS) + 1)
+        2 * (len(_dataset.MEMBER_COUNTERS) + len(_dataset.EXPLICIT_COUNTERS)) + 1)
     P, X, columns, count = members_of(model, vary, params, initial, members, kept,
                                       "initial state, outputs at every save time, final state, status and counters")
     q0, v0 = model._engine.initial_state(P, X)
@@ -388,7 +394,8 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
         groups["nu"] = (2 * n + 2 * m, k)
     trajectories = {name: y[:, :, start:start + size] for name, (start, size) in groups.items()}
     counters = dict(r["counters"])
-    counters = {name: (r["t_final"] if name == "final_t" else counters[name]) for name in _dataset.MEMBER_COUNTERS}
+    counters = {name: (r["t_final"] if name == "final_t" else counters[name]) for name in _dataset.MEMBER_COUNTERS
+                + (_dataset.EXPLICIT_COUNTERS if method in EXPLICIT_METHODS else ())}
     for message in initial_correction_messages(r["status"], counters, q0, v0, options):
         warnings.warn(message, InitialCorrectionWarning, stacklevel=2)
     attrs = {"model": model.name, "n": n, "m": m, "k": k, "members": count, "method": method,

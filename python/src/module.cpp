@@ -176,7 +176,8 @@ Enum choose(const py::handle& value, const char* key, const std::pair<const char
 constexpr std::pair<const char*, lockstep::method_kind> method_choices[] = {
     {"bdf", lockstep::method_kind::bdf},     {"radau5", lockstep::method_kind::radau5},
     {"radau3", lockstep::method_kind::radau3}, {"euler", lockstep::method_kind::euler},
-    {"rhoinf", lockstep::method_kind::rhoinf}, {"dopri5", lockstep::method_kind::dopri5}};
+    {"rhoinf", lockstep::method_kind::rhoinf}, {"dopri5", lockstep::method_kind::dopri5},
+    {"auto", lockstep::method_kind::automatic}};
 constexpr std::pair<const char*, lockstep::formulation> formulation_choices[] = {
     {"index3", lockstep::formulation::index3},
     {"ggl", lockstep::formulation::ggl},
@@ -433,6 +434,9 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
   integer_counter("dropped_rows", &lockstep::member_counters::dropped_rows);
   integer_counter("rank_changes", &lockstep::member_counters::rank_changes);
   real_counter("max_dropped_phi", &lockstep::member_counters::max_dropped_phi);
+  integer_counter("explicit_steps", &lockstep::member_counters::explicit_steps);
+  integer_counter("method_switches", &lockstep::member_counters::method_switches);
+  integer_counter("stiffness_detections", &lockstep::member_counters::stiffness_detections);
 
   py::dict out;
   out["outputs"] = owned_array(std::move(s.outputs), {N, S, ny});

@@ -112,7 +112,7 @@ TEST(LockstepExitCodes, SomeMembersFailingGiveExitOneWithCompleteResults) {
 
 // A strongly damped oscillator (d = 2000: a decay rate of 2000 per second) is stiff: the explicit
 // method's steps stay at its stability limit and the member runs out of max_steps, and the summary says
-// what that may mean; the lightly damped member finishes, and Radau IIA finishes both.
+// what that may mean; the lightly damped member finishes, and Radau IIA finishes both, as auto does.
 constexpr const char* stiff_member_study = R"([model]
 name = "linear_oscillator"
 [solver]
@@ -137,8 +137,16 @@ TEST(LockstepExitCodes, TheExplicitMethodsMembersThatRunOutOfStepsGetAHint) {
   EXPECT_NE(explicit_run.err.find("1 member of the explicit method dopri5 ran out of steps"), std::string::npos)
       << explicit_run.err;
   EXPECT_NE(explicit_run.err.find("run them with radau5 or bdf"), std::string::npos) << explicit_run.err;
+  EXPECT_NE(explicit_run.err.find("1 member of the explicit method dopri5 turned stiff"), std::string::npos)
+      << explicit_run.err;
   const run_result implicit_run = run_study(dir, "radau5", study("radau5"), {}, 0, "implicit");
   EXPECT_EQ(implicit_run.err.find("ran out of steps"), std::string::npos) << implicit_run.err;
+  // Auto switches the stiff member to Radau IIA 5, and both finish.
+  const run_result auto_run = run_study(dir, "auto", study("auto"), {}, 0, "auto");
+  EXPECT_NE(auto_run.err.find("2 members: 2 succeeded"), std::string::npos) << auto_run.err;
+  EXPECT_NE(auto_run.err.find("method auto: 1 of 2 members switched between dopri5 and Radau IIA 5 (1 switch)"),
+            std::string::npos)
+      << auto_run.err;
 }
 
 TEST(LockstepExitCodes, EveryMemberFailingStillWritesAllResultsAndExitsOne) {

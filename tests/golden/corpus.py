@@ -105,6 +105,11 @@ CASES = [
     case("pendulum-dopri5-index1", "pendulum", "dopri5", "index1"),
     case("knife_edge-dopri5-index1-post-stabilization", "knife_edge", "dopri5", "index1", "post-stabilization"),
     case("double_pendulum-dopri5-index1-coordinate", "double_pendulum", "dopri5", "index1", "coordinate"),
+    # Auto: members that turn stiff (damping 113-10604: 5 of 8) and switch to Radau IIA 5, beside members
+    # that stay explicit (0.19-17); and members that are never stiff, with the implicit phases on ggl.
+    case("linear_oscillator-auto-index3-coordinate", "linear_oscillator", "auto", "index3", "coordinate",
+         variants=FULL, members=8, vary='"params.d" = { lognormal = { mu = 3.0, sigma = 3.0 } }'),
+    case("pendulum-auto-ggl-post-stabilization", "pendulum", "auto", "ggl", "post-stabilization"),
     case("pendulum-radau5-index1", "pendulum", "radau5", "index1"),
     case("pendulum-radau5-index1-baumgarte", "pendulum", "radau5", "index1", solver="baumgarte = { alpha = 5.0, beta = 5.0 }\n"),
     case("pendulum-bdf-index1-coordinate", "pendulum", "bdf", "index1", "coordinate"),

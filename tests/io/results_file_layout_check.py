@@ -362,6 +362,15 @@ members = 4
 "params.L" = { normal = { mean = 1.0, std = 0.1 } }
 [derivative_measures]
 """),
+    # Method auto: the explicit method's counters.
+    Run("auto_method", """
+[model]
+name = "pendulum"
+[solver]
+method = "auto"
+[time]
+t1 = 0.5
+""" + pendulum_varied(2)),
     # Two MPI ranks: the root attribute mpi_ranks.
     Run("mpi_two_ranks", """
 [model]

@@ -516,6 +516,24 @@ TEST(StudyFile, Dopri5DefaultsToIndex1WithTheCoordinateProjection) {
   EXPECT_EQ(b.solver.projection, projection_kind::none);
 }
 
+// Auto projects after every step, and its implicit phases run index3 unless the study names ggl.
+TEST(StudyFile, AutoDefaultsToIndex3WithTheCoordinateProjection) {
+  // Arrange
+  const char* plain = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"auto\"\n[time]\nt1 = 1\n";
+  const char* ggl = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"auto\"\nformulation = \"ggl\"\n"
+                    "projection = \"post-stabilization\"\n[time]\nt1 = 1\n";
+
+  // Act
+  const study_spec a = parse_study(plain, "a.toml"), b = parse_study(ggl, "b.toml");
+
+  // Assert
+  EXPECT_EQ(a.solver.method, method_kind::automatic);
+  EXPECT_EQ(a.solver.form, formulation::index3);
+  EXPECT_EQ(a.solver.projection, projection_kind::coordinate);
+  EXPECT_EQ(b.solver.form, formulation::ggl);
+  EXPECT_EQ(b.solver.projection, projection_kind::post_stabilization);
+}
+
 TEST(StudyFile, RhoinfReadsItsSpectralRadiusAndAcceptsOneOnGglWithFixedSteps) {
   // Arrange
   const char* index3 = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"rhoinf\"\nrho_inf = 0.25\n[time]\nt1 = 1\n";
@@ -621,7 +639,13 @@ const malformed_case malformed_cases[] = {
     {"unknown method, close to a known one", BASE "[solver]\nmethod = \"radua5\"\n", "6:10",
      "[solver] unknown method \"radua5\"; did you mean \"radau5\"?"},
     {"unknown method, close to nothing", BASE "[solver]\nmethod = \"rk4\"\n", "6:10",
-     "[solver] unknown method \"rk4\"; available: bdf, radau5, radau3, euler, rhoinf, dopri5"},
+     "[solver] unknown method \"rk4\"; available: bdf, radau5, radau3, euler, rhoinf, dopri5, auto"},
+    {"auto on the explicit method's formulation", BASE "[solver]\nmethod = \"auto\"\nformulation = \"index1\"\n", "6:10",
+     "[solver] method \"auto\" with formulation \"index1\" is refused: auto runs its explicit phases on index1"},
+    {"auto without a projection", BASE "[solver]\nmethod = \"auto\"\nprojection = \"none\"\n", "6:10",
+     "[solver] method \"auto\" with formulation \"index3\" is refused: auto needs a projection after every step"},
+    {"auto with fixed steps", BASE "[solver]\nmethod = \"auto\"\nfixed_h = 0.01\n", "6:10",
+     "is refused: auto switches where the explicit method's steps are held by its stability limit"},
     {"dopri5 on an implicit method's formulation", BASE "[solver]\nmethod = \"dopri5\"\nformulation = \"ggl\"\n", "6:10",
      "[solver] method \"dopri5\" with formulation \"ggl\" is refused: dopri5 integrates the index-1 equations"},
     {"dopri5 with Baumgarte's gains", BASE "[solver]\nmethod = \"dopri5\"\nbaumgarte = { alpha = 1.0 }\n", "6:10",
@@ -786,6 +810,8 @@ const malformed_case malformed_cases[] = {
      "[derivative_measures] averages over independent points of the inputs, which the rows of [sensitivity]'s design"},
     {"derivative measures of an explicit method", BASE "[solver]\nmethod = \"dopri5\"\n" VARY_L1 "[derivative_measures]\n",
      "9:1", "[derivative_measures] takes the forward sensitivities of [solver] method \"dopri5\""},
+    {"derivative measures of auto", BASE "[solver]\nmethod = \"auto\"\n" VARY_L1 "[derivative_measures]\n",
+     "9:1", "[derivative_measures] takes the forward sensitivities of [solver] method \"auto\""},
     {"derivative measures max_failed of 1", BASE VARY_L1 "[derivative_measures]\nmax_failed = 1\n", "8:14",
      "[derivative_measures] max_failed must be in [0, 1) (got 1)"},
 #undef VARY_L1

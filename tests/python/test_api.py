@@ -112,6 +112,37 @@ def test_the_explicit_method_takes_its_own_defaults_and_is_refused_tangents():
         lockstep.lyapunov("double_pendulum", t=1.0, solver_method="dopri5", formulation="index1")
 
 
+def test_auto_switches_the_stiff_members_and_each_agrees_with_scipy():
+    # The linear oscillator on its plane z = a x + b y, damped by d: in (x, y), with g = (a, b),
+    #     m (I + g g^T) q'' = -(diag(k1, k2) + k3 g g^T) q - d (I + g g^T) q',
+    # solved by SciPy's Radau at rtol 1e-12, an independent solution. Damping 0.2 and 1 is not stiff
+    # (auto stays explicit); 500 and 3000 is (an eigenvalue near -d: auto switches to Radau IIA 5).
+    integrate = pytest.importorskip("scipy.integrate")
+    names = [p.name for p in lockstep.model("linear_oscillator").parameters]
+    defaults = dict(zip(names, [p.default for p in lockstep.model("linear_oscillator").parameters]))
+    damping = [0.2, 1.0, 500.0, 3000.0]
+    ds = lockstep.solve("linear_oscillator", method="auto", vary={"params.d": damping}, t=2.0, save=[2.0],
+                        rtol=1e-8, atol=1e-8)
+    assert ds.attrs["method"] == "auto" and ds.attrs["formulation"] == "index3"
+    assert list(ds.status_name.values) == ["success"] * 4
+    switches = ds.method_switches.values
+    assert list(switches[:2]) == [0, 0] and (switches[2:] >= 1).all()
+    assert (ds.explicit_steps.values[:2] == ds.steps.values[:2]).all()
+    assert (ds.explicit_steps.values[2:] < ds.steps.values[2:]).all()
+    g = np.array([defaults["a"], defaults["b"]])
+    mass = defaults["m"] * (np.eye(2) + np.outer(g, g))
+    stiffness = np.diag([defaults["k1"], defaults["k2"]]) + defaults["k3"] * np.outer(g, g)
+    x0 = np.array([1.0, 0.0, 0.0, 0.0])  # the model's default initial inputs: x0 = 1, at rest
+    for i, d in enumerate(damping):
+        def rhs(_, y, d=d):
+            q, v = y[:2], y[2:]
+            return np.concatenate([v, np.linalg.solve(mass, -stiffness @ q) - d / defaults["m"] * v])
+        ref = integrate.solve_ivp(rhs, (0.0, 2.0), x0, method="Radau", rtol=1e-12, atol=1e-14).y[:, -1]
+        q = ds.q.values[i, -1]
+        assert np.max(np.abs(q[:2] - ref[:2])) < 1e-6, (d, q, ref)
+        assert abs(q[2] - g @ ref[:2]) < 1e-6, (d, q, ref)
+
+
 def test_multiplier_convention_and_constraint_rank_counters():
     # The built-in double pendulum has independent constraints: no row dropped, both conventions the
     # same multipliers, and the convention recorded.

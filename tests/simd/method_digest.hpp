@@ -131,7 +131,8 @@ inline std::uint64_t digest_of(const member_counters& c) {
                         double(c.newton_failures), double(c.jacobian_evaluations), double(c.lu_factorizations),
                         double(c.model_evaluations), c.last_h, c.max_phi, c.max_velocity_residual,
                         c.init_q_correction, c.init_v_correction, double(c.projections), c.max_projection_q,
-                        c.max_projection_v, double(c.dropped_rows), double(c.rank_changes), c.max_dropped_phi};
+                        c.max_projection_v, double(c.dropped_rows), double(c.rank_changes), c.max_dropped_phi,
+                        double(c.explicit_steps), double(c.method_switches), double(c.stiffness_detections)};
   static_assert(sizeof(member_counters) == sizeof all, "a count of member_counters is missing here");
   digest_values(h, all, std::size(all));
   return h;

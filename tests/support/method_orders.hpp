@@ -389,6 +389,7 @@ inline std::vector<int> pendulum_steps_of(const method_variant& m, formulation f
   switch (m.kind) {
     case method_kind::radau5: return {20, 40, 80};
     case method_kind::dopri5: return {32, 64, 128};
+    case method_kind::automatic: break;  // adaptive only: its phases' orders are dopri5's and radau5's
     case method_kind::radau3: return {40, 80, 160, 320};
     case method_kind::euler: return {320, 640, 1280, 2560};
     case method_kind::rhoinf:
@@ -409,6 +410,7 @@ inline std::vector<int> knife_steps_of(const method_variant& m) {
   switch (m.kind) {
     case method_kind::radau5: return {16, 32, 64};  // N = 8: newton_failure (h = 1/8 too long for Newton)
     case method_kind::dopri5: return {16, 32, 64};
+    case method_kind::automatic: break;  // adaptive only
     case method_kind::radau3: return {20, 40, 80, 160};
     case method_kind::euler: return {320, 640, 1280, 2560};
     case method_kind::rhoinf: return {40, 80, 160, 320};

@@ -39,13 +39,13 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 9u
+#define LOCKSTEP_ENGINE_ABI_VERSION 10u
 /* The function an engine library exports, `const lockstep_engine* LOCKSTEP_ENGINE_ENTRY(void)`, and
  * its symbol's name: each names the ABI version it implements (abi_support.hpp checks that they
  * agree), so a host finds no entry point in a library built for another version rather than one that
  * could be misread. */
-#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v9
-#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v9"
+#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v10
+#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v10"
 
 typedef struct lockstep_abi_header {
   uint32_t abi_version; /* LOCKSTEP_ENGINE_ABI_VERSION */
@@ -232,8 +232,8 @@ typedef struct lockstep_device_run {
   long chunk_size_used;      /* out */
 } lockstep_device_run;
 
-/* The methods (lockstep::method_kind: bdf, radau5, radau3, euler, rhoinf, dopri5). */
-#define LOCKSTEP_METHOD_COUNT 6
+/* The methods (lockstep::method_kind: bdf, radau5, radau3, euler, rhoinf, dopri5, auto). */
+#define LOCKSTEP_METHOD_COUNT 7
 
 /* What an engine runs with one method: a chunk of members, and their tangents. The engine of a model
  * file is compiled for the methods its study asks for (docs/MODEL-FILES.md, "What is compiled"): a

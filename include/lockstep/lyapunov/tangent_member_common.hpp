@@ -26,6 +26,10 @@ LOCKSTEP_HD constexpr const char* tangent_check_options(const solver_options& op
     return "tangent propagation (sensitivities, Lyapunov spectra) is implemented for bdf and the Radau IIA "
            "methods (radau5, radau3, euler), not for dopri5: its variational equations through the "
            "acceleration system and the projection are not implemented";
+  if (opt.method == method_kind::automatic)
+    return "tangent propagation (sensitivities, Lyapunov spectra) is implemented for bdf and the Radau IIA "
+           "methods (radau5, radau3, euler), not for auto: its explicit phases are dopri5's, whose variational "
+           "equations are not implemented";
   if (opt.form != formulation::ggl && opt.form != formulation::index3)
     return "tangent propagation supports the formulations ggl and index3 only (bdf: index3 with fixed steps)";
   if (opt.projection != projection_kind::none)

@@ -43,6 +43,28 @@
 // next step's first stage k1 stays the derivative at the unprojected end (FSAL): the
 // correction is of the size of the local error and enters the next step times h, one order above it.
 //
+// Stiffness test (Hairer & Wanner 1996, IV.2, "Automatic stiffness detection"; Shampine 1977; as in
+// Hairer's code DOPRI5). The seventh and sixth stages are both at c = 1, so
+//     h lambda ~ h ||k7 - k6|| / ||x7 - x6||      (Euclidean norms over x = (q, v))
+// estimates h times the Jacobian's dominant eigenvalue along the direction the step's errors excite.
+// Where it stays near the edge of the method's stability domain on the negative real axis (about 3.3),
+// the step size is held by stability, not accuracy: the member is stiff. One large value is not
+// stiffness (a highly oscillatory member spikes on isolated steps), so the rule is DOPRI5's: 15
+// accepted steps above the threshold before 6 steps below it (which start the count afresh). The
+// member then counts a stiffness detection and sets `turned_stiff` (method/auto_switch.hpp switches to
+// the implicit method on it; dopri5 alone goes on, and `lockstep run` names such members). The test
+// runs on every accepted step: two norms beside the step's six saddle-point solves.
+//
+// The threshold is 2.5, not DOPRI5's 3.25, by measurement (every accepted step's h lambda, rtol 1e-2 ...
+// 1e-10): at tight tolerances the controller holds a stiff member's steps further inside the stability
+// domain, at h lambda 3.0-3.1 for a damper of 10^4 at rtol 1e-8 and 2.5-2.8 at 3e-9 (tests/method/
+// auto_switch_test.cpp's member), which 3.25 never flags although the explicit method then takes 30
+// times Radau IIA 5's steps; the largest value on members that are not stiff (pendulum, double
+// pendulum, Andrews' squeezer, the lightly damped oscillator) was 2.05 from rtol 1e-4 on, and looser
+// tolerances' larger values (6.8 on the double pendulum at 1e-2) came on isolated steps that the rule
+// does not count as stiff. The car axis, a stiff problem of the IVP Test Set, is flagged at rtol 1e-2
+// and 1e-3 with either threshold.
+//
 // Redundant constraints: the rank decision of the initial point (formulation/constraint_rank.hpp)
 // holds for the whole run; its dropped rows are left out of every stage's system, and monitored after
 // each step (stepper/member.hpp, dropped_rows_hold, from G at the accepted point). A row that becomes
@@ -97,6 +119,26 @@ struct explicit_constraint_rows {
   mat<double, Model::m, Model::n> G;
 };
 
+// DOPRI5's stiffness rule (header): the accepted steps with h lambda above the threshold, and those
+// below it since the last one above.
+struct stiffness_test {
+  static constexpr double threshold = 2.5;  // h lambda (header: measured below DOPRI5's 3.25)
+  static constexpr int stiff_after = 15, reset_after = 6;
+  int stiff_steps = 0;
+  int nonstiff_steps = 0;
+
+  // Records one accepted step's h lambda; true on the step that makes the member stiff (the count's
+  // 15th), once per stiff episode.
+  LOCKSTEP_HD bool record(double h_lambda) {
+    if (h_lambda > threshold) {
+      nonstiff_steps = 0;
+      return ++stiff_steps == stiff_after;
+    }
+    if (++nonstiff_steps == reset_after) stiff_steps = 0;
+    return false;
+  }
+};
+
 template <class Model>
 struct dopri5_state {
   static constexpr int d = 2 * Model::n;  // the ODE's unknowns x = (q, v)
@@ -112,6 +154,9 @@ struct dopri5_state {
   bool last_rejected = false;
   int consecutive_cuts = 0;      // stage failures in a row
   double error = 0.0;            // the weighted error estimate of the last adaptive attempt
+  double h_lambda = 0.0;         // the stiffness test's estimate of the last accepted step (header)
+  stiffness_test stiffness;
+  bool turned_stiff = false;     // set by the step that completed a stiff episode (header)
   explicit_constraint_rows<Model> rows;
 };
 
@@ -206,7 +251,7 @@ LOCKSTEP_HD attempt_result dopri5_attempt(dopri5_state<Model>& s, double t_end, 
   const double h = plan.h;
   const bool fixed = opt.fixed_h > 0.0;
 
-  vec<double, d> x0, stage[T::stages];
+  vec<double, d> x0, x6, stage[T::stages];  // x6: the sixth stage's argument (the stiffness test)
   for (int i = 0; i < n; ++i) {
     x0[i] = s.y[L::q + i];
     x0[n + i] = s.y[L::v + i];
@@ -220,6 +265,7 @@ LOCKSTEP_HD attempt_result dopri5_attempt(dopri5_state<Model>& s, double t_end, 
     for (int j = 0; j < i; ++j)
       if (T::a[i][j] != 0.0)
         for (int c = 0; c < d; ++c) xi[c] += h * T::a[i][j] * stage[j][c];
+    if (i == T::stages - 2) x6 = xi;
     if (i == T::stages - 1) x1 = xi;  // the fifth-order solution: b is the last stage's row (FSAL)
     ++counters.model_evaluations;
     ++counters.lu_factorizations;
@@ -281,10 +327,25 @@ LOCKSTEP_HD attempt_result dopri5_attempt(dopri5_state<Model>& s, double t_end, 
   }
   for (int i = 0; i < m; ++i) s.y[L::lambda + i] = lambda[i];
   for (int i = 0; i < k; ++i) s.y[L::nu + i] = nu[i];
+  // The stiffness test (header): the seventh and sixth stages, both at c = 1.
+  {
+    double num = 0.0, den = 0.0;
+    for (int c = 0; c < d; ++c) {
+      const double dk = stage[T::stages - 1][c] - stage[T::stages - 2][c], dx = x1[c] - x6[c];
+      num += dk * dk;
+      den += dx * dx;
+    }
+    s.h_lambda = den > 0.0 ? h * sqrt(num / den) : 0.0;
+    if (s.stiffness.record(s.h_lambda)) {
+      s.turned_stiff = true;
+      ++counters.stiffness_detections;
+    }
+  }
   s.f = stage[T::stages - 1];
   s.t = plan.t_new;
   s.h_last = h;
   ++counters.steps;
+  ++counters.explicit_steps;
   counters.last_h = h;
   s.consecutive_cuts = 0;
   if constexpr (m > 0)

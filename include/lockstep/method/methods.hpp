@@ -14,6 +14,7 @@
 
 #include <type_traits>
 
+#include "lockstep/method/auto_switch.hpp"
 #include "lockstep/method/bdf.hpp"
 #include "lockstep/method/dopri5.hpp"
 #include "lockstep/method/radau.hpp"
@@ -162,6 +163,52 @@ struct dopri5_method : current_point_in_y {
   LOCKSTEP_HD static auto& jacobian(State& s) { return s.rows; }
 };
 
+// Method "auto" (method/auto_switch.hpp): dopri5 while the member is not stiff, Radau IIA 5 while it
+// is. Time, current point and dense output are those of the phase stepping; the constraint rows are the
+// explicit phase's, which the implicit phase's attempts keep up to date.
+struct auto_method {
+  static constexpr method_kind kind = method_kind::automatic;
+  template <class Model>
+  using state = auto_state<Model>;
+
+  LOCKSTEP_HD static const char* check_options(const solver_options& opt) { return auto_check_options(opt); }
+  template <class Model>
+  LOCKSTEP_HD static void start(state<Model>& s, double t0, double t1, const initial_values<Model>& init,
+                                const solver_options& opt) {
+    auto_start(s, t0, t1, init, opt);
+  }
+  template <class Model>
+  LOCKSTEP_HD static attempt_result attempt(state<Model>& s, double t_end, const double* p, const solver_options& opt,
+                                            member_counters& c, member_status& why) {
+    return auto_attempt<Model>(s, t_end, p, opt, c, why);
+  }
+  template <class Model>
+  LOCKSTEP_HD static void dense_output(const state<Model>& s, double t, state_vector<Model>& y) {
+    auto_dense_output(s, t, y);
+  }
+  template <class Model>
+  LOCKSTEP_HD static double time(const state<Model>& s) {
+    return s.stiff ? s.implicit_phase.t : s.explicit_phase.t;
+  }
+  template <class Model>
+  LOCKSTEP_HD static const state_vector<Model>& current(const state<Model>& s) {
+    return s.stiff ? s.implicit_phase.y : s.explicit_phase.y;
+  }
+  template <class Model>
+  LOCKSTEP_HD static void replace_current(state<Model>& s, const state_vector<Model>& y) {
+    if (s.stiff) s.implicit_phase.y = y;
+    else dopri5_replace_current(s.explicit_phase, y);
+  }
+  template <class Model>
+  LOCKSTEP_HD static void place_unstarted(state<Model>& s, double t, const state_vector<Model>& y) {
+    s.stiff = false;
+    s.explicit_phase.t = t;
+    s.explicit_phase.y = y;
+  }
+  template <class State>  // a state<Model>, const or not
+  LOCKSTEP_HD static auto& jacobian(State& s) { return s.explicit_phase.rows; }
+};
+
 // Why the options are refused by the method they name ("" when accepted).
 LOCKSTEP_HD const char* check_method_options(const solver_options& opt) {
   switch (opt.method) {
@@ -171,6 +218,7 @@ LOCKSTEP_HD const char* check_method_options(const solver_options& opt) {
     case method_kind::euler: return euler_method::check_options(opt);
     case method_kind::rhoinf: return rhoinf_method::check_options(opt);
     case method_kind::dopri5: return dopri5_method::check_options(opt);
+    case method_kind::automatic: return auto_method::check_options(opt);
   }
   return "unknown method";
 }
@@ -185,6 +233,7 @@ constexpr decltype(auto) visit_method(method_kind kind, F&& f) {
     case method_kind::euler: return f.template operator()<euler_method>();
     case method_kind::rhoinf: return f.template operator()<rhoinf_method>();
     case method_kind::dopri5: return f.template operator()<dopri5_method>();
+    case method_kind::automatic: return f.template operator()<auto_method>();
     case method_kind::bdf: break;
   }
   return f.template operator()<bdf_method>();
@@ -199,6 +248,7 @@ constexpr void for_each_method(F&& f) {
   f.template operator()<euler_method>();
   f.template operator()<rhoinf_method>();
   f.template operator()<dopri5_method>();
+  f.template operator()<auto_method>();
 }
 
 // Which methods a driver is compiled for: every_method (the default) chooses among all of them at run

@@ -32,7 +32,8 @@ LOCKSTEP_HD constexpr const char* init_mode_name(init_mode m) {
 // projection_metric (the metric of minimal-norm corrections) and projection_kind (what follows every
 // accepted step) live with the projections in formulation/projection.hpp.
 
-// The integration method (method/bdf.hpp, method/radau.hpp, method/rhoinf.hpp, method/dopri5.hpp).
+// The integration method (method/bdf.hpp, method/radau.hpp, method/rhoinf.hpp, method/dopri5.hpp,
+// method/auto_switch.hpp).
 enum class method_kind : int {
   bdf = 0,     // variable-order variable-step BDF 1-5 (ggl; index3 with fixed steps only)
   radau5 = 1,  // Radau IIA, 3 stages, order 5 (index3 and ggl)
@@ -40,6 +41,7 @@ enum class method_kind : int {
   euler = 3,   // backward Euler, Radau IIA with 1 stage (index3 and ggl)
   rhoinf = 4,  // the two-step method of Mantegazza & Masarati 2012, eqs. 74-77 with spectral radius rho_inf at infinity
   dopri5 = 5,  // Dormand & Prince's explicit pair 5(4) on index1, projected after each step (method/dopri5.hpp)
+  automatic = 6,  // "auto": dopri5 while the member is not stiff, Radau IIA 5 while it is (method/auto_switch.hpp)
 };
 
 // The name used in study files and results.
@@ -51,13 +53,20 @@ LOCKSTEP_HD constexpr const char* method_name(method_kind m) {
     case method_kind::euler: return "euler";
     case method_kind::rhoinf: return "rhoinf";
     case method_kind::dopri5: return "dopri5";
+    case method_kind::automatic: return "auto";
   }
   return "unknown";
 }
 
+// Whether a method takes explicit steps: dopri5, and auto while its member is not stiff. Their members
+// report explicit_steps, method_switches and stiffness_detections (member_counters).
+LOCKSTEP_HD constexpr bool takes_explicit_steps(method_kind m) {
+  return m == method_kind::dopri5 || m == method_kind::automatic;
+}
+
 // Whether a method's members run in SIMD lanes where the engine has them (lockstep/simd/member_inl.hpp:
-// the implicit methods); dopri5 runs one member at a time in every engine.
-LOCKSTEP_HD constexpr bool runs_in_lanes(method_kind m) { return m != method_kind::dopri5; }
+// the implicit methods); dopri5 and auto run one member at a time in every engine.
+LOCKSTEP_HD constexpr bool runs_in_lanes(method_kind m) { return !takes_explicit_steps(m); }
 
 // Which multipliers a member with redundant constraints reports (formulation/minimum_norm_multipliers.hpp).
 // Its positions and velocities are unique; its constraint forces G^T lambda + A^T nu are too, but not
@@ -212,6 +221,13 @@ struct member_counters {
   long dropped_rows = 0;
   long rank_changes = 0;
   double max_dropped_phi = 0.0;
+  // The explicit method (method/dopri5.hpp) and auto's switching (method/auto_switch.hpp): accepted
+  // steps taken by dopri5 (steps - explicit_steps were implicit), switches between the explicit and
+  // the implicit method, and how often the explicit method's stiffness test found its steps held by
+  // its stability limit (Hairer's rule: 15 such steps before 6 that are not).
+  long explicit_steps = 0;
+  long method_switches = 0;
+  long stiffness_detections = 0;
 };
 
 }  // namespace lockstep
