@@ -178,6 +178,45 @@ def cart_pendulum(**changes):
     return arguments
 
 
+def test_a_pendulum_on_a_stiff_spring_switches_to_the_implicit_method_and_agrees_with_scipy(model_cache):
+    # The cart on a spring with a pendulum, the spring damped by c. Members 0-1 (k = 20, 200 N/m,
+    # undamped) are not stiff and stay in dopri5; members 2-3 (k = 1e6 N/m, c = 2000 and 20000 N s/m:
+    # the cart's mode decays at about -1000 and -20000 per second while the bob swings at 3.5 rad/s)
+    # are at rtol 1e-6, and switch to Radau IIA 5. (Stiffness is relative to the accuracy asked for: at
+    # rtol 1e-8, dopri5's steps on member 2 are below its stability limit, and it stays explicit.)
+    # Each against SciPy's Radau at rtol 1e-12 on the equations in the
+    # cart's position xc and the rod's angle theta from the downward vertical, written by hand:
+    #     (mc + mb) xc'' + mb L (cos theta theta'' - sin theta theta'^2) = -k xc - c xc',
+    #     cos theta xc'' + L theta'' + g sin theta = 0.
+    integrate = pytest.importorskip("scipy.integrate")
+    xc, vxc = sympy.symbols("xc vxc", real=True)
+    k, c = sympy.symbols("k c", real=True)
+    mb, g = sympy.symbols("mb g", real=True)
+    arguments = cart_pendulum(force=[-k * xc - c * vxc, 0, -mb * g])
+    arguments["parameters"] = {**arguments["parameters"], c: 0.0}
+    model = lockstep.Model.from_sympy("stiff_spring_pendulum", **arguments)
+    springs = {"params.k": np.array([20.0, 200.0, 1e6, 1e6]), "params.c": np.array([0.0, 0.0, 2000.0, 20000.0])}
+    rtol, t1 = 1e-6, 2.0
+    ds = lockstep.solve(model, method="auto", vary=springs, t=(0.0, t1), save=[t1], rtol=rtol, atol=rtol)
+    assert list(ds.status_name.values) == ["success"] * 4
+    assert list(ds.method_switches.values[:2]) == [0, 0] and (ds.method_switches.values[2:] >= 1).all()
+    assert (ds.steps.values[2:] > ds.explicit_steps.values[2:]).all()
+    mc, m_bob, L, gravity, theta0 = 1.0, 0.5, 0.8, 9.81, 1.0
+    for i in range(4):
+        k_i, c_i = springs["params.k"][i], springs["params.c"][i]
+
+        def rhs(_, y, k_i=k_i, c_i=c_i):
+            x, theta, vx, w = y
+            matrix = np.array([[mc + m_bob, m_bob * L * np.cos(theta)], [np.cos(theta), L]])
+            right = np.array([-k_i * x - c_i * vx + m_bob * L * np.sin(theta) * w**2, -gravity * np.sin(theta)])
+            return np.concatenate([[vx, w], np.linalg.solve(matrix, right)])
+
+        x, theta, _, _ = integrate.solve_ivp(rhs, (0.0, t1), [0.0, theta0, 0.0, 0.0], method="Radau", rtol=1e-12,
+                                             atol=1e-14).y[:, -1]
+        expected = np.array([x, x + L * np.sin(theta), -L * np.cos(theta)])
+        assert np.max(np.abs(ds.q.values[i, -1] - expected)) < 20 * rtol, (i, ds.q.values[i, -1], expected)
+
+
 def line_of(text, content):
     """The 1-based number of the line of text that is `content`."""
     return text.splitlines().index(content) + 1
