@@ -110,8 +110,8 @@ def main():
         stderr = float(np.max(refs[0]["stderr"]))
     cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     lines = [BEGIN, "## 11. The README's default study, method by method", "",
-             "Written by `bench/default_study_methods.py`; rerun its command to update it. The README's choice of "
-             "method for its default study reads it.", "",
+             "Written by `bench/default_study_methods.py`; rerun its command to update it. docs/how-to/choose-method.md, "
+             "\"Members that turn stiff: auto\", reads it.", "",
              f"- Command, from the repository root: `bench/default_study_methods.py --lockstep {args.lockstep} "
              f"--rounds {args.rounds} --threads {args.threads}` (wall time {time.monotonic() - t0:.0f} s)",
              f"- Date: {start} (UTC, start of the run); source: commit {revision}",
