@@ -36,9 +36,9 @@
 // ggl's internal tolerance is 56 rtol, fitted to the error a member that is not stiff accumulates over
 // its steps, while a stiff member's error is its last steps' local error; on the fading damper of
 // tests/method/auto_switch_test.cpp at rtol 1e-5 Radau IIA 5 alone ends 6e-4 off on ggl and 4e-8 on
-// index3, and auto 3e-2 and 6e-6. A projection after every step
-// (coordinate or post-stabilization) is required: the explicit phase drifts without one. Fixed steps
-// are refused: a step fixed in advance has no stability limit to detect.
+// index3, and auto 3e-2 and 6e-6. A projection after every step (coordinate or post-stabilization) is
+// required: the explicit phase drifts without one. Fixed steps are refused: a step fixed in advance
+// has no stability limit to detect.
 //
 // Redundant constraints: the rank decision lives in the explicit phase's constraint rows (the member
 // stepper's Method::jacobian), copied to and from the implicit phase's Jacobian blocks across its

@@ -57,13 +57,13 @@
 //
 // The threshold is 2.5, not DOPRI5's 3.25, by measurement (every accepted step's h lambda, rtol 1e-2 ...
 // 1e-10): at tight tolerances the controller holds a stiff member's steps further inside the stability
-// domain, at h lambda 3.0-3.1 for a damper of 10^4 at rtol 1e-8 and 2.5-2.8 at 3e-9 (tests/method/
-// auto_switch_test.cpp's member), which 3.25 never flags although the explicit method then takes 30
-// times Radau IIA 5's steps; the largest value on members that are not stiff (pendulum, double
-// pendulum, Andrews' squeezer, the lightly damped oscillator) was 2.05 from rtol 1e-4 on, and looser
-// tolerances' larger values (6.8 on the double pendulum at 1e-2) came on isolated steps that the rule
-// does not count as stiff. The car axis, a stiff problem of the IVP Test Set, is flagged at rtol 1e-2
-// and 1e-3 with either threshold.
+// domain, at h lambda 3.0-3.1 for a damper of 10^4 at rtol 1e-8 and 2.5-2.8 at 3e-9 (the fading damper
+// of tests/method/auto_switch_test.cpp), which 3.25 never flags although the explicit method then
+// takes 30 times Radau IIA 5's steps; the largest value on members that are not stiff (pendulum,
+// double pendulum, Andrews' squeezer, the lightly damped oscillator) was 2.05 from rtol 1e-4 on, and
+// looser tolerances' larger values (6.8 on the double pendulum at 1e-2) came on isolated steps that the
+// rule does not count as stiff. The car axis, a stiff problem of the IVP Test Set, is flagged at rtol
+// 1e-2 and 1e-3 with either threshold.
 //
 // Redundant constraints: the rank decision of the initial point (formulation/constraint_rank.hpp)
 // holds for the whole run; its dropped rows are left out of every stage's system, and monitored after
