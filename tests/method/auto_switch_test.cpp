@@ -24,12 +24,15 @@ namespace {
 // with g = (sin t, sin(t) / 2). q = g exactly, with lambda = 0, from q0 = g(0), v0 = g'(0), whatever C;
 // a deviation along the line decays like e'' + c e' + e = 0, so the member is stiff while C is large
 // and t < 1 (an eigenvalue near -C) and not once the damping has fallen to 1 (t > 1.4 for C = 10^4).
-struct fading_damper {
+// Restated = true states the constraint twice (the second row 2 y - x, dependent on the first): the
+// rank decision drops a row, which auto must carry between its phases (constraint_rank.hpp).
+template <bool Restated>
+struct fading_damper_model {
   static constexpr const char* name = "fading_damper";
   static constexpr const char* description = "particle on y = x / 2 tracking sin t through a damper that fades";
   static constexpr int n = 2;
   static constexpr const char* coordinate_names[n] = {"x", "y"};
-  static constexpr int m = 1;
+  static constexpr int m = Restated ? 2 : 1;
   static constexpr int k = 0;
   static constexpr int n_params = 1;
   static constexpr named_value params[n_params] = {{"C", 1e4, "initial damping, fading at t = 1"}};
@@ -57,6 +60,7 @@ struct fading_damper {
   LOCKSTEP_HD static vec<T, m> constraint(const T&, const vec<T, n>& q, const P*) {
     vec<T, m> phi;
     phi[0] = q[1] - 0.5 * q[0];
+    if constexpr (Restated) phi[1] = 2.0 * q[1] - q[0];
     return phi;
   }
 
@@ -67,6 +71,8 @@ struct fading_damper {
     v0[1] = 0.5;
   }
 };
+
+using fading_damper = fading_damper_model<false>;
 
 solver_options auto_options(double rtol) {
   solver_options opt;
@@ -127,6 +133,24 @@ TEST(AutoSwitch, AStiffPhaseRunsImplicitAndTheMemberSwitchesBackWhenItEnds) {
     EXPECT_LT(deviation(alone, t1), 20.0 * rtol) << rtol;
     EXPECT_LT(std::abs(r.lambda(0, 0)), 20.0 * rtol) << rtol;  // lambda = 0 on the exact trajectory
   }
+}
+
+// The same member with its constraint stated twice: a row is dropped from the start, both phases leave
+// it out, and the motion is the one constraint's (to the tolerance: the phases' systems differ in the
+// dropped row's place).
+TEST(AutoSwitch, ADroppedConstraintRowStaysDroppedAcrossTheSwitches) {
+  using restated = fading_damper_model<true>;
+  const double t1 = 4.0, rtol = 1e-6, p[1] = {1e4};
+  vec<double, 2> q0, v0;
+  restated::initial_state(p, nullptr, q0, v0);
+  const auto r = solve_member<restated>(p, q0, v0, 0.0, t1, auto_options(rtol), {t1});
+  const auto once = solve_fading(1e4, auto_options(rtol), t1);
+  ASSERT_EQ(r.status, member_status::success);
+  EXPECT_EQ(r.counters.method_switches, 2);
+  EXPECT_NE(r.counters.dropped_rows, 0);
+  EXPECT_EQ(r.counters.rank_changes, 0);
+  EXPECT_LT(r.counters.max_dropped_phi, 1e-12);
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(r.q(0, i), once.q(0, i), 20.0 * rtol) << i;
 }
 
 TEST(AutoSwitch, AMemberThatIsNeverStiffIsBitwiseTheExplicitMethodsMember) {
