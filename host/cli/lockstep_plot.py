@@ -80,7 +80,8 @@ OUTPUT_PATTERN = re.compile(r"^(q|v|lambda|mu|nu)(\d+)$")
 MEMBER_DATASETS = ("status", "steps", "rejected", "newton_iterations", "newton_failures", "jacobian_evaluations",
                    "lu_factorizations", "model_evaluations", "projections", "dropped_rows", "rank_changes", "final_t",
                    "final_h", "max_phi", "max_velocity_residual", "init_q_correction", "init_v_correction",
-                   "max_projection_q", "max_projection_v", "max_dropped_phi", "final_q", "final_v", "inputs")
+                   "max_projection_q", "max_projection_v", "max_dropped_phi", "final_q", "final_v", "inputs",
+                   "explicit_steps", "method_switches", "stiffness_detections")
 OTHER_COLUMNS = ("member", "lyapunov_status", "lyapunov_t_start", "lyapunov_t_end")
 LYAPUNOV_COLUMN = re.compile(r"^lambda_\d+$")
 UNSPEAKABLE = re.compile(r"[,.\"'\s]")  # --outputs separates names by commas; v.<name> is a velocity

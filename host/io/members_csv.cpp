@@ -59,6 +59,8 @@ bool names_another_column(std::string_view name, const results_layout& layout) {
     if (name == other) return true;
   for (std::string_view other : member_real_datasets)
     if (name == other) return true;
+  for (std::string_view other : member_explicit_datasets)  // reserved whatever the method: one rule per model
+    if (name == other) return true;
   return is_indexed(name, "lambda_") ||
          std::find(layout.varied_names.begin(), layout.varied_names.end(), name) != layout.varied_names.end();
 }

@@ -33,7 +33,8 @@ namespace lockstep::io {
 //     input such as params.L2, lyapunov_status, lambda_<i>, lyapunov_t_start, lyapunov_t_end; the
 //     Lyapunov names whether or not the study has them, so that a model's columns do not depend on
 //     the study) or of a dataset of /members in results.h5 (status, final_q, final_v, inputs and
-//     member_integer_datasets, member_real_datasets: `lockstep plot --quantity` takes those names);
+//     member_integer_datasets, member_real_datasets, member_explicit_datasets, the last whatever the
+//     method: `lockstep plot --quantity` takes those names);
 //   - has the form of another entry's index name (q<k> for k != j, v<k>, lambda<k>, mu<k>, nu<k>),
 //     which `lockstep plot` takes as aliases;
 //   - contains a comma, a period, a quote or white space (`lockstep plot --outputs` separates names
