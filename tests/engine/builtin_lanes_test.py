@@ -7,12 +7,13 @@ A build whose own engines have no SIMD lanes (the default, baseline) loads, at t
 engine, the engine libraries of the widest instruction set the CPU has (avx2 or avx512) and runs every
 method's members in their lanes (docs/SIMD.md, "The built-in models in the lanes of the CPU at hand").
 LOCKSTEP_BUILTIN_INSTRUCTION_SET chooses a set. For every set this CPU can run, this runs studies of
-three built-in models with BDF, Radau IIA 5 and 3, the rho_inf method and dopri5 (which runs one member
-at a time in every set), members stopped by max_steps among them, and checks
+four built-in models with BDF, Radau IIA 5 and 3, the rho_inf method, dopri5 and auto (which run one
+member at a time in every set; auto's oscillators switch to Radau IIA 5 where their damping is large),
+members stopped by max_steps among them, and checks
 
   - that every dataset of results.h5 is bitwise the baseline's (members one at a time),
   - that the attributes instruction_set and simd_lanes name the set and its width (4, 8; 0 for the
-    baseline, for LOCKSTEP_LANES=0 and for dopri5),
+    baseline, for LOCKSTEP_LANES=0 and for dopri5 and auto),
   - that `lockstep --version` and `lockstep describe` say so,
   - that an unknown set, and a set this CPU lacks, are refused with the choices or the missing feature.
 
@@ -39,6 +40,7 @@ STUDIES = [
     ("slider_crank", "bdf", "ggl", 445),
     ("slider_crank", "rhoinf", "index3", 100000),
     ("double_pendulum", "dopri5", "index1", 100000),  # one member at a time in every set's library
+    ("linear_oscillator", "auto", "index3", 100000),  # likewise, both phases
 ]
 
 STUDY = """
@@ -64,8 +66,10 @@ VARY = {
     "double_pendulum": '"params.L2" = { uniform = [0.8, 1.2] }',
     "andrews": '"params.c0" = { uniform = [4.0e5, 5.0e5] }',
     "slider_crank": '"params.k" = { uniform = [0.0, 100.0] }',
+    "linear_oscillator": '"params.d" = { lognormal = { mu = 3.0, sigma = 3.0 } }',
 }
-TIMES = {"double_pendulum": (3.0, 0.5), "andrews": (0.01, 0.002), "slider_crank": (0.1, 0.02)}
+TIMES = {"double_pendulum": (3.0, 0.5), "andrews": (0.01, 0.002), "slider_crank": (0.1, 0.02),
+         "linear_oscillator": (2.0, 0.5)}
 
 failures = []
 
@@ -173,7 +177,7 @@ def main():
             for label, env, width in runs:
                 values, attributes = run(lockstep, work, f"{name}-{label.replace(' ', '-')}", text, env)
                 expected_set = label if width else "baseline"
-                expected_width = width if method != "dopri5" else 0
+                expected_width = width if method not in ("dopri5", "auto") else 0
                 check(attributes["instruction_set"] == expected_set and attributes["simd_lanes"] == expected_width,
                       f"{name}, {label}: attributes {attributes}")
                 check(sorted(values) == sorted(reference), f"{name}, {label}: other datasets")
