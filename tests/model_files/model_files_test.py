@@ -446,6 +446,7 @@ def case_parts(ctx):
         "lyapunov": '[lyapunov]\nexponents = 2\nrenormalize = 0.5\n',
         "clone": '[lyapunov]\nmethod = "clone"\nrenormalize = 0.5\n',
         "dopri5": '[solver]\nmethod = "dopri5"\n',
+        "auto": '[solver]\nmethod = "auto"\n',
     }
     for name, extra in studies.items():
         ctx.write(f"mine_{name}.toml", STUDY.format(model='source = "copied_pendulum.hpp"') + extra)
@@ -458,7 +459,8 @@ def case_parts(ctx):
                 "bdf": ["bdf"] + (["bdf in SIMD lanes"] if lanes else []),
                 "lyapunov": ["radau5 lyapunov", "tangents"],
                 "clone": ["radau5 lyapunov clone"],
-                "dopri5": ["dopri5"]}  # one member at a time in every engine: no part in lanes
+                "dopri5": ["dopri5"],  # one member at a time in every engine: no part in lanes
+                "auto": ["auto"]}  # likewise; its own part (dopri5's and Radau IIA 5's code, for one member)
     for name, parts in expected.items():
         r = ctx.run("run", f"mine_{name}.toml", "-o", f"mine_{name}")
         check(compiles(r) == 1 and compiled_parts(r) == parts,
@@ -475,8 +477,9 @@ def case_parts(ctx):
     radau5 = ["radau5"] + (["radau5 in SIMD lanes"] if lanes else [])
     check(linked == sorted([["model"], shared + radau5, sorted(shared + ["bdf"] + expected["bdf"][1:]),
                             shared + radau5 + ["radau5 lyapunov", "tangents"],
-                            shared + radau5 + ["radau5 lyapunov clone", "tangents"], sorted(shared + ["dopri5"])]),
-          f"six engines, each linked from the parts its study needed: {linked}")
+                            shared + radau5 + ["radau5 lyapunov clone", "tangents"], sorted(shared + ["dopri5"]),
+                            sorted(shared + ["auto"])]),
+          f"seven engines, each linked from the parts its study needed: {linked}")
     check(len(model_identities(ctx)) == 1, f"one model behind every engine: {records}")
     # Each part compiled once, into parts/.
     parts_dir = os.path.join(ctx.cache, "parts")
