@@ -142,6 +142,7 @@ TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChun
     double fixed_h;  // BDF on index3 runs with fixed steps only
     double t1;
     double tol;  // the low orders at tolerances where they are practical (docs/METHODS.md, "What rtol means")
+    projection_kind projection = projection_kind::none;  // the explicit methods project after every step
   };
   for (const pair& fp : {pair{method_kind::bdf, formulation::ggl, 0.0, 0.1, 1e-5},
                          pair{method_kind::bdf, formulation::index3, 2e-4, 0.05, 1e-5},
@@ -150,9 +151,14 @@ TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChun
                          // the other methods over shorter intervals (euler takes 10-100 times the steps)
                          pair{method_kind::radau3, formulation::index3, 0.0, 0.05, 1e-5},
                          pair{method_kind::euler, formulation::ggl, 0.0, 0.01, 1e-2},
-                         pair{method_kind::rhoinf, formulation::index3, 0.0, 0.05, 1e-3}}) {
+                         pair{method_kind::rhoinf, formulation::index3, 0.0, 0.05, 1e-3},
+                         // the explicit methods likewise (no member here turns stiff: auto's switches are in
+                         // the golden corpus, tests/golden/corpus.py, over threads, chunks and ranks)
+                         pair{method_kind::dopri5, formulation::index1, 0.0, 0.03, 1e-5, projection_kind::coordinate},
+                         pair{method_kind::automatic, formulation::index3, 0.0, 0.03, 1e-5, projection_kind::coordinate}}) {
     auto e = make_ensemble<Model>(200, fp.t1, fp.tol, fp.form, fp.fixed_h);
     e.options.method = fp.method;
+    e.options.projection = fp.projection;
     const auto reference = solve_builtin(e, make_run(backend::serial, 0, 1));
     const auto chunked = solve_builtin(e, make_run(backend::omp, 7, 2));
     const auto whole = solve_builtin(e, make_run(backend::omp, 0, 2));
