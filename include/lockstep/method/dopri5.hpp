@@ -154,7 +154,6 @@ struct dopri5_state {
   bool last_rejected = false;
   int consecutive_cuts = 0;      // stage failures in a row
   double error = 0.0;            // the weighted error estimate of the last adaptive attempt
-  double h_lambda = 0.0;         // the stiffness test's estimate of the last accepted step (header)
   stiffness_test stiffness;
   bool turned_stiff = false;     // set by the step that completed a stiff episode (header)
   explicit_constraint_rows<Model> rows;
@@ -335,8 +334,8 @@ LOCKSTEP_HD attempt_result dopri5_attempt(dopri5_state<Model>& s, double t_end, 
       num += dk * dk;
       den += dx * dx;
     }
-    s.h_lambda = den > 0.0 ? h * sqrt(num / den) : 0.0;
-    if (s.stiffness.record(s.h_lambda)) {
+    const double h_lambda = den > 0.0 ? h * sqrt(num / den) : 0.0;
+    if (s.stiffness.record(h_lambda)) {
       s.turned_stiff = true;
       ++counters.stiffness_detections;
     }
