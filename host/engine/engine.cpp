@@ -140,13 +140,17 @@ void engine::factor(const lockstep_chunk& chunk, const long* members, long count
 }
 
 void engine::finish(const lockstep_chunk& chunk, long first, long count, int* status, member_counters* counters,
-                    double* t_final, double* y_final) const {
+                    double* t_final, double* y_final, const member_event_results& events) const {
   lockstep_member_results out{};
   out.header = abi_header_for<lockstep_member_results>();
   out.status = status;
   out.counters = counters;
   out.t_final = t_final;
   out.y_final = y_final;
+  out.event_counts = events.counts;
+  out.event_first_times = events.first_times;
+  out.event_records_made = events.records_made;
+  out.stop_event = events.stop_event;
   const auto f = method_entry(method_kind(chunk.method), &lockstep_method_functions::finish, "finish");
   call_engine(*table_, "finish", [&](lockstep_error* e) { return f(&chunk, first, count, &out, e); });
 }

@@ -69,6 +69,8 @@ std::size_t physical_memory_bytes() {
 namespace {
 
 void check_problem(const engine& model, const ensemble_problem& e, const run_options& ro) {
+  if (model.n_events() > 0 && e.event_capacity < 0)
+    throw std::invalid_argument("lockstep: event_capacity = " + std::to_string(e.event_capacity) + " is negative");
   detail::run_shape shape;
   shape.members = e.members;
   shape.params = e.params.size();
@@ -99,6 +101,18 @@ ensemble_solution empty_solution(const engine& model, const ensemble_problem& e,
                      std::numeric_limits<double>::quiet_NaN());
   r.t_final.assign(n, e.t0);
   r.y_final.assign(n * static_cast<std::size_t>(r.ny), 0.0);
+  if (model.n_events() > 0) {
+    const auto E = static_cast<std::size_t>(model.n_events());
+    r.n_events = model.n_events();
+    r.event_capacity = e.event_capacity;
+    r.event_counts.assign(n * E, 0);
+    r.event_first_times.assign(n * E, std::numeric_limits<double>::quiet_NaN());
+    r.event_records_made.assign(n, 0);
+    r.stop_event.assign(n, -1);
+    if (ro.keep_outputs)
+      r.event_records.assign(n * static_cast<std::size_t>(e.event_capacity) * static_cast<std::size_t>(2 + r.ny),
+                             std::numeric_limits<double>::quiet_NaN());
+  }
   return r;
 }
 
@@ -179,6 +193,8 @@ class host_executor {
     q0_.resize(static_cast<std::size_t>(model.n()) * C);
     v0_.resize(q0_.size());
     outputs_.resize(e.save_times.size() * static_cast<std::size_t>(model.ny()) * C);
+    if (model.n_events() > 0)
+      event_records_.resize(static_cast<std::size_t>(e.event_capacity) * static_cast<std::size_t>(2 + model.ny()) * C);
     finished_.resize(C);
     active_.resize(C);
     pending_.resize(split ? C : 0);
@@ -202,6 +218,8 @@ class host_executor {
     view_.t1 = e.t1;
     options_ = abi_options(e.options);
     view_.options = &options_;
+    view_.event_records = event_records_.empty() ? nullptr : event_records_.data();
+    view_.event_capacity = model.n_events() > 0 ? e.event_capacity : 0;
   }
   host_executor(const host_executor&) = delete;
   host_executor& operator=(const host_executor&) = delete;
@@ -210,6 +228,7 @@ class host_executor {
     detail::scatter_inputs(e_.params.data(), e_.q0.data(), e_.v0.data(), model_.n_params(), model_.n(), first, count,
                            chunk_, params_.data(), q0_.data(), v0_.data());
     std::fill(outputs_.begin(), outputs_.end(), std::numeric_limits<double>::quiet_NaN());
+    std::fill(event_records_.begin(), event_records_.end(), std::numeric_limits<double>::quiet_NaN());
     std::fill(finished_.begin(), finished_.end(), 0);
     if (split_projections_) std::fill(projections_.begin(), projections_.end(), 0);  // no projection under way
     std::iota(active_.begin(), active_.begin() + count, 0L);
@@ -235,15 +254,27 @@ class host_executor {
   // The finished chunk: statuses, counters and final states, then its outputs and on_chunk.
   long finish_chunk(long first, long count) {
     const int ny = model_.ny();
+    const auto E = static_cast<std::size_t>(r_.n_events);
+    member_event_results events;
+    if (E > 0) {
+      events.counts = r_.event_counts.data() + static_cast<std::size_t>(first) * E;
+      events.first_times = r_.event_first_times.data() + static_cast<std::size_t>(first) * E;
+      events.records_made = r_.event_records_made.data() + first;
+      events.stop_event = r_.stop_event.data() + first;
+    }
     model_.finish(view_, 0, count, status_codes_.data(), r_.counters.data() + first, r_.t_final.data() + first,
-                  r_.y_final.data() + first * ny);
+                  r_.y_final.data() + first * ny, events);
     long steps = 0;
     for (long i = 0; i < count; ++i) {
       r_.status[first + i] = static_cast<member_status>(status_codes_[i]);
       steps += r_.counters[first + i].steps;
     }
     detail::outputs_to_member_major(outputs_.data(), chunk_, count, view_.save_count, ny, member_outputs_);
-    detail::deliver_chunk(r_, ro_, first, count, member_outputs_.data());
+    // The kept event records are outputs of as many "save points" as the capacity, 2 + ny values each.
+    if (E > 0)
+      detail::outputs_to_member_major(event_records_.data(), chunk_, count, view_.event_capacity, 2 + ny,
+                                      member_event_records_);
+    detail::deliver_chunk(r_, ro_, first, count, member_outputs_.data(), E > 0 ? member_event_records_.data() : nullptr);
     return steps;
   }
   long drain() { return 0; }  // every chunk's results are out when finish_chunk returns
@@ -267,6 +298,7 @@ class host_executor {
   bool split_projections_;
   std::vector<std::uint64_t> states_;
   std::vector<double> params_, q0_, v0_, outputs_, member_outputs_;
+  std::vector<double> event_records_, member_event_records_;  // SoA in the chunk, member-major for delivery
   std::vector<unsigned char> finished_, pending_;
   std::vector<long> active_;
   std::vector<std::uint64_t> projections_;
@@ -286,8 +318,13 @@ ensemble_solution run_chunked(const engine& model, const ensemble_problem& e, co
   // The emulation splits every projection factorization too (projection_split_above(true)); the
   // members' resumable projections live beside their states.
   const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form);
+  // A model's events add their kept records (twice while a chunk is gathered) and counts per member.
+  const std::size_t event_bytes =
+      model.n_events() > 0 ? 2 * sizeof(double) * static_cast<std::size_t>(e.event_capacity) * static_cast<std::size_t>(2 + model.ny()) +
+                                 (sizeof(long) + sizeof(double)) * static_cast<std::size_t>(model.n_events()) + sizeof(long) + sizeof(int)
+                           : 0;
   const long chunk = choose_chunk(model, e, ro, ro.memory_budget > 0 ? ro.memory_budget : host_memory_budget(),
-                                  split_bytes_per_member(model, e.options.method, split, split_projections));
+                                  split_bytes_per_member(model, e.options.method, split, split_projections) + event_bytes);
   r.chunk_size = chunk;
   host_executor x(model, e, ro, launch, chunk, split, split_projections, r);
   detail::drive_chunks(e.members, chunk, split, ro, x, start);
@@ -305,6 +342,10 @@ ensemble_solution solve_on_device(const engine& model, const ensemble_problem& e
     throw std::invalid_argument(std::string("lockstep: the cuda backend is not built for model ") +
                                 std::string(model.name()) +
                                 " (lockstep/detail/device_models.hpp lists the models it instantiates)");
+  if (model.n_events() > 0)
+    throw std::invalid_argument(std::string("lockstep: the cuda backend does not run events yet; model ") +
+                                std::string(model.name()) + " has " + std::to_string(model.n_events()) +
+                                " (run it with --backend omp or serial)");
   const auto start = std::chrono::steady_clock::now();
   ensemble_solution r = empty_solution(model, e, ro);
   struct context_t {

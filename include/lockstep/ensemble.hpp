@@ -41,6 +41,16 @@ struct chunk_results {
   const member_counters* counters = nullptr;
   const double* t_final = nullptr;        // [count]
   const double* y_final = nullptr;        // [count][ny]
+  // Events (a model with n_events > 0; lockstep/stepper/events.hpp), else null: each event's
+  // occurrences and first time (NaN: none) [count][n_events]; the records each member made and the
+  // event that stopped it (-1: none) [count]; the records kept, [count][event_capacity][2 + ny] of
+  // (t, event, y), NaN past a member's records_made.
+  int n_events = 0, event_capacity = 0;
+  const long* event_counts = nullptr;
+  const double* event_first_times = nullptr;
+  const long* event_records_made = nullptr;
+  const int* stop_event = nullptr;
+  const double* event_records = nullptr;
 };
 
 struct run_options {
@@ -82,6 +92,9 @@ struct ensemble_problem {
   double t0 = 0.0, t1 = 1.0;
   std::vector<double> save_times;  // sorted, within [t0, t1]
   solver_options options;
+  // The event records kept per member (a model with events): its first event_capacity record and
+  // stop events (time, event, state); the counts and first times of every event are kept whatever it is.
+  int event_capacity = 16;
 };
 
 // What came back. Outputs and final states in the state layout (q, v, lambda, mu, nu).
@@ -94,6 +107,14 @@ struct ensemble_solution {
   std::vector<double> outputs;  // [member][save][ny]; NaN where never reached
   std::vector<double> t_final;
   std::vector<double> y_final;  // [member][ny]
+  // Events (a model with n_events > 0; chunk_results says what each is); event_records only with
+  // keep_outputs.
+  int n_events = 0, event_capacity = 0;
+  std::vector<long> event_counts;         // [member][n_events]
+  std::vector<double> event_first_times;  // [member][n_events]
+  std::vector<long> event_records_made;   // [member]
+  std::vector<int> stop_event;            // [member]
+  std::vector<double> event_records;      // [member][event_capacity][2 + ny]
   long chunk_size = 0;          // what the scheduler used
   double seconds = 0.0;
 

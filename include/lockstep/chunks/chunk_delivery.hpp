@@ -26,14 +26,19 @@ inline void outputs_to_member_major(const double* soa, long stride, long count, 
             soa[(static_cast<std::size_t>(s) * ny + j) * static_cast<std::size_t>(stride) + i];
 }
 
-// Members [first, first + count), whose statuses, counters and final states r already holds: their
-// member-major outputs into r (when it keeps outputs), then the chunk to ro.on_chunk.
+// Members [first, first + count), whose statuses, counters, final states and event counts r already
+// holds: their member-major outputs (and event records, for a model with events) into r (when it keeps
+// outputs), then the chunk to ro.on_chunk.
 inline void deliver_chunk(ensemble_solution& r, const run_options& ro, long first, long count,
-                          const double* member_outputs) {
+                          const double* member_outputs, const double* member_event_records = nullptr) {
   const std::size_t per_member = static_cast<std::size_t>(r.save_count) * static_cast<std::size_t>(r.ny);
   if (!r.outputs.empty())
     std::copy(member_outputs, member_outputs + per_member * static_cast<std::size_t>(count),
               r.outputs.begin() + static_cast<std::ptrdiff_t>(per_member * static_cast<std::size_t>(first)));
+  const std::size_t records_per_member = static_cast<std::size_t>(r.event_capacity) * static_cast<std::size_t>(2 + r.ny);
+  if (!r.event_records.empty() && member_event_records != nullptr)
+    std::copy(member_event_records, member_event_records + records_per_member * static_cast<std::size_t>(count),
+              r.event_records.begin() + static_cast<std::ptrdiff_t>(records_per_member * static_cast<std::size_t>(first)));
   if (!ro.on_chunk) return;
   chunk_results c;
   c.first = first;
@@ -45,6 +50,16 @@ inline void deliver_chunk(ensemble_solution& r, const run_options& ro, long firs
   c.counters = r.counters.data() + first;
   c.t_final = r.t_final.data() + first;
   c.y_final = r.y_final.data() + first * r.ny;
+  if (r.n_events > 0) {
+    const auto E = static_cast<std::size_t>(r.n_events);
+    c.n_events = r.n_events;
+    c.event_capacity = r.event_capacity;
+    c.event_counts = r.event_counts.data() + static_cast<std::size_t>(first) * E;
+    c.event_first_times = r.event_first_times.data() + static_cast<std::size_t>(first) * E;
+    c.event_records_made = r.event_records_made.data() + first;
+    c.stop_event = r.stop_event.data() + first;
+    c.event_records = member_event_records;
+  }
   ro.on_chunk(c);
 }
 

@@ -82,7 +82,7 @@ long gather_results(const ensemble<Model>& e, const run_options& ro, long first,
     soa_load(states, chunk, i, ms);
     r.status[g] = ms.status;
     r.counters[g] = ms.counters;
-    r.t_final[g] = Method::time(ms.method);
+    r.t_final[g] = member_final_time<Model>(ms);
     const state_vector<Model> y = member_final_state<Model>(ms, e.params_of(g), e.options);
     for (int j = 0; j < ny; ++j) r.y_final[g * ny + j] = y[j];
     steps += ms.counters.steps;

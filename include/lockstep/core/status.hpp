@@ -27,9 +27,11 @@ enum class member_status : int {
   projection_failed = 10,      // the projection after an accepted step failed: its Gram matrix
                                // G W^-1 G^T is singular (redundant constraints, a singular
                                // configuration) or Gauss-Newton onto Phi = 0 did not converge
+  stopped_by_event = 11,       // a stopping event ended the member before t1 (stepper/events.hpp): a
+                               // normal end, at the event's time and state
 };
 
-inline constexpr int member_status_count = 11;
+inline constexpr int member_status_count = 12;
 
 // The name of a status as written to results files and messages.
 LOCKSTEP_HD constexpr const char* status_name(member_status s) {
@@ -45,8 +47,14 @@ LOCKSTEP_HD constexpr const char* status_name(member_status s) {
     case member_status::initialization_failed: return "initialization_failed";
     case member_status::invalid_input: return "invalid_input";
     case member_status::projection_failed: return "projection_failed";
+    case member_status::stopped_by_event: return "stopped_by_event";
   }
   return "unknown";
+}
+
+// Whether a member that ended with s ended normally: it reached t1, or a stopping event ended it.
+LOCKSTEP_HD constexpr bool ended_normally(member_status s) {
+  return s == member_status::success || s == member_status::stopped_by_event;
 }
 
 }  // namespace lockstep

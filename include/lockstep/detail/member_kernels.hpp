@@ -33,6 +33,11 @@ struct chunk_view {
   int save_count = 0;
   double t0 = 0.0, t1 = 0.0;
   solver_options options;
+  // The event records (stepper/events.hpp) of a model with events: record r of member i is (t, k, y)
+  // at [(r * (2 + layout::size) + j) * stride + i] for r < event_capacity; those beyond it are counted
+  // in the member's state, not kept. Null (capacity 0): none kept.
+  double* event_records = nullptr;
+  int event_capacity = 0;
 };
 
 namespace detail {
@@ -41,11 +46,27 @@ template <class Model>
 struct soa_output_sink {
   double* outputs;
   long stride, i;
+  double* event_records = nullptr;  // chunk_view's
+  int event_capacity = 0;
   LOCKSTEP_HD void operator()(int save_index, double, const state_vector<Model>& y) const {
     constexpr int ny = state_layout<Model>::size;
     for (int j = 0; j < ny; ++j) outputs[(static_cast<long>(save_index) * ny + j) * stride + i] = y[j];
   }
+  // Record `index` of the member: event k at t with state y (chunk_view, event_records).
+  LOCKSTEP_HD void event(long index, int k, double t, const state_vector<Model>& y) const {
+    constexpr int ny = state_layout<Model>::size;
+    if (event_records == nullptr || index >= event_capacity) return;
+    double* r = event_records + index * (2 + ny) * stride + i;
+    r[0] = t;
+    r[stride] = double(k);
+    for (int j = 0; j < ny; ++j) r[(2 + j) * stride] = y[j];
+  }
 };
+
+template <class Model>
+LOCKSTEP_HD soa_output_sink<Model> output_sink_of(const chunk_view<Model>& c, long i) {
+  return {c.outputs, c.stride, i, c.event_records, c.event_capacity};
+}
 
 // Parameters of member i as a contiguous local array (models take const double*).
 template <class Model>
@@ -89,7 +110,7 @@ struct begin_member {
       q0[j] = c.q0[j * c.stride + i];
       v0[j] = c.v0[j * c.stride + i];
     }
-    detail::soa_output_sink<Model> sink{c.outputs, c.stride, i};
+    const detail::soa_output_sink<Model> sink = detail::output_sink_of(c, i);
     member_begin<Model>(ms, c.t0, c.t1, q0, v0, p, c.options, c.save_times, c.save_count, sink);
     c.finished[i] = ms.status != member_status::running;
     soa_store(c.states, c.stride, i, ms);
@@ -105,7 +126,7 @@ struct advance_member {
     detail::load_params(c, i, p);
     member_state<Model, Method> ms;
     soa_load(c.states, c.stride, i, ms);
-    detail::soa_output_sink<Model> sink{c.outputs, c.stride, i};
+    const detail::soa_output_sink<Model> sink = detail::output_sink_of(c, i);
     c.finished[i] = member_advance<Model>(ms, max_attempts, c.t1, p, c.options, c.save_times, c.save_count, sink);
     soa_store(c.states, c.stride, i, ms);
   }

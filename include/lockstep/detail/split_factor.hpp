@@ -161,7 +161,7 @@ struct advance_member_split {
       soa_load(c.projections, c.stride, i, w);
       w.external.split_above = projection_split_above;
     }
-    detail::soa_output_sink<Model> sink{c.outputs, c.stride, i};
+    detail::soa_output_sink<Model> sink = detail::output_sink_of(c, i);
     c.finished[i] = member_advance<Model>(ms, max_attempts, c.t1, p, c.options, c.save_times, c.save_count, sink,
                                           c.projections != nullptr ? &w : nullptr);
     pending_factor why = pending_factor::none;

@@ -10,7 +10,7 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 8; version 7 did not say what runs the members, instruction_set and
+ * Conventions (ABI version 11, with events; version 8 did not have them; version 7 did not say what runs the members, instruction_set and
  * lanes; version 6 had one function for both Lyapunov methods' tangents; version 5 passed the solver
  * options as a pointer to the C++ struct and its size, version 4 had one set of chunk and tangent
  * functions for every method instead of lockstep_method_functions per method, version 3 no
@@ -39,13 +39,13 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 10u
+#define LOCKSTEP_ENGINE_ABI_VERSION 11u
 /* The function an engine library exports, `const lockstep_engine* LOCKSTEP_ENGINE_ENTRY(void)`, and
  * its symbol's name: each names the ABI version it implements (abi_support.hpp checks that they
  * agree), so a host finds no entry point in a library built for another version rather than one that
  * could be misread. */
-#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v10
-#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v10"
+#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v11
+#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v11"
 
 typedef struct lockstep_abi_header {
   uint32_t abi_version; /* LOCKSTEP_ENGINE_ABI_VERSION */
@@ -72,6 +72,16 @@ typedef struct lockstep_value_info {
   const char* description;
 } lockstep_value_info;
 
+/* An event function of the model (lockstep/stepper/events.hpp): its name, direction (lockstep::
+ * event_direction: 0 both, 1 rising, -1 falling), action (lockstep::event_action: 0 record, 1 stop,
+ * 2 count) and description. */
+typedef struct lockstep_event_info {
+  const char* name;
+  int direction;
+  int action;
+  const char* description;
+} lockstep_event_info;
+
 /* The solver options of a member's integration: lockstep::solver_options (lockstep/method/options.hpp,
  * which says what each field means and its default), field for field, in C types. */
 typedef struct lockstep_solver_options {
@@ -94,6 +104,8 @@ typedef struct lockstep_solver_options {
   double init_tolerance;
   int projection;             /* lockstep::projection_kind */
   double baumgarte_alpha, baumgarte_beta;
+  double event_time_tolerance;
+  int event_interior_checks;
 } lockstep_solver_options;
 
 /* Bytes a chunk needs per member for one method (words are 64-bit): the member state, and what the
@@ -123,6 +135,10 @@ typedef struct lockstep_chunk {
   int method;                /* lockstep::method_kind: the method of `options` (the engine checks it) */
   double t0, t1;
   const lockstep_solver_options* options;
+  /* The event records of a model with events: record r of member i, (t, event, y[2n + 2m + k]), at
+   * [(r * (2 + 2n + 2m + k) + j) * stride + i] for r < event_capacity; NULL (capacity 0): none kept. */
+  double* event_records;
+  int event_capacity;
 } lockstep_chunk;
 
 /* What a member ended with. `counters` points to a lockstep::member_counters per member. */
@@ -132,6 +148,13 @@ typedef struct lockstep_member_results {
   void* counters;       /* [count] lockstep::member_counters */
   double* t_final;      /* [count] */
   double* y_final;      /* [count][2n + 2m + k]: (q, v, lambda, mu, nu) at t_final */
+  /* A model with events (NULL otherwise): each event's occurrences and first time (NaN: none),
+   * [count][n_events]; the records each member made (those beyond the chunk's event_capacity were not
+   * kept) and the event that stopped it (-1: none), [count]. */
+  long* event_counts;
+  double* event_first_times;
+  long* event_records_made;
+  int* stop_event;
 } lockstep_member_results;
 
 /* A Lyapunov run of one member (lockstep/lyapunov/spectrum.hpp). */
@@ -281,6 +304,8 @@ typedef struct lockstep_engine {
   const lockstep_value_info* params; /* [n_params] */
   const lockstep_value_info* inputs; /* [n_inputs] */
   const char* const* coordinate_names; /* [n]: the model's names of q's entries, else "q0", "q1", ... */
+  int n_events;                      /* the model's event functions (0: none) */
+  const lockstep_event_info* events; /* [n_events] */
   int device_built;                  /* solve_on_device is available (a CUDA build of this model) */
 
   /* ---- per member, on the host ---- */

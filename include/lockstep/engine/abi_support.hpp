@@ -122,6 +122,14 @@ inline solver_options options_of(const lockstep_solver_options* options) {
   o.projection = enum_of(c.projection, projection_kind::post_stabilization, "projection");
   o.baumgarte_alpha = c.baumgarte_alpha;
   o.baumgarte_beta = c.baumgarte_beta;
+  if (!(c.event_time_tolerance >= 0.0))
+    throw std::invalid_argument("solver options: event_time_tolerance = " + std::to_string(c.event_time_tolerance) +
+                                " is not >= 0");
+  o.event_time_tolerance = c.event_time_tolerance;
+  if (c.event_interior_checks < 0)
+    throw std::invalid_argument("solver options: event_interior_checks = " + std::to_string(c.event_interior_checks) +
+                                " is negative");
+  o.event_interior_checks = c.event_interior_checks;
   return o;
 }
 
@@ -156,6 +164,8 @@ inline lockstep_solver_options abi_options(const solver_options& o) {
   c.projection = static_cast<int>(o.projection);
   c.baumgarte_alpha = o.baumgarte_alpha;
   c.baumgarte_beta = o.baumgarte_beta;
+  c.event_time_tolerance = o.event_time_tolerance;
+  c.event_interior_checks = o.event_interior_checks;
   return c;
 }
 
@@ -163,6 +173,6 @@ inline lockstep_solver_options abi_options(const solver_options& o) {
 // struct's size unless it fits into padding (the round-trip test, tests/engine, sets every field it
 // knows). On a change, update both conversions above, the struct in abi.h and
 // LOCKSTEP_ENGINE_ABI_VERSION, then this size.
-static_assert(sizeof(solver_options) == 168, "solver_options changed: carry the change through lockstep_solver_options");
+static_assert(sizeof(solver_options) == 184, "solver_options changed: carry the change through lockstep_solver_options");
 
 }  // namespace lockstep

@@ -50,6 +50,15 @@ struct lanes_work_counts {
   }
 };
 
+// Where engine::finish writes the members' events, for a model with events (each array may be null:
+// not wanted).
+struct member_event_results {
+  long* counts = nullptr;         // [count][n_events]
+  double* first_times = nullptr;  // [count][n_events]
+  long* records_made = nullptr;   // [count]
+  int* stop_event = nullptr;      // [count]
+};
+
 class engine {
  public:
   // Checks the table's ABI header: another version or size is refused with std::invalid_argument
@@ -72,6 +81,11 @@ class engine {
   }
   // The names of q's entries (the model's own, else "q0", "q1", ...), also those of v's.
   std::span<const char* const> coordinate_names() const { return {table_->coordinate_names, std::size_t(table_->n)}; }
+  // The model's event functions (lockstep/stepper/events.hpp): name, direction, action, description.
+  int n_events() const { return table_->n_events; }
+  std::span<const lockstep_event_info> events() const {
+    return {table_->events, std::size_t(table_->n_events > 0 ? table_->n_events : 0)};
+  }
   bool device_built() const { return table_->device_built != 0 && table_->solve_on_device != nullptr; }
   // What advances the members on the host: the instruction set of the methods' chunk functions
   // ("baseline", "sse4", "avx2", "avx512") and the members per SIMD pack (0: one at a time).
@@ -109,8 +123,9 @@ class engine {
   void advance_split(const lockstep_chunk& chunk, const long* members, long count, int max_attempts,
                      int projection_split_above) const;
   void factor(const lockstep_chunk& chunk, const long* members, long count) const;
+  // With the members' events (member_event_results) for a model with events.
   void finish(const lockstep_chunk& chunk, long first, long count, int* status, member_counters* counters,
-              double* t_final, double* y_final) const;
+              double* t_final, double* y_final, const member_event_results& events = member_event_results()) const;
 
   // Lyapunov exponents by the method the request names (its entry: lyapunov or lyapunov_clone).
   void lyapunov(const double* params, const double* q0, const double* v0, double t0, double t1,

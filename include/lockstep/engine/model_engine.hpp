@@ -76,6 +76,8 @@ chunk_view<Model> view_of(const lockstep_chunk* c) {
   v.save_count = c->save_count;
   v.t0 = c->t0;
   v.t1 = c->t1;
+  v.event_records = c->event_records;
+  v.event_capacity = c->event_records != nullptr ? c->event_capacity : 0;
   v.options = options_of<Method>(c->options);
   if (c->method != static_cast<int>(v.options.method))
     throw std::invalid_argument("the chunk's method and its options' method differ");
@@ -235,9 +237,18 @@ struct method_functions {
         detail::load_params(view, first + i, p);
         out->status[i] = static_cast<int>(ms.status);
         counters[i] = ms.counters;
-        out->t_final[i] = Method::time(ms.method);
+        out->t_final[i] = member_final_time<Model>(ms);
         const state_vector<Model> y = member_final_state<Model>(ms, p, view.options);
         for (int j = 0; j < ny; ++j) out->y_final[i * ny + j] = y[j];
+        if constexpr (event_count<Model> > 0) {
+          constexpr int E = event_count<Model>;
+          if (out->event_counts != nullptr)
+            for (int k = 0; k < E; ++k) out->event_counts[i * E + k] = ms.events.count[k];
+          if (out->event_first_times != nullptr)
+            for (int k = 0; k < E; ++k) out->event_first_times[i * E + k] = ms.events.first_time[k];
+          if (out->event_records_made != nullptr) out->event_records_made[i] = ms.events.records;
+          if (out->stop_event != nullptr) out->stop_event[i] = ms.events.stop_event;
+        }
       }
       return LOCKSTEP_OK;
     });
@@ -372,7 +383,13 @@ struct value_tables {
   // The model's coordinate_names where it has them (model/concept.hpp), else q0, q1, ...
   std::string numbered[Model::n];
   const char* coordinates[Model::n] = {};
+  static constexpr int event_table_count = event_count<Model> > 0 ? event_count<Model> : 1;
+  lockstep_event_info events[event_table_count] = {};
   value_tables() {
+    if constexpr (event_count<Model> > 0)
+      for (int k = 0; k < event_count<Model>; ++k)
+        events[k] = {Model::events[k].name, static_cast<int>(Model::events[k].direction),
+                     static_cast<int>(Model::events[k].action), Model::events[k].description};
     for (int j = 0; j < Model::n; ++j) {
       if constexpr (has_coordinate_names<Model>) {
         coordinates[j] = Model::coordinate_names[j];
@@ -422,6 +439,8 @@ lockstep_engine model_table() {
   e.params = tables.params;
   e.inputs = tables.inputs;
   e.coordinate_names = tables.coordinates;
+  e.n_events = event_count<Model>;
+  e.events = tables.events;
   e.device_built = 0;
   e.initial_state = &F::initial_state;
   e.check_options = &F::check_options;

@@ -153,6 +153,12 @@ struct solver_options {
   // Large gains make the problem stiff (Baumgarte 1972); the other formulations ignore them.
   double baumgarte_alpha = 0.0;
   double baumgarte_beta = 0.0;
+
+  // Events (stepper/events.hpp): the length of the bracket at which a crossing's location stops (0: 100
+  // eps (|t| + |h|), SUNDIALS IDA's default), and the interior points of each step where the event
+  // functions are evaluated too, so that two crossings within one step are found (0: the step's ends).
+  double event_time_tolerance = 0.0;
+  int event_interior_checks = 0;
 };
 
 LOCKSTEP_HD constexpr baumgarte_gains baumgarte_of(const solver_options& opt) {

@@ -30,6 +30,13 @@
 //                                             vec<double, n>& q0, vec<double, n>& v0);
 //       // optional: the names of q's entries, for results and Python (else q0, q1, ...)
 //       static constexpr const char* coordinate_names[n] = {"x1", "y1", ...};
+//       // optional: event functions g_k(t, q, v; p), each with a direction and an action
+//       // (stepper/events.hpp)
+//       static constexpr int n_events = ...;
+//       static constexpr event_declaration events[n_events] = {{"name", event_direction::rising,
+//                                                               event_action::record, "what it is"}, ...};
+//       template <class T, class P> LOCKSTEP_HD static vec<T, n_events> event(const T& t,
+//                                         const vec<T, n>& q, const vec<T, n>& v, const P* p);
 //     };
 //
 // Nothing else: every Jacobian and time derivative comes from model/derivatives.hpp by automatic
@@ -58,6 +65,35 @@ struct named_value {
   double default_value;
   const char* description;
 };
+
+// An event function's direction: the crossings it reports (stepper/events.hpp).
+enum class event_direction : int {
+  both = 0,     // either way
+  rising = 1,   // from g < 0 to g >= 0
+  falling = -1  // from g > 0 to g <= 0
+};
+
+// What a member does at an event (stepper/events.hpp).
+enum class event_action : int {
+  record = 0,  // its time and state are recorded, the member goes on
+  stop = 1,    // recorded, and the member ends there (status stopped_by_event)
+  count = 2    // counted (and its first time kept), nothing recorded
+};
+
+// An event function's name (for results), direction, action and a short description.
+struct event_declaration {
+  const char* name;
+  event_direction direction;
+  event_action action;
+  const char* description;
+};
+
+LOCKSTEP_HD constexpr const char* event_direction_name(event_direction d) {
+  return d == event_direction::rising ? "rising" : d == event_direction::falling ? "falling" : "both";
+}
+LOCKSTEP_HD constexpr const char* event_action_name(event_action a) {
+  return a == event_action::stop ? "stop" : a == event_action::count ? "count" : "record";
+}
 
 namespace model_requirements {
 
@@ -176,7 +212,44 @@ constexpr bool coordinate_names_fit() {
   return true;
 }
 
+// The optional events: n_events > 0, a table of n_events declarations, and event<T, P>(t, q, v, p)
+// returning vec<T, n_events> for T = double.
+template <class M>
+concept declares_events = requires { M::n_events; };
+
+template <class M>
+constexpr bool events_fit() {
+  if constexpr (declares_events<M>) {
+    if constexpr (requires {
+                    { M::n_events } -> std::convertible_to<int>;
+                    std::size(M::events);
+                    { M::events[0] } -> std::convertible_to<event_declaration>;
+                  })
+      return M::n_events > 0 && std::size(M::events) == static_cast<std::size_t>(M::n_events);
+    else
+      return false;
+  }
+  return true;
+}
+
+template <class M>
+constexpr bool event_function_fits() {
+  if constexpr (declares_events<M>) {
+    return requires(const double& t, const vec<double, M::n>& q, const vec<double, M::n>& v, const double* p) {
+      { M::template event<double, double>(t, q, v, p) } -> std::same_as<vec<double, M::n_events>>;
+    };
+  }
+  return true;
+}
+
 }  // namespace model_requirements
+
+// The number of event functions of a model: Model::n_events, or 0 (stepper/events.hpp).
+template <class M>
+inline constexpr int event_count = [] {
+  if constexpr (model_requirements::declares_events<M>) return int(M::n_events);
+  else return 0;
+}();
 
 // Whether a model names its coordinates (the array checked by lockstep_check_model).
 template <class M>
@@ -193,7 +266,8 @@ concept Model = model_requirements::has_sizes<M> && model_requirements::has_name
                 model_requirements::has_constraint_for<M, model_requirements::probe_dual> &&
                 model_requirements::has_nonholonomic_for<M, double> &&
                 model_requirements::has_nonholonomic_for<M, model_requirements::probe_dual> &&
-                model_requirements::has_initial_state<M> && model_requirements::coordinate_names_fit<M>();
+                model_requirements::has_initial_state<M> && model_requirements::coordinate_names_fit<M>() &&
+                model_requirements::events_fit<M>() && model_requirements::event_function_fits<M>();
 
 // One static_assert per requirement, so a malformed model fails with a sentence that names what is
 // missing or wrong (a function that is absent, declared with other parameters, or returning another
@@ -274,6 +348,12 @@ constexpr bool lockstep_check_model() {
     static_assert(coordinate_names_fit<M>(),
                   "lockstep model: coordinate_names must be `static constexpr const char* coordinate_names[n]` "
                   "(or a std::array of n), one name per coordinate");
+    static_assert(events_fit<M>(),
+                  "lockstep model: events need `static constexpr int n_events` (> 0) and `static constexpr "
+                  "event_declaration events[n_events]`, one {name, direction, action, description} per event");
+    static_assert(event_function_fits<M>(),
+                  "lockstep model: n_events > 0 needs `template <class T, class P> static vec<T, n_events> "
+                  "event(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`");
   }
   return Model<M>;
 }

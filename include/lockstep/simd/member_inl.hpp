@@ -142,6 +142,7 @@ struct member_lanes {
   double p_row[max_lanes][n_params] = {};
   member_counters other_counters[max_lanes] = {};
   int next_save[max_lanes] = {};
+  event_state<Model> events[max_lanes];  // a model without events has none (stepper/events.hpp)
   // A member read out of its lane for its dense output or dropped rows.
   typename Method::template state<Model> scratch;
   // A member read from its chunk on its way into a lane: kept here, since a local one is kilobytes that
@@ -166,6 +167,7 @@ HWY_INLINE void load_member(member_lanes<Model, Method, D>& M, size_t l, const m
   set_lane(M.status, l, double(ms.status));
   set_lane(M.attempts, l, double(ms.attempts));
   M.next_save[l] = ms.next_save;
+  M.events[l] = ms.events;
   for (int i = 0; i < Model::n_params; ++i) {
     M.p_row[l][i] = p[i];
     set_lane(M.p[i], l, p[i]);
@@ -181,6 +183,7 @@ HWY_INLINE void store_member(const member_lanes<Model, Method, D>& M, size_t l, 
   ms.status = member_status(int(lane_of(M.status, l)));
   ms.attempts = long(lane_of(M.attempts, l));
   ms.next_save = M.next_save[l];
+  ms.events = M.events[l];
 }
 
 // Every lane outside `busy` takes a copy of the first lane of `busy`'s member, to carry masked (see the
@@ -270,10 +273,11 @@ HWY_INLINE void record_constraint_residuals(member_lanes<Model, Method, D>& M, m
 }
 
 // Last, for the member in lane l at its (projected) accepted point y at t: the check of the dropped
-// rows, and the save points the step passed; false (with the lane's status set) when the member fails.
-// sink(lane, save_index, t, y).
+// rows, the step's events and the save points the step passed (member.hpp, complete_accepted_step);
+// failed or stopped with the lane's status set. sink(lane, save_index, t, y) and sink.event(lane,
+// index, k, t, y).
 template <class Model, class Method, class D, class Sink>
-HWY_INLINE bool finish_accepted_step(member_lanes<Model, Method, D>& M, size_t l, double t, const state_vector<Model>& y,
+HWY_INLINE detail::completion finish_accepted_step(member_lanes<Model, Method, D>& M, size_t l, double t, const state_vector<Model>& y,
                                      std::uint64_t dropped, const solver_options& opt, const double* save_times,
                                      int save_count, Sink& sink) {
   const double* p = M.p_row[l];
@@ -296,12 +300,26 @@ HWY_INLINE bool finish_accepted_step(member_lanes<Model, Method, D>& M, size_t l
   if (dropped != 0) {
     if (!detail::dropped_rows_hold<Model>(t, y, p, opt, Method::jacobian(read_member(true)))) {
       set_lane(M.status, l, double(member_status::singular_matrix));
-      return false;
+      return detail::completion::failed;
     }
   }
-  auto lane_sink = [&](int index, double time, const state_vector<Model>& out) { sink(l, index, time, out); };
+  struct {
+    Sink& sink;
+    size_t l;
+    void operator()(int index, double time, const state_vector<Model>& out) const { sink(l, index, time, out); }
+    void event(long index, int k, double time, const state_vector<Model>& out) const {
+      if constexpr (event_count<Model> > 0) sink.event(l, index, k, time, out);  // sinks of other models have none
+    }
+  } lane_sink{sink, l};
+  double saves_until = t;
+  member_status status = member_status::running;
+  const auto dense = [&](double s, state_vector<Model>& out) { Method::dense_output(read_member(false), s, out); };
+  const detail::completion events =
+      detail::complete_events<Model>(M.events[l], status, t, y, p, opt, dropped, dense, lane_sink, saves_until);
+  if (events != detail::completion::done) set_lane(M.status, l, double(status));
+  if (events == detail::completion::failed) return events;
   int& next = M.next_save[l];
-  for (; next < save_count && save_times[next] <= t; ++next) {
+  for (; next < save_count && save_times[next] <= saves_until; ++next) {
     state_vector<Model> out;
     if (save_times[next] == t) {
       out = y;
@@ -311,7 +329,7 @@ HWY_INLINE bool finish_accepted_step(member_lanes<Model, Method, D>& M, size_t l
     }
     detail::emit<Model>(next, save_times[next], out, p, opt, dropped, lane_sink);
   }
-  return true;
+  return events;
 }
 
 }  // namespace member_lanes_detail
@@ -386,19 +404,21 @@ struct lanes_stepper {
     const Mask projected = hn::AndNot(completion_failed, accepted);
     member_lanes_detail::record_constraint_residuals(M, projected, y, t, dropped);
     const uint64_t lanes = mask_bits<D>(projected);
+    Mask stopped = hn::FirstN(d, 0);
     for (size_t l = 0; l < hn::Lanes(d); ++l) {
       if (!(lanes >> l & 1)) continue;
       state_vector<Model> point;
       for (int i = 0; i < ny; ++i) point[i] = y[i][l];
-      if (!member_lanes_detail::finish_accepted_step(M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt,
-                                                   save_times, save_count, sink))
-        set_mask_lane<D>(completion_failed, l, true);
+      const detail::completion c = member_lanes_detail::finish_accepted_step(
+          M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt, save_times, save_count, sink);
+      if (c == detail::completion::failed) set_mask_lane<D>(completion_failed, l, true);
+      if (c == detail::completion::stopped) set_mask_lane<D>(stopped, l, true);
     }
     // Method::replace_current: the projected point becomes the lanes' current one (a lane whose
-    // completion failed keeps its unprojected one, as the member alone does).
+    // completion failed keeps its unprojected one, as the member alone does; a stopped one has it).
     const Mask replaced = hn::AndNot(completion_failed, accepted);
     for (int i = 0; i < ny; ++i) current[i] = select(replaced, P(hn::Load(d, y[i])), current[i]);
-    return {completion_failed, false};
+    return {hn::Or(completion_failed, stopped), false};
   }
 };
 

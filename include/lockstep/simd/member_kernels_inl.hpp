@@ -64,9 +64,17 @@ HWY_NOINLINE void advance_in_lanes(const chunk_view<Model>& c, const long* membe
     }
     set_mask_lane<D>(busy, l, false);
   };
-  const auto sink = [&](size_t l, int save_index, double t, const state_vector<Model>& y) {
-    detail::soa_output_sink<Model>{c.outputs, c.stride, member_of[l]}(save_index, t, y);
-  };
+  // The lanes' sink: lane l's save points and event records go to its member's place in the chunk.
+  struct {
+    const chunk_view<Model>& c;
+    const long* member_of;
+    void operator()(size_t l, int save_index, double t, const state_vector<Model>& y) const {
+      detail::output_sink_of(c, member_of[l])(save_index, t, y);
+    }
+    void event(size_t l, long index, int k, double t, const state_vector<Model>& y) const {
+      detail::output_sink_of(c, member_of[l]).event(index, k, t, y);
+    }
+  } sink{c, member_of};
 
   for (size_t l = 0; l < hn::Lanes(d); ++l) fill(l);
   fill_idle_lanes(lanes, busy);

@@ -18,6 +18,9 @@
 // interpolation accuracy, O(h^(p+1)). So a saved point between steps is projected too, by the same
 // projection, as an output only: it changes neither the trajectory nor the counters (which must not
 // depend on the save times), and when its projection fails the unprojected point is written.
+// Events (stepper/events.hpp) are located after an accepted step's projection and before its save
+// points, on the method's dense output; a stopping event ends the member, and the step's save points
+// after it are not written.
 // On the split path (lockstep/detail/split_factor.hpp) the projection of an accepted step may stop at
 // its Cholesky factorizations, kept in a projection_work beside the member state, and the next call
 // of member_advance resumes it before anything else; save points and initialization project in the
@@ -34,12 +37,14 @@
 #include "lockstep/method/methods.hpp"
 #include "lockstep/method/initialize.hpp"
 #include "lockstep/method/options.hpp"
+#include "lockstep/stepper/events.hpp"
 
 namespace lockstep {
 
 template <class Model, class Method>
 struct member_state {
   typename Method::template state<Model> method;
+  event_state<Model> events;  // a model without events has none (stepper/events.hpp)
   member_counters counters;
   member_status status = member_status::running;
   int next_save = 0;   // index of the first save time not yet written
@@ -212,8 +217,9 @@ LOCKSTEP_HD bool project_accepted_point(member_state<Model, Method>& ms, const d
   return record_projection<Model>(ms, s, y, sizes);
 }
 
-// What became of an accepted step's completion (its projection, residuals and save points).
-enum class completion : int { done = 0, suspended = 1, failed = 2 };
+// What became of an accepted step's completion (its projection, residuals, events and save points):
+// stopped, a stopping event ended the member (status stopped_by_event).
+enum class completion : int { done = 0, suspended = 1, failed = 2, stopped = 3 };
 
 // The split path's projection of the accepted point (formulation/projection.hpp, run_projection):
 // begun after the accepted attempt, continued after each factor phase until it ends. The method's
@@ -242,12 +248,66 @@ LOCKSTEP_HD void emit(int save_index, double t, state_vector<Model> y, const dou
   sink(save_index, t, y);
 }
 
+// The state at an event's time t* (stepper/events.hpp): the step's dense output, projected onto the
+// constraints as a save point is (by the coordinate projection where the options ask for none: dense
+// output is not on the manifold), with the multipliers of the acceleration-level (index-1) system.
+template <class Model, class Dense>
+LOCKSTEP_HD state_vector<Model> event_point(double t_event, const double* p, const solver_options& opt,
+                                            std::uint64_t dropped, const Dense& dense) {
+  state_vector<Model> y;
+  dense(t_event, y);
+  solver_options projecting = opt;
+  if (opt.projection == projection_kind::none) projecting.projection = projection_kind::coordinate;
+  project_output<Model>(t_event, y, p, projecting, dropped);
+  phase<separate_device_phases<Model>>([&] { make_multipliers_consistent<Model>(t_event, y, p, dropped); });
+  return y;
+}
+
+// The events of the accepted step that ends at the (projected) point y at t (stepper/events.hpp),
+// with dense(s, y) the step's dense output: each record handed to sink.event(index, k, t*, y*) with
+// the multipliers in the options' convention; the time up to which the step's save points are
+// written (t, or the stopping event's t*); done, stopped or failed (the member's status set).
+template <class Model, class Dense, class Sink>
+LOCKSTEP_HD completion complete_events(event_state<Model>& es, member_status& status, double t,
+                                       const state_vector<Model>& y, const double* p, const solver_options& opt,
+                                       std::uint64_t dropped, const Dense& dense, Sink& sink, double& saves_until) {
+  saves_until = t;
+#if defined(__CUDA_ARCH__)
+  // Events run on the host backends only: the host refuses a device run of a model with events
+  // (host/scheduler/scheduler.cpp), so the device code leaves them out.
+  constexpr bool with_events = false;
+#else
+  constexpr bool with_events = event_count<Model> > 0;
+#endif
+  if constexpr (with_events) {
+    const auto record = [&](long index, int k, double t_event, state_vector<Model> y_event) {
+      if (dropped != 0) phase<true>([&] { apply_multiplier_convention<Model>(t_event, y_event, p, opt, dropped); });
+      sink.event(index, k, t_event, y_event);
+    };
+    const auto point = [&](double t_event) { return event_point<Model>(t_event, p, opt, dropped, dense); };
+    const events_outcome o = step_events<Model>(es, t, y, p, opt, dense, point, record);
+    if (o == events_outcome::not_finite) {
+      status = member_status::model_not_finite;
+      return completion::failed;
+    }
+    if (o == events_outcome::stopped) {
+      saves_until = es.t_stop;
+      status = member_status::stopped_by_event;
+      return completion::stopped;
+    }
+  } else {
+    (void)es, (void)status, (void)y, (void)p, (void)opt, (void)dropped, (void)dense, (void)sink;
+  }
+  return completion::done;
+}
+
 // One step attempt of member_advance, for one member here and for SIMD lanes in
 // lockstep/simd/member_inl.hpp (member_attempt_outcome, member_attempt).
 #include "lockstep/stepper/member_attempt_generic.inc"
 
 // After an accepted attempt: the projection (fused, or resumable when `split_projection` is given),
-// the constraint residuals, and the save points the step passed.
+// the constraint residuals, the step's events, and the save points the step passed (up to a stopping
+// event's time).
 template <class Model, class Method, class Sink>
 LOCKSTEP_HD completion complete_accepted_step(member_state<Model, Method>& ms, const double* p, const solver_options& opt,
                                               const double* save_times, int save_count, Sink& sink,
@@ -269,7 +329,12 @@ LOCKSTEP_HD completion complete_accepted_step(member_state<Model, Method>& ms, c
       return completion::failed;
     }
   }
-  while (ms.next_save < save_count && save_times[ms.next_save] <= t) {
+  double saves_until = t;
+  const auto dense = [&](double s, state_vector<Model>& out) { Method::dense_output(ms.method, s, out); };
+  const completion events = complete_events<Model>(ms.events, ms.status, t, Method::current(ms.method), p, opt,
+                                                   dropped, dense, sink, saves_until);
+  if (events == completion::failed) return events;
+  while (ms.next_save < save_count && save_times[ms.next_save] <= saves_until) {
     state_vector<Model> y;
     if (save_times[ms.next_save] == t) {
       y = Method::current(ms.method);
@@ -280,7 +345,7 @@ LOCKSTEP_HD completion complete_accepted_step(member_state<Model, Method>& ms, c
     emit<Model>(ms.next_save, save_times[ms.next_save], y, p, opt, dropped, sink);
     ++ms.next_save;
   }
-  return completion::done;
+  return events;
 }
 
 }  // namespace detail
@@ -329,6 +394,7 @@ LOCKSTEP_HD void member_begin(member_state<Model, Method>& ms, double t0, double
   ms.counters.dropped_rows = static_cast<long>(init.dropped);
   const state_vector<Model>& y0 = Method::current(ms.method);
   detail::record_constraint_residuals<Model>(t0, y0, p, ms.counters, init.dropped);
+  begin_events<Model>(ms.events, t0, y0, p);
   while (ms.next_save < save_count && save_times[ms.next_save] <= t0) {
     if (save_times[ms.next_save] == t0) detail::emit<Model>(ms.next_save, t0, y0, p, opt, init.dropped, sink);
     ++ms.next_save;
@@ -364,7 +430,7 @@ struct member_stepper {
 
   LOCKSTEP_HD member_attempt_outcome<bool> complete(bool, member_state<Model, Method>& ms, const solver_options& opt) {
     const completion c = complete_accepted_step<Model>(ms, p, opt, save_times, save_count, sink, split_projection);
-    return {c == completion::failed, c == completion::suspended};
+    return {c == completion::failed || c == completion::stopped, c == completion::suspended};
   }
 };
 
@@ -384,7 +450,7 @@ LOCKSTEP_HD bool member_advance(member_state<Model, Method>& ms, int max_attempt
   if (split_projection != nullptr && split_projection->phase != projection_phase::idle) {
     const detail::completion c = detail::complete_accepted_step<Model>(ms, p, opt, save_times, save_count, sink, split_projection);
     if (c == detail::completion::suspended) return false;
-    if (c == detail::completion::failed) return true;
+    if (c == detail::completion::failed || c == detail::completion::stopped) return true;
   }
   detail::member_stepper<Model, Method, Sink> stepper{p, save_times, save_count, sink, split_projection};
   for (int a = 0; a < max_attempts; ++a) {
@@ -399,10 +465,27 @@ LOCKSTEP_HD bool member_advance(member_state<Model, Method>& ms, int max_attempt
   return false;
 }
 
-// The member's final point, with multipliers consistent with (q, v) when the options ask for it.
+// The member's final time: where it stopped, or the method's time (t1 after success).
+template <class Model, class Method>
+LOCKSTEP_HD double member_final_time(const member_state<Model, Method>& ms) {
+  if constexpr (event_count<Model> > 0)
+    if (ms.status == member_status::stopped_by_event) return ms.events.t_stop;
+  return Method::time(ms.method);
+}
+
+// The member's final point, with multipliers consistent with (q, v) when the options ask for it; for
+// a member a stopping event ended, the event's point (stepper/events.hpp: multipliers of the
+// acceleration-level system).
 template <class Model, class Method>
 LOCKSTEP_HD state_vector<Model> member_final_state(const member_state<Model, Method>& ms, const double* p,
                                                    const solver_options& opt) {
+  if constexpr (event_count<Model> > 0)
+    if (ms.status == member_status::stopped_by_event) {
+      state_vector<Model> y = ms.events.y_stop;
+      const std::uint64_t dropped = Method::jacobian(ms.method).dropped;
+      if (dropped != 0) phase<true>([&] { detail::apply_multiplier_convention<Model>(ms.events.t_stop, y, p, opt, dropped); });
+      return y;
+    }
   state_vector<Model> y = Method::current(ms.method);
   // A member that never started (refused options, failed initialization) reports the point it was given
   // (member_begin), with no multipliers to correct.

@@ -17,6 +17,14 @@
 
 namespace lockstep {
 
+// A recorded event (stepper/events.hpp): which, when, and the state there.
+template <class Model>
+struct event_record {
+  int event = 0;
+  double t = 0.0;
+  state_vector<Model> y;
+};
+
 template <class Model>
 struct member_result {
   using layout = state_layout<Model>;
@@ -28,6 +36,12 @@ struct member_result {
   std::vector<state_vector<Model>> y;   // (q, v, lambda, mu, nu) at those times
   double t_final = 0.0;
   state_vector<Model> y_final;
+  // Events (a model with event functions): the records of `record` and `stop` events in time order,
+  // each event's occurrences and first time (NaN if none), and the event that stopped the member (-1).
+  std::vector<event_record<Model>> events;
+  std::vector<long> event_counts;
+  std::vector<double> event_first_times;
+  int stop_event = -1;
 
   // Group accessors for saved point i.
   double q(std::size_t i, int j) const { return y[i][layout::q + j]; }
@@ -73,18 +87,27 @@ member_result<Model> solve_member(const double* params, const vec<double, Model:
   const int save_count = static_cast<int>(save_times.size());
   visit_method_in<Methods>(opt.method, [&]<class Method>() {
     member_state<Model, Method> ms;
-    auto sink = [&out](int, double t, const state_vector<Model>& y) {
-      out.t.push_back(t);
-      out.y.push_back(y);
-    };
+    struct {
+      member_result<Model>& out;
+      void operator()(int, double t, const state_vector<Model>& y) const {
+        out.t.push_back(t);
+        out.y.push_back(y);
+      }
+      void event(long, int k, double t, const state_vector<Model>& y) const { out.events.push_back({k, t, y}); }
+    } sink{out};
     member_begin<Model>(ms, t0, t1, q0, v0, params, opt, save_times.data(), save_count, sink);
     // The batch kernels pause every K attempts; one call with an unbounded budget is the same sequence.
     while (!member_advance<Model>(ms, 1 << 30, t1, params, opt, save_times.data(), save_count, sink)) {
     }
     out.status = ms.status;
     out.counters = ms.counters;
-    out.t_final = Method::time(ms.method);
+    out.t_final = member_final_time<Model>(ms);
     out.y_final = member_final_state<Model>(ms, params, opt);
+    if constexpr (event_count<Model> > 0) {
+      out.event_counts.assign(ms.events.count, ms.events.count + event_count<Model>);
+      out.event_first_times.assign(ms.events.first_time.a, ms.events.first_time.a + event_count<Model>);
+      out.stop_event = ms.events.stop_event;
+    }
   });
   return out;
 }
