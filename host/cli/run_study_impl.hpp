@@ -112,6 +112,7 @@ inline ensemble_problem build_ensemble(const engine& model, const io::study_spec
   e.t1 = spec.t1;
   e.save_times = spec.save_times;
   e.options = spec.solver;
+  e.event_capacity = spec.events.records;
   e.params.resize(static_cast<std::size_t>(members) * n_params);
   e.q0.resize(static_cast<std::size_t>(members) * n);
   e.v0.resize(e.q0.size());
@@ -320,6 +321,12 @@ inline io::results_layout results_layout_for(const engine& model, const io::stud
   out.trajectories = spec.output.trajectories;
   out.explicit_steps = takes_explicit_steps(spec.solver.method);
   out.save_times = spec.save_times;
+  for (const lockstep_event_info& event : model.events())
+    out.events.functions.push_back({event.name, event_direction_name(event_direction(event.direction)),
+                                    event_action_name(event_action(event.action)), event.description});
+  out.events.capacity = spec.events.records;
+  out.events.time_tolerance = spec.solver.event_time_tolerance;
+  out.events.interior_checks = spec.solver.event_interior_checks;
   if (const io::lyapunov_spec& l = spec.lyapunov; l.enabled) {
     out.lyapunov.exponents = l.exponents;
     out.lyapunov.dimension = l.dimension;
@@ -687,6 +694,11 @@ inline io::member_block member_block_of(const chunk_results& c, long offset, con
   block.inputs = inputs;
   block.y = c.outputs;
   block.y_final = c.y_final;
+  block.event_counts = c.event_counts;
+  block.event_first_times = c.event_first_times;
+  block.event_records_made = c.event_records_made;
+  block.stop_event = c.stop_event;
+  block.event_records = c.event_records;
   return block;
 }
 
@@ -844,8 +856,20 @@ inline std::string initial_correction_lines(const initial_corrections& c, const 
 // Statuses and steps of the members written, for the closing summary and the exit code.
 struct member_tally {
   long members = 0;
-  long succeeded = 0;
+  long succeeded = 0;  // reached t1, or a stopping event ended them
   long steps = 0;
+  // Events (a model with event functions): the members a stopping event ended, and each event's
+  // occurrences over all members.
+  long stopped_by_event = 0;
+  std::vector<std::string> event_names;
+  std::vector<long> event_occurrences;
+  std::vector<long> event_members;  // the members in which each event occurred
+
+  explicit member_tally(const engine& model) {
+    for (const lockstep_event_info& e : model.events()) event_names.emplace_back(e.name);
+    event_occurrences.assign(event_names.size(), 0);
+    event_members.assign(event_names.size(), 0);
+  }
   std::map<std::string, long> failed;
   long lyapunov_failed = 0;
   std::string lyapunov_message;  // the first reason a member's Lyapunov options were refused
@@ -879,10 +903,16 @@ struct member_tally {
       stiff_members += c.stiffness_detections > 0;
       switched_members += c.method_switches > 0;
       method_switches += c.method_switches;
-      if (block.status[i] == member_status::success)
+      if (ended_normally(block.status[i]))
         ++succeeded;
       else
         ++failed[status_name(block.status[i])];
+      if (block.status[i] == member_status::stopped_by_event) ++stopped_by_event;
+      for (std::size_t k = 0; k < event_names.size(); ++k) {
+        const long occurred = block.event_counts[static_cast<std::size_t>(i) * event_names.size() + k];
+        event_occurrences[k] += occurred;
+        event_members[k] += occurred > 0;
+      }
     }
   }
   int exit_code() const {
@@ -929,6 +959,21 @@ inline std::string explicit_steps_lines(method_kind method, const member_tally& 
   return line;
 }
 
+// The summary's lines on events: each event's occurrences and the members it occurred in, and the
+// members a stopping event ended; "" for a model without events.
+inline std::string event_lines(const member_tally& t) {
+  if (t.event_names.empty()) return "";
+  std::string out = "lockstep: events:";
+  for (std::size_t k = 0; k < t.event_names.size(); ++k)
+    out += (k == 0 ? " " : "; ") + t.event_names[k] + " " + std::to_string(t.event_occurrences[k]) + " time" +
+           (t.event_occurrences[k] == 1 ? "" : "s") + " in " + std::to_string(t.event_members[k]) + " member" +
+           (t.event_members[k] == 1 ? "" : "s");
+  if (t.stopped_by_event > 0)
+    out += "; " + std::to_string(t.stopped_by_event) + " member" + (t.stopped_by_event == 1 ? "" : "s") +
+           " stopped by an event (counted as succeeded; /events/stop_event)";
+  return out + "\n";
+}
+
 // `lanes`: what the engine's SIMD lanes executed in the run (engine::lanes_work), on this process.
 inline void print_summary(const io::study_spec& spec, const member_tally& tally, double wall_seconds,
                           const run_settings& settings, const lanes_work_counts& lanes, int ranks = 1) {
@@ -946,6 +991,7 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
   std::fputs(initial_correction_lines(tally.initial, spec.solver).c_str(), stderr);
   std::fputs(explicit_method_hint(spec.solver.method, tally.failed).c_str(), stderr);
   std::fputs(explicit_steps_lines(spec.solver.method, tally).c_str(), stderr);
+  std::fputs(event_lines(tally).c_str(), stderr);
   const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
   if (lanes.attempts.executed > 0) {
     const char* rank = ranks > 1 ? " (rank 0)" : "";
@@ -980,8 +1026,20 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   if (const std::string why = study::check_plan(plan); !why.empty())
     throw io::study_error(spec.path.string(), 0, 0, "[ensemble] " + why);
   const long members = study::member_count(plan);
-  if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1)
+  // The tangent runs of [lyapunov] and [derivative_measures] go to t1 (lyapunov/): a member that a
+  // stopping event ends earlier would have its exponents or derivatives from another interval.
+  for (const lockstep_event_info& event : model.events())
+    if (event_action(event.action) == event_action::stop && (spec.lyapunov.enabled || spec.derivative_measures.enabled))
+      throw std::invalid_argument(std::string("model ") + std::string(model.name()) + "'s event " + event.name +
+                                  " stops its members, while " + (spec.lyapunov.enabled ? "[lyapunov]" : "[derivative_measures]") +
+                                  " runs every member to t1: the two would describe different intervals");
+  if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1) {
+    if (model.n_events() > 0)
+      throw std::invalid_argument("model " + std::string(model.name()) +
+                                  " has event functions, which checkpointed, resumed and MPI runs do not keep yet: run "
+                                  "it without --checkpoint-every, --resume and mpirun (docs/how-to/events.md)");
     return detail::run_journaled(model, spec, settings, members);
+  }
   detail::check_members_fit(model, spec, members, members);
   detail::check_derivative_memory(spec, members, ny);
   const ensemble_problem e = detail::build_ensemble(model, spec, 0, members);
@@ -1003,7 +1061,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   run.chunk_size = settings.chunk_size;
   run.keep_outputs = false;
   std::vector<double> inputs;
-  detail::member_tally tally;
+  detail::member_tally tally(model);
   detail::lyapunov_buffers lyapunov;
   io::lyapunov_values lyapunov_values;
   const long history_length = io::lyapunov_history_length(spec.lyapunov, spec.t0, spec.t1);

@@ -226,7 +226,7 @@ inline member_tally write_members_from_journals(const engine& model, const io::s
   const int ny = layout.state_size();
   const int save_count = layout.save_count();
   const checkpoint::journal_shape shape = journal_shape_of(layout);
-  member_tally tally;
+  member_tally tally(model);
   std::vector<double> inputs;
   checkpoint::journal_chunk chunk;
   lyapunov_buffers unfinished_lyapunov;
@@ -556,7 +556,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
       spec.derivative_measures.enabled && !interrupted ? comm.gather_to_root(derivative_bytes) : std::vector<std::string>();
   const std::string results_name = interrupted ? interrupted_results_name : "results.h5";
   const std::string members_name = interrupted ? interrupted_members_name : "members.csv";
-  member_tally tally;
+  member_tally tally(model);
   const double wall = elapsed_before + seconds_since(session_start);
   std::optional<sensitivity_results> sensitivity;  // rank 0's, for the summary
   std::optional<derivative_results> derivatives;   // rank 0's, for the summary

@@ -61,6 +61,8 @@ bool names_another_column(std::string_view name, const results_layout& layout) {
     if (name == other) return true;
   for (std::string_view other : member_explicit_datasets)  // reserved whatever the method: one rule per model
     if (name == other) return true;
+  for (const auto& event : layout.events.functions)  // the model's own events' columns
+    if (name == "first_" + event.name) return true;
   return is_indexed(name, "lambda_") ||
          std::find(layout.varied_names.begin(), layout.varied_names.end(), name) != layout.varied_names.end();
 }
@@ -100,6 +102,10 @@ members_csv_writer::members_csv_writer(std::filesystem::path final_path, const r
     for (int j = 1; j <= layout_.lyapunov.exponents; ++j) header += ",lambda_" + std::to_string(j);
     header += ",lyapunov_t_start,lyapunov_t_end";  // the estimate averages over [t_start, t_end]
   }
+  for (const auto& event : layout_.events.functions) {  // each event's first time (empty: never)
+    header += ',';
+    append_field(header, "first_" + event.name);
+  }
   header += '\n';
   file_.write(header);
 }
@@ -118,6 +124,8 @@ void members_csv_writer::write_members(const member_block& b) {
   const int p = layout_.lyapunov.exponents;
   if (p > 0 && (b.lyapunov == nullptr || b.lyapunov->status == nullptr || b.lyapunov->exponents == nullptr))
     throw std::invalid_argument("members_csv_writer::write_members: the Lyapunov results are required");
+  if (!layout_.events.functions.empty() && b.event_first_times == nullptr)
+    throw std::invalid_argument("members_csv_writer::write_members: the events' first times are required");
 
   const std::size_t V = layout_.varied_names.size(), Y = static_cast<std::size_t>(layout_.state_size());
   std::string rows;
@@ -149,6 +157,11 @@ void members_csv_writer::write_members(const member_block& b) {
       append_number(rows, b.lyapunov->t_start[i]);
       rows += ',';
       append_number(rows, b.lyapunov->t_end[i]);
+    }
+    const std::size_t E = layout_.events.functions.size();
+    for (std::size_t k = 0; k < E; ++k) {
+      rows += ',';
+      append_number(rows, b.event_first_times[i * E + k]);
     }
     rows += '\n';
     // Hand text down in pieces of about 1 MB so a large block never doubles its size in memory.

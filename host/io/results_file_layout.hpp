@@ -27,6 +27,8 @@
 //   code      the status codes (member_status_count, include/lockstep/core/status.hpp)
 //   exponent  p, the Lyapunov exponents kept (/lyapunov@exponents)
 //   estimate  H, the running Lyapunov estimates kept per member (/lyapunov@history_length)
+//   event     E, the model's event functions (/events@names)
+//   record    C, the event records kept per member (/events@capacity)
 // when: the study settings (or the run) under which the object is written; "always" is every file,
 // interrupted-results.h5 included.
 //
@@ -49,7 +51,7 @@ struct results_file_entry {
 };
 
 // In the order the writer creates them: the root and its attributes, the trajectories, /members,
-// /statistics, /lyapunov.
+// /statistics, /events, /lyapunov.
 inline constexpr results_file_entry results_file_layout[] = {
     // ---- the root ----
     {"/", "group", "", "", "always", "The file's root: its attributes describe the model, the study and the run."},
@@ -213,6 +215,42 @@ inline constexpr results_file_entry results_file_layout[] = {
     {"/statistics/STAT/nu", "dataset", "float64", "[save, nu]", "k > 0", "The statistic of the velocity-constraint multipliers."},
     {"/statistics/STAT/count", "dataset", "int64", "[save, state]", "in every statistic's group",
      "The members that entered each value, columns in the state layout (q, v, lambda, mu, nu)."},
+
+    // ---- /events ----
+    {"/events", "group", "", "", "a model with event functions",
+     "The zero crossings of the model's event functions, per member (docs/how-to/events.md), and the settings "
+     "they were located with."},
+    {"/events@names", "attribute", "string", "[event]", "a model with event functions", "The events' names, in the model's order."},
+    {"/events@directions", "attribute", "string", "[event]", "a model with event functions",
+     "Each event's direction: `\"rising\"`, `\"falling\"` or `\"both\"`."},
+    {"/events@actions", "attribute", "string", "[event]", "a model with event functions",
+     "Each event's action: `\"record\"`, `\"stop\"` or `\"count\"`."},
+    {"/events@descriptions", "attribute", "string", "[event]", "a model with event functions", "The events' descriptions."},
+    {"/events@capacity", "attribute", "int64", "scalar", "a model with event functions",
+     "C, the records kept per member ([events] records)."},
+    {"/events@time_tolerance", "attribute", "float64", "scalar", "a model with event functions",
+     "[events] time_tolerance (0: the default, 100 eps (abs(t) + abs(h)))."},
+    {"/events@interior_checks", "attribute", "int64", "scalar", "a model with event functions", "[events] interior_checks."},
+    {"/events/count", "dataset", "int64", "[member, event]", "a model with event functions",
+     "How often each event occurred in each member."},
+    {"/events/first_time", "dataset", "float64", "[member, event]", "a model with event functions",
+     "When each event first occurred; NaN where it never did (a member without it is censored at its final_t)."},
+    {"/events/records", "dataset", "int64", "[member]", "a model with event functions",
+     "The records (of record and stop events) each member made; those beyond C were counted, not kept."},
+    {"/events/stop_event", "dataset", "int32", "[member]", "a model with event functions",
+     "The event that stopped the member (status stopped_by_event), or -1."},
+    {"/events/t", "dataset", "float64", "[member, record]", "a model with event functions",
+     "Each kept record's time, in time order; NaN past the member's records."},
+    {"/events/event", "dataset", "int32", "[member, record]", "a model with event functions",
+     "Each kept record's event; -1 past the member's records."},
+    {"/events/q", "dataset", "float64", "[member, record, q]", "a model with event functions",
+     "The positions at each record, projected onto the constraints."},
+    {"/events/v", "dataset", "float64", "[member, record, q]", "a model with event functions",
+     "The velocities at each record, projected onto the velocity constraints."},
+    {"/events/lambda", "dataset", "float64", "[member, record, lambda]", "a model with event functions",
+     "The multipliers at each record, from the acceleration-level (index-1) system."},
+    {"/events/nu", "dataset", "float64", "[member, record, nu]", "a model with event functions and k > 0",
+     "The velocity constraints' multipliers at each record, likewise."},
 
     // ---- /lyapunov ----
     {"/lyapunov", "group", "", "", "[lyapunov]", "The Lyapunov exponents of every member (docs/LYAPUNOV.md), and the settings they were computed with."},

@@ -746,6 +746,39 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
 
   w.statistics_group = w.check(group_handle(H5Gcreate2(root, "statistics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create /statistics");
 
+  if (const events_layout& ev = l.events; !ev.functions.empty()) {
+    // Created here and streamed like /members (docs/RESULTS-FORMAT.md, /events).
+    group_handle g = w.check(group_handle(H5Gcreate2(root, "events", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create /events");
+    const hid_t eg = g.get();
+    std::vector<std::string> names, directions, actions, descriptions;
+    for (const auto& f : ev.functions) {
+      names.push_back(f.name);
+      directions.push_back(f.direction);
+      actions.push_back(f.action);
+      descriptions.push_back(f.description);
+    }
+    w.strings_attribute(eg, "names", names);
+    w.strings_attribute(eg, "directions", directions);
+    w.strings_attribute(eg, "actions", actions);
+    w.strings_attribute(eg, "descriptions", descriptions);
+    w.int64_attribute(eg, "capacity", ev.capacity);
+    w.double_attribute(eg, "time_tolerance", ev.time_tolerance);
+    w.int64_attribute(eg, "interior_checks", ev.interior_checks);
+    const hsize_t E = ev.functions.size(), C = hs(ev.capacity);
+    const std::int64_t zero = 0;
+    const std::int32_t none = -1;
+    w.create_dataset(eg, "/events/count", "count", H5T_STD_I64LE, sizeof(std::int64_t), {N, E}, true, &zero);
+    w.create_dataset(eg, "/events/first_time", "first_time", H5T_IEEE_F64LE, sizeof(double), {N, E}, true, &nan);
+    w.create_dataset(eg, "/events/records", "records", H5T_STD_I64LE, sizeof(std::int64_t), {N}, true, &zero);
+    w.create_dataset(eg, "/events/stop_event", "stop_event", H5T_STD_I32LE, sizeof(std::int32_t), {N}, true, &none);
+    w.create_dataset(eg, "/events/t", "t", H5T_IEEE_F64LE, sizeof(double), {N, C}, true, &nan);
+    w.create_dataset(eg, "/events/event", "event", H5T_STD_I32LE, sizeof(std::int32_t), {N, C}, true, &none);
+    w.create_dataset(eg, "/events/q", "q", H5T_IEEE_F64LE, sizeof(double), {N, C, hs(l.n)}, true, &nan);
+    w.create_dataset(eg, "/events/v", "v", H5T_IEEE_F64LE, sizeof(double), {N, C, hs(l.n)}, true, &nan);
+    w.create_dataset(eg, "/events/lambda", "lambda", H5T_IEEE_F64LE, sizeof(double), {N, C, hs(l.m)}, true, &nan);
+    if (l.has_nu) w.create_dataset(eg, "/events/nu", "nu", H5T_IEEE_F64LE, sizeof(double), {N, C, hs(l.k)}, true, &nan);
+  }
+
   if (const lyapunov_layout& ly = l.lyapunov; ly.exponents > 0) {
     // Created here and streamed like /members: a member's row arrives with its block.
     group_handle g = w.check(group_handle(H5Gcreate2(root, "lyapunov", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create /lyapunov");
@@ -873,6 +906,36 @@ void results_writer::write_members(const member_block& b) {
       w.write_rows("/lyapunov/history_t", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, H, H, 0, y.history_t);
       w.write_rows("/lyapunov/history", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {H}, p, p, 0, y.history);
     }
+  }
+  if (const events_layout& ev = l.events; !ev.functions.empty()) {
+    if (b.event_counts == nullptr || b.event_first_times == nullptr || b.event_records_made == nullptr ||
+        b.stop_event == nullptr || (ev.capacity > 0 && b.event_records == nullptr))
+      throw std::invalid_argument("results_writer::write_members: the members' events are required");
+    const hsize_t E = ev.functions.size(), C = hs(ev.capacity), R = 2 + Y;
+    std::vector<std::int64_t> counts(count * E), made(count);
+    std::vector<std::int32_t> stop(count), event(count * C);
+    for (std::size_t i = 0; i < count * E; ++i) counts[i] = b.event_counts[i];
+    for (std::size_t i = 0; i < count; ++i) {
+      made[i] = b.event_records_made[i];
+      stop[i] = b.stop_event[i];
+      for (hsize_t r = 0; r < C; ++r) {
+        const double k = b.event_records[(i * C + r) * R + 1];
+        event[i * C + r] = std::isnan(k) ? -1 : static_cast<std::int32_t>(k);
+      }
+    }
+    w.write_rows("/events/count", H5T_NATIVE_INT64, sizeof(std::int64_t), b.first, b.count, {}, E, E, 0, counts.data());
+    w.write_rows("/events/first_time", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {}, E, E, 0, b.event_first_times);
+    w.write_column("/events/records", H5T_NATIVE_INT64, b.first, made);
+    w.write_column("/events/stop_event", H5T_NATIVE_INT32, b.first, stop);
+    w.write_rows("/events/t", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {C}, 1, R, 0, b.event_records);
+    w.write_rows("/events/event", H5T_NATIVE_INT32, sizeof(std::int32_t), b.first, b.count, {}, C, C, 0, event.data());
+    const hsize_t n_ = hs(l.n), m_ = hs(l.m), k_ = hs(l.k);
+    w.write_rows("/events/q", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {C}, n_, R, 2, b.event_records);
+    w.write_rows("/events/v", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {C}, n_, R, 2 + n_, b.event_records);
+    w.write_rows("/events/lambda", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {C}, m_, R, 2 + 2 * n_, b.event_records);
+    if (l.has_nu)
+      w.write_rows("/events/nu", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {C}, k_, R, 2 + 2 * n_ + 2 * m_,
+                   b.event_records);
   }
   w.record_written(b.first, b.count);
 }

@@ -78,6 +78,17 @@ struct lyapunov_layout {
   double separation = std::numeric_limits<double>::quiet_NaN();  // written only when not NaN
 };
 
+// The /events group of a model with event functions (functions empty: none).
+struct events_layout {
+  struct function {
+    std::string name, direction, action, description;
+  };
+  std::vector<function> functions;  // E
+  int capacity = 0;                 // C: records kept per member
+  double time_tolerance = 0.0;      // the study's (0: the default)
+  int interior_checks = 0;
+};
+
 struct results_layout {
   std::string model;              // the model's registry name
   long members = 0;
@@ -94,6 +105,7 @@ struct results_layout {
   std::vector<long> grid_shape;   // their lengths (the last varies fastest over members)
   int gzip_level = 1;             // 0: no compression; 1-9: deflate level (with shuffle)
   lyapunov_layout lyapunov;
+  events_layout events;
 
   int state_size() const { return 2 * n + 2 * m + k; }  // Y: (q, v, lambda, mu, nu), state_layout
   int save_count() const { return static_cast<int>(save_times.size()); }
@@ -122,6 +134,12 @@ struct member_block {
   const double* y = nullptr;                  // [count][S][Y]; needed only when trajectories are stored
   const double* y_final = nullptr;            // [count][Y]; final_q and final_v are its q and v parts
   const lyapunov_values* lyapunov = nullptr;  // required when layout.lyapunov.exponents > 0
+  // Required when the layout has events (E functions, capacity C; lockstep/ensemble.hpp, chunk_results):
+  const long* event_counts = nullptr;          // [count][E]
+  const double* event_first_times = nullptr;   // [count][E]
+  const long* event_records_made = nullptr;    // [count]
+  const int* stop_event = nullptr;             // [count]
+  const double* event_records = nullptr;       // [count][C][2 + Y]: (t, event, y)
 };
 
 // One statistic across members at every save time. Each array is [S][components]; a null pointer

@@ -335,6 +335,7 @@ class study_reader {
     read_lyapunov(root, model, spec);
     read_sensitivity(root, spec);
     read_derivative_measures(root, spec);
+    read_events(root, model, spec);
     return spec;
   }
 
@@ -1196,6 +1197,21 @@ class study_reader {
   // One forward-sensitivity solve per member of the plan as [ensemble] gives it: the measures average
   // over independent points of the inputs' distribution, which Saltelli's design's rows are not.
 
+  // [events]: the records kept per member, the location's time tolerance and interior checks; refused
+  // for a model without event functions, where it could change nothing.
+  void read_events(const section& root, const model_info& model, study_spec& spec) const {
+    const section s = child(root, "events");
+    if (!s.table) return;
+    check_keys(s);
+    if (model.n_events == 0)
+      fail(s.where, "[events] has no effect: model " + in_quotes(model.name) +
+                        " declares no event functions (docs/how-to/events.md says how a model declares them); remove it");
+    spec.events.written = true;
+    if (auto r = bounded_integer(s, "records", 0, 1000000)) spec.events.records = static_cast<int>(*r);
+    if (auto t = bounded_number(s, "time_tolerance", 0.0, true)) spec.solver.event_time_tolerance = *t;
+    if (auto c = bounded_integer(s, "interior_checks", 0, 1000)) spec.solver.event_interior_checks = static_cast<int>(*c);
+  }
+
   void read_derivative_measures(const section& root, study_spec& spec) const {
     const section s = child(root, "derivative_measures");
     if (!s.table) return;
@@ -1296,7 +1312,8 @@ model_info model_info_of(const engine& model) {
     for (const lockstep_value_info& v : model.params()) it->second.first.push_back({v.name, v.default_value, v.description});
     for (const lockstep_value_info& v : model.inputs()) it->second.second.push_back({v.name, v.default_value, v.description});
   }
-  return {model.name(), model.description(), model.n(), model.m(), model.k(), it->second.first, it->second.second};
+  return {model.name(), model.description(), model.n(), model.m(), model.k(), it->second.first, it->second.second,
+          model.n_events()};
 }
 
 }  // namespace lockstep::io

@@ -155,6 +155,13 @@ struct derivative_measures_spec {
   int line = 0, column = 0;  // where [derivative_measures] is written, for diagnostics at run time
 };
 
+// [events]: how the model's event functions are handled (lockstep/stepper/events.hpp); the location's
+// time tolerance and interior checks go into the solver options.
+struct events_spec {
+  bool written = false;  // the study has an [events] table
+  int records = 16;      // the records kept per member (ensemble_problem::event_capacity)
+};
+
 // The method of a study whose [solver] names none: what the study runs and what a
 // model file's engine is compiled for (model_reference) before the [solver] table is read.
 inline constexpr method_kind study_default_method = method_kind::radau5;
@@ -190,6 +197,7 @@ struct study_spec {
   lyapunov_spec lyapunov;
   sensitivity_spec sensitivity;
   derivative_measures_spec derivative_measures;
+  events_spec events;
 };
 
 // [model] source = FILE: the model file (path resolved against the study file's directory) and the

@@ -36,6 +36,9 @@ inline constexpr study_file_key study_file_keys[] = {
     {"", "derivative_measures", "table", "no measures",
      "Derivative-based global sensitivity measures of the final state over the varied inputs, with their bounds on "
      "the total indices, from one forward-sensitivity solve per member (docs/SENSITIVITY.md)."},
+    {"", "events", "table", "the defaults below",
+     "How the model's event functions are located and what is kept of them (docs/how-to/events.md); only for a model "
+     "that declares events."},
 
     // ---- [model] ----
     {"model", "name", "string", "required without source",
@@ -193,6 +196,17 @@ inline constexpr study_file_key study_file_keys[] = {
     {"derivative_measures", "memory_mb", "integer >= 1", "1024",
      "The memory for every member's final state and its derivatives, which the measures are computed from at the "
      "end; a study that needs more is refused before it runs."},
+
+    // ---- [events] ----
+    {"events", "records", "integer 0-1000000", "16",
+     "The event records (time, event, state) kept per member, in time order: those of `record` and `stop` "
+     "events. A member's later records are counted (`/events/records`) but not kept; every event's count and "
+     "first time are kept whatever it is."},
+    {"events", "time_tolerance", "number >= 0", "0: 100 eps (abs(t) + abs(h)), as SUNDIALS IDA",
+     "The length of the bracket at which an event's location stops; t* is its end past the crossing."},
+    {"events", "interior_checks", "integer 0-1000", "0",
+     "Points inside each step where the event functions are evaluated too, so that two crossings of one event "
+     "within a step (a grazing approach) are found; 0 looks at the steps' ends only."},
 };
 
 // The keys of one table, in the table's order.

@@ -48,7 +48,8 @@ STATUS_HEADER = "include/lockstep/core/status.hpp"
 KINDS = {"group", "dataset", "attribute"}
 TYPES = {"float64": np.dtype("<f8"), "int32": np.dtype("<i4"), "int64": np.dtype("<i8"), "uint8": np.dtype("u1"),
          "string": None}
-DIMENSIONS = {"member", "save", "q", "lambda", "nu", "state", "input", "grid", "code", "exponent", "estimate"}
+DIMENSIONS = {"member", "save", "q", "lambda", "nu", "state", "input", "grid", "code", "exponent", "estimate", "event",
+              "record"}
 # Entries only a particular run writes, and the run (a key of Run.provides) that must hold them.
 NEEDS_RUN = {"/@mpi_ranks": "mpi"}
 
@@ -202,9 +203,51 @@ def pendulum_varied(members):
 
 
 class Run:
-    def __init__(self, name, study, flags=(), provides=(), mpi=False, interrupt=False, results="results.h5"):
+    def __init__(self, name, study, flags=(), provides=(), mpi=False, interrupt=False, results="results.h5", files=None):
         self.name, self.study, self.flags = name, study, list(flags)
         self.provides, self.mpi, self.interrupt, self.results = set(provides), mpi, interrupt, results
+        self.files = files or {}  # beside the study: name -> text
+
+
+# The knife edge with events (a model header): /events, with /events/nu (k = 1).
+KNIFE_EDGE_EVENTS = """
+#include "lockstep/model/knife_edge.hpp"
+struct knife_edge_events {
+  using base = lockstep::models::knife_edge;
+  template <class T, int N> using vec = lockstep::vec<T, N>;
+  static constexpr const char* name = "knife_edge_events";
+  static constexpr const char* description = "the built-in knife edge with two events";
+  static constexpr int n = base::n, m = base::m, k = base::k, n_params = base::n_params, n_inputs = base::n_inputs;
+  static constexpr const auto& params = base::params;
+  static constexpr const auto& inputs = base::inputs;
+  static constexpr int n_events = 2;
+  static constexpr lockstep::event_declaration events[n_events] = {
+      {"half_turn", lockstep::event_direction::rising, lockstep::event_action::record, "theta passes pi/2"},
+      {"heading", lockstep::event_direction::both, lockstep::event_action::count, "sin(theta) changes sign"}};
+  template <class T, class P>
+  LOCKSTEP_HD static auto mass(const vec<T, n>& q, const P* p) { return base::mass<T, P>(q, p); }
+  template <class T, class P>
+  LOCKSTEP_HD static auto force(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p) {
+    return base::force<T, P>(t, q, v, p);
+  }
+  template <class T, class P>
+  LOCKSTEP_HD static auto constraint(const T& t, const vec<T, n>& q, const P* p) { return base::constraint<T, P>(t, q, p); }
+  template <class T, class P>
+  LOCKSTEP_HD static auto nonholonomic(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p) {
+    return base::nonholonomic<T, P>(t, q, v, p);
+  }
+  template <class T, class P>
+  LOCKSTEP_HD static vec<T, n_events> event(const T&, const vec<T, n>& q, const vec<T, n>&, const P*) {
+    vec<T, n_events> g;
+    g[0] = q[2] - 1.5707963267948966;
+    g[1] = sin(q[2]);
+    return g;
+  }
+  LOCKSTEP_HD static void initial_state(const double* p, const double* in, vec<double, n>& q0, vec<double, n>& v0) {
+    base::initial_state(p, in, q0, v0);
+  }
+};
+"""
 
 
 RUNS = [
@@ -371,6 +414,19 @@ method = "auto"
 [time]
 t1 = 0.5
 """ + pendulum_varied(2)),
+    # A model header with events and a velocity constraint: /events with /events/nu.
+    Run("events", """
+[model]
+source = "knife_edge_events.hpp"
+[time]
+t1 = 2.0
+[ensemble]
+members = 2
+[ensemble.vary]
+"initial.omega0" = { uniform = [1.0, 3.0] }
+[events]
+records = 3
+""", files={"knife_edge_events.hpp": KNIFE_EDGE_EVENTS}),
     # Two MPI ranks: the root attribute mpi_ranks.
     Run("mpi_two_ranks", """
 [model]
@@ -399,6 +455,8 @@ def run_study(lockstep, mpirun, run, folder):
     if run.interrupt:
         return run_interrupted(lockstep, run, folder)
     (folder / "s.toml").write_text(run.study)
+    for name, text in run.files.items():
+        (folder / name).write_text(text)
     command = [lockstep, "run", "s.toml", "-o", "out", "-q"] + run.flags
     if run.mpi:
         if not mpirun:
@@ -489,6 +547,12 @@ def dimension_sizes(f):
             sizes["input"] = len(inputs["names"])
         if "grid_shape" in inputs:
             sizes["grid"] = len(inputs["grid_shape"])
+    if "events" in f:
+        ev = f["events"].attrs
+        if "names" in ev:
+            sizes["event"] = len(ev["names"])
+        if "capacity" in ev:
+            sizes["record"] = int(ev["capacity"])
     if "lyapunov" in f:
         ly = f["lyapunov"].attrs
         if "exponents" in ly:

@@ -10,6 +10,7 @@
 
 #include "host/io/study_file.hpp"
 #include "host/io/study_file_keys.hpp"
+#include "lockstep/model/registry.hpp"
 
 namespace {
 
@@ -155,13 +156,31 @@ members = 8
 max_failed = 0.1
 memory_mb = 64
 )",
+    // events, every key of [events]: a model file whose model declares events (events_resolver)
+    R"([model]
+source = "with_events.hpp"
+[time]
+t1 = 1.0
+[events]
+records = 4
+time_tolerance = 1e-9
+interior_checks = 3
+)",
 };
+
+// A model file's model with two event functions: the pendulum's tables (the reader needs no more).
+lockstep::io::resolved_model events_resolver(const lockstep::io::model_reference&) {
+  lockstep::model_info info = lockstep::info_of<lockstep::models::pendulum>();
+  info.name = "with_events";
+  info.n_events = 2;
+  return {info, "with_events"};
+}
 
 TEST(StudyFileKeys, TheReaderLooksUpExactlyTheTablesKeys) {
   study_key_lookups looked_up;
   for (const char* text : studies) {
     SCOPED_TRACE(text);
-    EXPECT_NO_THROW(parse_study(text, "study.toml", {}, &looked_up));
+    EXPECT_NO_THROW(parse_study(text, "study.toml", events_resolver, &looked_up));
   }
   study_key_lookups table;
   for (const lockstep::io::study_file_key& k : lockstep::io::study_file_keys)

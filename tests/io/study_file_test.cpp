@@ -814,6 +814,8 @@ const malformed_case malformed_cases[] = {
      "9:1", "[derivative_measures] takes the forward sensitivities of [solver] method \"auto\""},
     {"derivative measures max_failed of 1", BASE VARY_L1 "[derivative_measures]\nmax_failed = 1\n", "8:14",
      "[derivative_measures] max_failed must be in [0, 1) (got 1)"},
+    {"events for a model without event functions", BASE "[events]\nrecords = 4\n", "5:1",
+     "[events] has no effect: model \"double_pendulum\" declares no event functions"},
 #undef VARY_L1
 };
 
@@ -985,6 +987,44 @@ TEST(ClosestName, SuggestsNothingForUnrelatedWords) {
   EXPECT_EQ(closest_name("x", names), "");  // one edit, but a complete replacement
   EXPECT_EQ(closest_name("rk4", methods), "");
   EXPECT_EQ(closest_name("runge_kutta", methods), "");
+}
+
+
+// [events] of a model with event functions (a model file's, here the pendulum's tables with two): its
+// settings reach the solver options and the spec, and bad values are refused at the value.
+resolved_model with_events(const model_reference&) {
+  model_info info = info_of<models::pendulum>();
+  info.name = "with_events";
+  info.n_events = 2;
+  return {info, "with_events"};
+}
+
+TEST(StudyFileEvents, SettingsReachTheOptionsAndBadValuesAreRefusedAtTheValue) {
+  const std::string base = "[model]\nsource = \"with_events.hpp\"\n[time]\nt1 = 1.0\n[events]\n";
+  const study_spec defaults = parse_study(base, "s.toml", with_events);
+  EXPECT_EQ(defaults.events.records, 16);
+  EXPECT_EQ(defaults.solver.event_time_tolerance, 0.0);
+  EXPECT_EQ(defaults.solver.event_interior_checks, 0);
+  const study_spec given =
+      parse_study(base + "records = 3\ntime_tolerance = 1e-9\ninterior_checks = 5\n", "s.toml", with_events);
+  EXPECT_TRUE(given.events.written);
+  EXPECT_EQ(given.events.records, 3);
+  EXPECT_EQ(given.solver.event_time_tolerance, 1e-9);
+  EXPECT_EQ(given.solver.event_interior_checks, 5);
+  const std::pair<std::string, std::string> refused[] = {
+      {"records = -1\n", "s.toml:6:11: error: [events] records must be between 0 and 1000000 (got -1)"},
+      {"time_tolerance = -1.0\n", "s.toml:6:18: error: [events] time_tolerance must be >= 0 (got -1)"},
+      {"interior_checks = 2000\n", "s.toml:6:19: error: [events] interior_checks must be between 0 and 1000 (got 2000)"},
+      {"recrods = 3\n", "s.toml:6:1: error: unknown key \"recrods\" in [events]; did you mean \"records\"?"},
+  };
+  for (const auto& [text, message] : refused) {
+    try {
+      (void)parse_study(base + text, "s.toml", with_events);
+      ADD_FAILURE() << text << ": accepted";
+    } catch (const study_error& e) {
+      EXPECT_EQ(std::string(e.what()).substr(0, message.size()), message) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -39,6 +39,7 @@ struct model_info {
   int n, m, k;
   std::span<const named_value> params;
   std::span<const named_value> inputs;
+  int n_events = 0;  // its event functions (stepper/events.hpp)
 };
 
 template <class Model>
@@ -49,7 +50,7 @@ constexpr model_info info_of() {
   std::span<const named_value> inputs;
   if constexpr (Model::n_inputs > 0) inputs = std::span<const named_value>(Model::inputs, Model::n_inputs);
   return {Model::name, Model::description, Model::n, Model::m, Model::k,
-          std::span<const named_value>(Model::params, Model::n_params), inputs};
+          std::span<const named_value>(Model::params, Model::n_params), inputs, event_count<Model>};
 }
 
 namespace detail {
