@@ -208,8 +208,8 @@ class Model:
 
     @classmethod
     def from_sympy(cls, name, *, coordinates, velocities, mass, force, parameters, constraints=(),
-                   nonholonomic=(), time=None, inputs=None, initial_q=None, initial_v=None, description="",
-                   quiet=None):
+                   nonholonomic=(), events=None, time=None, inputs=None, initial_q=None, initial_v=None,
+                   description="", quiet=None):
         """A model from SymPy expressions, compiled as an equations file.
 
         The expressions go through the equations-file generator and the model cache (docs/PYTHON.md,
@@ -232,6 +232,12 @@ class Model:
         constraints, nonholonomic : sequence or dict, optional
             The holonomic constraints Phi(t, q) = 0 and the non-holonomic rows
             A(t, q) v + a(t, q) = 0: sequences of expressions, or ``{name: expression}``.
+        events : dict, optional
+            Event functions (docs/how-to/events.md): ``{name: g | (g, direction) | (g, direction,
+            action) | (g, direction, action, description)}``, g an expression in time, q, v and the
+            parameters, direction ``"rising"``, ``"falling"`` or ``"both"`` (the default), action
+            ``"record"`` (the default), ``"stop"`` or ``"count"``; the ``[events]`` table of the
+            equations file (docs/EQUATIONS.md).
         time : sympy.Symbol, optional
             The Symbol of t, if the expressions use it.
         initial_q, initial_v : dict, optional
@@ -256,12 +262,12 @@ class Model:
         """
         return _from_sympy(name, dict(coordinates=coordinates, velocities=velocities, mass=mass, force=force,
                                       parameters=parameters, constraints=constraints, nonholonomic=nonholonomic,
-                                      time=time, inputs=inputs, initial_q=initial_q, initial_v=initial_v,
-                                      description=description), quiet)
+                                      events=events, time=time, inputs=inputs, initial_q=initial_q,
+                                      initial_v=initial_v, description=description), quiet)
 
     @classmethod
     def from_lagranges_method(cls, name, method, *, parameters, inputs=None, initial_q=None, initial_v=None,
-                              description="", quiet=None):
+                              events=None, description="", quiet=None):
         """A model from a sympy.physics.mechanics LagrangesMethod.
 
         Its mass matrix and forcing (Lagrange's equations, M q'' = f + lam_coeffs^T lambda with
@@ -279,6 +285,8 @@ class Model:
             As ``from_sympy``; inputs is optional.
         initial_q, initial_v : dict, optional
             ``{q(t) or its name: expression}``; missing entries are 0.
+        events : dict, optional
+            As ``from_sympy``'s, g in q(t), q'(t), t and the parameters.
         description, quiet : optional
             As ``from_sympy``.
 
@@ -330,13 +338,21 @@ class Model:
                 out[by_name[key_name]] = to_plain(expr)
             return out
 
+        def plain_events(values):
+            out = {}
+            for key, value in (values or {}).items():
+                fields = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+                out[key] = (to_plain(fields[0]),) + fields[1:] if fields else fields
+            return out
+
         # Messages show the expressions as the LagrangesMethod holds them, in q(t) and q'(t).
         display = {plain_symbol: original for original, plain_symbol in plain.items()}
         return _from_sympy(name, dict(coordinates=coordinates, velocities=velocities,
                                       mass=method.mass_matrix[:, :n].applyfunc(to_plain),
                                       force=[to_plain(f) for f in method.forcing], parameters=parameters,
                                       constraints=[to_plain(c) for c in holonomic],
-                                      nonholonomic=[to_plain(c) for c in nonholonomic], time=t, inputs=inputs,
+                                      nonholonomic=[to_plain(c) for c in nonholonomic],
+                                      events=plain_events(events), time=t, inputs=inputs,
                                       initial_q=keyed(initial_q), initial_v=keyed(initial_v),
                                       description=description), quiet, display, "from_lagranges_method")
 

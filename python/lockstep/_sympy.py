@@ -1,6 +1,6 @@
-"""Models from SymPy expressions: M(q), Q(t, q, v), Phi(t, q) and non-holonomic rows, written as an
-equations file (docs/EQUATIONS.md) and compiled through the same generator and cache as any model
-file. Only M, Q and Phi are written: every Jacobian is taken by lockstep's automatic differentiation,
+"""Models from SymPy expressions: M(q), Q(t, q, v), Phi(t, q), non-holonomic rows and event functions,
+written as an equations file (docs/EQUATIONS.md) and compiled through the same generator and cache as
+any model file. Only M, Q and Phi are written: every Jacobian is taken by lockstep's automatic differentiation,
 never symbolically (symbolic Jacobians of multibody equations grow fast; Featherstone, Rigid Body
 Dynamics Algorithms, 2008, ch. 1, makes the point for symbolic dynamics in general)."""
 
@@ -57,6 +57,30 @@ def _entries(values):
     return rows
 
 
+def _event_rows(events):
+    """(name, g, {key: text}) rows from {name: g | (g, direction[, action[, description]])}; the keys
+    left out are not written (the equations file's defaults: both, record), and the generator checks
+    the words."""
+    rows = []
+    for key, value in (events or {}).items():
+        name = key.name if isinstance(key, sympy.Symbol) else str(key)
+        fields = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+        if not 1 <= len(fields) <= 4:
+            raise ValueError(f"events[{name}]: give g or (g, direction, action, description), not "
+                             f"{len(fields)} items")
+        texts = dict(zip(("direction", "action", "description"), fields[1:]))
+        for what, text in texts.items():
+            if not isinstance(text, str):
+                raise ValueError(f"events[{name}]: the {what} must be a string, got {text!r}")
+        rows.append((name, fields[0], texts))
+    return rows
+
+
+def _toml_key(name):
+    """`name` as a TOML key: bare when it can be, else quoted (the generator then says what is wrong)."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
 class Generated(NamedTuple):
     """An equations file's text, and what the user gave for each of its lines: origins[line] =
     (what, expression), e.g. ("force for coordinate xb", "-k*xb"), expression None for a name."""
@@ -75,7 +99,8 @@ def _shown(expr, display):
 
 
 def equations_text(name, *, coordinates, velocities, mass, force, parameters, constraints=(), nonholonomic=(),
-                   time=None, inputs=None, initial_q=None, initial_v=None, description="", display=None):
+                   events=None, time=None, inputs=None, initial_q=None, initial_v=None, description="",
+                   display=None):
     """The equations file (TOML text) of a model given as SymPy expressions (see Model.from_sympy), as a
     Generated: the text and where each line came from. Every expression is on a line of its own, so
     that a message about a line of the file (the generator's, or the compiler's through the header's
@@ -111,13 +136,17 @@ def equations_text(name, *, coordinates, velocities, mass, force, parameters, co
         if what is not None:
             origins[len(out)] = (what, None if expr is None else _shown(expr, display))
 
-    def entry(key, expr, what, suffix=""):
-        """`key = "expression"` (or the bare expression when key is None), one line."""
+    def printed(expr, what):
+        """The checked expression and its text in the file, a TOML string."""
         value = checked(expr, what)
         try:
-            written = json.dumps(printer.doprint(value.xreplace(rename)))
+            return value, json.dumps(printer.doprint(value.xreplace(rename)))
         except ValueError as error:  # what the language lacks, named with the entry it is in
             raise ValueError(f"{what} = {_shown(value, display)}: {error}") from None
+
+    def entry(key, expr, what, suffix=""):
+        """`key = "expression"` (or the bare expression when key is None), one line."""
+        value, written = printed(expr, what)
         line(f"{key} = {written}" if key is not None else f"    {written}{suffix}", what, value)
 
     if not isinstance(mass, sympy.MatrixBase):  # Matrix() would sympify (parse) string entries
@@ -167,6 +196,15 @@ def equations_text(name, *, coordinates, velocities, mass, force, parameters, co
             line(f"[{table}]")
             for key, shown_key, expr in rows:
                 entry(key, expr, f"{table}[{shown_key}]")
+    event_rows = _event_rows(events)
+    if event_rows:
+        line("")
+        line("[events]")
+        for event, g, texts in event_rows:
+            what = f"events[{event}]"
+            value, written = printed(g, what)
+            fields = [f"g = {written}"] + [f"{key} = {json.dumps(text)}" for key, text in texts.items()]
+            line(f"{_toml_key(event)} = {{ {', '.join(fields)} }}", what, value)
     for key, values in (("q", initial_q), ("v", initial_v)):
         if values:
             line("")

@@ -56,7 +56,8 @@ def toml(data):
     return "\n".join(lines) + "\n"
 
 
-# A file with every key of the table: a bead on a wire (constraints) with a knife edge (nonholonomic).
+# A file with every key of the table: a bead on a wire (constraints) with a knife edge (nonholonomic)
+# and an event.
 EVERY_KEY = {
     "model": {"name": "every_key", "description": "a file that uses every key"},
     "coordinates": {"x": {"unit": "m", "description": "abscissa"}, "y": {"unit": "m", "description": "height"},
@@ -69,6 +70,7 @@ EVERY_KEY = {
     "force": {"y": "-w"},
     "constraints": {"on_wire": "y - x**2"},
     "nonholonomic": {"no_slip": "sin(theta)*x_dot - cos(theta)*y_dot"},
+    "events": {"crossing": {"g": "x", "direction": "rising", "action": "stop", "description": "x passes 0"}},
     "initial": {"definitions": {"slope": "2*x0"}, "q": {"x": "x0", "y": "x0**2", "theta": "atan(slope)"},
                 "v": {"x": 1, "y": "slope"}},
 }
@@ -88,7 +90,7 @@ def example_files():
     paths = sorted(glob.glob(os.path.join(ROOT, "examples", "models", "*.toml")) +
                    glob.glob(os.path.join(ROOT, "examples", "mbs", "*.toml")))
     paths += [os.path.join(ROOT, "tests", "model_files", "equations", name)
-              for name in ("knife_edge.toml", "slider_crank.toml", "printer_forms.toml")]
+              for name in ("knife_edge.toml", "slider_crank.toml", "printer_forms.toml", "pendulum_events.toml")]
     found = []
     for path in paths:
         with open(path, "rb") as source:

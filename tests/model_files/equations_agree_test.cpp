@@ -1,8 +1,9 @@
 // The structs that host/model_files/equations_to_header.py generates from equations files agree with
 // the hand-written built-in models they restate (tests/model_files/equations/*.toml, and examples/mbs/a03_andrews.toml): the tables
 // entry for entry, and mass, force, constraint and nonholonomic at 100 random states near the start,
-// for T = double and for dual numbers (values and derivative parts), as well as initial_state; and
-// that every form the printer writes computes its formula (printer_forms.toml).
+// for T = double and for dual numbers (values and derivative parts), as well as initial_state; that
+// every form the printer writes computes its formula (printer_forms.toml); and that a file's [events]
+// become the struct's event table and event function (pendulum_events.toml).
 //
 // Agreement is measured norm-wise: max_i |a_i - b_i| / max_i |b_i| for each vector or matrix, over
 // the values and, separately, over the derivative parts of all directions. The generated code evaluates the same formulas in another
@@ -26,6 +27,7 @@
 #include "equations/andrews.hpp"
 #include "equations/fourbar.hpp"
 #include "equations/knife_edge.hpp"
+#include "equations/pendulum_events.hpp"
 #include "equations/printer_forms.hpp"
 #include "equations/slider_crank.hpp"
 #include "lockstep/model/andrews.hpp"
@@ -45,6 +47,9 @@ static_assert(lockstep_check_model<equations::slider_crank>());
 static_assert(lockstep_check_model<equations::knife_edge>());
 static_assert(lockstep_check_model<equations::fourbar>());
 static_assert(lockstep_check_model<equations::printer_forms>());
+static_assert(lockstep_check_model<equations::pendulum_events>());
+// A file without [events] declares none (the struct is as it was before events existed).
+static_assert(event_count<equations::knife_edge> == 0 && event_count<equations::printer_forms> == 0);
 
 // Norm-wise relative difference of two arrays of doubles (see the top of the file).
 double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
@@ -349,6 +354,60 @@ TEST(EquationsPrinter, EveryFormComputesItsFormulaForDoublesAndDuals) {
   EXPECT_EQ(v0[0], -1.0);
   EXPECT_EQ(v0[1], 0.0);
   EXPECT_EQ(v0[2], std::numbers::pi);
+}
+
+// ---- events -------------------------------------------------------------------------------------------
+
+// pendulum_events.toml's [events]: the table in file order with each direction and action as written
+// (defaults both and record), and event(t, q, v, p) computing each g, for doubles and for duals.
+TEST(EquationsEvents, TableAndFunctionFollowTheFile) {
+  using E = equations::pendulum_events;
+  static_assert(E::n_events == 4 && event_count<E> == 4);
+  const struct {
+    const char* name;
+    const char* direction;
+    const char* action;
+    const char* description;
+  } expected[] = {
+      {"x", "falling", "stop", "the bob passes below the pivot, moving left"},
+      {"high", "rising", "count", ""},
+      {"work", "both", "record", "a function of t, v and a definition"},
+      {"swing", "both", "record", ""},
+  };
+  for (int i = 0; i < E::n_events; ++i) {
+    EXPECT_STREQ(E::events[i].name, expected[i].name) << i;
+    EXPECT_STREQ(event_direction_name(E::events[i].direction), expected[i].direction) << expected[i].name;
+    EXPECT_STREQ(event_action_name(E::events[i].action), expected[i].action) << expected[i].name;
+    EXPECT_STREQ(E::events[i].description, expected[i].description) << expected[i].name;
+  }
+
+  // Parameters other than the defaults, so that each g must read the right entry of p.
+  const double p[] = {2.0, 1.5, 9.0, -0.25};  // m, L, g, h
+  const double m = p[0], g = p[2], h = p[3], t = 0.5;
+  vec<double, 2> q, v;
+  q[0] = 0.6;
+  q[1] = -0.8;
+  v[0] = 1.2;
+  v[1] = 0.9;
+  const double kinetic = m * (v[0] * v[0] + v[1] * v[1]) / 2;
+  const double values[] = {q[0], q[1] - h, kinetic - m * g * t * v[1], v[0]};
+  const auto ev = E::event<double, double>(t, q, v, p);
+  for (int i = 0; i < E::n_events; ++i) EXPECT_DOUBLE_EQ(ev[i], values[i]) << expected[i].name;
+
+  // Generic in T: a dual along x_dot carries dg/dx_dot = 0, 0, m x_dot, 1.
+  using D1 = dual<double, 1>;
+  vec<D1, 2> qd, vd;
+  for (int i = 0; i < 2; ++i) {
+    qd[i] = D1(q[i]);
+    vd[i] = D1(v[i]);
+  }
+  vd[0].d[0] = 1.0;
+  const auto evd = E::event<D1, double>(D1(t), qd, vd, p);
+  const double slopes[] = {0.0, 0.0, m * v[0], 1.0};
+  for (int i = 0; i < E::n_events; ++i) {
+    EXPECT_EQ(evd[i].v, ev[i]) << expected[i].name;
+    EXPECT_DOUBLE_EQ(evd[i].d[0], slopes[i]) << expected[i].name;
+  }
 }
 
 }  // namespace

@@ -156,6 +156,69 @@ class Expressions(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(folder)), ["m.toml", "out.hpp"])  # no temporary left behind
 
 
+class Events(unittest.TestCase):
+    """[events]: one entry at a time after an otherwise valid file, the entry on line 13."""
+
+    def event(self, entry, text=MINIMAL):
+        status, lines, written = generate("m.toml", text + "[events]\n" + entry + "\n")
+        self.assertFalse(written)
+        self.assertEqual(status, 1, lines)
+        return lines
+
+    def test_an_unknown_symbol_in_g_is_named_with_a_suggestion(self):
+        # `low = { g = "` is 13 characters: the expression starts in column 14.
+        self.assertEqual(self.event('low = { g = "thta + 1", direction = "falling", action = "stop" }'),
+                         ["m.toml:13:14: error: unknown name 'thta' in [events]; did you mean 'theta'? "
+                          "(allowed here: g, L, pi, t, theta, theta_dot)"])
+
+    def test_g_that_does_not_parse_points_at_the_character(self):
+        self.assertEqual(self.event('low = { g = "theta +* 2" }'),
+                         ["m.toml:13:21: error: syntax error: invalid syntax"])
+
+    def test_g_may_not_use_an_input(self):
+        text = MINIMAL.replace("[mass]", "[inputs]\ntheta0 = { default = 0.1 }\n[mass]")
+        self.assertEqual(self.event('low = { g = "theta - theta0" }', text),
+                         ["m.toml:15:22: error: input 'theta0' can only be used in [initial]"])
+
+    def test_a_bad_direction_names_the_three(self):
+        self.assertEqual(self.event('low = { g = "theta", direction = "rissing" }'),
+                         ["m.toml:13:35: error: the direction of event 'low' must be one of 'rising', 'falling', "
+                          "'both', not 'rissing'; did you mean 'rising'?"])
+        self.assertEqual(self.event('low = { g = "theta", direction = 1 }'),
+                         ["m.toml:13:34: error: the direction of event 'low' must be a string: one of 'rising', "
+                          "'falling', 'both'"])
+
+    def test_a_bad_action_names_the_three(self):
+        self.assertEqual(self.event('low = { g = "theta", action = "halt" }'),
+                         ["m.toml:13:32: error: the action of event 'low' must be one of 'record', 'stop', 'count', "
+                          "not 'halt'"])
+        self.assertEqual(self.event('low = { g = "theta", action = "Stop" }'),
+                         ["m.toml:13:32: error: the action of event 'low' must be one of 'record', 'stop', 'count', "
+                          "not 'Stop'; did you mean 'stop'?"])
+
+    def test_g_is_required(self):
+        self.assertEqual(self.event('low = { direction = "falling" }'),
+                         ["m.toml:13:1: error: event 'low' needs 'g', its event function (an expression)"])
+
+    def test_an_unknown_key_is_named_with_a_suggestion(self):
+        self.assertEqual(self.event('low = { g = "theta", directoin = "falling" }'),
+                         ["m.toml:13:22: error: unknown key 'directoin' in [events.low]; did you mean 'direction'? "
+                          "(allowed: g, direction, action, description)"])
+
+    def test_names_and_shapes(self):
+        self.assertEqual(self.event('int = { g = "theta" }'), ["m.toml:13:1: error: event 'int' is a C++ keyword"])
+        self.assertEqual(self.event('low = "theta"'),
+                         ['m.toml:13:8: error: event \'low\' must be an inline table such as { g = "...", '
+                          'direction = "rising", action = "stop" }'])
+        self.assertEqual(self.event('low = { g = "theta" }', MINIMAL.replace('name = "pendulum"', 'name = "event"')),
+                         ["m.toml:2:9: error: model name 'event' is a name the generated code uses for the events"])
+
+    def test_an_events_table_header_is_located_too(self):
+        status, lines, _ = generate("m.toml", MINIMAL + '[events.low]\ng = "theta"\ndirection = "up"\n')
+        self.assertEqual((status, lines), (1, ["m.toml:14:14: error: the direction of event 'low' must be one of "
+                                               "'rising', 'falling', 'both', not 'up'"]))
+
+
 class Structure(unittest.TestCase):
     def run_text(self, text):
         status, lines, written = generate("m.toml", text)
@@ -204,24 +267,52 @@ class Structure(unittest.TestCase):
 class WellFormed(unittest.TestCase):
     def test_the_restated_models_and_the_example_convert(self):
         for path in [os.path.join(ROOT, "examples", "mbs", "a03_andrews.toml"), os.path.join(FILES, "slider_crank.toml"),
-                     os.path.join(FILES, "knife_edge.toml"), os.path.join(ROOT, "examples", "models", "fourbar.toml")]:
+                     os.path.join(FILES, "knife_edge.toml"), os.path.join(ROOT, "examples", "models", "fourbar.toml"),
+                     os.path.join(FILES, "pendulum_events.toml")]:
             status, lines, written = generate(path)
             self.assertEqual((status, lines, written), (0, [], True), path)
 
-    def header(self, force):
-        with tempfile.TemporaryDirectory() as folder:
-            model, output = os.path.join(folder, "m.toml"), os.path.join(folder, "out.hpp")
-            with open(model, "w") as out:
-                out.write(MINIMAL.replace('"-g*L*sin(theta)"', force))
-            subprocess.run([sys.executable, SCRIPT, model, "-o", output], check=True)
-            with open(output) as header:
-                return header.read()
+    def header(self, force, text=MINIMAL, folder=None):
+        """The header of MINIMAL (or `text`) with `force` for theta's force, made in `folder` (the path of
+        the equations file is in the header's #line directives) or a fresh one."""
+        if folder is None:
+            with tempfile.TemporaryDirectory() as folder:
+                return self.header(force, text, folder)
+        model, output = os.path.join(folder, "m.toml"), os.path.join(folder, "out.hpp")
+        with open(model, "w") as out:
+            out.write(text.replace('"-g*L*sin(theta)"', force))
+        subprocess.run([sys.executable, SCRIPT, model, "-o", output], check=True)
+        with open(output) as header:
+            return header.read()
 
     def test_hyperbolic_functions_become_exponentials(self):
         text = self.header('"-g*tanh(theta) + sinh(theta)"')
         self.assertNotIn("tanh", text)
         self.assertNotIn("sinh", text)
         self.assertIn("exp(", text)
+
+    def test_events_add_their_members_and_change_nothing_else(self):
+        force = '"-g*L*sin(theta)"'
+        events = MINIMAL + '[events]\nlow = { g = "theta*theta_dot - t", direction = "falling", action = "stop" }\n'
+        with tempfile.TemporaryDirectory() as folder:
+            without, text = self.header(force, folder=folder), self.header(force, events, folder)
+        table = ("  static constexpr int n_events = 1;\n"
+                 "  static constexpr event_declaration events[n_events] = {\n"
+                 '      {"low", event_direction::falling, event_action::stop, ""},\n'
+                 "  };\n")
+        self.assertIn(table, text)
+        function = text[text.index("  template <class T, class P>\n  LOCKSTEP_HD static vec<T, n_events> event("):]
+        function = function[:function.index("  }\n") + 4] + "\n"
+        self.assertIn("ev[0] = theta*theta_dot - t;", function)
+        self.assertEqual(text.replace(table, "").replace(function, ""), without)
+        self.assertNotIn("event", without)
+
+    def test_names_of_the_event_members_are_spelled_apart_only_with_events(self):
+        text = MINIMAL.replace("L = { default", "ev = { default").replace("L**2", "ev**2")
+        self.assertIn("const T ev = T(p[0]);", self.header('"-g*ev*sin(theta)"', text))
+        with_events = self.header('"-g*ev*sin(theta)"', text + '[events]\nlow = { g = "ev*theta" }\n')
+        self.assertIn("const T ev_ = T(p[0]);", with_events)
+        self.assertIn("ev[0] = ev_*theta;", with_events)
 
     def test_symbols_are_real(self):
         # For complex symbols SymPy would write abs(exp(x)) as exp(re(x)), which has no C++ form.

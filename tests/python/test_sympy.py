@@ -2,10 +2,12 @@
 the built-in one — its equations to 1e-14 at random states, and a non-chaotic adaptive run to t = 3
 within 10 (atol + rtol |y|) with equal statuses — and what an equations file cannot express is
 refused by name; what the generator or the compiler refuses in the generated file is reported at the
-caller's line, naming the user's entry and expression."""
+caller's line, naming the user's entry and expression. Events given to from_sympy and
+from_lagranges_method become the equations file's [events] table."""
 
 import inspect
 import re
+import subprocess
 
 import numpy as np
 import pytest
@@ -250,6 +252,95 @@ def test_a_refused_sympy_model_is_reported_at_the_callers_line_in_the_models_ter
     assert int(generated.group(3)) == line_of(text, 'xc = "-kappa*xc"')
 
 
+def test_sympy_events_become_the_equations_files_events_table(tmp_path, source_dir):
+    # Arrange: events in the bob's height and velocity, the cart's position and time, with and without
+    # their optional keys.
+    from lockstep import _sympy
+
+    xc, xb, yb, vyb = sympy.symbols("xc xb yb vyb", real=True)
+    t = sympy.Symbol("t", real=True)
+    events = {"horizontal": (yb, "rising", "stop", "the bob's height"), "bottom": (xb - xc, "both", "count"),
+              "rising": vyb, "late": [t - 1, "falling"]}
+
+    # Act
+    generated = _sympy.equations_text("cart", **cart_pendulum(events=events, time=t))
+
+    # Assert: one line each, velocities as <coordinate>_dot, only the keys given; each line's origin
+    # names the user's event; the generator turns them into the header's event table.
+    lines = generated.text.splitlines()
+    first = lines.index("[events]") + 1
+    assert lines[first:first + 5] == [
+        'horizontal = { g = "yb", direction = "rising", action = "stop", description = "the bob\'s height" }',
+        'bottom = { g = "xb - xc", direction = "both", action = "count" }',
+        'rising = { g = "yb_dot" }',
+        'late = { g = "-1 + t", direction = "falling" }',
+        ""], lines
+    assert [generated.origins[first + i + 1] for i in range(4)] == [
+        ("events[horizontal]", "yb"), ("events[bottom]", "xb - xc"), ("events[rising]", "vyb"),
+        ("events[late]", "t - 1")]
+    (tmp_path / "cart.toml").write_text(generated.text)
+    script = source_dir / "host" / "model_files" / "equations_to_header.py"
+    subprocess.run(["/usr/bin/python3", str(script), str(tmp_path / "cart.toml"), "-o", str(tmp_path / "cart.hpp")],
+                   check=True, timeout=120)
+    header = (tmp_path / "cart.hpp").read_text()
+    assert "  static constexpr int n_events = 4;\n" in header
+    for declared in ('{"horizontal", event_direction::rising, event_action::stop, "the bob\'s height"},',
+                     '{"bottom", event_direction::both, event_action::count, ""},',
+                     '{"rising", event_direction::both, event_action::record, ""},',
+                     '{"late", event_direction::falling, event_action::record, ""},'):
+        assert declared in header, declared
+    with pytest.raises(ValueError, match=r"events\[late\]: the action must be a string"):
+        _sympy.equations_text("cart", **cart_pendulum(events={"late": (t - 1, "falling", 2)}, time=t))
+
+
+def test_a_sympy_model_with_events_compiles(model_cache):
+    yb, vyb = sympy.symbols("yb vyb", real=True)
+    model = lockstep.Model.from_sympy("cart_events", **cart_pendulum(events={"horizontal": (yb, "rising", "stop"),
+                                                                             "turn": (vyb, "falling", "count")}))
+    assert (model.n, model.m, model.k) == (3, 1, 0)
+
+
+def test_a_bad_event_direction_is_reported_at_the_callers_line(model_cache):
+    yb = sympy.Symbol("yb", real=True)
+
+    with pytest.raises(ValueError) as raised:
+        call_line = inspect.currentframe().f_lineno + 1
+        lockstep.Model.from_sympy("cart", **cart_pendulum(events={"up": (yb, "upwards")}))
+
+    assert str(raised.value).splitlines()[0] == (
+        f"{__file__}:{call_line}: from_sympy model 'cart', events[up] = yb: error: the direction of event 'up' "
+        "must be one of 'rising', 'falling', 'both', not 'upwards'")
+
+
+def pendulum_lagranges_method():
+    """The pendulum's Lagrangian in Cartesian coordinates: (LagrangesMethod, y(t), t, (m, L, g))."""
+    from sympy.physics.mechanics import LagrangesMethod, dynamicsymbols
+
+    x, y = dynamicsymbols("x y")
+    m, L, g = sympy.symbols("m L g", real=True)
+    t = dynamicsymbols._t
+    method = LagrangesMethod(m * (x.diff(t)**2 + y.diff(t)**2) / 2 - m * g * y, [x, y],
+                             hol_coneqs=[(x**2 + y**2 - L**2) / 2])
+    return method, y, t, (m, L, g)
+
+
+def test_lagranges_method_events_are_shown_in_dynamicsymbols(model_cache):
+    # Arrange: the pendulum's Lagrangian and an event in y'(t) whose action is misspelt.
+    method, y, t, (m, L, g) = pendulum_lagranges_method()
+
+    # Act
+    with pytest.raises(ValueError) as raised:
+        call_line = inspect.currentframe().f_lineno + 1
+        lockstep.Model.from_lagranges_method("pendulum_events", method, parameters={m: 1.0, L: 1.0, g: 9.81},
+                                             events={"turn": (y.diff(t), "falling", "stopp")})
+
+    # Assert: the event's g as the user wrote it, in y(t); the action's suggestion.
+    first = str(raised.value).splitlines()[0]
+    assert first == (f"{__file__}:{call_line}: from_lagranges_method model 'pendulum_events', events[turn] = "
+                     "Derivative(y(t), t): error: the action of event 'turn' must be one of 'record', 'stop', "
+                     "'count', not 'stopp'; did you mean 'stop'?"), first
+
+
 def test_a_cpp_keyword_as_a_coordinate_is_reported_as_that_coordinate(model_cache):
     klass, v = sympy.symbols("class v", real=True)
 
@@ -263,13 +354,7 @@ def test_a_cpp_keyword_as_a_coordinate_is_reported_as_that_coordinate(model_cach
 
 def test_a_refused_lagranges_method_model_shows_its_expressions_in_dynamicsymbols(model_cache):
     # Arrange: the pendulum's Lagrangian with g left out of the parameters.
-    from sympy.physics.mechanics import LagrangesMethod, dynamicsymbols
-
-    x, y = dynamicsymbols("x y")
-    m, L, g = sympy.symbols("m L g", real=True)
-    t = dynamicsymbols._t
-    method = LagrangesMethod(m * (x.diff(t)**2 + y.diff(t)**2) / 2 - m * g * y, [x, y],
-                             hol_coneqs=[(x**2 + y**2 - L**2) / 2])
+    method, _, _, (m, L, _) = pendulum_lagranges_method()
 
     # Act
     with pytest.raises(ValueError) as raised:

@@ -11,7 +11,7 @@ import heapq
 
 import sympy
 
-from .model import LIBRARY_NAMES, velocity
+from .model import EVENT_NAMES, LIBRARY_NAMES, velocity
 
 # Identifiers of the generated code itself. A user name equal to one of these is spelled differently
 # in C++ (its table entry keeps the user's name), so the file format need not forbid them: the
@@ -20,6 +20,9 @@ GENERATED_NAMES = {"T", "P", "t", "q", "v", "p", "in", "q0", "v0", "M", "Q", "ph
                    "name", "description", "n_params", "params", "n_inputs", "inputs", "mass", "force",
                    "constraint", "nonholonomic", "initial_state", "sin", "cos", "tan", "asin", "acos",
                    "atan", "atan2", "exp", "log", "sqrt", "abs"} | LIBRARY_NAMES
+# More of them in a model with events: the members n_events, events and event and the event function's
+# result, ev. Only then, so that a file without events is spelled as before events existed.
+GENERATED_EVENT_NAMES = EVENT_NAMES | {"ev"}
 SMALL_POWERS = (2, 3, 4)  # written as repeated products: exact for double, cheaper than pow on duals
 
 
@@ -343,7 +346,8 @@ class Header:
         self.toml_path = toml_path
         user = [c.name for c in model.coordinates] + [velocity(c.name) for c in model.coordinates]
         user += [p.name for p in model.parameters] + [i.name for i in model.inputs]
-        self.taken = set(user) | GENERATED_NAMES | {model.name}
+        self.generated = GENERATED_NAMES | (GENERATED_EVENT_NAMES if model.events else set())
+        self.taken = set(user) | self.generated | {model.name}
         self.cpp_names = {}
         for name in user:
             self.cpp_names[model.symbols[name]] = self.spelling(name)
@@ -351,7 +355,7 @@ class Header:
 
     def spelling(self, name):
         """The C++ identifier of a user name: the name itself unless the generated code uses it."""
-        if name not in GENERATED_NAMES and name != self.model.name:
+        if name not in self.generated and name != self.model.name:
             return name
         for suffix in ["_"] + [f"_{i}" for i in range(1, 1000)]:
             if name + suffix not in self.taken:
@@ -411,6 +415,12 @@ class Header:
             out += [f"      {{{cpp_string(x.name)}, {literal(x.default)}, {cpp_string(x.described())}}},"
                     for x in model.inputs]
             out += ["  };"]
+        if model.events:
+            out += [f"  static constexpr int n_events = {len(model.events)};",
+                    "  static constexpr event_declaration events[n_events] = {"]
+            out += [f"      {{{cpp_string(e.name)}, event_direction::{e.direction}, event_action::{e.action}, "
+                    f"{cpp_string(e.description)}}}," for e in model.events]
+            out += ["  };"]
         out.append("")
         text = "\n".join(out) + "\n"
 
@@ -441,6 +451,12 @@ class Header:
             rows = [(f"r[{i}]", e) for i, (_, e) in enumerate(model.nonholonomic)]
             text += "\n" + self.member(template + "vec<T, k> nonholonomic", [t, q, v, p], "vec<T, k> r", rows,
                                        self.function("T", q=True, v=True, inputs=False), ["    return r;"])
+
+        if model.events:
+            values = [(f"ev[{i}]", e.g) for i, e in enumerate(model.events)]
+            text += "\n" + self.member(template + "vec<T, n_events> event", [t, q, v, p], "vec<T, n_events> ev",
+                                       values, self.function("T", q=True, v=True, inputs=False),
+                                       ["    return ev;"])
 
         initial = [(f"q0[{i}]", e) for i, e in enumerate(model.initial_q)]
         initial += [(f"v0[{i}]", e) for i, e in enumerate(model.initial_v)]

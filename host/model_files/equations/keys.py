@@ -84,6 +84,8 @@ SECTIONS = [
             default="none (m = 0)"),
         Key("nonholonomic", "table", "The non-holonomic constraints A(t, q, p) v + a(t, q, p) = 0, one named "
                                      "row each.", default="none (k = 0)"),
+        Key("events", "table", "Event functions g(t, q, v, p), whose zero crossings the solver locates, one "
+                               "named entry each.", default="none"),
         Key("initial", "table", "The initial values q0 and v0, from the inputs and parameters.",
             default="q0 = v0 = 0"),
     )),
@@ -122,7 +124,8 @@ SECTIONS = [
                                    "\"rad\", description = \"initial crank angle\" }`.",
             _item_keys("input", default=True)),
     Section(("definitions",), "Named subexpressions, in file order. Each may use the ones above it, and "
-                              "`[mass]`, `[force]`, `[constraints]` and `[nonholonomic]` may use them.", (
+                              "`[mass]`, `[force]`, `[constraints]`, `[nonholonomic]` and `[events]` may use "
+                              "them.", (
         Key("<name>", EXPRESSION, "A subexpression of t, q, the velocities and p, named by its key.",
             default="none"),
     )),
@@ -146,6 +149,24 @@ SECTIONS = [
         Key("<row>", EXPRESSION, "One row, named by its key (an identifier). It must depend on the "
                                  "velocities, and affinely: every second derivative in two velocities is "
                                  "zero.", default="none"),
+    )),
+    Section(("events",), "Event functions, one key each, in file order: scalar functions g(t, q, v, p) whose "
+                         "zero crossings the solver locates on every step (docs/how-to/events.md).", (
+        Key("<event>", "inline table", "One event, named by its key (an identifier; the event's name in "
+                                       "results).", default="none"),
+    )),
+    Section(("events", "<event>"), "The inline table of one event, as in `horizontal = { g = \"y\", direction = "
+                                   "\"rising\", action = \"stop\" }`.", (
+        Key("g", EXPRESSION, "The event function g(t, q, v, p), of what a `[force]` entry may use (t, the "
+                             "coordinates, the velocities, the parameters, the definitions); the event occurs "
+                             "where it crosses zero.", required=True),
+        Key("direction", "string", "The crossings reported: `\"rising\"` (from g < 0 to g >= 0), "
+                                   "`\"falling\"` (from g > 0 to g <= 0) or `\"both\"`.", default='`"both"`'),
+        Key("action", "string", "What a member does at the event: `\"record\"` (its time and state are "
+                                "recorded, the member goes on), `\"stop\"` (recorded, and the member ends "
+                                "there) or `\"count\"` (only counted, with its first time).",
+            default='`"record"`'),
+        Key("description", "string", "What the event is, in a few words.", default=NO_TEXT),
     )),
     Section(("initial",), "The initial values q0 and v0, computed from the inputs and parameters only. The "
                           "library projects them onto the constraints by default; values that satisfy "

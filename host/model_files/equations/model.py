@@ -32,6 +32,15 @@ LIBRARY_NAMES = {"vec", "mat", "dual", "named_value", "lockstep", "equations", "
                  "pow", "min", "max", "value_of", "is_finite", "floor", "ldexp", "sine_cosine"}
 
 
+# An event's direction and action as written in the file, in the order messages list them; the values
+# of lockstep::event_direction and lockstep::event_action (model/concept.hpp) have these names.
+EVENT_DIRECTIONS = ("rising", "falling", "both")
+EVENT_ACTIONS = ("record", "stop", "count")
+# Names the generated struct and its event table use once a model has events: a model of one of these
+# names would hide them (or clash with a member of the same name).
+EVENT_NAMES = {"n_events", "events", "event", "event_declaration", "event_direction", "event_action"}
+
+
 # Tables of a study file (docs/reference/study-file.md) that no equations file has.
 STUDY_TABLES = ("time", "solver", "ensemble", "output", "lyapunov")
 
@@ -57,6 +66,13 @@ class Expr:
         self.value, self.line = value, line
 
 
+class Event:
+    """An event function: its name, g (an Expr), direction and action (as written) and description."""
+
+    def __init__(self, name, g, direction="both", action="record", description=""):
+        self.name, self.g, self.direction, self.action, self.description = name, g, direction, action, description
+
+
 class Model:
     """The checked content of an equations file (see docs/EQUATIONS.md for each field)."""
 
@@ -69,6 +85,7 @@ class Model:
         self.constraints = []   # (name, Expr)
         self.nonholonomic = []  # (name, Expr)
         self.initial_q, self.initial_v = [], []  # n Expr each
+        self.events = []        # Event, in file order
         self.symbols = {}       # name -> sympy.Symbol for coordinates, velocities, t, parameters, inputs
 
     @property
@@ -170,6 +187,7 @@ class Reader:
         self.model.constraints = self.read_rows("constraints", self.scope_constraints)
         self.model.nonholonomic = self.read_rows("nonholonomic", self.scope_velocities)
         self.check_nonholonomic()
+        self.read_events()
         self.read_initial()
         m, k = len(self.model.constraints), len(self.model.nonholonomic)
         if m + k > self.model.n:
@@ -441,6 +459,46 @@ class Reader:
                 else:
                     continue
                 break
+
+    def read_events(self):
+        """[events]: one inline table per event function, in file order."""
+        table = self.table(("events",)) or {}
+        scope = self.scope_velocities("[events]")
+        for name, spec in table.items():
+            path = ("events", name)
+            if not self.identifier(path, name, "event"):
+                continue
+            if not isinstance(spec, dict):
+                self.error_at_value(path, f"event '{name}' must be an inline table such as "
+                                          f"{{ g = \"...\", direction = \"rising\", action = \"stop\" }}")
+                continue
+            self.known_keys(path, spec)
+            event = Event(name, None)
+            if "g" not in spec:
+                self.error_at_key(path, f"event '{name}' needs 'g', its event function (an expression)")
+            else:
+                event.g = self.expression(path + ("g",), spec["g"], scope)
+            for key, choices in (("direction", EVENT_DIRECTIONS), ("action", EVENT_ACTIONS)):
+                if key in spec and self.choice(path + (key,), spec[key], choices, f"the {key} of event '{name}'"):
+                    setattr(event, key, spec[key])
+            if "description" in spec:
+                event.description = self.string(path + ("description",), spec["description"], "'description'")
+            self.model.events.append(event)
+        if table and self.model.name in EVENT_NAMES:
+            self.error_at_value(("model", "name"), f"model name '{self.model.name}' is a name the generated "
+                                                   f"code uses for the events")
+
+    def choice(self, path, value, choices, what):
+        """Whether `value` is one of the strings `choices`; reports an error when not."""
+        if isinstance(value, str) and value in choices:
+            return True
+        listing = ", ".join(f"'{c}'" for c in choices)
+        if not isinstance(value, str):
+            self.error_at_value(path, f"{what} must be a string: one of {listing}")
+        else:
+            self.error_at_value(path, f"{what} must be one of {listing}, not '{value}'"
+                                      f"{suggestion(value, choices)}")
+        return False
 
     def read_initial(self):
         path = ("initial",)
