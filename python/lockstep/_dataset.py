@@ -5,7 +5,9 @@ ds.q.sel(coordinate="y2") works), constraint (m), nonholonomic (k). Variables: q
 [member, time, coordinate], lam (the multipliers lambda; "lambda" is a Python keyword) and mu
 [member, time, constraint], nu [member, time, nonholonomic], status and status_name [member], the
 counters of results.h5's /members group [member], final_q and final_v [member, coordinate], and one
-variable per varied input, named as in a study ("params.L2", "initial.theta1").
+variable per varied input, named as in a study ("params.L2", "initial.theta1"). A model with event
+functions adds the variables of event_variables (dimensions event, labelled with the events' names,
+and record).
 """
 
 import numpy as np
@@ -26,6 +28,30 @@ EXPLICIT_COUNTERS = ("explicit_steps", "method_switches", "stiffness_detections"
 # Each trajectory group of the state layout (q, v, lambda, mu, nu): its variable and its last dimension.
 TRAJECTORY_DIMS = {"q": "coordinate", "v": "coordinate", "lam": "constraint", "mu": "constraint",
                    "nu": "nonholonomic"}
+
+
+def event_variables(*, names, directions, actions, descriptions, count, first_time, records, stop_event, t, event,
+                    q, v, lam, nu=None):
+    """The Dataset's variables of a model's events (results.h5's /events; docs/how-to/events.md):
+    event_count and event_first_time [member, event] (NaN: never), event_records and stop_event
+    [member] (-1: none), the kept records' event_t and event_index [member, record] (NaN, -1 past a
+    member's records) and states event_q, event_v [member, record, coordinate], event_lam [member,
+    record, constraint] (event_nu [member, record, nonholonomic]); and the event coordinate."""
+    described = {"directions": list(directions), "actions": list(actions), "descriptions": list(descriptions)}
+    data = {
+        "event_count": xr.Variable(("member", "event"), count, attrs=described),
+        "event_first_time": xr.Variable(("member", "event"), first_time),
+        "event_records": xr.Variable(("member",), records),
+        "stop_event": xr.Variable(("member",), stop_event),
+        "event_t": xr.Variable(("member", "record"), t),
+        "event_index": xr.Variable(("member", "record"), event),
+        "event_q": xr.Variable(("member", "record", "coordinate"), q),
+        "event_v": xr.Variable(("member", "record", "coordinate"), v),
+        "event_lam": xr.Variable(("member", "record", "constraint"), lam),
+    }
+    if nu is not None:
+        data["event_nu"] = xr.Variable(("member", "record", "nonholonomic"), nu)
+    return data, {"event": np.array([str(name) for name in names])}
 
 
 def build(*, time, members, trajectories, status, counters, final_q, final_v, inputs, attrs, statistics=None,

@@ -78,6 +78,9 @@ def open_results(path):
         their intervals' half-widths sensitivity_first_conf_q, ... [time, coordinate, input] (the
         input coordinate names the varied inputs), with sensitivity_rows_used [time, state] and,
         with second_order, sensitivity_second [time, state, input, input2].
+        A model with event functions adds the variables lockstep.solve gives it (event_count,
+        event_first_time, event_records, stop_event, event_t, event_index, event_q, event_v,
+        event_lam, event_nu; /events of docs/RESULTS-FORMAT.md).
         A study with [derivative_measures] adds, for the final state at t1, derivative_nu_q,
         derivative_nu_stderr_q, derivative_total_bound_q, ... [coordinate, input] and
         derivative_variance, derivative_members_used [state].
@@ -128,6 +131,16 @@ def open_results(path):
         ds = _dataset.build(time=time, members=N, trajectories=trajectories, status=members["status"][:],
                             counters=counters, final_q=members["final_q"][:], final_v=members["final_v"][:],
                             inputs=inputs, attrs=attrs, statistics=statistics, coordinate_names=coordinate_names)
+        if "events" in f:
+            e = f["events"]
+            variables, coords = _dataset.event_variables(
+                names=[_attribute(x) for x in e.attrs["names"]], directions=[_attribute(x) for x in e.attrs["directions"]],
+                actions=[_attribute(x) for x in e.attrs["actions"]],
+                descriptions=[_attribute(x) for x in e.attrs["descriptions"]], count=e["count"][()],
+                first_time=e["first_time"][()], records=e["records"][()], stop_event=e["stop_event"][()],
+                t=e["t"][()], event=e["event"][()], q=e["q"][()], v=e["v"][()], lam=e["lambda"][()],
+                nu=e["nu"][()] if "nu" in e else None)
+            ds = ds.assign(variables).assign_coords(coords)
         if "lyapunov" in f:
             ds = ds.assign(_lyapunov_variables(path, f["lyapunov"]))
         if "exceedance" in f:

@@ -264,7 +264,7 @@ class _ProgressBar:
 
 def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, method="radau5",
           formulation=None, rtol=1e-6, atol=1e-6, projection=None, backend="omp", threads=0, members=None,
-          progress=None, chunk_size=0, **solver):
+          progress=None, chunk_size=0, events=None, **solver):
     """Solves an ensemble of one model's members and returns an xarray.Dataset.
 
     Each member's parameters are the model's defaults, then ``params``, then its ``vary`` values;
@@ -311,6 +311,10 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
         True/False, or None: a progress bar on stderr only when it is a terminal.
     chunk_size : int, default 0
         Members per chunk of the scheduler (0: from the memory budget).
+    events : dict, optional
+        For a model with event functions (docs/how-to/events.md), the keys of a study's [events]
+        table: ``{"records": 16, "time_tolerance": 0.0, "interior_checks": 0}`` (those given replace
+        these defaults). Refused (ValueError) for a model without events.
     **solver
         The further solver settings, by their [solver] keys in a study file: h_initial, h_min,
         h_max, max_steps, max_order, fixed_h, fixed_order, rho_inf, newton_tol,
@@ -324,7 +328,9 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
         q, v [member, time, coordinate], lam [member, time, constraint] (and mu, nu where the
         formulation or the model has them), status and status_name [member], the counters
         [member], final_q and final_v [member, coordinate], one variable per varied input, and the
-        settings as attributes (docs/PYTHON.md, "The Dataset").
+        settings as attributes (docs/PYTHON.md, "The Dataset"); for a model with events, event_count,
+        event_first_time [member, event], event_records, stop_event [member] and the kept records
+        event_t, event_index [member, record], event_q, event_v, event_lam (event_nu) [member, record, ...].
 
     Raises
     ------
@@ -364,6 +370,7 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     options = solver_options("solve", method, formulation, projection, rtol, atol, solver)
     method, formulation, projection = options["method"], options["formulation"], options["projection"]
     t0, t1, save_times = _times(t, save)
+    event_records = _event_settings(model, events, options)
     # What the solve keeps of each member to its end: the initial state, and the engine's copies of it
     # and of the parameters; outputs at every save time, the final state and time; status and counters.
     ny = 2 * model.n + 2 * model.m + model.k
@@ -379,7 +386,7 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     started = _time.time()
     try:
         r = _lockstep.solve(model._engine, P, q0, v0, t0, t1, save_times, options, backend, int(threads),
-                            int(chunk_size), 32, bar)
+                            int(chunk_size), 32, bar, event_records=event_records)
     finally:
         if bar:
             bar.close()
@@ -422,6 +429,46 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
         attrs[f"params.{name}"] = float(value)
     for name, value in initial.items():
         attrs[f"initial.{name}"] = float(value)
-    return _dataset.build(time=save_times, members=count, trajectories=trajectories, status=r["status"],
-                          counters=counters, final_q=r["y_final"][:, :n], final_v=r["y_final"][:, n:2 * n],
-                          inputs=columns, attrs=attrs, coordinate_names=model.coordinates)
+    ds = _dataset.build(time=save_times, members=count, trajectories=trajectories, status=r["status"],
+                        counters=counters, final_q=r["y_final"][:, :n], final_v=r["y_final"][:, n:2 * n],
+                        inputs=columns, attrs=attrs, coordinate_names=model.coordinates)
+    if "events" in r:
+        e = r["events"]
+        declared = model._engine.events
+        y = e["y"]
+        variables, coords = _dataset.event_variables(
+            names=[d[0] for d in declared], directions=[d[1] for d in declared], actions=[d[2] for d in declared],
+            descriptions=[d[3] for d in declared], count=e["count"], first_time=e["first_time"],
+            records=e["records"], stop_event=e["stop_event"], t=e["t"], event=e["event"], q=y[:, :, :n],
+            v=y[:, :, n:2 * n], lam=y[:, :, 2 * n:2 * n + m], nu=y[:, :, 2 * n + 2 * m:] if k > 0 else None)
+        ds = ds.assign(variables).assign_coords(coords)
+    return ds
+
+
+# The keys of solve's `events` and their defaults (a study's [events] table).
+EVENT_SETTINGS = {"records": 16, "time_tolerance": 0.0, "interior_checks": 0}
+
+
+def _event_settings(model, events, options):
+    """Checks solve's `events` against the model; puts the location's settings into `options` and
+    returns the records kept per member."""
+    if events is None:
+        return EVENT_SETTINGS["records"]
+    if not model._engine.events:
+        raise ValueError(f"events={events!r}: model {model.name} declares no event functions "
+                         "(docs/how-to/events.md says how a model declares them)")
+    settings = dict(EVENT_SETTINGS)
+    for key, value in dict(events).items():
+        if key not in settings:
+            raise ValueError(f"events: unknown key {key!r} (one of {', '.join(settings)}){hint(key, tuple(settings))}")
+        settings[key] = value
+    records, tolerance, checks = settings["records"], settings["time_tolerance"], settings["interior_checks"]
+    if not isinstance(records, (int, np.integer)) or not 0 <= records <= 1000000:
+        raise ValueError(f"events: records={records!r} must be an integer from 0 to 1000000")
+    if not isinstance(tolerance, (int, float, np.floating)) or not tolerance >= 0:
+        raise ValueError(f"events: time_tolerance={tolerance!r} must be a number >= 0")
+    if not isinstance(checks, (int, np.integer)) or not 0 <= checks <= 1000:
+        raise ValueError(f"events: interior_checks={checks!r} must be an integer from 0 to 1000")
+    options["event_time_tolerance"] = float(tolerance)
+    options["event_interior_checks"] = int(checks)
+    return int(records)

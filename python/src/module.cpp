@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
@@ -51,6 +52,7 @@
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/lyapunov/tangent.hpp"
 #include "lockstep/method/options.hpp"
+#include "lockstep/model/concept.hpp"
 
 namespace py = pybind11;
 
@@ -228,6 +230,8 @@ lockstep::solver_options solver_options_of(const py::dict& given) {
     else if (key == "init_tolerance") o.init_tolerance = py::cast<double>(value);
     else if (key == "baumgarte_alpha") o.baumgarte_alpha = py::cast<double>(value);
     else if (key == "baumgarte_beta") o.baumgarte_beta = py::cast<double>(value);
+    else if (key == "event_time_tolerance") o.event_time_tolerance = py::cast<double>(value);
+    else if (key == "event_interior_checks") o.event_interior_checks = py::cast<int>(value);
     else throw py::value_error("unknown solver option '" + key + "'");
   }
   return o;
@@ -315,7 +319,7 @@ struct pending_error {
 py::dict solve(const model_handle& handle, const py::handle& params_in, const py::handle& q0_in,
                const py::handle& v0_in, double t0, double t1, const py::handle& save_in, const py::dict& options,
                const std::string& backend, int threads, long chunk_size, int attempts_per_sync,
-               const py::object& progress, double progress_interval) {
+               const py::object& progress, double progress_interval, int event_records) {
   const std::shared_ptr<const model_handle::loaded> held =
       handle.with(lockstep::model_files::engine_contents{}.with_method(solver_options_of(options).method));
   const lockstep::engine& model = held->model;
@@ -340,6 +344,7 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
   problem.t1 = t1;
   problem.save_times.assign(save_array.data(), save_array.data() + save_array.size());
   problem.options = solver_options_of(options);
+  problem.event_capacity = event_records;
 
   lockstep::run_options run;
   run.where = backend_of(backend);
@@ -454,6 +459,32 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
   out["lane_attempts"] = py::make_tuple(lanes.attempts.executed, lanes.attempts.of_members);
   out["lane_newton_iterations"] = py::make_tuple(lanes.newton_iterations.executed, lanes.newton_iterations.of_members);
   out["lane_factorizations"] = py::make_tuple(lanes.factorizations.executed, lanes.factorizations.of_members);
+  // Events (a model with event functions; lockstep/ensemble.hpp, ensemble_solution): counts and first
+  // times [members, E], records made and stopping event [members], the kept records' times and events
+  // [members, C] and states [members, C, ny].
+  if (s.n_events > 0) {
+    const auto E = static_cast<py::ssize_t>(s.n_events), C = static_cast<py::ssize_t>(s.event_capacity);
+    const auto R = static_cast<std::size_t>(2 + ny);
+    std::vector<double> t(static_cast<std::size_t>(N * C)), y(static_cast<std::size_t>(N * C) * static_cast<std::size_t>(ny));
+    std::vector<int> index(static_cast<std::size_t>(N * C));
+    for (std::size_t r = 0; r < t.size(); ++r) {
+      const double* record = s.event_records.data() + r * R;
+      t[r] = record[0];
+      index[r] = std::isnan(record[1]) ? -1 : static_cast<int>(record[1]);
+      std::copy(record + 2, record + R, y.begin() + static_cast<std::ptrdiff_t>(r * static_cast<std::size_t>(ny)));
+    }
+    std::vector<long long> counts(s.event_counts.begin(), s.event_counts.end()),
+        made(s.event_records_made.begin(), s.event_records_made.end());
+    py::dict events;
+    events["count"] = owned_array(std::move(counts), {N, E});
+    events["first_time"] = owned_array(std::move(s.event_first_times), {N, E});
+    events["records"] = owned_array(std::move(made), {N});
+    events["stop_event"] = owned_array(std::move(s.stop_event), {N});
+    events["t"] = owned_array(std::move(t), {N, C});
+    events["event"] = owned_array(std::move(index), {N, C});
+    events["y"] = owned_array(std::move(y), {N, C, ny});
+    out["events"] = events;
+  }
   return out;
 }
 
@@ -643,6 +674,18 @@ PYBIND11_MODULE(_lockstep, m) {
                                for (const char* c : h.model().coordinate_names()) names.emplace_back(c);
                                return names;
                              })
+      .def_property_readonly("events",
+                             [](const model_handle& h) {
+                               // (name, direction, action, description) of each event function.
+                               py::list events;
+                               for (const lockstep_event_info& e : h.model().events())
+                                 events.append(py::make_tuple(
+                                     std::string(e.name),
+                                     lockstep::event_direction_name(lockstep::event_direction(e.direction)),
+                                     lockstep::event_action_name(lockstep::event_action(e.action)),
+                                     std::string(e.description)));
+                               return events;
+                             })
       .def_property_readonly("params", [](const model_handle& h) { return value_table(h.model().params()); })
       .def_property_readonly("inputs", [](const model_handle& h) { return value_table(h.model().inputs()); })
       .def_property_readonly("source", [](const model_handle& h) { return h.source; })
@@ -754,9 +797,10 @@ PYBIND11_MODULE(_lockstep, m) {
   m.def("solve", &solve, py::arg("model"), py::arg("params"), py::arg("q0"), py::arg("v0"), py::arg("t0"),
         py::arg("t1"), py::arg("save_times"), py::arg("options") = py::dict(), py::arg("backend") = "omp",
         py::arg("threads") = 0, py::arg("chunk_size") = 0, py::arg("attempts_per_sync") = 32,
-        py::arg("progress") = py::none(), py::arg("progress_interval") = 0.1,
+        py::arg("progress") = py::none(), py::arg("progress_interval") = 0.1, py::arg("event_records") = 16,
         "Solves members [members] of the model from params [members, n_params], q0 and v0 [members, n] over "
         "[t0, t1], saving at save_times. Returns a dict: outputs [members, saves, 2n + 2m + k] (q, v, lambda, "
         "mu, nu), status [members], counters (dict of [members] arrays), t_final [members], y_final "
-        "[members, 2n + 2m + k].");
+        "[members, 2n + 2m + k], and for a model with events `events` (count and first_time [members, E], records "
+        "and stop_event [members], t and event [members, event_records], y [members, event_records, 2n + 2m + k]).");
 }
