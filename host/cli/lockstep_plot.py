@@ -44,6 +44,13 @@ With /derivative_measures (a study with a [derivative_measures] section; docs/SE
                       of bars per output, each varied input a colour, on a logarithmic axis: an input
                       whose bounds are small everywhere cannot matter for these outputs.
 
+With /events (a model with event functions; docs/how-to/events.md):
+
+  event_<name>.png    for each event: the fraction of members whose event occurred by t against t, its
+                      95 % interval shaded (/events/fraction: Kaplan-Meier's estimate, members that
+                      ended without the event censored where they ended), the first time's quantiles
+                      marked where the fraction reaches them.
+
 With /lyapunov (a study with a [lyapunov] section; host/io/results_h5.hpp):
 
   lyapunov_convergence.png   the running estimate of the largest exponent against t for up to 8
@@ -71,6 +78,7 @@ EXIT_ERROR = 2
 RESULTS_FORMAT = "lockstep-results"
 RESULTS_FORMAT_VERSION = 1
 SUCCESS = 1  # member_status::success (include/lockstep/core/status.hpp)
+STOPPED_BY_EVENT = 11  # member_status::stopped_by_event: a normal end, at a stopping event
 DEFAULT_OUTPUTS = 4
 # Beyond this many values, bands are not recomputed from trajectories (it would read them all).
 MAX_TRAJECTORY_VALUES = 50_000_000
@@ -625,18 +633,48 @@ def exceedance_plots(np, plt, f, names, n, m, directory, written):
         start += count
 
 
+def event_plots(np, plt, f, directory, written):
+    """event_<name>.png for each event: the fraction of members with it by t, its interval shaded, and
+    the first time's quantiles marked."""
+    if "events" not in f or "fraction" not in f["events"]:
+        return
+    group = f["events"]
+    t = np.asarray(f["t"][:], dtype=float)
+    names = as_texts(group.attrs["names"])
+    probabilities = np.asarray(group.attrs["quantiles"], dtype=float)
+    for k, name in enumerate(names):
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.fill_between(t, group["fraction_low"][:, k], group["fraction_high"][:, k], step="post", color="C0",
+                        alpha=0.25, linewidth=0, label=f"{100 * float(group.attrs['confidence']):g} % interval")
+        ax.step(t, group["fraction"][:, k], where="post", color="C0", linewidth=1.5, label="members with the event")
+        for p, q in zip(probabilities, group["first_time_quantiles"][:, k]):
+            if np.isfinite(q):
+                ax.plot([q], [p], "o", color="C3", markersize=4)
+                ax.annotate(f"q{100 * p:g}", (q, p), textcoords="offset points", xytext=(4, -10), fontsize="x-small")
+        ax.set_xlabel("t")
+        ax.set_ylabel(f"fraction with {name} by t")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"event {name}: when members first meet it")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize="small")
+        fig.tight_layout()
+        save(fig, directory, f"event_{name}.png", written)
+        plt.close(fig)
+
+
 def status_chart(np, plt, f, status, directory, written):
-    if status.size == 0 or np.all(status == SUCCESS):
+    ended = (status == SUCCESS) | (status == STOPPED_BY_EVENT)
+    if status.size == 0 or np.all(ended):
         return
     names = as_texts(f["members/status"].attrs.get("names"))
     codes, counts = np.unique(status, return_counts=True)
     labels = [names[c] if 0 <= c < len(names) else f"code {c}" for c in codes]
     fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(codes) + 2), 4))
-    bars = ax.bar(range(len(codes)), counts, color=["C2" if c == SUCCESS else "C3" for c in codes])
+    bars = ax.bar(range(len(codes)), counts, color=["C2" if c in (SUCCESS, STOPPED_BY_EVENT) else "C3" for c in codes])
     ax.bar_label(bars)
     ax.set_xticks(range(len(codes)), labels, rotation=20, ha="right")
     ax.set_ylabel("members")
-    ax.set_title(f"member status ({int(np.sum(status != SUCCESS))} of {status.size} did not succeed)")
+    ax.set_title(f"member status ({int(np.sum(~ended))} of {status.size} did not succeed)")
     fig.tight_layout()
     save(fig, directory, "status.png", written)
     plt.close(fig)
@@ -683,6 +721,7 @@ def run(args):
             exceedance_plots(np, plt, f, names, n, m, directory, written)
             derivative_measures_plot(np, plt, f, names, outputs, directory, written)
             heat_map(np, plt, f, quantity, names, status, directory, written, args.quantity is not None)
+            event_plots(np, plt, f, directory, written)
             status_chart(np, plt, f, status, directory, written)
             lyapunov_plots(np, plt, f, args.member, directory, written)
         except OSError as e:

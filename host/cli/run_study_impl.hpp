@@ -59,6 +59,7 @@
 #include "host/engine/lyapunov_batch.hpp"
 #include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/study/exceedance.hpp"
+#include "lockstep/study/first_times.hpp"
 #include "lockstep/study/samplers.hpp"
 #include "lockstep/study/sensitivity_indices.hpp"
 #include "lockstep/study/statistics.hpp"
@@ -864,6 +865,7 @@ struct member_tally {
   std::vector<std::string> event_names;
   std::vector<long> event_occurrences;
   std::vector<long> event_members;  // the members in which each event occurred
+  std::vector<study::exceedance_estimate> event_by_t1;  // each event's fraction by t1, once estimated
 
   explicit member_tally(const engine& model) {
     for (const lockstep_event_info& e : model.events()) event_names.emplace_back(e.name);
@@ -959,15 +961,23 @@ inline std::string explicit_steps_lines(method_kind method, const member_tally& 
   return line;
 }
 
-// The summary's lines on events: each event's occurrences and the members it occurred in, and the
-// members a stopping event ended; "" for a model without events.
+// The summary's lines on events: each event's occurrences and the members it occurred in, the fraction
+// of members with it by t1 and its 95 % interval (/events/fraction), and the members a stopping event
+// ended; "" for a model without events.
 inline std::string event_lines(const member_tally& t) {
   if (t.event_names.empty()) return "";
   std::string out = "lockstep: events:";
-  for (std::size_t k = 0; k < t.event_names.size(); ++k)
+  for (std::size_t k = 0; k < t.event_names.size(); ++k) {
     out += (k == 0 ? " " : "; ") + t.event_names[k] + " " + std::to_string(t.event_occurrences[k]) + " time" +
            (t.event_occurrences[k] == 1 ? "" : "s") + " in " + std::to_string(t.event_members[k]) + " member" +
            (t.event_members[k] == 1 ? "" : "s");
+    if (k < t.event_by_t1.size()) {
+      char fraction[96];
+      const study::exceedance_estimate& e = t.event_by_t1[k];
+      std::snprintf(fraction, sizeof fraction, ", by t1 %.4g [%.4g, %.4g]", e.probability, e.low, e.high);
+      out += fraction;
+    }
+  }
   if (t.stopped_by_event > 0)
     out += "; " + std::to_string(t.stopped_by_event) + " member" + (t.stopped_by_event == 1 ? "" : "s") +
            " stopped by an event (counted as succeeded; /events/stop_event)";
@@ -1009,6 +1019,41 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
                  io::lyapunov_method_name(spec.lyapunov.method), tally.lyapunov_failed, tally.members,
                  tally.lyapunov_message.empty() ? "" : "; first reason: ", tally.lyapunov_message.c_str());
 }
+
+// The first times of the model's events over the members, streamed from the chunks: each member's
+// first time of each event (NaN: none) and where its run ended (study/first_times.hpp).
+struct event_first_times {
+  std::vector<study::first_time_sample> samples;  // [E]
+  explicit event_first_times(const engine& model) : samples(static_cast<std::size_t>(model.n_events())) {}
+  void add(const io::member_block& b) {
+    const std::size_t E = samples.size();
+    for (long i = 0; i < b.count; ++i)
+      for (std::size_t k = 0; k < E; ++k)
+        samples[k].add(b.event_first_times[static_cast<std::size_t>(i) * E + k], b.final_t[i]);
+  }
+  // /events' fraction, its interval and the first times' quantiles; each event's fraction by t1 into
+  // the tally for the summary.
+  void write(io::results_writer& h5, const io::study_spec& spec, member_tally& tally) const {
+    const std::size_t E = samples.size(), S = spec.save_times.size(), P = spec.events.quantiles.size();
+    if (E == 0) return;
+    std::vector<double> fraction(S * E), low(S * E), high(S * E), quantiles(P * E);
+    for (std::size_t k = 0; k < E; ++k) {
+      const study::first_time_distribution d = samples[k].estimate(spec.save_times, spec.events.quantiles);
+      for (std::size_t s = 0; s < S; ++s) {
+        fraction[s * E + k] = d.fraction[s];
+        low[s * E + k] = d.low[s];
+        high[s * E + k] = d.high[s];
+      }
+      for (std::size_t p = 0; p < P; ++p) quantiles[p * E + k] = d.quantiles[p];
+      study::exceedance_estimate at_t1;
+      at_t1.probability = d.fraction[S - 1];
+      at_t1.low = d.low[S - 1];
+      at_t1.high = d.high[S - 1];
+      tally.event_by_t1.push_back(at_t1);
+    }
+    h5.write_event_distribution(fraction, low, high, quantiles, spec.events.quantiles);
+  }
+};
 
 // Checkpointed, resumed and MPI runs: defined in run_study_journaled.hpp, which run_study.cpp
 // includes after this file.
@@ -1053,6 +1098,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   io::members_csv_writer csv(settings.out_dir / "members.csv", out);
   study::ensemble_statistics stats = detail::statistics_for(model, spec, members, spec.save_times.size() * ny);
   detail::member_exponents exponents(spec, members);
+  detail::event_first_times first_times(model);
 
   // ---- solve, streaming each finished chunk out ----
   run_options run;
@@ -1078,6 +1124,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
     h5.write_members(block);
     csv.write_members(block);
     exponents.add(block);
+    first_times.add(block);
     stats.add_range(c.first, c.count, c.outputs);
     const std::size_t start = static_cast<std::size_t>(c.first) * static_cast<std::size_t>(model.n());
     tally.add(block, e.q0.data() + start, e.v0.data() + start, model.n(), spec.solver);
@@ -1098,6 +1145,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   const study::ensemble_summary summary = stats.finish();
   detail::write_statistics(h5, spec, summary);
   detail::write_exceedance(h5, spec, model, summary);
+  first_times.write(h5, spec, tally);
   std::optional<detail::sensitivity_results> sensitivity;
   if (spec.sensitivity.enabled) {
     sensitivity =

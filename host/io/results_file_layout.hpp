@@ -29,6 +29,7 @@
 //   estimate  H, the running Lyapunov estimates kept per member (/lyapunov@history_length)
 //   event     E, the model's event functions (/events@names)
 //   record    C, the event records kept per member (/events@capacity)
+//   quantile  P, the quantiles of the events' first times (/events@quantiles)
 // when: the study settings (or the run) under which the object is written; "always" is every file,
 // interrupted-results.h5 included.
 //
@@ -231,6 +232,20 @@ inline constexpr results_file_entry results_file_layout[] = {
     {"/events@time_tolerance", "attribute", "float64", "scalar", "a model with event functions",
      "[events] time_tolerance (0: the default, 100 eps (abs(t) + abs(h)))."},
     {"/events@interior_checks", "attribute", "int64", "scalar", "a model with event functions", "[events] interior_checks."},
+    {"/events@confidence", "attribute", "float64", "scalar", "a model with event functions; not in interrupted-results.h5",
+     "The level of the fraction's intervals: 0.95."},
+    {"/events@quantiles", "attribute", "float64", "[quantile]", "a model with event functions; not in interrupted-results.h5",
+     "The probabilities of /events/first_time_quantiles ([events] quantiles)."},
+    {"/events/fraction", "dataset", "float64", "[save, event]", "a model with event functions; not in interrupted-results.h5",
+     "The fraction of members whose event occurred by each save time: Kaplan-Meier's estimate, members that ended "
+     "without the event censored where they ended (the plain share where none ended before that time)."},
+    {"/events/fraction_low", "dataset", "float64", "[save, event]", "a model with event functions; not in interrupted-results.h5",
+     "The lower end of the fraction's 95 % interval (Wilson's, with Dorey and Korn's effective sample size under censoring)."},
+    {"/events/fraction_high", "dataset", "float64", "[save, event]", "a model with event functions; not in interrupted-results.h5",
+     "The upper end of that interval."},
+    {"/events/first_time_quantiles", "dataset", "float64", "[quantile, event]", "a model with event functions; not in interrupted-results.h5",
+     "The quantiles of each event's first time: the first time at which the fraction reaches each probability; NaN "
+     "where it never does."},
     {"/events/count", "dataset", "int64", "[member, event]", "a model with event functions",
      "How often each event occurred in each member."},
     {"/events/first_time", "dataset", "float64", "[member, event]", "a model with event functions",

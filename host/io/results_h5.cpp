@@ -1011,6 +1011,30 @@ void results_writer::write_exceedance(const exceedance_values& x) {
   if (!g.close()) w.fail_h5("close /exceedance");
 }
 
+void results_writer::write_event_distribution(const std::vector<double>& fraction, const std::vector<double>& low,
+                                              const std::vector<double>& high, const std::vector<double>& quantiles,
+                                              const std::vector<double>& probabilities) {
+  impl& w = *impl_;
+  w.usable();
+  error_printing_off quiet;
+  const results_layout& l = w.layout;
+  const hsize_t S = hs(l.save_count()), E = l.events.functions.size(), P = probabilities.size();
+  if (E == 0 || fraction.size() != S * E || low.size() != S * E || high.size() != S * E || quantiles.size() != P * E)
+    throw std::logic_error("results_writer::write_event_distribution: arrays of the wrong size, or no events");
+  group_handle g = w.check(group_handle(H5Gopen2(w.file.get(), "events", H5P_DEFAULT)), "open /events");
+  w.double_attribute(g.get(), "confidence", 0.95);
+  w.array_attribute(g.get(), "quantiles", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, probabilities);
+  const auto doubles = [&](const char* name, const std::vector<hsize_t>& dims, const std::vector<double>& data) {
+    w.write_whole(g.get(), std::string("/events/") + name, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double),
+                  dims, data.data());
+  };
+  doubles("fraction", {S, E}, fraction);
+  doubles("fraction_low", {S, E}, low);
+  doubles("fraction_high", {S, E}, high);
+  doubles("first_time_quantiles", {P, E}, quantiles);
+  if (!g.close()) w.fail_h5("close /events");
+}
+
 void results_writer::write_sensitivity(const sensitivity_values& x) {
   impl& w = *impl_;
   w.usable();

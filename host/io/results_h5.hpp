@@ -247,6 +247,12 @@ class results_writer {
   // /exceedance: threshold, probability, low, high, above and count, with the interval's attributes.
   void write_exceedance(const exceedance_values& values);
 
+  // The distribution of each event's first time in /events (study/first_times.hpp): fraction,
+  // fraction_low, fraction_high [S][E], first_time_quantiles [P][E] of the probabilities `quantiles`.
+  void write_event_distribution(const std::vector<double>& fraction, const std::vector<double>& low,
+                                const std::vector<double>& high, const std::vector<double>& quantiles,
+                                const std::vector<double>& probabilities);
+
   // /sensitivity: its attributes, a group per index (first, first_conf, total, total_conf) with the
   // q, v, lambda, mu, nu parts, the datasets second and second_conf where given, and rows_used.
   void write_sensitivity(const sensitivity_values& values);

@@ -1210,6 +1210,22 @@ class study_reader {
     if (auto r = bounded_integer(s, "records", 0, 1000000)) spec.events.records = static_cast<int>(*r);
     if (auto t = bounded_number(s, "time_tolerance", 0.0, true)) spec.solver.event_time_tolerance = *t;
     if (auto c = bounded_integer(s, "interior_checks", 0, 1000)) spec.solver.event_interior_checks = static_cast<int>(*c);
+    if (const toml::node* node = s.get("quantiles")) {
+      const toml::array* list = node->as_array();
+      if (!list || list->empty())
+        fail_at(*node, "[events] quantiles must be a non-empty array of probabilities in (0, 1) (got " + describe(*node) + ")");
+      spec.events.quantiles.clear();
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        const toml::node& element = *list->get(i);
+        const double p = number(element, "[events] quantiles[" + std::to_string(i) + "]");
+        if (!(p > 0.0 && p < 1.0))
+          fail_at(element, "[events] quantiles[" + std::to_string(i) + "] must be in (0, 1) (got " + format_number(p) + ")");
+        if (!spec.events.quantiles.empty() && !(p > spec.events.quantiles.back()))
+          fail_at(element, "[events] quantiles must increase (" + format_number(p) + " after " +
+                               format_number(spec.events.quantiles.back()) + ")");
+        spec.events.quantiles.push_back(p);
+      }
+    }
   }
 
   void read_derivative_measures(const section& root, study_spec& spec) const {

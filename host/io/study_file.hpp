@@ -160,6 +160,7 @@ struct derivative_measures_spec {
 struct events_spec {
   bool written = false;  // the study has an [events] table
   int records = 16;      // the records kept per member (ensemble_problem::event_capacity)
+  std::vector<double> quantiles = {0.05, 0.25, 0.5, 0.75, 0.95};  // of each event's first time
 };
 
 // The method of a study whose [solver] names none: what the study runs and what a

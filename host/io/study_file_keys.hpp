@@ -207,6 +207,9 @@ inline constexpr study_file_key study_file_keys[] = {
     {"events", "interior_checks", "integer 0-1000", "0",
      "Points inside each step where the event functions are evaluated too, so that two crossings of one event "
      "within a step (a grazing approach) are found; 0 looks at the steps' ends only."},
+    {"events", "quantiles", "array of increasing numbers in (0, 1)", "`[0.05, 0.25, 0.5, 0.75, 0.95]`",
+     "The quantiles of each event's first time written to `/events/first_time_quantiles`: NaN where the fraction "
+     "of members with the event never reaches it (docs/how-to/events.md)."},
 };
 
 // The keys of one table, in the table's order.

@@ -80,7 +80,10 @@ def open_results(path):
         with second_order, sensitivity_second [time, state, input, input2].
         A model with event functions adds the variables lockstep.solve gives it (event_count,
         event_first_time, event_records, stop_event, event_t, event_index, event_q, event_v,
-        event_lam, event_nu; /events of docs/RESULTS-FORMAT.md).
+        event_lam, event_nu; /events of docs/RESULTS-FORMAT.md), and the distribution of each event's
+        first time over the members: event_fraction, event_fraction_low, event_fraction_high [time,
+        event] and event_first_time_quantiles [probability, event] (the probability coordinate holds
+        the quantiles' probabilities).
         A study with [derivative_measures] adds, for the final state at t1, derivative_nu_q,
         derivative_nu_stderr_q, derivative_total_bound_q, ... [coordinate, input] and
         derivative_variance, derivative_members_used [state].
@@ -141,6 +144,12 @@ def open_results(path):
                 t=e["t"][()], event=e["event"][()], q=e["q"][()], v=e["v"][()], lam=e["lambda"][()],
                 nu=e["nu"][()] if "nu" in e else None)
             ds = ds.assign(variables).assign_coords(coords)
+            if "fraction" in e:  # the distribution over the members (not in interrupted-results.h5)
+                ds = ds.assign({"event_fraction": (("time", "event"), e["fraction"][()]),
+                                "event_fraction_low": (("time", "event"), e["fraction_low"][()]),
+                                "event_fraction_high": (("time", "event"), e["fraction_high"][()]),
+                                "event_first_time_quantiles": (("probability", "event"), e["first_time_quantiles"][()])})
+                ds = ds.assign_coords(probability=np.asarray(e.attrs["quantiles"], dtype=float))
         if "lyapunov" in f:
             ds = ds.assign(_lyapunov_variables(path, f["lyapunov"]))
         if "exceedance" in f:

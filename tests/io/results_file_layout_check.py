@@ -49,7 +49,7 @@ KINDS = {"group", "dataset", "attribute"}
 TYPES = {"float64": np.dtype("<f8"), "int32": np.dtype("<i4"), "int64": np.dtype("<i8"), "uint8": np.dtype("u1"),
          "string": None}
 DIMENSIONS = {"member", "save", "q", "lambda", "nu", "state", "input", "grid", "code", "exponent", "estimate", "event",
-              "record"}
+              "record", "quantile"}
 # Entries only a particular run writes, and the run (a key of Run.provides) that must hold them.
 NEEDS_RUN = {"/@mpi_ranks": "mpi"}
 
@@ -553,6 +553,8 @@ def dimension_sizes(f):
             sizes["event"] = len(ev["names"])
         if "capacity" in ev:
             sizes["record"] = int(ev["capacity"])
+        if "quantiles" in ev:
+            sizes["quantile"] = len(ev["quantiles"])
     if "lyapunov" in f:
         ly = f["lyapunov"].attrs
         if "exponents" in ly:

@@ -165,6 +165,7 @@ t1 = 1.0
 records = 4
 time_tolerance = 1e-9
 interior_checks = 3
+quantiles = [0.1, 0.5]
 )",
 };
 

@@ -1005,17 +1005,23 @@ TEST(StudyFileEvents, SettingsReachTheOptionsAndBadValuesAreRefusedAtTheValue) {
   EXPECT_EQ(defaults.events.records, 16);
   EXPECT_EQ(defaults.solver.event_time_tolerance, 0.0);
   EXPECT_EQ(defaults.solver.event_interior_checks, 0);
+  EXPECT_EQ(defaults.events.quantiles, (std::vector<double>{0.05, 0.25, 0.5, 0.75, 0.95}));
   const study_spec given =
-      parse_study(base + "records = 3\ntime_tolerance = 1e-9\ninterior_checks = 5\n", "s.toml", with_events);
+      parse_study(base + "records = 3\ntime_tolerance = 1e-9\ninterior_checks = 5\nquantiles = [0.1, 0.9]\n", "s.toml",
+                  with_events);
   EXPECT_TRUE(given.events.written);
   EXPECT_EQ(given.events.records, 3);
   EXPECT_EQ(given.solver.event_time_tolerance, 1e-9);
   EXPECT_EQ(given.solver.event_interior_checks, 5);
+  EXPECT_EQ(given.events.quantiles, (std::vector<double>{0.1, 0.9}));
   const std::pair<std::string, std::string> refused[] = {
       {"records = -1\n", "s.toml:6:11: error: [events] records must be between 0 and 1000000 (got -1)"},
       {"time_tolerance = -1.0\n", "s.toml:6:18: error: [events] time_tolerance must be >= 0 (got -1)"},
       {"interior_checks = 2000\n", "s.toml:6:19: error: [events] interior_checks must be between 0 and 1000 (got 2000)"},
       {"recrods = 3\n", "s.toml:6:1: error: unknown key \"recrods\" in [events]; did you mean \"records\"?"},
+      {"quantiles = [0.5, 0.2]\n", "s.toml:6:19: error: [events] quantiles must increase (0.2 after 0.5)"},
+      {"quantiles = [1.5]\n", "s.toml:6:14: error: [events] quantiles[0] must be in (0, 1) (got 1.5)"},
+      {"quantiles = []\n", "s.toml:6:13: error: [events] quantiles must be a non-empty array"},
   };
   for (const auto& [text, message] : refused) {
     try {

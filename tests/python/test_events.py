@@ -108,6 +108,13 @@ def test_events_in_lanes_and_through_every_route_are_the_members_alone_bit_for_b
         a, b = ds[name].values, ref[name].values
         assert a.shape == b.shape and a.tobytes() == b.tobytes(), name
     assert list(ds.event.values) == list(ref.event.values)
+    # The file's distribution of the first times (/events/fraction): no member ends before t1 without
+    # its event, so the fraction by each save time is the share of all members.
+    first = ref.event_first_time.sel(event="horizontal").values
+    for time in ref.time.values:
+        assert ref.event_fraction.sel(event="horizontal", time=time) == np.mean(first <= time)
+    assert list(ref.probability.values) == [0.05, 0.25, 0.5, 0.75, 0.95]
+    assert ref.event_first_time_quantiles.dims == ("probability", "event")
 
 
 def test_the_events_argument_is_checked(arm):

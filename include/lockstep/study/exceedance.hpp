@@ -32,11 +32,11 @@ struct exceedance_estimate {
   bool rare = false;  // fewer than rare_event_count members on one side
 };
 
-inline exceedance_estimate estimate_exceedance(std::int64_t above, std::int64_t count, double level = 0.95) {
+// The fraction p of a sample of n (a real n: the effective sample size of an estimate that is not a
+// plain share, study/first_times.hpp) with its Wilson interval; NaN where n is not positive.
+inline exceedance_estimate estimate_fraction(double p, double n, double level = 0.95) {
   exceedance_estimate e;
-  if (count <= 0) return e;
-  const double n = static_cast<double>(count);
-  const double p = static_cast<double>(above) / n;
+  if (!(n > 0.0)) return e;
   const double z = boost::math::quantile(boost::math::normal(), 0.5 + level / 2.0);
   const double z2 = z * z;
   const double centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
@@ -44,6 +44,13 @@ inline exceedance_estimate estimate_exceedance(std::int64_t above, std::int64_t 
   e.probability = p;
   e.low = std::fmax(centre - half, 0.0);
   e.high = std::fmin(centre + half, 1.0);
+  return e;
+}
+
+inline exceedance_estimate estimate_exceedance(std::int64_t above, std::int64_t count, double level = 0.95) {
+  if (count <= 0) return {};
+  exceedance_estimate e = estimate_fraction(static_cast<double>(above) / static_cast<double>(count),
+                                            static_cast<double>(count), level);
   e.rare = above < rare_event_count || count - above < rare_event_count;
   return e;
 }

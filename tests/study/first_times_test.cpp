@@ -1,0 +1,90 @@
+// The distribution of first times (study/first_times.hpp): the Kaplan-Meier estimate and Greenwood's
+// standard errors of a published censored sample, the plain share and Wilson interval without
+// censoring, and quantiles only where the distribution reaches them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "lockstep/study/exceedance.hpp"
+#include "lockstep/study/first_times.hpp"
+
+namespace {
+
+using lockstep::study::first_time_sample;
+
+// The 6-MP arm of Freireich et al. (1963), remission times in weeks, + censored: 6 6 6 6+ 7 9+ 10 10+
+// 11+ 13 16 17+ 19+ 20+ 22 23 25+ 32+ 32+ 34+ 35+. Kaplan-Meier's S and Greenwood's standard errors as
+// Klein & Moeschberger (2003, Survival Analysis, Table 4.1A) publish them, at the seven event times.
+TEST(FirstTimes, KaplanMeierAndGreenwoodOfTheSixMpSample) {
+  first_time_sample sample;
+  for (double t : {6.0, 6.0, 6.0, 7.0, 10.0, 13.0, 16.0, 22.0, 23.0}) sample.add(t, 40.0);
+  for (double c : {6.0, 9.0, 10.0, 11.0, 17.0, 19.0, 20.0, 25.0, 32.0, 32.0, 34.0, 35.0})
+    sample.add(std::nan(""), c);
+  const std::vector<double> times = {6, 7, 10, 13, 16, 22, 23};
+  const double survival[] = {0.857, 0.807, 0.753, 0.690, 0.627, 0.538, 0.448};
+  const double error[] = {0.076, 0.087, 0.096, 0.107, 0.114, 0.128, 0.135};
+  const auto d = sample.estimate(times, {0.25, 0.5, 0.6});
+  ASSERT_EQ(d.fraction.size(), times.size());
+  EXPECT_EQ(d.members, 21);
+  EXPECT_EQ(d.censored, 12);
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    EXPECT_NEAR(1.0 - d.fraction[i], survival[i], 5e-4) << "t = " << times[i];
+    EXPECT_NEAR(std::sqrt(d.variance[i]), error[i], 5e-4) << "t = " << times[i];
+    EXPECT_LE(d.low[i], d.fraction[i]);
+    EXPECT_GE(d.high[i], d.fraction[i]);
+  }
+  // Between the event times S is flat; before the first it is 1.
+  EXPECT_EQ(sample.estimate({5.9, 8.0}, {}).fraction, (std::vector<double>{0.0, d.fraction[1]}));
+  // The quantiles: F first reaches 0.25 at 13 (0.310) and 0.5 at 23 (0.552, the median of the 6-MP
+  // arm); it never reaches 0.6, whose quantile is not estimable.
+  EXPECT_EQ(d.quantiles[0], 13.0);
+  EXPECT_EQ(d.quantiles[1], 23.0);
+  EXPECT_TRUE(std::isnan(d.quantiles[2]));
+}
+
+// Without censoring before t, F(t) is the share k / n and its interval the exceedance probability's
+// Wilson interval of k of n, exactly; members that end without the event at t1 are censored there only.
+TEST(FirstTimes, WithoutEarlyCensoringTheShareAndItsWilsonInterval) {
+  first_time_sample sample;
+  const double t1 = 10.0;
+  for (int i = 0; i < 40; ++i) sample.add(0.2 * i, t1);  // first times 0, 0.2, ..., 7.8
+  for (int i = 0; i < 60; ++i) sample.add(std::nan(""), t1);
+  const std::vector<double> times = {1.0, 5.0, t1};
+  const auto d = sample.estimate(times, {0.2, 0.4, 0.41});
+  const std::int64_t by[] = {6, 26, 40};
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const auto w = lockstep::study::estimate_exceedance(by[i], 100);
+    EXPECT_EQ(d.occurred[i], by[i]);
+    EXPECT_EQ(d.observed[i], 100);
+    EXPECT_DOUBLE_EQ(d.fraction[i], by[i] / 100.0);
+    EXPECT_DOUBLE_EQ(d.low[i], w.low);
+    EXPECT_DOUBLE_EQ(d.high[i], w.high);
+  }
+  // The 20th first time, 0.2 * 19, gives F = 0.2; the 40th, 0.2 * 39, F = 0.4; 0.41 is never reached
+  // (60 members censored at t1).
+  EXPECT_EQ(d.quantiles[0], 0.2 * 19);
+  EXPECT_EQ(d.quantiles[1], 0.2 * 39);
+  EXPECT_TRUE(std::isnan(d.quantiles[2]));
+}
+
+// Members that fail early are censored where they failed: the estimate is Kaplan-Meier's, not the
+// share of all members (which would count the failed ones as never having the event).
+TEST(FirstTimes, MembersThatFailEarlyAreCensoredWhereTheyFailed) {
+  first_time_sample sample;
+  for (int i = 0; i < 50; ++i) sample.add(std::nan(""), 1.0);  // failed at t = 1, without the event
+  for (int i = 0; i < 25; ++i) sample.add(2.0, 10.0);         // the event at t = 2
+  for (int i = 0; i < 25; ++i) sample.add(std::nan(""), 10.0);
+  const auto d = sample.estimate({0.5, 3.0}, {0.5});
+  EXPECT_EQ(d.fraction[0], 0.0);
+  EXPECT_EQ(d.observed[0], 100);
+  EXPECT_DOUBLE_EQ(d.fraction[1], 0.5);  // 25 of the 50 still observed at t = 2, not 25 of 100
+  EXPECT_EQ(d.observed[1], 50);
+  EXPECT_EQ(d.quantiles[0], 2.0);
+  // The interval rests on the 50 observed: Wilson's with n' = F (1 - F) / Var F = 50 here.
+  const auto w = lockstep::study::estimate_exceedance(25, 50);
+  EXPECT_NEAR(d.low[1], w.low, 1e-12);
+  EXPECT_NEAR(d.high[1], w.high, 1e-12);
+}
+
+}  // namespace
