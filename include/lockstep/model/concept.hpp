@@ -244,12 +244,19 @@ constexpr bool event_function_fits() {
 
 }  // namespace model_requirements
 
+namespace model_requirements {
+template <class M>
+constexpr int event_count_of() {
+  if constexpr (declares_events<M>)
+    return int(M::n_events);
+  else
+    return 0;
+}
+}  // namespace model_requirements
+
 // The number of event functions of a model: Model::n_events, or 0 (stepper/events.hpp).
 template <class M>
-inline constexpr int event_count = [] {
-  if constexpr (model_requirements::declares_events<M>) return int(M::n_events);
-  else return 0;
-}();
+inline constexpr int event_count = model_requirements::event_count_of<M>();
 
 // Whether a model names its coordinates (the array checked by lockstep_check_model).
 template <class M>
