@@ -5,7 +5,7 @@
 //     lockstep run --resume OUT_DIR [--backend ...] [--threads N] [--checkpoint-every SECONDS] [--quiet]
 //     mpirun -np R lockstep run ...    # the members split across R ranks, the same results
 //     lockstep models                  # the built-in models, one line each
-//     lockstep describe MODEL [--name NAME]   # sizes, parameters with defaults, initial inputs with defaults
+//     lockstep describe MODEL [--name NAME]   # sizes, parameters and initial inputs with defaults, events
 //     lockstep check MODEL [--name NAME] [--t1 T]   # the model doctor (host/model_files/model_doctor.hpp)
 //
 // MODEL is a built-in model's name or a model file (a C++ header or an equations file, compiled on
@@ -46,6 +46,7 @@
 #include "host/model_files/model_compiler.hpp"
 #include "host/model_files/model_doctor.hpp"
 #include "lockstep/engine/builtin.hpp"
+#include "lockstep/model/concept.hpp"
 
 
 namespace {
@@ -179,6 +180,12 @@ int describe_model(const std::string& name, const std::string& pick) {
   } else {
     std::printf("initial inputs ([model] initial, [ensemble.vary] \"initial.NAME\"):\n");
     for (const auto& p : model->inputs()) std::printf("  %-10s = %-12.6g %s\n", p.name, p.default_value, p.description);
+  }
+  if (model->n_events() > 0) {
+    std::printf("events (results.h5 /events, docs/how-to/events.md):\n");
+    for (const lockstep_event_info& e : model->events())
+      std::printf("  %-10s %-7s %-6s %s\n", e.name, event_direction_name(event_direction(e.direction)),
+                  event_action_name(event_action(e.action)), e.description);
   }
   return 0;
 }
@@ -411,7 +418,7 @@ int main(int argc, char** argv) {
   CLI::App* models_cmd = app.add_subcommand("models", "list the built-in models, one line each");
   std::string model_pick;
   double check_t1 = 1.0;
-  CLI::App* describe_cmd = app.add_subcommand("describe", "a model's sizes, parameters and initial inputs");
+  CLI::App* describe_cmd = app.add_subcommand("describe", "a model's sizes, parameters, initial inputs and events");
   describe_cmd->add_option("model", model_name, "a built-in model, or a model file (.hpp, .h, .toml)")->required();
   describe_cmd->add_option("--name", model_pick, "the model to describe, of a header that defines several");
   CLI::App* check_cmd = app.add_subcommand(
