@@ -10,9 +10,9 @@
 // What runs in lanes: the budget and end checks, the attempt, the record of a revised rank decision,
 // and the constraint residuals of the accepted points (evaluated on packs: each lane gets its member's
 // bits). What runs lane by lane on the member's own double code, for the lanes whose attempt was
-// accepted: the projection of the accepted point, the check of dropped rows, and the save points the
-// step passed (dense output from the lane's last step, projected as an output, multipliers made
-// consistent, handed to the sink). These are member.hpp's functions, so they compute the bits they
+// accepted: the projection of the accepted point, the check of dropped rows, the step's events
+// (stepper/events.hpp, on the lane's dense output) and the save points the step passed (dense output
+// from the lane's last step, projected as an output, multipliers made consistent, handed to the sink). These are member.hpp's functions, so they compute the bits they
 // compute for the member alone; they run once per accepted step, not per Newton iteration, and the time
 // they take is measured in bench/simd/member_speed.cpp.
 //

@@ -6,7 +6,7 @@
 //
 //     static constexpr int n_events = 1;
 //     static constexpr event_declaration events[n_events] = {
-//         {"vertical", event_direction::rising, event_action::stop, "the bob passes below the pivot"}};
+//         {"bottom", event_direction::rising, event_action::stop, "the bob passes below the pivot, left to right"}};
 //     template <class T, class P> LOCKSTEP_HD static vec<T, n_events> event(const T& t, const vec<T, n>& q,
 //                                                                          const vec<T, n>& v, const P* p);
 //
@@ -42,8 +42,9 @@
 // steps as without them, up to a stop.
 //
 // The event state is part of the member's plain-data state (stepper/member.hpp, member_state), so it
-// is the same on every backend, in lanes (lane by lane, lockstep/simd/member_inl.hpp) and across
-// pauses; a model without events carries none.
+// is the same on every CPU backend, in lanes (lane by lane, lockstep/simd/member_inl.hpp) and across
+// pauses; a model without events carries an empty one. The device code leaves events out (the host
+// refuses a device run of a model with events: stepper/member.hpp, complete_events).
 #pragma once
 
 #include <limits>
