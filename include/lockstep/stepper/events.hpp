@@ -191,7 +191,7 @@ LOCKSTEP_HD events_outcome step_events(event_state<Model>& es, double t, const s
         const int k = found_k[i];
         const double t_event = found_t[i];
         ++es.count[k];
-        if (!(es.first_time[k] == es.first_time[k])) es.first_time[k] = t_event;  // the first: NaN until now
+        if (!is_finite(es.first_time[k])) es.first_time[k] = t_event;  // the first: NaN until now
         const event_action action = Model::events[k].action;
         if (action == event_action::count) continue;
         const state_vector<Model> y_event = point(t_event);
