@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""equations_to_header.py — an equations file (docs/EQUATIONS.md) to a lockstep model header.
+"""equations_to_header.py — an equations file (docs/EQUATIONS.md) or a mechanism file
+(docs/reference/mechanism-file.md: bodies, joints, forces; the package mechanism/) to a lockstep model
+header. A TOML file with a [mechanism] table is a mechanism file.
 
 Usage: equations_to_header.py MODEL.toml -o OUT.hpp
 
@@ -19,6 +21,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from equations import Diagnostic  # noqa: E402  (after the path is set)
 from equations.emit import Header  # noqa: E402
 from equations.model import read_model  # noqa: E402
+from mechanism import emit as mechanism_emit  # noqa: E402
+from mechanism.model import is_mechanism_file, read_mechanism  # noqa: E402
 
 
 def write_atomically(path, text):
@@ -56,14 +60,16 @@ def main(argv):
         text = text[1:]  # a byte order mark is not part of the TOML
     text = text.replace("\r\n", "\n")
 
+    mechanism = is_mechanism_file(text)
     try:
-        model = read_model(text)
+        model = read_mechanism(text) if mechanism else read_model(text)
     except Diagnostic as diagnostic:
         for line, column, message in diagnostic.errors:
             print(f"{arguments.model}:{line}:{column}: error: {message}", file=sys.stderr)
         return 1
     try:
-        header = Header(model, os.path.basename(arguments.model), os.path.abspath(arguments.model)).text()
+        make = mechanism_emit.Header if mechanism else Header
+        header = make(model, os.path.basename(arguments.model), os.path.abspath(arguments.model)).text()
     except Exception as failure:  # a checked file that cannot be printed is the generator's fault
         print(f"{arguments.model}:1:1: error: internal error of the generator: {failure}", file=sys.stderr)
         return 1

@@ -96,17 +96,21 @@ std::string shown_path(const fs::path& path) {
 // the cache: equations/KEY.hpp.
 fs::path equations_header(const fs::path& source, const toolchain& tools) {
   const std::string text = read_file(source);
-  // The generator is the entry script and the package beside it (equations/*.py): all of it counts.
+  // The generator is the entry script and the packages beside it (equations/*.py for equations files,
+  // mechanism/*.py for mechanism files): all of it counts.
   std::string script;
   try {
     script = read_file(tools.equations_script);
-    const fs::path package = tools.equations_script.parent_path() / "equations";
     std::vector<fs::path> modules;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(package, ec))
-      if (entry.path().extension() == ".py") modules.push_back(entry.path());
+    for (const char* package : {"equations", "mechanism"}) {
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(tools.equations_script.parent_path() / package, ec))
+        if (entry.path().extension() == ".py") modules.push_back(entry.path());
+    }
     std::sort(modules.begin(), modules.end());
-    for (const fs::path& module : modules) script += "\n# " + module.filename().string() + "\n" + read_file(module);
+    for (const fs::path& module : modules)
+      script += "\n# " + module.parent_path().filename().string() + "/" + module.filename().string() + "\n" +
+                read_file(module);
   } catch (const std::runtime_error&) {
     throw model_file_error("cannot find the equations generator '" + tools.equations_script.string() +
                            "' (set LOCKSTEP_EQUATIONS_SCRIPT)");

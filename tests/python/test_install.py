@@ -57,6 +57,7 @@ def test_install_layout(prefix):
     assert relative[0] == "lib" and relative[-1] in ("dist-packages", "site-packages"), relative
     for path in ("bin/lockstep", "include/lockstep/version.hpp", "include/lockstep/model/concept.hpp",
                  "share/lockstep/equations_to_header.py", "share/lockstep/equations/__init__.py",
+                 "share/lockstep/mechanism/__init__.py", "include/lockstep/multibody/tree.hpp",
                  "share/lockstep/lockstep_plot.py"):
         assert (prefix / path).is_file(), path
     assert os.access(prefix / "bin/lockstep", os.X_OK)

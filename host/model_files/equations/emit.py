@@ -55,6 +55,19 @@ def half_exponent(exponent):
     return 0
 
 
+def named_value_tables(parameters, inputs):
+    """The model's `params` and `inputs` tables (model/concept.hpp), one {name, default, description}
+    per Item; no inputs array when there are none (a zero-length array is not C++)."""
+    out = [f"  static constexpr int n_params = {len(parameters)};", "  static constexpr named_value params[n_params] = {"]
+    out += [f"      {{{cpp_string(p.name)}, {literal(p.default)}, {cpp_string(p.described())}}}," for p in parameters]
+    out += ["  };", f"  static constexpr int n_inputs = {len(inputs)};"]
+    if inputs:
+        out += ["  static constexpr named_value inputs[n_inputs] = {"]
+        out += [f"      {{{cpp_string(x.name)}, {literal(x.default)}, {cpp_string(x.described())}}}," for x in inputs]
+        out += ["  };"]
+    return out
+
+
 # Precedences of the C++ forms printed: higher binds tighter.
 ADD, MUL, UNARY, ATOM = 1, 2, 3, 4
 
@@ -405,16 +418,7 @@ class Header:
                f"{{{', '.join(cpp_string(c.name) for c in model.coordinates)}}};",
                f"  static constexpr int m = {m};",
                f"  static constexpr int k = {k};", "",
-               f"  static constexpr int n_params = {len(model.parameters)};",
-               "  static constexpr named_value params[n_params] = {"]
-        out += [f"      {{{cpp_string(p.name)}, {literal(p.default)}, {cpp_string(p.described())}}},"
-                for p in model.parameters]
-        out += ["  };", f"  static constexpr int n_inputs = {len(model.inputs)};"]
-        if model.inputs:
-            out += ["  static constexpr named_value inputs[n_inputs] = {"]
-            out += [f"      {{{cpp_string(x.name)}, {literal(x.default)}, {cpp_string(x.described())}}},"
-                    for x in model.inputs]
-            out += ["  };"]
+               ] + named_value_tables(model.parameters, model.inputs)
         if model.events:
             out += [f"  static constexpr int n_events = {len(model.events)};",
                     "  static constexpr event_declaration events[n_events] = {"]

@@ -1,0 +1,371 @@
+"""The C++ header of a checked Mechanism: one model struct (model/concept.hpp) whose functions evaluate the
+joint tree with include/lockstep/multibody/.
+
+- `tree_of<T>(p)` fills the tree's bodies and joints from the parameters: multi-coordinate joints become
+  chains of revolute and prismatic joints with massless bodies between (model.CHAINS);
+- `mass` is the composite-rigid-body algorithm on it, `force` the recursive Newton-Euler algorithm with
+  the force elements as external forces and joint forces added to Q;
+- `constraint` holds the cut joints' conditions (multibody/cut_joints.hpp) and the drives q_i - f(t);
+- `initial_state` sets the given joint values and solves for the others (multibody/assembly.hpp).
+
+The user's expressions are printed by the equations generator's printer, with its common subexpressions
+and #line directives into the mechanism file. User names are spelled with a prefix in C++ (par_, in_,
+q_, v_), so that no name of the file can clash with the generated code's own.
+"""
+import sympy
+
+from equations.emit import Function, Names, cpp_string, literal, named_value_tables
+from equations.model import Expr, velocity
+
+from .model import CHAINS, CUT_ROWS, GROUND, Z
+
+PREFIX = {"parameter": "par_", "input": "in_", "coordinate": "q_", "rate": "v_"}
+TEMPLATE = "  template <class T, class P>\n  LOCKSTEP_HD static "
+
+
+def perpendiculars(u):
+    """Two unit vectors completing u to a right-handed orthonormal basis (w1, w2, u)."""
+    ux, uy, uz = u
+    helper = (1.0, 0.0, 0.0) if abs(ux) < 0.9 else (0.0, 1.0, 0.0)
+    w1 = (helper[1] * uz - helper[2] * uy, helper[2] * ux - helper[0] * uz, helper[0] * uy - helper[1] * ux)
+    length = sum(x * x for x in w1) ** 0.5
+    w1 = tuple(x / length for x in w1)
+    w2 = (uy * w1[2] - uz * w1[1], uz * w1[0] - ux * w1[2], ux * w1[1] - uy * w1[0])
+    return w1, w2
+
+
+def constant(vector):
+    return "vec3<double>{{" + ", ".join(literal(x) for x in vector) + "}}"
+
+
+class Header:
+    def __init__(self, mechanism, source_name, toml_path):
+        self.m = mechanism
+        self.source_name = source_name
+        self.toml_path = toml_path
+        symbols = mechanism.symbols
+        self.cpp_names = {symbols["t"]: "t"}
+        for p in mechanism.parameters:
+            self.cpp_names[symbols[p.name]] = PREFIX["parameter"] + p.name
+        for x in mechanism.inputs:
+            self.cpp_names[symbols[x.name]] = PREFIX["input"] + x.name
+        for c in mechanism.coordinates:
+            self.cpp_names[symbols[c]] = PREFIX["coordinate"] + c
+            self.cpp_names[symbols[velocity(c)]] = PREFIX["rate"] + c
+        self.taken = set(self.cpp_names.values()) | {"T", "P", "t", "q", "v", "p", "in", "s", "c", "V", "f_ext",
+                                                     "phi", "Q", "value", "q0", "v0"}
+        self.layout()
+
+    # ---- the tree of primitive joints ----------------------------------------------------------------
+
+    def layout(self):
+        """Primitive joints (one per C++ body) in topological order; each user body is the last body of its
+        joint's chain. Coordinates are numbered in the same order."""
+        m = self.m
+        self.primitives = []   # dicts: type, parent (index), coordinate, axis, in_parent, in_child, body
+        self.index = {GROUND: -1}
+        coordinate = 0
+        for joint in m.tree:
+            parent_name, child_name = (joint.child, joint.parent) if joint.reversed else (joint.parent, joint.child)
+            in_parent, in_child = ((joint.child_frame, joint.parent_frame) if joint.reversed
+                                   else (joint.parent_frame, joint.child_frame))
+            chain = CHAINS[joint.type]
+            parent = self.index[parent_name]
+            if not chain:
+                self.primitives.append(dict(type="fixed", parent=parent, coordinate=-1, axis=Z, in_parent=in_parent,
+                                            in_child=in_child, body=m.bodies[child_name], joint=joint))
+            for k, (kind, axis) in enumerate(chain):
+                axis = joint.axis if axis is None else axis
+                if joint.reversed:
+                    axis = tuple(-x for x in axis)
+                last = k == len(chain) - 1
+                self.primitives.append(dict(type="revolute" if kind == "R" else "prismatic", parent=parent,
+                                            coordinate=coordinate, axis=axis,
+                                            in_parent=in_parent if k == 0 else None,
+                                            in_child=in_child if last else None,
+                                            body=m.bodies[child_name] if last else None, joint=joint))
+                parent = len(self.primitives) - 1
+                coordinate += 1
+            self.index[child_name] = len(self.primitives) - 1
+
+    # ---- code of one function --------------------------------------------------------------------------
+
+    def function(self, scalar, coordinates=False, rates=False, inputs=False):
+        m, symbols, bindings = self.m, self.m.symbols, []
+        convert = (lambda code: f"T({code})") if scalar == "T" else (lambda code: code)
+        if coordinates:
+            bindings += [(symbols[c], f"q[{i}]") for i, c in enumerate(m.coordinates)]
+        if rates:
+            bindings += [(symbols[velocity(c)], f"v[{i}]") for i, c in enumerate(m.coordinates)]
+        bindings += [(symbols[p.name], convert(f"p[{i}]")) for i, p in enumerate(m.parameters)]
+        if inputs:
+            bindings += [(symbols[x.name], f"in[{i}]") for i, x in enumerate(m.inputs)]
+        return Function(scalar, bindings, Names(self.taken), self.cpp_names, self.toml_path)
+
+    @staticmethod
+    def uses(lines, name):
+        return any(name in line for line in lines)
+
+    def placement_outputs(self, target, placement, outputs):
+        """Outputs setting frame `target` (a C++ lvalue of type frame<T>) from a Placement; rotation lines
+        that need the angle go after the straight-line part."""
+        tail = []
+        if placement is None:
+            return tail
+        for i in range(3):
+            if placement.origin[i].value != 0:
+                outputs.append((f"{target}.p[{i}]", placement.origin[i]))
+        if placement.rotation is not None:
+            slot = self.slot(outputs, placement.rotation.angle)
+            tail.append(f"    {target}.R = multibody::rotation_about({constant(placement.rotation.axis)}, {slot});")
+        return tail
+
+    @staticmethod
+    def slot(outputs, expr):
+        """A new entry value[k] of the function's scratch array, computed as `expr`."""
+        name = f"value[{sum(1 for target, _ in outputs if target.startswith('value['))}]"
+        outputs.append((name, expr))
+        return name
+
+    # ---- the members -----------------------------------------------------------------------------------
+
+    def tree_of(self):
+        outputs, tail = [], []
+        for i, prim in enumerate(self.primitives):
+            body, joint = prim["body"], f"s.joints[{i}]"
+            tail.append(f"    {joint}.type = multibody::joint_type::{prim['type']};")
+            tail.append(f"    {joint}.parent = {prim['parent']};")
+            tail.append(f"    {joint}.coordinate = {prim['coordinate']};")
+            if prim["type"] != "fixed":
+                tail.append(f"    {joint}.axis = {{{{{', '.join(f'T({literal(x)})' for x in prim['axis'])}}}}};")
+            tail += self.placement_outputs(f"{joint}.in_parent", prim["in_parent"], outputs)
+            tail += self.placement_outputs(f"{joint}.in_child", prim["in_child"], outputs)
+            if body is not None:
+                outputs.append((f"s.bodies[{i}].mass", body.mass))
+                for k in range(3):
+                    if body.centre_of_mass[k].value != 0:
+                        outputs.append((f"s.bodies[{i}].centre_of_mass[{k}]", body.centre_of_mass[k]))
+                for a in range(3):
+                    for b in range(3):
+                        if body.inertia[a][b].value != 0:
+                            outputs.append((f"s.bodies[{i}].inertia({a}, {b})", body.inertia[a][b]))
+        body, used = self.function("T").body(outputs)
+        value_count = sum(1 for target, _ in outputs if target.startswith("value["))
+        declaration = [f"    multibody::tree<T, n_bodies> s;"]
+        if value_count:
+            declaration.append(f"    T value[{value_count}];")
+        argument = "const P* p" if used else "const P*"
+        return (TEMPLATE + f"multibody::tree<T, n_bodies> tree_of({argument}) {{\n" +
+                "\n".join(declaration + body + tail + ["    return s;"]) + "\n  }\n")
+
+    def world_frame_lines(self, name, body, placement, outputs, pre, post):
+        """Declares `name`, the world frame of a joint frame on `body`: its local frame before the
+        straight-line code (pre), which fills it, and the world frame after it (post)."""
+        pre.append(f"    multibody::frame<T> {name}_local;")
+        post += self.placement_outputs(f"{name}_local", placement, outputs)
+        post.append(f"    const multibody::frame<T> {name} = multibody::world_frame(c.pose, {self.index[body]}, "
+                    f"{name}_local);")
+
+    def constraint(self):
+        m = self.m
+        outputs, pre, lines, row = [], [], [], 0
+        for number, joint in enumerate(m.cuts):
+            a, b = f"a{number}", f"b{number}"
+            self.world_frame_lines(a, joint.parent, joint.parent_frame, outputs, pre, lines)
+            self.world_frame_lines(b, joint.child, joint.child_frame, outputs, pre, lines)
+            u = joint.axis
+            w1, w2 = perpendiculars(u)
+            rows = []
+            offset = f"multibody::offset_in({a}, {b})"
+            perpendicular = lambda w, x: f"multibody::perpendicular({a}, {constant(w)}, {b}, {constant(x)})"
+            along = lambda w: f"multibody::offset_along({a}, {constant(w)}, {b})"
+            if m.planar:
+                if joint.type == "revolute":
+                    rows = [f"{offset}[0]", f"{offset}[1]"]
+                elif joint.type == "prismatic":
+                    w = (-u[1], u[0], 0.0)
+                    rows = [perpendicular(w, u), along(w)]
+                elif joint.type == "fixed":
+                    rows = [f"{offset}[0]", f"{offset}[1]", perpendicular((1.0, 0.0, 0.0), (0.0, 1.0, 0.0))]
+            else:
+                ex, ey, ez = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
+                if joint.type == "revolute":
+                    rows = [f"{offset}[{i}]" for i in range(3)] + [perpendicular(w1, u), perpendicular(w2, u)]
+                elif joint.type == "prismatic":
+                    rows = [perpendicular(w1, u), perpendicular(w2, u), perpendicular(w2, w1), along(w1), along(w2)]
+                elif joint.type == "cylindrical":
+                    rows = [perpendicular(w1, u), perpendicular(w2, u), along(w1), along(w2)]
+                elif joint.type == "spherical":
+                    rows = [f"{offset}[{i}]" for i in range(3)]
+                elif joint.type == "universal":
+                    rows = [f"{offset}[{i}]" for i in range(3)] + [perpendicular(ex, ey)]
+                elif joint.type == "planar":
+                    rows = [perpendicular(ex, ez), perpendicular(ey, ez), along(ez)]
+                elif joint.type == "fixed":
+                    rows = [f"{offset}[{i}]" for i in range(3)] + [perpendicular(ex, ey), perpendicular(ey, ez),
+                                                                   perpendicular(ez, ex)]
+            if joint.type == "distance":
+                slot = self.slot(outputs, joint.length)
+                rows = [f"multibody::distance_residual({a}, {b}, {slot})"]
+            assert len(rows) == CUT_ROWS[joint.type][1 if m.planar else 0]
+            lines.append(f"    // joint {joint.name} ({joint.type}) closes a loop")
+            for r in rows:
+                lines.append(f"    phi[{row}] = {r};")
+                row += 1
+        drives = []
+        for joint in m.tree:
+            if joint.drive is not None:
+                index = m.coordinates.index(joint.coordinates[0])
+                slot = self.slot(outputs, joint.drive)
+                drives.append(f"    phi[{row}] = q[{index}] - {slot};  // joint {joint.name} is driven")
+                row += 1
+        if row == 0:
+            return TEMPLATE + "vec<T, m> constraint(const T&, const vec<T, n>&, const P*) {\n    return vec<T, m>{};\n  }\n"
+        body, used = self.function("T").body(outputs)
+        head = ["    const auto s = tree_of<T>(p);", "    const auto c = multibody::place<n>(s, q);",
+                "    vec<T, m> phi;"]
+        value_count = sum(1 for target, _ in outputs if target.startswith("value["))
+        if value_count:
+            head.append(f"    T value[{value_count}];")
+        code = head + pre + body + lines + drives + ["    return phi;"]
+        time = "const T& t" if used & {self.m.symbols["t"]} else "const T&"
+        return TEMPLATE + f"vec<T, m> constraint({time}, const vec<T, n>& q, const P* p) {{\n" + "\n".join(code) + "\n  }\n"
+
+    def point_code(self, body, xyz, outputs, name, pre, post):
+        """Declares `name`, the world position of the point xyz of body: its local coordinates before the
+        straight-line code (pre), the world position after it (post)."""
+        pre.append(f"    vec3<T> {name}_local;")
+        for k in range(3):
+            if xyz[k].value != 0:
+                outputs.append((f"{name}_local[{k}]", xyz[k]))
+        index = self.index[body]
+        if index < 0:
+            post.append(f"    const vec3<T> {name} = {name}_local;")
+        else:
+            post.append(f"    const vec3<T> {name} = multibody::point_of(c.pose[{index}], {name}_local);")
+
+    def force(self):
+        m = self.m
+        outputs, declarations, lines, added = [], [], [], []
+        for k in range(3):
+            outputs.append((f"gravity[{k}]", m.gravity[k]))
+        for number, f in enumerate(m.forces):
+            lines.append(f"    // force {f.name} ({f.type})")
+            if f.type == "spring_damper":
+                ends = []
+                for side, (body, xyz) in zip("ab", f.fields["between"]):
+                    name = f"x{side}{number}"
+                    self.point_code(body, xyz, outputs, name, declarations, lines)
+                    ends.append((self.index[body], name))
+                k = self.slot(outputs, f.fields["stiffness"])
+                d = self.slot(outputs, f.fields.get("damping", Expr(sympy.Integer(0), None)))
+                L = self.slot(outputs, f.fields["free_length"])
+                (ia, xa), (ib, xb) = ends
+                lines.append(f"    multibody::spring_damper(V, f_ext, {ia}, {xa}, {ib}, {xb}, {k}, {d}, {L});")
+            elif f.type == "joint_spring_damper":
+                joint = f.fields["joint"]
+                i = m.coordinates.index(joint.coordinates[0])
+                rest = f.fields.get("rest", Expr(sympy.Integer(0), None)).value
+                damping = f.fields.get("damping", Expr(sympy.Integer(0), None)).value
+                qs, vs = m.symbols[joint.coordinates[0]], m.symbols[velocity(joint.coordinates[0])]
+                value = -f.fields["stiffness"].value * (qs - rest) - damping * vs
+                added.append((i, Expr(value, f.fields["stiffness"].line)))
+            elif f.type == "joint_force":
+                joint = f.fields["joint"]
+                for c, e in zip(joint.coordinates, f.fields["value"]):
+                    added.append((m.coordinates.index(c), e))
+            else:
+                body = f.fields["body"]
+                index = self.index[body]
+                vector = f"u{number}"
+                declarations.append(f"    vec3<T> {vector};")
+                for k in range(3):
+                    outputs.append((f"{vector}[{k}]", f.fields["value"][k]))
+                world = vector if f.fields["frame"] == "world" else f"(c.pose[{index}].R * {vector})"
+                if f.type == "force":
+                    self.point_code(body, f.fields["point"], outputs, f"x{number}", declarations, lines)
+                    lines.append(f"    f_ext[{index}] = f_ext[{index}] + multibody::force_at(x{number}, {world});")
+                else:
+                    lines.append(f"    f_ext[{index}] = f_ext[{index}] + multibody::force<T>{{{world}, vec3<T>{{}}}};")
+        extra = [(f"added[{k}]", e) for k, (_, e) in enumerate(added)]
+        body, used = self.function("T", coordinates=True, rates=True).body(outputs + extra)
+        head = ["    const auto s = tree_of<T>(p);", "    const auto c = multibody::place<n>(s, q);",
+                "    multibody::motion<T> V[n_bodies];", "    multibody::velocities<n>(s, c, v, V);",
+                "    multibody::force<T> f_ext[n_bodies];", "    vec3<T> gravity;"]
+        value_count = sum(1 for o in outputs if o[0].startswith("value["))
+        if value_count:
+            head.append(f"    T value[{value_count}];")
+        if added:
+            head.append(f"    T added[{len(added)}];")
+        code = head + declarations + body + lines
+        code.append("    vec<T, n> Q = multibody::generalized_forces<n>(s, c, V, v, gravity, f_ext);")
+        code += [f"    Q[{i}] = Q[{i}] + added[{k}];" for k, (i, _) in enumerate(added)]
+        code.append("    return Q;")
+        time = "const T& t" if used & {self.m.symbols["t"]} else "const T&"
+        return (TEMPLATE + f"vec<T, n> force({time}, const vec<T, n>& q, const vec<T, n>& v, const P* p) {{\n" +
+                "\n".join(code) + "\n  }\n")
+
+    def initial_state(self):
+        m = self.m
+        outputs, given_q, given_v = [], [], []
+        index = 0
+        for joint in m.tree:
+            for values in joint.initial or [{} for _ in joint.coordinates]:
+                if "position" in values:
+                    outputs.append((f"q0[{index}]", values["position"]))
+                elif "guess" in values:
+                    outputs.append((f"q0[{index}]", values["guess"]))
+                if "velocity" in values:
+                    outputs.append((f"v0[{index}]", values["velocity"]))
+                # Without loops an unstated coordinate is given as 0; a driven one is always solved from
+                # its drive, f(0) and f'(0), with the loops' unknowns.
+                driven = joint.drive is not None
+                given_q.append(not driven and ("position" in values or not m.cuts))
+                given_v.append(not driven and ("velocity" in values or not m.cuts))
+                index += 1
+        body, used = self.function("double", inputs=True).body(outputs)
+        code = [f"    q0 = vec<double, n>{{}};", f"    v0 = vec<double, n>{{}};"] + body
+        solve = m.rows() > 0 and not (all(given_q) and all(given_v))
+        if solve:
+            code += [f"    constexpr bool position_given[n] = {{{', '.join('true' if g else 'false' for g in given_q)}}};",
+                     f"    constexpr bool velocity_given[n] = {{{', '.join('true' if g else 'false' for g in given_v)}}};",
+                     f"    multibody::assemble<{m.name}>(p, q0, v0, position_given, velocity_given);"]
+        p_used = solve or any(self.m.symbols[x.name] in used for x in m.parameters)
+        in_used = any(self.m.symbols[x.name] in used for x in m.inputs)
+        arguments = ["const double* p" if p_used else "const double*", "const double* in" if in_used else "const double*",
+                     "vec<double, n>& q0", "vec<double, n>& v0"]
+        return (f"  LOCKSTEP_HD static void initial_state({', '.join(arguments)}) {{\n" + "\n".join(code) + "\n  }\n")
+
+    def text(self):
+        m = self.m
+        n = len(m.coordinates)
+        out = [f"// Generated by lockstep (host/model_files/equations_to_header.py) from {self.source_name}; "
+               f"do not edit.",
+               "#pragma once", "",
+               '#include "lockstep/core/dual.hpp"', '#include "lockstep/core/math.hpp"',
+               '#include "lockstep/model/concept.hpp"', '#include "lockstep/multibody/assembly.hpp"',
+               '#include "lockstep/multibody/cut_joints.hpp"', '#include "lockstep/multibody/force_elements.hpp"',
+               '#include "lockstep/multibody/tree.hpp"', "",
+               "namespace lockstep::mechanisms {", "",
+               "using multibody::vec3;", "",
+               f"struct {m.name} {{",
+               f"  static constexpr const char* name = {cpp_string(m.name)};",
+               f"  static constexpr const char* description = {cpp_string(m.description)};",
+               f"  static constexpr int n = {n};",
+               f"  static constexpr const char* coordinate_names[n] = "
+               f"{{{', '.join(cpp_string(c) for c in m.coordinates)}}};",
+               f"  static constexpr int m = {m.rows()};",
+               "  static constexpr int k = 0;", "",
+               ] + named_value_tables(m.parameters, m.inputs)
+        out += ["", f"  // The joint tree: {len(self.primitives)} bodies (massless ones between the axes of joints of "
+                    f"several coordinates), one joint each.",
+                f"  static constexpr int n_bodies = {len(self.primitives)};", ""]
+        text = "\n".join(out) + "\n"
+        text += self.tree_of() + "\n"
+        text += (TEMPLATE + "mat<T, n, n> mass(const vec<T, n>& q, const P* p) {\n"
+                 "    const auto s = tree_of<T>(p);\n"
+                 "    return multibody::mass_matrix<n>(s, multibody::place<n>(s, q));\n  }\n\n")
+        text += self.force() + "\n"
+        text += self.constraint() + "\n"
+        text += self.initial_state()
+        return text + "};\n\n}  // namespace lockstep::mechanisms\n"

@@ -1,0 +1,64 @@
+// lockstep/multibody/cut_joints.hpp — the constraint equations of a joint that closes a loop.
+//
+// Where a mechanism's joints form loops, a spanning tree of them carries the joint coordinates
+// (tree.hpp) and each remaining joint is *cut*: it becomes constraint equations between the two joint
+// frames it joins, F_a on one body and F_b on the other, both in world coordinates (Wittenburg,
+// Dynamics of Multibody Systems, 2008, chapter 5; the same elementary conditions as Haug, Computer-Aided
+// Kinematics and Dynamics of Mechanical Systems, 1989, section 3.3 for absolute coordinates). With
+// d = p_b - p_a the offset of the frames' origins:
+//
+//   - coincident points: R_a^T d = 0 (the offset in F_a's axes, so that the multipliers are the joint's
+//     reaction force in F_a);
+//   - perpendicular directions: (R_a w) . (R_b u) = 0 for a direction w fixed in F_a and u fixed in F_b;
+//   - an offset across a direction: (R_a w) . d = 0;
+//   - a distance L: (|d|^2 - L^2) / 2 = 0.
+//
+// Every joint type is a set of these (mechanism files, docs/how-to/mechanisms.md, lists them).
+#pragma once
+
+#include "lockstep/core/hd.hpp"
+#include "lockstep/multibody/spatial.hpp"
+
+namespace lockstep::multibody {
+
+// The frame `local` of body b (b = -1: the ground, and `local` is in world coordinates) in world
+// coordinates, the body's world pose given.
+template <class T>
+LOCKSTEP_HD frame<T> world_frame(const frame<T>* pose, int b, const frame<T>& local) {
+  return b < 0 ? local : compose(pose[b], local);
+}
+
+// The offset of b's origin from a's, in a's axes.
+template <class T>
+LOCKSTEP_HD vec3<T> offset_in(const frame<T>& a, const frame<T>& b) {
+  return transpose_times(a.R, b.p - a.p);
+}
+
+// (R_a w) . (R_b u): zero while w (fixed in F_a) and u (fixed in F_b) stay perpendicular.
+template <class T, class D>
+LOCKSTEP_HD T perpendicular(const frame<T>& a, const vec3<D>& w, const frame<T>& b, const vec3<D>& u) {
+  vec3<T> wa, ub;
+  for (int i = 0; i < 3; ++i) {
+    wa[i] = a.R(i, 0) * w[0] + a.R(i, 1) * w[1] + a.R(i, 2) * w[2];
+    ub[i] = b.R(i, 0) * u[0] + b.R(i, 1) * u[1] + b.R(i, 2) * u[2];
+  }
+  return dot(wa, ub);
+}
+
+// (R_a w) . d: zero while b's origin stays in the plane through a's origin normal to w.
+template <class T, class D>
+LOCKSTEP_HD T offset_along(const frame<T>& a, const vec3<D>& w, const frame<T>& b) {
+  const vec3<T> d = b.p - a.p;
+  T s = T(0.0);
+  for (int i = 0; i < 3; ++i) s = s + (a.R(i, 0) * w[0] + a.R(i, 1) * w[1] + a.R(i, 2) * w[2]) * d[i];
+  return s;
+}
+
+// (|d|^2 - L^2) / 2: zero while the origins are L apart.
+template <class T, class L>
+LOCKSTEP_HD T distance_residual(const frame<T>& a, const frame<T>& b, const L& length) {
+  const vec3<T> d = b.p - a.p;
+  return 0.5 * (dot(d, d) - length * length);
+}
+
+}  // namespace lockstep::multibody

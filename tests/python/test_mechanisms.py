@@ -1,0 +1,200 @@
+"""Mechanism files (docs/reference/mechanism-file.md): bodies, joints and forces give the motion of the
+same mechanism written by hand.
+
+Each mechanism of tests/model_files/mechanisms/ is solved beside its hand-written counterpart -- the
+built-in double pendulum and slider crank, both in absolute coordinates with their joints as
+constraints, the four-bar of examples/mechanisms/ against examples/models/fourbar.toml in absolute link
+angles, and Bricard's linkage against examples/mbs/a04_bricard.hpp in natural coordinates -- from the same
+parameters and initial inputs, and the positions both describe agree to the solver's tolerance. The
+joint-coordinate models are smaller (n = 2, 3, 3 against 4, 9, 3) and none of their equations was
+written by hand: the tree algorithms and the cut joints (include/lockstep/multibody/) formed them.
+"""
+import numpy as np
+import pytest
+
+import lockstep
+
+RTOL = 1e-10
+
+
+def solve(model, t1, **keywords):
+    ds = lockstep.solve(model, t=(0.0, t1), rtol=RTOL, atol=RTOL, **keywords)
+    assert (ds.status_name.values == "success").all(), ds.status_name.values
+    return ds
+
+
+@pytest.fixture(scope="module")
+def mechanisms(source_dir, model_cache):
+    return source_dir / "tests" / "model_files" / "mechanisms"
+
+
+def test_the_double_pendulum_as_bodies_moves_as_the_built_in_one(mechanisms):
+    bodies = lockstep.model(str(mechanisms / "double_pendulum.toml"))
+    assert bodies.n == 2 and bodies.m == 0
+    vary = {"initial.theta1": [0.3, 1.2, 2.0], "initial.omega2": [0.0, -1.0, 0.5]}
+    ours = solve(bodies, 2.0, vary=vary, params={"m2": 0.7, "L1": 0.9})
+    theirs = solve("double_pendulum", 2.0, vary=vary, params={"m2": 0.7, "L1": 0.9})
+    L1, L2 = 0.9, 1.0
+    a1 = ours.final_q.values[:, 0]
+    a2 = a1 + ours.final_q.values[:, 1]
+    x2 = L1 * np.sin(a1) + L2 * np.sin(a2)
+    y2 = -L1 * np.cos(a1) - L2 * np.cos(a2)
+    q = theirs.final_q.values
+    assert np.abs(x2 - q[:, 2]).max() < 1e-7 and np.abs(y2 - q[:, 3]).max() < 1e-7, (x2, y2, q[:, 2:])
+
+
+def test_the_slider_crank_as_bodies_moves_as_the_built_in_one(mechanisms):
+    bodies = lockstep.model(str(mechanisms / "slider_crank.toml"))
+    assert bodies.n == 3 and bodies.m == 2
+    params = {"T": 0.3, "k": 40.0, "c": 0.5}
+    vary = {"initial.phi1_0": [0.0, 0.7, 2.5]}
+    ours = solve(bodies, 0.1, vary=vary, params=params)
+    theirs = solve("slider_crank", 0.1, vary=vary, params=params)
+    l1, l2 = 0.15, 0.30
+    phi1 = ours.final_q.values[:, 0]
+    phi2 = phi1 + ours.final_q.values[:, 1]
+    x3 = l1 * np.cos(phi1) + l2 * np.cos(phi2)
+    q = theirs.final_q.values
+    wrapped = lambda a: (a + np.pi) % (2 * np.pi) - np.pi
+    assert np.abs(wrapped(phi1 - q[:, 2])).max() < 1e-7, (phi1, q[:, 2])
+    assert np.abs(wrapped(phi2 - q[:, 5])).max() < 1e-7, (phi2, q[:, 5])
+    assert np.abs(x3 - q[:, 6]).max() < 1e-8, (x3, q[:, 6])
+    # The slider stays on its guide and keeps its orientation.
+    phi3 = phi2 + ours.final_q.values[:, 2]
+    assert np.abs(wrapped(phi3)).max() < 1e-9
+    assert np.abs(l1 * np.sin(phi1) + l2 * np.sin(phi2)).max() < 1e-9
+
+
+def test_the_four_bar_as_bodies_moves_as_the_equations_file(mechanisms, source_dir):
+    bodies = lockstep.model(str(source_dir / "examples" / "mechanisms" / "fourbar.toml"))
+    assert bodies.n == 3 and bodies.m == 2
+    vary = {"initial.theta0": [0.5, 1.0, 2.0], "params.tau": [0.2, 0.5, 1.0]}
+    ours = solve(bodies, 2.0, vary=vary)
+    theirs = solve(lockstep.model(str(source_dir / "examples" / "models" / "fourbar.toml")), 2.0, vary=vary)
+    th1 = ours.final_q.values[:, 0]
+    th2 = th1 + ours.final_q.values[:, 1]
+    th3 = th2 + ours.final_q.values[:, 2]
+    q = theirs.final_q.values
+    wrapped = lambda a: (a + np.pi) % (2 * np.pi) - np.pi
+    for mine, hand in ((th1, q[:, 0]), (th2, q[:, 1]), (th3, q[:, 2])):
+        assert np.abs(wrapped(mine - hand)).max() < 1e-7, (mine, hand)
+
+
+def test_a_heavy_top_on_a_spherical_joint_precesses_steadily_at_its_closed_form_rate(mechanisms):
+    """Steady precession of a heavy symmetric top about the vertical at rate Omega with spin omega3 about
+    its axis, tilted by theta: m g l = Omega (C omega3 - A' Omega cos(theta)), A' = A + m l^2 about the
+    tip (the gyroscopic moment balancing gravity's; Goldstein, Poole & Safko, Classical Mechanics, 2002, section
+    5.7). The Cardan angles x-y-z (a, b, c) start at (theta, 0, 0) with rates (0, Omega sin(theta),
+    Omega cos(theta) + s), the top's angular velocity Omega e_z + s e_axis; the axis must then turn
+    about the vertical at Omega with the tilt unchanged."""
+    top = lockstep.model(str(mechanisms / "heavy_top.toml"))
+    assert top.n == 3 and top.m == 0
+    mass, l, A, C, g = 0.5, 0.1, 2e-3, 3e-3, 9.81
+    A_tip = A + mass * l * l
+    theta = np.array([0.3, 0.5, 1.0])
+    omega3 = np.array([60.0, 80.0, 100.0])
+    cos = np.cos(theta)
+    Omega = (C * omega3 - np.sqrt((C * omega3) ** 2 - 4 * A_tip * cos * mass * g * l)) / (2 * A_tip * cos)
+    spin = omega3 - Omega * cos
+    vary = {"initial.theta0": theta, "initial.rate_y": Omega * np.sin(theta), "initial.rate_z": Omega * cos + spin}
+    t1 = 1.0
+    ds = solve(top, t1, vary=vary, save=np.linspace(0.0, t1, 11))
+    a, b = ds.q.values[:, :, 0], ds.q.values[:, :, 1]
+    axis = np.stack([np.sin(b), -np.sin(a) * np.cos(b), np.cos(a) * np.cos(b)], axis=-1)  # R e_z
+    times = ds.time.values
+    for i in range(len(theta)):
+        phase = Omega[i] * times
+        expected = np.stack([np.sin(theta[i]) * np.sin(phase), -np.sin(theta[i]) * np.cos(phase),
+                             np.full_like(phase, np.cos(theta[i]))], axis=-1)
+        assert np.abs(axis[i] - expected).max() < 1e-7, (i, np.abs(axis[i] - expected).max())
+
+
+def test_a_spatial_loop_without_forces_keeps_its_kinetic_energy(mechanisms):
+    """The RSSR four-bar has no gravity and no force elements: its kinetic energy (1/2) v^T M(q) v, with
+    M from the model's own evaluation, must stay what it was while the constraint forces do no work."""
+    loop = lockstep.model(str(mechanisms / "rssr.toml"))
+    assert loop.n == 7 and loop.m == 5
+    ds = solve(loop, 0.1, vary={"initial.omega0": [1.0, 3.0, -2.0]}, save=np.linspace(0.0, 0.1, 6))
+    for i in range(3):
+        energies = []
+        for j in range(ds.time.size):
+            q, v = ds.q.values[i, j], ds.v.values[i, j]
+            found = loop.evaluate(q=q, v=v)
+            assert np.abs(found["constraint"]).max() < 1e-9
+            energies.append(0.5 * v @ found["mass"] @ v)
+        energies = np.array(energies)
+        assert energies[0] > 1e-3 and np.abs(energies / energies[0] - 1).max() < 1e-8, energies
+
+
+def rotation(axis, angle):
+    """Rodrigues' rotation about a unit axis."""
+    u = np.asarray(axis, dtype=float)
+    K = np.array([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
+    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+
+
+def test_bricards_linkage_as_bodies_moves_as_the_natural_coordinates_model(mechanisms, source_dir):
+    """Five revolute joints in the tree and a sixth cut, whose five equations hold one redundant row
+    along the whole motion, against examples/mbs/a04_bricard.hpp (24 natural coordinates, 24
+    constraints). The loop is cut at V3: the tree is ground - rod1 - rod2 (joints V1, V2) and
+    ground - rod5 - rod4 - rod3 (V0, then V5 and V4 stated from the far side, so reversed). The joint
+    points V2 .. V5 follow from the joint angles by turning the rods about their joints' axes (all rods'
+    frames are the world's at the start)."""
+    bodies = lockstep.model(str(mechanisms / "bricard.toml"))
+    assert bodies.n == 5 and bodies.m == 5
+    vary = {"initial.omega": [0.5, 2.0, 4.0]}
+    ours = solve(bodies, 2.0, vary=vary)
+    theirs = solve(lockstep.model(str(source_dir / "examples" / "mbs" / "a04_bricard.hpp")), 2.0, vary=vary,
+                   formulation="ggl")
+    assert (ours.dropped_rows.values != 0).all(), "one of the cut joint's rows is redundant"
+    V = np.array([(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 1, 1), (0, 1, 1), (0, 0, 1)], dtype=float)
+    axes = {"V0": (0, 1, 0), "V1": (0, 0, 1), "V2": (1, 0, 0), "V4": (0, 0, 1), "V5": (1, 0, 0)}
+
+    def joint(name, angle):
+        """The joint's motion x -> R x + p: a turn about its axis through its point."""
+        R = rotation(axes[name], angle)
+        return R, V[int(name[1])] - R @ V[int(name[1])]
+
+    def then(a, b):  # a after b
+        return a[0] @ b[0], a[0] @ b[1] + a[1]
+
+    def inverse(a):
+        return a[0].T, -a[0].T @ a[1]
+
+    for i in range(3):
+        q = {name: float(ours.final_q.sel(coordinate=name).values[i]) for name in axes}
+        rod1 = joint("V1", q["V1"])
+        rod2 = then(rod1, joint("V2", q["V2"]))
+        rod5 = joint("V0", q["V0"])
+        rod4 = then(rod5, inverse(joint("V5", q["V5"])))
+        rod3 = then(rod4, inverse(joint("V4", q["V4"])))
+        at = lambda pose, k: pose[0] @ V[k] + pose[1]
+        found = np.array([at(rod2, 2), at(rod2, 3), at(rod4, 4), at(rod4, 5)])
+        hand = theirs.final_q.values[i, :12].reshape(4, 3)
+        assert np.abs(found - hand).max() < 1e-7, (i, np.abs(found - hand).max())
+        # Across the cut joint V3 the two rods meet: the loop stays closed.
+        assert np.abs(at(rod3, 3) - at(rod2, 3)).max() < 1e-9
+
+
+def test_a_driven_crank_follows_its_drive_and_the_slider_its_kinematics(mechanisms, tmp_path):
+    """The slider crank with its crank driven at phi1 = w t (a drive, a constraint row) instead of given a
+    start: the assembly starts it at phi1 = 0 with rate w, and the slider stays where the crank's angle
+    puts it, x3 = l1 cos(phi1) + sqrt(l2^2 - l1^2 sin^2(phi1))."""
+    text = (mechanisms / "slider_crank.toml").read_text()
+    text = text.replace('initial = { position = "phi1_0", velocity = "omega0" }', 'drive = "w*t"')
+    text = text.replace('[inputs]', 'w = { default = 40.0, unit = "rad/s" }\n\n[inputs]', 1)
+    assert 'drive = "w*t"' in text
+    (tmp_path / "driven.toml").write_text(text)
+    driven = lockstep.model(str(tmp_path / "driven.toml"))
+    assert driven.n == 3 and driven.m == 3
+    ds = solve(driven, 0.2, vary={"params.w": [10.0, 40.0, -25.0]}, save=np.linspace(0.0, 0.2, 5))
+    w = np.array([10.0, 40.0, -25.0])[:, None]
+    t = ds.time.values[None, :]
+    l1, l2 = 0.15, 0.30
+    phi1 = ds.q.values[:, :, 0]
+    assert np.abs(phi1 - w * t).max() < 1e-9
+    assert np.abs(ds.v.values[:, :, 0] - w).max() < 1e-7
+    phi2 = phi1 + ds.q.values[:, :, 1]
+    x3 = l1 * np.cos(phi1) + l2 * np.cos(phi2)
+    expected = l1 * np.cos(w * t) + np.sqrt(l2 ** 2 - (l1 * np.sin(w * t)) ** 2)
+    assert np.abs(x3 - expected).max() < 1e-9
