@@ -203,6 +203,12 @@ int check_model(const std::string& name, const std::string& pick, double t1) {
               std::string(model.name()).c_str(), model.n(), model.m(), model.k());
   model_files::doctor_settings settings;
   settings.t1 = t1;
+  if (model_files::looks_like_model_file(name)) {
+    // An equations file names its rows, a mechanism file its joints' rows and its mobility count.
+    model_files::model_file_rows rows = model_files::describe_model_file_rows(name);
+    settings.row_names = std::move(rows.names);
+    settings.mobility_count = rows.mobility_count;
+  }
   model_files::doctor_report report;
   try {
     report = model_files::examine_model(model, settings);

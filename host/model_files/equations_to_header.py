@@ -4,6 +4,7 @@
 header. A TOML file with a [mechanism] table is a mechanism file.
 
 Usage: equations_to_header.py MODEL.toml -o OUT.hpp
+       equations_to_header.py MODEL.toml --rows     (the constraint rows' names, for `lockstep check`)
 
 Exit status 0: OUT.hpp written (atomically: a temporary file in its folder, then renamed, so a reader
 never sees half a header). 1: the file has errors, printed to stderr as `PATH:LINE:COLUMN: error:
@@ -40,8 +41,14 @@ def write_atomically(path, text):
 def main(argv):
     parser = argparse.ArgumentParser(description="Turn an equations file into a lockstep model header.")
     parser.add_argument("model", help="the equations file (TOML)")
-    parser.add_argument("-o", "--output", required=True, help="the header to write")
+    parser.add_argument("-o", "--output", help="the header to write")
+    parser.add_argument("--rows", action="store_true",
+                        help="write no header: print a line `row NAME` per constraint row (holonomic, then "
+                             "non-holonomic) and, for a mechanism file, `count N`, its Grubler-Kutzbach count "
+                             "n - m (for `lockstep check`)")
     arguments = parser.parse_args(argv)  # exits with status 2 on a usage error
+    if not arguments.rows and not arguments.output:
+        parser.error("the header to write (-o) is required")
 
     try:
         with open(arguments.model, "rb") as source:
@@ -67,6 +74,15 @@ def main(argv):
         for line, column, message in diagnostic.errors:
             print(f"{arguments.model}:{line}:{column}: error: {message}", file=sys.stderr)
         return 1
+    if arguments.rows:
+        if mechanism:
+            print(f"count {len(model.coordinates) - model.rows()}")
+            names = mechanism_emit.Header(model, os.path.basename(arguments.model), "").row_names()
+        else:
+            names = [name for name, _ in model.constraints] + [name for name, _ in model.nonholonomic]
+        for name in names:
+            print(f"row {name}")
+        return 0
     try:
         make = mechanism_emit.Header if mechanism else Header
         header = make(model, os.path.basename(arguments.model), os.path.abspath(arguments.model)).text()

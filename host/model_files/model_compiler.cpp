@@ -988,4 +988,22 @@ loaded_model load_model_file(const model_request& request, const compile_setting
   }
 }
 
+model_file_rows describe_model_file_rows(const fs::path& source, const toolchain& tools) {
+  model_file_rows rows;
+  if (!is_equations_file(source)) return rows;
+  const process_result r = run_process({tools.python, tools.equations_script.string(), source.string(), "--rows"});
+  if (r.exit_code != 0) return rows;
+  // One line per fact: "count N" (mechanism files), then "row NAME" per row in order.
+  std::size_t at = 0;
+  while (at < r.output.size()) {
+    std::size_t end = r.output.find('\n', at);
+    if (end == std::string::npos) end = r.output.size();
+    const std::string line = r.output.substr(at, end - at);
+    at = end + 1;
+    if (line.rfind("row ", 0) == 0) rows.names.push_back(line.substr(4));
+    else if (line.rfind("count ", 0) == 0) rows.mobility_count = std::stoi(line.substr(6));
+  }
+  return rows;
+}
+
 }  // namespace lockstep::model_files

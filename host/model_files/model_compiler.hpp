@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -134,5 +135,16 @@ std::filesystem::path precompile_engine_headers();
 // (a device engine holds everything). Throws model_file_error (the file is missing, holds no such
 // model, fails to compile, or is a malformed equations file).
 loaded_model load_model_file(const model_request& request, const compile_settings& settings = {});
+
+// What an equations or mechanism file says of its constraint rows, for `lockstep check`: a name for each
+// row of Phi, then of A (an equations file's constraint names; a mechanism file's joint and condition per
+// row), and a mechanism file's Grubler-Kutzbach count n - m (docs/reference/mechanism-file.md). Empty
+// for a C++ header, whose rows have no names, and where the generator cannot say (it is not run on a
+// file it refuses: compiling the model reports that).
+struct model_file_rows {
+  std::vector<std::string> names;
+  std::optional<int> mobility_count;
+};
+model_file_rows describe_model_file_rows(const std::filesystem::path& source, const toolchain& tools = default_toolchain());
 
 }  // namespace lockstep::model_files

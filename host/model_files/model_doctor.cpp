@@ -97,6 +97,62 @@ std::vector<dependent_row> dependent_rows(const matrix& J, double near) {
 
 }  // namespace
 
+// The rank of G as the solver decides it (formulation/constraint_rank.hpp).
+long rank_of(const matrix& G) {
+  const std::vector<dependent_row> dependent = dependent_rows(G, 1e-8);
+  return G.rows() - std::count_if(dependent.begin(), dependent.end(), [](const dependent_row& r) { return r.exact; });
+}
+
+// The mobility check (model_doctor.hpp): the Grubler-Kutzbach count n - m against n - rank(G) at the
+// start, and where they differ, the rank again at a configuration reached by a small step along the
+// motion (a direction in G's null space) and projected back onto Phi = 0 by Gauss-Newton steps of least
+// norm: a deficiency that persists is redundancy along the motion (Bricard's linkage; Haug 1989, 3.4),
+// one that vanishes is a singular assembly at the start.
+template <class Ok, class Defect, class Add>
+void examine_mobility(const engine& model, const std::vector<double>& p, double t0, const vector& q0, const equations& e,
+                      int count, Ok& ok, Defect& defect, Add& add) {
+  const int n = model.n(), m = model.m();
+  const long rank = rank_of(e.G);
+  const long freedom = n - rank;
+  const std::string counted = "the Grubler-Kutzbach count gives n - m = " + std::to_string(n) + " - " +
+                              std::to_string(m) + " = " + std::to_string(count) + " degree" + (count == 1 ? "" : "s") +
+                              " of freedom";
+  if (freedom == 0) {
+    defect("mobility", counted + ", and the rank of G, " + std::to_string(rank) + ", gives none at the initial "
+                           "state: the mechanism cannot move.");
+    return;
+  }
+  if (freedom == count) {
+    ok("mobility", counted + ", as the rank of G does at the initial state.");
+    return;
+  }
+  const std::string here = "the rank of G, " + std::to_string(rank) + ", gives " + std::to_string(freedom);
+  // A step along the motion, projected back onto the constraints.
+  const Eigen::JacobiSVD<matrix> svd(e.G, Eigen::ComputeFullV);
+  const vector direction = svd.matrixV().col(n - 1);  // a unit vector of G's null space
+  vector q = q0 + 1e-2 * (1.0 + q0.norm()) * direction;
+  equations there = evaluate(model, p, t0, q, vector::Zero(n));
+  for (int iteration = 0; iteration < 50 && there.phi.norm() > 1e-13 * (1.0 + q.norm()); ++iteration) {
+    q -= there.G.completeOrthogonalDecomposition().solve(there.phi);
+    there = evaluate(model, p, t0, q, vector::Zero(n));
+  }
+  const long rank_there = rank_of(there.G);
+  if (!(there.phi.norm() <= 1e-10 * (1.0 + q.norm()))) {
+    add(finding_kind::warning, "mobility",
+        counted + "; " + here + " at the initial state, and no assembled configuration near it could be "
+        "found to tell redundant joints from a singular assembly (|Phi| = " + number(there.phi.norm()) + " after 50 steps).");
+  } else if (rank_there == rank) {
+    ok("mobility", counted + "; " + here + ", here and at a configuration along the motion: " +
+                       std::to_string(m - rank) + " constraint row" + (m - rank == 1 ? " is" : "s are") +
+                       " redundant along the motion (named under rank), which the solver leaves out.");
+  } else {
+    add(finding_kind::warning, "mobility",
+        counted + "; " + here + " at the initial state, but " + std::to_string(n - rank_there) +
+            " at a configuration along the motion: the start is a singular assembly (a dead point or a "
+            "bifurcation), where the rows named under rank are dependent only there; start away from it.");
+  }
+}
+
 doctor_report examine_model(const engine& model, const doctor_settings& settings) {
   doctor_report report;
   auto add = [&](finding_kind kind, std::string topic, std::string sentence) {
@@ -237,8 +293,14 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
       ok("rank", std::string(name) + " has full row rank " + std::to_string(J.rows()) + ".");
       return;
     }
-    auto row_name = [&](int i) {
+    auto plain_name = [&](int i) {
       return i < rows_holonomic ? "Phi[" + std::to_string(i) + "]" : "A[" + std::to_string(i - rows_holonomic) + "]";
+    };
+    // With the model file's name of the row where it has one (an equations file's constraint, a
+    // mechanism file's joint and condition).
+    auto row_name = [&](int i) {
+      const bool named = settings.row_names.size() == static_cast<std::size_t>(m + k);
+      return named ? plain_name(i) + " (" + settings.row_names[static_cast<std::size_t>(i)] + ")" : plain_name(i);
     };
     const long rank = J.rows() - std::count_if(dependent.begin(), dependent.end(), [](const dependent_row& r) { return r.exact; });
     const std::string rank_of = name + std::string(" has rank ") + std::to_string(rank) + " of " + std::to_string(J.rows());
@@ -250,19 +312,19 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
         // dropped, and the member fails (stepper/member.hpp, dropped_rows_hold).
         defect("rank", "constraint " + row_name(d.row) + " has no gradient at the initial state: its row of " + name +
                            " is zero (a singular configuration, such as a rod of length 0 or a mechanism at a dead "
-                           "point); " + rank_of + ", and the solver would leave " + row_name(d.row) +
+                           "point); " + rank_of + ", and the solver would leave " + plain_name(d.row) +
                            " out as if redundant although it is no combination of the other constraints, so the "
                            "motion would not keep to it.");
         continue;
       }
-      std::vector<std::string> parts;
-      for (int c : d.combination) parts.push_back(row_name(c));
+      std::vector<std::string> parts;  // the rows it combines, by number only: its own name says where
+      for (int c : d.combination) parts.push_back(plain_name(c));
       std::string of;
       for (std::size_t i = 0; i < parts.size(); ++i) of += (i ? (i + 1 == parts.size() ? " and " : ", ") : "") + parts[i];
       std::string sentence = "constraint " + row_name(d.row) + " is " + (d.exact ? "redundant" : "nearly redundant") + ": its row of " +
                              name + " is " + (d.exact ? "" : "almost ") + "a combination of " + of +
                              (d.exact ? "" : " (relative distance " + number(d.distance) + ", below 1e-8)") + "; " + rank_of +
-                             (d.exact ? "; the solver leaves " + row_name(d.row) +
+                             (d.exact ? "; the solver leaves " + plain_name(d.row) +
                                             " out, monitors its residual and reports its multiplier as 0 "
                                             "(or by the minimum-norm convention)."
                                       : " and the saddle-point matrix is ill-conditioned.");
@@ -274,6 +336,7 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
     }
   };
   if (m > 0) examine_rank(e.G, "G = dPhi/dq", m);
+  if (settings.mobility_count && m > 0 && m <= constraint_rank_max_rows) examine_mobility(model, p, t0, q, e, *settings.mobility_count, ok, defect, add);
   if (k > 0) {
     matrix GA(m + k, n);
     GA << e.G, e.A;

@@ -17,6 +17,10 @@
 //                nearly redundant one is, and so is a zero row: a constraint without gradient at the
 //                initial state (a singular configuration), which the solver could only drop, and
 //                whose dropped row then fails to hold (stepper/member.hpp, dropped_rows_hold)
+//   mobility     for a mechanism file: the Grubler-Kutzbach count n - m against the n - rank(G) degrees
+//                of freedom the geometry gives; where these differ, the rank is examined again at a
+//                nearby assembled configuration, which tells rows redundant along the motion (as in
+//                Bricard's linkage: named, handled by the solver) from a singular assembly (a warning)
 //   derivatives  G, Phi_t and A against central differences of Phi and of A v + a
 //   solve        a short solve from t = 0 with the default solver, its status and steps
 //
@@ -29,6 +33,7 @@
 // study) or a check not run; the command exits 1 when any is a defect.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +43,11 @@ namespace lockstep::model_files {
 
 struct doctor_settings {
   double t1 = 1.0;  // the short solve runs over [0, t1]
+  // What a model file says of its constraint rows (model_compiler.hpp, describe_model_file_rows): a
+  // name per row of Phi, then of A, used where the findings name rows ("Phi[3] (joint D: ...)"); and a
+  // mechanism file's Grubler-Kutzbach count, which enables the mobility check.
+  std::vector<std::string> row_names;
+  std::optional<int> mobility_count;
 };
 
 enum class finding_kind : int {

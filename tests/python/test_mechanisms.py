@@ -9,6 +9,9 @@ parameters and initial inputs, and the positions both describe agree to the solv
 joint-coordinate models are smaller (n = 2, 3, 3 against 4, 9, 3) and none of their equations was
 written by hand: the tree algorithms and the cut joints (include/lockstep/multibody/) formed them.
 """
+import re
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -198,3 +201,36 @@ def test_a_driven_crank_follows_its_drive_and_the_slider_its_kinematics(mechanis
     x3 = l1 * np.cos(phi1) + l2 * np.cos(phi2)
     expected = l1 * np.cos(w * t) + np.sqrt(l2 ** 2 - (l1 * np.sin(w * t)) ** 2)
     assert np.abs(x3 - expected).max() < 1e-9
+
+
+def test_check_counts_the_mobility_and_names_the_joints_rows(source_dir, mechanisms, tmp_path, lockstep_exe):
+    """`lockstep check` on mechanism files: the Grubler-Kutzbach count n - m against the rank of G, the
+    rows named by joint and condition. The four-bar's count agrees with the rank; Bricard's linkage
+    counts 0 but moves (one row of its cut joint is redundant along the whole motion); a parallelogram
+    four-bar started with all its links on one line is a singular assembly (a fold, where it can change
+    into an anti-parallelogram): the rank drops there and nowhere near it."""
+    def check(path, expect=0):
+        done = subprocess.run([lockstep_exe, "check", str(path)], capture_output=True, text=True, timeout=600)
+        assert done.returncode == expect, done.stdout + done.stderr
+        return done.stdout
+
+    said = check(source_dir / "examples" / "mechanisms" / "fourbar.toml")
+    assert re.search(r"ok\s+mobility\s+the Grubler-Kutzbach count gives n - m = 3 - 2 = 1 degree of freedom, as "
+                     r"the rank of G does", said), said
+    said = check(mechanisms / "bricard.toml")
+    assert re.search(r"ok\s+rank\s+constraint Phi\[4\] \(joint V3, revolute, closes a loop: the axis' alignment "
+                     r"\(2 of 2\)\) is redundant", said), said
+    assert re.search(r"ok\s+mobility\s+the Grubler-Kutzbach count gives n - m = 5 - 5 = 0 degrees of freedom; "
+                     r"the rank of G, 4, gives 1, here and at a configuration along the motion", said), said
+    text = (source_dir / "examples" / "mechanisms" / "fourbar.toml").read_text()
+    for old, new in (("L2  = { default = 0.35", "L2  = { default = 0.30"), ("L3  = { default = 0.25", "L3  = { default = 0.10"),
+                     ("theta0 = { default = 1.0", "theta0 = { default = 0.0"), ("guess = -0.5", "guess = 0"),
+                     ("guess = 0.8", "guess = 0")):
+        assert old in text, old
+        text = text.replace(old, new)
+    (tmp_path / "parallelogram.toml").write_text(text)
+    said = check(tmp_path / "parallelogram.toml", expect=1)
+    assert re.search(r"DEFECT\s+rank\s+constraint Phi\[0\] \(joint D, revolute, closes a loop: the offset along x "
+                     r"of the parent side's frame\) has no gradient", said), said
+    assert re.search(r"WARN\s+mobility\s+.*gives 2 at the initial state, but 1 at a configuration along the "
+                     r"motion: the start is a singular assembly", said), said

@@ -138,6 +138,17 @@ class Header:
             tail.append(f"    {joint}.coordinate = {prim['coordinate']};")
             if prim["type"] != "fixed":
                 tail.append(f"    {joint}.axis = {{{{{', '.join(f'T({literal(x)})' for x in prim['axis'])}}}}};")
+                along = [k for k in range(3) if prim["axis"][k] != 0.0]
+                if len(along) == 1:  # along a joint-frame axis: place() turns two columns only
+                    tail.append(f"    {joint}.axis_index = {along[0]};")
+                    if prim["axis"][along[0]] < 0:
+                        tail.append(f"    {joint}.axis_sign = -1;")
+            for side, placement in (("parent", prim["in_parent"]), ("child", prim["in_child"])):
+                # What place() may skip: a frame without rotation, or at the body's origin.
+                if placement is None or placement.rotation is None:
+                    tail.append(f"    {joint}.{side}_turned = false;")
+                if placement is None or all(e.value == 0 for e in placement.origin):
+                    tail.append(f"    {joint}.{side}_offset = false;")
             tail += self.placement_outputs(f"{joint}.in_parent", prim["in_parent"], outputs)
             tail += self.placement_outputs(f"{joint}.in_child", prim["in_child"], outputs)
             if body is not None:
@@ -173,43 +184,10 @@ class Header:
             a, b = f"a{number}", f"b{number}"
             self.world_frame_lines(a, joint.parent, joint.parent_frame, outputs, pre, lines)
             self.world_frame_lines(b, joint.child, joint.child_frame, outputs, pre, lines)
-            u = joint.axis
-            w1, w2 = perpendiculars(u)
-            rows = []
-            offset = f"multibody::offset_in({a}, {b})"
-            perpendicular = lambda w, x: f"multibody::perpendicular({a}, {constant(w)}, {b}, {constant(x)})"
-            along = lambda w: f"multibody::offset_along({a}, {constant(w)}, {b})"
-            if m.planar:
-                if joint.type == "revolute":
-                    rows = [f"{offset}[0]", f"{offset}[1]"]
-                elif joint.type == "prismatic":
-                    w = (-u[1], u[0], 0.0)
-                    rows = [perpendicular(w, u), along(w)]
-                elif joint.type == "fixed":
-                    rows = [f"{offset}[0]", f"{offset}[1]", perpendicular((1.0, 0.0, 0.0), (0.0, 1.0, 0.0))]
-            else:
-                ex, ey, ez = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
-                if joint.type == "revolute":
-                    rows = [f"{offset}[{i}]" for i in range(3)] + [perpendicular(w1, u), perpendicular(w2, u)]
-                elif joint.type == "prismatic":
-                    rows = [perpendicular(w1, u), perpendicular(w2, u), perpendicular(w2, w1), along(w1), along(w2)]
-                elif joint.type == "cylindrical":
-                    rows = [perpendicular(w1, u), perpendicular(w2, u), along(w1), along(w2)]
-                elif joint.type == "spherical":
-                    rows = [f"{offset}[{i}]" for i in range(3)]
-                elif joint.type == "universal":
-                    rows = [f"{offset}[{i}]" for i in range(3)] + [perpendicular(ex, ey)]
-                elif joint.type == "planar":
-                    rows = [perpendicular(ex, ez), perpendicular(ey, ez), along(ez)]
-                elif joint.type == "fixed":
-                    rows = [f"{offset}[{i}]" for i in range(3)] + [perpendicular(ex, ey), perpendicular(ey, ez),
-                                                                   perpendicular(ez, ex)]
-            if joint.type == "distance":
-                slot = self.slot(outputs, joint.length)
-                rows = [f"multibody::distance_residual({a}, {b}, {slot})"]
+            rows = self.cut_rows(joint, a, b, outputs)
             assert len(rows) == CUT_ROWS[joint.type][1 if m.planar else 0]
             lines.append(f"    // joint {joint.name} ({joint.type}) closes a loop")
-            for r in rows:
+            for r, _ in rows:
                 lines.append(f"    phi[{row}] = {r};")
                 row += 1
         drives = []
@@ -230,6 +208,57 @@ class Header:
         code = head + pre + body + lines + drives + ["    return phi;"]
         time = "const T& t" if used & {self.m.symbols["t"]} else "const T&"
         return TEMPLATE + f"vec<T, m> constraint({time}, const vec<T, n>& q, const P* p) {{\n" + "\n".join(code) + "\n  }\n"
+
+    def cut_rows(self, joint, a, b, outputs):
+        """The constraint rows of a cut joint between the world frames a and b (C++ names): (C++ code,
+        what the row holds) each, in order (multibody/cut_joints.hpp; CUT_ROWS counts them)."""
+        m = self.m
+        u = joint.axis
+        w1, w2 = perpendiculars(u)
+        offset = f"multibody::offset_in({a}, {b})"
+        perpendicular = lambda w, x: f"multibody::perpendicular({a}, {constant(w)}, {b}, {constant(x)})"
+        along = lambda w: f"multibody::offset_along({a}, {constant(w)}, {b})"
+        ex, ey, ez = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
+        offsets = [(f"{offset}[{i}]", f"the offset along {axis} of the parent side's frame") for i, axis in
+                   enumerate("xyz")]
+        if m.planar:
+            w = (-u[1], u[0], 0.0)
+            table = {
+                "revolute": offsets[:2],
+                "prismatic": [(perpendicular(w, u), "the axes' alignment (no turn)"),
+                              (along(w), "the offset across the axis")],
+                "fixed": offsets[:2] + [(perpendicular(ex, ey), "no turn")],
+            }
+        else:
+            aligned = [(perpendicular(w1, u), "the axis' alignment (1 of 2)"),
+                       (perpendicular(w2, u), "the axis' alignment (2 of 2)")]
+            across = [(along(w1), "the offset across the axis (1 of 2)"), (along(w2), "the offset across the axis (2 of 2)")]
+            table = {
+                "revolute": offsets + aligned,
+                "prismatic": aligned + [(perpendicular(w2, w1), "no twist about the axis")] + across,
+                "cylindrical": aligned + across,
+                "spherical": offsets,
+                "universal": offsets + [(perpendicular(ex, ey), "the cross's axes at right angles")],
+                "planar": [(perpendicular(ex, ez), "the planes parallel (1 of 2)"),
+                           (perpendicular(ey, ez), "the planes parallel (2 of 2)"), (along(ez), "the offset normal to the plane")],
+                "fixed": offsets + [(perpendicular(ex, ey), "no turn about z"), (perpendicular(ey, ez), "no turn about x"),
+                                    (perpendicular(ez, ex), "no turn about y")],
+            }
+        if joint.type == "distance":
+            slot = self.slot(outputs, joint.length)
+            return [(f"multibody::distance_residual({a}, {b}, {slot})", "the distance")]
+        return table[joint.type]
+
+    def row_names(self):
+        """A name for each constraint row: the joint, its type and the condition of the row."""
+        names = []
+        for number, joint in enumerate(self.m.cuts):
+            for _, condition in self.cut_rows(joint, "a", "b", []):
+                names.append(f"joint {joint.name}, {joint.type}, closes a loop: {condition}")
+        for joint in self.m.tree:
+            if joint.drive is not None:
+                names.append(f"joint {joint.name} is driven: {joint.coordinates[0]} - f(t)")
+        return names
 
     def point_code(self, body, xyz, outputs, name, pre, post):
         """Declares `name`, the world position of the point xyz of body: its local coordinates before the

@@ -39,6 +39,12 @@ struct body {
 // in q (-1 for a fixed joint), its unit axis in the joint frame, and the joint frame's pose in the
 // parent body (in_parent) and in the child body (in_child). With the coordinate at zero the two joint
 // frames coincide.
+//
+// What a generated model knows of its joints before any evaluation it says here, so that place() skips
+// the work: a frame without rotation (turned = false) or at the body's origin (offset = false), and an
+// axis along +-x, +-y or +-z of the joint frame (axis_index 0, 1, 2, and axis_sign). The defaults, true
+// and -1, take the general path; both paths give the same configuration. (Flags, not tests of the
+// values: T may be a SIMD pack, on which a model's code must not branch.)
 template <class T>
 struct joint {
   joint_type type = joint_type::fixed;
@@ -47,6 +53,9 @@ struct joint {
   vec3<T> axis{};
   frame<T> in_parent{};
   frame<T> in_child{};
+  bool parent_turned = true, parent_offset = true;
+  bool child_turned = true, child_offset = true;
+  int axis_index = -1, axis_sign = 1;
 };
 
 // The tree: B bodies, each with the joint that moves it, in topological order.
@@ -64,16 +73,20 @@ struct configuration {
   motion<T> axis[B];
 };
 
-// The joint's own displacement: a rotation about, or a translation along, its axis.
+// R Rot(e_k, theta): the columns i and j of R (k, i, j cyclic) turned by theta in their plane.
 template <class T>
-LOCKSTEP_HD frame<T> joint_motion(const joint<T>& j, const T& x) {
-  frame<T> f;
-  if (j.type == joint_type::revolute) f.R = rotation_about(j.axis, x);
-  if (j.type == joint_type::prismatic) f.p = x * j.axis;
-  return f;
+LOCKSTEP_HD void turn_about_axis(mat3<T>& R, int k, const T& theta) {
+  const auto [s, c] = sin_cos(theta);
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  for (int r = 0; r < 3; ++r) {
+    const T a = R(r, i), b = R(r, j);
+    R(r, i) = c * a + s * b;
+    R(r, j) = c * b - s * a;
+  }
 }
 
-// Forward kinematics: the world pose of every body and the world motion axis of every joint.
+// Forward kinematics: the world pose of every body and the world motion axis of every joint,
+// pose_i = pose_parent in_parent J(q_i) in_child^-1, J a rotation about or a translation along the axis.
 // A revolute joint's axis through the joint point o is s = (u, o x u), a prismatic joint's s = (0, u)
 // (Featherstone 2008, table 4.1, moved to absolute coordinates).
 template <int N, class T, int B>
@@ -81,12 +94,31 @@ LOCKSTEP_HD configuration<T, B> place(const tree<T, B>& t, const vec<T, N>& q) {
   configuration<T, B> c;
   for (int i = 0; i < B; ++i) {
     const joint<T>& j = t.joints[i];
-    const frame<T> parent_joint = j.parent < 0 ? j.in_parent : compose(c.pose[j.parent], j.in_parent);
-    const T x = j.coordinate >= 0 ? q[j.coordinate] : T(0.0);
-    c.pose[i] = compose(compose(parent_joint, joint_motion(j, x)), inverse(j.in_child));
-    const vec3<T> u = parent_joint.R * j.axis;
-    if (j.type == joint_type::revolute) c.axis[i] = {u, cross(parent_joint.p, u)};
+    frame<T> f = j.in_parent;  // the joint frame on the parent's side, in world coordinates
+    if (j.parent >= 0) {
+      const frame<T>& parent = c.pose[j.parent];
+      f.p = j.parent_offset ? parent.p + parent.R * j.in_parent.p : parent.p;
+      f.R = j.parent_turned ? parent.R * j.in_parent.R : parent.R;
+    }
+    vec3<T> u;
+    if (j.axis_index >= 0) {
+      u = column(f.R, j.axis_index);
+      if (j.axis_sign < 0) u = -u;
+    } else {
+      u = f.R * j.axis;
+    }
+    if (j.type == joint_type::revolute) c.axis[i] = {u, cross(f.p, u)};
     if (j.type == joint_type::prismatic) c.axis[i] = {vec3<T>{}, u};
+    const T x = j.coordinate >= 0 ? q[j.coordinate] : T(0.0);
+    if (j.type == joint_type::revolute) {
+      if (j.axis_index >= 0) turn_about_axis(f.R, j.axis_index, j.axis_sign < 0 ? T(-x) : x);
+      else f.R = f.R * rotation_about(j.axis, x);
+    }
+    if (j.type == joint_type::prismatic) f.p = f.p + x * u;
+    // ... then the child body's frame from the joint frame on its side: in_child^-1.
+    if (j.child_turned) f.R = f.R * transpose(j.in_child.R);
+    if (j.child_offset) f.p = f.p - f.R * j.in_child.p;
+    c.pose[i] = f;
   }
   return c;
 }
