@@ -9,7 +9,8 @@ Run with Debian's interpreter and the lockstep Python package on PYTHONPATH (it 
         [--members 256] [--rounds 3] [--core 0] [--results FILE]
 
 Each pair is one study run twice, once per model, with the same members (a grid of one initial input),
-interval, method (Radau IIA 5) and tolerances, on one core (taskset, --threads 1), in the SIMD lanes
+interval, method (Radau IIA 5), formulation (GGL for mechanisms with loops, as docs/how-to/mechanisms.md
+advises; index 3 for trees, and Bricard's linkage in GGL as examples/mbs runs it) and tolerances, on one core (taskset, --threads 1), in the SIMD lanes
 of the CPU at hand where the build has them; the time per member is lockstep's wall time from
 results.h5, the fastest of --rounds runs. N = n + m is the order of the index-3 Newton matrix, whose LU
 costs about (2/3) N^3 per factorization. tests/python/test_mechanisms.py shows that each pair computes
@@ -46,9 +47,9 @@ CASES = [
     ("double pendulum", (os.path.join(MECHANISMS, "double_pendulum.toml"), {}), ("double_pendulum", {}),
      ("theta1", 0.3, 2.0), ({}, {}), 10.0, 1e-8, "index3"),
     ("slider crank", (os.path.join(MECHANISMS, "slider_crank.toml"), {}), ("slider_crank", {}),
-     ("phi1_0", 0.0, 1.0), ({}, {}), 0.1, 1e-8, "index3"),
+     ("phi1_0", 0.0, 1.0), ({}, {}), 0.1, 1e-8, "ggl"),
     ("four-bar", (os.path.join(EXAMPLES, "mechanisms", "fourbar.toml"), {}),
-     (os.path.join(EXAMPLES, "models", "fourbar.toml"), {}), ("theta0", 0.5, 1.5), ({}, {}), 3.0, 1e-8, "index3"),
+     (os.path.join(EXAMPLES, "models", "fourbar.toml"), {}), ("theta0", 0.5, 1.5), ({}, {}), 3.0, 1e-8, "ggl"),
     ("Bricard's linkage", (os.path.join(MECHANISMS, "bricard.toml"), {}),
      (os.path.join(EXAMPLES, "mbs", "a04_bricard.hpp"), {}), ("omega", 0.5, 6.0), ({}, {}), 10.0, 1e-8, "ggl"),
     # The heavy top: Cardan angles on a spherical joint against examples/models/heavy_top.hpp's Euler
@@ -58,11 +59,11 @@ CASES = [
      (os.path.join(EXAMPLES, "models", "heavy_top.hpp"), {}), ("theta0", 0.2, 0.6),
      ({"rate_y": 0.0, "rate_z": 150.0}, {"spin0": 150.0}), 2.0, 1e-8, "index3"),
     ("Andrews' squeezer", (os.path.join(MECHANISMS, "andrews.toml"), {}), ("andrews", {}), None, ({}, {}),
-     0.03, 1e-8, "index3"),
+     0.03, 1e-8, "ggl"),
     ("RSSR spatial four-bar", (os.path.join(MECHANISMS, "rssr.toml"), {}), (None, {}), ("omega0", 1.0, 3.0),
-     ({}, {}), 0.1, 1e-8, "index3"),
+     ({}, {}), 0.1, 1e-8, "ggl"),
     ("double-wishbone suspension", (os.path.join(EXAMPLES, "mechanisms", "suspension.toml"), {}), (None, {}),
-     ("lower_pivot", 0.0, 0.0), ({}, {}), 2.0, 1e-8, "index3"),
+     ("lower_pivot", 0.0, 0.0), ({}, {}), 2.0, 1e-8, "ggl"),
 ]
 
 
@@ -138,7 +139,7 @@ def main():
     text = [BEGIN, "## 12. Mechanisms as bodies and joints: joint coordinates against equations by hand", "",
             f"`PYTHONPATH=build/python:python bench/mechanisms.py --lockstep build/host/cli/lockstep --members "
             f"{args.members} --rounds {args.rounds} --core {args.core}`, started {start} at `{revision}` "
-            f"({'; '.join(version[:1])}). One core, Radau IIA 5, rtol = atol = 1e-8, {args.members} members "
+            f"({'; '.join(version[:1])}). One core, Radau IIA 5 (formulation as the table says), rtol = atol = 1e-8, {args.members} members "
             f"per study, the fastest of {args.rounds} runs; the mechanism files of tests/model_files/mechanisms/ "
             f"and examples/mechanisms/ against their hand-written counterparts (the built-in models, "
             f"examples/models/ and examples/mbs/), which tests/python/test_mechanisms.py shows move alike.", "",

@@ -1,7 +1,7 @@
 """The C++ header of a checked Mechanism: one model struct (model/concept.hpp) whose functions evaluate the
 joint tree with include/lockstep/multibody/.
 
-- `tree_of<T>(p)` fills the tree's bodies and joints from the parameters: multi-coordinate joints become
+- `tree_of(p)` fills the tree's bodies and joints from the parameters: multi-coordinate joints become
   chains of revolute and prismatic joints with massless bodies between (model.CHAINS);
 - `mass` is the composite-rigid-body algorithm on it, `force` the recursive Newton-Euler algorithm with
   the force elements as external forces and joint forces added to Q;
@@ -137,7 +137,7 @@ class Header:
             tail.append(f"    {joint}.parent = {prim['parent']};")
             tail.append(f"    {joint}.coordinate = {prim['coordinate']};")
             if prim["type"] != "fixed":
-                tail.append(f"    {joint}.axis = {{{{{', '.join(f'T({literal(x)})' for x in prim['axis'])}}}}};")
+                tail.append(f"    {joint}.axis = {{{{{', '.join(f'P({literal(x)})' for x in prim['axis'])}}}}};")
                 along = [k for k in range(3) if prim["axis"][k] != 0.0]
                 if len(along) == 1:  # along a joint-frame axis: place() turns two columns only
                     tail.append(f"    {joint}.axis_index = {along[0]};")
@@ -160,13 +160,15 @@ class Header:
                     for b in range(3):
                         if body.inertia[a][b].value != 0:
                             outputs.append((f"s.bodies[{i}].inertia({a}, {b})", body.inertia[a][b]))
-        body, used = self.function("T").body(outputs)
+        body, used = self.function("P").body(outputs)
         value_count = sum(1 for target, _ in outputs if target.startswith("value["))
-        declaration = [f"    multibody::tree<T, n_bodies> s;"]
+        declaration = [f"    multibody::tree<P, n_bodies> s;"]
         if value_count:
-            declaration.append(f"    T value[{value_count}];")
+            declaration.append(f"    P value[{value_count}];")
         argument = "const P* p" if used else "const P*"
-        return (TEMPLATE + f"multibody::tree<T, n_bodies> tree_of({argument}) {{\n" +
+        # The tree's constants are of the parameters' scalar: doubles, unless the library differentiates
+        # with respect to a parameter (multibody/tree.hpp).
+        return ("  template <class P>\n  LOCKSTEP_HD static " + f"multibody::tree<P, n_bodies> tree_of({argument}) {{\n" +
                 "\n".join(declaration + body + tail + ["    return s;"]) + "\n  }\n")
 
     def world_frame_lines(self, name, body, placement, outputs, pre, post):
@@ -200,7 +202,7 @@ class Header:
         if row == 0:
             return TEMPLATE + "vec<T, m> constraint(const T&, const vec<T, n>&, const P*) {\n    return vec<T, m>{};\n  }\n"
         body, used = self.function("T").body(outputs)
-        head = ["    const auto s = tree_of<T>(p);", "    const auto c = multibody::place<n>(s, q);",
+        head = ["    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
                 "    vec<T, m> phi;"]
         value_count = sum(1 for target, _ in outputs if target.startswith("value["))
         if value_count:
@@ -318,7 +320,7 @@ class Header:
                     lines.append(f"    f_ext[{index}] = f_ext[{index}] + multibody::force<T>{{{world}, vec3<T>{{}}}};")
         extra = [(f"added[{k}]", e) for k, (_, e) in enumerate(added)]
         body, used = self.function("T", coordinates=True, rates=True).body(outputs + extra)
-        head = ["    const auto s = tree_of<T>(p);", "    const auto c = multibody::place<n>(s, q);",
+        head = ["    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
                 "    multibody::motion<T> V[n_bodies];", "    multibody::velocities<n>(s, c, v, V);",
                 "    multibody::force<T> f_ext[n_bodies];", "    vec3<T> gravity;"]
         value_count = sum(1 for o in outputs if o[0].startswith("value["))
@@ -392,7 +394,7 @@ class Header:
         text = "\n".join(out) + "\n"
         text += self.tree_of() + "\n"
         text += (TEMPLATE + "mat<T, n, n> mass(const vec<T, n>& q, const P* p) {\n"
-                 "    const auto s = tree_of<T>(p);\n"
+                 "    const auto s = tree_of(p);\n"
                  "    return multibody::mass_matrix<n>(s, multibody::place<n>(s, q));\n  }\n\n")
         text += self.force() + "\n"
         text += self.constraint() + "\n"

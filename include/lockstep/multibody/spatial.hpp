@@ -10,6 +10,8 @@
 // 6-vector (tree.hpp).
 #pragma once
 
+#include <utility>
+
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/core/math.hpp"
@@ -55,6 +57,37 @@ LOCKSTEP_HD mat3<T> rotation_about(const vec3<A>& u, const T& theta) {
   R(1, 2) = d * (u[1] * u[2]) - s * u[0];
   R(2, 1) = d * (u[1] * u[2]) + s * u[0];
   return R;
+}
+
+// Products of a matrix of one scalar and a matrix or vector of another: the tree's constants (joint
+// frames, inertias) are of the parameters' scalar P, plain doubles unless parameters are
+// differentiated, while the kinematics are of the evaluation scalar T, a dual number whenever the
+// library differentiates (tree.hpp). A dual times a double costs about half a dual times a dual.
+template <class A, class B>
+using product_t = decltype(std::declval<A>() * std::declval<B>());
+
+template <class A, class B>
+LOCKSTEP_HD mat3<product_t<A, B>> times(const mat3<A>& X, const mat3<B>& Y) {
+  mat3<product_t<A, B>> Z;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) Z(i, j) = X(i, 0) * Y(0, j) + X(i, 1) * Y(1, j) + X(i, 2) * Y(2, j);
+  return Z;
+}
+
+// X Y^T.
+template <class A, class B>
+LOCKSTEP_HD mat3<product_t<A, B>> times_transpose(const mat3<A>& X, const mat3<B>& Y) {
+  mat3<product_t<A, B>> Z;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) Z(i, j) = X(i, 0) * Y(j, 0) + X(i, 1) * Y(j, 1) + X(i, 2) * Y(j, 2);
+  return Z;
+}
+
+template <class A, class B>
+LOCKSTEP_HD vec3<product_t<A, B>> times(const mat3<A>& X, const vec3<B>& y) {
+  vec3<product_t<A, B>> z;
+  for (int i = 0; i < 3; ++i) z[i] = X(i, 0) * y[0] + X(i, 1) * y[1] + X(i, 2) * y[2];
+  return z;
 }
 
 // A frame: its orientation R (columns: its axes in the reference frame) and its origin p.
@@ -166,17 +199,18 @@ LOCKSTEP_HD force<T> operator*(const inertia<T>& I, const motion<T>& v) {
 }
 
 // The inertia of a body of mass m whose centre of mass is at c_body and whose inertia tensor about the
-// centre of mass is J_body (both in body coordinates), placed at the world pose f.
-template <class T>
-LOCKSTEP_HD inertia<T> placed_inertia(const T& m, const vec3<T>& c_body, const mat3<T>& J_body, const frame<T>& f) {
-  const vec3<T> c = point_of(f, c_body);
-  mat3<T> J = f.R * J_body * transpose(f.R);
+// centre of mass is J_body (both in body coordinates, of the constants' scalar C), placed at the world
+// pose f.
+template <class T, class C>
+LOCKSTEP_HD inertia<T> placed_inertia(const C& m, const vec3<C>& c_body, const mat3<C>& J_body, const frame<T>& f) {
+  const vec3<T> c = f.p + times(f.R, c_body);
+  mat3<T> J = times_transpose(times(f.R, J_body), f.R);
   const T c2 = dot(c, c);
   for (int i = 0; i < 3; ++i) {
     for (int j = 0; j < 3; ++j) J(i, j) = J(i, j) - m * (c[i] * c[j]);
     J(i, i) = J(i, i) + m * c2;
   }
-  return {m, m * c, J};
+  return {T(m), m * c, J};
 }
 
 }  // namespace lockstep::multibody

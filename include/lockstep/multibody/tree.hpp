@@ -58,11 +58,12 @@ struct joint {
   int axis_index = -1, axis_sign = 1;
 };
 
-// The tree: B bodies, each with the joint that moves it, in topological order.
-template <class T, int B>
+// The tree: B bodies, each with the joint that moves it, in topological order. Its scalar C is the
+// parameters' (the constants of a configuration's scalar T: spatial.hpp, times).
+template <class C, int B>
 struct tree {
-  body<T> bodies[B];
-  joint<T> joints[B];
+  body<C> bodies[B];
+  joint<C> joints[B];
 };
 
 // The tree at one configuration: each body's world pose and each joint's motion axis s_i in world
@@ -89,23 +90,28 @@ LOCKSTEP_HD void turn_about_axis(mat3<T>& R, int k, const T& theta) {
 // pose_i = pose_parent in_parent J(q_i) in_child^-1, J a rotation about or a translation along the axis.
 // A revolute joint's axis through the joint point o is s = (u, o x u), a prismatic joint's s = (0, u)
 // (Featherstone 2008, table 4.1, moved to absolute coordinates).
-template <int N, class T, int B>
-LOCKSTEP_HD configuration<T, B> place(const tree<T, B>& t, const vec<T, N>& q) {
+template <int N, class T, class C, int B>
+LOCKSTEP_HD configuration<T, B> place(const tree<C, B>& t, const vec<T, N>& q) {
   configuration<T, B> c;
   for (int i = 0; i < B; ++i) {
-    const joint<T>& j = t.joints[i];
-    frame<T> f = j.in_parent;  // the joint frame on the parent's side, in world coordinates
+    const joint<C>& j = t.joints[i];
+    frame<T> f;  // the joint frame on the parent's side, in world coordinates
     if (j.parent >= 0) {
       const frame<T>& parent = c.pose[j.parent];
-      f.p = j.parent_offset ? parent.p + parent.R * j.in_parent.p : parent.p;
-      f.R = j.parent_turned ? parent.R * j.in_parent.R : parent.R;
+      f.p = j.parent_offset ? parent.p + times(parent.R, j.in_parent.p) : parent.p;
+      f.R = j.parent_turned ? times(parent.R, j.in_parent.R) : parent.R;
+    } else {
+      for (int a = 0; a < 3; ++a) {
+        f.p[a] = T(j.in_parent.p[a]);
+        for (int b = 0; b < 3; ++b) f.R(a, b) = T(j.in_parent.R(a, b));
+      }
     }
     vec3<T> u;
     if (j.axis_index >= 0) {
       u = column(f.R, j.axis_index);
       if (j.axis_sign < 0) u = -u;
     } else {
-      u = f.R * j.axis;
+      u = times(f.R, j.axis);
     }
     if (j.type == joint_type::revolute) c.axis[i] = {u, cross(f.p, u)};
     if (j.type == joint_type::prismatic) c.axis[i] = {vec3<T>{}, u};
@@ -116,18 +122,18 @@ LOCKSTEP_HD configuration<T, B> place(const tree<T, B>& t, const vec<T, N>& q) {
     }
     if (j.type == joint_type::prismatic) f.p = f.p + x * u;
     // ... then the child body's frame from the joint frame on its side: in_child^-1.
-    if (j.child_turned) f.R = f.R * transpose(j.in_child.R);
-    if (j.child_offset) f.p = f.p - f.R * j.in_child.p;
+    if (j.child_turned) f.R = times_transpose(f.R, j.in_child.R);
+    if (j.child_offset) f.p = f.p - times(f.R, j.in_child.p);
     c.pose[i] = f;
   }
   return c;
 }
 
 // Each body's spatial velocity, V_i = V_parent + s_i v_i.
-template <int N, class T, int B>
-LOCKSTEP_HD void velocities(const tree<T, B>& t, const configuration<T, B>& c, const vec<T, N>& v, motion<T>* V) {
+template <int N, class T, class C, int B>
+LOCKSTEP_HD void velocities(const tree<C, B>& t, const configuration<T, B>& c, const vec<T, N>& v, motion<T>* V) {
   for (int i = 0; i < B; ++i) {
-    const joint<T>& j = t.joints[i];
+    const joint<C>& j = t.joints[i];
     V[i] = j.parent < 0 ? motion<T>{} : V[j.parent];
     if (j.coordinate >= 0) V[i] = V[i] + c.axis[i] * v[j.coordinate];
   }
@@ -135,8 +141,8 @@ LOCKSTEP_HD void velocities(const tree<T, B>& t, const configuration<T, B>& c, c
 
 // The mass matrix by the composite-rigid-body algorithm: with I^C_i the inertia of the subtree at i,
 // M_ij = s_i . (I^C_i s_j) for j on the path from i to the ground (Featherstone 2008, eq. 6.14).
-template <int N, class T, int B>
-LOCKSTEP_HD mat<T, N, N> mass_matrix(const tree<T, B>& t, const configuration<T, B>& c) {
+template <int N, class T, class C, int B>
+LOCKSTEP_HD mat<T, N, N> mass_matrix(const tree<C, B>& t, const configuration<T, B>& c) {
   inertia<T> composite[B];
   for (int i = 0; i < B; ++i)
     composite[i] = placed_inertia(t.bodies[i].mass, t.bodies[i].centre_of_mass, t.bodies[i].inertia, c.pose[i]);
@@ -162,13 +168,13 @@ LOCKSTEP_HD mat<T, N, N> mass_matrix(const tree<T, B>& t, const configuration<T,
 // of the external spatial forces f_ext[i] on body i: Q = -C(q, v) with C from the recursive
 // Newton-Euler algorithm at q'' = 0, gravity entering as the ground's acceleration -g
 // (Featherstone 2008, section 5.3 and eq. 5.20). So that M q'' = Q + (joint forces).
-template <int N, class T, int B>
-LOCKSTEP_HD vec<T, N> generalized_forces(const tree<T, B>& t, const configuration<T, B>& c, const motion<T>* V,
+template <int N, class T, class C, int B>
+LOCKSTEP_HD vec<T, N> generalized_forces(const tree<C, B>& t, const configuration<T, B>& c, const motion<T>* V,
                                          const vec<T, N>& v, const vec3<T>& gravity, const force<T>* f_ext) {
   motion<T> A[B];
   force<T> F[B];
   for (int i = 0; i < B; ++i) {
-    const joint<T>& j = t.joints[i];
+    const joint<C>& j = t.joints[i];
     A[i] = j.parent < 0 ? motion<T>{vec3<T>{}, -gravity} : A[j.parent];
     if (j.coordinate >= 0) A[i] = A[i] + cross_motion(V[i], c.axis[i]) * v[j.coordinate];
     const inertia<T> I = placed_inertia(t.bodies[i].mass, t.bodies[i].centre_of_mass, t.bodies[i].inertia, c.pose[i]);
@@ -176,7 +182,7 @@ LOCKSTEP_HD vec<T, N> generalized_forces(const tree<T, B>& t, const configuratio
   }
   vec<T, N> Q;
   for (int i = B - 1; i >= 0; --i) {
-    const joint<T>& j = t.joints[i];
+    const joint<C>& j = t.joints[i];
     if (j.coordinate >= 0) Q[j.coordinate] = -power(c.axis[i], F[i]);
     if (j.parent >= 0) F[j.parent] = F[j.parent] + F[i];
   }
