@@ -12,8 +12,8 @@ Each pair is one study run twice, once per model, with the same members (a grid 
 interval, method (Radau IIA 5), formulation (GGL for mechanisms with loops, as docs/how-to/mechanisms.md
 advises; index 3 for trees, and Bricard's linkage in GGL as examples/mbs runs it) and tolerances, on one core (taskset, --threads 1), in the SIMD lanes
 of the CPU at hand where the build has them; the time per member is lockstep's wall time from
-results.h5, the fastest of --rounds runs. N = n + m is the order of the index-3 Newton matrix, whose LU
-costs about (2/3) N^3 per factorization. tests/python/test_mechanisms.py shows that each pair computes
+results.h5, the fastest of --rounds runs. N is the order of the Newton matrix (n + m on index 3, n + 2m
+on GGL), whose LU costs about (2/3) N^3 per factorization. tests/python/test_mechanisms.py shows that each pair computes
 the same motion; the mechanisms without a hand-written counterpart are timed alone.
 """
 
@@ -132,9 +132,10 @@ def main():
             rows.append((label, ours, theirs, formulation))
             print(label, ours, theirs, file=sys.stderr)
 
-    def shape(result):
+    def shape(result, formulation):
+        """n, m and the order of the Newton matrix: n + m on index 3, n + 2m on GGL."""
         (n, m) = result[1]
-        return f"{n}, {m} (N = {n + m})"
+        return f"{n}, {m} (N = {n + (2 * m if formulation == 'ggl' else m)})"
 
     text = [BEGIN, "## 12. Mechanisms as bodies and joints: joint coordinates against equations by hand", "",
             f"`PYTHONPATH=build/python:python bench/mechanisms.py --lockstep build/host/cli/lockstep --members "
@@ -147,10 +148,10 @@ def main():
             "| by hand: time per member (median steps) | hand / bodies |",
             "|---|---|---|---|---|---|---|"]
     for label, ours, theirs, formulation in rows:
-        hand_shape = shape(theirs) if theirs else "—"
+        hand_shape = shape(theirs, formulation) if theirs else "—"
         hand_time = f"{microseconds(theirs[0])} ({theirs[2]:.0f})" if theirs else "—"
         ratio = f"{theirs[0] / ours[0]:.2f}" if theirs else "—"
-        text.append(f"| {label} | {formulation} | {shape(ours)} | {hand_shape} | {microseconds(ours[0])} "
+        text.append(f"| {label} | {formulation} | {shape(ours, formulation)} | {hand_shape} | {microseconds(ours[0])} "
                     f"({ours[2]:.0f}) | {hand_time} | {ratio} |")
     text += ["", END]
     publish("\n".join(text) + "\n", args.results, BEGIN, END)
