@@ -262,10 +262,20 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
     if (phi > 1e-8 * scale || rate > 1e-8 * std::max(1.0, max_abs(v)) || nonholonomic > 1e-8 * std::max(1.0, max_abs(v))) {
       defect("initial", "the initial state stays off the constraints: " + sentence);
     } else if (init_q_correction_is_gross(dq, max_abs(q0), max_abs(q), defaults)) {
+      // Where the start is furthest off: for a mechanism file, the loop that does not close.
+      std::string worst;
+      if (m > 0) {
+        Eigen::Index row = 0;
+        const double largest = at_start.phi.cwiseAbs().maxCoeff(&row);
+        const bool named = settings.row_names.size() == static_cast<std::size_t>(m + k);
+        worst = " The largest residual of the initial positions, " + number(largest) + ", is in Phi[" +
+                std::to_string(row) + "]" + (named ? " (" + settings.row_names[static_cast<std::size_t>(row)] + ")" : "") +
+                ".";
+      }
       defect("initial", "the default initial positions are off the constraints by " + number(dq) + ", more than " +
                             number(100.0 * init_gross_fraction) +
                             " % of the configuration's size: a study refuses such a start (status inconsistent_initial) "
-                            "unless it sets init = \"project\"; " + sentence);
+                            "unless it sets init = \"project\"; " + sentence + worst);
     } else if (q_beyond || v_beyond) {
       // Not a defect (a study projects such a start, and its summary says so) but marked: the start
       // the solver runs from is not the one given.

@@ -208,7 +208,8 @@ def test_check_counts_the_mobility_and_names_the_joints_rows(source_dir, mechani
     rows named by joint and condition. The four-bar's count agrees with the rank; Bricard's linkage
     counts 0 but moves (one row of its cut joint is redundant along the whole motion); a parallelogram
     four-bar started with all its links on one line is a singular assembly (a fold, where it can change
-    into an anti-parallelogram): the rank drops there and nowhere near it."""
+    into an anti-parallelogram): the rank drops there and nowhere near it. A loop that cannot close
+    is named by its joint's row with the largest residual."""
     def check(path, expect=0):
         done = subprocess.run([lockstep_exe, "check", str(path)], capture_output=True, text=True, timeout=600)
         assert done.returncode == expect, done.stdout + done.stderr
@@ -234,3 +235,12 @@ def test_check_counts_the_mobility_and_names_the_joints_rows(source_dir, mechani
                      r"of the parent side's frame\) has no gradient", said), said
     assert re.search(r"WARN\s+mobility\s+.*gives 2 at the initial state, but 1 at a configuration along the "
                      r"motion: the start is a singular assembly", said), said
+    # A rocker too short for the loop to close at the given crank angle: the assembly leaves a residual,
+    # and the check names the row of the joint that does not close.
+    short = (source_dir / "examples" / "mechanisms" / "fourbar.toml").read_text().replace(
+        "L3  = { default = 0.25", "L3  = { default = 0.05")
+    (tmp_path / "short_rocker.toml").write_text(short)
+    said = check(tmp_path / "short_rocker.toml", expect=1)
+    assert re.search(r"DEFECT\s+initial\s+the default initial positions are off the constraints by .* The largest "
+                     r"residual of the initial positions, [0-9.e-]+, is in Phi\[[01]\] \(joint D, revolute, closes a "
+                     r"loop: the offset along [xy] of the parent side's frame\)", said), said
