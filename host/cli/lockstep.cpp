@@ -208,6 +208,7 @@ int check_model(const std::string& name, const std::string& pick, double t1) {
     model_files::model_file_rows rows = model_files::describe_model_file_rows(name);
     settings.row_names = std::move(rows.names);
     settings.mobility_count = rows.mobility_count;
+    settings.driven_rows = rows.drives;
   }
   model_files::doctor_report report;
   try {

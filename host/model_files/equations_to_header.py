@@ -45,7 +45,7 @@ def main(argv):
     parser.add_argument("--rows", action="store_true",
                         help="write no header: print a line `row NAME` per constraint row (holonomic, then "
                              "non-holonomic) and, for a mechanism file, `count N`, its Grubler-Kutzbach count "
-                             "n - m (for `lockstep check`)")
+                             "n - m, and `drives D`, how many of its rows are drives (for `lockstep check`)")
     arguments = parser.parse_args(argv)  # exits with status 2 on a usage error
     if not arguments.rows and not arguments.output:
         parser.error("the header to write (-o) is required")
@@ -77,6 +77,7 @@ def main(argv):
     if arguments.rows:
         if mechanism:
             print(f"count {len(model.coordinates) - model.rows()}")
+            print(f"drives {sum(1 for joint in model.tree if joint.drive is not None)}")
             names = mechanism_emit.Header(model, os.path.basename(arguments.model), "").row_names()
         else:
             names = [name for name, _ in model.constraints] + [name for name, _ in model.nonholonomic]

@@ -993,7 +993,7 @@ model_file_rows describe_model_file_rows(const fs::path& source, const toolchain
   if (!is_equations_file(source)) return rows;
   const process_result r = run_process({tools.python, tools.equations_script.string(), source.string(), "--rows"});
   if (r.exit_code != 0) return rows;
-  // One line per fact: "count N" (mechanism files), then "row NAME" per row in order.
+  // One line per fact: "count N" and "drives D" (mechanism files), then "row NAME" per row in order.
   std::size_t at = 0;
   while (at < r.output.size()) {
     std::size_t end = r.output.find('\n', at);
@@ -1002,6 +1002,7 @@ model_file_rows describe_model_file_rows(const fs::path& source, const toolchain
     at = end + 1;
     if (line.rfind("row ", 0) == 0) rows.names.push_back(line.substr(4));
     else if (line.rfind("count ", 0) == 0) rows.mobility_count = std::stoi(line.substr(6));
+    else if (line.rfind("drives ", 0) == 0) rows.drives = std::stoi(line.substr(7));
   }
   return rows;
 }

@@ -144,6 +144,7 @@ loaded_model load_model_file(const model_request& request, const compile_setting
 struct model_file_rows {
   std::vector<std::string> names;
   std::optional<int> mobility_count;
+  int drives = 0;  // rows that prescribe a coordinate as a function of t (a mechanism file's drives)
 };
 model_file_rows describe_model_file_rows(const std::filesystem::path& source, const toolchain& tools = default_toolchain());
 

@@ -98,7 +98,7 @@ std::vector<dependent_row> dependent_rows(const matrix& J, double near) {
 }  // namespace
 
 // The rank of G as the solver decides it (formulation/constraint_rank.hpp).
-long rank_of(const matrix& G) {
+static long decided_rank(const matrix& G) {
   const std::vector<dependent_row> dependent = dependent_rows(G, 1e-8);
   return G.rows() - std::count_if(dependent.begin(), dependent.end(), [](const dependent_row& r) { return r.exact; });
 }
@@ -109,14 +109,20 @@ long rank_of(const matrix& G) {
 // norm: a deficiency that persists is redundancy along the motion (Bricard's linkage; Haug 1989, 3.4),
 // one that vanishes is a singular assembly at the start.
 template <class Ok, class Defect, class Add>
-void examine_mobility(const engine& model, const std::vector<double>& p, double t0, const vector& q0, const equations& e,
-                      int count, Ok& ok, Defect& defect, Add& add) {
+static void examine_mobility(const engine& model, const std::vector<double>& p, double t0, const vector& q0,
+                             const equations& e, int count, int driven_rows, Ok& ok, Defect& defect, Add& add) {
   const int n = model.n(), m = model.m();
-  const long rank = rank_of(e.G);
+  const long rank = decided_rank(e.G);
   const long freedom = n - rank;
   const std::string counted = "the Grubler-Kutzbach count gives n - m = " + std::to_string(n) + " - " +
                               std::to_string(m) + " = " + std::to_string(count) + " degree" + (count == 1 ? "" : "s") +
                               " of freedom";
+  if (freedom == 0 && count == 0 && driven_rows > 0) {
+    ok("mobility", counted + ", as the rank of G does: its " + std::to_string(driven_rows) + " drive" +
+                       (driven_rows == 1 ? "" : "s") + " prescribe" + (driven_rows == 1 ? "s" : "") +
+                       " the whole motion (a kinematically driven mechanism).");
+    return;
+  }
   if (freedom == 0) {
     defect("mobility", counted + ", and the rank of G, " + std::to_string(rank) + ", gives none at the initial "
                            "state: the mechanism cannot move.");
@@ -130,13 +136,15 @@ void examine_mobility(const engine& model, const std::vector<double>& p, double 
   // A step along the motion, projected back onto the constraints.
   const Eigen::JacobiSVD<matrix> svd(e.G, Eigen::ComputeFullV);
   const vector direction = svd.matrixV().col(n - 1);  // a unit vector of G's null space
-  vector q = q0 + 1e-2 * (1.0 + q0.norm()) * direction;
+  // A step of 1e-3 along a unit direction: a milliradian or a millimetre, near enough to stay on the
+  // assembly's branch, far enough for a rank lost only at this configuration to come back.
+  vector q = q0 + 1e-3 * direction;
   equations there = evaluate(model, p, t0, q, vector::Zero(n));
   for (int iteration = 0; iteration < 50 && there.phi.norm() > 1e-13 * (1.0 + q.norm()); ++iteration) {
     q -= there.G.completeOrthogonalDecomposition().solve(there.phi);
     there = evaluate(model, p, t0, q, vector::Zero(n));
   }
-  const long rank_there = rank_of(there.G);
+  const long rank_there = decided_rank(there.G);
   if (!(there.phi.norm() <= 1e-10 * (1.0 + q.norm()))) {
     add(finding_kind::warning, "mobility",
         counted + "; " + here + " at the initial state, and no assembled configuration near it could be "
@@ -346,7 +354,8 @@ doctor_report examine_model(const engine& model, const doctor_settings& settings
     }
   };
   if (m > 0) examine_rank(e.G, "G = dPhi/dq", m);
-  if (settings.mobility_count && m > 0 && m <= constraint_rank_max_rows) examine_mobility(model, p, t0, q, e, *settings.mobility_count, ok, defect, add);
+  if (settings.mobility_count && m > 0 && m <= constraint_rank_max_rows) examine_mobility(model, p, t0, q, e, *settings.mobility_count, settings.driven_rows, ok, defect,
+                     add);
   if (k > 0) {
     matrix GA(m + k, n);
     GA << e.G, e.A;

@@ -48,6 +48,7 @@ struct doctor_settings {
   // mechanism file's Grubler-Kutzbach count, which enables the mobility check.
   std::vector<std::string> row_names;
   std::optional<int> mobility_count;
+  int driven_rows = 0;  // of the rows, the drives (a mechanism moved by drives alone has no freedom left)
 };
 
 enum class finding_kind : int {

@@ -140,6 +140,24 @@ class MalformedMechanisms(unittest.TestCase):
                      '[forces.damper]', 41, 10, "joint 'stop' closes a loop")
 
 
+    def test_a_parameter_named_like_a_rate(self):
+        self.refused('c = 0.1', 'hinge_dot = 0.1', 10, 1, "parameter 'hinge_dot' ends in _dot")
+
+    def test_a_mechanism_named_like_a_member_of_the_generated_struct(self):
+        self.refused('name = "slider_pendulum"', 'name = "mass"', 2, 9, "is the name of a member")
+
+    def test_a_mechanism_named_like_the_library(self):
+        self.refused('name = "slider_pendulum"', 'name = "multibody"', 2, 9, "would hide a name of the library")
+
+    def test_a_distance_joint_cannot_be_kept_in_the_tree(self):
+        self.refused('[forces.damper]', '[joints.stop]\ntype = "distance"\nparent = "ground"\nchild = "arm"\n'
+                     'length = 1.0\ncut = false\n\n[forces.damper]', 38, 7, "always cut")
+
+    def test_a_planar_torque_is_one_number(self):
+        self.refused('[forces.damper]', '[forces.twist]\ntype = "torque"\nbody = "arm"\nvalue = [1, 2]\n\n'
+                     '[forces.damper]', 36, 9, "torque is about z")
+
+
 class RepositoryMechanisms(unittest.TestCase):
     def test_every_mechanism_file_of_the_repository_converts(self):
         files = sorted(glob.glob(os.path.join(ROOT, "tests", "model_files", "mechanisms", "*.toml")) +

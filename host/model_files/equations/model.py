@@ -32,6 +32,11 @@ LIBRARY_NAMES = {"vec", "mat", "dual", "named_value", "lockstep", "equations", "
                  "pow", "min", "max", "value_of", "is_finite", "floor", "ldexp", "sine_cosine"}
 
 
+# The members of a generated model struct (model/concept.hpp): a model of one of these names would be a
+# struct declaring a member of its own name, which C++ reads as a constructor or refuses.
+MEMBER_NAMES = {"n", "m", "k", "name", "description", "params", "inputs", "n_params", "n_inputs",
+                "coordinate_names", "mass", "force", "constraint", "nonholonomic", "initial_state"}
+
 # An event's direction and action as written in the file, in the order messages list them; the values
 # of lockstep::event_direction and lockstep::event_action (model/concept.hpp) have these names.
 EVENT_DIRECTIONS = ("rising", "falling", "both")
@@ -228,6 +233,9 @@ class Reader:
                 if name in LIBRARY_NAMES:
                     self.error_at_value(("model", "name"), f"model name '{name}' would hide a name of the "
                                                            f"library in the generated code")
+                elif name in MEMBER_NAMES:
+                    self.error_at_value(("model", "name"), f"model name '{name}' is the name of a member of "
+                                                           f"the generated struct; choose another")
             self.model.name = name
         if "description" in table:
             self.model.description = self.string(("model", "description"), table["description"],

@@ -9,7 +9,7 @@ import sympy
 
 from equations import Diagnostic
 from equations.expressions import Scope, number, parse, suggestion
-from equations.model import CPP_KEYWORDS, IDENTIFIER, LANGUAGE_NAMES, Expr, Reader, velocity
+from equations.model import CPP_KEYWORDS, IDENTIFIER, LANGUAGE_NAMES, LIBRARY_NAMES, MEMBER_NAMES, Expr, Reader, velocity
 
 from .keys import ALLOWED, FORCE_TYPES, JOINT_TYPES, allowed_keys
 
@@ -38,6 +38,9 @@ CUT_ROWS = {
     "universal": (4, None), "planar": (3, None), "fixed": (6, 3), "distance": (1, 1),
 }
 PLANAR_TYPES = ("revolute", "prismatic", "planar", "fixed", "distance")
+# Names the generated header of a mechanism uses besides an equations file's (emit.py).
+GENERATED_LIBRARY_NAMES = {"multibody", "vec3", "mechanisms"}
+GENERATED_MEMBER_NAMES = {"n_bodies", "tree_of"}
 
 
 class Rotation:
@@ -157,7 +160,11 @@ class MechanismReader(Reader):
         m = self.mechanism
         if m.rows() > len(m.coordinates):
             self.error_at_key(("joints",), f"{m.rows()} constraint equations exceed the {len(m.coordinates)} "
-                                           f"joint coordinates of the tree: the mechanism cannot move")
+                                           f"joint coordinates of the tree (a model needs m <= n): either the "
+                                           f"mechanism cannot move, or rows are redundant, as a planar loop's "
+                                           f"out-of-plane rows in a spatial file (set planar = true, or close "
+                                           f"the loop with a joint of fewer rows: spherical, cylindrical, "
+                                           f"distance)")
         if not m.coordinates:
             self.error_at_key(("joints",), "the mechanism has no joint coordinates (every joint is fixed or "
                                            "closes a loop)")
@@ -177,7 +184,14 @@ class MechanismReader(Reader):
         else:
             name = self.string(("mechanism", "name"), table["name"], "the mechanism name")
             if name and self.identifier(("mechanism", "name"), name, "mechanism name"):
-                m.name = name
+                if name in LIBRARY_NAMES | GENERATED_LIBRARY_NAMES:
+                    self.error_at_value(("mechanism", "name"), f"mechanism name '{name}' would hide a name of the "
+                                                               f"library in the generated code")
+                elif name in MEMBER_NAMES | GENERATED_MEMBER_NAMES:
+                    self.error_at_value(("mechanism", "name"), f"mechanism name '{name}' is the name of a member of "
+                                                               f"the generated struct; choose another")
+                else:
+                    m.name = name
         if "description" in table:
             m.description = self.string(("mechanism", "description"), table["description"], "the description")
         if "planar" in table:
@@ -204,6 +218,10 @@ class MechanismReader(Reader):
         for item in list(items):
             path = (section, item.name)
             if not self.identifier(path, item.name, what):
+                items.remove(item)
+            elif item.name.endswith("_dot"):
+                self.error_at_key(path, f"{what} '{item.name}' ends in _dot, which names the rates of joint "
+                                        f"coordinates")
                 items.remove(item)
             elif item.name in LANGUAGE_NAMES:
                 self.error_at_key(path, f"'{item.name}' clashes with {LANGUAGE_NAMES[item.name]} of the expression "
@@ -294,6 +312,9 @@ class MechanismReader(Reader):
                 else:
                     joint.cut_requested = spec["cut"]
             if kind == "distance":
+                if spec.get("cut") is False:
+                    self.error_at_value(path + ("cut",), "a distance joint is always cut: it has no coordinate "
+                                                         "of its own")
                 joint.cut_requested = True
                 if "length" not in spec:
                     self.error_at_key(path, f"distance joint '{name}' needs a length")
@@ -372,8 +393,11 @@ class MechanismReader(Reader):
                 progress = True
         for name, body in m.bodies.items():
             if name not in reached:
+                cut = [j.name for j in m.joints.values() if j.cut_requested and name in (j.parent, j.child)]
+                why = (f"; joint '{cut[0]}', which joins it, is cut (cut = true, or a distance joint), and a cut "
+                       f"joint carries no body" if cut else " (a free body needs a free joint to the ground)")
                 self.error_at_key(("bodies", name), f"body '{name}' is not joined to the ground by any chain of "
-                                                    f"joints (a free body needs a free joint to the ground)")
+                                                    f"joints of the tree{why}")
         for joint in m.joints.values():
             if joint.cut_requested:
                 joint.cut = True
@@ -413,6 +437,9 @@ class MechanismReader(Reader):
                     self.error_at_key(place, f"coordinate '{name}' is not an identifier")
                 elif name in seen:
                     self.error_at_key(place, f"coordinate '{name}' is already defined as {seen[name]}")
+                elif velocity(name) in seen:
+                    self.error_at_key(place, f"coordinate '{name}': its rate's name '{velocity(name)}' is already "
+                                             f"defined as {seen[velocity(name)]}")
                 elif name in LANGUAGE_NAMES:
                     self.error_at_key(place, f"coordinate '{name}' clashes with {LANGUAGE_NAMES[name]} of the "
                                              f"expression language")
@@ -724,7 +751,17 @@ class MechanismReader(Reader):
                     if "point" in spec and body is not None:
                         force.fields["point"] = self.point_of(path + ("point",), spec["point"], body)
                 if "value" in spec:
-                    force.fields["value"] = self.vector(path + ("value",), spec["value"], scope, "the value")
+                    value = spec["value"]
+                    if kind == "torque" and m.planar and not isinstance(value, list):
+                        # A planar mechanism's torque is about z: one number or expression.
+                        found = self.expression(path + ("value",), value, scope)
+                        zero = Expr(sympy.Integer(0), None)
+                        force.fields["value"] = [zero, zero, found] if found is not None else None
+                    elif kind == "torque" and m.planar and isinstance(value, list) and len(value) == 2:
+                        self.error_at_value(path + ("value",), "a planar mechanism's torque is about z: give one "
+                                                               "number or expression (or all three components)")
+                    else:
+                        force.fields["value"] = self.vector(path + ("value",), value, scope, "the value")
                 frame = spec.get("frame", "world")
                 if frame not in ("world", "body"):
                     self.error_at_value(path + ("frame",), "frame must be \"world\" or \"body\"")

@@ -39,7 +39,9 @@ LOCKSTEP_HD void least_squares_step(const mat<double, M, N>& G, const vec<double
     b[i] = s;
     scale = A(i, i) > scale ? A(i, i) : scale;
   }
-  const double mu = 1e-13 * (scale > 0.0 ? scale : 1.0);
+  // A relative damping, with a floor: where G is only rounding noise (constraints that hold whatever
+  // the unknowns), the step stays of the noise's size instead of growing to O(1).
+  const double mu = 1e-13 * scale + 1e-12;
   for (int i = 0; i < N; ++i) A(i, i) = free[i] ? A(i, i) + mu : 1.0;
   if (cholesky_factor(A).info != lu_ok) return;
   cholesky_solve(A, b);
@@ -72,8 +74,15 @@ LOCKSTEP_HD void assemble(const double* p, vec<double, Model::n>& q, vec<double,
         for (int i = 0; i < m; ++i) s += phi[i] * phi[i];
         return s;
       };
+      // Converged where |Phi|_2 reaches rounding: 1e-14 (1 + |q|_inf).
+      auto converged = [&](double squared_size) {
+        double largest = 0.0;
+        for (int j = 0; j < n; ++j) largest = q[j] > largest ? q[j] : (-q[j] > largest ? -q[j] : largest);
+        const double floor = 1e-14 * (1.0 + largest);
+        return squared_size <= floor * floor;
+      };
       double size = squared(q);
-      for (int iteration = 0; iteration < 100 && size > 0.0; ++iteration) {
+      for (int iteration = 0; iteration < 100 && !converged(size); ++iteration) {
         const auto lin = constraint_linearize<Model>(0.0, q, p);
         vec<double, n> step{};
         detail::least_squares_step(lin.G, lin.phi, free_q, step);
