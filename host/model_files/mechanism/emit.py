@@ -162,7 +162,7 @@ class Header:
                             outputs.append((f"s.bodies[{i}].inertia({a}, {b})", body.inertia[a][b]))
         body, used = self.function("P").body(outputs)
         value_count = sum(1 for target, _ in outputs if target.startswith("value["))
-        declaration = [f"    multibody::tree<P, n_bodies> s;"]
+        declaration = ["    multibody::tree<P, n_bodies> s;"]
         if value_count:
             declaration.append(f"    P value[{value_count}];")
         argument = "const P* p" if used else "const P*"
@@ -355,7 +355,7 @@ class Header:
                 given_v.append(not driven and ("velocity" in values or not m.cuts))
                 index += 1
         body, used = self.function("double", inputs=True).body(outputs)
-        code = [f"    q0 = vec<double, n>{{}};", f"    v0 = vec<double, n>{{}};"] + body
+        code = ["    q0 = vec<double, n>{};", "    v0 = vec<double, n>{};"] + body
         solve = m.rows() > 0 and not (all(given_q) and all(given_v))
         if solve:
             code += [f"    constexpr bool position_given[n] = {{{', '.join('true' if g else 'false' for g in given_q)}}};",

@@ -8,7 +8,7 @@ import math
 import sympy
 
 from equations import Diagnostic
-from equations.expressions import Scope, number, parse, suggestion
+from equations.expressions import Scope, number, suggestion
 from equations.model import CPP_KEYWORDS, IDENTIFIER, LANGUAGE_NAMES, LIBRARY_NAMES, MEMBER_NAMES, Expr, Reader, velocity
 
 from .keys import ALLOWED, FORCE_TYPES, JOINT_TYPES, allowed_keys
