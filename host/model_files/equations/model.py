@@ -102,6 +102,39 @@ def velocity(name):
     return f"{name}_dot"
 
 
+def symbols_of(coordinates, parameters, inputs):
+    """The SymPy symbol of every name a model's expressions may use: coordinates, their velocities
+    (NAME_dot), t, parameters and inputs. Real symbols: otherwise SymPy rewrites abs(exp(x)) as
+    exp(re(x)), which has no C++ form."""
+    names = list(coordinates) + [velocity(c) for c in coordinates] + ["t"] + list(parameters) + list(inputs)
+    return {name: sympy.Symbol(name, real=True) for name in names}
+
+
+def scope_of(section, symbols, coordinates, parameters, inputs, use_coordinates, use_velocities, use_time,
+             use_inputs, why, rate, inputs_belong):
+    """The Scope of one place of a model file: the parameters always, the coordinates, their velocities
+    (called `rate` in messages), t and the inputs where allowed; each name not allowed there is
+    forbidden with a sentence saying why (`why`; inputs belong only in `inputs_belong`)."""
+    names, forbidden, allowed = {"pi": sympy.pi}, {}, set()
+
+    def offer(name, ok, reason):
+        if ok:
+            names[name] = symbols[name]
+            allowed.add(symbols[name])
+        else:
+            forbidden[name] = reason
+
+    for c in coordinates:
+        offer(c, use_coordinates, f"coordinate '{c}' cannot be used in {section}: {why}")
+        offer(velocity(c), use_velocities, f"{rate} '{velocity(c)}' cannot be used in {section}: {why}")
+    offer("t", use_time, f"time 't' cannot be used in {section}: {why}")
+    for p in parameters:
+        offer(p, True, "")
+    for i in inputs:
+        offer(i, use_inputs, f"input '{i}' can only be used in {inputs_belong}")
+    return Scope(section, names, forbidden, allowed)
+
+
 class Reader:
     def __init__(self, text):
         self.errors = []
@@ -298,34 +331,17 @@ class Reader:
 
     def make_symbols(self):
         model = self.model
-        names = [c.name for c in model.coordinates] + [velocity(c.name) for c in model.coordinates]
-        names += ["t"] + [p.name for p in model.parameters] + [i.name for i in model.inputs]
-        # Real symbols: otherwise SymPy rewrites abs(exp(x)) as exp(re(x)), which has no C++ form.
-        model.symbols = {name: sympy.Symbol(name, real=True) for name in names}
+        model.symbols = symbols_of([c.name for c in model.coordinates], [p.name for p in model.parameters],
+                                   [i.name for i in model.inputs])
 
     # ---- scopes: which names each table may use --------------------------------------------------
 
     def scope(self, section, coordinates, velocities, time, inputs, definitions, why):
-        model, symbols = self.model, self.model.symbols
-        names, forbidden, allowed = {"pi": sympy.pi}, {}, set()
-
-        def offer(name, ok, reason):
-            if ok:
-                names[name] = symbols[name]
-                allowed.add(symbols[name])
-            else:
-                forbidden[name] = reason
-
-        for c in model.coordinates:
-            offer(c.name, coordinates, f"coordinate '{c.name}' cannot be used in {section}: {why}")
-            offer(velocity(c.name), velocities, f"velocity '{velocity(c.name)}' cannot be used in {section}: "
-                                                f"{why}")
-        offer("t", time, f"time 't' cannot be used in {section}: {why}")
-        for p in model.parameters:
-            offer(p.name, True, "")
-        for i in model.inputs:
-            offer(i.name, inputs, f"input '{i.name}' can only be used in [initial]")
-        scope = Scope(section, names, forbidden, allowed)
+        model = self.model
+        scope = scope_of(section, model.symbols, [c.name for c in model.coordinates],
+                         [p.name for p in model.parameters], [i.name for i in model.inputs], coordinates,
+                         velocities, time, inputs, why, rate="velocity", inputs_belong="[initial]")
+        names, forbidden = scope.names, scope.forbidden
         for name, value in self.definitions.items():
             if definitions:
                 names[name] = value

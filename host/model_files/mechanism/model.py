@@ -8,8 +8,9 @@ import math
 import sympy
 
 from equations import Diagnostic
-from equations.expressions import Scope, number, suggestion
-from equations.model import CPP_KEYWORDS, IDENTIFIER, LANGUAGE_NAMES, LIBRARY_NAMES, MEMBER_NAMES, Expr, Reader, velocity
+from equations.expressions import number, suggestion
+from equations.model import (CPP_KEYWORDS, IDENTIFIER, LANGUAGE_NAMES, LIBRARY_NAMES, MEMBER_NAMES, Expr, Reader,
+                             scope_of, symbols_of, velocity)
 
 from .keys import ALLOWED, FORCE_TYPES, JOINT_TYPES, allowed_keys
 
@@ -456,32 +457,14 @@ class MechanismReader(Reader):
                                       f"joint '{joint.name}' closes a loop, so it has no coordinates of its own "
                                       f"and no '{key}' (mark another joint of the loop cut = true to keep this "
                                       f"one in the tree)")
-        names = [c for c in m.coordinates] + [velocity(c) for c in m.coordinates]
-        names += ["t"] + [p.name for p in m.parameters] + [i.name for i in m.inputs]
-        m.symbols = {name: sympy.Symbol(name, real=True) for name in names}
+        m.symbols = symbols_of(m.coordinates, [p.name for p in m.parameters], [i.name for i in m.inputs])
 
     # ---- scopes ----------------------------------------------------------------------------------
 
     def scope_of(self, section, coordinates=False, rates=False, time=False, inputs=False, why=""):
-        m, symbols = self.mechanism, self.mechanism.symbols
-        names, forbidden, allowed = {"pi": sympy.pi}, {}, set()
-
-        def offer(name, ok, reason):
-            if ok:
-                names[name] = symbols[name]
-                allowed.add(symbols[name])
-            else:
-                forbidden[name] = reason
-
-        for c in m.coordinates:
-            offer(c, coordinates, f"coordinate '{c}' cannot be used in {section}: {why}")
-            offer(velocity(c), rates, f"rate '{velocity(c)}' cannot be used in {section}: {why}")
-        offer("t", time, f"time 't' cannot be used in {section}: {why}")
-        for p in m.parameters:
-            offer(p.name, True, "")
-        for i in m.inputs:
-            offer(i.name, inputs, f"input '{i.name}' can only be used in a joint's initial values")
-        return Scope(section, names, forbidden, allowed)
+        m = self.mechanism
+        return scope_of(section, m.symbols, m.coordinates, [p.name for p in m.parameters], [i.name for i in m.inputs],
+                        coordinates, rates, time, inputs, why, rate="rate", inputs_belong="a joint's initial values")
 
     def geometry_scope(self, section):
         return self.scope_of(section, why="geometry and inertia depend on the parameters only")
