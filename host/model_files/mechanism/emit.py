@@ -102,10 +102,6 @@ class Header:
             bindings += [(symbols[x.name], f"in[{i}]") for i, x in enumerate(m.inputs)]
         return Function(scalar, bindings, Names(self.taken), self.cpp_names, self.toml_path)
 
-    @staticmethod
-    def uses(lines, name):
-        return any(name in line for line in lines)
-
     def placement_outputs(self, target, placement, outputs):
         """Outputs setting frame `target` (a C++ lvalue of type frame<T>) from a Placement; rotation lines
         that need the angle go after the straight-line part."""
@@ -121,9 +117,14 @@ class Header:
         return tail
 
     @staticmethod
+    def slots(outputs):
+        """How many entries of the function's scratch array `value` the outputs fill."""
+        return sum(1 for target, _ in outputs if target.startswith("value["))
+
+    @staticmethod
     def slot(outputs, expr):
         """A new entry value[k] of the function's scratch array, computed as `expr`."""
-        name = f"value[{sum(1 for target, _ in outputs if target.startswith('value['))}]"
+        name = f"value[{Header.slots(outputs)}]"
         outputs.append((name, expr))
         return name
 
@@ -161,7 +162,7 @@ class Header:
                         if body.inertia[a][b].value != 0:
                             outputs.append((f"s.bodies[{i}].inertia({a}, {b})", body.inertia[a][b]))
         body, used = self.function("P").body(outputs)
-        value_count = sum(1 for target, _ in outputs if target.startswith("value["))
+        value_count = self.slots(outputs)
         declaration = ["    multibody::tree<P, n_bodies> s;"]
         if value_count:
             declaration.append(f"    P value[{value_count}];")
@@ -204,7 +205,7 @@ class Header:
         body, used = self.function("T").body(outputs)
         head = ["    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
                 "    vec<T, m> phi;"]
-        value_count = sum(1 for target, _ in outputs if target.startswith("value["))
+        value_count = self.slots(outputs)
         if value_count:
             head.append(f"    T value[{value_count}];")
         code = head + pre + body + lines + drives + ["    return phi;"]
@@ -323,7 +324,7 @@ class Header:
         head = ["    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
                 "    multibody::motion<T> V[n_bodies];", "    multibody::velocities<n>(s, c, v, V);",
                 "    multibody::force<T> f_ext[n_bodies];", "    vec3<T> gravity;"]
-        value_count = sum(1 for o in outputs if o[0].startswith("value["))
+        value_count = self.slots(outputs)
         if value_count:
             head.append(f"    T value[{value_count}];")
         if added:

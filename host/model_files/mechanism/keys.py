@@ -35,9 +35,8 @@ ALLOWED = {
 }
 
 
-def allowed_keys(path, force_type=None):
-    """The keys allowed in the table at `path` (a tuple of keys); a force's depend on its type."""
-    if len(path) == 2 and path[0] == "forces":
-        return ALLOWED.get(("forces", force_type), Keys([])).names
+def allowed_keys(path):
+    """The keys allowed in the table at `path` (a tuple of keys); a force's depend on its type, and its
+    reader looks them up in ALLOWED[("forces", type)]."""
     pattern = tuple("*" if i == 1 and len(path) > 1 else part for i, part in enumerate(path))
     return ALLOWED.get(pattern, Keys([])).names

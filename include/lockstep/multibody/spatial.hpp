@@ -103,13 +103,6 @@ LOCKSTEP_HD frame<T> compose(const frame<T>& a, const frame<T>& b) {
   return {a.R * b.R, a.p + a.R * b.p};
 }
 
-// The reference frame seen from f: f^-1.
-template <class T>
-LOCKSTEP_HD frame<T> inverse(const frame<T>& f) {
-  const mat3<T> Rt = transpose(f.R);
-  return {Rt, -(Rt * f.p)};
-}
-
 // A point given in frame f, in f's reference.
 template <class T>
 LOCKSTEP_HD vec3<T> point_of(const frame<T>& f, const vec3<T>& r) {
