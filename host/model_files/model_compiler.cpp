@@ -569,10 +569,10 @@ void place_parts(std::vector<engine_part>& parts, const std::string& type, const
 // path, made by the same compiler with the same flags (the GCC manual, "Using Precompiled Headers");
 // anything else it ignores, and it reads the header. They are made once per toolchain and serve every
 // model: by a build tree for its own (lockstep_precompile_headers), in the cache's headers/KEY/ for any
-// other. KEY counts the compiler, the parts' commands and the headers' text, preprocessed, so edited
-// headers are made again. The object code is the same as without them (a part's key does not
-// count them). Only for g++, the build's own compiler; a toolchain's take about 55 MB and, with lanes,
-// 95 MB more.
+// other. KEY counts the compiler, the parts' commands, the headers' text, preprocessed, and the bytes
+// of every header they include (included_files), so edited headers, comments too, are made again. The
+// object code is the same as without them (a part's key does not count them). Only for g++, the
+// build's own compiler; a toolchain's take about 55 MB and, with lanes, 95 MB more.
 bool precompiles_headers(const toolchain& tools) {
   return LOCKSTEP_MODEL_CXX_IS_GNU && is_builds_compiler(tools.compiler);
 }
@@ -607,6 +607,31 @@ void for_each_header(engine_headers& set, const std::function<void(engine_header
     if (failure) std::rethrow_exception(failure);
 }
 
+// The bytes of every file `unit` includes, each after its path. g++ uses a precompiled header only
+// with the very headers it was made from: for a #pragma once header it keeps the size and checksum of
+// the file, and reads a header whose bytes differ as another file, included a second time
+// (redefinitions). The preprocessed text, without comments and line markers, does not see a comment
+// edited, so the key of the precompiled headers counts these bytes too. Throws where a file cannot be
+// read (the parts then read the headers themselves: precompiled_headers).
+std::string included_files(const toolchain& tools, const std::string& unit) {
+  std::vector<std::string> dependencies = host_compiler_command(tools, true);
+  dependencies.insert(dependencies.end(), {"-M", "-x", "c++", "-"});
+  const process_result r = run_process(dependencies, unit);
+  if (r.exit_code != 0) throw std::runtime_error(first_lines(r.errors, 20));
+  std::istringstream words(r.output);  // "-: FILE FILE \\ FILE ..."
+  std::string word, text;
+  bool target = true;
+  while (words >> word) {
+    if (target) {
+      target = word.empty() || word.back() != ':';
+      continue;
+    }
+    if (word == "\\") continue;
+    text += "\nfile " + word + "\n" + read_file(word);
+  }
+  return text;
+}
+
 engine_headers engine_headers_of(const toolchain& tools, const std::string& toolchain_text, const model_request& request) {
   engine_headers set;
   for (const bool lanes : {false, true})
@@ -616,7 +641,8 @@ engine_headers engine_headers_of(const toolchain& tools, const std::string& tool
       set.headers.push_back({part, engine_sources::first_header(part), {}});
     }
   for_each_header(set, [&](engine_headers::header& h) {
-    h.text = preprocessed(tools, false, "#include \"" + h.name + "\"\n", request);
+    const std::string unit = "#include \"" + h.name + "\"\n";
+    h.text = preprocessed(tools, false, unit, request) + included_files(tools, unit);
   });
   std::string material = toolchain_text;
   for (const engine_headers::header& h : set.headers)
