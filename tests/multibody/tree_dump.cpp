@@ -171,6 +171,19 @@ void dump(const char* name, const tree<double, B>& t, std::uint64_t seed, int st
     std::printf("\n");
     print("Q_load", Q_load.a, N);
     std::printf("\n");
+    // The forces the joints transmit at random accelerations, with gravity and the load.
+    vec<double, N> a;
+    for (int j = 0; j < N; ++j) a[j] = u(-5.0, 5.0);
+    force<double> F[B];
+    transmitted_forces<N>(t, c, V, v, &a, gravity, f_ext, F);
+    print("a", a.a, N);
+    std::printf("\n");
+    for (int i = 0; i < B; ++i) {
+      std::printf("transmitted %d", i);
+      print("", F[i].moment.a, 3);
+      print("", F[i].linear.a, 3);
+      std::printf("\n");
+    }
   }
 }
 

@@ -9,7 +9,10 @@ Q = -C(q, v) by the recursive Newton-Euler algorithm (Featherstone, Rigid Body D
 sections 6.2 and 5.3), with gravity and with a point force on one body. Pinocchio (Carpentier et al.,
 The Pinocchio C++ library, 2019) computes the same with its own algorithms in local coordinates:
 pin.crba for M, pin.rnea at zero acceleration for C(q, v) = -Q; each must agree to 1e-12 relative to
-the largest entry of the matrix or vector compared. Pinocchio comes from PyPI into the virtual
+the largest entry of the matrix or vector compared. At random accelerations, with gravity and the load,
+the spatial force each joint transmits (multibody/tree.hpp, transmitted_forces: what the parent exerts
+on the subtree, the joint reactions of a mechanism file) must agree likewise with Pinocchio's data.f
+after pin.rnea, the same force in the joint's local frame. Pinocchio comes from PyPI into the virtual
 environment VENV (pinocchio_venv.py); exits 77 (ctest: skipped) when PyPI cannot be reached to install it.
 
 The same tree in Pinocchio's terms. Lockstep places body i at X_i = X_parent . P_i . J_i(q_i) . C_i^-1
@@ -55,14 +58,16 @@ def parse(text):
             model["joints"].append({"type": t[3], "parent": int(t[5]), "coordinate": int(t[7]), "axis": numbers(9, 12),
                                     "in_parent": numbers(13, 25), "in_child": numbers(26, 38)})
         elif key == "state":
-            state = {"poses": [], "velocities": []}
+            state = {"poses": [], "velocities": [], "transmitted": []}
             model["states"].append(state)
-        elif key in ("q", "v", "M", "Q", "Q_load"):
+        elif key in ("q", "v", "M", "Q", "Q_load", "a"):
             state[key] = [float(x) for x in t[1:]]
         elif key == "pose":
             state["poses"].append(numbers(2, 14))
         elif key == "velocity":
             state["velocities"].append(numbers(2, 8))
+        elif key == "transmitted":
+            state["transmitted"].append(numbers(2, 8))
         elif key == "load":
             assert t[2] == "point" and t[6] == "world" and t[10] == "force", line
             state["load"] = {"body": int(t[1]), "point": numbers(3, 6), "world": numbers(7, 10),
@@ -126,7 +131,7 @@ def compare(m):
     model, on, index = build(m)
     data = model.createData()
     N = m["N"]
-    worst = {"pose": 0.0, "velocity": 0.0, "M": 0.0, "Q": 0.0, "Q_load": 0.0}
+    worst = {"pose": 0.0, "velocity": 0.0, "M": 0.0, "Q": 0.0, "Q_load": 0.0, "transmitted": 0.0}
     failed = False
 
     def check(name, s, ours, theirs):
@@ -168,6 +173,20 @@ def compare(m):
         fext[joint] = data.oMi[joint].actInv(pin.Force(f, np.cross(x, f)))
         tau = pin.rnea(model, data, q, v, np.zeros(N), fext)
         check("Q_load", s, st["Q_load"], -tau[index])
+        # The transmitted forces: Pinocchio's data.f[j] after rnea is the force its joint j transmits, in
+        # j's frame about its origin; moved to the world frame about the world origin. A body welded by
+        # a fixed joint has no Pinocchio joint of its own (its force is part of its carrier's).
+        a = np.zeros(N)
+        a[index] = st["a"]
+        pin.rnea(model, data, q, v, a, fext)
+        ours, theirs = [], []
+        for i, (joint, _) in enumerate(on):
+            if m["joints"][i]["type"] == "fixed":
+                continue
+            f = data.oMi[joint].act(data.f[joint])
+            ours.append(st["transmitted"][i])
+            theirs.append(np.concatenate([f.angular, f.linear]))
+        check("transmitted", s, ours, theirs)
     print(f"{m['name']}: {len(m['bodies'])} bodies, {N} coordinates, {len(m['states'])} states; largest relative "
           "differences: " + ", ".join(f"{k} {e:.1e}" for k, e in worst.items()))
     return failed, worst

@@ -14,6 +14,19 @@
 //   - a distance L: (|d|^2 - L^2) / 2 = 0.
 //
 // Every joint type is a set of these (mechanism files, docs/how-to/mechanisms.md, lists them).
+//
+// The constraint force of a row phi with multiplier lambda (M q'' + G^T lambda = Q: the bodies feel
+// -G^T lambda) on the body of F_b is f_b = -lambda d(phi)/d(delta), delta a small rigid motion of that
+// body (a spatial motion vector, spatial.hpp, paired with forces by power): with R_a w = w_a,
+// R_b u = u_b and the origin x_b of F_b,
+//
+//   - coincident points, row i: R_a^T d changes by R_a^T (dv + dtheta x x_b): the force -lambda R_a e_i at x_b;
+//   - perpendicular directions: w_a . u_b changes by dtheta . (u_b x w_a): the torque -lambda (u_b x w_a);
+//   - an offset across w: w_a . d changes by w_a . (dv + dtheta x x_b): the force -lambda w_a at x_b;
+//   - a distance: (|d|^2 - L^2) / 2 changes by d . (dv + dtheta x x_b): the force -lambda d at x_b.
+//
+// The body of F_a feels the opposite of each (Newton's third law: the same derivative by a's motion,
+// with the sign of d's), so a cut joint's reaction is f_b alone (the *_force functions below).
 #pragma once
 
 #include "lockstep/core/hd.hpp"
@@ -59,6 +72,38 @@ template <class T, class L>
 LOCKSTEP_HD T distance_residual(const frame<T>& a, const frame<T>& b, const L& length) {
   const vec3<T> d = b.p - a.p;
   return 0.5 * (dot(d, d) - length * length);
+}
+
+// The force on F_b's body of a coincident-points row along F_a's axis i (see the header).
+template <class T, class L>
+LOCKSTEP_HD force<T> offset_force(const frame<T>& a, int i, const frame<T>& b, const L& lambda) {
+  return force_at(b.p, -lambda * column(a.R, i));
+}
+
+// The torque on F_b's body of a perpendicular-directions row.
+template <class T, class D, class L>
+LOCKSTEP_HD force<T> perpendicular_force(const frame<T>& a, const vec3<D>& w, const frame<T>& b, const vec3<D>& u,
+                                         const L& lambda) {
+  vec3<T> wa, ub;
+  for (int i = 0; i < 3; ++i) {
+    wa[i] = a.R(i, 0) * w[0] + a.R(i, 1) * w[1] + a.R(i, 2) * w[2];
+    ub[i] = b.R(i, 0) * u[0] + b.R(i, 1) * u[1] + b.R(i, 2) * u[2];
+  }
+  return force<T>{-lambda * cross(ub, wa), vec3<T>{}};
+}
+
+// The force on F_b's body of an offset-across-a-direction row.
+template <class T, class D, class L>
+LOCKSTEP_HD force<T> offset_along_force(const frame<T>& a, const vec3<D>& w, const frame<T>& b, const L& lambda) {
+  vec3<T> wa;
+  for (int i = 0; i < 3; ++i) wa[i] = a.R(i, 0) * w[0] + a.R(i, 1) * w[1] + a.R(i, 2) * w[2];
+  return force_at(b.p, -lambda * wa);
+}
+
+// The force on F_b's body of a distance row.
+template <class T, class L>
+LOCKSTEP_HD force<T> distance_force(const frame<T>& a, const frame<T>& b, const L& lambda) {
+  return force_at(b.p, -lambda * (b.p - a.p));
 }
 
 }  // namespace lockstep::multibody

@@ -1,5 +1,6 @@
-// lockstep/multibody/tree.hpp — a kinematic tree in joint coordinates: its configuration, mass matrix
-// and the generalized forces of gravity, velocity and applied forces, generic in the scalar.
+// lockstep/multibody/tree.hpp — a kinematic tree in joint coordinates: its configuration, mass matrix,
+// the generalized forces of gravity, velocity and applied forces, and the forces its joints transmit,
+// generic in the scalar.
 //
 // Bodies are numbered in topological order (a body's parent comes before it; -1 is the ground), and
 // body i is moved by its own joint i: revolute (one angle about an axis), prismatic (one displacement
@@ -164,28 +165,45 @@ LOCKSTEP_HD mat<T, N, N> mass_matrix(const tree<C, B>& t, const configuration<T,
   return M;
 }
 
-// The generalized forces of gravity (the acceleration g), of the velocity-dependent inertial forces and
-// of the external spatial forces f_ext[i] on body i: Q = -C(q, v) with C from the recursive
-// Newton-Euler algorithm at q'' = 0, gravity entering as the ground's acceleration -g
-// (Featherstone 2008, section 5.3 and eq. 5.20). So that M q'' = Q + (joint forces).
+// The spatial force each joint transmits: F[i], what body i's parent (the ground for a root) exerts
+// through joint i on the subtree at i, in world coordinates about the origin, from the recursive
+// Newton-Euler algorithm at the accelerations q'' (Featherstone 2008, section 5.3 and eq. 5.20):
+//
+//     F_i = sum over the subtree at i of (I_j A_j + V_j x* I_j V_j - f_ext[j]),
+//
+// A_j the bodies' spatial accelerations, A_i = A_parent + s_i q''_i + (V_i x s_i) q'_i, gravity entering
+// as the ground's acceleration -g. f_ext[j] is every other force on body j: force elements, applied
+// forces, and the constraint forces of cut joints. accelerations = nullptr: q'' = 0.
 template <int N, class T, class C, int B>
-LOCKSTEP_HD vec<T, N> generalized_forces(const tree<C, B>& t, const configuration<T, B>& c, const motion<T>* V,
-                                         const vec<T, N>& v, const vec3<T>& gravity, const force<T>* f_ext) {
+LOCKSTEP_HD void transmitted_forces(const tree<C, B>& t, const configuration<T, B>& c, const motion<T>* V,
+                                    const vec<T, N>& v, const vec<T, N>* accelerations, const vec3<T>& gravity,
+                                    const force<T>* f_ext, force<T>* F) {
   motion<T> A[B];
-  force<T> F[B];
   for (int i = 0; i < B; ++i) {
     const joint<C>& j = t.joints[i];
     A[i] = j.parent < 0 ? motion<T>{vec3<T>{}, -gravity} : A[j.parent];
-    if (j.coordinate >= 0) A[i] = A[i] + cross_motion(V[i], c.axis[i]) * v[j.coordinate];
+    if (j.coordinate >= 0) {
+      if (accelerations != nullptr) A[i] = A[i] + c.axis[i] * (*accelerations)[j.coordinate];
+      A[i] = A[i] + cross_motion(V[i], c.axis[i]) * v[j.coordinate];
+    }
     const inertia<T> I = placed_inertia(t.bodies[i].mass, t.bodies[i].centre_of_mass, t.bodies[i].inertia, c.pose[i]);
     F[i] = I * A[i] + cross_force(V[i], I * V[i]) - f_ext[i];
   }
+  for (int i = B - 1; i >= 0; --i)
+    if (t.joints[i].parent >= 0) F[t.joints[i].parent] = F[t.joints[i].parent] + F[i];
+}
+
+// The generalized forces of gravity (the acceleration g), of the velocity-dependent inertial forces and
+// of the external spatial forces f_ext[i] on body i: Q = -C(q, v), C_i = s_i . F_i the power of the
+// forces transmitted at q'' = 0 (Featherstone 2008, section 5.3). So that M q'' = Q + (joint forces).
+template <int N, class T, class C, int B>
+LOCKSTEP_HD vec<T, N> generalized_forces(const tree<C, B>& t, const configuration<T, B>& c, const motion<T>* V,
+                                         const vec<T, N>& v, const vec3<T>& gravity, const force<T>* f_ext) {
+  force<T> F[B];
+  transmitted_forces<N>(t, c, V, v, static_cast<const vec<T, N>*>(nullptr), gravity, f_ext, F);
   vec<T, N> Q;
-  for (int i = B - 1; i >= 0; --i) {
-    const joint<C>& j = t.joints[i];
-    if (j.coordinate >= 0) Q[j.coordinate] = -power(c.axis[i], F[i]);
-    if (j.parent >= 0) F[j.parent] = F[j.parent] + F[i];
-  }
+  for (int i = 0; i < B; ++i)
+    if (t.joints[i].coordinate >= 0) Q[t.joints[i].coordinate] = -power(c.axis[i], F[i]);
   return Q;
 }
 
