@@ -187,6 +187,10 @@ int describe_model(const std::string& name, const std::string& pick) {
       std::printf("  %-10s %-7s %-6s %s\n", e.name, event_direction_name(event_direction(e.direction)),
                   event_action_name(event_action(e.action)), e.description);
   }
+  if (model->n_quantities() > 0) {
+    std::printf("quantities, evaluated at the save times (results.h5 /quantities, [output] exceedance by name):\n");
+    for (const lockstep_quantity_info& x : model->quantities()) std::printf("  %-16s %s\n", x.name, x.description);
+  }
   return 0;
 }
 

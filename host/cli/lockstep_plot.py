@@ -608,15 +608,18 @@ def exceedance_plots(np, plt, f, names, n, m, directory, written):
     group = f["exceedance"]
     t = np.asarray(f["t"][:], dtype=float)
     thresholds = np.asarray(group["threshold"][:], dtype=float)
-    # The state layout: q, v, lambda, mu, nu (docs/RESULTS-FORMAT.md).
-    parts = [("q", n), ("v", n), ("lambda", m), ("mu", m), ("nu", len(thresholds) - 2 * n - 2 * m)]
+    # The value order: the state layout q, v, lambda, mu, nu, then the model's quantities
+    # (docs/RESULTS-FORMAT.md).
+    quantities = [str(x.decode() if isinstance(x, bytes) else x) for x in f.attrs.get("quantity_names", [])]
+    k = len(thresholds) - 2 * n - 2 * m - len(quantities)
+    parts = [("q", n), ("v", n), ("lambda", m), ("mu", m), ("nu", k), ("quantities", len(quantities))]
     start = 0
     for variable, count in parts:
         for index in range(count):
             j = start + index
             if np.isnan(thresholds[j]):
                 continue
-            output = names.label(variable, index)
+            output = quantities[index] if variable == "quantities" else names.label(variable, index)
             fig, ax = plt.subplots(figsize=(7, 4))
             ax.fill_between(t, group["low"][:, j], group["high"][:, j], color="C3", alpha=0.25, linewidth=0,
                             label=f"{100 * float(group.attrs['confidence']):g} % interval")

@@ -57,6 +57,7 @@
 #include "host/io/results_h5.hpp"
 #include "lockstep/ensemble.hpp"
 #include "host/engine/lyapunov_batch.hpp"
+#include "host/engine/member_quantities.hpp"
 #include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/study/exceedance.hpp"
 #include "lockstep/study/first_times.hpp"
@@ -316,6 +317,10 @@ inline io::results_layout results_layout_for(const engine& model, const io::stud
   out.m = model.m();
   out.k = model.k();
   for (const char* name : model.coordinate_names()) out.coordinate_names.emplace_back(name);
+  for (const lockstep_quantity_info& quantity : model.quantities()) {
+    out.quantity_names.emplace_back(quantity.name);
+    out.quantity_descriptions.emplace_back(quantity.description);
+  }
   out.has_mu = uses_mu(spec.solver.form) && model.m() > 0;
   out.has_nu = model.k() > 0;
   out.multipliers = multiplier_convention_name(spec.solver.multipliers);
@@ -358,10 +363,11 @@ inline bool uses_replicate_errors(const study::sampling_plan& plan) {
 
 // ---- exceedance probabilities ([output] exceedance; study/exceedance.hpp) ----
 
-// The state-layout index (q, v, lambda, mu, nu) of an output named as `lockstep plot` names it: a
-// coordinate's column name in members.csv (io::coordinate_columns: the model's name where it gives
-// one) for its position, v.NAME for its velocity, or q<j>, v<j>, lambda<j>, mu<j>, nu<j>; refused at
-// its key in the study file, with the closest name, when the model has no such output.
+// The index in the value order (q, v, lambda, mu, nu, then the model's quantities) of an output named
+// as `lockstep plot` names it: a coordinate's column name in members.csv (io::coordinate_columns: the
+// model's name where it gives one) for its position, v.NAME for its velocity, q<j>, v<j>, lambda<j>,
+// mu<j>, nu<j>, or a derived quantity's name; refused at its key in the study file, with the closest
+// name, when the model has no such output.
 inline int exceedance_output(const engine& model, const io::study_spec& spec,
                              const io::output_spec::exceedance_entry& e) {
   const int n = model.n(), m = model.m(), k = model.k();
@@ -384,6 +390,8 @@ inline int exceedance_output(const engine& model, const io::study_spec& spec,
     if (uses_mu(spec.solver.form)) names.push_back({named("mu", std::to_string(j)), 2 * n + m + j});
   }
   for (int j = 0; j < k; ++j) names.push_back({named("nu", std::to_string(j)), 2 * n + 2 * m + j});
+  int value = model.ny();
+  for (const lockstep_quantity_info& quantity : model.quantities()) names.push_back({quantity.name, value++});
   for (const auto& [name, index] : names)
     if (name == e.output) return index;
   std::vector<std::string_view> candidates;
@@ -392,8 +400,8 @@ inline int exceedance_output(const engine& model, const io::study_spec& spec,
   throw io::study_error(spec.path.string(), e.line, e.column,
                         "[output.exceedance] model " + io::in_quotes(spec.model) + " has no output " +
                             io::in_quotes(e.output) +
-                            (closest.empty() ? "; name a coordinate (its position), v.NAME (its velocity), or q<j>, "
-                                               "v<j>, lambda<j>"
+                            (closest.empty() ? "; name a coordinate (its position), v.NAME (its velocity), q<j>, "
+                                               "v<j>, lambda<j>, or a quantity of the model"
                                              : "; did you mean " + io::in_quotes(closest) + "?"));
 }
 
@@ -412,10 +420,10 @@ inline std::vector<std::size_t> exceedance_columns(const engine& model, const io
   return columns;
 }
 
-// Each value's exceedance threshold over `width` = save times x Y, NaN where it has none.
+// Each value's exceedance threshold over `width` = save times x (Y + Z), NaN where it has none.
 inline std::vector<double> exceedance_thresholds(const engine& model, const io::study_spec& spec, std::size_t width) {
   if (spec.output.exceedance.empty()) return {};
-  const std::size_t Y = static_cast<std::size_t>(model.ny());
+  const std::size_t Y = static_cast<std::size_t>(values_per_save(model));
   const std::vector<std::size_t> columns = exceedance_columns(model, spec);
   std::vector<double> per_value(Y, std::nan(""));
   for (std::size_t e = 0; e < columns.size(); ++e) per_value[columns[e]] = spec.output.exceedance[e].threshold;
@@ -431,7 +439,7 @@ inline void write_exceedance(io::results_writer& h5, const io::study_spec& spec,
   if (spec.output.exceedance.empty()) return;
   const std::vector<double> thresholds = exceedance_thresholds(model, spec, s.count.size());
   io::exceedance_values x;
-  x.threshold.assign(thresholds.begin(), thresholds.begin() + model.ny());
+  x.threshold.assign(thresholds.begin(), thresholds.begin() + values_per_save(model));
   x.probability.assign(s.count.size(), std::nan(""));
   x.low = x.probability;
   x.high = x.probability;
@@ -449,7 +457,7 @@ inline void write_exceedance(io::results_writer& h5, const io::study_spec& spec,
 
 inline void print_exceedance(const io::study_spec& spec, const engine& model, const study::ensemble_summary& s,
                              long members) {
-  const std::size_t Y = static_cast<std::size_t>(model.ny());
+  const std::size_t Y = static_cast<std::size_t>(values_per_save(model));
   const std::size_t last = (spec.save_times.size() - 1) * Y;
   const std::vector<std::size_t> columns = exceedance_columns(model, spec);
   for (std::size_t k = 0; k < columns.size(); ++k) {
@@ -470,7 +478,7 @@ inline void print_exceedance(const io::study_spec& spec, const engine& model, co
   }
 }
 
-// The study's statistics accumulators over `width` = save times x Y values per member. With
+// The study's statistics accumulators over `width` = save times x (Y + Z) values per member. With
 // [sensitivity] they keep every member's values, from which the indices are computed at the end; a
 // study whose values would exceed [sensitivity] memory_mb is refused there, before it runs.
 inline study::ensemble_statistics statistics_for(const engine& model, const io::study_spec& spec, long members,
@@ -638,7 +646,7 @@ inline void write_sensitivity(io::results_writer& h5, const io::study_spec& spec
 inline void print_sensitivity(const io::study_spec& spec, const io::results_layout& layout,
                               const sensitivity_results& r) {
   const std::size_t P = static_cast<std::size_t>(r.inputs);
-  const std::size_t Y = static_cast<std::size_t>(layout.state_size());
+  const std::size_t Y = static_cast<std::size_t>(layout.value_size());
   const std::size_t last = (layout.save_times.size() - 1) * Y;
   const study::sampling_plan& plan = spec.plan;
   const int slots = study::saltelli_design{r.inputs, plan.second_order}.slots();
@@ -682,6 +690,18 @@ inline const double* sample_inputs(const study::sampling_plan& plan, long first,
   inputs.assign(static_cast<std::size_t>(count) * varied, 0.0);
   for (long i = 0; i < count; ++i) study::sample_member(plan, first + i, &inputs[static_cast<std::size_t>(i) * varied]);
   return inputs.data();
+}
+
+// The values of a finished chunk's members (host/engine/member_quantities.hpp): its outputs themselves
+// for a model without quantities, else the outputs and the quantities, computed into `values`. The
+// chunk's members are those of `e` from `first` (e's member `first` is the chunk's first).
+inline const double* values_of(const engine& model, const ensemble_problem& e, const chunk_results& c, long first,
+                               int threads, std::vector<double>& values) {
+  if (model.n_quantities() == 0) return c.outputs;
+  member_values(model, e.save_times, c.count, c.outputs,
+                e.params.data() + static_cast<std::size_t>(first) * static_cast<std::size_t>(model.n_params()), threads,
+                values);
+  return values.data();
 }
 
 // The writers' view of a finished scheduler chunk whose members are numbered from `offset`.
@@ -1096,7 +1116,8 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   const io::results_layout out = detail::results_layout_for(model, spec, members);
   io::results_writer h5(settings.out_dir / "results.h5", out);
   io::members_csv_writer csv(settings.out_dir / "members.csv", out);
-  study::ensemble_statistics stats = detail::statistics_for(model, spec, members, spec.save_times.size() * ny);
+  const std::size_t width = spec.save_times.size() * static_cast<std::size_t>(values_per_save(model));
+  study::ensemble_statistics stats = detail::statistics_for(model, spec, members, width);
   detail::member_exponents exponents(spec, members);
   detail::event_first_times first_times(model);
 
@@ -1111,8 +1132,10 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   detail::lyapunov_buffers lyapunov;
   io::lyapunov_values lyapunov_values;
   const long history_length = io::lyapunov_history_length(spec.lyapunov, spec.t0, spec.t1);
+  std::vector<double> values;
   run.on_chunk = [&](const chunk_results& c) {
     io::member_block block = detail::member_block_of(c, 0, detail::sample_inputs(plan, c.first, c.count, inputs));
+    block.y = detail::values_of(model, e, c, c.first, detail::thread_count(settings), values);
     if (spec.lyapunov.enabled) {
       detail::solve_lyapunov_chunk(model, e, spec.lyapunov, history_length, c.first, c.count,
                                           detail::thread_count(settings), settings.progress && !settings.quiet,
@@ -1125,7 +1148,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
     csv.write_members(block);
     exponents.add(block);
     first_times.add(block);
-    stats.add_range(c.first, c.count, c.outputs);
+    stats.add_range(c.first, c.count, block.y);
     const std::size_t start = static_cast<std::size_t>(c.first) * static_cast<std::size_t>(model.n());
     tally.add(block, e.q0.data() + start, e.v0.data() + start, model.n(), spec.solver);
   };
@@ -1148,8 +1171,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   first_times.write(h5, spec, tally);
   std::optional<detail::sensitivity_results> sensitivity;
   if (spec.sensitivity.enabled) {
-    sensitivity =
-        detail::sensitivity_of(spec, stats, spec.save_times.size() * ny, detail::thread_count(settings), exponents);
+    sensitivity = detail::sensitivity_of(spec, stats, width, detail::thread_count(settings), exponents);
     detail::write_sensitivity(h5, spec, *sensitivity);
   }
   std::optional<detail::derivative_results> derivatives;

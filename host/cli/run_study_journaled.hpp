@@ -218,11 +218,13 @@ struct rank_report {
 
 // Writes the members of every rank's journal, in rank order, to `h5` and `csv`. `interrupted`: members a
 // rank had not finished are written as status running with NaN values. The tally's initial corrections
-// take each member's given start from `model` (build_ensemble: the journals keep no q0, v0).
+// take each member's given start from `model` (build_ensemble: the journals keep no q0, v0). The
+// journals keep the saved states; a model's quantities are evaluated from them here, on `threads`
+// threads, for the trajectories.
 inline member_tally write_members_from_journals(const engine& model, const io::study_spec& spec, const io::results_layout& layout,
                                          const std::vector<rank_report>& ranks, const std::vector<std::filesystem::path>& journals,
                                          io::results_writer& h5, io::members_csv_writer& csv, bool interrupted,
-                                         member_exponents& exponents) {
+                                         member_exponents& exponents, int threads) {
   const int ny = layout.state_size();
   const int save_count = layout.save_count();
   const checkpoint::journal_shape shape = journal_shape_of(layout);
@@ -231,17 +233,25 @@ inline member_tally write_members_from_journals(const engine& model, const io::s
   checkpoint::journal_chunk chunk;
   lyapunov_buffers unfinished_lyapunov;
   io::lyapunov_values unfinished_values;
+  std::vector<double> values;
+  // The values of a block's trajectories (the states, then the quantities) for members [first, ...).
+  const auto with_quantities = [&](io::member_block& block, const ensemble_problem& given) {
+    if (model.n_quantities() == 0 || block.y == nullptr) return;
+    member_values(model, spec.save_times, block.count, block.y, given.params.data(), threads, values);
+    block.y = values.data();
+  };
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     const rank_report& rank = ranks[r];
     std::ifstream in = open_journal(journals[r]);
     checkpoint::journal_reader reader(in, journals[r].string(), rank.run_id, rank.first, rank.journal_bytes);
     while (reader.next(chunk)) {
       check_journal_shape(chunk, shape, journals[r]);
-      const io::member_block block = chunk.block(sample_inputs(spec.plan, chunk.first, chunk.count, inputs));
+      io::member_block block = chunk.block(sample_inputs(spec.plan, chunk.first, chunk.count, inputs));
+      const ensemble_problem given = build_ensemble(model, spec, chunk.first, chunk.first + chunk.count);
+      with_quantities(block, given);
       h5.write_members(block);
       csv.write_members(block);
       exponents.add(block);
-      const ensemble_problem given = build_ensemble(model, spec, chunk.first, chunk.first + chunk.count);
       tally.add(block, given.q0.data(), given.v0.data(), model.n(), spec.solver);
       if (chunk.lyapunov_exponents > 0) tally.add_lyapunov(chunk.lyapunov_status.data(), chunk.count, chunk.lyapunov_message);
     }
@@ -264,6 +274,10 @@ inline member_tally write_members_from_journals(const engine& model, const io::s
       unfinished.y_final.assign(count * ny, nan);
       unfinished.y.assign(layout.trajectories ? count * save_count * ny : 0, nan);
       io::member_block block = unfinished.block(sample_inputs(spec.plan, first, unfinished.count, inputs));
+      if (model.n_quantities() > 0 && layout.trajectories) {  // NaN states, NaN quantities
+        values.assign(count * static_cast<std::size_t>(save_count) * static_cast<std::size_t>(layout.value_size()), nan);
+        block.y = values.data();
+      }
       if (shape.lyapunov_exponents > 0) {
         unfinished_lyapunov.start(count, static_cast<std::size_t>(shape.lyapunov_exponents),
                                   static_cast<std::size_t>(shape.lyapunov_history));
@@ -323,7 +337,8 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
   const int save_count = layout.save_count();
   const checkpoint::journal_shape shape = journal_shape_of(layout);
   const std::string lyapunov_settings = lyapunov_settings_text(spec);
-  study::ensemble_statistics stats = statistics_for(model, spec, members, static_cast<std::size_t>(save_count) * ny);
+  const std::size_t width = static_cast<std::size_t>(save_count) * static_cast<std::size_t>(values_per_save(model));
+  study::ensemble_statistics stats = statistics_for(model, spec, members, width);
   auto journal_of = [&](int r) {
     return checkpointing ? checkpoint::journal_path(out_dir, r, ranks) : checkpoint::shard_path(out_dir, r, ranks);
   };
@@ -456,6 +471,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     auto last_draw = clock::now() - std::chrono::seconds(1);
     lyapunov_buffers lyapunov;
     io::lyapunov_values lyapunov_values;
+    std::vector<double> values;  // a chunk's states and quantities (values_of)
     try {
       while (done < range.end) {
         const long first = done, count = std::min(piece, range.end - done);
@@ -475,7 +491,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
             block.lyapunov = &lyapunov_values;
             lyapunov_message = first_lyapunov_message(lyapunov);
           }
-          stats.add_range(block.first, block.count, c.outputs);
+          stats.add_range(block.first, block.count, values_of(model, e, c, c.first, thread_count(settings), values));
           journal->append(block, shape, lyapunov_message);
           for (long i = 0; i < c.count; ++i) steps_before += c.counters[i].steps;
           done = block.first + block.count;
@@ -573,15 +589,15 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     io::results_writer h5(out_dir / results_name, layout);
     io::members_csv_writer csv(out_dir / members_name, layout);
     member_exponents exponents(spec, members);
-    tally = write_members_from_journals(model, spec, layout, all, journals, h5, csv, interrupted, exponents);
+    tally = write_members_from_journals(model, spec, layout, all, journals, h5, csv, interrupted, exponents,
+                                        thread_count(settings));
     if (!interrupted) {
       summary = stats.finish();
       write_statistics(h5, spec, *summary);
       write_exceedance(h5, spec, model, *summary);
     }
     if (!interrupted && spec.sensitivity.enabled) {
-      sensitivity = sensitivity_of(spec, stats, spec.save_times.size() * static_cast<std::size_t>(model.ny()),
-                                   thread_count(settings), exponents);
+      sensitivity = sensitivity_of(spec, stats, width, thread_count(settings), exponents);
       write_sensitivity(h5, spec, *sensitivity);
     }
     if (!interrupted && spec.derivative_measures.enabled) {

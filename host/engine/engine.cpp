@@ -178,6 +178,17 @@ void engine::sensitivities(const double* params, const double* q0, const double*
   });
 }
 
+void engine::quantities_at(const double* params, long points, const double* t, const double* y, double* out) const {
+  if (table_->n_quantities <= 0)
+    throw std::invalid_argument(std::string("model ") + table_->name + " declares no derived quantities");
+  if (table_->quantities_at == nullptr)
+    throw std::invalid_argument(std::string("model ") + table_->name + ": quantities_at: this engine holds the model's "
+                                "tables alone (a model file's engine holds what it was loaded for: load it again "
+                                "asking for a method)");
+  call_engine(*table_, "quantities_at",
+              [&](lockstep_error* e) { return table_->quantities_at(params, points, t, y, out, e); });
+}
+
 void engine::evaluate(const double* params, double t, const double* q, const double* v, lockstep_model_values& out) const {
   call_engine(*table_, "evaluate", [&](lockstep_error* e) { return table_->evaluate(params, t, q, v, &out, e); });
 }

@@ -22,6 +22,8 @@
 //   lambda    m, its holonomic constraints (/@m)
 //   nu        k, its velocity (non-holonomic) constraints (/@k)
 //   state     Y = 2n + 2m + k, the state layout q, v, lambda, mu, nu
+//   quantity  Z, the model's derived quantities (/@quantity_names; 0 without them)
+//   value     Y + Z, the values per save time: the state layout, then the quantities
 //   input     V, the varied inputs ([ensemble.vary])
 //   grid      G, the varied inputs that are grids
 //   code      the status codes (member_status_count, include/lockstep/core/status.hpp)
@@ -71,9 +73,14 @@ inline constexpr results_file_entry results_file_layout[] = {
     {"/@coordinate_columns", "attribute", "string", "[q]", "always",
      "Each coordinate's name in members.csv and `lockstep plot`: its entry of `coordinate_names` where that is "
      "usable as a column, else `q<j>` (the rule: docs/RESULTS-FORMAT.md); files written before it have none."},
+    {"/@quantity_names", "attribute", "string", "[quantity]", "a model with derived quantities",
+     "The names of the model's derived quantities (body poses, points, joint reactions of a mechanism file: "
+     "docs/reference/mechanism-file.md), the entries of `/quantities` and of every statistic's `quantities`."},
+    {"/@quantity_descriptions", "attribute", "string", "[quantity]", "a model with derived quantities",
+     "What each quantity is, with its units."},
     {"/@members", "attribute", "int64", "scalar", "always", "N, the members of the study."},
     {"/@trajectories", "attribute", "int64", "scalar", "always",
-     "1 when `/q`, `/v`, `/lambda` (and `/mu`, `/nu`) are stored, else 0."},
+     "1 when `/q`, `/v`, `/lambda` (and `/mu`, `/nu`, `/quantities`) are stored, else 0."},
     {"/@multipliers", "attribute", "string", "scalar", "always",
      "The convention of `/lambda` and `/nu` on the constraint rows the solver drops as redundant "
      "(`/members/dropped_rows`; the `[solver]` key multipliers): `\"independent\"` (those of the rows kept, 0 on the "
@@ -130,6 +137,11 @@ inline constexpr results_file_entry results_file_layout[] = {
      "The stabilizing multipliers of the formulations that have them (q' = v - G^T mu)."},
     {"/nu", "dataset", "float64", "[member, save, nu]", "[output] trajectories = true, k > 0",
      "The multipliers of the velocity constraints at the save times."},
+    {"/quantities", "dataset", "float64", "[member, save, quantity]",
+     "[output] trajectories = true, a model with derived quantities",
+     "The model's derived quantities at the save times, evaluated from the saved (t, q, v) and the "
+     "acceleration-level system (minimum-norm multipliers where constraint rows are dependent); NaN where "
+     "a member never reached the save time."},
 
     // ---- /members: one value (or row) per member ----
     {"/members", "group", "", "", "always",
@@ -214,8 +226,11 @@ inline constexpr results_file_entry results_file_layout[] = {
     {"/statistics/STAT/mu", "dataset", "float64", "[save, lambda]", "formulation ggl or projected-invariants, m > 0",
      "The statistic of the stabilizing multipliers."},
     {"/statistics/STAT/nu", "dataset", "float64", "[save, nu]", "k > 0", "The statistic of the velocity-constraint multipliers."},
-    {"/statistics/STAT/count", "dataset", "int64", "[save, state]", "in every statistic's group",
-     "The members that entered each value, columns in the state layout (q, v, lambda, mu, nu)."},
+    {"/statistics/STAT/quantities", "dataset", "float64", "[save, quantity]", "a model with derived quantities",
+     "The statistic of the derived quantities."},
+    {"/statistics/STAT/count", "dataset", "int64", "[save, value]", "in every statistic's group",
+     "The members that entered each value, columns in the state layout (q, v, lambda, mu, nu), then the "
+     "quantities."},
 
     // ---- /events ----
     {"/events", "group", "", "", "a model with event functions",
@@ -305,15 +320,15 @@ inline constexpr results_file_entry results_file_layout[] = {
     {"/exceedance@confidence", "attribute", "float64", "scalar", "[output] exceedance", "The intervals' confidence level, 0.95."},
     {"/exceedance@interval", "attribute", "string", "scalar", "[output] exceedance",
      "How the intervals are made: the Wilson score interval (docs/SENSITIVITY.md, Exceedance)."},
-    {"/exceedance/threshold", "dataset", "float64", "[state]", "[output] exceedance",
-     "Each value's threshold, in the state layout; NaN for a value without one."},
-    {"/exceedance/probability", "dataset", "float64", "[save, state]", "[output] exceedance",
+    {"/exceedance/threshold", "dataset", "float64", "[value]", "[output] exceedance",
+     "Each value's threshold, in the state layout, then the quantities; NaN for a value without one."},
+    {"/exceedance/probability", "dataset", "float64", "[save, value]", "[output] exceedance",
      "above / count; NaN for a value without a threshold."},
-    {"/exceedance/low", "dataset", "float64", "[save, state]", "[output] exceedance", "The interval's lower end."},
-    {"/exceedance/high", "dataset", "float64", "[save, state]", "[output] exceedance", "The interval's upper end."},
-    {"/exceedance/above", "dataset", "int64", "[save, state]", "[output] exceedance",
+    {"/exceedance/low", "dataset", "float64", "[save, value]", "[output] exceedance", "The interval's lower end."},
+    {"/exceedance/high", "dataset", "float64", "[save, value]", "[output] exceedance", "The interval's upper end."},
+    {"/exceedance/above", "dataset", "int64", "[save, value]", "[output] exceedance",
      "The members whose value is above the threshold (0 for a value without one)."},
-    {"/exceedance/count", "dataset", "int64", "[save, state]", "[output] exceedance", "The members whose value entered."},
+    {"/exceedance/count", "dataset", "int64", "[save, value]", "[output] exceedance", "The members whose value entered."},
 
     // ---- /sensitivity ----
     {"/sensitivity", "group", "", "", "[sensitivity]; not in interrupted-results.h5",
@@ -346,9 +361,12 @@ inline constexpr results_file_entry results_file_layout[] = {
      "[sensitivity], formulation ggl or projected-invariants, m > 0", "The index of the stabilizing multipliers."},
     {"/sensitivity/INDEX/nu", "dataset", "float64", "[save, nu, input]", "[sensitivity], k > 0",
      "The index of the velocity-constraint multipliers."},
-    {"/sensitivity/second", "dataset", "float64", "[save, state, input, input]", "[sensitivity] second_order = true",
-     "The second-order indices S_ij (at [..., i, j], i < j; NaN elsewhere) of every value, in the state layout."},
-    {"/sensitivity/second_conf", "dataset", "float64", "[save, state, input, input]", "[sensitivity] second_order = true",
+    {"/sensitivity/INDEX/quantities", "dataset", "float64", "[save, quantity, input]",
+     "[sensitivity], a model with derived quantities", "The index of the derived quantities."},
+    {"/sensitivity/second", "dataset", "float64", "[save, value, input, input]", "[sensitivity] second_order = true",
+     "The second-order indices S_ij (at [..., i, j], i < j; NaN elsewhere) of every value, in the state layout, "
+     "then the quantities."},
+    {"/sensitivity/second_conf", "dataset", "float64", "[save, value, input, input]", "[sensitivity] second_order = true",
      "The half-widths of their intervals."},
     {"/sensitivity/lyapunov", "group", "", "", "[sensitivity] with [lyapunov]",
      "The indices of the Lyapunov exponents (/lyapunov/exponents) over the varied inputs."},
@@ -356,7 +374,7 @@ inline constexpr results_file_entry results_file_layout[] = {
      "`first`, `total`, `first_conf`, `total_conf` of each exponent, as the datasets of /sensitivity/INDEX."},
     {"/sensitivity/lyapunov/rows_used", "dataset", "int64", "[exponent]", "[sensitivity] with [lyapunov]",
      "The design rows each exponent's indices came from (a member whose Lyapunov run failed has NaN exponents)."},
-    {"/sensitivity/rows_used", "dataset", "int64", "[save, state]", "[sensitivity]",
+    {"/sensitivity/rows_used", "dataset", "int64", "[save, value]", "[sensitivity]",
      "The design rows (over all replicates) that entered each value's indices: those without a failed member."},
 
     // ---- /derivative_measures ----

@@ -580,11 +580,12 @@ struct results_writer::impl {
 
   // A group `name` of `parent` (at `path`) holding an array in the state layout, [outer][Y][per], as its
   // parts q, v, lambda (mu, nu where the layout has them), each [outer][width][per]; the leading
-  // dimension is left out where `outer_dimension` is false (outer = 1).
+  // dimension is left out where `outer_dimension` is false (outer = 1). With `values`, the array is in
+  // the value order, [outer][Y + Z][per], and its quantities are a part too.
   void write_state_parts(hid_t parent, const std::string& path, const char* name, const double* data, std::size_t outer,
-                         std::size_t per, bool outer_dimension) {
+                         std::size_t per, bool outer_dimension, bool values = false) {
     group_handle g = check(group_handle(H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create " + path);
-    const std::size_t Y = static_cast<std::size_t>(layout.state_size());
+    const std::size_t Y = static_cast<std::size_t>(values ? layout.value_size() : layout.state_size());
     const std::size_t n = static_cast<std::size_t>(layout.n), m = static_cast<std::size_t>(layout.m),
                       k = static_cast<std::size_t>(layout.k);
     auto part = [&](const char* part_name, std::size_t offset, std::size_t width) {
@@ -602,6 +603,9 @@ struct results_writer::impl {
     part("lambda", 2 * n, m);
     if (layout.has_mu) part("mu", 2 * n + m, m);
     if (layout.has_nu) part("nu", 2 * n + 2 * m, k);
+    if (values && layout.quantity_count() > 0)
+      part("quantities", static_cast<std::size_t>(layout.state_size()),
+           static_cast<std::size_t>(layout.quantity_count()));
     if (!g.close()) fail_h5("close " + path);
   }
 
@@ -698,6 +702,10 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
   w.int64_attribute(root, "members", l.members);
   w.int64_attribute(root, "trajectories", l.trajectories ? 1 : 0);
   w.string_attribute(root, "multipliers", l.multipliers);
+  if (l.quantity_count() > 0) {
+    w.strings_attribute(root, "quantity_names", l.quantity_names);
+    w.strings_attribute(root, "quantity_descriptions", l.quantity_descriptions);
+  }
 
   const hsize_t N = hs(l.members), S = hs(l.save_count());
   w.write_whole(root, "/t", "t", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double), {S}, l.save_times.data());
@@ -712,6 +720,7 @@ results_writer::results_writer(std::filesystem::path final_path, results_layout 
     trajectory("lambda", l.m);
     if (l.has_mu) trajectory("mu", l.m);
     if (l.has_nu) trajectory("nu", l.k);
+    if (l.quantity_count() > 0) trajectory("quantities", l.quantity_count());
   }
 
   w.members_group = w.check(group_handle(H5Gcreate2(root, "members", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)), "create /members");
@@ -839,11 +848,15 @@ void results_writer::write_members(const member_block& b) {
   const hsize_t S = hs(l.save_count()), Y = hs(l.state_size());
   const hsize_t n = hs(l.n), m = hs(l.m), k = hs(l.k);
   if (l.trajectories) {
-    w.write_rows("/q", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, n, Y, 0, b.y);
-    w.write_rows("/v", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, n, Y, n, b.y);
-    w.write_rows("/lambda", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, m, Y, 2 * n, b.y);
-    if (l.has_mu) w.write_rows("/mu", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, m, Y, 2 * n + m, b.y);
-    if (l.has_nu) w.write_rows("/nu", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, k, Y, 2 * n + 2 * m, b.y);
+    const hsize_t W = hs(l.value_size());  // a save time's values: the state, then the quantities
+    w.write_rows("/q", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, n, W, 0, b.y);
+    w.write_rows("/v", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, n, W, n, b.y);
+    w.write_rows("/lambda", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, m, W, 2 * n, b.y);
+    if (l.has_mu) w.write_rows("/mu", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, m, W, 2 * n + m, b.y);
+    if (l.has_nu) w.write_rows("/nu", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, k, W, 2 * n + 2 * m, b.y);
+    if (l.quantity_count() > 0)
+      w.write_rows("/quantities", H5T_NATIVE_DOUBLE, sizeof(double), b.first, b.count, {S}, hs(l.quantity_count()), W, Y,
+                   b.y);
   }
 
   const auto count = static_cast<std::size_t>(b.count);
@@ -965,16 +978,18 @@ void results_writer::write_statistic(std::string_view name, double probability, 
   part("lambda", s.lambda, l.m);
   if (l.has_mu) part("mu", s.mu, l.m);
   if (l.has_nu) part("nu", s.nu, l.k);
+  if (l.quantity_count() > 0) part("quantities", s.quantities, l.quantity_count());
   if (s.count != nullptr)
-    w.write_whole(g.get(), path + "/count", "count", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(std::int64_t), {S, hs(l.state_size())}, s.count);
+    w.write_whole(g.get(), path + "/count", "count", H5T_STD_I64LE, H5T_NATIVE_INT64, sizeof(std::int64_t),
+                  {S, hs(l.value_size())}, s.count);
   if (!g.close()) w.fail_h5("close " + path);
 }
 
 void results_writer::write_statistic_state(std::string_view name, double probability, const double* y, const std::int64_t* count) {
   const results_layout& l = impl_->layout;
-  const std::size_t S = static_cast<std::size_t>(l.save_count()), Y = static_cast<std::size_t>(l.state_size());
+  const std::size_t S = static_cast<std::size_t>(l.save_count()), Y = static_cast<std::size_t>(l.value_size());
   const std::size_t n = static_cast<std::size_t>(l.n), m = static_cast<std::size_t>(l.m), k = static_cast<std::size_t>(l.k);
-  // Statistics are small ([S][Y]); splitting them here keeps write_statistic the one writing path.
+  // Statistics are small ([S][Y + Z]); splitting them here keeps write_statistic the one writing path.
   auto slice = [&](std::size_t offset, std::size_t width) {
     std::vector<double> out(S * width);
     for (std::size_t s = 0; s < S; ++s)
@@ -982,7 +997,9 @@ void results_writer::write_statistic_state(std::string_view name, double probabi
     return out;
   };
   const auto q = slice(0, n), v = slice(n, n), lambda = slice(2 * n, m), mu = slice(2 * n + m, m), nu = slice(2 * n + 2 * m, k);
-  write_statistic(name, probability, statistic_values{q.data(), v.data(), lambda.data(), mu.data(), nu.data(), count});
+  const auto quantities = slice(static_cast<std::size_t>(l.state_size()), static_cast<std::size_t>(l.quantity_count()));
+  write_statistic(name, probability,
+                  statistic_values{q.data(), v.data(), lambda.data(), mu.data(), nu.data(), count, quantities.data()});
 }
 
 void results_writer::write_exceedance(const exceedance_values& x) {
@@ -993,7 +1010,7 @@ void results_writer::write_exceedance(const exceedance_values& x) {
   group_handle g = w.new_root_group("exceedance");
   w.double_attribute(g.get(), "confidence", 0.95);
   w.string_attribute(g.get(), "interval", "Wilson score interval (Wilson 1927)");
-  const hsize_t S = hs(l.save_count()), Y = hs(l.state_size());
+  const hsize_t S = hs(l.save_count()), Y = hs(l.value_size());
   const auto doubles = [&](const char* name, const std::vector<hsize_t>& dims, const double* data) {
     w.write_whole(g.get(), std::string("/exceedance/") + name, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double),
                   dims, data);
@@ -1051,17 +1068,18 @@ void results_writer::write_sensitivity(const sensitivity_values& x) {
   w.string_attribute(g.get(), "intervals", x.intervals);
   if (x.resamples > 0) w.int64_attribute(g.get(), "resamples", x.resamples);
   w.double_attribute(g.get(), "max_failed", x.max_failed);
-  const std::size_t S = static_cast<std::size_t>(l.save_count()), Y = static_cast<std::size_t>(l.state_size());
+  const std::size_t S = static_cast<std::size_t>(l.save_count()), Y = static_cast<std::size_t>(l.value_size());
   const std::size_t P = x.inputs.size();
-  // One index: [S][Y][P] in the state layout, written as its parts [S][width][P].
+  // One index: [S][Y + Z][P] in the value order, written as its parts [S][width][P].
   auto index = [&](const char* name, const double* data) {
-    if (data != nullptr) w.write_state_parts(g.get(), std::string("/sensitivity/") + name, name, data, S, P, true);
+    if (data != nullptr)
+      w.write_state_parts(g.get(), std::string("/sensitivity/") + name, name, data, S, P, true, true);
   };
   index("first", x.first);
   index("first_conf", x.first_conf);
   index("total", x.total);
   index("total_conf", x.total_conf);
-  // Second-order indices, P x P per value, whole in the state layout.
+  // Second-order indices, P x P per value, whole in the value order.
   const std::vector<hsize_t> pair_dims{hs(static_cast<long>(S)), hs(static_cast<long>(Y)), hs(static_cast<long>(P)),
                                        hs(static_cast<long>(P))};
   if (x.second != nullptr)

@@ -97,7 +97,11 @@ struct results_layout {
   bool has_mu = false;            // the formulation has mu (ggl): write /mu and statistics' mu
   bool has_nu = false;            // the model has velocity constraints (k > 0): write /nu
   std::string multipliers = "independent";  // their convention where constraint rows are dropped (root attribute)
-  bool trajectories = true;       // write /q, /v, /lambda (/mu, /nu) for every member
+  // The model's derived quantities (lockstep/stepper/quantities.hpp): written after the state in every
+  // per-value array (trajectories, statistics, exceedance, sensitivity indices) as their part
+  // "quantities", and as the root attributes quantity_names and quantity_descriptions.
+  std::vector<std::string> quantity_names, quantity_descriptions;  // [Z]
+  bool trajectories = true;       // write /q, /v, /lambda (/mu, /nu, /quantities) for every member
   bool explicit_steps = false;    // the method takes explicit steps: write member_explicit_datasets
   std::vector<double> save_times;
   std::vector<std::string> varied_names;
@@ -108,6 +112,9 @@ struct results_layout {
   events_layout events;
 
   int state_size() const { return 2 * n + 2 * m + k; }  // Y: (q, v, lambda, mu, nu), state_layout
+  int quantity_count() const { return static_cast<int>(quantity_names.size()); }  // Z
+  // The values per member and save time: the state, then the quantities (Y + Z).
+  int value_size() const { return state_size() + quantity_count(); }
   int save_count() const { return static_cast<int>(save_times.size()); }
 };
 
@@ -131,7 +138,7 @@ struct member_block {
   const member_counters* counters = nullptr;  // [count]
   const double* final_t = nullptr;            // [count]
   const double* inputs = nullptr;             // [count][V]; may be null when V = 0
-  const double* y = nullptr;                  // [count][S][Y]; needed only when trajectories are stored
+  const double* y = nullptr;                  // [count][S][Y + Z]; needed only when trajectories are stored
   const double* y_final = nullptr;            // [count][Y]; final_q and final_v are its q and v parts
   const lyapunov_values* lyapunov = nullptr;  // required when layout.lyapunov.exponents > 0
   // Required when the layout has events (E functions, capacity C; lockstep/ensemble.hpp, chunk_results):
@@ -150,21 +157,23 @@ struct statistic_values {
   const double* lambda = nullptr;  // [S][m]
   const double* mu = nullptr;      // [S][m]
   const double* nu = nullptr;      // [S][k]
-  const std::int64_t* count = nullptr;  // [S][Y] members that entered each value (state layout order)
+  const std::int64_t* count = nullptr;  // [S][Y + Z] members that entered each value (value order)
+  const double* quantities = nullptr;   // [S][Z]
 };
 
-// The probability that each value exceeds its threshold ([output] exceedance), in the state layout:
-// threshold [Y] (NaN: none), the others [S][Y] (NaN where the value has no threshold).
+// The probability that each value exceeds its threshold ([output] exceedance), in the value order (the
+// state layout, then the quantities): threshold [Y + Z] (NaN: none), the others [S][Y + Z] (NaN where the
+// value has no threshold).
 struct exceedance_values {
   std::vector<double> threshold;
   std::vector<double> probability, low, high;
-  const std::int64_t* above = nullptr;  // [S][Y] the members above the threshold
-  const std::int64_t* count = nullptr;  // [S][Y] the members whose value entered
+  const std::int64_t* above = nullptr;  // [S][Y + Z] the members above the threshold
+  const std::int64_t* count = nullptr;  // [S][Y + Z] the members whose value entered
 };
 
 // The sensitivity indices of every value at every save time over the P varied inputs
-// (study/sensitivity_indices.hpp), in the state layout: each index array [S][Y][P], second-order ones
-// [S][Y][P][P] (null without them).
+// (study/sensitivity_indices.hpp), in the value order: each index array [S][Y + Z][P], second-order ones
+// [S][Y + Z][P][P] (null without them).
 struct sensitivity_values {
   std::vector<std::string> inputs;         // the P varied inputs' names
   const double* first = nullptr;           // S_i
@@ -173,7 +182,7 @@ struct sensitivity_values {
   const double* total_conf = nullptr;
   const double* second = nullptr;          // S_ij at [i][j], i < j; NaN elsewhere
   const double* second_conf = nullptr;
-  const std::int64_t* rows_used = nullptr;  // [S][Y] the design rows that entered each value's indices
+  const std::int64_t* rows_used = nullptr;  // [S][Y + Z] the design rows that entered each value's indices
   // With [lyapunov], the indices of the p exponents: [p][P], and rows_used [p].
   int exponents = 0;
   const double* lyapunov_first = nullptr;
@@ -241,7 +250,8 @@ class results_writer {
                        const double* lambda, const double* mu, const double* nu, const std::int64_t* count) {
     write_statistic(name, probability, statistic_values{q, v, lambda, mu, nu, count});
   }
-  // The same from arrays in the state layout: y [S][Y] (its q, v, lambda, mu, nu parts are written).
+  // The same from arrays in the value order: y [S][Y + Z] (its q, v, lambda, mu, nu and quantities parts
+  // are written).
   void write_statistic_state(std::string_view name, double probability, const double* y, const std::int64_t* count);
 
   // /exceedance: threshold, probability, low, high, above and count, with the interval's attributes.
@@ -254,7 +264,7 @@ class results_writer {
                                 const std::vector<double>& probabilities);
 
   // /sensitivity: its attributes, a group per index (first, first_conf, total, total_conf) with the
-  // q, v, lambda, mu, nu parts, the datasets second and second_conf where given, and rows_used.
+  // q, v, lambda, mu, nu (and quantities) parts, the datasets second and second_conf where given, and rows_used.
   void write_sensitivity(const sensitivity_values& values);
 
   // /derivative_measures: its attributes, a group per measure (nu, nu_stderr, total_bound) with the q, v,

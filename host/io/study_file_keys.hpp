@@ -157,7 +157,8 @@ inline constexpr study_file_key study_file_keys[] = {
      "(results.h5 /exceedance; the summary gives it at t1 and warns of rare events)."},
     {"output.exceedance", "*", "number", "—",
      "OUTPUT named as `lockstep plot --outputs` names it: a coordinate's name (its position), `v.NAME` (its "
-     "velocity), or q<j>, v<j>, lambda<j>, mu<j>, nu<j>."},
+     "velocity), or q<j>, v<j>, lambda<j>, mu<j>, nu<j>; or a derived quantity of the model by its name "
+     "(`lockstep describe` lists them; a mechanism file's joint reactions, `\"crank.fx\"`, quoted for the dot)."},
 
     // ---- [lyapunov] ----
     {"lyapunov", "exponents", "integer 1-d, or `\"all\"`", "`\"all\"`; 1 with method clone",

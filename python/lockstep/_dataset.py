@@ -1,9 +1,10 @@
 """The xarray.Dataset that lockstep.solve and lockstep.open_results both return.
 
 Dimensions: member, time, coordinate (n, labelled with the model's coordinate names, so that
-ds.q.sel(coordinate="y2") works), constraint (m), nonholonomic (k). Variables: q, v
-[member, time, coordinate], lam (the multipliers lambda; "lambda" is a Python keyword) and mu
-[member, time, constraint], nu [member, time, nonholonomic], status and status_name [member], the
+ds.q.sel(coordinate="y2") works), constraint (m), nonholonomic (k), quantity (a model's derived
+quantities, labelled with their names). Variables: q, v [member, time, coordinate], lam (the
+multipliers lambda; "lambda" is a Python keyword) and mu [member, time, constraint], nu [member, time,
+nonholonomic], quantities [member, time, quantity], status and status_name [member], the
 counters of results.h5's /members group [member], final_q and final_v [member, coordinate], and one
 variable per varied input, named as in a study ("params.L2", "initial.theta1"). A model with event
 functions adds the variables of event_variables (dimensions event, labelled with the events' names,
@@ -25,9 +26,10 @@ MEMBER_COUNTERS = ("steps", "rejected", "newton_iterations", "newton_failures", 
 # Those of a method that takes explicit steps (dopri5, auto), present only for such runs.
 EXPLICIT_COUNTERS = ("explicit_steps", "method_switches", "stiffness_detections")
 
-# Each trajectory group of the state layout (q, v, lambda, mu, nu): its variable and its last dimension.
+# Each trajectory group of the state layout (q, v, lambda, mu, nu), and the derived quantities: its
+# variable and its last dimension.
 TRAJECTORY_DIMS = {"q": "coordinate", "v": "coordinate", "lam": "constraint", "mu": "constraint",
-                   "nu": "nonholonomic"}
+                   "nu": "nonholonomic", "quantities": "quantity"}
 
 
 def event_variables(*, names, directions, actions, descriptions, count, first_time, records, stop_event, t, event,
@@ -55,10 +57,11 @@ def event_variables(*, names, directions, actions, descriptions, count, first_ti
 
 
 def build(*, time, members, trajectories, status, counters, final_q, final_v, inputs, attrs, statistics=None,
-          coordinate_names=None):
+          coordinate_names=None, quantity_names=None):
     """trajectories: {"q": array or lazy array [member, time, n], ...} (the groups present); counters:
     {name: [member]}; inputs: {"params.X": [member]}; statistics: {"mean_q": [time, n], ...};
-    coordinate_names: the labels of the coordinate dimension (None: numbered from 0)."""
+    coordinate_names: the labels of the coordinate dimension (None: numbered from 0); quantity_names:
+    those of the quantity dimension (None: a model without quantities)."""
     data = {}
     for name, values in trajectories.items():
         data[name] = xr.Variable(("member", "time", TRAJECTORY_DIMS[name]), values)
@@ -78,4 +81,6 @@ def build(*, time, members, trajectories, status, counters, final_q, final_v, in
     coords = {"member": np.arange(members), "time": np.asarray(time, dtype=float)}
     if coordinate_names is not None:
         coords["coordinate"] = np.array([str(c) for c in coordinate_names])
+    if quantity_names is not None and len(quantity_names) > 0:
+        coords["quantity"] = np.array([str(c) for c in quantity_names])
     return xr.Dataset(data, coords=coords, attrs=attrs)

@@ -110,7 +110,8 @@ def open_results(path):
         members = f["members"]
         N = int(members["status"].shape[0])
         trajectories = {}
-        for name, dataset in (("q", "q"), ("v", "v"), ("lam", "lambda"), ("mu", "mu"), ("nu", "nu")):
+        for name, dataset in (("q", "q"), ("v", "v"), ("lam", "lambda"), ("mu", "mu"), ("nu", "nu"),
+                              ("quantities", "quantities")):
             if dataset in f:
                 trajectories[name] = _lazy(path, f[dataset])
         counters = {name: members[name][:] for name in _dataset.MEMBER_COUNTERS + _dataset.EXPLICIT_COUNTERS
@@ -124,16 +125,20 @@ def open_results(path):
         if "statistics" in f:
             for stat, group in f["statistics"].items():
                 for part, dims in (("q", "coordinate"), ("v", "coordinate"), ("lambda", "constraint"),
-                                   ("mu", "constraint"), ("nu", "nonholonomic"), ("count", "state")):
+                                   ("mu", "constraint"), ("nu", "nonholonomic"), ("quantities", "quantity"),
+                                   ("count", "value")):
                     if part in group:
                         label = "lam" if part == "lambda" else part
                         extra = {"probability": float(group.attrs["probability"])} if "probability" in group.attrs else {}
                         statistics[f"{stat}_{label}"] = (("time", dims), _lazy(path, group[part]), extra)
         # The coordinate names label the coordinate dimension rather than repeat as an attribute.
         coordinate_names = attrs.pop("coordinate_names", None)
+        # Likewise the quantities' names label the quantity dimension; their descriptions stay.
+        quantity_names = attrs.pop("quantity_names", None)
         ds = _dataset.build(time=time, members=N, trajectories=trajectories, status=members["status"][:],
                             counters=counters, final_q=members["final_q"][:], final_v=members["final_v"][:],
-                            inputs=inputs, attrs=attrs, statistics=statistics, coordinate_names=coordinate_names)
+                            inputs=inputs, attrs=attrs, statistics=statistics, coordinate_names=coordinate_names,
+                            quantity_names=quantity_names)
         if "events" in f:
             e = f["events"]
             variables, coords = _dataset.event_variables(
@@ -155,9 +160,9 @@ def open_results(path):
         if "exceedance" in f:
             x = f["exceedance"]
             attrs_x = {f"exceedance_{key}": _attribute(value) for key, value in x.attrs.items()}
-            ds = ds.assign({"exceedance_threshold": (("state",), x["threshold"][()], attrs_x)})
+            ds = ds.assign({"exceedance_threshold": (("value",), x["threshold"][()], attrs_x)})
             for name in ("probability", "low", "high", "above", "count"):
-                ds = ds.assign({f"exceedance_{name}": (("time", "state"), x[name][()], attrs_x)})
+                ds = ds.assign({f"exceedance_{name}": (("time", "value"), x[name][()], attrs_x)})
         if "sensitivity" in f:
             ds = ds.assign(_sensitivity_variables(f["sensitivity"])).assign_coords(
                 input=[_attribute(n) for n in f["sensitivity"].attrs["inputs"]])
@@ -197,23 +202,23 @@ def _lyapunov_variables(path, group):
 
 def _sensitivity_variables(group):
     """The /sensitivity group of a study with [sensitivity] (docs/SENSITIVITY.md): each index of each
-    part, sensitivity_<index>_<part> [time, coordinate|constraint|nonholonomic, input] (index: first,
-    first_conf, total, total_conf; part: q, v, lam, mu, nu), the second-order indices
-    sensitivity_second [time, state, input, input2] where asked for, sensitivity_rows_used
-    [time, state], and with [lyapunov] sensitivity_lyapunov_<index> [exponent, input] of the Lyapunov
+    part, sensitivity_<index>_<part> [time, coordinate|constraint|nonholonomic|quantity, input] (index:
+    first, first_conf, total, total_conf; part: q, v, lam, mu, nu, quantities), the second-order indices
+    sensitivity_second [time, value, input, input2] where asked for, sensitivity_rows_used
+    [time, value] (value: the state layout, then the quantities), and with [lyapunov] sensitivity_lyapunov_<index> [exponent, input] of the Lyapunov
     exponents. The group's attributes become sensitivity_<name> attributes of the variables."""
     attrs = {f"sensitivity_{key}": _attribute(value) for key, value in group.attrs.items()}
     variables = {}
     for index in ("first", "first_conf", "total", "total_conf"):
         for part, dims in (("q", "coordinate"), ("v", "coordinate"), ("lambda", "constraint"), ("mu", "constraint"),
-                           ("nu", "nonholonomic")):
+                           ("nu", "nonholonomic"), ("quantities", "quantity")):
             if part in group[index]:
                 label = "lam" if part == "lambda" else part
                 variables[f"sensitivity_{index}_{label}"] = (("time", dims, "input"), group[index][part][()], attrs)
     for name in ("second", "second_conf"):
         if name in group:
-            variables[f"sensitivity_{name}"] = (("time", "state", "input", "input2"), group[name][()], attrs)
-    variables["sensitivity_rows_used"] = (("time", "state"), group["rows_used"][()], attrs)
+            variables[f"sensitivity_{name}"] = (("time", "value", "input", "input2"), group[name][()], attrs)
+    variables["sensitivity_rows_used"] = (("time", "value"), group["rows_used"][()], attrs)
     if "lyapunov" in group:
         for name in ("first", "first_conf", "total", "total_conf"):
             variables[f"sensitivity_lyapunov_{name}"] = (("exponent", "input"), group["lyapunov"][name][()], attrs)

@@ -400,6 +400,8 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     if k > 0:
         groups["nu"] = (2 * n + 2 * m, k)
     trajectories = {name: y[:, :, start:start + size] for name, (start, size) in groups.items()}
+    if r["quantities"] is not None:  # the model's derived quantities (docs/reference/mechanism-file.md)
+        trajectories["quantities"] = r["quantities"]
     counters = dict(r["counters"])
     counters = {name: (r["t_final"] if name == "final_t" else counters[name]) for name in _dataset.MEMBER_COUNTERS
                 + (_dataset.EXPLICIT_COUNTERS if method in EXPLICIT_METHODS else ())}
@@ -413,6 +415,8 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
              "multipliers": solver.get("multipliers", "independent")}
     if model.source:
         attrs["model_source"] = model.source
+    if r["quantities"] is not None:
+        attrs["quantity_descriptions"] = [description for _, description in model._engine.quantities]
     executed, of_members = r["lane_attempts"]
     if executed > 0:  # members in SIMD lanes: how busy they were (docs/SIMD.md, "The lanes count their own work")
         attrs["lane_attempts"] = int(executed)
@@ -431,7 +435,8 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
         attrs[f"initial.{name}"] = float(value)
     ds = _dataset.build(time=save_times, members=count, trajectories=trajectories, status=r["status"],
                         counters=counters, final_q=r["y_final"][:, :n], final_v=r["y_final"][:, n:2 * n],
-                        inputs=columns, attrs=attrs, coordinate_names=model.coordinates)
+                        inputs=columns, attrs=attrs, coordinate_names=model.coordinates,
+                        quantity_names=[name for name, _ in model._engine.quantities])
     if "events" in r:
         e = r["events"]
         declared = model._engine.events

@@ -48,6 +48,7 @@
 #include "lockstep/core/status.hpp"
 #include "lockstep/engine/builtin.hpp"
 #include "host/engine/lyapunov_batch.hpp"
+#include "host/engine/member_quantities.hpp"
 #include "lockstep/ensemble.hpp"
 #include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/lyapunov/tangent.hpp"
@@ -443,7 +444,26 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
   integer_counter("method_switches", &lockstep::member_counters::method_switches);
   integer_counter("stiffness_detections", &lockstep::member_counters::stiffness_detections);
 
+  // A model's derived quantities at the save times [members, S, Z] (host/engine/member_quantities.hpp).
+  py::object quantities = py::none();
+  if (const int Z = model.n_quantities(); Z > 0) {
+    std::vector<double> values, z(static_cast<std::size_t>(N * S) * static_cast<std::size_t>(Z));
+    {
+      py::gil_scoped_release released;
+      const int team = threads > 0 ? threads : lockstep::omp::default_threads();
+      lockstep::member_values(model, problem.save_times, static_cast<long>(N), s.outputs.data(), problem.params.data(),
+                              run.where == lockstep::backend::omp ? team : 1, values);
+    }
+    const std::size_t W = static_cast<std::size_t>(ny + Z);
+    for (std::size_t point = 0; point < static_cast<std::size_t>(N * S); ++point)
+      std::copy(values.begin() + static_cast<std::ptrdiff_t>(point * W + static_cast<std::size_t>(ny)),
+                values.begin() + static_cast<std::ptrdiff_t>((point + 1) * W),
+                z.begin() + static_cast<std::ptrdiff_t>(point * static_cast<std::size_t>(Z)));
+    quantities = owned_array(std::move(z), {N, S, Z});
+  }
+
   py::dict out;
+  out["quantities"] = quantities;
   out["outputs"] = owned_array(std::move(s.outputs), {N, S, ny});
   out["status"] = owned_array(std::move(status), {N});
   out["counters"] = counters;
@@ -685,6 +705,14 @@ PYBIND11_MODULE(_lockstep, m) {
                                      lockstep::event_action_name(lockstep::event_action(e.action)),
                                      std::string(e.description)));
                                return events;
+                             })
+      .def_property_readonly("quantities",
+                             [](const model_handle& h) {
+                               // (name, description) of each derived quantity.
+                               py::list quantities;
+                               for (const lockstep_quantity_info& q : h.model().quantities())
+                                 quantities.append(py::make_tuple(std::string(q.name), std::string(q.description)));
+                               return quantities;
                              })
       .def_property_readonly("params", [](const model_handle& h) { return value_table(h.model().params()); })
       .def_property_readonly("inputs", [](const model_handle& h) { return value_table(h.model().inputs()); })

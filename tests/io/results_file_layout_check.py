@@ -48,7 +48,7 @@ STATUS_HEADER = "include/lockstep/core/status.hpp"
 KINDS = {"group", "dataset", "attribute"}
 TYPES = {"float64": np.dtype("<f8"), "int32": np.dtype("<i4"), "int64": np.dtype("<i8"), "uint8": np.dtype("u1"),
          "string": None}
-DIMENSIONS = {"member", "save", "q", "lambda", "nu", "state", "input", "grid", "code", "exponent", "estimate", "event",
+DIMENSIONS = {"member", "save", "q", "lambda", "nu", "state", "quantity", "value", "input", "grid", "code", "exponent", "estimate", "event",
               "record", "quantile"}
 # Entries only a particular run writes, and the run (a key of Run.provides) that must hold them.
 NEEDS_RUN = {"/@mpi_ranks": "mpi"}
@@ -209,8 +209,11 @@ class Run:
         self.files = files or {}  # beside the study: name -> text
 
 
-# The knife edge with events (a model header): /events, with /events/nu (k = 1).
+# The knife edge with events and derived quantities (a model header): /events, with /events/nu (k = 1),
+# and the quantities' datasets.
 KNIFE_EDGE_EVENTS = """
+#include <cmath>
+
 #include "lockstep/model/knife_edge.hpp"
 struct knife_edge_events {
   using base = lockstep::models::knife_edge;
@@ -235,6 +238,14 @@ struct knife_edge_events {
   template <class T, class P>
   LOCKSTEP_HD static auto nonholonomic(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p) {
     return base::nonholonomic<T, P>(t, q, v, p);
+  }
+  static constexpr int n_quantities = 2;
+  static constexpr lockstep::quantity_declaration quantities[n_quantities] = {
+      {"speed", "m/s, the edge's speed"}, {"side_force", "N, the velocity constraint's multiplier"}};
+  static void quantity_values(double, const vec<double, n>&, const vec<double, n>& v, const vec<double, n>&,
+                              const vec<double, m>&, const vec<double, k>& nu, const double*, double* z) {
+    z[0] = std::sqrt(v[0] * v[0] + v[1] * v[1]);
+    z[1] = nu[0];
   }
   template <class T, class P>
   LOCKSTEP_HD static vec<T, n_events> event(const T&, const vec<T, n>& q, const vec<T, n>&, const P*) {
@@ -427,6 +438,23 @@ members = 2
 [events]
 records = 3
 """, files={"knife_edge_events.hpp": KNIFE_EDGE_EVENTS}),
+    # The same model's quantities in trajectories, statistics, exceedance and sensitivity indices.
+    Run("quantities", """
+[model]
+source = "knife_edge_events.hpp"
+[time]
+t1 = 0.5
+save = { every = 0.25 }
+[ensemble.vary]
+"initial.omega0" = { uniform = [1.0, 3.0] }
+[output]
+trajectories = true
+statistics = ["mean"]
+exceedance = { speed = 1.0 }
+[sensitivity]
+base = 2
+resamples = 10
+""", files={"knife_edge_events.hpp": KNIFE_EDGE_EVENTS}),
     # Two MPI ranks: the root attribute mpi_ranks.
     Run("mpi_two_ranks", """
 [model]
@@ -540,7 +568,9 @@ def dimension_sizes(f):
         sizes["save"] = f["t"].shape[0]
     if all(k in attrs for k in ("n", "m", "k")):
         n, m, k = (int(attrs[x]) for x in ("n", "m", "k"))
-        sizes.update(q=n, **{"lambda": m}, nu=k, state=2 * n + 2 * m + k)
+        quantities = len(attrs["quantity_names"]) if "quantity_names" in attrs else 0
+        sizes.update(q=n, **{"lambda": m}, nu=k, state=2 * n + 2 * m + k, quantity=quantities,
+                     value=2 * n + 2 * m + k + quantities)
     if "members/inputs" in f:
         inputs = f["members/inputs"].attrs
         if "names" in inputs:

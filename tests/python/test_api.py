@@ -303,7 +303,7 @@ def test_run_study_and_open_results(tmp_path, lockstep_exe):
     temporary = lockstep.run_study(study)  # into a temporary directory, loaded, removed
     assert "results_path" not in temporary.attrs
     for ds in (kept, temporary):
-        assert dict(ds.sizes) == {"member": 5, "time": 5, "coordinate": 4, "constraint": 2, "state": 12}
+        assert dict(ds.sizes) == {"member": 5, "time": 5, "coordinate": 4, "constraint": 2, "value": 12}
         assert ds.time.values.tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
         assert list(ds.status_name.values) == ["success"] * 5
         assert ds.attrs["t0"] == 0.0 and ds.attrs["t1"] == 1.0 and ds.attrs["model"] == "double_pendulum"
@@ -441,7 +441,7 @@ def test_open_results_reads_the_sensitivity_group(tmp_path, lockstep_exe):
     ds = lockstep.run_study(study, out_dir=tmp_path / "out")
     assert list(ds.input.values) == ["initial.theta0", "params.L"]
     assert ds.sensitivity_first_q.dims == ("time", "coordinate", "input") and ds.sensitivity_first_q.shape == (3, 2, 2)
-    assert ds.sensitivity_second.dims == ("time", "state", "input", "input2")
+    assert ds.sensitivity_second.dims == ("time", "value", "input", "input2")
     assert ds.sensitivity_first_q.attrs["sensitivity_intervals"] == "bootstrap"
     # The file's values, bit for bit, and the design's members: 64 rows of 2 + 2 + 2.
     with h5py.File(tmp_path / "out" / "results.h5", "r") as f:
@@ -452,7 +452,7 @@ def test_open_results_reads_the_sensitivity_group(tmp_path, lockstep_exe):
     # The exceedance of the bob's height, beside the indices: its threshold in the state layout (y is
     # coordinate 1), and the count the probability comes from.
     assert ds.exceedance_threshold.values[1] == -0.9 and np.isnan(ds.exceedance_threshold.values[0])
-    assert ds.exceedance_probability.dims == ("time", "state")
+    assert ds.exceedance_probability.dims == ("time", "value")
     assert (ds.exceedance_probability.values[:, 1] == ds.exceedance_above.values[:, 1] / 384).all()
     # At t1 = 0.5, about a quarter period, the bob passes near the bottom, where its height is -L: the
     # length causes nearly all of the height's spread. Every total index is at least about its

@@ -75,7 +75,7 @@ def test_solve_equals_lockstep_run(name, method, formulation, tmp_path, lockstep
                         backend="omp", threads=2)
 
     assert (ref.status.values == 1).all(), ref.status_name.values
-    assert ds.sizes == {k: v for k, v in ref.sizes.items() if k != "state"}
+    assert ds.sizes == {k: v for k, v in ref.sizes.items() if k != "value"}
     for variable in COMPARED:
         if variable not in ref:
             assert variable not in ds, variable

@@ -250,3 +250,179 @@ def test_check_counts_the_mobility_and_names_the_joints_rows(source_dir, mechani
     assert re.search(r"DEFECT\s+initial\s+the default initial positions are off the constraints by .* The largest "
                      r"residual of the initial positions, [0-9.e-]+, is in Phi\[[01]\] \(joint D, revolute, closes a "
                      r"loop: the offset along [xy] of the parent side's frame\)", said), said
+
+
+# ---- what a mechanism reports: poses, points and joint reactions (docs/reference/mechanism-file.md) ----
+
+PENDULUM = """
+[mechanism]
+name = "compound_pendulum"
+planar = true
+gravity = [0, "-g", 0]
+
+[parameters]
+mass = 2.0
+L = 0.8
+J = 0.05
+g = 9.81
+
+[inputs]
+theta0 = 0.4
+omega0 = 1.5
+
+[bodies.link]
+mass = "mass"
+centre_of_mass = ["L", 0]
+inertia = "J"
+points = { bob = ["L", 0] }
+
+[joints.pivot]
+type = "revolute"
+parent = "ground"
+child = "link"
+coordinates = ["theta"]
+initial = { position = "theta0", velocity = "omega0" }
+"""
+
+
+def test_a_pendulums_pose_point_and_pivot_reaction_are_the_hand_derived_ones(tmp_path):
+    """A compound pendulum, mass m with its centre of mass at distance L from the pivot on its x axis and
+    inertia J about it, at angle theta from the world x axis (gravity -g e_y). In the body's axes (the
+    pivot's frame on the link) Newton's law for the centre of mass, with theta'' from the moment about the
+    pivot, (J + m L^2) theta'' = -m g L cos(theta), gives the pivot's force on the link
+        fx = m (g sin(theta) - L theta'^2),   fy = m g cos(theta) J / (J + m L^2),
+    and no moment (a revolute joint transmits none about its axis)."""
+    (tmp_path / "pendulum.toml").write_text(PENDULUM)
+    pendulum = lockstep.model(str(tmp_path / "pendulum.toml"))
+    names = [name for name, _ in pendulum._engine.quantities]
+    assert names == ["link.x", "link.y", "link.angle", "link.bob.x", "link.bob.y", "pivot.fx", "pivot.fy",
+                     "pivot.tz"]
+    ds = solve(pendulum, 3.0, vary={"initial.theta0": [0.4, -1.2, 2.5], "initial.omega0": [1.5, 0.0, -4.0]},
+               save=np.linspace(0.0, 3.0, 13))
+    m, L, J, g = 2.0, 0.8, 0.05, 9.81
+    theta, omega = ds.q.values[:, :, 0], ds.v.values[:, :, 0]
+    z = ds.quantities
+    assert np.abs(z.sel(quantity="link.x").values).max() == 0.0 and np.abs(z.sel(quantity="link.y").values).max() == 0.0
+    turn = np.angle(np.exp(1j * (z.sel(quantity="link.angle").values - theta)))
+    assert np.abs(turn).max() < 1e-12
+    assert np.abs(z.sel(quantity="link.bob.x").values - L * np.cos(theta)).max() < 1e-12
+    assert np.abs(z.sel(quantity="link.bob.y").values - L * np.sin(theta)).max() < 1e-12
+    scale = m * (g + L * np.abs(omega).max() ** 2)
+    fx = m * (g * np.sin(theta) - L * omega ** 2)
+    fy = m * g * np.cos(theta) * J / (J + m * L * L)
+    assert np.abs(z.sel(quantity="pivot.fx").values - fx).max() < 1e-10 * scale
+    assert np.abs(z.sel(quantity="pivot.fy").values - fy).max() < 1e-10 * scale
+    assert np.abs(z.sel(quantity="pivot.tz").values).max() < 1e-12 * scale
+    assert "quantity_descriptions" in ds.attrs and len(ds.attrs["quantity_descriptions"]) == len(names)
+
+
+def test_the_slider_cranks_reactions_at_dead_centre_are_the_hand_derived_ones(mechanisms):
+    """The slider crank at phi1 = 0 turning at omega (the crank, rod and slider on the x axis): every
+    angular acceleration enters the centres' x accelerations times sin(phi1) = 0, so they are the
+    centripetal ones alone, -omega^2 l1 / 2 (crank), -omega^2 l1 (1 + l1 / (2 l2)) (the rod's centre,
+    its angular rate -omega l1 / l2) and -omega^2 l1 (1 + l1 / l2) (the slider). So the wrist pin pushes
+    the slider with m3 times the last, the guide pushes it along x not at all and carries it in y with the
+    wrist pin (m3 g together), and the ground's pin pushes the crank with the sum of all three. The
+    guide is a cut joint (its multipliers), the pins tree joints (Newton-Euler at the accelerations)."""
+    crank = lockstep.model(str(mechanisms / "slider_crank.toml"))
+    omega = np.array([150.0, 80.0, -40.0])
+    ds = solve(crank, 1e-3, vary={"initial.omega0": omega}, save=[0.0, 1e-3])
+    z = ds.quantities.isel(time=0)
+    l1, l2, m1, m2, m3, g = 0.15, 0.30, 0.36, 0.151104, 0.075552, 9.81
+    w2 = omega ** 2
+    slider = -m3 * w2 * l1 * (1 + l1 / l2)
+    ground = -w2 * l1 * (m1 / 2 + m2 * (1 + l1 / (2 * l2)) + m3 * (1 + l1 / l2))
+    scale = np.abs(ground).max()
+    assert np.abs(z.sel(quantity="wrist_pin.fx").values - slider).max() < 1e-9 * scale
+    assert np.abs(z.sel(quantity="guide.fx").values).max() < 1e-9 * scale
+    assert np.abs(z.sel(quantity="guide.fy").values + z.sel(quantity="wrist_pin.fy").values - m3 * g).max() < 1e-9 * scale
+    assert np.abs(z.sel(quantity="crank.fx").values - ground).max() < 1e-9 * scale
+    for joint in ("crank", "crank_pin", "wrist_pin"):  # revolute: no moment about the axis
+        assert np.abs(z.sel(quantity=f"{joint}.tz").values).max() < 1e-9 * scale
+
+
+def quaternion_matrix(w, x, y, z):
+    """The rotation matrices of unit quaternions (arrays of the same shape): [..., 3, 3]."""
+    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+                     np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+                     np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
+
+
+def test_a_precessing_tops_orientation_and_tip_reaction_are_the_closed_form_ones(mechanisms):
+    """The heavy top in steady precession (the test above): its axis turns about the vertical at Omega
+    with the tilt theta, so its centre of mass, l along the axis from the tip, runs round a horizontal
+    circle and the tip's force on the top is m (a_c - g_vec) = m (-Omega^2 l a_x, -Omega^2 l a_y, g), a the
+    axis, with no moment (a spherical joint). The reported quaternion must turn e_z into that axis, and
+    turn the reported force (in the top's axes, the joint's frame on it) into that world force."""
+    top = lockstep.model(str(mechanisms / "heavy_top.toml"))
+    mass, l, A, C, g = 0.5, 0.1, 2e-3, 3e-3, 9.81
+    A_tip = A + mass * l * l
+    theta, omega3 = np.array([0.3, 1.0]), np.array([60.0, 100.0])
+    cos = np.cos(theta)
+    Omega = (C * omega3 - np.sqrt((C * omega3) ** 2 - 4 * A_tip * cos * mass * g * l)) / (2 * A_tip * cos)
+    vary = {"initial.theta0": theta, "initial.rate_y": Omega * np.sin(theta), "initial.rate_z": omega3}
+    ds = solve(top, 0.5, vary=vary, save=np.linspace(0.0, 0.5, 6))
+    z = ds.quantities
+    R = quaternion_matrix(*(z.sel(quantity=f"top.q{c}").values for c in "wxyz"))
+    times = ds.time.values
+    for i in range(len(theta)):
+        phase = Omega[i] * times
+        axis = np.stack([np.sin(theta[i]) * np.sin(phase), -np.sin(theta[i]) * np.cos(phase),
+                         np.full_like(phase, np.cos(theta[i]))], axis=-1)
+        assert np.abs(R[i, :, :, 2] - axis).max() < 1e-7
+        expected = mass * np.stack([-Omega[i] ** 2 * l * axis[:, 0], -Omega[i] ** 2 * l * axis[:, 1],
+                                    np.full_like(phase, g)], axis=-1)
+        local = np.stack([z.sel(quantity=f"tip.f{c}").values[i] for c in "xyz"], axis=-1)
+        world = np.einsum("sij,sj->si", R[i], local)
+        assert np.abs(world - expected).max() < 1e-6 * mass * g, np.abs(world - expected).max()
+        moment = np.stack([z.sel(quantity=f"tip.t{c}").values[i] for c in "xyz"], axis=-1)
+        assert np.abs(moment).max() < 1e-9 * mass * g * l
+    for c in "xyz":
+        assert np.abs(z.sel(quantity=f"top.{c}").values).max() == 0.0
+
+
+def test_a_studys_quantities_are_those_python_computes_and_enter_its_statistics(source_dir, tmp_path, lockstep_exe):
+    """The four-bar's study through `lockstep run` (serial, with a checkpoint: the journaled path) and
+    the same members through lockstep.solve (omp): the quantities results.h5 holds are the solve's bit
+    for bit, its mean and max over the members are those of the trajectories it holds, and an exceedance
+    may name a quantity."""
+    (tmp_path / "fourbar.toml").write_text((source_dir / "examples" / "mechanisms" / "fourbar.toml").read_text())
+    study = tmp_path / "study.toml"
+    study.write_text("""[model]
+source = "fourbar.toml"
+[solver]
+formulation = "ggl"
+rtol = 1e-7
+atol = 1e-7
+[time]
+t1 = 0.5
+save = { every = 0.125 }
+[ensemble]
+members = 5
+[ensemble.vary]
+"initial.theta0" = { uniform = [0.5, 1.5] }
+[output]
+trajectories = true
+statistics = ["mean", "max"]
+exceedance = { "D.fy" = 0.0 }
+""")
+    for flags, out in (([], "out"), (["--checkpoint-every", "60"], "journaled")):
+        run = subprocess.run([lockstep_exe, "run", str(study), "-o", str(tmp_path / out), "--backend", "serial",
+                              "--quiet"] + flags, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr
+    ref = lockstep.open_results(tmp_path / "out" / "results.h5")
+    journaled = lockstep.open_results(tmp_path / "journaled" / "results.h5")
+    model = lockstep.model(str(tmp_path / "fourbar.toml"))
+    ds = lockstep.solve(model, vary={"initial.theta0": ref["initial.theta0"].values}, t=(0.0, 0.5),
+                        save=ref.time.values, formulation="ggl", rtol=1e-7, atol=1e-7, backend="omp", threads=2)
+    assert list(ref.quantity.values) == [name for name, _ in model._engine.quantities]
+    assert ref.quantities.shape == (5, 5, len(ref.quantity)) and np.isfinite(ref.quantities.values).all()
+    assert ref.quantities.values.tobytes() == ds.quantities.values.tobytes()
+    assert ref.quantities.values.tobytes() == journaled.quantities.values.tobytes()
+    assert ref.max_quantities.values.tobytes() == ref.quantities.max("member").values.tobytes()
+    assert np.abs(ref.mean_quantities.values - ref.quantities.mean("member").values).max() < 1e-12 * np.abs(
+        ref.quantities.values).max()
+    column = 2 * model.n + 2 * model.m + list(ref.quantity.values).index("D.fy")  # the value order: state, quantities
+    above = (ref.quantities.sel(quantity="D.fy").values > 0.0).sum(axis=0)
+    assert (ref.exceedance_above.values[:, column] == above).all()
+    assert np.isnan(ref.exceedance_threshold.values[:column]).all() and ref.exceedance_threshold.values[column] == 0.0

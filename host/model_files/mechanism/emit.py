@@ -6,7 +6,9 @@ joint tree with include/lockstep/multibody/.
 - `mass` is the composite-rigid-body algorithm on it, `force` the recursive Newton-Euler algorithm with
   the force elements as external forces and joint forces added to Q;
 - `constraint` holds the cut joints' conditions (multibody/cut_joints.hpp) and the drives q_i - f(t);
-- `initial_state` sets the given joint values and solves for the others (multibody/assembly.hpp).
+- `initial_state` sets the given joint values and solves for the others (multibody/assembly.hpp);
+- `quantities` and `quantity_values` are what the mechanism reports at the save times (stepper/quantities.hpp):
+  each body's pose, each named point's position and each joint's reaction (multibody/outputs.hpp).
 
 The user's expressions are printed by the equations generator's printer, with its common subexpressions
 and #line directives into the mechanism file. User names are spelled with a prefix in C++ (par_, in_,
@@ -53,7 +55,8 @@ class Header:
             self.cpp_names[symbols[c]] = PREFIX["coordinate"] + c
             self.cpp_names[symbols[velocity(c)]] = PREFIX["rate"] + c
         self.taken = set(self.cpp_names.values()) | {"T", "P", "t", "q", "v", "p", "in", "s", "c", "V", "f_ext",
-                                                     "phi", "Q", "value", "q0", "v0"}
+                                                     "phi", "Q", "value", "q0", "v0", "a", "lambda", "z", "F", "cut",
+                                                     "added", "gravity", "force_xyz", "moment_xyz"}
         self.layout()
 
     # ---- the tree of primitive joints ----------------------------------------------------------------
@@ -180,17 +183,24 @@ class Header:
         post.append(f"    const multibody::frame<T> {name} = multibody::world_frame(c.pose, {self.index[body]}, "
                     f"{name}_local);")
 
-    def constraint(self):
-        m = self.m
-        outputs, pre, lines, row = [], [], [], 0
-        for number, joint in enumerate(m.cuts):
+    def cut_frames(self, outputs, pre, lines):
+        """The world frames a<i>, b<i> of each cut joint's sides (parent, child), and its rows."""
+        cuts = []
+        for number, joint in enumerate(self.m.cuts):
             a, b = f"a{number}", f"b{number}"
             self.world_frame_lines(a, joint.parent, joint.parent_frame, outputs, pre, lines)
             self.world_frame_lines(b, joint.child, joint.child_frame, outputs, pre, lines)
             rows = self.cut_rows(joint, a, b, outputs)
-            assert len(rows) == CUT_ROWS[joint.type][1 if m.planar else 0]
+            assert len(rows) == CUT_ROWS[joint.type][1 if self.m.planar else 0]
+            cuts.append((joint, a, b, rows))
+        return cuts
+
+    def constraint(self):
+        m = self.m
+        outputs, pre, lines, row = [], [], [], 0
+        for joint, a, b, rows in self.cut_frames(outputs, pre, lines):
             lines.append(f"    // joint {joint.name} ({joint.type}) closes a loop")
-            for r, _ in rows:
+            for r, _, _ in rows:
                 lines.append(f"    phi[{row}] = {r};")
                 row += 1
         drives = []
@@ -213,50 +223,62 @@ class Header:
         return TEMPLATE + f"vec<T, m> constraint({time}, const vec<T, n>& q, const P* p) {{\n" + "\n".join(code) + "\n  }\n"
 
     def cut_rows(self, joint, a, b, outputs):
-        """The constraint rows of a cut joint between the world frames a and b (C++ names): (C++ code,
-        what the row holds) each, in order (multibody/cut_joints.hpp; CUT_ROWS counts them)."""
+        """The constraint rows of a cut joint between the world frames a and b (C++ names), in order
+        (multibody/cut_joints.hpp; CUT_ROWS counts them): (C++ code of the row, a function from the C++
+        code of its multiplier to that of its force on b's body, what the row holds) each."""
         m = self.m
         u = joint.axis
         w1, w2 = perpendiculars(u)
         offset = f"multibody::offset_in({a}, {b})"
-        perpendicular = lambda w, x: f"multibody::perpendicular({a}, {constant(w)}, {b}, {constant(x)})"
-        along = lambda w: f"multibody::offset_along({a}, {constant(w)}, {b})"
+
+        def perpendicular(w, x, what):
+            arguments = f"{a}, {constant(w)}, {b}, {constant(x)}"
+            return (f"multibody::perpendicular({arguments})",
+                    lambda multiplier: f"multibody::perpendicular_force({arguments}, {multiplier})", what)
+
+        def along(w, what):
+            return (f"multibody::offset_along({a}, {constant(w)}, {b})",
+                    lambda multiplier: f"multibody::offset_along_force({a}, {constant(w)}, {b}, {multiplier})", what)
+
+        def offset_row(i, axis):
+            return (f"{offset}[{i}]", lambda multiplier: f"multibody::offset_force({a}, {i}, {b}, {multiplier})",
+                    f"the offset along {axis} of the parent side's frame")
         ex, ey, ez = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
-        offsets = [(f"{offset}[{i}]", f"the offset along {axis} of the parent side's frame") for i, axis in
-                   enumerate("xyz")]
+        offsets = [offset_row(i, axis) for i, axis in enumerate("xyz")]
         if m.planar:
             w = (-u[1], u[0], 0.0)
             table = {
                 "revolute": offsets[:2],
-                "prismatic": [(perpendicular(w, u), "the axes' alignment (no turn)"),
-                              (along(w), "the offset across the axis")],
-                "fixed": offsets[:2] + [(perpendicular(ex, ey), "no turn")],
+                "prismatic": [perpendicular(w, u, "the axes' alignment (no turn)"),
+                              along(w, "the offset across the axis")],
+                "fixed": offsets[:2] + [perpendicular(ex, ey, "no turn")],
             }
         else:
-            aligned = [(perpendicular(w1, u), "the axis' alignment (1 of 2)"),
-                       (perpendicular(w2, u), "the axis' alignment (2 of 2)")]
-            across = [(along(w1), "the offset across the axis (1 of 2)"), (along(w2), "the offset across the axis (2 of 2)")]
+            aligned = [perpendicular(w1, u, "the axis' alignment (1 of 2)"),
+                       perpendicular(w2, u, "the axis' alignment (2 of 2)")]
+            across = [along(w1, "the offset across the axis (1 of 2)"), along(w2, "the offset across the axis (2 of 2)")]
             table = {
                 "revolute": offsets + aligned,
-                "prismatic": aligned + [(perpendicular(w2, w1), "no twist about the axis")] + across,
+                "prismatic": aligned + [perpendicular(w2, w1, "no twist about the axis")] + across,
                 "cylindrical": aligned + across,
                 "spherical": offsets,
-                "universal": offsets + [(perpendicular(ex, ey), "the cross's axes at right angles")],
-                "planar": [(perpendicular(ex, ez), "the planes parallel (1 of 2)"),
-                           (perpendicular(ey, ez), "the planes parallel (2 of 2)"), (along(ez), "the offset normal to the plane")],
-                "fixed": offsets + [(perpendicular(ex, ey), "no turn about z"), (perpendicular(ey, ez), "no turn about x"),
-                                    (perpendicular(ez, ex), "no turn about y")],
+                "universal": offsets + [perpendicular(ex, ey, "the cross's axes at right angles")],
+                "planar": [perpendicular(ex, ez, "the planes parallel (1 of 2)"),
+                           perpendicular(ey, ez, "the planes parallel (2 of 2)"), along(ez, "the offset normal to the plane")],
+                "fixed": offsets + [perpendicular(ex, ey, "no turn about z"), perpendicular(ey, ez, "no turn about x"),
+                                    perpendicular(ez, ex, "no turn about y")],
             }
         if joint.type == "distance":
             slot = self.slot(outputs, joint.length)
-            return [(f"multibody::distance_residual({a}, {b}, {slot})", "the distance")]
+            return [(f"multibody::distance_residual({a}, {b}, {slot})",
+                     lambda multiplier: f"multibody::distance_force({a}, {b}, {multiplier})", "the distance")]
         return table[joint.type]
 
     def row_names(self):
         """A name for each constraint row: the joint, its type and the condition of the row."""
         names = []
         for number, joint in enumerate(self.m.cuts):
-            for _, condition in self.cut_rows(joint, "a", "b", []):
+            for _, _, condition in self.cut_rows(joint, "a", "b", []):
                 names.append(f"joint {joint.name}, {joint.type}, closes a loop: {condition}")
         for joint in self.m.tree:
             if joint.drive is not None:
@@ -276,7 +298,10 @@ class Header:
         else:
             post.append(f"    const vec3<T> {name} = multibody::point_of(c.pose[{index}], {name}_local);")
 
-    def force(self):
+    def applied_forces(self):
+        """The forces on the bodies besides their joints': gravity, the force elements and applied forces
+        as f_ext, and the joint forces as `added` to Q. Sets self.added, the coordinate of each, which
+        force and quantity_values read."""
         m = self.m
         outputs, declarations, lines, added = [], [], [], []
         for k in range(3):
@@ -319,23 +344,142 @@ class Header:
                     lines.append(f"    f_ext[{index}] = f_ext[{index}] + multibody::force_at(x{number}, {world});")
                 else:
                     lines.append(f"    f_ext[{index}] = f_ext[{index}] + multibody::force<T>{{{world}, vec3<T>{{}}}};")
+        self.added = [i for i, _ in added]
         extra = [(f"added[{k}]", e) for k, (_, e) in enumerate(added)]
         body, used = self.function("T", coordinates=True, rates=True).body(outputs + extra)
-        head = ["    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
-                "    multibody::motion<T> V[n_bodies];", "    multibody::velocities<n>(s, c, v, V);",
-                "    multibody::force<T> f_ext[n_bodies];", "    vec3<T> gravity;"]
+        head = []
         value_count = self.slots(outputs)
         if value_count:
             head.append(f"    T value[{value_count}];")
-        if added:
-            head.append(f"    T added[{len(added)}];")
         code = head + declarations + body + lines
-        code.append("    vec<T, n> Q = multibody::generalized_forces<n>(s, c, V, v, gravity, f_ext);")
-        code += [f"    Q[{i}] = Q[{i}] + added[{k}];" for k, (i, _) in enumerate(added)]
-        code.append("    return Q;")
         time = "const T& t" if used & {self.m.symbols["t"]} else "const T&"
-        return (TEMPLATE + f"vec<T, n> force({time}, const vec<T, n>& q, const vec<T, n>& v, const P* p) {{\n" +
+        arguments = [time, "[[maybe_unused]] const vec<T, n>& q", "[[maybe_unused]] const vec<T, n>& v",
+                     "[[maybe_unused]] const P* p",
+                     "[[maybe_unused]] const multibody::configuration<T, n_bodies>& c",
+                     "[[maybe_unused]] const multibody::motion<T>* V", "[[maybe_unused]] multibody::force<T>* f_ext",
+                     "vec3<T>& gravity", "T* added" if added else "T*"]
+        # f_ext starts at zero (force's default value), so the lines above only add to it.
+        return (TEMPLATE + f"void applied_forces({', '.join(arguments)}) {{\n" + "\n".join(code) + "\n  }\n")
+
+    def force(self):
+        added = self.added
+        code = ["    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
+                "    multibody::motion<T> V[n_bodies];", "    multibody::velocities<n>(s, c, v, V);",
+                "    multibody::force<T> f_ext[n_bodies];", "    vec3<T> gravity;"]
+        if added:
+            code.append(f"    T added[{len(added)}];")
+        code.append(f"    applied_forces<T, P>(t, q, v, p, c, V, f_ext, gravity, {'added' if added else 'nullptr'});")
+        code.append("    vec<T, n> Q = multibody::generalized_forces<n>(s, c, V, v, gravity, f_ext);")
+        code += [f"    Q[{i}] = Q[{i}] + added[{k}];" for k, i in enumerate(added)]
+        code.append("    return Q;")
+        return (TEMPLATE + "vec<T, n> force(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p) {\n" +
                 "\n".join(code) + "\n  }\n")
+
+    # ---- what the mechanism reports (stepper/quantities.hpp) -------------------------------------------------
+
+    def quantity_table(self):
+        """(name, description) of each quantity, in the order quantity_values writes them: each body's
+        pose and named points, in file order, then each joint's reaction, in file order."""
+        m = self.m
+        axes = "xy" if m.planar else "xyz"
+        table = []
+        for name, body in m.bodies.items():
+            table += [(f"{name}.{x}", f"length: the {x} of body {name}'s frame origin, in world axes") for x in axes]
+            if m.planar:
+                table.append((f"{name}.angle", f"rad: body {name}'s rotation about z, in (-pi, pi]"))
+            else:
+                table += [(f"{name}.q{c}", f"1: the {c} component of body {name}'s orientation, a unit quaternion "
+                                           f"with w >= 0") for c in "wxyz"]
+            for point in body.points:
+                table += [(f"{name}.{point}.{x}", f"length: the {x} of point {point} of body {name}, in world axes")
+                          for x in axes]
+        forces, moments = (("fx", "fy"), ("tz",)) if m.planar else (("fx", "fy", "fz"), ("tx", "ty", "tz"))
+        for joint in m.joints.values():
+            table += [(f"{joint.name}.{f}", f"force: joint {joint.name}'s reaction force on body {joint.child}, "
+                                            f"{f[1]} in the joint's frame on it") for f in forces]
+            table += [(f"{joint.name}.{t}", f"force x length: joint {joint.name}'s reaction moment on body {joint.child} "
+                                            f"about the origin of the joint's frame on it, {t[1]} in its axes")
+                      for t in moments]
+        return table
+
+    def quantity_values(self):
+        m = self.m
+        outputs, pre, lines = [], [], []
+        code = ["    using T = double;", "    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
+                "    multibody::motion<T> V[n_bodies];", "    multibody::velocities<n>(s, c, v, V);",
+                "    multibody::force<T> f_ext[n_bodies];", "    vec3<T> gravity;"]
+        if self.added:
+            code.append(f"    T added[{len(self.added)}];")
+        code.append(f"    applied_forces<T, double>(t, q, v, p, c, V, f_ext, gravity, "
+                    f"{'added' if self.added else 'nullptr'});")
+        # The cut joints' constraint forces on their two sides (multibody/cut_joints.hpp), from their
+        # multipliers, which come first in lambda.
+        cuts = self.cut_frames(outputs, pre, lines)
+        row = 0
+        if cuts:
+            lines.append(f"    multibody::force<T> cut[{len(cuts)}];  // on each cut joint's child side")
+        for number, (joint, a, b, rows) in enumerate(cuts):
+            terms = []
+            for _, force_of, _ in rows:
+                terms.append(force_of(f"lambda[{row}]"))
+                row += 1
+            lines.append(f"    cut[{number}] = {' + '.join(terms)};")
+            for body, sign in ((joint.child, "+"), (joint.parent, "-")):
+                i = self.index[body]
+                if i >= 0:
+                    lines.append(f"    f_ext[{i}] = f_ext[{i}] {sign} cut[{number}];")
+        lines.append("    multibody::force<T> F[n_bodies];")
+        lines.append("    multibody::transmitted_forces<n>(s, c, V, v, &a, gravity, f_ext, F);")
+        # The values, in quantity_table's order.
+        at = 0
+        for name, body in m.bodies.items():
+            i = self.index[name]
+            lines.append(f"    // body {name}")
+            for x in range(2 if m.planar else 3):
+                lines.append(f"    z[{at}] = c.pose[{i}].p[{x}];")
+                at += 1
+            if m.planar:
+                lines.append(f"    z[{at}] = multibody::planar_angle(c.pose[{i}].R);")
+                at += 1
+            else:
+                lines.append(f"    multibody::quaternion_of(c.pose[{i}].R, z + {at});")
+                at += 4
+            for xyz in body.points.values():
+                variable = f"point_{len(pre)}"
+                self.point_code(name, xyz, outputs, variable, pre, lines)
+                for x in range(2 if m.planar else 3):
+                    lines.append(f"    z[{at}] = {variable}[{x}];")
+                    at += 1
+        lines.append("    double force_xyz[3], moment_xyz[3];")
+        cut_of = {joint.name: (number, b) for number, (joint, _, b, _) in enumerate(cuts)}
+        for joint in m.joints.values():
+            lines.append(f"    // joint {joint.name}: what its parent side exerts on its child side")
+            if joint.name in cut_of:
+                number, frame = cut_of[joint.name]
+                transmitted = f"cut[{number}]"
+            else:
+                frame = f"j{len(pre)}"
+                self.world_frame_lines(frame, joint.child, joint.child_frame, outputs, pre, lines)
+                # The force the tree transmits into the subtree beyond the joint; a joint stated from the
+                # ground's side inwards (reversed) has the child's side as the tree's parent.
+                transmitted = (f"multibody::force<T>{{}} - F[{self.index[joint.parent]}]" if joint.reversed
+                               else f"F[{self.index[joint.child]}]")
+            lines.append(f"    multibody::force_in_frame({transmitted}, {frame}, force_xyz, moment_xyz);")
+            components = ([("force_xyz", 0), ("force_xyz", 1), ("moment_xyz", 2)] if m.planar else
+                          [("force_xyz", x) for x in range(3)] + [("moment_xyz", x) for x in range(3)])
+            for array, x in components:
+                lines.append(f"    z[{at}] = {array}[{x}];")
+                at += 1
+        assert at == len(self.quantity_table())
+        body, used = self.function("T").body(outputs)
+        value_count = self.slots(outputs)
+        # A distance joint's length has a slot that only its constraint row reads.
+        head = [f"    [[maybe_unused]] T value[{value_count}];"] if value_count else []
+        code += head + pre + body + lines
+        arguments = ["double t", "const vec<double, n>& q", "const vec<double, n>& v", "const vec<double, n>& a",
+                     "[[maybe_unused]] const vec<double, m>& lambda", "const vec<double, k>&", "const double* p",
+                     "double* z"]
+        return (f"  static void quantity_values({', '.join(arguments)}) {{\n" + "\n".join(code) + "\n  }\n")
 
     def initial_state(self):
         m = self.m
@@ -377,7 +521,7 @@ class Header:
                '#include "lockstep/core/dual.hpp"', '#include "lockstep/core/math.hpp"',
                '#include "lockstep/model/concept.hpp"', '#include "lockstep/multibody/assembly.hpp"',
                '#include "lockstep/multibody/cut_joints.hpp"', '#include "lockstep/multibody/force_elements.hpp"',
-               '#include "lockstep/multibody/tree.hpp"', "",
+               '#include "lockstep/multibody/outputs.hpp"', '#include "lockstep/multibody/tree.hpp"', "",
                "namespace lockstep::mechanisms {", "",
                "using multibody::vec3;", "",
                f"struct {m.name} {{",
@@ -397,7 +541,14 @@ class Header:
         text += (TEMPLATE + "mat<T, n, n> mass(const vec<T, n>& q, const P* p) {\n"
                  "    const auto s = tree_of(p);\n"
                  "    return multibody::mass_matrix<n>(s, multibody::place<n>(s, q));\n  }\n\n")
+        text += self.applied_forces() + "\n"
         text += self.force() + "\n"
         text += self.constraint() + "\n"
-        text += self.initial_state()
+        text += self.initial_state() + "\n"
+        table = self.quantity_table()
+        text += ("  // What the mechanism reports at the save times (stepper/quantities.hpp).\n"
+                 f"  static constexpr int n_quantities = {len(table)};\n"
+                 "  static constexpr quantity_declaration quantities[n_quantities] = {\n" +
+                 "".join(f"      {{{cpp_string(name)}, {cpp_string(what)}}},\n" for name, what in table) + "  };\n")
+        text += self.quantity_values()
         return text + "};\n\n}  // namespace lockstep::mechanisms\n"

@@ -41,7 +41,7 @@ CUT_ROWS = {
 PLANAR_TYPES = ("revolute", "prismatic", "planar", "fixed", "distance")
 # Names the generated header of a mechanism uses besides an equations file's (emit.py).
 GENERATED_LIBRARY_NAMES = {"multibody", "vec3", "mechanisms"}
-GENERATED_MEMBER_NAMES = {"n_bodies", "tree_of"}
+GENERATED_MEMBER_NAMES = {"n_bodies", "tree_of", "applied_forces", "n_quantities", "quantities", "quantity_values"}
 
 
 class Rotation:

@@ -10,7 +10,7 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 11, with events; version 8 did not have them; version 7 did not say what runs the members, instruction_set and
+ * Conventions (ABI version 12, with derived quantities; version 11 did not have them, version 10 no events; version 8 did not have them; version 7 did not say what runs the members, instruction_set and
  * lanes; version 6 had one function for both Lyapunov methods' tangents; version 5 passed the solver
  * options as a pointer to the C++ struct and its size, version 4 had one set of chunk and tangent
  * functions for every method instead of lockstep_method_functions per method, version 3 no
@@ -39,13 +39,13 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 11u
+#define LOCKSTEP_ENGINE_ABI_VERSION 12u
 /* The function an engine library exports, `const lockstep_engine* LOCKSTEP_ENGINE_ENTRY(void)`, and
  * its symbol's name: each names the ABI version it implements (abi_support.hpp checks that they
  * agree), so a host finds no entry point in a library built for another version rather than one that
  * could be misread. */
-#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v11
-#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v11"
+#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v12
+#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v12"
 
 typedef struct lockstep_abi_header {
   uint32_t abi_version; /* LOCKSTEP_ENGINE_ABI_VERSION */
@@ -81,6 +81,12 @@ typedef struct lockstep_event_info {
   int action;
   const char* description;
 } lockstep_event_info;
+
+/* A derived quantity of the model (lockstep/stepper/quantities.hpp): its name and description with units. */
+typedef struct lockstep_quantity_info {
+  const char* name;
+  const char* description;
+} lockstep_quantity_info;
 
 /* The solver options of a member's integration: lockstep::solver_options (lockstep/method/options.hpp,
  * which says what each field means and its default), field for field, in C types. */
@@ -306,11 +312,18 @@ typedef struct lockstep_engine {
   const char* const* coordinate_names; /* [n]: the model's names of q's entries, else "q0", "q1", ... */
   int n_events;                      /* the model's event functions (0: none) */
   const lockstep_event_info* events; /* [n_events] */
+  int n_quantities;                          /* the model's derived quantities (0: none) */
+  const lockstep_quantity_info* quantities;  /* [n_quantities] */
   int device_built;                  /* solve_on_device is available (a CUDA build of this model) */
 
   /* ---- per member, on the host ---- */
   /* The named initial inputs mapped to (q0, v0). */
   lockstep_result (*initial_state)(const double* params, const double* inputs, double* q0, double* v0,
+                                   lockstep_error* error);
+  /* The derived quantities of one member at `points` saved states: y [points][2n + 2m + k] at the times
+   * t [points] into out [points][n_quantities], NaN where a state is not finite or its
+   * acceleration-level system is singular (lockstep/stepper/quantities.hpp). NULL without quantities. */
+  lockstep_result (*quantities_at)(const double* params, long points, const double* t, const double* y, double* out,
                                    lockstep_error* error);
   /* Why the solver options cannot run (a message in `error`, LOCKSTEP_INVALID_ARGUMENT), else OK. */
   lockstep_result (*check_options)(const lockstep_solver_options* options, lockstep_error* error);

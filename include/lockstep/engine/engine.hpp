@@ -86,6 +86,11 @@ class engine {
   std::span<const lockstep_event_info> events() const {
     return {table_->events, std::size_t(table_->n_events > 0 ? table_->n_events : 0)};
   }
+  // The model's derived quantities (lockstep/stepper/quantities.hpp): name, description with units.
+  int n_quantities() const { return table_->n_quantities; }
+  std::span<const lockstep_quantity_info> quantities() const {
+    return {table_->quantities, std::size_t(table_->n_quantities > 0 ? table_->n_quantities : 0)};
+  }
   bool device_built() const { return table_->device_built != 0 && table_->solve_on_device != nullptr; }
   // What advances the members on the host: the instruction set of the methods' chunk functions
   // ("baseline", "sse4", "avx2", "avx512") and the members per SIMD pack (0: one at a time).
@@ -134,6 +139,10 @@ class engine {
   void sensitivities(const double* params, const double* q0, const double* v0, double t0, double t1,
                      const solver_options& options, const lockstep_sensitivity_request& request,
                      lockstep_sensitivity_output& out) const;
+  // The derived quantities of one member at `points` saved states: y [points][ny] at the times t
+  // [points] into out [points][n_quantities] (NaN where a state was never reached). Throws
+  // std::invalid_argument for a model without quantities.
+  void quantities_at(const double* params, long points, const double* t, const double* y, double* out) const;
   void evaluate(const double* params, double t, const double* q, const double* v, lockstep_model_values& out) const;
   void initialize(const double* params, double t0, const double* q0, const double* v0, const solver_options& options,
                   lockstep_initial_values& out) const;

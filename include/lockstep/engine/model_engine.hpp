@@ -37,6 +37,7 @@
 #include "lockstep/lyapunov/spectrum.hpp"
 #include "lockstep/model/concept.hpp"
 #include "lockstep/model/derivatives.hpp"
+#include "lockstep/stepper/quantities.hpp"
 #include "lockstep/method/initialize.hpp"
 #include "lockstep/stepper/member.hpp"
 #include "lockstep/version.hpp"
@@ -130,6 +131,16 @@ struct model_functions {
         layout->projection_words = soa_image<projection_work<Model>>::words;
         layout->can_split = has_split_factorization<Method> ? 1 : 0;
       });
+      return LOCKSTEP_OK;
+    });
+  }
+
+  // The derived quantities of one member at saved states (stepper/quantities.hpp), point by point.
+  static lockstep_result quantities_at(const double* params, long points, const double* t, const double* y,
+                                       double* out, lockstep_error* error) {
+    return guarded(error, [&] {
+      constexpr long ny = state_layout<Model>::size, Z = quantity_count<Model>;
+      for (long i = 0; i < points; ++i) evaluate_quantities<Model>(t[i], y + i * ny, params, out + i * Z);
       return LOCKSTEP_OK;
     });
   }
@@ -385,7 +396,12 @@ struct value_tables {
   const char* coordinates[Model::n] = {};
   static constexpr int event_table_count = event_count<Model> > 0 ? event_count<Model> : 1;
   lockstep_event_info events[event_table_count] = {};
+  static constexpr int quantity_table_count = quantity_count<Model> > 0 ? quantity_count<Model> : 1;
+  lockstep_quantity_info quantities[quantity_table_count] = {};
   value_tables() {
+    if constexpr (quantity_count<Model> > 0)
+      for (int k = 0; k < quantity_count<Model>; ++k)
+        quantities[k] = {Model::quantities[k].name, Model::quantities[k].description};
     if constexpr (event_count<Model> > 0)
       for (int k = 0; k < event_count<Model>; ++k)
         events[k] = {Model::events[k].name, static_cast<int>(Model::events[k].direction),
@@ -441,6 +457,9 @@ lockstep_engine model_table() {
   e.coordinate_names = tables.coordinates;
   e.n_events = event_count<Model>;
   e.events = tables.events;
+  e.n_quantities = quantity_count<Model>;
+  e.quantities = tables.quantities;
+  e.quantities_at = nullptr;  // add_one_member sets it
   e.device_built = 0;
   e.initial_state = &F::initial_state;
   e.check_options = &F::check_options;
@@ -455,12 +474,14 @@ lockstep_engine model_table() {
   return e;
 }
 
-// Consistent initial values for a model doctor. Its part, "one member", is also where a model file's
+// Consistent initial values for a model doctor, and the derived quantities at saved states (which
+// solve the same acceleration-level system). Its part, "one member", is also where a model file's
 // engine compiles the one-member functions its other parts share (one_member_instances.hpp), which
 // consistent initialization calls too: an engine of the tables alone (model_table) goes without both.
 template <class Model>
 void add_one_member(lockstep_engine& e) {
   e.initialize = &model_functions<Model>::initialize;
+  if constexpr (quantity_count<Model> > 0) e.quantities_at = &model_functions<Model>::quantities_at;
 }
 
 // Method's begin and finish alone, for an engine whose part for Method in lanes gives its advance

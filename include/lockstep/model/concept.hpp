@@ -37,6 +37,14 @@
 //                                                               event_action::record, "what it is"}, ...};
 //       template <class T, class P> LOCKSTEP_HD static vec<T, n_events> event(const T& t,
 //                                         const vec<T, n>& q, const vec<T, n>& v, const P* p);
+//       // optional: derived quantities z(t, q, v, q'', lambda, nu; p) reported at the save times
+//       // (body poses, point positions, joint reactions: stepper/quantities.hpp), each with a
+//       // description and units
+//       static constexpr int n_quantities = ...;
+//       static constexpr quantity_declaration quantities[n_quantities] = {{"name", "N, what it is"}, ...};
+//       static void quantity_values(double t, const vec<double, n>& q, const vec<double, n>& v,
+//                                   const vec<double, n>& a, const vec<double, m>& lambda,
+//                                   const vec<double, k>& nu, const double* p, double* z);
 //     };
 //
 // Nothing else: every Jacobian and time derivative comes from model/derivatives.hpp by automatic
@@ -63,6 +71,12 @@ namespace lockstep {
 struct named_value {
   const char* name;
   double default_value;
+  const char* description;
+};
+
+// A derived quantity (stepper/quantities.hpp): its name, for results, and a description with units.
+struct quantity_declaration {
+  const char* name;
   const char* description;
 };
 
@@ -242,9 +256,48 @@ constexpr bool event_function_fits() {
   return true;
 }
 
+// The optional derived quantities: n_quantities > 0, a table of n_quantities declarations, and
+// quantity_values(t, q, v, a, lambda, nu, p, z) on doubles.
+template <class M>
+concept declares_quantities = requires { M::n_quantities; };
+
+template <class M>
+constexpr bool quantities_fit() {
+  if constexpr (declares_quantities<M>) {
+    if constexpr (requires {
+                    { M::n_quantities } -> std::convertible_to<int>;
+                    std::size(M::quantities);
+                    { M::quantities[0] } -> std::convertible_to<quantity_declaration>;
+                  })
+      return M::n_quantities > 0 && std::size(M::quantities) == static_cast<std::size_t>(M::n_quantities);
+    else
+      return false;
+  }
+  return true;
+}
+
+template <class M>
+constexpr bool quantity_function_fits() {
+  if constexpr (declares_quantities<M>) {
+    return requires(double t, const vec<double, M::n>& q, const vec<double, M::n>& v, const vec<double, M::n>& a,
+                    const vec<double, M::m>& lambda, const vec<double, M::k>& nu, const double* p, double* z) {
+      M::quantity_values(t, q, v, a, lambda, nu, p, z);
+    };
+  }
+  return true;
+}
+
 }  // namespace model_requirements
 
 namespace model_requirements {
+template <class M>
+constexpr int quantity_count_of() {
+  if constexpr (declares_quantities<M>)
+    return int(M::n_quantities);
+  else
+    return 0;
+}
+
 template <class M>
 constexpr int event_count_of() {
   if constexpr (declares_events<M>)
@@ -257,6 +310,10 @@ constexpr int event_count_of() {
 // The number of event functions of a model: Model::n_events, or 0 (stepper/events.hpp).
 template <class M>
 inline constexpr int event_count = model_requirements::event_count_of<M>();
+
+// The number of derived quantities of a model: Model::n_quantities, or 0 (stepper/quantities.hpp).
+template <class M>
+inline constexpr int quantity_count = model_requirements::quantity_count_of<M>();
 
 // Whether a model names its coordinates (the array checked by lockstep_check_model).
 template <class M>
@@ -274,7 +331,8 @@ concept Model = model_requirements::has_sizes<M> && model_requirements::has_name
                 model_requirements::has_nonholonomic_for<M, double> &&
                 model_requirements::has_nonholonomic_for<M, model_requirements::probe_dual> &&
                 model_requirements::has_initial_state<M> && model_requirements::coordinate_names_fit<M>() &&
-                model_requirements::events_fit<M>() && model_requirements::event_function_fits<M>();
+                model_requirements::events_fit<M>() && model_requirements::event_function_fits<M>() &&
+                model_requirements::quantities_fit<M>() && model_requirements::quantity_function_fits<M>();
 
 // One static_assert per requirement, so a malformed model fails with a sentence that names what is
 // missing or wrong (a function that is absent, declared with other parameters, or returning another
@@ -361,6 +419,13 @@ constexpr bool lockstep_check_model() {
     static_assert(event_function_fits<M>(),
                   "lockstep model: n_events > 0 needs `template <class T, class P> static vec<T, n_events> "
                   "event(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`");
+    static_assert(quantities_fit<M>(),
+                  "lockstep model: quantities need `static constexpr int n_quantities` (> 0) and `static constexpr "
+                  "quantity_declaration quantities[n_quantities]`, one {name, description} per quantity");
+    static_assert(quantity_function_fits<M>(),
+                  "lockstep model: n_quantities > 0 needs `static void quantity_values(double t, const "
+                  "vec<double, n>& q, const vec<double, n>& v, const vec<double, n>& a, const vec<double, m>& "
+                  "lambda, const vec<double, k>& nu, const double* p, double* z)`");
   }
   return Model<M>;
 }
