@@ -8,8 +8,10 @@ coordinate's name is its position (yb), v.<name> its velocity (v.yb), and q.<nam
 A coordinate the model does not name, or whose name would be ambiguous, is named q<j> as in
 members.csv (coordinate_columns below, by the rule of host/io/members_csv.hpp). Index names are
 aliases throughout: q<j>, v<j> (position and velocity of coordinate j), lambda<j>, mu<j>, nu<j> (the
-multipliers, which have index names only). Figures, titles and axes carry the names (band_yb.png,
-band_v.yb.png); a file without coordinate_names is read with index names only.
+multipliers, which have index names only). A model's derived quantities (a mechanism file's body poses,
+points and joint reactions: the root attribute quantity_names) are outputs by their names
+(crank.fx). Figures, titles and axes carry the names (band_yb.png, band_v.yb.png); a file without
+coordinate_names is read with index names only.
 
 Writes into DIR (default: the directory of RESULTS.h5) and prints the path of every file written:
 
@@ -18,8 +20,9 @@ Writes into DIR (default: the directory of RESULTS.h5) and prints the path of ev
                       the median dashed, from /statistics (quantile groups are found by their
                       `probability` attribute, whatever their names). Without statistics for that
                       output the same is computed from the stored trajectories, when they are small.
-  hist_<out>.png      for each position or velocity output: a histogram of its final value
-                      (/members/final_q, /members/final_v) over the members that succeeded.
+  hist_<out>.png      for each position or velocity output, and each quantity of a study that kept its
+                      trajectories: a histogram of its final value (/members/final_q, /members/final_v,
+                      /quantities at t1) over the members that succeeded.
   heatmap_<qty>.png   for a pure 2-D grid study (two grid dimensions and no other varied input): a final
                       quantity over the grid, axes labelled with the varied inputs' names. --quantity is
                       a position or velocity (final value; failed members left blank) or the name of
@@ -181,7 +184,8 @@ def closest(word, candidates):
 
 
 class Names:
-    """The outputs of a results file by name: (variable, index) of q, v, lambda, mu, nu and back."""
+    """The outputs of a results file by name: (variable, index) of q, v, lambda, mu, nu and the model's
+    derived quantities ("quantities", by their names), and back."""
 
     def __init__(self, f, n, m, k):
         # Files written since results.h5 holds the columns' names have them; older ones get the rule.
@@ -189,10 +193,14 @@ class Names:
         if len(self.columns) != n:
             inputs = as_texts(f["members/inputs"].attrs.get("names")) if "members/inputs" in f else []
             self.columns = coordinate_columns(as_texts(f.attrs.get("coordinate_names")), n, inputs)
-        self.width = {"q": n, "v": n, "lambda": m, "mu": m, "nu": k}
+        self.quantities = as_texts(f.attrs.get("quantity_names")) if "quantity_names" in f.attrs else []
+        self.width = {"q": n, "v": n, "lambda": m, "mu": m, "nu": k, "quantities": len(self.quantities)}
 
     def label(self, variable, index):
-        """The output's name: a position by its coordinate's name, a velocity as v.<name>."""
+        """The output's name: a position by its coordinate's name, a velocity as v.<name>, a quantity by
+        its name."""
+        if variable == "quantities":
+            return self.quantities[index]
         if variable == "q":
             return self.columns[index]
         if variable == "v" and self.columns[index] != f"q{index}":
@@ -200,10 +208,13 @@ class Names:
         return f"{variable}{index}"
 
     def all_labels(self):
-        return [self.label(variable, j) for variable in ("q", "v", "lambda", "mu", "nu") for j in range(self.width[variable])]
+        return [self.label(variable, j) for variable in ("q", "v", "lambda", "mu", "nu", "quantities")
+                for j in range(self.width[variable])]
 
     def resolve(self, text, option):
         """(variable, index) of an output name or alias; None when text names no output."""
+        if text in self.quantities:
+            return "quantities", self.quantities.index(text)
         for prefix, variable in (("", "q"), ("q.", "q"), ("v.", "v")):
             if text.startswith(prefix) and text[len(prefix):] in self.columns:
                 return variable, self.columns.index(text[len(prefix):])
@@ -219,7 +230,8 @@ class Names:
         """The error for a name that is no output (nor one of datasets): the closest name, and every valid
         one."""
         best = closest(text, self.all_labels() + list(datasets))
-        listed = [("positions", "q"), ("velocities", "v"), ("lambda", "lambda"), ("mu", "mu"), ("nu", "nu")]
+        listed = [("positions", "q"), ("velocities", "v"), ("lambda", "lambda"), ("mu", "mu"), ("nu", "nu"),
+                  ("quantities", "quantities")]
         groups = [f"{what}: {', '.join(self.label(v, j) for j in range(self.width[v]))}"
                   for what, v in listed if self.width[v] > 0]
         if datasets:
@@ -325,12 +337,21 @@ def band_plot(np, plt, f, names, variable, index, directory, written):
     plt.close(fig)
 
 
+def final_values(np, f, variable, index):
+    """Each member's final value of an output: /members/final_q or final_v, a quantity at the last save
+    time (t1) of its trajectories; None where the file has none."""
+    if variable in ("q", "v") and f"members/final_{variable}" in f:
+        return np.asarray(f[f"members/final_{variable}"][:, index], dtype=float)
+    if variable == "quantities" and "quantities" in f and f["quantities"].shape[1] > 0:
+        return np.asarray(f["quantities"][:, -1, index], dtype=float)
+    return None
+
+
 def histogram(np, plt, f, names, variable, index, status, directory, written):
     output = names.label(variable, index)
-    dataset = {"q": "members/final_q", "v": "members/final_v"}.get(variable)
-    if dataset is None or dataset not in f:
+    values = final_values(np, f, variable, index)
+    if values is None:
         return
-    values = np.asarray(f[dataset][:, index], dtype=float)
     values = values[(status == SUCCESS) & np.isfinite(values)]
     if values.size == 0:
         print(f"lockstep plot: no successful member has a final {output}, no histogram", file=sys.stderr)
@@ -366,12 +387,12 @@ def quantity_label(names, quantity):
 
 def final_quantity(np, f, quantity, names, status):
     output = names.resolve(quantity, "--quantity")
-    if output is not None and output[0] in ("q", "v"):
-        values = np.asarray(f[f"members/final_{output[0]}"][:, output[1]], dtype=float)
+    values = final_values(np, f, *output) if output is not None else None
+    if values is not None:
         return np.where(status == SUCCESS, values, np.nan)
     if output is not None:
-        raise PlotError(f"--quantity: '{quantity}' has no final value per member; name a position, a velocity or "
-                        "a /members dataset")
+        raise PlotError(f"--quantity: '{quantity}' has no final value per member; name a position, a velocity, a "
+                        "quantity of a study that kept its trajectories, or a /members dataset")
     path = f"members/{quantity}"
     if "/" in quantity or path not in f or not hasattr(f[path], "shape"):
         available = sorted(name for name, d in f["members"].items() if hasattr(d, "shape") and len(d.shape) == 1)
@@ -739,9 +760,10 @@ def main(argv=None):
     parser.add_argument("results", help="results.h5 written by `lockstep run`")
     parser.add_argument("-o", "--output-dir", help="where to write the PNGs (default: beside the results file)")
     parser.add_argument("--outputs", help="comma-separated outputs: a coordinate's name (its position), v.<name> (its "
-                        "velocity); aliases q<j>, v<j>, lambda<j>, mu<j>, nu<j> (default: the first four positions)")
-    parser.add_argument("--quantity", help="heat-map quantity for 2-D grids: a position or velocity as in --outputs, "
-                        "steps or any /members dataset (default: the last position)")
+                        "velocity), a derived quantity's name (a mechanism's joint reaction, say); aliases q<j>, v<j>, "
+                        "lambda<j>, mu<j>, nu<j> (default: the first four positions)")
+    parser.add_argument("--quantity", help="heat-map quantity for 2-D grids: a position, velocity or derived quantity "
+                        "(with trajectories) as in --outputs, steps or any /members dataset (default: the last position)")
     parser.add_argument("--member", type=int, help="the member whose Lyapunov spectrum is drawn (default: the first that succeeded)")
     args = parser.parse_args(argv)
     try:

@@ -5,7 +5,8 @@ Writes sample results with write_sample_results (a 6 x 5 grid study, two failed 
 plot script on them and checks that it writes exactly the expected PNGs, each a readable non-empty
 image; then checks the variants (no grid, no trajectories, no statistics), outputs named by the model's
 coordinate names (members.csv's columns and the figures alike, with index names as aliases, the index
-name where a name would be ambiguous, a "did you mean" for a near miss), the error exits (missing
+name where a name would be ambiguous, a "did you mean" for a near miss), a model's derived quantities
+by their names, the error exits (missing
 file, a file that is not HDF5, an HDF5 file that is not a lockstep results file, another results
 format version, unknown output or quantity: exit status 2 with a message) and that the writer's fault-injection variable
 LOCKSTEP_IO_FAIL_AFTER_BYTES makes it fail naming the file and leave no results.h5 behind.
@@ -168,6 +169,20 @@ def main():
     out = os.path.join(args.workdir, "trajectory_plots")
     result = plot(args.script, trajectories, "-o", out, "--outputs", "q1")
     check_images(result, out, ["band_q1.png", "hist_q1.png", "heatmap_q1.png", "status.png"], "trajectories")
+
+    # A model's derived quantities (a mechanism's joint reactions, say) are outputs by their names: bands
+    # from their statistics, histograms and the heat map from their values at t1 in the trajectories; a
+    # near miss gets the closest name, and without trajectories a quantity has no final value.
+    derived = sample("quantities", "--quantities")
+    out = os.path.join(args.workdir, "quantity_plots")
+    check_images(plot(args.script, derived, "-o", out, "--outputs", "point.height,q0", "--quantity", "point.speed"), out,
+                 ["band_point.height.png", "band_q0.png", "hist_point.height.png", "hist_q0.png",
+                  "heatmap_point.speed.png", "status.png"], "quantities")
+    check_error(plot(args.script, derived, "--outputs", "point.heigth"), "quantities, near miss", "'point.heigth'",
+                "did you mean 'point.height'?", "quantities: point.speed, point.height")
+    derived_statistics = sample("quantities_statistics", "--quantities", "--no-trajectories")
+    check_error(plot(args.script, derived_statistics, "--quantity", "point.speed"), "quantity without trajectories",
+                "'point.speed' has no final value per member")
 
     # Errors: exit status 2 and a message naming the problem.
     missing = os.path.join(args.workdir, "missing.h5")
