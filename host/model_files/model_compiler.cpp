@@ -570,9 +570,9 @@ void place_parts(std::vector<engine_part>& parts, const std::string& type, const
 // anything else it ignores, and it reads the header. They are made once per toolchain and serve every
 // model: by a build tree for its own (lockstep_precompile_headers), in the cache's headers/KEY/ for any
 // other. KEY counts the compiler, the parts' commands, the headers' text, preprocessed, and the bytes
-// of every header they include (included_files), so edited headers, comments too, are made again. The
-// object code is the same as without them (a part's key does not count them). Only for g++, the
-// build's own compiler; a toolchain's take about 55 MB and, with lanes, 95 MB more.
+// of every header they include (precompiled_headers_text), so edited headers, comments too, are made
+// again. The object code is the same as without them (a part's key does not count them). Only for g++,
+// the build's own compiler; a toolchain's take about 55 MB and, with lanes, 95 MB more.
 bool precompiles_headers(const toolchain& tools) {
   return LOCKSTEP_MODEL_CXX_IS_GNU && is_builds_compiler(tools.compiler);
 }
@@ -607,28 +607,31 @@ void for_each_header(engine_headers& set, const std::function<void(engine_header
     if (failure) std::rethrow_exception(failure);
 }
 
-// The bytes of every file `unit` includes, each after its path. g++ uses a precompiled header only
-// with the very headers it was made from: for a #pragma once header it keeps the size and checksum of
-// the file, and reads a header whose bytes differ as another file, included a second time
-// (redefinitions). The preprocessed text, without comments and line markers, does not see a comment
-// edited, so the key of the precompiled headers counts these bytes too. Throws where a file cannot be
-// read (the parts then read the headers themselves: precompiled_headers).
-std::string included_files(const toolchain& tools, const std::string& unit) {
-  std::vector<std::string> dependencies = host_compiler_command(tools, true);
-  dependencies.insert(dependencies.end(), {"-M", "-x", "c++", "-"});
-  const process_result r = run_process(dependencies, unit);
-  if (r.exit_code != 0) throw std::runtime_error(first_lines(r.errors, 20));
-  std::istringstream words(r.output);  // "-: FILE FILE \\ FILE ..."
-  std::string word, text;
-  bool target = true;
-  while (words >> word) {
-    if (target) {
-      target = word.empty() || word.back() != ':';
-      continue;
-    }
-    if (word == "\\") continue;
-    text += "\nfile " + word + "\n" + read_file(word);
+// The key text of precompiled headers: `unit` preprocessed with its line markers, then the bytes of
+// every file the markers name, each after its path. g++ uses a precompiled header only with the very
+// headers it was made from: for a #pragma once header it keeps the size and checksum of the file, and
+// reads a header whose bytes differ as another file, included a second time (redefinitions). The
+// preprocessed text alone does not see a comment edited in place, so the bytes count too. One
+// preprocessor run, as the text alone took; a file that cannot be read throws (the parts then read
+// the headers themselves: precompiled_headers).
+std::string precompiled_headers_text(const toolchain& tools, const std::string& unit, const model_request& request) {
+  std::vector<std::string> preprocess = host_compiler_command(tools, true);
+  preprocess.insert(preprocess.end(), {"-E", "-x", "c++", "-"});
+  const process_result pre = run_process(preprocess, unit);
+  if (pre.exit_code != 0)
+    throw model_file_error(first_lines(pre.errors, 100) + "\ncannot compile the model in '" + request.source.string() +
+                           "' (the preprocessor's messages are above)");
+  std::string text = pre.output;
+  std::vector<std::string> files;
+  std::istringstream lines(pre.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("# ", 0) != 0) continue;  // a line marker: # LINE "FILE" FLAGS
+    const std::size_t open = line.find('"'), close = line.rfind('"');
+    if (open == std::string::npos || close <= open + 1 || line[open + 1] == '<') continue;  // <stdin>, <built-in>
+    std::string file = line.substr(open + 1, close - open - 1);
+    if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(std::move(file));
   }
+  for (const std::string& file : files) text += "\nfile " + file + "\n" + read_file(file);
   return text;
 }
 
@@ -641,8 +644,7 @@ engine_headers engine_headers_of(const toolchain& tools, const std::string& tool
       set.headers.push_back({part, engine_sources::first_header(part), {}});
     }
   for_each_header(set, [&](engine_headers::header& h) {
-    const std::string unit = "#include \"" + h.name + "\"\n";
-    h.text = preprocessed(tools, false, unit, request) + included_files(tools, unit);
+    h.text = precompiled_headers_text(tools, "#include \"" + h.name + "\"\n", request);
   });
   std::string material = toolchain_text;
   for (const engine_headers::header& h : set.headers)
