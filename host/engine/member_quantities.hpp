@@ -9,7 +9,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <limits>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "host/engine/member_batch.hpp"
@@ -22,13 +23,18 @@ inline int values_per_save(const engine& model) { return model.ny() + model.n_qu
 
 // The values of `count` members from their saved states y [count][S][ny] at the save times t [S] and
 // their parameters params [count][n_params], into values [count][S][ny + n_quantities], on `threads`
-// threads. A member whose evaluation throws keeps NaN quantities.
+// threads. A save time whose state is not finite or whose acceleration-level system is singular has
+// NaN quantities (stepper/quantities.hpp); an engine call that fails (out of memory, an engine without
+// quantities_at) throws engine_error after the batch, naming the first member it failed for.
 inline void member_values(const engine& model, const std::vector<double>& t, long count, const double* y,
                           const double* params, int threads, std::vector<double>& values) {
   const std::size_t S = t.size(), Y = static_cast<std::size_t>(model.ny()),
                     Z = static_cast<std::size_t>(model.n_quantities()), W = Y + Z;
   const std::size_t P = static_cast<std::size_t>(model.n_params());
   values.assign(static_cast<std::size_t>(count) * S * W, 0.0);
+  std::mutex failure_lock;
+  long failed = -1;
+  std::string why;
   run_member_batch(
       count, threads, {}, {},
       [&](long i) {
@@ -43,13 +49,16 @@ inline void member_values(const engine& model, const std::vector<double>& t, lon
                     to + s * W + Y);
         }
       },
-      [&](long i, const char*) {
-        const std::size_t member = static_cast<std::size_t>(i);
-        for (std::size_t s = 0; s < S; ++s) {
-          std::copy(y + (member * S + s) * Y, y + (member * S + s + 1) * Y, values.data() + (member * S + s) * W);
-          std::fill_n(values.data() + (member * S + s) * W + Y, Z, std::numeric_limits<double>::quiet_NaN());
+      [&](long i, const char* what) {
+        const std::lock_guard<std::mutex> hold(failure_lock);
+        if (failed < 0 || i < failed) {
+          failed = i;
+          why = what;
         }
       });
+  if (failed >= 0)
+    throw engine_error("model " + std::string(model.name()) + ": the derived quantities of member " +
+                       std::to_string(failed) + " of the chunk could not be evaluated: " + why);
 }
 
 }  // namespace lockstep
