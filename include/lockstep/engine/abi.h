@@ -10,11 +10,12 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 12, with derived quantities; version 11 did not have them, version 10 no events; version 8 did not have them; version 7 did not say what runs the members, instruction_set and
- * lanes; version 6 had one function for both Lyapunov methods' tangents; version 5 passed the solver
- * options as a pointer to the C++ struct and its size, version 4 had one set of chunk and tangent
- * functions for every method instead of lockstep_method_functions per method, version 3 no
- * lanes_corrector_work, version 2 no lanes_work, version 1 no coordinate names):
+ * Conventions (ABI version 12, with derived quantities; version 11 did not have them, version 10 no
+ * events, version 9 no method auto, version 8 no dopri5; version 7 did not say what runs the members,
+ * instruction_set and lanes; version 6 had one function for both Lyapunov methods' tangents; version
+ * 5 passed the solver options as a pointer to the C++ struct and its size, version 4 had one set of
+ * chunk and tangent functions for every method instead of lockstep_method_functions per method,
+ * version 3 no lanes_corrector_work, version 2 no lanes_work, version 1 no coordinate names):
  *   - Every struct that crosses the boundary starts with lockstep_abi_header: the ABI version, its own
  *     size, and the build id of the lockstep headers it was compiled from. A host refuses a table whose
  *     version or size differs from its own, and an engine refuses a request struct likewise.
