@@ -50,12 +50,7 @@ LOCKSTEP_HD vec3<T> offset_in(const frame<T>& a, const frame<T>& b) {
 // (R_a w) . (R_b u): zero while w (fixed in F_a) and u (fixed in F_b) stay perpendicular.
 template <class T, class D>
 LOCKSTEP_HD T perpendicular(const frame<T>& a, const vec3<D>& w, const frame<T>& b, const vec3<D>& u) {
-  vec3<T> wa, ub;
-  for (int i = 0; i < 3; ++i) {
-    wa[i] = a.R(i, 0) * w[0] + a.R(i, 1) * w[1] + a.R(i, 2) * w[2];
-    ub[i] = b.R(i, 0) * u[0] + b.R(i, 1) * u[1] + b.R(i, 2) * u[2];
-  }
-  return dot(wa, ub);
+  return dot(vec3<T>(times(a.R, w)), vec3<T>(times(b.R, u)));
 }
 
 // (R_a w) . d: zero while b's origin stays in the plane through a's origin normal to w.
@@ -84,20 +79,14 @@ LOCKSTEP_HD force<T> offset_force(const frame<T>& a, int i, const frame<T>& b, c
 template <class T, class D, class L>
 LOCKSTEP_HD force<T> perpendicular_force(const frame<T>& a, const vec3<D>& w, const frame<T>& b, const vec3<D>& u,
                                          const L& lambda) {
-  vec3<T> wa, ub;
-  for (int i = 0; i < 3; ++i) {
-    wa[i] = a.R(i, 0) * w[0] + a.R(i, 1) * w[1] + a.R(i, 2) * w[2];
-    ub[i] = b.R(i, 0) * u[0] + b.R(i, 1) * u[1] + b.R(i, 2) * u[2];
-  }
+  const vec3<T> wa = times(a.R, w), ub = times(b.R, u);
   return force<T>{-lambda * cross(ub, wa), vec3<T>{}};
 }
 
 // The force on F_b's body of an offset-across-a-direction row.
 template <class T, class D, class L>
 LOCKSTEP_HD force<T> offset_along_force(const frame<T>& a, const vec3<D>& w, const frame<T>& b, const L& lambda) {
-  vec3<T> wa;
-  for (int i = 0; i < 3; ++i) wa[i] = a.R(i, 0) * w[0] + a.R(i, 1) * w[1] + a.R(i, 2) * w[2];
-  return force_at(b.p, -lambda * wa);
+  return force_at(b.p, -lambda * times(a.R, w));
 }
 
 // The force on F_b's body of a distance row.
