@@ -120,23 +120,12 @@ struct explicit_constraint_rows {
 };
 
 // DOPRI5's stiffness rule (header): the accepted steps with h lambda above the threshold, and those
-// below it since the last one above.
+// below it since the last one above (record_stiffness in dopri5_attempt_generic.inc counts them).
 struct stiffness_test {
   static constexpr double threshold = 2.5;  // h lambda (header: measured below DOPRI5's 3.25)
   static constexpr int stiff_after = 15, reset_after = 6;
   int stiff_steps = 0;
   int nonstiff_steps = 0;
-
-  // Records one accepted step's h lambda; true on the step that makes the member stiff (the count's
-  // 15th), once per stiff episode.
-  LOCKSTEP_HD bool record(double h_lambda) {
-    if (h_lambda > threshold) {
-      nonstiff_steps = 0;
-      return ++stiff_steps == stiff_after;
-    }
-    if (++nonstiff_steps == reset_after) stiff_steps = 0;
-    return false;
-  }
 };
 
 template <class Model>
@@ -172,10 +161,35 @@ LOCKSTEP_HD constexpr const char* dopri5_check_options(const solver_options& opt
   return "";
 }
 
+template <class Model>
+LOCKSTEP_HD void dopri5_start(dopri5_state<Model>& s, double t0, double t1, const initial_values<Model>& init,
+                              const solver_options& opt) {
+  using L = state_layout<Model>;
+  constexpr int n = Model::n;
+  s = dopri5_state<Model>{};
+  s.t = t0;
+  s.t0 = t0;
+  state_vector<Model> yp;
+  initial_point(init, s.y, yp);
+  for (int i = 0; i < n; ++i) {
+    s.f[i] = yp[L::q + i];
+    s.f[n + i] = yp[L::v + i];
+  }
+  s.h = initial_step_size<Model>(t0, t1, init, opt);
+}
+
 namespace detail {
 
-// f(t, x) = (v, a) with the multipliers of the acceleration system at x = (q, v); success, or why the
-// system has no solution (singular_matrix, model_not_finite).
+// The members of dopri5_state whose constraint rows the initial rank decision dropped
+// (dopri5_attempt_generic.inc's hook).
+template <class Model>
+LOCKSTEP_HD bool dopri5_rows_dropped(const dopri5_state<Model>& s) {
+  return s.rows.dropped != 0;
+}
+
+// f(t, x) = (v, a) with the multipliers of the acceleration system at x = (q, v) (auto's estimate of the
+// dominant eigenvalue, method/auto_switch.hpp); success, or why the system has no solution
+// (singular_matrix, model_not_finite).
 template <class Model>
 LOCKSTEP_HD member_status dopri5_derivative(double t, const vec<double, 2 * Model::n>& x, const double* p,
                                             std::uint64_t dropped, vec<double, 2 * Model::n>& f,
@@ -194,175 +208,19 @@ LOCKSTEP_HD member_status dopri5_derivative(double t, const vec<double, 2 * Mode
   return s;
 }
 
-// A step whose stage could not be evaluated (`reason`): cut to h / 4 and retried, or the member ends
-// with `reason` with fixed steps, after more than 10 cuts in a row, or below h_min.
-LOCKSTEP_HD attempt_result dopri5_cut_after_failed_stage(member_status reason, bool fixed, int& consecutive_cuts,
-                                                         double h, double h_min, double& h_next,
-                                                         member_counters& counters, member_status& status) {
-  ++counters.rejected_steps;
-  ++consecutive_cuts;
-  h_next = 0.25 * h;
-  if (fixed || consecutive_cuts > 10 || h_next < h_min) {
-    status = reason;
-    return attempt_result::failed;
-  }
-  return attempt_result::rejected;
-}
-
-// The controller's factor h / h_new from the error err of a step (header: beta = 0.04, safety 0.9);
-// `accepted` takes the previous accepted error into account (the integral part).
-LOCKSTEP_HD double dopri5_step_quotient(double err, double error_accepted, bool accepted) {
-  constexpr double beta = 0.04, safety = 0.9;
-  const double proportional = pow(err, 0.2 - 0.75 * beta);
-  if (!accepted) return min(5.0, proportional / safety);  // shrink to no less than 0.2 h
-  return max(0.1, min(5.0, proportional / (pow(error_accepted, beta) * safety)));  // grow by at most 10
-}
+// The attempt and its parts (the stiffness rule, the controller, the cut after a failed stage) and the
+// replacement of the current point: one text written for one member and SIMD packs alike.
+#include "lockstep/method/dopri5_attempt_generic.inc"  // IWYU pragma: keep
 
 }  // namespace detail
-
-template <class Model>
-LOCKSTEP_HD void dopri5_start(dopri5_state<Model>& s, double t0, double t1, const initial_values<Model>& init,
-                              const solver_options& opt) {
-  using L = state_layout<Model>;
-  constexpr int n = Model::n;
-  s = dopri5_state<Model>{};
-  s.t = t0;
-  s.t0 = t0;
-  state_vector<Model> yp;
-  initial_point(init, s.y, yp);
-  for (int i = 0; i < n; ++i) {
-    s.f[i] = yp[L::q + i];
-    s.f[n + i] = yp[L::v + i];
-  }
-  s.h = initial_step_size<Model>(t0, t1, init, opt);
-}
 
 // One step attempt (same contract as bdf_attempt): accepted, rejected (retry with s.h) or failed (the
 // member's status in `status`).
 template <class Model>
 LOCKSTEP_HD attempt_result dopri5_attempt(dopri5_state<Model>& s, double t_end, const double* p,
                                           const solver_options& opt, member_counters& counters, member_status& status) {
-  using L = state_layout<Model>;
-  using T = dopri5_tableau;
-  constexpr int n = Model::n, m = Model::m, k = Model::k, d = 2 * n;
-  const step_plan plan = plan_step(s.t, s.h, t_end, opt, s.t0);
-  if (step_too_small(plan, status)) return attempt_result::failed;
-  const double h = plan.h;
-  const bool fixed = opt.fixed_h > 0.0;
-
-  vec<double, d> x0, x6, stage[T::stages];  // x6: the sixth stage's argument (the stiffness test)
-  for (int i = 0; i < n; ++i) {
-    x0[i] = s.y[L::q + i];
-    x0[n + i] = s.y[L::v + i];
-  }
-  stage[0] = s.f;
-  vec<double, d> x1;
-  vec<double, m> lambda;
-  vec<double, k> nu;
-  for (int i = 1; i < T::stages; ++i) {
-    vec<double, d> xi = x0;
-    for (int j = 0; j < i; ++j)
-      if (T::a[i][j] != 0.0)
-        for (int c = 0; c < d; ++c) xi[c] += h * T::a[i][j] * stage[j][c];
-    if (i == T::stages - 2) x6 = xi;
-    if (i == T::stages - 1) x1 = xi;  // the fifth-order solution: b is the last stage's row (FSAL)
-    ++counters.model_evaluations;
-    ++counters.lu_factorizations;
-    const member_status st =
-        detail::dopri5_derivative<Model>(s.t + T::c[i] * h, xi, p, s.rows.dropped, stage[i], lambda, nu);
-    if (st != member_status::success)
-      return detail::dopri5_cut_after_failed_stage(st, fixed, s.consecutive_cuts, h, plan.h_min, s.h, counters, status);
-  }
-
-  double err = 0.0;
-  if (!fixed) {
-    // The estimate h sum_j e_j k_j and its weights (method/error_weights.hpp) over x = (q, v).
-    const double f = internal_tolerance_factor(opt);
-    vec<double, d> estimate, weight;
-    for (int c = 0; c < d; ++c) {
-      double e = 0.0;
-      for (int j = 0; j < T::stages; ++j)
-        if (T::e[j] != 0.0) e += T::e[j] * stage[j][c];
-      estimate[c] = h * e;
-      const int component = c < n ? L::q + c : L::v + (c - n);
-      weight[c] = detail::tolerance_weight(f, opt.rtol, max(abs(x0[c]), abs(x1[c])),
-                                           f * detail::absolute_tolerance<Model>(opt, component));
-    }
-    err = detail::weighted_rms(estimate, weight, 0, d);
-    s.error = err;
-    if (!is_finite(err))
-      return detail::dopri5_cut_after_failed_stage(member_status::model_not_finite, fixed, s.consecutive_cuts, h,
-                                                   plan.h_min, s.h, counters, status);
-    if (err > 1.0) {
-      ++counters.rejected_steps;
-      s.h = h / detail::dopri5_step_quotient(err, s.error_accepted, false);
-      s.last_rejected = true;
-      s.consecutive_cuts = 0;
-      if (s.h < plan.h_min) {
-        status = member_status::step_size_too_small;
-        return attempt_result::failed;
-      }
-      return attempt_result::rejected;
-    }
-  }
-
-  // Accepted: the dense output of the step, then the new current point.
-  for (int c = 0; c < d; ++c) {
-    const double r1 = x1[c] - x0[c];
-    const double r2 = h * stage[0][c] - r1;
-    double r4 = 0.0;
-    for (int j = 0; j < T::stages; ++j)
-      if (T::d[j] != 0.0) r4 += T::d[j] * stage[j][c];
-    s.dense[0][c] = x0[c];
-    s.dense[1][c] = r1;
-    s.dense[2][c] = r2;
-    s.dense[3][c] = r1 - h * stage[T::stages - 1][c] - r2;
-    s.dense[4][c] = h * r4;
-  }
-  s.y_last = s.y;
-  for (int i = 0; i < n; ++i) {
-    s.y[L::q + i] = x1[i];
-    s.y[L::v + i] = x1[n + i];
-  }
-  for (int i = 0; i < m; ++i) s.y[L::lambda + i] = lambda[i];
-  for (int i = 0; i < k; ++i) s.y[L::nu + i] = nu[i];
-  // The stiffness test (header): the seventh and sixth stages, both at c = 1.
-  {
-    double num = 0.0, den = 0.0;
-    for (int c = 0; c < d; ++c) {
-      const double dk = stage[T::stages - 1][c] - stage[T::stages - 2][c], dx = x1[c] - x6[c];
-      num += dk * dk;
-      den += dx * dx;
-    }
-    const double h_lambda = den > 0.0 ? h * sqrt(num / den) : 0.0;
-    if (s.stiffness.record(h_lambda)) {
-      s.turned_stiff = true;
-      ++counters.stiffness_detections;
-    }
-  }
-  s.f = stage[T::stages - 1];
-  s.t = plan.t_new;
-  s.h_last = h;
-  ++counters.steps;
-  ++counters.explicit_steps;
-  counters.last_h = h;
-  s.consecutive_cuts = 0;
-  if constexpr (m > 0)
-    if (s.rows.dropped != 0) {
-      vec<double, n> q;
-      for (int i = 0; i < n; ++i) q[i] = x1[i];
-      s.rows.G = constraint_jacobian<Model>(s.t, q, p);
-    }
-  if (fixed) {
-    s.h = opt.fixed_h;
-  } else {
-    double h_new = h / detail::dopri5_step_quotient(err, s.error_accepted, true);
-    if (s.last_rejected) h_new = min(h_new, h);
-    s.h = min(h_new, opt.h_max);
-    s.error_accepted = max(err, 1e-4);
-    s.last_rejected = false;
-  }
-  return attempt_result::accepted;
+  const double r = detail::dopri5_attempt<Model>(true, s, t_end, p, opt, counters, status);
+  return static_cast<attempt_result>(static_cast<int>(r));
 }
 
 // Dense output over the last step [t - h_last, t] (header); the current point before the first step.
@@ -386,13 +244,7 @@ LOCKSTEP_HD void dopri5_dense_output(const dopri5_state<Model>& s, double t, sta
 // output of the last step ends at y (header).
 template <class Model>
 LOCKSTEP_HD void dopri5_replace_current(dopri5_state<Model>& s, const state_vector<Model>& y) {
-  using L = state_layout<Model>;
-  constexpr int n = Model::n;
-  for (int i = 0; i < n; ++i) {
-    s.dense[1][i] += y[L::q + i] - s.y[L::q + i];
-    s.dense[1][n + i] += y[L::v + i] - s.y[L::v + i];
-  }
-  s.y = y;
+  detail::dopri5_replace_current<Model>(true, s, y);
 }
 
 }  // namespace lockstep

@@ -26,8 +26,12 @@
 // decision is the member's first (jacobian_blocks::dropped); the methods revise it at each Jacobian.
 #pragma once
 
+#include <cstdint>
+
+#include "lockstep/core/lane_primitives.hpp"
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/core/status.hpp"
+#include "lockstep/formulation/euler_lagrange.hpp"
 #include "lockstep/formulation/projection.hpp"
 #include "lockstep/model/derivatives.hpp"
 #include "lockstep/method/options.hpp"
@@ -46,57 +50,21 @@ struct initial_values {
 //     [ M  G^T  A^T ] [ q''    ]   [ Q         ]
 //     [ G   0    0  ] [ lambda ] = [ -gamma    ]
 //     [ A   0    0  ] [ nu     ]   [ -gamma_nh ]
-// solved by the pivoted LU (the matrix is indefinite). Used for consistent initial values and for
-// the multipliers reported at output times (stepper/member.hpp). The rows of [G; A] set in `dropped`
-// are left out, their multipliers 0.
+// solved by the pivoted LU (the matrix is indefinite). Used for consistent initial values, for
+// the multipliers reported at output times (stepper/member.hpp) and at every stage of dopri5, in SIMD
+// lanes too (method/accelerations_generic.inc). The rows of [G; A] set in `dropped` are left out,
+// their multipliers 0. On failure a, lambda and nu are left as they were.
+namespace detail {
+// The solve, one text for one member and SIMD packs (solve_accelerations).
+#include "lockstep/method/accelerations_generic.inc"  // IWYU pragma: keep
+}  // namespace detail
+
 template <class Model>
 LOCKSTEP_HD_SHARED member_status accelerations_and_multipliers(double t, const vec<double, Model::n>& q,
                                                                const vec<double, Model::n>& v, const double* p,
                                                                vec<double, Model::n>& a, vec<double, Model::m>& lambda,
                                                                vec<double, Model::k>& nu, std::uint64_t dropped = 0) {
-  constexpr int n = Model::n, m = Model::m, k = Model::k;
-  constexpr int N = n + m + k;
-  mat<double, N, N> S;
-  vec<double, N> rhs;
-  const auto M = Model::template mass<double, double>(q, p);
-  const auto Q = Model::template force<double, double>(t, q, v, p);
-  for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) S(i, j) = M(i, j);
-    rhs[i] = Q[i];
-  }
-  if constexpr (m > 0) {
-    const auto G = constraint_jacobian<Model>(t, q, p);
-    const auto gamma = constraint_gamma<Model>(t, q, v, p);
-    for (int c = 0; c < m; ++c) {
-      for (int j = 0; j < n; ++j) S(n + c, j) = S(j, n + c) = G(c, j);
-      rhs[n + c] = -gamma[c];
-    }
-  }
-  if constexpr (k > 0) {
-    const auto A = nonholonomic_linearize<Model>(t, q, p).A;
-    const auto gamma_nh = nonholonomic_gamma<Model>(t, q, v, p);
-    for (int c = 0; c < k; ++c) {
-      for (int j = 0; j < n; ++j) S(n + m + c, j) = S(j, n + m + c) = A(c, j);
-      rhs[n + m + c] = -gamma_nh[c];
-    }
-  }
-  for (int c = 0; dropped != 0 && c < m + k; ++c)
-    if (row_dropped(dropped, c)) {
-      for (int j = 0; j < N; ++j) S(n + c, j) = S(j, n + c) = 0.0;
-      S(n + c, n + c) = 1.0;
-      rhs[n + c] = 0.0;
-    }
-  vec<int, N> pivot;
-  const factor_result fr = lu_factor(S, pivot);
-  if (fr.info == lu_not_finite) return member_status::model_not_finite;
-  if (fr.info != lu_ok) return member_status::singular_matrix;
-  lu_solve(S, pivot, rhs);
-  for (int i = 0; i < N; ++i)
-    if (!is_finite(rhs[i])) return member_status::model_not_finite;
-  for (int i = 0; i < n; ++i) a[i] = rhs[i];
-  for (int c = 0; c < m; ++c) lambda[c] = rhs[n + c];
-  for (int c = 0; c < k; ++c) nu[c] = rhs[n + m + c];
-  return member_status::success;
+  return detail::solve_accelerations<Model>(t, q, v, p, a, lambda, nu, dropped);
 }
 
 template <class Model>
