@@ -1,5 +1,5 @@
 // tests/simd/method_digest.hpp — digests of what a method decides for a member (its method state and
-// counts: BDF's, the Radau IIA family's, rho_inf's), by which the lanes tests compare a lane with its member alone:
+// counts: BDF's, the Radau IIA family's, rho_inf's, dopri5's), by which the lanes tests compare a lane with its member alone:
 // equal digests, equal bits.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "lockstep/method/bdf.hpp"
+#include "lockstep/method/dopri5.hpp"
 #include "lockstep/method/radau.hpp"
 #include "lockstep/method/rhoinf.hpp"
 #include "lockstep/method/options.hpp"
@@ -94,6 +95,26 @@ std::uint64_t digest_of(const rhoinf_state<Model>& s, const member_counters& c) 
   digest_values(h, scalars, std::size(scalars));
   for (const auto* y : {&s.y, &s.yp, &s.y_last, &s.yp_last, &s.y_last2}) digest_values(h, y->a, L::size);
   digest_corrector<Model>(h, s.corrector);
+  return h;
+}
+
+// The same of a member of dopri5: its constraint rows' G where rows are dropped (elsewhere it is not
+// kept).
+template <class Model>
+std::uint64_t digest_of(const dopri5_state<Model>& s, const member_counters& c) {
+  using L = state_layout<Model>;
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const double scalars[] = {s.t, s.t0, s.h, s.h_last, s.error_accepted, double(s.last_rejected),
+                            double(s.consecutive_cuts), s.error, double(s.stiffness.stiff_steps),
+                            double(s.stiffness.nonstiff_steps), double(s.turned_stiff), double(s.rows.dropped),
+                            double(c.steps), double(c.rejected_steps), double(c.lu_factorizations),
+                            double(c.model_evaluations), double(c.explicit_steps), double(c.stiffness_detections),
+                            c.last_h};
+  digest_values(h, scalars, std::size(scalars));
+  for (const auto* y : {&s.y, &s.y_last}) digest_values(h, y->a, L::size);
+  digest_values(h, s.f.a, 2 * Model::n);
+  for (const auto& r : s.dense) digest_values(h, r.a, 2 * Model::n);
+  if (s.rows.dropped != 0) digest_values(h, s.rows.G.a, Model::m * Model::n);
   return h;
 }
 

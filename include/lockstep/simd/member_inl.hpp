@@ -1,9 +1,9 @@
 // lockstep/simd/member_inl.hpp — the member stepper (lockstep/stepper/member.hpp, member_advance)
 // around a method's step attempt in lanes (BDF: bdf_attempt_inl.hpp; the Radau IIA family:
-// radau_attempt_inl.hpp; rho_inf: rhoinf_attempt_inl.hpp): W members, one per lane, each advanced by
-// one attempt per call with member_advance's rules, so that a lane ends every call with exactly the
-// member state, counters, status and outputs its member has alone after the same number of attempts
-// (tests/simd/member_test.cpp).
+// radau_attempt_inl.hpp; rho_inf: rhoinf_attempt_inl.hpp; dopri5: dopri5_attempt_inl.hpp): W members,
+// one per lane, each advanced by one attempt per call with member_advance's rules, so that a lane ends
+// every call with exactly the member state, counters, status and outputs its member has alone after
+// the same number of attempts (tests/simd/member_test.cpp).
 // member_advance's results do not depend on how many attempts one call makes (it pauses at attempt
 // boundaries), so one attempt per call is the member alone.
 //
@@ -24,10 +24,10 @@
 // cannot start has finished and does not enter a lane, a finished member stays in its lane until it is
 // replaced, and fill_idle_lanes gives a lane that never had a member a copy of another lane's.
 //
-// Every method runs in lanes: BDF, the Radau IIA family (Radau IIA 5, Radau IIA 3, backward Euler)
-// and rho_inf; method_lanes names each one's lanes, and the overloads below give the stepper what
-// methods.hpp gives it for one member (the attempt, the current point, the Jacobian's dropped rows, the
-// work done).
+// Every method but auto runs in lanes: BDF, the Radau IIA family (Radau IIA 5, Radau IIA 3, backward
+// Euler), rho_inf and dopri5; method_lanes names each one's lanes, and the overloads below give the
+// stepper what methods.hpp gives it for one member (the attempt, the current point and its replacement
+// by the projected one, the Jacobian's dropped rows, the work done).
 //
 // For translation units built for one instruction set (HWY_COMPILE_ONLY_STATIC), as corrector_inl.hpp.
 // Per-target header: include after hwy/highway.h, inside no namespace.
@@ -44,6 +44,7 @@
 #include "hwy/highway.h"
 #include "lockstep/method/methods.hpp"
 #include "lockstep/simd/bdf_attempt_inl.hpp"
+#include "lockstep/simd/dopri5_attempt_inl.hpp"
 #include "lockstep/simd/pack_inl.hpp"
 #include "lockstep/simd/radau_attempt_inl.hpp"
 #include "lockstep/simd/rhoinf_attempt_inl.hpp"
@@ -68,6 +69,10 @@ template <class Model, class D>
 struct method_lanes<Model, rhoinf_method, D> {
   using type = rhoinf_lanes<Model, D>;
 };
+template <class Model, class D>
+struct method_lanes<Model, dopri5_method, D> {
+  using type = dopri5_lanes<Model, D>;
+};
 template <class Model, class Method, class D>
 using method_lanes_t = typename method_lanes<Model, Method, D>::type;
 
@@ -90,6 +95,11 @@ HWY_INLINE pack<D> method_attempt(mask<D> lanes, rhoinf_lanes<Model, D>& s, pack
   return rhoinf_attempt_in_lanes<Model>(lanes, s, t_end, p, opt, counters, status);
 }
 template <class Model, class D>
+HWY_INLINE pack<D> method_attempt(mask<D> lanes, dopri5_lanes<Model, D>& s, pack<D> t_end, const pack<D>* p,
+                                  const solver_options& opt, attempt_counters_lanes<D>& counters, pack<D>& status) {
+  return dopri5_attempt_in_lanes<Model>(lanes, s, t_end, p, opt, counters, status);
+}
+template <class Model, class D>
 HWY_INLINE auto& current_point(bdf_lanes<Model, D>& s) {
   return s.y_newest;
 }
@@ -99,6 +109,10 @@ HWY_INLINE auto& current_point(radau_lanes<Model, RT, D>& s) {
 }
 template <class Model, class D>
 HWY_INLINE auto& current_point(rhoinf_lanes<Model, D>& s) {
+  return s.y;
+}
+template <class Model, class D>
+HWY_INLINE auto& current_point(dopri5_lanes<Model, D>& s) {
   return s.y;
 }
 template <class Model, class D>
@@ -114,6 +128,10 @@ HWY_INLINE const dropped_lanes<D>& dropped_rows(const rhoinf_lanes<Model, D>& s)
   return s.corrector.dropped;
 }
 template <class Model, class D>
+HWY_INLINE const dropped_lanes<D>& dropped_rows(const dopri5_lanes<Model, D>& s) {
+  return s.rows.dropped;
+}
+template <class Model, class D>
 HWY_INLINE const corrector_work& method_work(const bdf_lanes<Model, D>& s) {
   return s.corrector.work;
 }
@@ -124,6 +142,22 @@ HWY_INLINE const corrector_work& method_work(const radau_lanes<Model, RT, D>& s)
 template <class Model, class D>
 HWY_INLINE const corrector_work& method_work(const rhoinf_lanes<Model, D>& s) {
   return s.corrector.work;
+}
+template <class Model, class D>
+HWY_INLINE const corrector_work& method_work(const dopri5_lanes<Model, D>& s) {
+  return s.work;
+}
+
+// Method::replace_current for the lanes of `lanes`: y becomes their current point; dopri5 also moves its
+// dense output's end there (dopri5_replace_current).
+template <class Model, class Lanes, class Mask, class Y>
+HWY_INLINE void replace_current(Mask lanes, Lanes& s, const Y& y) {
+  auto& current = current_point(s);
+  for (int i = 0; i < state_layout<Model>::size; ++i) current[i] = select(lanes, y[i], current[i]);
+}
+template <class Model, class D, class Mask, class Y>
+HWY_INLINE void replace_current(Mask lanes, dopri5_lanes<Model, D>& s, const Y& y) {
+  dopri5_replace_current<Model>(lanes, s, y);
 }
 
 // member_state<Model, Method> and the member's parameters, per lane: the method and the counts an
@@ -417,7 +451,9 @@ struct lanes_stepper {
     // Method::replace_current: the projected point becomes the lanes' current one (a lane whose
     // completion failed keeps its unprojected one, as the member alone does; a stopped one has it).
     const Mask replaced = hn::AndNot(completion_failed, accepted);
-    for (int i = 0; i < ny; ++i) current[i] = select(replaced, P(hn::Load(d, y[i])), current[i]);
+    lockstep::vec<P, ny> new_current;
+    for (int i = 0; i < ny; ++i) new_current[i] = P(hn::Load(d, y[i]));
+    replace_current<Model>(replaced, M.method, new_current);
     return {hn::Or(completion_failed, stopped), false};
   }
 };

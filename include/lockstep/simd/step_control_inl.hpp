@@ -57,12 +57,13 @@ struct step_counters_lanes {
   pack<D> newton_failures;
 };
 
-// The member_counters a step attempt changes (BDF's, Radau IIA's), per lane, under member_counters'
-// names.
+// The member_counters a step attempt changes (the implicit methods', dopri5's), per lane, under
+// member_counters' names.
 template <class D>
 struct attempt_counters_lanes {
   pack<D> steps{}, last_h{}, rejected_steps{}, newton_failures{};
   pack<D> jacobian_evaluations{}, lu_factorizations{}, model_evaluations{}, newton_iterations{};
+  pack<D> explicit_steps{}, stiffness_detections{};
 };
 
 // Lane l of c takes the counts of `from` that an attempt changes, and gives them back into `to`.
@@ -75,6 +76,8 @@ HWY_INLINE void load_counters_lane(attempt_counters_lanes<D>& c, size_t l, const
   set_lane(c.lu_factorizations, l, double(from.lu_factorizations));
   set_lane(c.model_evaluations, l, double(from.model_evaluations));
   set_lane(c.newton_iterations, l, double(from.newton_iterations));
+  set_lane(c.explicit_steps, l, double(from.explicit_steps));
+  set_lane(c.stiffness_detections, l, double(from.stiffness_detections));
 }
 template <class D>
 HWY_INLINE void store_counters_lane(const attempt_counters_lanes<D>& c, size_t l, member_counters& to) {
@@ -85,6 +88,8 @@ HWY_INLINE void store_counters_lane(const attempt_counters_lanes<D>& c, size_t l
   to.lu_factorizations = long(lane_of(c.lu_factorizations, l));
   to.model_evaluations = long(lane_of(c.model_evaluations, l));
   to.newton_iterations = long(lane_of(c.newton_iterations, l));
+  to.explicit_steps = long(lane_of(c.explicit_steps, l));
+  to.stiffness_detections = long(lane_of(c.stiffness_detections, l));
 }
 
 // ---- BDF (method/bdf_step_control.hpp) and Radau IIA (method/radau_step_control.hpp): their
