@@ -18,6 +18,11 @@ and core — every code on one core (taskset), lockstep with --threads 1 and XLA
 lockstep's is the solve's wall time from results.h5 (`wall_time_seconds`), diffrax's the jitted call
 after a first call that compiled it; the fastest of --rounds runs each. The ratios at 5 ... 8 digits
 interpolate each code's time linearly in log(time) between its two tolerances that bracket the digits.
+dopri5 runs four times: in the SIMD lanes of the CPU at hand (the default), one member at a time
+(LOCKSTEP_LANES=0: the baseline build's code, the same bits), in the lanes with post-stabilization
+instead of the coordinate projection, and in the lanes on the same double pendulum written as a
+mechanism file (tests/model_files/mechanisms/double_pendulum.toml: joint coordinates, no constraint),
+whose bob positions are formed from its two angles here.
 """
 
 import argparse
@@ -42,12 +47,40 @@ END = "<!-- explicit_speed: end -->"
 T1 = 10.0
 THETA2 = 0.3
 TOLS = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]
-# (label, [solver] lines): the explicit method and the implicit defaults a user would otherwise pick.
+BUILTIN = 'name = "double_pendulum"'
+# The same double pendulum as a mechanism file: joint coordinates (the shoulder's angle and the elbow's
+# relative one), no constraint, so nothing to project.
+MECHANISM = os.path.join(ROOT, "tests", "model_files", "mechanisms", "double_pendulum.toml")
+
+
+def cartesian(q):
+    """The built-in model's q: the bobs' positions (x1, y1, x2, y2)."""
+    return np.asarray(q)
+
+
+def from_joint_angles(q):
+    """The bobs' positions of the mechanism file's q = (shoulder, elbow) (unit rods: its defaults)."""
+    q = np.asarray(q)
+    a1, a2 = q[:, 0], q[:, 0] + q[:, 1]
+    x1, y1 = np.sin(a1), -np.cos(a1)
+    return np.stack([x1, y1, x1 + np.sin(a2), y1 - np.cos(a2)], axis=1)
+
+
+# (label, [solver] lines, environment, [model] line, positions of final q): the explicit method in the
+# SIMD lanes of the CPU at hand and one member at a time, on the built-in model and on the mechanism
+# file, and the implicit defaults a user would otherwise pick (in lanes).
+LANES = "lockstep dopri5 (index1, coordinate projection; SIMD lanes)"
+ALONE = "lockstep dopri5 (one member at a time: LOCKSTEP_LANES=0, the baseline build's code)"
+POST = "lockstep dopri5 (index1, post-stabilization; SIMD lanes)"
+JOINTS = "lockstep dopri5, mechanism file in joint coordinates (SIMD lanes)"
 LOCKSTEP_METHODS = [
-    ("lockstep dopri5 (index1, coordinate projection)", 'method = "dopri5"\n'),
-    ("lockstep radau5 (index3)", 'method = "radau5"\nformulation = "index3"\n'),
-    ("lockstep radau5 (ggl)", 'method = "radau5"\nformulation = "ggl"\n'),
-    ("lockstep bdf (ggl)", 'method = "bdf"\nformulation = "ggl"\n'),
+    (LANES, 'method = "dopri5"\n', {}, BUILTIN, cartesian),
+    (ALONE, 'method = "dopri5"\n', {"LOCKSTEP_LANES": "0"}, BUILTIN, cartesian),
+    (POST, 'method = "dopri5"\nprojection = "post-stabilization"\n', {}, BUILTIN, cartesian),
+    (JOINTS, 'method = "dopri5"\n', {}, f"source = {MECHANISM!r}", from_joint_angles),
+    ("lockstep radau5 (index3)", 'method = "radau5"\nformulation = "index3"\n', {}, BUILTIN, cartesian),
+    ("lockstep radau5 (ggl)", 'method = "radau5"\nformulation = "ggl"\n', {}, BUILTIN, cartesian),
+    ("lockstep bdf (ggl)", 'method = "bdf"\nformulation = "ggl"\n', {}, BUILTIN, cartesian),
 ]
 PEER = "JAX + diffrax Tsit5 (jit, vmap)"
 
@@ -64,8 +97,8 @@ def ensure_venv(venv):
     return python
 
 
-def study_text(solver, tol, theta1):
-    return double_pendulum_grid(f"{solver}rtol = {tol!r}\natol = {tol!r}\n", theta1, THETA2, T1)
+def study_text(solver, tol, theta1, model):
+    return double_pendulum_grid(f"{solver}rtol = {tol!r}\natol = {tol!r}\n", theta1, THETA2, T1, model)
 
 
 def main():
@@ -94,25 +127,26 @@ def main():
                     statistics.median(r["steps"])) for r in peer["runs"]]}
     print(f"diffrax done at {time.monotonic() - t0:.0f} s", file=sys.stderr)
 
+    lanes = {}  # each lockstep variant's simd_lanes
     work = tempfile.mkdtemp(prefix="lockstep-explicit-speed-")
     try:
-        for label, solver in LOCKSTEP_METHODS:
+        for label, solver, environment, model, positions in LOCKSTEP_METHODS:
             rows[label] = []
             for tol in TOLS:
                 study = os.path.join(work, "study.toml")
                 with open(study, "w") as f:
-                    f.write(study_text(solver, tol, theta1))
-                runs = [run_on_core(args.lockstep, args.core, study, os.path.join(work, "out"))
+                    f.write(study_text(solver, tol, theta1, model))
+                runs = [run_on_core(args.lockstep, args.core, study, os.path.join(work, "out"), environment)
                         for _ in range(args.rounds)]
+                lanes[label] = runs[-1]["lanes"]
                 best = min(r["seconds"] for r in runs)
-                rows[label].append((tol, significant_digits(runs[-1]["final_q"], reference), best / args.members,
-                                    float(np.median(runs[-1]["steps"]))))
+                digits = significant_digits(positions(runs[-1]["final_q"]), reference)
+                rows[label].append((tol, digits, best / args.members, float(np.median(runs[-1]["steps"]))))
             print(f"{label} done at {time.monotonic() - t0:.0f} s", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
     cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    explicit = LOCKSTEP_METHODS[0][0]
     lines = [BEGIN, "## 8. Explicit steps on a non-stiff mechanism: lockstep against JAX + diffrax", "",
              "Written by `bench/explicit_speed.py` (not by `bench/run_scale.sh`, whose rerun keeps this section); "
              "rerun its command to update it.", "",
@@ -128,19 +162,25 @@ def main():
              f"a grid in [0.3, 0.6] and the second {THETA2}, t = 0 ... {T1:g}. Digits: median over the members "
              "of the significant correct digits of the bobs' positions at the end against diffrax's Dopri8 at "
              "rtol = atol = 1e-13 on the angles' ODE. Time per member and core: the fastest of "
-             f"{args.rounds} runs, divided by the members; steps: accepted steps, median over the members.", "",
+             f"{args.rounds} runs, divided by the members; steps: accepted steps, median over the members.",
+             "- SIMD lanes the lockstep runs' members advanced in (results.h5 `simd_lanes`; 0: one at a time): "
+             + ", ".join(f"{label} {n}" for label, n in lanes.items()), "",
              "| code | tol | digits | time per member | steps |", "|---|---|---|---|---|"]
     for label, points in rows.items():
         for tol, d, s, steps in points:
             lines.append(f"| {label} | {tol:.0e} | {d:.2f} | {microseconds(s)} | {steps:.0f} |")
     lines += ["", "Time per member at equal digits (interpolated, see the script), and diffrax's time over "
-              "lockstep dopri5's (above 1: lockstep is faster):", "",
-              "| digits | " + " | ".join(rows) + f" | {PEER} / dopri5 |", "|---|" + "---|" * (len(rows) + 1)]
+              "lockstep dopri5's in SIMD lanes, one member at a time, post-stabilized and on the mechanism file "
+              "(above 1: lockstep is faster):", "",
+              "| digits | " + " | ".join(rows) + " | diffrax / dopri5 in lanes | diffrax / dopri5 alone "
+              "| diffrax / dopri5 post-stabilized | diffrax / dopri5 in joint coordinates |",
+              "|---|" + "---|" * (len(rows) + 4)]
     for target in (5, 6, 7, 8):
         times = {label: at_digits([(d, s) for _, d, s, _ in points], target) for label, points in rows.items()}
         cells = [microseconds(t) if t else "—" for t in times.values()]
-        ratio = f"{times[PEER] / times[explicit]:.2f}" if times[PEER] and times[explicit] else "—"
-        lines.append(f"| {target} | " + " | ".join(cells) + f" | {ratio} |")
+        ratios = [f"{times[PEER] / times[label]:.2f}" if times[PEER] and times[label] else "—"
+                  for label in (LANES, ALONE, POST, JOINTS)]
+        lines.append(f"| {target} | " + " | ".join(cells + ratios) + " |")
     lines += ["", END]
     text = "\n".join(lines) + "\n"
     publish(text, args.results, BEGIN, END)

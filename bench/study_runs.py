@@ -13,20 +13,21 @@ import h5py
 import numpy as np
 
 
-def run_on_core(lockstep, core, study, out):
-    """Runs `study` into `out` with --threads 1 on CPU `core` (taskset); every member must succeed.
-    Returns the solve's wall time (`wall_time_seconds`) and the members' final q and v, accepted and
-    rejected steps and Newton iterations."""
+def run_on_core(lockstep, core, study, out, environment=None):
+    """Runs `study` into `out` with --threads 1 on CPU `core` (taskset), with the variables of
+    `environment` added to this process's; every member must succeed. Returns the solve's wall time
+    (`wall_time_seconds`), the SIMD lanes its members ran in (`simd_lanes`) and the members' final q and
+    v, accepted and rejected steps and Newton iterations."""
     shutil.rmtree(out, ignore_errors=True)
     command = ["taskset", "-c", str(core), lockstep, "run", study, "-o", out, "--quiet", "--threads", "1"]
-    r = subprocess.run(command, capture_output=True, text=True)
+    r = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, **(environment or {})))
     if r.returncode != 0:
         raise SystemExit(f"{' '.join(command)} exited {r.returncode}:\n{r.stderr}")
     with h5py.File(os.path.join(out, "results.h5"), "r") as f:
         m = f["members"]
         if not (m["status"][()] == 1).all():
             raise SystemExit(f"{study}: some members failed")
-        run = {"seconds": float(f.attrs["wall_time_seconds"])}
+        run = {"seconds": float(f.attrs["wall_time_seconds"]), "lanes": int(f.attrs["simd_lanes"])}
         for name in ("final_q", "final_v", "steps", "rejected", "newton_iterations"):
             run[name] = m[name][()]
         return run
@@ -55,12 +56,13 @@ def microseconds(s):
     return f"{s * 1e6:.1f} µs" if s < 1e-3 else f"{s * 1e3:.2f} ms"
 
 
-def double_pendulum_grid(solver, theta1, theta2, t1):
-    """The study of the built-in double pendulum released at rest from the first angles `theta1` (a grid
-    sampler, one member each) and the second `theta2`, to `t1` with one save at the end; `solver` is the
-    body of [solver] (lines ending in a newline)."""
+def double_pendulum_grid(solver, theta1, theta2, t1, model='name = "double_pendulum"'):
+    """The study of the built-in double pendulum (or the model of the [model] line `model` with the same
+    inputs) released at rest from the first angles `theta1` (a grid sampler, one member each) and the
+    second `theta2`, to `t1` with one save at the end; `solver` is the body of [solver] (lines ending in
+    a newline)."""
     grid = ", ".join(repr(float(x)) for x in theta1)
-    return (f'[model]\nname = "double_pendulum"\n\n[solver]\n{solver}\n'
+    return (f'[model]\n{model}\n\n[solver]\n{solver}\n'
             f'[time]\nt1 = {t1!r}\nsave = {{ every = {t1!r} }}\n\n[model.initial]\ntheta2 = {theta2!r}\n\n'
             f'[ensemble]\nsampler = "grid"\n[ensemble.vary]\n"initial.theta1" = {{ grid = [{grid}] }}\n')
 

@@ -15,15 +15,16 @@
 //   build/bench/simd_member_speed_avx2 [members] [repetitions] [model] [method]     (W = 1, 2, 4)
 //
 // (model: one of andrews, car_axis, slider_crank, double_pendulum, or all, the default; method: bdf,
-// the default, radau5 or rhoinf, the last at its default rho_inf of 0.6.)
+// the default, radau5, rhoinf at its default rho_inf of 0.6, or dopri5 on index1 with coordinate
+// projection; the others on ggl.)
 //
 // Studies (docs/SIMD.md, "Lane utilization"): a sweep of the first parameter over +-10 %; Monte Carlo,
 // every parameter within 5 % of its default, one member in 32 with a NaN parameter; mixed failures,
 // those with one in eight NaN and a step budget (max_steps) just below the attempts of the member at 7/8
-// of them, so that about one in eight stops at it. ggl, rtol 1e-6. Prints a markdown table: time per member (the
-// least of the repetitions), the lanes' speed-up, and their utilization, measured: lane-attempts of
-// members over lane-attempts executed, and likewise the corrector's Newton iterations and LU
-// factorizations (the members' counts over W times the pack's, corrector_work).
+// of them, so that about one in eight stops at it. ggl (dopri5: index1), rtol 1e-6. Prints a markdown
+// table: time per member (the least of the repetitions), the lanes' speed-up, and their utilization,
+// measured: lane-attempts of members over lane-attempts executed, and likewise the corrector's Newton
+// iterations and LU factorizations (the members' counts over W times the pack's, corrector_work).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -180,6 +181,10 @@ void report(const char* name, study_kind kind, double t1, size_t count, int repe
   chunk c;
   c.opt.method = Method::kind;
   c.opt.form = formulation::ggl;
+  if (Method::kind == method_kind::dopri5) {  // the explicit method's formulation and projection
+    c.opt.form = formulation::index1;
+    c.opt.projection = projection_kind::coordinate;
+  }
   c.opt.rtol = 1e-6;
   // The default start projected onto each member's own constraints, however far: with parameters 5 %
   // off, Andrews' moves by more than init "auto" accepts (method/options.hpp).
@@ -224,9 +229,15 @@ void report(const char* name, study_kind kind, double t1, size_t count, int repe
       out = in_lanes<Model, Method, W>(members, c, executed);
       time = std::min(time, seconds_since(start));
     }
-    std::printf(" %.1f us, %.2fx, %.2f / %.2f / %.2f%s |", 1e6 * time / double(count), alone_time / time,
-                attempted / executed.attempts, iterations / executed.newton_iterations,
-                factorizations / executed.lu_factorizations, same(out, alone) ? "" : " (RESULTS DIFFER)");
+    // A ratio of counts, "-" where none was executed (an explicit method has no Newton iteration).
+    const auto ratio = [](double of_members, double executed_count) {
+      char text[32] = "-";
+      if (executed_count > 0.0) std::snprintf(text, sizeof text, "%.2f", of_members / executed_count);
+      return std::string(text);
+    };
+    std::printf(" %.1f us, %.2fx, %s / %s / %s%s |", 1e6 * time / double(count), alone_time / time,
+                ratio(attempted, executed.attempts).c_str(), ratio(iterations, executed.newton_iterations).c_str(),
+                ratio(factorizations, executed.lu_factorizations).c_str(), same(out, alone) ? "" : " (RESULTS DIFFER)");
   };
   lanes(std::integral_constant<size_t, 1>{});
   lanes(std::integral_constant<size_t, 2>{});
@@ -240,9 +251,11 @@ void report(const char* name, study_kind kind, double t1, size_t count, int repe
 template <class Method>
 void report_all(size_t count, int repetitions, const std::string& only) {
   using namespace lockstep;
-  std::printf("Whole members by %s on ggl, rtol 1e-6, 11 save points, instruction set %s; per member: time one at a "
+  std::printf("Whole members by %s on %s, rtol 1e-6, 11 save points, instruction set %s; per member: time one at a "
               "time, and in W lanes (time, speed-up, utilization of attempts / Newton iterations / LU factorizations)\n\n",
-              method_name(Method::kind), hwy::TargetName(HWY_STATIC_TARGET));
+              method_name(Method::kind),
+              Method::kind == method_kind::dopri5 ? "index1 with coordinate projection" : "ggl",
+              hwy::TargetName(HWY_STATIC_TARGET));
   std::printf("| model | study | members | attempts per member | failed | one at a time | W = 1 | W = 2 | W = 4 | W = 8 |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   const auto wanted = [&](const char* name) { return only == "all" || only == name; };
@@ -265,16 +278,18 @@ int main(int argc, char** argv) {
   const std::string method = argc > 4 ? argv[4] : "bdf";
   const char* const models[] = {"all", "andrews", "car_axis", "slider_crank", "double_pendulum"};
   if (count < 2 || repetitions < 1 || std::find(std::begin(models), std::end(models), only) == std::end(models) ||
-      (method != "bdf" && method != "radau5" && method != "rhoinf")) {
+      (method != "bdf" && method != "radau5" && method != "rhoinf" && method != "dopri5")) {
     std::fprintf(stderr, "usage: %s [members >= 2] [repetitions >= 1] [all|andrews|car_axis|slider_crank|"
-                         "double_pendulum] [bdf|radau5|rhoinf]\n", argv[0]);
+                         "double_pendulum] [bdf|radau5|rhoinf|dopri5]\n", argv[0]);
     return 2;
   }
   if (method == "bdf")
     simd_bench::report_all<bdf_method>(count, repetitions, only);
   else if (method == "radau5")
     simd_bench::report_all<radau5_method>(count, repetitions, only);
-  else
+  else if (method == "rhoinf")
     simd_bench::report_all<rhoinf_method>(count, repetitions, only);
+  else
+    simd_bench::report_all<dopri5_method>(count, repetitions, only);
   return 0;
 }
