@@ -1027,12 +1027,19 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
     const char* rank = ranks > 1 ? " (rank 0)" : "";
     std::fprintf(stderr, "lockstep: SIMD lanes%s: %llu of %llu lane-attempts advanced a member (utilization %.3f)\n",
                  rank, count(lanes.attempts.of_members), count(lanes.attempts.executed), lanes.attempts.utilization());
-    std::fprintf(stderr,
-                 "lockstep: SIMD lanes%s, the corrector: %llu of %llu lane-iterations of Newton's method were a "
-                 "member's (utilization %.3f), %llu of %llu lane-factorizations (utilization %.3f)\n",
-                 rank, count(lanes.newton_iterations.of_members), count(lanes.newton_iterations.executed),
-                 lanes.newton_iterations.utilization(), count(lanes.factorizations.of_members),
-                 count(lanes.factorizations.executed), lanes.factorizations.utilization());
+    if (lanes.newton_iterations.executed > 0)
+      std::fprintf(stderr,
+                   "lockstep: SIMD lanes%s, the corrector: %llu of %llu lane-iterations of Newton's method were a "
+                   "member's (utilization %.3f), %llu of %llu lane-factorizations (utilization %.3f)\n",
+                   rank, count(lanes.newton_iterations.of_members), count(lanes.newton_iterations.executed),
+                   lanes.newton_iterations.utilization(), count(lanes.factorizations.of_members),
+                   count(lanes.factorizations.executed), lanes.factorizations.utilization());
+    else if (lanes.factorizations.executed > 0)  // an explicit method: its stages' systems, no Newton iteration
+      std::fprintf(stderr,
+                   "lockstep: SIMD lanes%s, the stages' saddle-point systems: %llu of %llu lane-factorizations were "
+                   "a member's (utilization %.3f)\n",
+                   rank, count(lanes.factorizations.of_members), count(lanes.factorizations.executed),
+                   lanes.factorizations.utilization());
   }
   if (spec.lyapunov.enabled)
     std::fprintf(stderr, "lockstep: Lyapunov exponents (%s): %ld of %ld members failed%s%s\n",
