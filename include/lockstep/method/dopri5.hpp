@@ -187,29 +187,9 @@ LOCKSTEP_HD bool dopri5_rows_dropped(const dopri5_state<Model>& s) {
   return s.rows.dropped != 0;
 }
 
-// f(t, x) = (v, a) with the multipliers of the acceleration system at x = (q, v) (auto's estimate of the
-// dominant eigenvalue, method/auto_switch.hpp); success, or why the system has no solution
-// (singular_matrix, model_not_finite).
-template <class Model>
-LOCKSTEP_HD member_status dopri5_derivative(double t, const vec<double, 2 * Model::n>& x, const double* p,
-                                            std::uint64_t dropped, vec<double, 2 * Model::n>& f,
-                                            vec<double, Model::m>& lambda, vec<double, Model::k>& nu) {
-  constexpr int n = Model::n;
-  vec<double, n> q, v, a;
-  for (int i = 0; i < n; ++i) {
-    q[i] = x[i];
-    v[i] = x[n + i];
-  }
-  const member_status s = accelerations_and_multipliers<Model>(t, q, v, p, a, lambda, nu, dropped);
-  for (int i = 0; i < n; ++i) {
-    f[i] = v[i];
-    f[n + i] = a[i];
-  }
-  return s;
-}
-
-// The attempt and its parts (the stiffness rule, the controller, the cut after a failed stage) and the
-// replacement of the current point: one text written for one member and SIMD packs alike.
+// The attempt and its parts (the stages' derivative, also auto's, the stiffness rule, the controller,
+// the cut after a failed stage) and the replacement of the current point: one text written for one
+// member and SIMD packs alike.
 #include "lockstep/method/dopri5_attempt_generic.inc"  // IWYU pragma: keep
 
 }  // namespace detail
