@@ -570,7 +570,8 @@ TEST(SimdMember, EveryLaneEndsItsRhoinfMemberAsMemberAdvanceAlone) {
 
 // dopri5 on index1 with coordinate projection (Andrews' squeezer, whose members run out of attempts,
 // and the doubled pendulum with redundant constraints and minimum-norm multipliers), with
-// post-stabilization (the knife edge's non-holonomic constraint), and with fixed steps.
+// post-stabilization (the knife edge's non-holonomic constraint), with fixed steps, and with both
+// projections in the Euclidean metric.
 TEST(SimdMember, EveryLaneEndsItsDopri5MemberAsMemberAdvanceAlone) {
   const auto andrews = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Dopri5Andrews)(a...); };
   const auto knife_edge = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Dopri5KnifeEdge)(a...); };
@@ -600,6 +601,16 @@ TEST(SimdMember, EveryLaneEndsItsDopri5MemberAsMemberAdvanceAlone) {
   fixed.fixed_h = 2e-5;
   expect_lanes_equal_alone<models::andrews, dopri5_method>(andrews, "andrews, fixed steps of 2e-5",
                                                            study_of(fixed, 3e-3, 3), 74);
+
+  // The projections in the Euclidean metric (the lanes' projection skips W^-1 for it, as one member's).
+  solver_options euclidean = for_method<dopri5_method>(adaptive(formulation::index1));
+  euclidean.projection = projection_kind::post_stabilization;
+  euclidean.metric = projection_metric::euclidean;
+  expect_lanes_equal_alone<models::andrews, dopri5_method>(andrews, "andrews, post-stabilization, Euclidean metric",
+                                                           study_of(euclidean, 3e-3, 3), 71);
+  euclidean.projection = projection_kind::coordinate;
+  expect_lanes_equal_alone<test::doubled_pendulum_constraint, dopri5_method>(
+      doubled, "doubled pendulum, coordinate projection, Euclidean metric", study_of(euclidean, 1.0, 4), 76);
 }
 
 // A chunk's storage (lockstep/detail/member_kernels.hpp, chunk_view) for `members`, begun by

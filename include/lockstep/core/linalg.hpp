@@ -267,36 +267,15 @@ LOCKSTEP_HD void lu_solve(const mat<E, N, N>& LU, const vec<int, N>& pivot, mat<
 // Used for the Gram matrices G M^-1 G^T of projections and consistent initialization (Ascher & Petzold 1998,
 // section 10.2), which are SPD when the constraints are independent. Overwrites the lower triangle
 // with L; returns lu_singular (with the column) when a diagonal is not safely positive, which is how a
-// redundant constraint or a singular configuration shows.
-template <class T, int N>
-LOCKSTEP_HD factor_result cholesky_factor(mat<T, N, N>& A) {
-  factor_result result;
-  double scale = 0.0;
-  for (int i = 0; i < N * N; ++i) {
-    if (!is_finite(A.a[i])) {
-      result.info = lu_not_finite;
-      return result;
-    }
-    scale = max(scale, abs(A.a[i]));
-  }
-  const double threshold = (N > 0 ? N : 1) * std::numeric_limits<double>::epsilon() * scale;
-  for (int j = 0; j < N; ++j) {
-    T d = A(j, j);
-    for (int k = 0; k < j; ++k) d = d - A(j, k) * A(j, k);
-    if (!(d > threshold)) {
-      result.info = lu_singular;
-      result.column = j;
-      return result;
-    }
-    const T l = sqrt(d);
-    A(j, j) = l;
-    for (int i = j + 1; i < N; ++i) {
-      T s = A(i, j);
-      for (int k = 0; k < j; ++k) s = s - A(i, k) * A(j, k);
-      A(i, j) = s / l;
-    }
-  }
-  return result;
+// redundant constraint or a singular configuration shows. Written once for one matrix and for a pack
+// of them (cholesky_generic.inc), as the LU above.
+namespace detail {
+#include "lockstep/core/cholesky_generic.inc"  // IWYU pragma: keep
+}  // namespace detail
+
+template <int N>
+LOCKSTEP_HD factor_result cholesky_factor(mat<double, N, N>& A) {
+  return detail::cholesky_factor(A);
 }
 
 // Solves A x = b in place with the factor of cholesky_factor (L y = b, then L^T x = y).

@@ -44,7 +44,9 @@
 // at the end), for the split path's batched factor phase.
 #pragma once
 
+#include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/linalg.hpp"
@@ -81,139 +83,24 @@ LOCKSTEP_HD constexpr bool projects_after_steps(projection_kind kind, formulatio
   return kind != projection_kind::none || f == formulation::projected_invariants;
 }
 
-// The metric, with M's Cholesky factor. M is factored for both metrics: a mass matrix that is not SPD
-// is refused either way.
-template <class Model>
-struct metric_factor {
-  projection_metric metric = projection_metric::mass;
-  mat<double, Model::n, Model::n> M_chol;
+// Max-norms of the corrections one projection made.
+struct projection_sizes {
+  double q = 0.0;
+  double v = 0.0;
 };
 
-// M(q) into W.M_chol, unfactored: the first half of factor_metric (the split path factors it later).
-template <class Model>
-LOCKSTEP_HD void assemble_metric(projection_metric metric, const vec<double, Model::n>& q, const double* p,
-                                 metric_factor<Model>& W) {
-  W.metric = metric;
-  W.M_chol = Model::template mass<double, double>(q, p);
-}
+// Gauss-Newton iterations of the projection after a step: from a step's end point it converges
+// quadratically, 2-3 suffice.
+inline constexpr int accepted_point_gauss_newton_iterations = 10;
 
-// Returns success, singular_matrix (M not SPD) or model_not_finite.
-template <class Model>
-LOCKSTEP_HD member_status factor_metric(projection_metric metric, const vec<double, Model::n>& q, const double* p,
-                                        metric_factor<Model>& W) {
-  assemble_metric<Model>(metric, q, p, W);
-  return factorization_status(cholesky_factor(W.M_chol));
-}
-
-// W^-1 X, column by column.
-template <class Model, int C>
-LOCKSTEP_HD mat<double, Model::n, C> apply_inverse_metric(const metric_factor<Model>& W,
-                                                          const mat<double, Model::n, C>& X) {
-  if (W.metric == projection_metric::euclidean) return X;
-  mat<double, Model::n, C> R;
-  for (int c = 0; c < C; ++c) {
-    vec<double, Model::n> x;
-    for (int i = 0; i < Model::n; ++i) x[i] = X(i, c);
-    cholesky_solve(W.M_chol, x);
-    for (int i = 0; i < Model::n; ++i) R(i, c) = x[i];
-  }
-  return R;
-}
-
-// The factored minimal-norm correction for R constraint rows B: kept so that it can be applied again
-// (post-stabilization's second application, the velocity projection's second pass).
-template <class Model, int R>
-struct minimal_norm_projector {
-  mat<double, Model::n, R> WinvBt;  // W^-1 B^T
-  mat<double, R, R> gram;           // Cholesky factor of B W^-1 B^T
-  std::uint64_t dropped = 0;        // the rows left out (see the header)
-};
-
-// W^-1 B^T and the Gram matrix B W^-1 B^T, unfactored: the first half of factor_projector. The rows
-// of B set in `dropped` are left out (see the header).
-template <class Model, int R>
-LOCKSTEP_HD void assemble_projector(const metric_factor<Model>& W, const mat<double, R, Model::n>& B,
-                                    minimal_norm_projector<Model, R>& P, std::uint64_t dropped = 0) {
-  P.dropped = dropped;
-  P.WinvBt = apply_inverse_metric<Model, R>(W, transpose(B));
-  if (dropped != 0)  // W^-1 applies column by column: a dropped row's column is zeroed after it, no copy of B
-    for (int a = 0; a < R; ++a)
-      if (row_dropped(dropped, a))
-        for (int j = 0; j < Model::n; ++j) P.WinvBt(j, a) = 0.0;
-  P.gram = B * P.WinvBt;
-  if (dropped != 0)  // the dropped rows of the Gram matrix: those of an identity
-    for (int a = 0; a < R; ++a)
-      if (row_dropped(dropped, a)) {
-        for (int b = 0; b < R; ++b) P.gram(a, b) = 0.0;
-        P.gram(a, a) = 1.0;
-      }
-}
-
-// Returns success, singular_matrix (dependent rows: the Gram matrix is not positive definite) or
-// model_not_finite.
-template <class Model, int R>
-LOCKSTEP_HD member_status factor_projector(const metric_factor<Model>& W, const mat<double, R, Model::n>& B,
-                                           minimal_norm_projector<Model, R>& P, std::uint64_t dropped = 0) {
-  assemble_projector<Model, R>(W, B, P, dropped);
-  return factorization_status(cholesky_factor(P.gram));
-}
-
-// dx = -W^-1 B^T (B W^-1 B^T)^-1 r: the minimal-W-norm dx with B dx = -r.
-template <class Model, int R>
-LOCKSTEP_HD vec<double, Model::n> minimal_norm_correction(const minimal_norm_projector<Model, R>& P,
-                                                          const vec<double, R>& r) {
-  vec<double, R> y = r;
-  for (int a = 0; P.dropped != 0 && a < R; ++a)
-    if (row_dropped(P.dropped, a)) y[a] = 0.0;
-  cholesky_solve(P.gram, y);
-  return -(P.WinvBt * y);
-}
-
-// The velocity constraints C v + c = 0 at (t, q): C = [G; A], c = [Phi_t; a] (m + k rows), with Phi.
-template <class Model>
-struct velocity_constraint_rows {
-  mat<double, Model::m + Model::k, Model::n> C;
-  vec<double, Model::m + Model::k> c;
-  vec<double, Model::m> phi;
-};
-
-template <class Model>
-LOCKSTEP_HD velocity_constraint_rows<Model> velocity_constraints_at(double t, const vec<double, Model::n>& q,
-                                                                    const double* p) {
-  constexpr int n = Model::n, m = Model::m, k = Model::k;
-  velocity_constraint_rows<Model> out;
-  if constexpr (m > 0) {
-    const auto con = constraint_linearize<Model>(t, q, p);
-    out.phi = con.phi;
-    for (int a = 0; a < m; ++a) {
-      for (int j = 0; j < n; ++j) out.C(a, j) = con.G(a, j);
-      out.c[a] = con.phi_t[a];
-    }
-  }
-  if constexpr (k > 0) {
-    const auto nh = nonholonomic_linearize<Model>(t, q, p);
-    for (int a = 0; a < k; ++a) {
-      for (int j = 0; j < n; ++j) out.C(m + a, j) = nh.A(a, j);
-      out.c[m + a] = nh.a[a];
-    }
-  }
-  return out;
-}
-
-// One Gauss-Newton update q <- q - W^-1 G^T (G W^-1 G^T)^-1 Phi(q) with the factored projector of G at
-// q; true when converged (see project_positions). `previous` is the size of the last correction.
-template <class Model>
-LOCKSTEP_HD bool gauss_newton_update(const minimal_norm_projector<Model, Model::m>& P, const vec<double, Model::m>& phi,
-                                     vec<double, Model::n>& q, int iteration, double& previous) {
-  constexpr double eps = std::numeric_limits<double>::epsilon();
-  const vec<double, Model::n> dq = minimal_norm_correction<Model, Model::m>(P, phi);
-  q = q + dq;
-  const double size = norm_inf(dq), scale = 1.0 + norm_inf(q);
-  if (size <= 4.0 * eps * scale) return true;
-  if (iteration > 0 && size >= 0.5 * previous && size <= sqrt(eps) * scale) return true;
-  previous = size;
-  return false;
-}
+// The projections are written once for one member and for SIMD lanes (projection_generic.inc), and
+// compiled here for one member: the lane type S is double (projection_lane below; the lanes' own
+// compile takes packs alone, so that argument-dependent lookup, which finds both, picks one). The
+// functions with a name of their own below are one member's forms of the text's mask-taking ones,
+// with every lane working (`true`).
+template <class S>
+concept projection_lane = std::is_same_v<S, double>;
+#include "lockstep/formulation/projection_generic.inc"  // IWYU pragma: keep
 
 // Gauss-Newton onto Phi(t, q) = 0 in the metric W (see the header). Converged when the correction is
 // at round-off: below 4 eps (1 + |q|), or no longer contracting (at least half the previous one) while
@@ -228,80 +115,14 @@ template <class Model>
 LOCKSTEP_HD member_status project_positions(double t, vec<double, Model::n>& q, const double* p,
                                             const metric_factor<Model>& W, int max_iterations,
                                             std::uint64_t dropped = 0, std::uint64_t* decision = nullptr) {
-  constexpr int m = Model::m;
-  if constexpr (m > 0) {
-    double previous = 0.0;
-    for (int iter = 0; iter < max_iterations; ++iter) {
-      const auto con = constraint_linearize<Model>(t, q, p);
-      if constexpr (m <= constraint_rank_max_rows) {
-        if (decision != nullptr) {
-          // A non-finite row would count as dependent and vanish from the projection: refuse it.
-          for (int i = 0; i < m * Model::n; ++i)
-            if (!is_finite(con.G.a[i])) return member_status::model_not_finite;
-          dropped = constraint_rank<m, Model::n>(con.G, nullptr, constraint_rank_tolerances{}, dropped).dependent;
-          *decision = dropped;
-        }
-      }
-      minimal_norm_projector<Model, m> P;
-      const member_status s = factor_projector<Model, m>(W, con.G, P, dropped);
-      if (s != member_status::success) return s;
-      if (gauss_newton_update<Model>(P, con.phi, q, iter, previous)) return member_status::success;
-    }
-    return member_status::projection_failed;
-  } else {
-    (void)t, (void)q, (void)p, (void)W, (void)max_iterations, (void)dropped, (void)decision;
-    return member_status::success;
-  }
-}
-
-// The two passes of the velocity projection with the factored projector P of rows.C.
-template <class Model>
-LOCKSTEP_HD void correct_velocities(const minimal_norm_projector<Model, Model::m + Model::k>& P,
-                                    const velocity_constraint_rows<Model>& rows, vec<double, Model::n>& v) {
-  for (int pass = 0; pass < 2; ++pass)
-    v = v + minimal_norm_correction<Model, Model::m + Model::k>(P, rows.C * v + rows.c);
+  return project_positions_where<Model>(true, t, q, p, W, max_iterations, dropped, decision);
 }
 
 // v onto C v + c = 0 at (t, q), minimal in the metric W (two passes with one factorization).
 template <class Model>
 LOCKSTEP_HD member_status project_velocities(double t, const vec<double, Model::n>& q, vec<double, Model::n>& v,
                                              const double* p, const metric_factor<Model>& W, std::uint64_t dropped = 0) {
-  constexpr int r = Model::m + Model::k;
-  if constexpr (r > 0) {
-    const velocity_constraint_rows<Model> rows = velocity_constraints_at<Model>(t, q, p);
-    minimal_norm_projector<Model, r> P;
-    const member_status s = factor_projector<Model, r>(W, rows.C, P, dropped);
-    if (s != member_status::success) return s;
-    correct_velocities<Model>(P, rows, v);
-  } else {
-    (void)t, (void)q, (void)v, (void)p, (void)W, (void)dropped;
-  }
-  return member_status::success;
-}
-
-// The holonomic rows G of C = [G; A].
-template <class Model>
-LOCKSTEP_HD mat<double, Model::m, Model::n> holonomic_rows(const velocity_constraint_rows<Model>& rows) {
-  mat<double, Model::m, Model::n> G;
-  for (int a = 0; a < Model::m; ++a)
-    for (int j = 0; j < Model::n; ++j) G(a, j) = rows.C(a, j);
-  return G;
-}
-
-// Post-stabilization's `applications` of F h(q, v) with the factored Pq, Pv of the first point, whose
-// invariants are `rows` (overwritten by those of later points).
-template <class Model>
-LOCKSTEP_HD void apply_post_stabilization(const minimal_norm_projector<Model, Model::m>& Pq,
-                                          const minimal_norm_projector<Model, Model::m + Model::k>& Pv,
-                                          velocity_constraint_rows<Model>& rows, double t, vec<double, Model::n>& q,
-                                          vec<double, Model::n>& v, const double* p, int applications) {
-  constexpr int m = Model::m, r = Model::m + Model::k;
-  for (int application = 0; application < applications; ++application) {
-    if (application > 0) rows = velocity_constraints_at<Model>(t, q, p);  // h at the new point, F kept
-    const vec<double, r> w = rows.C * v + rows.c;
-    if constexpr (m > 0) q = q + minimal_norm_correction<Model, m>(Pq, rows.phi);
-    if constexpr (r > 0) v = v + minimal_norm_correction<Model, r>(Pv, w);
-  }
+  return project_velocities_where<Model>(t, q, v, p, W, dropped);
 }
 
 // Post-stabilization of (q, v) at t (see the header): `applications` times F h(q, v), with F and its
@@ -310,34 +131,8 @@ LOCKSTEP_HD void apply_post_stabilization(const minimal_norm_projector<Model, Mo
 template <class Model>
 LOCKSTEP_HD member_status post_stabilize(double t, vec<double, Model::n>& q, vec<double, Model::n>& v, const double* p,
                                          projection_metric metric, int applications = 2, std::uint64_t dropped = 0) {
-  constexpr int m = Model::m, r = Model::m + Model::k;
-  metric_factor<Model> W;
-  member_status s = factor_metric<Model>(metric, q, p, W);
-  if (s != member_status::success) return s;
-  velocity_constraint_rows<Model> rows = velocity_constraints_at<Model>(t, q, p);
-  minimal_norm_projector<Model, m> Pq;
-  minimal_norm_projector<Model, r> Pv;
-  if constexpr (m > 0) {
-    s = factor_projector<Model, m>(W, holonomic_rows<Model>(rows), Pq, dropped);
-    if (s != member_status::success) return s;
-  }
-  if constexpr (r > 0) {
-    s = factor_projector<Model, r>(W, rows.C, Pv, dropped);
-    if (s != member_status::success) return s;
-  }
-  apply_post_stabilization<Model>(Pq, Pv, rows, t, q, v, p, applications);
-  return member_status::success;
+  return post_stabilize_where<Model>(t, q, v, p, metric, applications, dropped);
 }
-
-// Max-norms of the corrections one projection made.
-struct projection_sizes {
-  double q = 0.0;
-  double v = 0.0;
-};
-
-// Gauss-Newton iterations of the projection after a step: from a step's end point it converges
-// quadratically, 2-3 suffice.
-inline constexpr int accepted_point_gauss_newton_iterations = 10;
 
 // The end of project_state: the status of the projection that took y's (q, v) to (q, v) (a singular
 // Gram matrix reported as projection_failed, a non-finite result as model_not_finite); on success, y
@@ -347,24 +142,18 @@ LOCKSTEP_HD member_status accept_projection(member_status s, const vec<double, M
                                             const vec<double, Model::n>& v, state_vector<Model>& y,
                                             projection_sizes& sizes) {
   using L = state_layout<Model>;
-  constexpr int n = Model::n;
-  if (s == member_status::success)
-    for (int i = 0; i < n; ++i)
-      if (!is_finite(q[i]) || !is_finite(v[i])) s = member_status::model_not_finite;
-  if (s == member_status::singular_matrix) s = member_status::projection_failed;
-  if (s != member_status::success) return s;
-  vec<double, n> q0, v0;
-  for (int i = 0; i < n; ++i) {
+  vec<double, Model::n> q0, v0;
+  for (int i = 0; i < Model::n; ++i) {
     q0[i] = y[L::q + i];
     v0[i] = y[L::v + i];
   }
-  sizes.q = norm_inf(q - q0);
-  sizes.v = norm_inf(v - v0);
-  for (int i = 0; i < n; ++i) {
-    y[L::q + i] = q[i];
-    y[L::v + i] = v[i];
-  }
-  return member_status::success;
+  s = accept_projected<Model>(s, q, v, q0, v0, sizes.q, sizes.v);
+  if (s == member_status::success)
+    for (int i = 0; i < Model::n; ++i) {
+      y[L::q + i] = q0[i];
+      y[L::v + i] = v0[i];
+    }
+  return s;
 }
 
 // The projection after an accepted step at (t, y): `kind`, plus the projected-invariants formulation's
@@ -377,23 +166,18 @@ LOCKSTEP_HD_SHARED member_status project_state(projection_kind kind, formulation
                                                state_vector<Model>& y, const double* p, projection_sizes& sizes,
                                                std::uint64_t dropped = 0) {
   using L = state_layout<Model>;
-  constexpr int n = Model::n;
-  vec<double, n> q, v;
-  for (int i = 0; i < n; ++i) {
+  vec<double, Model::n> q, v;
+  for (int i = 0; i < Model::n; ++i) {
     q[i] = y[L::q + i];
     v[i] = y[L::v + i];
   }
-  member_status s = member_status::success;
-  if (kind == projection_kind::post_stabilization) {
-    s = post_stabilize<Model>(t, q, v, p, metric, 2, dropped);
-  } else if (projects_after_steps(kind, f)) {
-    metric_factor<Model> W;
-    s = factor_metric<Model>(metric, q, p, W);
-    if (s == member_status::success && kind == projection_kind::coordinate)
-      s = project_positions<Model>(t, q, p, W, accepted_point_gauss_newton_iterations, dropped);
-    if (s == member_status::success) s = project_velocities<Model>(t, q, v, p, W, dropped);
-  }
-  return accept_projection<Model>(s, q, v, y, sizes);
+  const member_status s = project_point<Model>(true, kind, f, metric, t, q, v, p, dropped, sizes.q, sizes.v);
+  if (s == member_status::success)
+    for (int i = 0; i < Model::n; ++i) {
+      y[L::q + i] = q[i];
+      y[L::v + i] = v[i];
+    }
+  return s;
 }
 
 // ---- project_state, resumable at its Cholesky factorizations (the split path) ----
@@ -549,7 +333,7 @@ LOCKSTEP_HD member_status continue_projection(projection_work<Model>& w, member_
       return begin_velocity_projection(w, t, p);
     case projection_phase::positions:
       if constexpr (Model::m > 0)
-        if (gauss_newton_update<Model>(w.Pq, w.rows.phi, w.q, w.iteration, w.previous))
+        if (gauss_newton_update_where<Model>(true, w.Pq, w.rows.phi, w.q, w.iteration, w.previous))
           return begin_velocity_projection(w, t, p);
       if (++w.iteration == accepted_point_gauss_newton_iterations)
         return end_projection(w, member_status::projection_failed);

@@ -1,4 +1,5 @@
-// lockstep/simd/lu_inl.hpp — the LU factorization with partial pivoting and its triangular solves for W
+// lockstep/simd/lu_inl.hpp — the LU factorization with partial pivoting and its triangular solves, and
+// the Cholesky factorization (lockstep/core/cholesky_generic.inc: the projections' Gram matrices), for W
 // independent matrices at once, one per lane of a pack: lane l of every entry belongs to member l. They
 // are lockstep/core/lu_generic.inc, the text one matrix's lu_factor and lu_solve compile
 // (lockstep/core/linalg.hpp), compiled here on packs: entries pack<D> (real) or complex<pack<D>>
@@ -27,7 +28,8 @@
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
 
-#include "lockstep/core/lu_generic.inc"  // IWYU pragma: keep
+#include "lockstep/core/lu_generic.inc"        // IWYU pragma: keep
+#include "lockstep/core/cholesky_generic.inc"  // IWYU pragma: keep
 
 }  // namespace lockstep::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -8,9 +8,10 @@
 // boundaries), so one attempt per call is the member alone.
 //
 // What runs in lanes: the budget and end checks, the attempt, the record of a revised rank decision,
-// and the constraint residuals of the accepted points (evaluated on packs: each lane gets its member's
-// bits). What runs lane by lane on the member's own double code, for the lanes whose attempt was
-// accepted: the projection of the accepted point, the check of dropped rows, the step's events
+// the projection of the accepted points (projection_inl.hpp: formulation/projection.hpp's one text) and
+// their constraint residuals (evaluated on packs: each lane gets its member's bits). What runs lane by
+// lane on the member's own double code, for the lanes whose attempt was accepted: the check of dropped
+// rows, the step's events
 // (stepper/events.hpp, on the lane's dense output) and the save points the step passed (dense output
 // from the lane's last step, projected as an output, multipliers made consistent, handed to the sink). These are member.hpp's functions, so they compute the bits they
 // compute for the member alone; they run once per accepted step, not per Newton iteration, and the time
@@ -46,6 +47,7 @@
 #include "lockstep/simd/bdf_attempt_inl.hpp"
 #include "lockstep/simd/dopri5_attempt_inl.hpp"
 #include "lockstep/simd/pack_inl.hpp"
+#include "lockstep/simd/projection_inl.hpp"
 #include "lockstep/simd/radau_attempt_inl.hpp"
 #include "lockstep/simd/rhoinf_attempt_inl.hpp"
 #include "lockstep/stepper/member.hpp"
@@ -239,24 +241,42 @@ HWY_INLINE void fill_idle_lanes(member_lanes<Model, Method, D>& M, mask<D> busy)
 
 namespace member_lanes_detail {
 
-// member.hpp's complete_accepted_step (the fused path) for the member in lane l, in three parts around
-// the constraint residuals, which the lanes evaluate together (record_constraint_residuals below).
+// member.hpp's complete_accepted_step (the fused path) for the lanes, in three parts: the projection of
+// the accepted points, in lanes (lanes_stepper::complete, lockstep/simd/projection_inl.hpp), the
+// constraint residuals, which the lanes evaluate together (below), and the rest, lane by lane.
+
 // First, where projections follow the steps (projects_after_steps, which the caller tests once for all
-// lanes), the projection of the accepted point y at t with the dropped rows `dropped`: y becomes its
-// projection; false (with the lane's status set) when the member fails.
+// lanes), the accepted points projected in lanes: each gets its member's project_state. y holds the
+// lanes' current points (y[i][l], component i of lane l); the lanes that succeed get their projected
+// point there and count the projection, and the lanes returned (their status set) failed. Kept out of
+// line: inlined into the lanes' completion, it slowed the studies that do not project.
 template <class Model, class Method, class D>
-HWY_INLINE bool project_accepted_point(member_lanes<Model, Method, D>& M, size_t l, double t, state_vector<Model>& y,
-                                       std::uint64_t dropped, const solver_options& opt) {
-  state_vector<Model> projected = y;
-  projection_sizes sizes;
-  const member_status s = project_state<Model>(opt.projection, opt.form, opt.metric, t, projected, M.p_row[l], sizes, dropped);
-  if (s != member_status::success) {
-    set_lane(M.status, l, double(s));
-    return false;
+HWY_NOINLINE mask<D> project_accepted_points(mask<D> accepted, member_lanes<Model, Method, D>& M,
+                                             double (&y)[state_layout<Model>::size][member_lanes<Model, Method, D>::max_lanes],
+                                             const solver_options& opt) {
+  using L = state_layout<Model>;
+  using P = pack<D>;
+  const D d;
+  const auto& current = current_point(M.method);
+  lockstep::vec<P, Model::n> q, v;
+  for (int i = 0; i < Model::n; ++i) {
+    q[i] = current[L::q + i];
+    v[i] = current[L::v + i];
   }
-  y = projected;
-  detail::count_projection(M.other_counters[l], sizes);
-  return true;
+  P size_q(0.0), size_v(0.0);
+  const P s = project_point<Model>(accepted, opt.projection, opt.form, opt.metric, M.method.t, q, v, M.p,
+                                   dropped_rows(M.method), size_q, size_v);
+  const mask<D> projected = hn::And(accepted, succeeded<P>(s));
+  const mask<D> failed = hn::AndNot(projected, accepted);
+  M.status = select(failed, s, M.status);
+  for (int i = 0; i < Model::n; ++i) {
+    hn::Store(select(projected, q[i], current[L::q + i]).v, d, y[L::q + i]);
+    hn::Store(select(projected, v[i], current[L::v + i]).v, d, y[L::v + i]);
+  }
+  const uint64_t lanes = mask_bits<D>(projected);
+  for (size_t l = 0; l < hn::Lanes(d); ++l)
+    if (lanes >> l & 1) detail::count_projection(M.other_counters[l], projection_sizes{lane_of(size_q, l), lane_of(size_v, l)});
+  return failed;
 }
 
 // The constraint residuals of the lanes in `lanes` at their accepted points (y[i][l], t[l]; after the
@@ -370,8 +390,8 @@ HWY_INLINE detail::completion finish_accepted_step(member_lanes<Model, Method, D
 
 // The lanes' stepper for member_attempt_generic.inc: the method's attempt in lanes, with the record of a
 // revised rank decision lane by lane (rare: constraint_rank.hpp's hysteresis), and member.hpp's
-// complete_accepted_step (the fused path) for the accepted lanes: lane by lane on the member's own double
-// code but for the constraint residuals, which the lanes evaluate together. sink(lane, save_index, t, y)
+// complete_accepted_step (the fused path) for the accepted lanes: the projection and the constraint
+// residuals in lanes, the rest lane by lane on the member's own double code. sink(lane, save_index, t, y)
 // receives the save points in order.
 template <class Model, class Method, class D, class Sink>
 struct lanes_stepper {
@@ -422,19 +442,8 @@ struct lanes_stepper {
     hn::Store(M.method.t.v, d, t);
     hn::Store(dropped_rows(M.method).bits, di, dropped);
     Mask completion_failed = hn::FirstN(d, 0);
-    if (projects_after_steps(opt.projection, opt.form)) {
-      const uint64_t lanes = mask_bits<D>(accepted);
-      for (size_t l = 0; l < hn::Lanes(d); ++l) {
-        if (!(lanes >> l & 1)) continue;
-        state_vector<Model> point;
-        for (int i = 0; i < ny; ++i) point[i] = y[i][l];
-        if (member_lanes_detail::project_accepted_point(M, l, t[l], point, static_cast<std::uint64_t>(dropped[l]), opt)) {
-          for (int i = 0; i < ny; ++i) y[i][l] = point[i];
-        } else {
-          set_mask_lane<D>(completion_failed, l, true);
-        }
-      }
-    }
+    if (projects_after_steps(opt.projection, opt.form))
+      completion_failed = member_lanes_detail::project_accepted_points(accepted, M, y, opt);
     const Mask projected = hn::AndNot(completion_failed, accepted);
     member_lanes_detail::record_constraint_residuals(M, projected, y, t, dropped);
     const uint64_t lanes = mask_bits<D>(projected);
