@@ -8,7 +8,7 @@
 // boundaries), so one attempt per call is the member alone.
 //
 // What runs in lanes: the budget and end checks, the attempt, the record of a revised rank decision,
-// the projection of the accepted points (projection_inl.hpp: formulation/projection.hpp's one text) and
+// the projection of the accepted points (projection_inl.hpp: formulation/projection_generic.inc) and
 // their constraint residuals (evaluated on packs: each lane gets its member's bits). What runs lane by
 // lane on the member's own double code, for the lanes whose attempt was accepted: the check of dropped
 // rows, the step's events
@@ -249,7 +249,7 @@ namespace member_lanes_detail {
 // lanes), the accepted points projected in lanes: each gets its member's project_state. y holds the
 // lanes' current points (y[i][l], component i of lane l); the lanes that succeed get their projected
 // point there and count the projection, and the lanes returned (their status set) failed. Kept out of
-// line: inlined into the lanes' completion, it slowed the studies that do not project.
+// line, so that the completion of the studies that do not project stays as small as it was.
 template <class Model, class Method, class D>
 HWY_NOINLINE mask<D> project_accepted_points(mask<D> accepted, member_lanes<Model, Method, D>& M,
                                              double (&y)[state_layout<Model>::size][member_lanes<Model, Method, D>::max_lanes],
