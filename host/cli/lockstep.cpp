@@ -311,9 +311,10 @@ int run(const run_request& request) {
   const io::model_file_resolver resolve = [&](const io::model_reference& reference) {
     model_files::compile_settings compile;
     compile.device = request.where == "cuda";
-    // What the study runs: its method, with [lyapunov] that method's Lyapunov run, and with
-    // [derivative_measures] its forward sensitivities.
-    compile.contents = model_files::engine_contents{}.with_method(reference.method);
+    // What the study runs: its method (with its projection after steps, where the study projects),
+    // with [lyapunov] that method's Lyapunov run, and with [derivative_measures] its forward
+    // sensitivities.
+    compile.contents = model_files::engine_contents{}.with_method(reference.method, reference.projects);
     if (reference.lyapunov) compile.contents.with_lyapunov(reference.method, static_cast<int>(*reference.lyapunov));
     if (reference.sensitivities) compile.contents.with_sensitivities(reference.method);
     if (announce_compile) compile.progress = announce;

@@ -51,7 +51,7 @@ std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, cons
   each(wanted.lyapunov, "lockstep_part_lyapunov_", "add_lyapunov", " lyapunov", 3, calls_both);
   each(wanted.lyapunov_clone, "lockstep_part_lyapunov_clone_", "add_lyapunov_clone", " lyapunov clone", 3, calls_both);
   each(wanted.sensitivities, "lockstep_part_sensitivities_", "add_sensitivities", " sensitivities", 3, calls_both);
-  if (lanes > 0)
+  if (lanes > 0) {
     for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind) {
       if (!((wanted.methods & in_lanes) >> kind & 1u)) continue;
       const std::string method = method_name(static_cast<method_kind>(kind));
@@ -59,6 +59,14 @@ std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, cons
                        "lockstep::engine_detail::use_lanes<::" + type + ", lockstep::" + method + "_method>(*t);", 4,
                        true, calls_one_member});
     }
+    // The projection after steps in lanes, one part for every method's lanes, where the engine leaves
+    // the advance to them (a model file's, compiled in parts for its run: part_unit declares the
+    // projection apart in every lanes unit), so that the runs that do not project do not pay for it. A
+    // built-in engine compiles it with each method's lanes.
+    if (advance == advance_beside_lanes::left_to_lanes && (wanted.projection & wanted.methods & in_lanes))
+      parts.push_back({"projection in SIMD lanes", "lockstep_part_lanes_projection",
+                       "lockstep::engine_detail::use_lanes_projection<::" + type + ">(*t);", 2, true, calls_one_member});
+  }
   return parts;
 }
 
@@ -78,6 +86,11 @@ std::string part_unit(const engine_part& part, const std::string& header, const 
     tu += "static_assert(lockstep::engine_detail::fits_in_lanes<::" + type +
           ">(), \"the model is too large for SIMD lanes (lanes_max_jacobian_bytes in lockstep/engine/lanes_engine.hpp)\");\n";
   }
+  // Every lanes unit of an engine in parts finds the projection in lanes in its own part, which holds it
+  // where the engine's runs need it (parts_of).
+  if (part.lanes)
+    tu += "namespace lockstep::simd::HWY_NAMESPACE {\ntemplate <>\nstruct lanes_projection_apart<::" + type +
+          "> : std::true_type {};\n}  // namespace lockstep::simd::HWY_NAMESPACE\n";
   // The functions the parts share: compiled by one part, declared by those that call them.
   const auto shares = [&](const char* file, const char* macro, bool compiles) {
     tu += std::string("#include \"lockstep/engine/") + file + "\"\n";

@@ -23,21 +23,29 @@ namespace lockstep {
 // What an engine holds (docs/MODEL-FILES.md, "What is compiled"). Each mask has bit (1 << method_kind)
 // for a method. An engine always holds the model's tables and evaluations (describe, check's
 // evaluations, initial states); each method adds its chunk functions, and on request its split path
-// (run_options::split_factorization) and each of its tangents: Lyapunov exponents by the discrete QR
-// method, by the clone method, forward sensitivities. A model file compiles each as a part of its own,
+// (run_options::split_factorization), the projection after its steps in SIMD lanes and each of its
+// tangents: Lyapunov exponents by the discrete QR method, by the clone method, forward sensitivities. A model file compiles each as a part of its own,
 // cached on its own, so a study compiles what it needs in a few seconds, and a later study with another
 // method compiles that method alone.
 struct engine_contents {
   unsigned methods = 0;         // begin, advance and finish of a chunk of members (in SIMD lanes too where
                                 // the engine has them)
   unsigned split = 0;           // the split path, of methods also in `methods`
+  unsigned projection = 0;      // the projection after steps (projects_after_steps) in SIMD lanes, of
+                                // methods also in `methods`: one part for all of them
   unsigned lyapunov = 0;        // Lyapunov exponents by the discrete QR method
   unsigned lyapunov_clone = 0;  // the largest Lyapunov exponent by the clone method
   unsigned sensitivities = 0;   // forward sensitivities
   // Every method with its split path and tangents: what a built-in engine holds.
-  static engine_contents everything() { return {all(), all(), all(), all(), all()}; }
+  static engine_contents everything() { return {all(), all(), all(), all(), all(), all()}; }
   engine_contents& with_method(method_kind m) { methods |= bit(m); return *this; }
   engine_contents& with_split(method_kind m) { methods |= bit(m); split |= bit(m); return *this; }
+  // The method, and where `projects` (projects_after_steps of the run's options) its projection.
+  engine_contents& with_method(method_kind m, bool projects) {
+    methods |= bit(m);
+    if (projects) projection |= bit(m);
+    return *this;
+  }
   // Lyapunov exponents by `lyapunov_method`: 0, discrete QR; 1, clone (lockstep_lyapunov_request).
   engine_contents& with_lyapunov(method_kind m, int lyapunov_method) {
     (lyapunov_method == 1 ? lyapunov_clone : lyapunov) |= bit(m);
@@ -46,12 +54,13 @@ struct engine_contents {
   engine_contents& with_sensitivities(method_kind m) { sensitivities |= bit(m); return *this; }
   // Whether an engine compiled for `this` holds all of `other`.
   bool covers(const engine_contents& other) const {
-    return (other.methods & ~methods) == 0 && (other.split & ~split) == 0 && (other.lyapunov & ~lyapunov) == 0 &&
-           (other.lyapunov_clone & ~lyapunov_clone) == 0 && (other.sensitivities & ~sensitivities) == 0;
+    return (other.methods & ~methods) == 0 && (other.split & ~split) == 0 && (other.projection & ~projection) == 0 &&
+           (other.lyapunov & ~lyapunov) == 0 && (other.lyapunov_clone & ~lyapunov_clone) == 0 &&
+           (other.sensitivities & ~sensitivities) == 0;
   }
   engine_contents operator|(const engine_contents& o) const {
-    return {methods | o.methods, split | o.split, lyapunov | o.lyapunov, lyapunov_clone | o.lyapunov_clone,
-            sensitivities | o.sensitivities};
+    return {methods | o.methods, split | o.split, projection | o.projection, lyapunov | o.lyapunov,
+            lyapunov_clone | o.lyapunov_clone, sensitivities | o.sensitivities};
   }
   static constexpr unsigned bit(method_kind m) { return 1u << static_cast<int>(m); }
   static constexpr unsigned all() { return (1u << LOCKSTEP_METHOD_COUNT) - 1u; }
@@ -92,7 +101,8 @@ struct engine_part {
 enum class advance_beside_lanes { compiled, left_to_lanes };
 
 // The parts of an engine of the model `type` (its C++ type) holding `wanted`, in the order their calls
-// run (the model's tables first; the lanes of each method that runs in them, where `lanes` > 0, last).
+// run (the model's tables first; the lanes of each method that runs in them, where `lanes` > 0, last,
+// and where the advance is left to them and a method projects after steps, the projection in lanes).
 // An engine with any method holds "one member", one with any tangents "tangents".
 std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, const std::string& type,
                                   advance_beside_lanes advance = advance_beside_lanes::compiled);

@@ -297,6 +297,21 @@ constexpr choice lyapunov_metric_choices[] = {
     {"euclidean", static_cast<int>(lyapunov_metric::euclidean), true},
 };
 
+// The formulation and projection a method brings where the [solver] table `s` names none (read_solver;
+// the model file's read-ahead).
+void apply_method_defaults(const section& s, solver_options& opt) {
+  // The explicit method integrates the index-1 equations and keeps the constraints by projecting
+  // after every step (method/dopri5.hpp): those are its defaults, where the study names none.
+  if (opt.method == method_kind::dopri5) {
+    if (!s.get("formulation")) opt.form = formulation::index1;
+    if (!s.get("projection")) opt.projection = projection_kind::coordinate;
+  }
+  // Auto (method/auto_switch.hpp) projects after every step for its explicit phases; its implicit
+  // phases, stiff ones, run Radau IIA 5 on index3, whose tolerance calibration holds there
+  // (method/auto_switch.hpp, "Options"), unless the study names ggl.
+  if (opt.method == method_kind::automatic && !s.get("projection")) opt.projection = projection_kind::coordinate;
+}
+
 // The names of study::distribution_kind's values, in its order (the keys of "ensemble.vary.*").
 constexpr std::string_view distribution_names[] = {"uniform", "normal", "lognormal", "grid"};
 constexpr std::string_view plain_statistics[] = {"mean", "std", "min", "max"};
@@ -494,11 +509,26 @@ class study_reader {
       std::filesystem::path path(reference.written);
       if (path.is_relative()) path = std::filesystem::path(source_).parent_path() / path;
       reference.path = path.lexically_normal();
-      // The method and tangents the rest of the file asks for, read ahead without checks.
+      // The method, whether it projects after steps, and the tangents the rest of the file asks for,
+      // read ahead without checks.
       const section solver = child(root, "solver");
-      if (const toml::node* method = solver.get("method"); method != nullptr && method->is_string())
-        for (const choice& c : method_choices)
-          if (c.available && c.name == method->as_string()->get()) reference.method = static_cast<method_kind>(c.value);
+      const auto chosen = [&](std::string_view key, const auto& choices, int& value) {
+        if (const toml::node* node = solver.get(key); node != nullptr && node->is_string())
+          for (const choice& c : choices)
+            if (c.available && c.name == node->as_string()->get()) value = c.value;
+      };
+      solver_options ahead = spec.solver;  // the defaults: [solver] is read later
+      int method = static_cast<int>(ahead.method), form = static_cast<int>(ahead.form),
+          projection = static_cast<int>(ahead.projection);
+      chosen("method", method_choices, method);
+      chosen("formulation", formulation_choices, form);
+      chosen("projection", projection_choices, projection);
+      ahead.method = static_cast<method_kind>(method);
+      ahead.form = static_cast<formulation>(form);
+      ahead.projection = static_cast<projection_kind>(projection);
+      apply_method_defaults(solver, ahead);
+      reference.method = ahead.method;
+      reference.projects = projects_after_steps(ahead.projection, ahead.form);
       if (const toml::node* lyapunov = root.get("lyapunov"); lyapunov != nullptr) {
         reference.lyapunov = lyapunov_method::qr;
         const section l = child(root, "lyapunov");
@@ -572,16 +602,7 @@ class study_reader {
     opt.form = static_cast<formulation>(choose(s, "formulation", "formulation", formulation_choices, static_cast<int>(opt.form)));
     opt.projection = static_cast<projection_kind>(
         choose(s, "projection", "projection", projection_choices, static_cast<int>(opt.projection)));
-    // The explicit method integrates the index-1 equations and keeps the constraints by projecting
-    // after every step (method/dopri5.hpp): those are its defaults, where the study names none.
-    if (opt.method == method_kind::dopri5) {
-      if (!s.get("formulation")) opt.form = formulation::index1;
-      if (!s.get("projection")) opt.projection = projection_kind::coordinate;
-    }
-    // Auto (method/auto_switch.hpp) projects after every step for its explicit phases; its implicit
-    // phases, stiff ones, run Radau IIA 5 on index3, whose tolerance calibration holds there
-    // (method/auto_switch.hpp, "Options"), unless the study names ggl.
-    if (opt.method == method_kind::automatic && !s.get("projection")) opt.projection = projection_kind::coordinate;
+    apply_method_defaults(s, opt);
     opt.metric = static_cast<projection_metric>(choose(s, "metric", "metric", metric_choices, static_cast<int>(opt.metric)));
     opt.init = static_cast<init_mode>(choose(s, "init", "init mode", init_choices, static_cast<int>(opt.init)));
     opt.multipliers = static_cast<multiplier_convention>(

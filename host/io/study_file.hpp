@@ -210,11 +210,12 @@ struct model_reference {
   std::string written;          // as in the study file
   std::filesystem::path path;   // resolved
   // What the study will run the model with, as far as it names it ([solver] method, the default when
-  // it names none or none that exists: the reader refuses that later, at the key; whether it has
-  // [lyapunov] and its method, whether it has [derivative_measures]): a model file's engine is
-  // compiled for these
+  // it names none or none that exists: the reader refuses that later, at the key; whether its steps are
+  // followed by a projection; whether it has [lyapunov] and its method, whether it has
+  // [derivative_measures]): a model file's engine is compiled for these
   // (model_files::engine_contents).
   method_kind method = study_default_method;
+  bool projects = false;  // projects_after_steps of its [solver] projection and formulation
   std::optional<lyapunov_method> lyapunov;
   bool sensitivities = false;  // [derivative_measures]: the method's forward sensitivities
 };

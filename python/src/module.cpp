@@ -321,8 +321,9 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
                const py::handle& v0_in, double t0, double t1, const py::handle& save_in, const py::dict& options,
                const std::string& backend, int threads, long chunk_size, int attempts_per_sync,
                const py::object& progress, double progress_interval, int event_records) {
-  const std::shared_ptr<const model_handle::loaded> held =
-      handle.with(lockstep::model_files::engine_contents{}.with_method(solver_options_of(options).method));
+  const lockstep::solver_options chosen = solver_options_of(options);
+  const std::shared_ptr<const model_handle::loaded> held = handle.with(lockstep::model_files::engine_contents{}.with_method(
+      chosen.method, lockstep::projects_after_steps(chosen.projection, chosen.form)));
   const lockstep::engine& model = held->model;
   const int n = model.n(), n_params = model.n_params(), ny = model.ny();
 
@@ -344,7 +345,7 @@ py::dict solve(const model_handle& handle, const py::handle& params_in, const py
   problem.t0 = t0;
   problem.t1 = t1;
   problem.save_times.assign(save_array.data(), save_array.data() + save_array.size());
-  problem.options = solver_options_of(options);
+  problem.options = chosen;
   problem.event_capacity = event_records;
 
   lockstep::run_options run;

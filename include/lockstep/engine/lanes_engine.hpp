@@ -138,4 +138,17 @@ void use_lanes(lockstep_engine& t) {
   }
 }
 
+// The part of a model file's engine that holds Model's projection of accepted points in lanes, for the
+// runs that project after steps (engine_sources::parts_of; the lanes' parts of that engine declare
+// simd::lanes_projection_apart<Model>): it registers the projection for them. An engine without this
+// part refuses such a run (lanes_stepper::projection) rather than run it unprojected.
+template <class Model>
+void use_lanes_projection(lockstep_engine&) {
+  if constexpr (fits_in_lanes<Model>()) {
+    namespace lanes = simd::HWY_NAMESPACE;
+    static_assert(lanes::lanes_projection_apart<Model>::value, "declared apart in the unit that compiles it apart");
+    lanes::registered_lanes_projection<Model, lanes_tag> = &lanes::member_lanes_detail::project_points_in_lanes<Model, lanes_tag>;
+  }
+}
+
 }  // namespace lockstep::engine_detail

@@ -41,6 +41,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <type_traits>
 
 #include "hwy/highway.h"
 #include "lockstep/method/methods.hpp"
@@ -239,6 +241,22 @@ HWY_INLINE void fill_idle_lanes(member_lanes<Model, Method, D>& M, mask<D> busy)
 // compiles for one member.
 #include "lockstep/stepper/member_attempt_generic.inc"  // IWYU pragma: keep
 
+// Where the lanes find Model's projection of accepted points (member_lanes_detail::project_points_in_lanes):
+// compiled with each method's lanes (false, the default), or apart (true): then the lanes call it
+// through registered_lanes_projection, which the unit that compiles it sets. A model file's engine
+// compiles it apart, in a part of its own that only the studies that project after steps need
+// (host/engine/engine_sources.cpp, parts_of), and every lanes unit of that engine declares this
+// specialization.
+template <class Model>
+struct lanes_projection_apart : std::false_type {};
+
+template <class Model, class D>
+using lanes_projection = mask<D> (*)(mask<D> accepted, const pack<D>& t, const pack<D>* p, const dropped_lanes<D>& dropped,
+                                     const solver_options& opt, double (*y)[hn::MaxLanes(D())], pack<D>& status,
+                                     member_counters* counters);
+template <class Model, class D>
+inline lanes_projection<Model, D> registered_lanes_projection = nullptr;
+
 namespace member_lanes_detail {
 
 // member.hpp's complete_accepted_step (the fused path) for the lanes, in three parts: the projection of
@@ -247,35 +265,37 @@ namespace member_lanes_detail {
 
 // First, where projections follow the steps (projects_after_steps, which the caller tests once for all
 // lanes), the accepted points projected in lanes: each gets its member's project_state. y holds the
-// lanes' current points (y[i][l], component i of lane l); the lanes that succeed get their projected
-// point there and count the projection, and the lanes returned (their status set) failed. Kept out of
-// line, so that the completion of the studies that do not project stays as small as it was.
-template <class Model, class Method, class D>
-HWY_NOINLINE mask<D> project_accepted_points(mask<D> accepted, member_lanes<Model, Method, D>& M,
-                                             double (&y)[state_layout<Model>::size][member_lanes<Model, Method, D>::max_lanes],
-                                             const solver_options& opt) {
+// lanes' current points (y[i][l], component i of lane l) at their times t with their parameters p and
+// dropped rows; the lanes that succeed get their projected point there and count the projection in
+// their counters, and the lanes returned (their status set) failed. Independent of the method, and kept
+// out of line, so that the completion of the studies that do not project stays as small as it was and a
+// model file's engine compiles it in a part of its own, for the studies that project alone
+// (lanes_projection_apart above).
+template <class Model, class D>
+HWY_NOINLINE mask<D> project_points_in_lanes(mask<D> accepted, const pack<D>& t, const pack<D>* p,
+                                             const dropped_lanes<D>& dropped, const solver_options& opt,
+                                             double (*y)[hn::MaxLanes(D())], pack<D>& status,
+                                             member_counters* counters) {
   using L = state_layout<Model>;
   using P = pack<D>;
   const D d;
-  const auto& current = current_point(M.method);
   lockstep::vec<P, Model::n> q, v;
   for (int i = 0; i < Model::n; ++i) {
-    q[i] = current[L::q + i];
-    v[i] = current[L::v + i];
+    q[i] = P(hn::Load(d, y[L::q + i]));
+    v[i] = P(hn::Load(d, y[L::v + i]));
   }
   P size_q(0.0), size_v(0.0);
-  const P s = project_point<Model>(accepted, opt.projection, opt.form, opt.metric, M.method.t, q, v, M.p,
-                                   dropped_rows(M.method), size_q, size_v);
+  const P s = project_point<Model>(accepted, opt.projection, opt.form, opt.metric, t, q, v, p, dropped, size_q, size_v);
   const mask<D> projected = hn::And(accepted, succeeded<P>(s));
   const mask<D> failed = hn::AndNot(projected, accepted);
-  M.status = select(failed, s, M.status);
+  status = select(failed, s, status);
   for (int i = 0; i < Model::n; ++i) {
-    hn::Store(select(projected, q[i], current[L::q + i]).v, d, y[L::q + i]);
-    hn::Store(select(projected, v[i], current[L::v + i]).v, d, y[L::v + i]);
+    hn::Store(select(projected, q[i], P(hn::Load(d, y[L::q + i]))).v, d, y[L::q + i]);
+    hn::Store(select(projected, v[i], P(hn::Load(d, y[L::v + i]))).v, d, y[L::v + i]);
   }
   const uint64_t lanes = mask_bits<D>(projected);
   for (size_t l = 0; l < hn::Lanes(d); ++l)
-    if (lanes >> l & 1) detail::count_projection(M.other_counters[l], projection_sizes{lane_of(size_q, l), lane_of(size_v, l)});
+    if (lanes >> l & 1) detail::count_projection(counters[l], projection_sizes{lane_of(size_q, l), lane_of(size_v, l)});
   return failed;
 }
 
@@ -406,6 +426,19 @@ struct lanes_stepper {
 
   HWY_INLINE P time(const Lanes& M) const { return M.method.t; }
 
+  // The projection of the accepted points: the lanes' own, or the one compiled apart
+  // (lanes_projection_apart), which an engine holds where its runs project after steps.
+  static lanes_projection<Model, D> projection() {
+    if constexpr (lanes_projection_apart<Model>::value) {
+      if (registered_lanes_projection<Model, D> == nullptr)
+        throw std::logic_error("this engine holds no projection in SIMD lanes, which its run asks for: it was compiled "
+                               "for runs that do not project after steps (engine_contents::projection)");
+      return registered_lanes_projection<Model, D>;
+    } else {
+      return &member_lanes_detail::project_points_in_lanes<Model, D>;
+    }
+  }
+
   HWY_INLINE P attempt(Mask attempting, Lanes& M, P t1, const solver_options& opt) {
     const D d;
     const hn::RebindToSigned<D> di;
@@ -443,7 +476,7 @@ struct lanes_stepper {
     hn::Store(dropped_rows(M.method).bits, di, dropped);
     Mask completion_failed = hn::FirstN(d, 0);
     if (projects_after_steps(opt.projection, opt.form))
-      completion_failed = member_lanes_detail::project_accepted_points(accepted, M, y, opt);
+      completion_failed = projection()(accepted, M.method.t, M.p, dropped_rows(M.method), opt, y, M.status, M.other_counters);
     const Mask projected = hn::AndNot(completion_failed, accepted);
     member_lanes_detail::record_constraint_residuals(M, projected, y, t, dropped);
     const uint64_t lanes = mask_bits<D>(projected);
