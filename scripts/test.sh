@@ -14,7 +14,9 @@
 # compiled for; default baseline; the results' bits are the same in each, docs/SIMD.md),
 # LOCKSTEP_BENCH_COMPILE_CHECK (ON or OFF; default ON where CI=true, else OFF: ON builds the benchmarks at
 # -O0 into $build_dir/bench/compile-check/, which proves they compile and link and saves CI a sixth of
-# its build; bench/CMakeLists.txt).
+# its build; bench/CMakeLists.txt), LOCKSTEP_BUILTIN_LIBRARY_OPTIMIZATION (the -O level of the built-in
+# models' libraries of lanes; default 1 where CI=true, else the build type's: the same bits in about
+# half the compile time, the top-level CMakeLists.txt says why).
 # Exits non-zero when any stage fails or when no test ran.
 #
 # Why 90 alone without a GPU: there no test runs device code, so what the CUDA build proves is that the
@@ -47,10 +49,13 @@ if [[ -z $bench_compile_check ]]; then
   if [[ ${CI:-} == true ]]; then bench_compile_check=ON; else bench_compile_check=OFF; fi
 fi
 
+builtin_library_optimization=${LOCKSTEP_BUILTIN_LIBRARY_OPTIMIZATION-}
+if [[ -z ${LOCKSTEP_BUILTIN_LIBRARY_OPTIMIZATION+set} && ${CI:-} == true ]]; then builtin_library_optimization=1; fi
+
 stage "configure ($build_dir)"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA="${LOCKSTEP_CUDA:-AUTO}" --no-warn-unused-cli \
   -DCMAKE_CUDA_ARCHITECTURES="$cuda_architectures" -DLOCKSTEP_INSTRUCTION_SET="${LOCKSTEP_INSTRUCTION_SET:-baseline}" \
-  -DLOCKSTEP_BENCH_COMPILE_CHECK="$bench_compile_check"
+  -DLOCKSTEP_BENCH_COMPILE_CHECK="$bench_compile_check" -DLOCKSTEP_BUILTIN_LIBRARY_OPTIMIZATION="$builtin_library_optimization"
 
 stage "build (-j$jobs)"
 start=$SECONDS
