@@ -33,6 +33,7 @@
 #include "lockstep/engine/loader.hpp"
 #include "lockstep/ensemble.hpp"
 #include "tests/cuda/agreement_with_serial.hpp"
+#include "tests/support/engine_members.hpp"
 
 namespace {
 
@@ -56,22 +57,11 @@ std::vector<fs::path> packed_engines(const fs::path& dir) {
 // 256 members of the model's defaults, the first parameter spread by up to 1.6 % (as the built-in
 // models' device tests do), over a span short enough that no model here is chaotic within it.
 ensemble_problem spread_problem(const engine& model, method_kind method, formulation form) {
-  const long members = 256;
-  const int n = model.n(), np = model.n_params();
-  ensemble_problem e;
-  e.members = members;
-  e.params.resize(std::size_t(members) * np);
-  e.q0.resize(std::size_t(members) * n);
-  e.v0.resize(std::size_t(members) * n);
-  std::vector<double> inputs;
-  for (const auto& input : model.inputs()) inputs.push_back(input.default_value);
-  for (long i = 0; i < members; ++i) {
-    double* p = e.params.data() + i * np;
-    for (int j = 0; j < np; ++j) p[j] = model.params()[j].default_value;
+  const int np = model.n_params();
+  ensemble_problem e = tests::members_at_defaults(model, 256, [&](long i, double* p) {
     if (np > 0) p[0] *= 1.0 + 1e-3 * static_cast<double>(i % 17);
-    model.initial_state(p, inputs.data(), e.q0.data() + i * n, e.v0.data() + i * n);
-  }
-  e.q0[std::size_t(nan_member) * n] = std::numeric_limits<double>::quiet_NaN();
+  });
+  e.q0[std::size_t(nan_member) * model.n()] = std::numeric_limits<double>::quiet_NaN();
   e.t0 = 0.0;
   e.t1 = 0.2;
   e.save_times = {0.1, 0.2};
