@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/simd/pack_model_test.sh BUILD... — runs the builds of tests/simd/pack_model_test.cpp (with
-# lu_test.cpp, newton_matrix_test.cpp, corrector_test.cpp, bdf_attempt_test.cpp and bdf_member_test.cpp), one per
+# lu_test.cpp, cholesky_test.cpp, newton_matrix_test.cpp, corrector_test.cpp, bdf_attempt_test.cpp, and in the
+# AVX2 and AVX-512 builds radau_attempt_test.cpp and member_test.cpp), one per
 # instruction set, given as "CPUFLAGS=EXECUTABLE" (CPUFLAGS: the /proc/cpuinfo flags the build needs,
 # comma-separated, "-" for none):
 # those this CPU can run must pass and print the same digest of their one-lane results (the same bits
