@@ -24,9 +24,9 @@ namespace lockstep {
 // for a method. An engine always holds the model's tables and evaluations (describe, check's
 // evaluations, initial states); each method adds its chunk functions, and on request its split path
 // (run_options::split_factorization), the projection after its steps in SIMD lanes and each of its
-// tangents: Lyapunov exponents by the discrete QR method, by the clone method, forward sensitivities. A model file compiles each as a part of its own,
-// cached on its own, so a study compiles what it needs in a few seconds, and a later study with another
-// method compiles that method alone.
+// tangents: Lyapunov exponents by the discrete QR method, by the clone method, forward sensitivities. A
+// model file compiles each as a part of its own, cached on its own, so a study compiles what it needs in
+// a few seconds, and a later study with another method compiles that method alone.
 struct engine_contents {
   unsigned methods = 0;         // begin, advance and finish of a chunk of members (in SIMD lanes too where
                                 // the engine has them)
@@ -36,7 +36,7 @@ struct engine_contents {
   unsigned lyapunov = 0;        // Lyapunov exponents by the discrete QR method
   unsigned lyapunov_clone = 0;  // the largest Lyapunov exponent by the clone method
   unsigned sensitivities = 0;   // forward sensitivities
-  // Every method with its split path and tangents: what a built-in engine holds.
+  // Every method with its split path, projection and tangents: what a built-in engine holds.
   static engine_contents everything() { return {all(), all(), all(), all(), all(), all()}; }
   engine_contents& with_method(method_kind m) { methods |= bit(m); return *this; }
   engine_contents& with_split(method_kind m) { methods |= bit(m); split |= bit(m); return *this; }
