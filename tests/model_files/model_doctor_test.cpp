@@ -20,8 +20,6 @@
 namespace lockstep::model_files {
 namespace {
 
-// The built-in pendulum with a rod of length 0: the bob starts at the pivot, where
-// Phi = (x^2 + y^2 - L^2) / 2 has the gradient G = q = 0.
 // The engine `lockstep check` compiles for a model file (engine_contents with Radau IIA 5): the model's
 // tables, the one-member functions and Radau IIA 5, whose short solve the doctor runs; not the other
 // methods, the split path and the tangents of model_engine, which would make this the largest unit of
@@ -38,6 +36,8 @@ const lockstep_engine* check_engine() {
   return &table;
 }
 
+// The built-in pendulum with a rod of length 0: the bob starts at the pivot, where
+// Phi = (x^2 + y^2 - L^2) / 2 has the gradient G = q = 0.
 struct bob_at_pivot : models::pendulum {
   static constexpr const char* name = "bob_at_pivot";
   static constexpr named_value params[n_params] = {{"m", 1.0, "kg"}, {"L", 0.0, "m"}, {"g", 9.81, "m/s^2"}};

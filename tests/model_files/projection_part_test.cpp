@@ -48,9 +48,10 @@ TEST(ModelFileProjectionPart, AnEngineWithoutItRefusesARunThatProjectsAndOneWith
   without.contents = engine_contents{}.with_method(method_kind::radau5);
   const loaded_model plain = load_model_file(request, without);
   if (plain.lanes == 0) GTEST_SKIP() << "model files get no SIMD lanes with this toolchain or CPU";
-  ASSERT_TRUE(projects_after_steps(projecting_problem(plain.model).options.projection, formulation::index3));
+  const ensemble_problem problem = projecting_problem(plain.model);
+  ASSERT_TRUE(projects_after_steps(problem.options.projection, problem.options.form));
   try {
-    (void)solve_ensemble(plain.model, projecting_problem(plain.model), run_options{});
+    (void)solve_ensemble(plain.model, problem, run_options{});
     ADD_FAILURE() << "an engine without the projection in lanes ran a study that projects after steps";
   } catch (const std::exception& refusal) {
     EXPECT_NE(std::string(refusal.what()).find("holds no projection in SIMD lanes"), std::string::npos)
@@ -60,7 +61,7 @@ TEST(ModelFileProjectionPart, AnEngineWithoutItRefusesARunThatProjectsAndOneWith
   compile_settings with = without;
   with.contents = engine_contents{}.with_method(method_kind::radau5, true);
   const loaded_model projecting = load_model_file(request, with);
-  const ensemble_solution solution = solve_ensemble(projecting.model, projecting_problem(projecting.model), run_options{});
+  const ensemble_solution solution = solve_ensemble(projecting.model, problem, run_options{});
   for (long i = 0; i < solution.members; ++i) EXPECT_EQ(solution.status[i], member_status::success) << "member " << i;
   fs::remove_all(cache);
 }
