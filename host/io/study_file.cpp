@@ -511,31 +511,23 @@ class study_reader {
       reference.path = path.lexically_normal();
       // The method, whether it projects after steps, and the tangents the rest of the file asks for,
       // read ahead without checks.
-      const section solver = child(root, "solver");
-      const auto chosen = [&](std::string_view key, const auto& choices, int& value) {
-        if (const toml::node* node = solver.get(key); node != nullptr && node->is_string())
+      // A key's choice where it names one, else `otherwise`.
+      const auto chosen = [](const section& table, std::string_view key, const auto& choices, auto otherwise) {
+        if (const toml::node* node = table.get(key); node != nullptr && node->is_string())
           for (const choice& c : choices)
-            if (c.available && c.name == node->as_string()->get()) value = c.value;
+            if (c.available && c.name == node->as_string()->get()) return static_cast<decltype(otherwise)>(c.value);
+        return otherwise;
       };
+      const section solver = child(root, "solver");
       solver_options ahead = spec.solver;  // the defaults: [solver] is read later
-      int method = static_cast<int>(ahead.method), form = static_cast<int>(ahead.form),
-          projection = static_cast<int>(ahead.projection);
-      chosen("method", method_choices, method);
-      chosen("formulation", formulation_choices, form);
-      chosen("projection", projection_choices, projection);
-      ahead.method = static_cast<method_kind>(method);
-      ahead.form = static_cast<formulation>(form);
-      ahead.projection = static_cast<projection_kind>(projection);
+      ahead.method = chosen(solver, "method", method_choices, ahead.method);
+      ahead.form = chosen(solver, "formulation", formulation_choices, ahead.form);
+      ahead.projection = chosen(solver, "projection", projection_choices, ahead.projection);
       apply_method_defaults(solver, ahead);
       reference.method = ahead.method;
       reference.projects = projects_after_steps(ahead.projection, ahead.form);
-      if (const toml::node* lyapunov = root.get("lyapunov"); lyapunov != nullptr) {
-        reference.lyapunov = lyapunov_method::qr;
-        const section l = child(root, "lyapunov");
-        if (const toml::node* method = l.get("method"); method != nullptr && method->is_string())
-          for (const choice& c : lyapunov_method_choices)
-            if (c.name == method->as_string()->get()) reference.lyapunov = static_cast<lyapunov_method>(c.value);
-      }
+      if (root.get("lyapunov") != nullptr)
+        reference.lyapunov = chosen(child(root, "lyapunov"), "method", lyapunov_method_choices, lyapunov_method::qr);
       reference.sensitivities = root.get("derivative_measures") != nullptr;
       if (resolve_ == nullptr || !*resolve_)
         fail_at(*source_node, "[model] source: model files are compiled by the lockstep command; this reader knows the "
