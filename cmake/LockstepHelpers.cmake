@@ -1,13 +1,61 @@
 # Helpers shared by the build: test registration and the CUDA switch.
 
-# lockstep_add_test(NAME name SOURCES a.cpp b.cpp [LIBRARIES ...] [LABELS ...])
-# One GoogleTest executable, registered with ctest test by test (gtest_discover_tests).
+# Which tests a build compiles (LOCKSTEP_TESTS, the top-level CMakeLists.txt): "all", or one of two
+# sets that together are all. "sanitized": the unit tests of the layers (core, simd, model, formulation,
+# method, stepper, study, io, lyapunov) and the reliability tests that run in-process, which
+# scripts/sanitize.sh builds and runs under ASan + UBSan + LSan; "unsanitized": every other test, the
+# end-to-end, backend, model-file, Python, install and golden ones. The test command builds the first
+# set in the sanitizers' build and the second in its own, so each test compiles once (scripts/test.sh
+# says why). A test of a layer label that cannot be in the first set says why at its call: UNSANITIZED.
+set(lockstep_sanitized_labels core simd model formulation method stepper study io lyapunov reliability)
+
+# lockstep_test_in_this_build(<out> <sanitized>): whether this build compiles and registers a test of
+# the set <sanitized> (TRUE: the sanitized set) says; for the add_test() calls beside lockstep_add_test.
+function(lockstep_test_in_this_build out sanitized)
+  if(LOCKSTEP_TESTS STREQUAL "all" OR (sanitized AND LOCKSTEP_TESTS STREQUAL "sanitized")
+     OR (NOT sanitized AND LOCKSTEP_TESTS STREQUAL "unsanitized"))
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# lockstep_test_program(<target> <sanitized>): a program that tests of that set run (a helper, not a
+# test itself): built with them (lockstep_tests), and left out of a build of the other set.
+function(lockstep_test_program target sanitized)
+  lockstep_test_in_this_build(wanted ${sanitized})
+  if(wanted)
+    add_dependencies(lockstep_tests ${target})
+  else()
+    set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
+  endif()
+endfunction()
+
+# lockstep_add_test(NAME name SOURCES a.cpp b.cpp [LIBRARIES ...] [LABELS ...] [UNSANITIZED])
+# One GoogleTest executable, registered with ctest test by test (gtest_discover_tests). It is in the
+# sanitized set when one of its labels is a layer's and UNSANITIZED is not given; such tests also carry
+# the label "sanitized", which scripts/sanitize.sh runs. A build of the other set still defines the
+# target (calls after this one may set its properties) but neither builds nor registers it.
 function(lockstep_add_test)
-  cmake_parse_arguments(ARG "" "NAME" "SOURCES;LIBRARIES;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "UNSANITIZED" "NAME" "SOURCES;LIBRARIES;LABELS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   target_link_libraries(${ARG_NAME} PRIVATE lockstep::lockstep lockstep_warnings lockstep_internal GTest::gtest_main ${ARG_LIBRARIES})
-  include(GoogleTest)
-  gtest_discover_tests(${ARG_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${ARG_LABELS}")
+  set(sanitized FALSE)
+  set(labels ${ARG_LABELS})
+  foreach(label IN LISTS ARG_LABELS)
+    if(label IN_LIST lockstep_sanitized_labels AND NOT ARG_UNSANITIZED)
+      set(sanitized TRUE)
+    endif()
+  endforeach()
+  if(sanitized)
+    list(APPEND labels sanitized)
+  endif()
+  lockstep_test_program(${ARG_NAME} ${sanitized})
+  lockstep_test_in_this_build(wanted ${sanitized})
+  if(wanted)
+    include(GoogleTest)
+    gtest_discover_tests(${ARG_NAME} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS "${labels}")
+  endif()
 endfunction()
 
 # LOCKSTEP_CUDA = AUTO | ON | OFF. AUTO enables CUDA when nvcc is found (CUDA 13 lives in

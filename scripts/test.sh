@@ -2,21 +2,29 @@
 # scripts/test.sh — the one command that installs, builds and tests lockstep (README.md, "The two commands").
 #
 #   scripts/install-deps.sh                      Debian packages (fast no-op when all are present)
-#   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA=AUTO
+#   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA=AUTO -DLOCKSTEP_TESTS=unsanitized
 #         -DCMAKE_CUDA_ARCHITECTURES=90 (80;90 where a GPU is present; below) -DLOCKSTEP_INSTRUCTION_SET=baseline
 #   cmake --build build -j$(nproc)               also compiles the CUDA kernels where nvcc exists
 #   ctest --output-on-failure -j$(nproc)         GPU tests skip themselves without a GPU
+#   scripts/sanitize.sh                          the other tests, under ASan + UBSan, in build-asan
+#
+# The suite is two sets (cmake/LockstepHelpers.cmake): the unit tests of the layers, which
+# scripts/sanitize.sh builds and runs under the sanitizers, and the rest, which this build runs. Each
+# test compiles once: building the layers' tests here as well would run the same assertions twice, for
+# a large share of the command's compilation (measured: CONTRIBUTING.md, "Continuous integration"). A
+# build configured by hand keeps LOCKSTEP_TESTS=all, every test in one build.
 #
 # Environment: LOCKSTEP_BUILD_DIR (default: build, relative to the repository root), LOCKSTEP_CUDA
 # (AUTO, ON or OFF; default AUTO), LOCKSTEP_CUDA_ARCHITECTURES (the GPU architectures nvcc compiles for;
 # default: the build's own, 80;90, on a machine with an NVIDIA GPU, and 90 alone on one without),
 # LOCKSTEP_INSTRUCTION_SET (baseline, sse4, avx2 or avx512: the x86-64 instructions everything is
 # compiled for; default baseline; the results' bits are the same in each, docs/SIMD.md),
+# LOCKSTEP_SANITIZE_BUILD_DIR (the sanitizers' build, default build-asan: scripts/sanitize.sh),
 # LOCKSTEP_BENCH_COMPILE_CHECK (ON or OFF; default ON where CI=true, else OFF: ON builds the benchmarks at
 # -O0 into $build_dir/bench/compile-check/, which proves they compile and link and saves CI a sixth of
 # its build; bench/CMakeLists.txt), LOCKSTEP_BUILTIN_LIBRARY_OPTIMIZATION (the -O level of the built-in
-# models' libraries of lanes; default 1 where CI=true, else the build type's: the same bits in about
-# half the compile time, the top-level CMakeLists.txt says why).
+# models' engines and libraries of lanes; default 1 where CI=true, else the build type's: the same bits
+# in about half the compile time, the top-level CMakeLists.txt says why).
 # Exits non-zero when any stage fails or when no test ran.
 #
 # Why 90 alone without a GPU: there no test runs device code, so what the CUDA build proves is that the
@@ -54,6 +62,7 @@ if [[ -z ${LOCKSTEP_BUILTIN_LIBRARY_OPTIMIZATION+set} && ${CI:-} == true ]]; the
 
 stage "configure ($build_dir)"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOCKSTEP_CUDA="${LOCKSTEP_CUDA:-AUTO}" --no-warn-unused-cli \
+  -DLOCKSTEP_TESTS=unsanitized \
   -DCMAKE_CUDA_ARCHITECTURES="$cuda_architectures" -DLOCKSTEP_INSTRUCTION_SET="${LOCKSTEP_INSTRUCTION_SET:-baseline}" \
   -DLOCKSTEP_BENCH_COMPILE_CHECK="$bench_compile_check" -DLOCKSTEP_BUILTIN_LIBRARY_OPTIMIZATION="$builtin_library_optimization"
 
@@ -73,3 +82,6 @@ shopt -u nullglob
 
 stage "test (-j$jobs)"
 ctest --test-dir "$build_dir" --output-on-failure --no-tests=error -j "$jobs"
+
+# The sanitized set, in the sanitizers' build, for the same instruction set.
+LOCKSTEP_INSTRUCTION_SET="${LOCKSTEP_INSTRUCTION_SET:-baseline}" bash scripts/sanitize.sh
