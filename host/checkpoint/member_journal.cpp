@@ -18,7 +18,7 @@ namespace lockstep::checkpoint {
 namespace {
 
 constexpr std::string_view journal_magic = "LSTPJRNL";
-constexpr std::uint32_t journal_version = 3;  // 2: Lyapunov values; 3: their t_end
+constexpr std::uint32_t journal_version = 4;  // 2: Lyapunov values; 3: their t_end; 4: events
 constexpr std::uint32_t record_magic = 0x524a534cu;  // "LSJR" little-endian
 constexpr std::size_t record_header_bytes = 4 + 8 + 4;
 // member_counters is written word by word, so that counters added to it later are journaled without
@@ -35,17 +35,27 @@ constexpr int max_ny = 1 << 16;
 // re-orthonormalizations at 10^6: io::lyapunov_history_length).
 constexpr int max_exponents = 1 << 17;
 constexpr long max_history = 1L << 24;
+// Event functions: a model's handful; records: the study loader caps them at 10^6 per member.
+constexpr int max_events = 1 << 16;
+constexpr int max_event_capacity = 1000000;
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 std::uint64_t member_bytes(const journal_shape& shape) {
   const std::uint64_t per_state = 8u * static_cast<std::uint64_t>(shape.ny);
-  const std::uint64_t plain =
+  std::uint64_t bytes =
       counters_bytes + 8 + per_state + (shape.trajectories ? per_state * static_cast<std::uint64_t>(shape.save_count) : 0);
-  if (shape.lyapunov_exponents == 0) return plain;
-  const auto p = static_cast<std::uint64_t>(shape.lyapunov_exponents), h = static_cast<std::uint64_t>(shape.lyapunov_history);
-  // status, exponents, t_start, t_end, renormalizations, steps, history_t, history
-  return plain + 4 + 8 * p + 8 + 8 + 8 + 8 + 8 * h + 8 * h * p;
+  if (shape.lyapunov_exponents > 0) {
+    const auto p = static_cast<std::uint64_t>(shape.lyapunov_exponents), h = static_cast<std::uint64_t>(shape.lyapunov_history);
+    // status, exponents, t_start, t_end, renormalizations, steps, history_t, history
+    bytes += 4 + 8 * p + 8 + 8 + 8 + 8 + 8 * h + 8 * h * p;
+  }
+  if (shape.events > 0) {
+    const auto e = static_cast<std::uint64_t>(shape.events), c = static_cast<std::uint64_t>(shape.event_capacity);
+    // occurrences, first times, records made, stopping event, records
+    bytes += 8 * e + 8 * e + 8 + 4 + c * (16 + per_state);
+  }
+  return bytes;
 }
 
 void sync_directory(const std::filesystem::path& file) {
@@ -91,6 +101,13 @@ io::member_block journal_chunk::block(const double* inputs) const {
   b.inputs = inputs;
   b.y = trajectories ? y.data() : nullptr;
   b.y_final = y_final.data();
+  if (events > 0) {
+    b.event_counts = event_counts.data();
+    b.event_first_times = event_first_times.data();
+    b.event_records_made = event_records_made.data();
+    b.stop_event = stop_event.data();
+    b.event_records = event_records.data();
+  }
   return b;
 }
 
@@ -114,6 +131,11 @@ void decode_journal_payload(std::string_view payload, journal_chunk& out, const 
     if (out.lyapunov_exponents < 0 || out.lyapunov_exponents > max_exponents || out.lyapunov_history < 0 ||
         out.lyapunov_history > max_history || (out.lyapunov_exponents == 0 && out.lyapunov_history != 0))
       in.fail("impossible Lyapunov shape");
+    out.events = in.i32();
+    out.event_capacity = in.i32();
+    if (out.events < 0 || out.events > max_events || out.event_capacity < 0 || out.event_capacity > max_event_capacity ||
+        (out.events == 0 && out.event_capacity != 0))
+      in.fail("impossible events shape");
     out.lyapunov_message = out.lyapunov_exponents > 0 ? in.text() : std::string();
     const std::uint64_t per_member = member_bytes(out.shape());
     if (static_cast<std::uint64_t>(out.count) > in.remaining() / per_member ||
@@ -137,6 +159,14 @@ void decode_journal_payload(std::string_view payload, journal_chunk& out, const 
     out.lyapunov_steps.resize(lyapunov_members);
     out.history_t.resize(lyapunov_members * h);
     out.history.resize(lyapunov_members * h * p);
+    const auto e = static_cast<std::size_t>(out.events);
+    const std::size_t record_values = static_cast<std::size_t>(out.event_capacity) * (2 + ny);
+    const std::size_t event_members = e > 0 ? n : 0;
+    out.event_counts.resize(event_members * e);
+    out.event_first_times.resize(event_members * e);
+    out.event_records_made.resize(event_members);
+    out.stop_event.resize(event_members);
+    out.event_records.resize(event_members * record_values);
     for (std::size_t i = 0; i < n; ++i) {
       const std::int32_t status = in.i32();
       if (status < 0 || status >= member_status_count) in.fail("unknown member status " + std::to_string(status));
@@ -148,18 +178,28 @@ void decode_journal_payload(std::string_view payload, journal_chunk& out, const 
       for (std::size_t j = 0; j < ny; ++j) out.y_final[i * ny + j] = in.f64();
       if (out.trajectories)
         for (std::size_t j = 0; j < outputs; ++j) out.y[i * outputs + j] = in.f64();
-      if (p == 0) continue;
-      const std::int32_t lyapunov_status = in.i32();
-      if (lyapunov_status < 0 || lyapunov_status >= member_status_count)
-        in.fail("unknown Lyapunov status " + std::to_string(lyapunov_status));
-      out.lyapunov_status[i] = static_cast<member_status>(lyapunov_status);
-      for (std::size_t j = 0; j < p; ++j) out.exponents[i * p + j] = in.f64();
-      out.t_start[i] = in.f64();
-      out.t_end[i] = in.f64();
-      out.renormalizations[i] = in.i64();
-      out.lyapunov_steps[i] = in.i64();
-      for (std::size_t r = 0; r < h; ++r) out.history_t[i * h + r] = in.f64();
-      for (std::size_t j = 0; j < h * p; ++j) out.history[i * h * p + j] = in.f64();
+      if (p > 0) {
+        const std::int32_t lyapunov_status = in.i32();
+        if (lyapunov_status < 0 || lyapunov_status >= member_status_count)
+          in.fail("unknown Lyapunov status " + std::to_string(lyapunov_status));
+        out.lyapunov_status[i] = static_cast<member_status>(lyapunov_status);
+        for (std::size_t j = 0; j < p; ++j) out.exponents[i * p + j] = in.f64();
+        out.t_start[i] = in.f64();
+        out.t_end[i] = in.f64();
+        out.renormalizations[i] = in.i64();
+        out.lyapunov_steps[i] = in.i64();
+        for (std::size_t r = 0; r < h; ++r) out.history_t[i * h + r] = in.f64();
+        for (std::size_t j = 0; j < h * p; ++j) out.history[i * h * p + j] = in.f64();
+      }
+      if (e > 0) {
+        for (std::size_t k = 0; k < e; ++k) out.event_counts[i * e + k] = in.i64();
+        for (std::size_t k = 0; k < e; ++k) out.event_first_times[i * e + k] = in.f64();
+        out.event_records_made[i] = in.i64();
+        const std::int32_t stop = in.i32();
+        if (stop < -1 || stop >= out.events) in.fail("unknown stopping event " + std::to_string(stop));
+        out.stop_event[i] = stop;
+        for (std::size_t j = 0; j < record_values; ++j) out.event_records[i * record_values + j] = in.f64();
+      }
     }
   } catch (const study::state_error& e) {
     throw checkpoint_error(std::string(e.what()) + ": the journal is damaged; it cannot be resumed");
@@ -219,6 +259,11 @@ void journal_writer::append(const io::member_block& block, const journal_shape& 
                 l->renormalizations == nullptr || l->steps == nullptr || (h > 0 && (l->history_t == nullptr || l->history == nullptr))))
     throw std::invalid_argument("journal_writer::append: the Lyapunov values of members from " + std::to_string(block.first) +
                                 " are missing");
+  const auto e = static_cast<std::size_t>(shape.events);
+  if (e > 0 && (block.event_counts == nullptr || block.event_first_times == nullptr || block.event_records_made == nullptr ||
+                block.stop_event == nullptr || (shape.event_capacity > 0 && block.event_records == nullptr)))
+    throw std::invalid_argument("journal_writer::append: the events of members from " + std::to_string(block.first) +
+                                " are missing");
   const bool trajectories = shape.trajectories;
   study::byte_writer payload;
   payload.i64(block.first);
@@ -229,9 +274,12 @@ void journal_writer::append(const io::member_block& block, const journal_shape& 
   payload.i32(counter_words);
   payload.i32(shape.lyapunov_exponents);
   payload.i64(p > 0 ? shape.lyapunov_history : 0);
+  payload.i32(shape.events);
+  payload.i32(e > 0 ? shape.event_capacity : 0);
   if (p > 0) payload.text(lyapunov_message);
   const auto per_state = static_cast<std::size_t>(shape.ny);
   const std::size_t outputs = static_cast<std::size_t>(shape.save_count) * per_state;
+  const std::size_t record_values = e > 0 ? static_cast<std::size_t>(shape.event_capacity) * (2 + per_state) : 0;
   for (long i = 0; i < block.count; ++i) {
     payload.i32(static_cast<std::int32_t>(block.status[i]));
     std::uint64_t words[counter_words];
@@ -241,16 +289,24 @@ void journal_writer::append(const io::member_block& block, const journal_shape& 
     for (std::size_t j = 0; j < per_state; ++j) payload.f64(block.y_final[static_cast<std::size_t>(i) * per_state + j]);
     if (trajectories)
       for (std::size_t j = 0; j < outputs; ++j) payload.f64(block.y[static_cast<std::size_t>(i) * outputs + j]);
-    if (p == 0) continue;
     const auto s = static_cast<std::size_t>(i);
-    payload.i32(static_cast<std::int32_t>(l->status[s]));
-    for (std::size_t j = 0; j < p; ++j) payload.f64(l->exponents[s * p + j]);
-    payload.f64(l->t_start[s]);
-    payload.f64(l->t_end[s]);
-    payload.i64(l->renormalizations[s]);
-    payload.i64(l->steps[s]);
-    for (std::size_t r = 0; r < h; ++r) payload.f64(l->history_t[s * h + r]);
-    for (std::size_t j = 0; j < h * p; ++j) payload.f64(l->history[s * h * p + j]);
+    if (p > 0) {
+      payload.i32(static_cast<std::int32_t>(l->status[s]));
+      for (std::size_t j = 0; j < p; ++j) payload.f64(l->exponents[s * p + j]);
+      payload.f64(l->t_start[s]);
+      payload.f64(l->t_end[s]);
+      payload.i64(l->renormalizations[s]);
+      payload.i64(l->steps[s]);
+      for (std::size_t r = 0; r < h; ++r) payload.f64(l->history_t[s * h + r]);
+      for (std::size_t j = 0; j < h * p; ++j) payload.f64(l->history[s * h * p + j]);
+    }
+    if (e > 0) {
+      for (std::size_t k = 0; k < e; ++k) payload.i64(block.event_counts[s * e + k]);
+      for (std::size_t k = 0; k < e; ++k) payload.f64(block.event_first_times[s * e + k]);
+      payload.i64(block.event_records_made[s]);
+      payload.i32(block.stop_event[s]);
+      for (std::size_t j = 0; j < record_values; ++j) payload.f64(block.event_records[s * record_values + j]);
+    }
   }
   study::byte_writer header;
   header.u32(record_magic);

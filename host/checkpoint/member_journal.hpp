@@ -7,21 +7,25 @@
 // Memory stays at one chunk: nothing is held beyond the record being written or read.
 //
 // Format (little-endian, byte_writer in study/statistics.hpp):
-//   header   "LSTPJRNL", u32 version (2), u64 run id, i64 first member, u32 CRC-32 of the 28 bytes before it
+//   header   "LSTPJRNL", u32 version (4), u64 run id, i64 first member, u32 CRC-32 of the 28 bytes before it
 //   records  u32 "LSJR", u64 payload length L, u32 CRC-32 of the payload, then L payload bytes:
 //            i64 first member, i64 count, i32 save count S, i32 Y, u8 trajectories (0/1), i32 W (the
 //            8-byte words of member_counters), i32 P (Lyapunov exponents per member, 0 without
-//            [lyapunov]), i64 H (running estimates per member), and when P > 0 the text (u64 length,
+//            [lyapunov]), i64 H (running estimates per member), i32 E (event functions of the model,
+//            0 without), i32 C (event records kept per member), and when P > 0 the text (u64 length,
 //            bytes) of the first reason a member's Lyapunov run gave (for the run's summary); then per
 //            member: i32 status, W words of member_counters in declaration order (integers and doubles'
 //            bit patterns), f64 final t, f64 x Y final state, f64 x S x Y outputs when trajectories = 1,
-//            and when P > 0 the member's Lyapunov values as io::lyapunov_values holds them: i32 status,
+//            when P > 0 the member's Lyapunov values as io::lyapunov_values holds them: i32 status,
 //            f64 x P exponents, f64 t_start, f64 t_end, i64 renormalizations, i64 steps, f64 x H
-//            history_t, f64 x H x P history.
+//            history_t, f64 x H x P history; and when E > 0 its events as chunk_results holds them
+//            (lockstep/ensemble.hpp): i64 x E occurrences, f64 x E first times, i64 records made, i32
+//            stopping event (-1: none), f64 x C x (2 + Y) records (t, event, y).
 // Records follow each other without gaps: each starts at the member after the previous one's last.
 // Version 2 added P, H and the Lyapunov values: a checkpointed [lyapunov] run resumes with
 // the exponents of the members it had finished, bit for bit, instead of solving them again; version 3
-// added t_end (where a member's Lyapunov run stopped).
+// added t_end (where a member's Lyapunov run stopped); version 4 the events, so that a checkpointed,
+// resumed or MPI run of a model with event functions writes the events a direct run writes.
 #pragma once
 
 #include <cstdint>
@@ -37,13 +41,16 @@
 namespace lockstep::checkpoint {
 
 // What every member of a record holds: S save times of Y values (the outputs only with trajectories),
-// and P Lyapunov exponents with H running estimates (P = 0: the study has no [lyapunov]).
+// P Lyapunov exponents with H running estimates (P = 0: the study has no [lyapunov]), and E events
+// with C records (E = 0: the model has no event functions).
 struct journal_shape {
   int save_count = 0;
   int ny = 0;
   bool trajectories = false;
   int lyapunov_exponents = 0;
   long lyapunov_history = 0;
+  int events = 0;
+  int event_capacity = 0;
   friend bool operator==(const journal_shape&, const journal_shape&) = default;
 };
 
@@ -73,7 +80,18 @@ struct journal_chunk {
   std::vector<double> history;                    // [count][H][P]
   std::string lyapunov_message;                   // the first reason a member's Lyapunov run gave, if any
 
-  journal_shape shape() const { return {save_count, ny, trajectories, lyapunov_exponents, lyapunov_history}; }
+  // The events (events = E > 0 only), as chunk_results holds them.
+  int events = 0;
+  int event_capacity = 0;                         // C
+  std::vector<long> event_counts;                 // [count][E]
+  std::vector<double> event_first_times;          // [count][E]
+  std::vector<long> event_records_made;           // [count]
+  std::vector<int> stop_event;                    // [count]
+  std::vector<double> event_records;              // [count][C][2 + Y]
+
+  journal_shape shape() const {
+    return {save_count, ny, trajectories, lyapunov_exponents, lyapunov_history, events, event_capacity};
+  }
 
   // A view for the writers; `inputs` ([count][V], or null) come from the sampling plan. With P > 0 the
   // block's Lyapunov values point into this chunk, which must outlive the block.
@@ -101,9 +119,10 @@ class journal_writer {
   journal_writer& operator=(const journal_writer&) = delete;
 
   // Appends members [block.first, block.first + block.count) (buffered; block.first must follow the
-  // previous record). Uses status, counters, final_t, y_final, y when trajectories and, when
-  // shape.lyapunov_exponents > 0, block.lyapunov (std::invalid_argument when it is missing) and
-  // `lyapunov_message`, the first reason one of these members' Lyapunov run gave.
+  // previous record). Uses status, counters, final_t, y_final, y when trajectories, when
+  // shape.lyapunov_exponents > 0 block.lyapunov and `lyapunov_message`, the first reason one of these
+  // members' Lyapunov run gave, and when shape.events > 0 the block's events (std::invalid_argument
+  // when the Lyapunov values or events are missing).
   void append(const io::member_block& block, const journal_shape& shape, std::string_view lyapunov_message = {});
   // Without Lyapunov values.
   void append(const io::member_block& block, int save_count, int ny, bool trajectories) {

@@ -1105,13 +1105,8 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
       throw std::invalid_argument(std::string("model ") + std::string(model.name()) + "'s event " + event.name +
                                   " stops its members, while " + (spec.lyapunov.enabled ? "[lyapunov]" : "[derivative_measures]") +
                                   " runs every member to t1: the two would describe different intervals");
-  if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1) {
-    if (model.n_events() > 0)
-      throw std::invalid_argument("model " + std::string(model.name()) +
-                                  " has event functions, which checkpointed, resumed and MPI runs do not keep yet: run "
-                                  "it without --checkpoint-every, --resume and mpirun (docs/how-to/events.md)");
+  if (settings.checkpoint_every > 0 || settings.resume != nullptr || mpi::communicator::world().size() > 1)
     return detail::run_journaled(model, spec, settings, members);
-  }
   detail::check_members_fit(model, spec, members, members);
   detail::check_derivative_memory(spec, members, ny);
   const ensemble_problem e = detail::build_ensemble(model, spec, 0, members);

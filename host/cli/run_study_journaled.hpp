@@ -159,7 +159,9 @@ inline std::string lyapunov_settings_text(const io::study_spec& spec) {
 
 // What every journal record of the study holds per member.
 inline checkpoint::journal_shape journal_shape_of(const io::results_layout& layout) {
-  return {layout.save_count(), layout.state_size(), layout.trajectories, layout.lyapunov.exponents, layout.lyapunov.history};
+  const int events = static_cast<int>(layout.events.functions.size());
+  return {layout.save_count(), layout.state_size(), layout.trajectories, layout.lyapunov.exponents,
+          layout.lyapunov.history, events, events > 0 ? layout.events.capacity : 0};
 }
 
 // checkpoint_error naming `journal` when a record it holds is not shaped as the study's members are.
@@ -176,6 +178,12 @@ inline void check_journal_shape(const checkpoint::journal_chunk& chunk, const ch
     throw checkpoint::checkpoint_error("journal '" + journal.string() + "' holds members with " + lyapunov(got) +
                                        " where the study's [lyapunov] settings give " + lyapunov(expected) +
                                        ": it was written by another study; it cannot be resumed");
+  if (got.events != expected.events || got.event_capacity != expected.event_capacity)
+    throw checkpoint::checkpoint_error("journal '" + journal.string() + "' holds members with " + std::to_string(got.events) +
+                                       " events and " + std::to_string(got.event_capacity) + " records each where the model and "
+                                       "[events] give " + std::to_string(expected.events) + " and " +
+                                       std::to_string(expected.event_capacity) + ": it was written by another study; it "
+                                       "cannot be resumed");
   throw checkpoint::checkpoint_error("journal '" + journal.string() + "' holds members of another study");
 }
 
@@ -216,15 +224,15 @@ struct rank_report {
   }
 };
 
-// Writes the members of every rank's journal, in rank order, to `h5` and `csv`. `interrupted`: members a
-// rank had not finished are written as status running with NaN values. The tally's initial corrections
-// take each member's given start from `model` (build_ensemble: the journals keep no q0, v0). The
-// journals keep the saved states; a model's quantities are evaluated from them here, on `threads`
-// threads, for the trajectories.
+// Writes the members of every rank's journal, in rank order, to `h5` and `csv`, and adds their events'
+// first times to `first_times`. `interrupted`: members a rank had not finished are written as status
+// running with NaN values (no event occurred). The tally's initial corrections take each member's given
+// start from `model` (build_ensemble: the journals keep no q0, v0). The journals keep the saved states;
+// a model's quantities are evaluated from them here, on `threads` threads, for the trajectories.
 inline member_tally write_members_from_journals(const engine& model, const io::study_spec& spec, const io::results_layout& layout,
                                          const std::vector<rank_report>& ranks, const std::vector<std::filesystem::path>& journals,
                                          io::results_writer& h5, io::members_csv_writer& csv, bool interrupted,
-                                         member_exponents& exponents, int threads) {
+                                         member_exponents& exponents, event_first_times& first_times, int threads) {
   const int ny = layout.state_size();
   const int save_count = layout.save_count();
   const checkpoint::journal_shape shape = journal_shape_of(layout);
@@ -252,6 +260,7 @@ inline member_tally write_members_from_journals(const engine& model, const io::s
       h5.write_members(block);
       csv.write_members(block);
       exponents.add(block);
+      if (chunk.events > 0) first_times.add(block);
       tally.add(block, given.q0.data(), given.v0.data(), model.n(), spec.solver);
       if (chunk.lyapunov_exponents > 0) tally.add_lyapunov(chunk.lyapunov_status.data(), chunk.count, chunk.lyapunov_message);
     }
@@ -273,6 +282,16 @@ inline member_tally write_members_from_journals(const engine& model, const io::s
       unfinished.final_t.assign(count, nan);
       unfinished.y_final.assign(count * ny, nan);
       unfinished.y.assign(layout.trajectories ? count * save_count * ny : 0, nan);
+      if (shape.events > 0) {
+        const auto e = static_cast<std::size_t>(shape.events);
+        unfinished.events = shape.events;
+        unfinished.event_capacity = shape.event_capacity;
+        unfinished.event_counts.assign(count * e, 0);
+        unfinished.event_first_times.assign(count * e, nan);
+        unfinished.event_records_made.assign(count, 0);
+        unfinished.stop_event.assign(count, -1);
+        unfinished.event_records.assign(count * static_cast<std::size_t>(shape.event_capacity) * (2 + static_cast<std::size_t>(ny)), nan);
+      }
       io::member_block block = unfinished.block(sample_inputs(spec.plan, first, unfinished.count, inputs));
       if (model.n_quantities() > 0 && layout.trajectories) {  // NaN states, NaN quantities
         values.assign(count * static_cast<std::size_t>(save_count) * static_cast<std::size_t>(layout.value_size()), nan);
@@ -589,12 +608,14 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     io::results_writer h5(out_dir / results_name, layout);
     io::members_csv_writer csv(out_dir / members_name, layout);
     member_exponents exponents(spec, members);
-    tally = write_members_from_journals(model, spec, layout, all, journals, h5, csv, interrupted, exponents,
+    event_first_times first_times(model);
+    tally = write_members_from_journals(model, spec, layout, all, journals, h5, csv, interrupted, exponents, first_times,
                                         thread_count(settings));
     if (!interrupted) {
       summary = stats.finish();
       write_statistics(h5, spec, *summary);
       write_exceedance(h5, spec, model, *summary);
+      first_times.write(h5, spec, tally);
     }
     if (!interrupted && spec.sensitivity.enabled) {
       sensitivity = sensitivity_of(spec, stats, width, thread_count(settings), exponents);

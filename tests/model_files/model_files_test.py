@@ -63,10 +63,12 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 import h5py
 import numpy as np
@@ -647,6 +649,81 @@ def case_mpi(ctx):
     check(compiles(ranks) == 1, f"rank 0 compiles, the other rank waits and loads:\n{ranks.stderr}")
     ctx.run("run", "mine.toml", "-o", "one")
     assert_same_results(os.path.join(ctx.work, "ranks", "results.h5"), os.path.join(ctx.work, "one", "results.h5"))
+
+
+# The driven arm of examples/models (a header with two event functions, one stopping its member),
+# for events through checkpoints, resumes and MPI ranks. Damping makes some torques stop short of the
+# horizontal (censored members); two records per member keep the turns as well as the stop.
+EVENTS_STUDY = """[model]
+source = "{header}"
+[solver]
+rtol = 1e-7
+[time]
+t1 = 6.0
+save = {{ every = 1.0 }}
+[ensemble]
+members = {members}
+sampler = "sobol"
+vary = {{ "params.tau" = {{ uniform = [4.0, 12.0] }}, "params.c" = {{ uniform = [0.0, 0.6] }} }}
+[events]
+records = 2
+"""
+
+
+def case_events_journaled(ctx):
+    """A model's events come out of a checkpointed run, a run killed and resumed, and 2 and 3 MPI ranks
+    bit for bit as out of the direct run: the journal keeps them (host/checkpoint/member_journal.hpp)."""
+    header = os.path.join(ctx.source, "examples", "models", "driven_arm.hpp")
+    ctx.write("arm.toml", EVENTS_STUDY.format(header=header, members=4000))
+    ctx.run("run", "arm.toml", "-o", "one", "-q")
+    one = os.path.join(ctx.work, "one", "results.h5")
+
+    def same_as_direct(out):
+        assert_same_results(os.path.join(ctx.work, out, "results.h5"), one)
+        with open(os.path.join(ctx.work, out, "members.csv"), "rb") as a, \
+                open(os.path.join(ctx.work, "one", "members.csv"), "rb") as b:
+            check(a.read() == b.read(), f"{out}/members.csv differs from the direct run's")
+
+    with h5py.File(one, "r") as f:
+        counts = f["events/count"][()]
+        check(counts[:, 0].min() == 0 and counts[:, 0].max() == 1 and counts[:, 1].max() >= 1,
+              "the study must hold members that reach the horizontal, members that do not, and turns: "
+              f"horizontal {counts[:, 0].min()}..{counts[:, 0].max()}, turns up to {counts[:, 1].max()}")
+    ctx.run("run", "arm.toml", "-o", "checkpointed", "--checkpoint-every", "1000", "-q")
+    same_as_direct("checkpointed")
+
+    # Interrupted (SIGINT) once the journal holds a record, then resumed (one thread, a checkpoint every
+    # 0.1 s): the interrupted results hold the finished members' events and none for the others.
+    out = os.path.join(ctx.work, "killed")
+    journal = os.path.join(out, "checkpoint.journal")
+    p = subprocess.Popen([ctx.lockstep, "run", "arm.toml", "-o", "killed", "--threads", "1", "--checkpoint-every", "0.1",
+                          "-q"], cwd=ctx.work, env=ctx.env)
+    deadline = time.monotonic() + 120
+    while p.poll() is None and time.monotonic() < deadline and not (
+            os.path.exists(journal) and os.path.getsize(journal) > 4096):
+        time.sleep(0.01)
+    check(p.poll() is None, "the run ended before it could be interrupted (make the study larger)")
+    p.send_signal(signal.SIGINT)
+    check(p.wait(timeout=120) == 128 + signal.SIGINT, "an interrupted run exits with 128 + SIGINT")
+    check(os.path.exists(os.path.join(out, "checkpoint")) and not os.path.exists(os.path.join(out, "results.h5")),
+          "an interrupted run leaves its checkpoint and no results")
+    with h5py.File(os.path.join(out, "interrupted-results.h5"), "r") as f, h5py.File(one, "r") as g:
+        counts, expected = f["events/count"][()], g["events/count"][()]
+        done = int(f.attrs["members_finished"])
+        check(0 < done < len(counts), f"{done} of {len(counts)} members finished before the interrupt")
+        check(np.array_equal(counts[:done], expected[:done]) and not counts[done:].any(),
+              "the interrupted results hold the finished members' event counts and none for the rest")
+    r = ctx.run("run", "--resume", "killed")
+    check("resuming" in r.stderr, f"the run must resume from its checkpoint:\n{r.stderr}")
+    same_as_direct("killed")
+
+    if not ctx.mpirun:
+        print("model_files_test: no mpirun; the MPI part skipped")
+        return
+    for ranks in (2, 3):
+        ctx.run(command=[ctx.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), ctx.lockstep, "run",
+                         "arm.toml", "-o", f"ranks{ranks}", "-q"])
+        same_as_direct(f"ranks{ranks}")
 
 
 def case_cuda(ctx):

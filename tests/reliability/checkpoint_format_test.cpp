@@ -2,11 +2,13 @@
 // ranks (host/mpi/decomposition.hpp): round trips bit for bit, atomic replacement under a failing
 // write, and refusal — with a message naming the file and what is wrong — of every truncation, every
 // single damaged byte, other formats, versions and runs; journal records with the Lyapunov values of
-// a [lyapunov] study read back bit for bit, and refused when damaged or cut short.
+// a [lyapunov] study and with the events of a model with event functions read back bit for bit, and
+// refused when damaged or cut short.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -342,8 +344,29 @@ checkpoint::journal_chunk sample_lyapunov_chunk(long first, long count) {
   return c;
 }
 
-void append_lyapunov(checkpoint::journal_writer& w, const checkpoint::journal_chunk& c) {
+void append_with_its_shape(checkpoint::journal_writer& w, const checkpoint::journal_chunk& c) {
   w.append(c.block(nullptr), c.shape(), c.lyapunov_message);
+}
+
+// A new journal holding the chunks a and b (b follows a), each with its own shape, read back.
+std::vector<checkpoint::journal_chunk> written_and_read_back(const fs::path& p, const checkpoint::journal_chunk& a,
+                                                             const checkpoint::journal_chunk& b) {
+  checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 5, a.first);
+  append_with_its_shape(w, a);
+  append_with_its_shape(w, b);
+  w.close();
+  return read_journal(p, 5, a.first, w.bytes());
+}
+
+// The refusal of one record's payload as the reader decodes it ("" when it is accepted).
+std::string payload_refusal(std::string_view bytes) {
+  checkpoint::journal_chunk c;
+  try {
+    checkpoint::decode_journal_payload(bytes, c, "OUT/checkpoint.journal");
+  } catch (const checkpoint_error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 TEST(MemberJournal, LyapunovValuesReadBackBitwiseWithTheirShapeAndMessage) {
@@ -351,17 +374,9 @@ TEST(MemberJournal, LyapunovValuesReadBackBitwiseWithTheirShapeAndMessage) {
   temporary_directory dir;
   const fs::path p = dir.path / "checkpoint.journal";
   const checkpoint::journal_chunk a = sample_lyapunov_chunk(20, 6), b = sample_lyapunov_chunk(26, 9);
-  std::uint64_t bytes = 0;
-  {
-    checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 5, 20);
-    append_lyapunov(w, a);
-    append_lyapunov(w, b);
-    w.close();
-    bytes = w.bytes();
-  }
 
   // Act
-  const auto chunks = read_journal(p, 5, 20, bytes);
+  const auto chunks = written_and_read_back(p, a, b);
 
   // Assert
   ASSERT_EQ(chunks.size(), 2u);
@@ -395,33 +410,24 @@ TEST(MemberJournal, ALyapunovRecordCutShortOrWithAnImpossibleShapeIsRefusedAsDam
   const fs::path p = dir.path / "checkpoint.journal";
   {
     checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 5, 0);
-    append_lyapunov(w, sample_lyapunov_chunk(0, 4));
+    append_with_its_shape(w, sample_lyapunov_chunk(0, 4));
     w.close();
   }
   const std::string payload = read_bytes(p).substr(checkpoint::journal_header_bytes + 16);
-  auto refusal_of = [](std::string_view bytes) -> std::string {
-    checkpoint::journal_chunk c;
-    try {
-      checkpoint::decode_journal_payload(bytes, c, "OUT/checkpoint.journal");
-    } catch (const checkpoint_error& e) {
-      return e.what();
-    }
-    return "";
-  };
-  ASSERT_EQ(refusal_of(payload), "");
+  ASSERT_EQ(payload_refusal(payload), "");
 
   // Act, Assert: every truncation, and P made impossible or wrong (the i32 P at bytes 29-32).
   for (std::size_t length = 0; length < payload.size(); ++length) {
-    const std::string why = refusal_of(std::string_view(payload).substr(0, length));
+    const std::string why = payload_refusal(std::string_view(payload).substr(0, length));
     ASSERT_NE(why, "") << "length " << length << " was accepted";
     EXPECT_NE(why.find("'OUT/checkpoint.journal'"), std::string::npos) << why;
   }
   std::string negative = payload;
   negative[32] = static_cast<char>(0x80);  // P's top byte: P < 0
-  EXPECT_NE(refusal_of(negative).find("impossible Lyapunov shape"), std::string::npos) << refusal_of(negative);
+  EXPECT_NE(payload_refusal(negative).find("impossible Lyapunov shape"), std::string::npos) << payload_refusal(negative);
   std::string other = payload;
   other[29] = 3;  // P = 3 where the members hold 2 exponents each
-  EXPECT_NE(refusal_of(other).find("does not match 4 members"), std::string::npos) << refusal_of(other);
+  EXPECT_NE(payload_refusal(other).find("does not match 4 members"), std::string::npos) << payload_refusal(other);
 }
 
 TEST(MemberJournal, AppendingWithoutTheLyapunovValuesTheShapeAsksForIsRefused) {
@@ -431,6 +437,110 @@ TEST(MemberJournal, AppendingWithoutTheLyapunovValuesTheShapeAsksForIsRefused) {
   io::member_block without = c.block(nullptr);
   without.lyapunov = nullptr;
   EXPECT_THROW(w.append(without, c.shape(), ""), std::invalid_argument);
+}
+
+// sample_chunk's members with the events of a model with E = 2 event functions and C = 2 records kept:
+// members that met neither, one, or both (several times: more occurrences than records), one stopped
+// by event 1; NaN first times and records where there are none, as the stepper leaves them.
+checkpoint::journal_chunk sample_event_chunk(long first, long count) {
+  checkpoint::journal_chunk c = sample_chunk(first, count);
+  c.events = 2;
+  c.event_capacity = 2;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (long g = first; g < first + count; ++g) {
+    const long occurred[2] = {g % 3, g % 4 == 1 ? 1 : 0};
+    long made = 0;
+    for (int k = 0; k < 2; ++k) {
+      c.event_counts.push_back(occurred[k]);
+      c.event_first_times.push_back(occurred[k] > 0 ? 0.125 * static_cast<double>(g % 7 + k) : nan);
+      made += occurred[k];
+    }
+    made = std::min<long>(made, 2);
+    c.event_records_made.push_back(made);
+    c.stop_event.push_back(occurred[1] > 0 ? 1 : -1);
+    for (long r = 0; r < 2; ++r)
+      for (int j = 0; j < 2 + c.ny; ++j)
+        c.event_records.push_back(r < made ? std::cos(static_cast<double>(g * 17 + r * 5 + j)) : nan);
+  }
+  return c;
+}
+
+TEST(MemberJournal, EventsReadBackBitwiseBesideTheLyapunovValues) {
+  // Arrange: a record with events alone, then one with events and Lyapunov values.
+  temporary_directory dir;
+  const fs::path p = dir.path / "checkpoint.journal";
+  const checkpoint::journal_chunk a = sample_event_chunk(0, 7);
+  checkpoint::journal_chunk b = sample_lyapunov_chunk(7, 5);
+  {
+    const checkpoint::journal_chunk events = sample_event_chunk(7, 5);
+    b.events = events.events;
+    b.event_capacity = events.event_capacity;
+    b.event_counts = events.event_counts;
+    b.event_first_times = events.event_first_times;
+    b.event_records_made = events.event_records_made;
+    b.stop_event = events.stop_event;
+    b.event_records = events.event_records;
+  }
+
+  // Act
+  const auto chunks = written_and_read_back(p, a, b);
+
+  // Assert
+  ASSERT_EQ(chunks.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const checkpoint::journal_chunk& expected = k == 0 ? a : b;
+    const checkpoint::journal_chunk& c = chunks[k];
+    EXPECT_TRUE(c.shape() == expected.shape());
+    EXPECT_EQ(c.event_counts, expected.event_counts);
+    EXPECT_TRUE(same_bits(c.event_first_times, expected.event_first_times));
+    EXPECT_EQ(c.event_records_made, expected.event_records_made);
+    EXPECT_EQ(c.stop_event, expected.stop_event);
+    EXPECT_TRUE(same_bits(c.event_records, expected.event_records));
+    EXPECT_TRUE(same_bits(c.exponents, expected.exponents));
+    EXPECT_TRUE(same_bits(c.y, expected.y));
+    const io::member_block block = c.block(nullptr);
+    EXPECT_EQ(block.event_counts, c.event_counts.data());
+    EXPECT_EQ(block.event_records, c.event_records.data());
+    EXPECT_EQ(block.stop_event, c.stop_event.data());
+  }
+  EXPECT_EQ(sample_chunk(0, 2).block(nullptr).event_counts, nullptr);  // a chunk without events has none
+}
+
+TEST(MemberJournal, AnEventRecordWithAnUnknownStoppingEventOrAnImpossibleShapeIsRefusedAsDamage) {
+  // Arrange: one record of E = 2 events, as the reader sees its payload.
+  temporary_directory dir;
+  const fs::path p = dir.path / "checkpoint.journal";
+  {
+    checkpoint::journal_writer w(p, checkpoint::journal_writer::mode::create, 5, 0);
+    const checkpoint::journal_chunk c = sample_event_chunk(0, 1);
+    w.append(c.block(nullptr), c.shape());
+    w.close();
+  }
+  const std::string payload = read_bytes(p).substr(checkpoint::journal_header_bytes + 16);
+  ASSERT_EQ(payload_refusal(payload), "");
+
+  // Act, Assert. The payload: 41 bytes of shape (E at 41-44, C at 45-48), then the member: status and
+  // counters, final t, Y = 4 final values and S Y = 12 outputs, 2 occurrences, 2 first times, the
+  // records made, then the stopping event.
+  std::string unknown = payload;
+  const std::size_t stop_at = 49 + 4 + sizeof(member_counters) + 8 + 8 * 4 + 8 * 12 + 16 + 16 + 8;
+  unknown.replace(stop_at, 4, std::string("\x02\x00\x00\x00", 4));  // event 2 of E = 2
+  EXPECT_NE(payload_refusal(unknown).find("unknown stopping event 2"), std::string::npos) << payload_refusal(unknown);
+  std::string impossible = payload;
+  impossible[44] = static_cast<char>(0x80);  // E's top byte: E < 0
+  EXPECT_NE(payload_refusal(impossible).find("impossible events shape"), std::string::npos) << payload_refusal(impossible);
+  std::string other = payload;
+  other[45] = 3;  // C = 3 where the member holds 2 records
+  EXPECT_NE(payload_refusal(other).find("does not match 1 members"), std::string::npos) << payload_refusal(other);
+}
+
+TEST(MemberJournal, AppendingWithoutTheEventsTheShapeAsksForIsRefused) {
+  temporary_directory dir;
+  checkpoint::journal_writer w(dir.path / "checkpoint.journal", checkpoint::journal_writer::mode::create, 1, 0);
+  const checkpoint::journal_chunk c = sample_event_chunk(0, 3);
+  io::member_block without = c.block(nullptr);
+  without.stop_event = nullptr;
+  EXPECT_THROW(w.append(without, c.shape()), std::invalid_argument);
 }
 
 TEST(MemberJournal, AJournalOfAnotherFormatVersionIsRefusedForItsVersion) {
@@ -448,7 +558,7 @@ TEST(MemberJournal, AJournalOfAnotherFormatVersionIsRefusedForItsVersion) {
     read_journal(p, 9, 0, header.size());
     FAIL() << "a version 1 journal was accepted";
   } catch (const checkpoint_error& e) {
-    EXPECT_NE(std::string(e.what()).find("journal '" + p.string() + "' has format version 1 (this lockstep reads version 3)"),
+    EXPECT_NE(std::string(e.what()).find("journal '" + p.string() + "' has format version 1 (this lockstep reads version 4)"),
               std::string::npos)
         << e.what();
   }
