@@ -24,12 +24,16 @@ Other blocks (```text, ```cpp without a caption, indented blocks) are not exampl
 fragments or formulas. The records (docs/records/) show their commands, which take hours or a GPU,
 that way.
 
-Usage: run_examples.py [--lockstep BIN] [--pythonpath DIRS] [--gpu [--only-gpu]] [--keep] [--list] PAGE.md ...
+Usage: run_examples.py [--lockstep BIN] [--pythonpath DIRS] [--gpu [--only-gpu]] [--keep] [--list] [--jobs N] PAGE.md ...
 (--only-gpu: of the commands and Python, only the needs-gpu blocks run; every file is still written.)
+Pages are independent (each its own scratch folder; the model cache they share takes concurrent
+compiles of one model), so --jobs pages run at once, by default one per CPU; each page's line is
+printed, in the order given, once it and the pages before it are done.
 Exit status 0 when every example ran as expected, 1 otherwise, 2 on a usage error. Each failure is
 reported as PAGE:LINE: the command or block, its status, and the last lines of its output.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -220,7 +224,10 @@ def main():
     parser.add_argument("--only-gpu", action="store_true", help="with --gpu: run only the needs-gpu commands")
     parser.add_argument("--keep", action="store_true", help="keep each page's scratch folder")
     parser.add_argument("--list", action="store_true", help="list the examples without running them")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="pages run at once (default: the CPUs)")
     args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error(f"--jobs {args.jobs}: at least 1")
     if args.list:
         for page in args.pages:
             for b in blocks_of(page):
@@ -236,14 +243,21 @@ def main():
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")  # mpirun as root, as CI runs
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     env["MPLBACKEND"] = "Agg"
+    def run(page):
+        start = time.time()
+        page_failures = []
+        ok, count = run_page(page, env, args.gpu, args.keep, page_failures.append, args.gpu and args.only_gpu)
+        return ok, count, page_failures, time.time() - start
+
     failures = []
     total = 0
-    for page in args.pages:
-        start = time.time()
-        ok, count = run_page(page, env, args.gpu, args.keep, failures.append, args.gpu and args.only_gpu)
-        total += count
-        print(f"run_examples: {os.path.relpath(page, ROOT)}: {count} examples, {'ok' if ok else 'FAILED'}"
-              f" ({time.time() - start:.1f} s)", flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for page, future in [(page, pool.submit(run, page)) for page in args.pages]:
+            ok, count, page_failures, seconds = future.result()
+            total += count
+            failures += page_failures
+            print(f"run_examples: {os.path.relpath(page, ROOT)}: {count} examples, {'ok' if ok else 'FAILED'}"
+                  f" ({seconds:.1f} s)", flush=True)
     for failure in failures:
         print(failure, file=sys.stderr)
     print(f"run_examples: {total} examples in {len(args.pages)} pages, {len(failures)} failures")
