@@ -439,15 +439,14 @@ TEST(MemberJournal, AppendingWithoutTheLyapunovValuesTheShapeAsksForIsRefused) {
   EXPECT_THROW(w.append(without, c.shape(), ""), std::invalid_argument);
 }
 
-// sample_chunk's members with the events of a model with E = 2 event functions and C = 2 records kept:
-// members that met neither, one, or both (several times: more occurrences than records), one stopped
+// The events of a model with E = 2 event functions and C = 2 records kept, added to c's members:
+// members that met neither, one, or both (several times: more occurrences than records), some stopped
 // by event 1; NaN first times and records where there are none, as the stepper leaves them.
-checkpoint::journal_chunk sample_event_chunk(long first, long count) {
-  checkpoint::journal_chunk c = sample_chunk(first, count);
+void add_sample_events(checkpoint::journal_chunk& c) {
   c.events = 2;
   c.event_capacity = 2;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (long g = first; g < first + count; ++g) {
+  for (long g = c.first; g < c.first + c.count; ++g) {
     const long occurred[2] = {g % 3, g % 4 == 1 ? 1 : 0};
     long made = 0;
     for (int k = 0; k < 2; ++k) {
@@ -462,6 +461,11 @@ checkpoint::journal_chunk sample_event_chunk(long first, long count) {
       for (int j = 0; j < 2 + c.ny; ++j)
         c.event_records.push_back(r < made ? std::cos(static_cast<double>(g * 17 + r * 5 + j)) : nan);
   }
+}
+
+checkpoint::journal_chunk sample_event_chunk(long first, long count) {
+  checkpoint::journal_chunk c = sample_chunk(first, count);
+  add_sample_events(c);
   return c;
 }
 
@@ -471,16 +475,7 @@ TEST(MemberJournal, EventsReadBackBitwiseBesideTheLyapunovValues) {
   const fs::path p = dir.path / "checkpoint.journal";
   const checkpoint::journal_chunk a = sample_event_chunk(0, 7);
   checkpoint::journal_chunk b = sample_lyapunov_chunk(7, 5);
-  {
-    const checkpoint::journal_chunk events = sample_event_chunk(7, 5);
-    b.events = events.events;
-    b.event_capacity = events.event_capacity;
-    b.event_counts = events.event_counts;
-    b.event_first_times = events.event_first_times;
-    b.event_records_made = events.event_records_made;
-    b.stop_event = events.stop_event;
-    b.event_records = events.event_records;
-  }
+  add_sample_events(b);
 
   // Act
   const auto chunks = written_and_read_back(p, a, b);
