@@ -20,24 +20,31 @@ function(lockstep_test_in_this_build out sanitized)
   endif()
 endfunction()
 
-# lockstep_test_program(<target> <sanitized>): a program that tests of that set run (a helper, not a
-# test itself): built with them (lockstep_tests), and left out of a build of the other set.
+# lockstep_test_program(<target> <sanitized> [RUN_BOUND]): a program that tests of that set run (a
+# helper, or the test itself): built with them (lockstep_tests), and left out of a build of the other
+# set. RUN_BOUND: its run, not its compilation, is what -O0 would lengthen, so where the tests compile
+# at -O0 (tests/CMakeLists.txt) it compiles at -O1.
 function(lockstep_test_program target sanitized)
+  cmake_parse_arguments(ARG "RUN_BOUND" "" "" ${ARGN})
   lockstep_test_in_this_build(wanted ${sanitized})
   if(wanted)
     add_dependencies(lockstep_tests ${target})
   else()
     set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
   endif()
+  if(ARG_RUN_BOUND AND "${lockstep_test_optimization}" STREQUAL "0")  # after the directory's -O0: it wins
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O1>)
+  endif()
 endfunction()
 
-# lockstep_add_test(NAME name SOURCES a.cpp b.cpp [LIBRARIES ...] [LABELS ...] [UNSANITIZED])
+# lockstep_add_test(NAME name SOURCES a.cpp b.cpp [LIBRARIES ...] [LABELS ...] [UNSANITIZED] [RUN_BOUND])
 # One GoogleTest executable, registered with ctest test by test (gtest_discover_tests). It is in the
 # sanitized set when one of its labels is a layer's and UNSANITIZED is not given; such tests also carry
 # the label "sanitized", which scripts/sanitize.sh runs. A build of the other set still defines the
 # target (calls after this one may set its properties) but neither builds nor registers it.
+# RUN_BOUND: lockstep_test_program's.
 function(lockstep_add_test)
-  cmake_parse_arguments(ARG "UNSANITIZED" "NAME" "SOURCES;LIBRARIES;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "UNSANITIZED;RUN_BOUND" "NAME" "SOURCES;LIBRARIES;LABELS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   target_link_libraries(${ARG_NAME} PRIVATE lockstep::lockstep lockstep_warnings lockstep_internal GTest::gtest_main ${ARG_LIBRARIES})
   set(sanitized FALSE)
@@ -50,7 +57,11 @@ function(lockstep_add_test)
   if(sanitized)
     list(APPEND labels sanitized)
   endif()
-  lockstep_test_program(${ARG_NAME} ${sanitized})
+  set(run_bound "")
+  if(ARG_RUN_BOUND)
+    set(run_bound RUN_BOUND)
+  endif()
+  lockstep_test_program(${ARG_NAME} ${sanitized} ${run_bound})
   lockstep_test_in_this_build(wanted ${sanitized})
   if(wanted)
     include(GoogleTest)
@@ -82,7 +93,16 @@ macro(lockstep_configure_cuda)
       set(CMAKE_CUDA_STANDARD 20)
       set(CMAKE_CUDA_STANDARD_REQUIRED ON)
       set(LOCKSTEP_HAVE_CUDA ON)
-      message(STATUS "lockstep: CUDA backend ON (${CMAKE_CUDA_COMPILER}, sm ${CMAKE_CUDA_ARCHITECTURES})")
+      # LOCKSTEP_CUDA_COMPILE_CHECK: the device code of every CUDA target (and no more) as PTX, a
+      # "virtual" architecture, which nvcc writes without running ptxas; kernels/cuda/CMakeLists.txt
+      # turns NVVM's optimizer off as well and says why.
+      if(LOCKSTEP_CUDA_COMPILE_CHECK)
+        list(TRANSFORM CMAKE_CUDA_ARCHITECTURES REPLACE "^([0-9]+).*$" "\\1-virtual")
+        message(STATUS "lockstep: CUDA backend ON as a compile check (${CMAKE_CUDA_COMPILER}, "
+                       "PTX for ${CMAKE_CUDA_ARCHITECTURES}, no device optimization: not for a GPU)")
+      else()
+        message(STATUS "lockstep: CUDA backend ON (${CMAKE_CUDA_COMPILER}, sm ${CMAKE_CUDA_ARCHITECTURES})")
+      endif()
     elseif(LOCKSTEP_CUDA STREQUAL "ON")
       message(FATAL_ERROR "LOCKSTEP_CUDA=ON but no CUDA compiler was found (looked on PATH and in /usr/local/cuda)")
     else()

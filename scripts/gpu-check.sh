@@ -7,7 +7,8 @@
 #                                   gpu_bench (tests/cuda) for sm_90 in the build directory
 #                                   scripts/test.sh uses (LOCKSTEP_BUILD_DIR, default build; it must
 #                                   compile for sm_90, as test.sh's build and CMake's default 80;90
-#                                   do), so CI's build is
+#                                   do, and not be a CUDA compile check, as CI's build is:
+#                                   LOCKSTEP_CUDA_COMPILE_CHECK), so a developer's build is
 #                                   reused, and copies them with every shared library they need that a
 #                                   bare machine may lack into the pack folder (LOCKSTEP_GPU_PACK,
 #                                   default build-gpu-pack: git-ignored; carry it to the GPU machine;
@@ -93,6 +94,7 @@ archive_dir=$pack-archive  # a pack too large to carry travels as $archive_dir/p
 # dry-run leaves out (its host check is the same host code as the plain lab's).
 lab_nofmad=1
 with_lab=1  # the plain pack holds the lab and member_trace (dry-run: only with --with-lab)
+dry=0      # 1 in dry-run: the pack is checked here, never run on a GPU
 nofmad_dir=${LOCKSTEP_NOFMAD_BUILD_DIR:-build-nofmad}
 targets=(cuda_device_check_test cuda_ensemble_test gpu_bench)
 lab_target=kernel_shape_lab  # bench/gpu_shapes, packed beside them for the lab stage
@@ -197,6 +199,11 @@ pack_all() {
   # Known before the second build's minutes: the two together exceed the 64 MiB a lease carries.
   ((no_fmad && with_model_files)) && die "pack: --no-fmad and --model-files do not fit one lease's 64 MiB together; pack them apart"
   command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]] || die "pack needs nvcc (CUDA toolkit)"
+  # A compile check's device code is unoptimized PTX (kernels/cuda/CMakeLists.txt): fine for dry-run,
+  # which never starts it, but no measure of anything on a GPU.
+  if ((!dry)) && grep -qx 'LOCKSTEP_CUDA_COMPILE_CHECK:BOOL=ON' "$build_dir/CMakeCache.txt" 2>/dev/null; then
+    die "$build_dir is a CUDA compile check (LOCKSTEP_CUDA_COMPILE_CHECK=ON: PTX without device optimization); pack another build (LOCKSTEP_BUILD_DIR) or reconfigure it with -DLOCKSTEP_CUDA_COMPILE_CHECK=OFF"
+  fi
   build_targets "$build_dir"
   rm -rf "$pack"
   mkdir -p "$pack"
@@ -680,6 +687,7 @@ dry_run() {
   local start=$SECONDS
   lab_nofmad=0
   with_lab=0
+  dry=1
   case ${1:-} in
     --with-lab) with_lab=1 ;;
     "") ;;
