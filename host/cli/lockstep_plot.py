@@ -51,8 +51,9 @@ With /events (a model with event functions; docs/how-to/events.md):
 
   event_<name>.png    for each event: the fraction of members whose event occurred by t against t, its
                       95 % interval shaded (/events/fraction: Kaplan-Meier's estimate, members that
-                      ended without the event censored where they ended), the first time's quantiles
-                      marked where the fraction reaches them.
+                      ended without the event censored where they ended; the interval Wilson's, or from
+                      the spread over the replicates of Sobol' points or Latin hypercubes), the first
+                      time's quantiles marked where the fraction reaches them.
 
 With /lyapunov (a study with a [lyapunov] section; host/io/results_h5.hpp):
 
@@ -666,10 +667,13 @@ def event_plots(np, plt, f, directory, written):
     t = np.asarray(f["t"][:], dtype=float)
     names = as_texts(group.attrs["names"])
     probabilities = np.asarray(group.attrs["quantiles"], dtype=float)
+    interval = f"{100 * float(group.attrs['confidence']):g} % interval"
+    if "replicates" in group.attrs:  # from the spread over the replicates (Sobol' points, Latin hypercubes)
+        interval += f" (over {int(group.attrs['replicates'])} replicates)"
     for k, name in enumerate(names):
         fig, ax = plt.subplots(figsize=(7, 4))
         ax.fill_between(t, group["fraction_low"][:, k], group["fraction_high"][:, k], step="post", color="C0",
-                        alpha=0.25, linewidth=0, label=f"{100 * float(group.attrs['confidence']):g} % interval")
+                        alpha=0.25, linewidth=0, label=interval)
         ax.step(t, group["fraction"][:, k], where="post", color="C0", linewidth=1.5, label="members with the event")
         for p, q in zip(probabilities, group["first_time_quantiles"][:, k]):
             if np.isfinite(q):

@@ -1048,15 +1048,29 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
 }
 
 // The first times of the model's events over the members, streamed from the chunks: each member's
-// first time of each event (NaN: none) and where its run ended (study/first_times.hpp).
+// first time of each event (NaN: none) and where its run ended (study/first_times.hpp). A study of
+// Sobol' points or Latin hypercubes in two replicates or more also keeps each replicate's, for the
+// interval from their spread (study::replicate_interval); a study of independent draws (random) has
+// no use for it, and Wilson's interval is the right one there.
 struct event_first_times {
-  std::vector<study::first_time_sample> samples;  // [E]
-  explicit event_first_times(const engine& model) : samples(static_cast<std::size_t>(model.n_events())) {}
+  std::vector<study::first_time_sample> samples;                   // [E]
+  std::vector<std::vector<study::first_time_sample>> replicates;  // [E][R], or empty
+  const study::sampling_plan& plan;
+  event_first_times(const engine& model, const study::sampling_plan& plan)
+      : samples(static_cast<std::size_t>(model.n_events())), plan(plan) {
+    if ((plan.sampler == study::sampler_kind::sobol || plan.sampler == study::sampler_kind::lhs) &&
+        plan.replicates >= 2 && !study::is_pure_grid(plan))
+      replicates.assign(samples.size(), std::vector<study::first_time_sample>(static_cast<std::size_t>(plan.replicates)));
+  }
   void add(const io::member_block& b) {
     const std::size_t E = samples.size();
     for (long i = 0; i < b.count; ++i)
-      for (std::size_t k = 0; k < E; ++k)
-        samples[k].add(b.event_first_times[static_cast<std::size_t>(i) * E + k], b.final_t[i]);
+      for (std::size_t k = 0; k < E; ++k) {
+        const double first = b.event_first_times[static_cast<std::size_t>(i) * E + k];
+        samples[k].add(first, b.final_t[i]);
+        if (!replicates.empty())
+          replicates[k][static_cast<std::size_t>(study::replicate_of(plan, b.first + i))].add(first, b.final_t[i]);
+      }
   }
   // /events' fraction, its interval and the first times' quantiles; each event's fraction by t1 into
   // the tally for the summary.
@@ -1064,8 +1078,11 @@ struct event_first_times {
     const std::size_t E = samples.size(), S = spec.save_times.size(), P = spec.events.quantiles.size();
     if (E == 0) return;
     std::vector<double> fraction(S * E), low(S * E), high(S * E), quantiles(P * E);
+    int interval_replicates = 0;
     for (std::size_t k = 0; k < E; ++k) {
-      const study::first_time_distribution d = samples[k].estimate(spec.save_times, spec.events.quantiles);
+      study::first_time_distribution d = samples[k].estimate(spec.save_times, spec.events.quantiles);
+      if (!replicates.empty()) study::replicate_interval(d, replicates[k], spec.save_times);
+      interval_replicates = d.replicates;
       for (std::size_t s = 0; s < S; ++s) {
         fraction[s * E + k] = d.fraction[s];
         low[s * E + k] = d.low[s];
@@ -1078,7 +1095,7 @@ struct event_first_times {
       at_t1.high = d.high[S - 1];
       tally.event_by_t1.push_back(at_t1);
     }
-    h5.write_event_distribution(fraction, low, high, quantiles, spec.events.quantiles);
+    h5.write_event_distribution(fraction, low, high, quantiles, spec.events.quantiles, interval_replicates);
   }
 };
 
@@ -1121,7 +1138,7 @@ int run_study(const engine& model, const io::study_spec& spec, const run_setting
   const std::size_t width = spec.save_times.size() * static_cast<std::size_t>(values_per_save(model));
   study::ensemble_statistics stats = detail::statistics_for(model, spec, members, width);
   detail::member_exponents exponents(spec, members);
-  detail::event_first_times first_times(model);
+  detail::event_first_times first_times(model, plan);
 
   // ---- solve, streaming each finished chunk out ----
   run_options run;

@@ -608,7 +608,7 @@ int run_journaled(const engine& model, const io::study_spec& spec, const run_set
     io::results_writer h5(out_dir / results_name, layout);
     io::members_csv_writer csv(out_dir / members_name, layout);
     member_exponents exponents(spec, members);
-    event_first_times first_times(model);
+    event_first_times first_times(model, spec.plan);
     tally = write_members_from_journals(model, spec, layout, all, journals, h5, csv, interrupted, exponents, first_times,
                                         thread_count(settings));
     if (!interrupted) {

@@ -249,13 +249,20 @@ inline constexpr results_file_entry results_file_layout[] = {
     {"/events@interior_checks", "attribute", "int64", "scalar", "a model with event functions", "[events] interior_checks."},
     {"/events@confidence", "attribute", "float64", "scalar", "a model with event functions; not in interrupted-results.h5",
      "The level of the fraction's intervals: 0.95."},
+    {"/events@interval", "attribute", "string", "scalar", "a model with event functions; not in interrupted-results.h5",
+     "The fraction's intervals: `\"wilson\"`, or `\"replicates\"` (Student's, from the spread of the replicates' own "
+     "fractions: sampler sobol or lhs with replicates > 1; Wilson's where they all agree)."},
+    {"/events@replicates", "attribute", "int64", "scalar",
+     "a model with event functions, sampler sobol or lhs with replicates > 1; not in interrupted-results.h5",
+     "The replicates the intervals come from."},
     {"/events@quantiles", "attribute", "float64", "[quantile]", "a model with event functions; not in interrupted-results.h5",
      "The probabilities of /events/first_time_quantiles ([events] quantiles)."},
     {"/events/fraction", "dataset", "float64", "[save, event]", "a model with event functions; not in interrupted-results.h5",
      "The fraction of members whose event occurred by each save time: Kaplan-Meier's estimate, members that ended "
      "without the event censored where they ended (the plain share where none ended before that time)."},
     {"/events/fraction_low", "dataset", "float64", "[save, event]", "a model with event functions; not in interrupted-results.h5",
-     "The lower end of the fraction's 95 % interval (Wilson's, with Dorey and Korn's effective sample size under censoring)."},
+     "The lower end of the fraction's 95 % interval (Wilson's, with Dorey and Korn's effective sample size under censoring; "
+     "or from the replicates: /events@interval)."},
     {"/events/fraction_high", "dataset", "float64", "[save, event]", "a model with event functions; not in interrupted-results.h5",
      "The upper end of that interval."},
     {"/events/first_time_quantiles", "dataset", "float64", "[quantile, event]", "a model with event functions; not in interrupted-results.h5",

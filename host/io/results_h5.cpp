@@ -1030,7 +1030,7 @@ void results_writer::write_exceedance(const exceedance_values& x) {
 
 void results_writer::write_event_distribution(const std::vector<double>& fraction, const std::vector<double>& low,
                                               const std::vector<double>& high, const std::vector<double>& quantiles,
-                                              const std::vector<double>& probabilities) {
+                                              const std::vector<double>& probabilities, int replicates) {
   impl& w = *impl_;
   w.usable();
   error_printing_off quiet;
@@ -1040,6 +1040,8 @@ void results_writer::write_event_distribution(const std::vector<double>& fractio
     throw std::logic_error("results_writer::write_event_distribution: arrays of the wrong size, or no events");
   group_handle g = w.check(group_handle(H5Gopen2(w.file.get(), "events", H5P_DEFAULT)), "open /events");
   w.double_attribute(g.get(), "confidence", 0.95);
+  w.string_attribute(g.get(), "interval", replicates > 0 ? "replicates" : "wilson");
+  if (replicates > 0) w.int64_attribute(g.get(), "replicates", replicates);
   w.array_attribute(g.get(), "quantiles", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, probabilities);
   const auto doubles = [&](const char* name, const std::vector<hsize_t>& dims, const std::vector<double>& data) {
     w.write_whole(g.get(), std::string("/events/") + name, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double),

@@ -258,10 +258,12 @@ class results_writer {
   void write_exceedance(const exceedance_values& values);
 
   // The distribution of each event's first time in /events (study/first_times.hpp): fraction,
-  // fraction_low, fraction_high [S][E], first_time_quantiles [P][E] of the probabilities `quantiles`.
+  // fraction_low, fraction_high [S][E], first_time_quantiles [P][E] of the probabilities `quantiles`;
+  // `replicates` > 0: the intervals come from the spread over that many replicates where they differ
+  // (study::replicate_interval), else they are Wilson's.
   void write_event_distribution(const std::vector<double>& fraction, const std::vector<double>& low,
                                 const std::vector<double>& high, const std::vector<double>& quantiles,
-                                const std::vector<double>& probabilities);
+                                const std::vector<double>& probabilities, int replicates = 0);
 
   // /sensitivity: its attributes, a group per index (first, first_conf, total, total_conf) with the
   // q, v, lambda, mu, nu (and quantities) parts, the datasets second and second_conf where given, and rows_used.

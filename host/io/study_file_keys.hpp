@@ -130,7 +130,9 @@ inline constexpr study_file_key study_file_keys[] = {
      "The seed of the random numbers and of the randomizations. Refused with a pure grid and when nothing is "
      "varied, where it has no effect."},
     {"ensemble", "replicates", "integer >= 1", "1",
-     "Independent randomizations, for error bars of quasi-Monte Carlo estimates. Refused with a pure grid."},
+     "Independent randomizations, for error bars of quasi-Monte Carlo estimates: the standard errors of the "
+     "statistics and the intervals of the events' fractions (sampler sobol or lhs), the intervals of the "
+     "sensitivity indices (saltelli). Refused with a pure grid."},
     {"ensemble", "vary", "table", "nothing varied",
      "The varied inputs, `\"params.NAME\"` or `\"initial.NAME\"`, each with its distribution, in the order written "
      "(which fixes the numbering of grids)."},

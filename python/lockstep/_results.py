@@ -82,8 +82,9 @@ def open_results(path):
         event_first_time, event_records, stop_event, event_t, event_index, event_q, event_v,
         event_lam, event_nu; /events of docs/RESULTS-FORMAT.md), and the distribution of each event's
         first time over the members: event_fraction, event_fraction_low, event_fraction_high [time,
-        event] and event_first_time_quantiles [probability, event] (the probability coordinate holds
-        the quantiles' probabilities).
+        event] (the interval's attributes: confidence, interval "wilson" or "replicates", replicates)
+        and event_first_time_quantiles [probability, event] (the probability coordinate holds the
+        quantiles' probabilities).
         A study with [derivative_measures] adds, for the final state at t1, derivative_nu_q,
         derivative_nu_stderr_q, derivative_total_bound_q, ... [coordinate, input] and
         derivative_variance, derivative_members_used [state].
@@ -150,9 +151,12 @@ def open_results(path):
                 nu=e["nu"][()] if "nu" in e else None)
             ds = ds.assign(variables).assign_coords(coords)
             if "fraction" in e:  # the distribution over the members (not in interrupted-results.h5)
+                # The interval's kind: "wilson", or "replicates" (from their spread, with their number).
+                interval = {key: _attribute(e.attrs[key]) for key in ("confidence", "interval", "replicates")
+                            if key in e.attrs}
                 ds = ds.assign({"event_fraction": (("time", "event"), e["fraction"][()]),
-                                "event_fraction_low": (("time", "event"), e["fraction_low"][()]),
-                                "event_fraction_high": (("time", "event"), e["fraction_high"][()]),
+                                "event_fraction_low": (("time", "event"), e["fraction_low"][()], interval),
+                                "event_fraction_high": (("time", "event"), e["fraction_high"][()], interval),
                                 "event_first_time_quantiles": (("probability", "event"), e["first_time_quantiles"][()])})
                 ds = ds.assign_coords(probability=np.asarray(e.attrs["quantiles"], dtype=float))
         if "lyapunov" in f:

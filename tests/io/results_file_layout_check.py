@@ -425,7 +425,8 @@ method = "auto"
 [time]
 t1 = 0.5
 """ + pendulum_varied(2)),
-    # A model header with events and a velocity constraint: /events with /events/nu.
+    # A model header with events and a velocity constraint: /events with /events/nu, and Sobol' points in
+    # replicates, whose fractions' intervals come from them (/events@replicates).
     Run("events", """
 [model]
 source = "knife_edge_events.hpp"
@@ -433,6 +434,8 @@ source = "knife_edge_events.hpp"
 t1 = 2.0
 [ensemble]
 members = 2
+sampler = "sobol"
+replicates = 2
 [ensemble.vary]
 "initial.omega0" = { uniform = [1.0, 3.0] }
 [events]

@@ -15,7 +15,10 @@ and the p-quantile of the first time is acos(-1 / (2 (1 - p))) for p <= 1/2 and 
 against that, the summary line and members.csv; then the same study with every member failing at an
 independent uniform time (the force turns NaN): the failed members are censored where they failed,
 and the Kaplan-Meier estimate still follows F, while the share of all members that passed falls
-short of it. Exits 77 (skipped) without h5py.
+short of it. Last, the plain study as 8 replicates of 512 Sobol' points: the interval is Student's
+from the spread of the replicates' own fractions (recomputed here from /events/first_time, with
+SciPy's t quantile), Wilson's where they agree, and far narrower than Wilson's elsewhere. Exits 77
+(skipped) without h5py or SciPy.
 """
 import math
 import os
@@ -28,6 +31,7 @@ import tempfile
 try:
     import h5py
     import numpy as np
+    from scipy.stats import norm, t as student_t
 except ImportError as error:
     print(f"first_times_study_test: skipped ({error})")
     sys.exit(77)
@@ -42,7 +46,7 @@ rtol = 1e-8
 t1 = 5.0
 save = {{ every = 0.125 }}
 [ensemble]
-members = 4096
+{ensemble}
 sampler = "sobol"
 [ensemble.vary]
 "initial.x0" = {{ uniform = [0.0, 2.0] }}
@@ -57,8 +61,8 @@ def closed_form(t):
     return np.where(t < 2 * math.pi / 3, 0.0, np.where(t > math.pi, 0.5, 1.0 - 1.0 / (2.0 * np.maximum(c, 0.5))))
 
 
-def run(lockstep, folder, fail):
-    (folder / "s.toml").write_text(STUDY.format(fail=fail))
+def run(lockstep, folder, fail, ensemble="members = 4096"):
+    (folder / "s.toml").write_text(STUDY.format(fail=fail, ensemble=ensemble))
     shutil.copy(HERE / "first_passage_oscillator.hpp", folder)
     p = subprocess.run([lockstep, "run", "s.toml", "-o", "out"], cwd=folder, capture_output=True, text=True, timeout=600)
     if p.returncode not in (0, 1):
@@ -126,6 +130,37 @@ def main():
         check(error < 3e-3, f"Kaplan-Meier's fraction differs from the closed form by {error:.2e}")
         share = np.array([np.mean(first <= s) for s in t])  # failed members counted as never passing
         check(share[-1] < 0.45, f"the plain share by t1 is {share[-1]:.3f}, the censoring should bias it low")
+
+        # 8 replicates of 512 points: member i is of replicate i // 512 (study/samplers.hpp). Nothing is
+        # censored before t1, so each replicate's fraction is its share.
+        (work / "replicates").mkdir()
+        out, _ = run(lockstep, work / "replicates", "", "members = 512\nreplicates = 8")
+        with h5py.File(out / "results.h5") as f:
+            e = f["events"]
+            fraction, low, high = e["fraction"][()][:, 0], e["fraction_low"][()][:, 0], e["fraction_high"][()][:, 0]
+            first = e["first_time"][()][:, 0]
+            interval, replicates = e.attrs["interval"], e.attrs.get("replicates")
+        interval = interval.decode() if isinstance(interval, bytes) else interval
+        check(interval == "replicates" and replicates == 8, f"/events interval {interval!r}, replicates {replicates}")
+        shares = np.array([[np.mean(first[r * 512:(r + 1) * 512] <= s) for s in t] for r in range(8)])
+        spread = shares.std(axis=0, ddof=1)
+        half = student_t.ppf(0.975, 7) * spread / math.sqrt(8)
+        differ = spread > 0
+        check(np.allclose(fraction, shares.mean(axis=0), rtol=0, atol=1e-15), "the fraction is not the replicates' mean")
+        check(np.allclose(low[differ], np.maximum(0, fraction - half)[differ], rtol=0, atol=1e-12) and
+              np.allclose(high[differ], np.minimum(1, fraction + half)[differ], rtol=0, atol=1e-12),
+              "the interval is not Student's from the replicates' spread")
+        # Wilson's score interval of k of n = 4096 (Wilson 1927), with SciPy's normal quantile.
+        z, n, p = norm.ppf(0.975), 4096, fraction[~differ]
+        centre, reach = (p + z * z / (2 * n)) / (1 + z * z / n), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        wilson = np.isclose(low[~differ], centre - reach, rtol=0, atol=1e-12) & np.isclose(high[~differ], centre + reach, rtol=0, atol=1e-12)
+        # In one dimension a replicate's 512 points put all but one or two in the same place the others' do,
+        # so at most save times every replicate has the same share (7 of the 41 differ).
+        check(differ.sum() >= 3 and np.all(wilson), f"{differ.sum()} save times with a spread; Wilson's elsewhere")
+        narrower = np.median((high - low)[differ]) < 0.2 * 2 * 1.96 * math.sqrt(0.25 / 4096)
+        check(narrower, f"median replicate half-width {np.median((high - low)[differ]) / 2:.2e}: not narrower than Wilson's")
+        p = subprocess.run([lockstep, "plot", str(out / "results.h5")], capture_output=True, text=True, timeout=300)
+        check(p.returncode == 0 and "event_below.png" in p.stdout, f"lockstep plot of replicates: {p.returncode} {p.stderr}")
     if failures:
         print("first_times_study_test: FAILED\n  " + "\n  ".join(failures))
         return 1

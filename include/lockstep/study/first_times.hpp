@@ -17,7 +17,8 @@
 // 6), Var F from Greenwood's formula Var S(t) = S(t)^2 sum d_i / (n_i (n_i - d_i)) (Greenwood 1926),
 // which gives n' = n where nothing was censored; where Var F = 0 (no first time yet, or none left
 // observed), n' is the members observed at t. The members are taken as independent draws, as for the
-// exceedance probability (for quasi-random points the interval overstates the error).
+// exceedance probability; for quasi-random points, which are not, replicate_interval below replaces
+// this interval by one from the spread over the study's replicates.
 //
 // The quantile q_p is the first time t_i at which F reaches p; where F stays below p up to the last
 // first time (too many members never had the event, or were censored before), q_p is not estimable and
@@ -30,6 +31,8 @@
 #include <limits>
 #include <utility>
 #include <vector>
+
+#include <boost/math/distributions/students_t.hpp>
 
 #include "lockstep/study/exceedance.hpp"
 
@@ -44,6 +47,7 @@ struct first_time_distribution {
   std::vector<std::int64_t> occurred;       // [times] members with the event by t
   std::vector<double> quantiles;            // [probabilities]
   std::int64_t members = 0, censored = 0;   // members, and those that ended without the event
+  int replicates = 0;  // the replicates low and high come from (replicate_interval); 0: Wilson's interval
 };
 
 // The first times of one event over the members, and the time each member's observation ended.
@@ -141,5 +145,39 @@ class first_time_sample {
  private:
   std::vector<std::pair<double, bool>> points_;  // (T, true) or (C, false)
 };
+
+// The interval of F(t) from the spread over R >= 2 replicates of a randomized quasi-Monte Carlo design:
+// Sobol' points with a random digital shift per replicate, or Latin hypercubes with a permutation per
+// replicate (study/samplers.hpp). The members of one replicate are not independent draws, and for a
+// smooth enough F their estimate errs far less than the binomial interval says; the replicates are
+// independent randomizations of one design, so their estimates F_r(t) are independent draws of one
+// unbiased estimator, and their spread estimates its error (L'Ecuyer & Lemieux 2002, "Recent advances
+// in randomized quasi-Monte Carlo methods", in Modeling Uncertainty, Kluwer). The interval is
+// Student's for their mean, F_bar +- t_{R-1,(1+level)/2} s / sqrt(R), s their standard deviation, centred
+// on the pooled estimate of `pooled` (their mean where no member was censored before t, the replicates
+// being of one size), and clipped to [0, 1]. Where every replicate gives the same F (s = 0: before the
+// first event, or where every member has had it) their spread says nothing, and Wilson's interval of
+// the pooled sample stays. `replicates` holds each replicate's members alone.
+inline void replicate_interval(first_time_distribution& pooled, const std::vector<first_time_sample>& replicates,
+                               const std::vector<double>& times, double level = 0.95) {
+  const std::size_t R = replicates.size();
+  if (R < 2) return;
+  std::vector<first_time_distribution> each;
+  for (const first_time_sample& r : replicates) each.push_back(r.estimate(times, {}, level));
+  const double t = boost::math::quantile(boost::math::students_t(static_cast<double>(R - 1)), 0.5 + level / 2.0);
+  for (std::size_t s = 0; s < times.size(); ++s) {
+    double mean = 0.0;
+    for (const first_time_distribution& e : each) mean += e.fraction[s];
+    mean /= static_cast<double>(R);
+    double sum_of_squares = 0.0;
+    for (const first_time_distribution& e : each) sum_of_squares += (e.fraction[s] - mean) * (e.fraction[s] - mean);
+    const double spread = std::sqrt(sum_of_squares / static_cast<double>(R - 1));
+    if (!(spread > 0.0)) continue;  // no spread, or a replicate without members (NaN): Wilson's stays
+    const double half = t * spread / std::sqrt(static_cast<double>(R));
+    pooled.low[s] = std::max(0.0, pooled.fraction[s] - half);
+    pooled.high[s] = std::min(1.0, pooled.fraction[s] + half);
+  }
+  pooled.replicates = static_cast<int>(R);
+}
 
 }  // namespace lockstep::study
