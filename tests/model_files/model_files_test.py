@@ -664,6 +664,7 @@ save = {{ every = 1.0 }}
 [ensemble]
 members = {members}
 sampler = "sobol"
+replicates = 4
 vary = {{ "params.tau" = {{ uniform = [4.0, 12.0] }}, "params.c" = {{ uniform = [0.0, 0.6] }} }}
 [events]
 records = 2
@@ -672,11 +673,17 @@ records = 2
 
 def case_events_journaled(ctx):
     """A model's events come out of a checkpointed run, a run killed and resumed, and 2 and 3 MPI ranks
-    bit for bit as out of the direct run: the journal keeps them (host/checkpoint/member_journal.hpp)."""
+    bit for bit as out of the direct run: the journal keeps them (host/checkpoint/member_journal.hpp).
+    The study's 4 replicates of Sobol' points give the fractions' intervals from their spread, which
+    each rank's share of the members must not change."""
     header = os.path.join(ctx.source, "examples", "models", "driven_arm.hpp")
-    ctx.write("arm.toml", EVENTS_STUDY.format(header=header, members=4000))
+    ctx.write("arm.toml", EVENTS_STUDY.format(header=header, members=1000))
     ctx.run("run", "arm.toml", "-o", "one", "-q")
     one = os.path.join(ctx.work, "one", "results.h5")
+    with h5py.File(one, "r") as f:
+        interval = f["events"].attrs["interval"]
+        check((interval.decode() if isinstance(interval, bytes) else interval) == "replicates",
+              f"/events@interval is {interval!r}: the intervals should come from the 4 replicates")
 
     def same_as_direct(out):
         assert_same_results(os.path.join(ctx.work, out, "results.h5"), one)
