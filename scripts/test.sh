@@ -83,8 +83,8 @@ cmake --build "$build_dir" -j "$jobs"
 echo "build: $((SECONDS - start)) s"
 
 # The ptxas resource figures the CUDA build records (kernels/cuda/CMakeLists.txt): print each file's
-# kernel table (up to its first blank line) so every CI log carries them; the files hold the rest. A
-# compile check records none (a build that was not one before may have left its files).
+# kernel table (up to its first blank line) so that the build's log carries them; the files hold the
+# rest. A compile check (CI's) records none (a build that was not one before may have left its files).
 if [[ $cuda_compile_check == ON ]]; then
   if grep -q 'compute_[0-9]' "$build_dir/build.ninja"; then
     stage "no ptxas figures: the CUDA code is compiled as a compile check (LOCKSTEP_CUDA_COMPILE_CHECK)"
