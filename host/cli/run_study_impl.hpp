@@ -353,9 +353,10 @@ inline io::results_layout results_layout_for(const engine& model, const io::stud
   return out;
 }
 
-// Replicate-based standard errors for randomized QMC with R > 1 replicates (each replicate a
-// contiguous block of members: study/sampling_plan.hpp); std / sqrt(N) otherwise — for a single
-// QMC replicate that overestimates the error, and the file says which one it holds.
+// Replicate-based standard errors, and intervals of the events' fractions, for randomized QMC with
+// R > 1 replicates (each replicate a contiguous block of members: study/sampling_plan.hpp); std /
+// sqrt(N) and Wilson's interval otherwise — for a single QMC replicate they overestimate the error,
+// and the file says which one it holds.
 inline bool uses_replicate_errors(const study::sampling_plan& plan) {
   const bool qmc = plan.sampler == study::sampler_kind::sobol || plan.sampler == study::sampler_kind::lhs;
   return qmc && plan.replicates > 1 && !study::is_pure_grid(plan);
@@ -1049,17 +1050,16 @@ inline void print_summary(const io::study_spec& spec, const member_tally& tally,
 
 // The first times of the model's events over the members, streamed from the chunks: each member's
 // first time of each event (NaN: none) and where its run ended (study/first_times.hpp). A study of
-// Sobol' points or Latin hypercubes in two replicates or more also keeps each replicate's, for the
-// interval from their spread (study::replicate_interval); a study of independent draws (random) has
-// no use for it, and Wilson's interval is the right one there.
+// Sobol' points or Latin hypercubes in two replicates or more (uses_replicate_errors) also keeps each
+// replicate's, for the interval from their spread (study::replicate_interval); a study of independent
+// draws (random) has no use for it, and Wilson's interval is the right one there.
 struct event_first_times {
   std::vector<study::first_time_sample> samples;                   // [E]
   std::vector<std::vector<study::first_time_sample>> replicates;  // [E][R], or empty
   const study::sampling_plan& plan;
   event_first_times(const engine& model, const study::sampling_plan& plan)
       : samples(static_cast<std::size_t>(model.n_events())), plan(plan) {
-    if ((plan.sampler == study::sampler_kind::sobol || plan.sampler == study::sampler_kind::lhs) &&
-        plan.replicates >= 2 && !study::is_pure_grid(plan))
+    if (uses_replicate_errors(plan))
       replicates.assign(samples.size(), std::vector<study::first_time_sample>(static_cast<std::size_t>(plan.replicates)));
   }
   void add(const io::member_block& b) {
@@ -1078,11 +1078,9 @@ struct event_first_times {
     const std::size_t E = samples.size(), S = spec.save_times.size(), P = spec.events.quantiles.size();
     if (E == 0) return;
     std::vector<double> fraction(S * E), low(S * E), high(S * E), quantiles(P * E);
-    int interval_replicates = 0;
     for (std::size_t k = 0; k < E; ++k) {
       study::first_time_distribution d = samples[k].estimate(spec.save_times, spec.events.quantiles);
       if (!replicates.empty()) study::replicate_interval(d, replicates[k], spec.save_times);
-      interval_replicates = d.replicates;
       for (std::size_t s = 0; s < S; ++s) {
         fraction[s * E + k] = d.fraction[s];
         low[s * E + k] = d.low[s];
@@ -1095,7 +1093,8 @@ struct event_first_times {
       at_t1.high = d.high[S - 1];
       tally.event_by_t1.push_back(at_t1);
     }
-    h5.write_event_distribution(fraction, low, high, quantiles, spec.events.quantiles, interval_replicates);
+    h5.write_event_distribution(fraction, low, high, quantiles, spec.events.quantiles,
+                                replicates.empty() ? 0 : plan.replicates);
   }
 };
 
