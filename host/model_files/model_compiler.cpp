@@ -324,8 +324,9 @@ std::string at_the_models_lines(const std::string& output, const fs::path& heade
   constexpr std::string_view marker = "lockstep model: ";
   // What the concept's messages can be about, as the model spells it; a message is about the one it
   // names first.
-  constexpr std::string_view members[] = {"mass",   "force",  "constraint", "nonholonomic", "initial_state",
-                                          "coordinate_names", "params", "inputs", "n_params",     "name"};
+  constexpr std::string_view members[] = {"mass",   "force",    "constraint", "nonholonomic", "initial_state",
+                                          "coordinate_names", "params", "inputs", "n_params", "name",
+                                          "n_events", "events", "event"};
   auto named_at = [](std::string_view message, std::string_view word) {
     auto part_of_word = [&](std::size_t i) {
       return i < message.size() && (std::isalnum(static_cast<unsigned char>(message[i])) || message[i] == '_');

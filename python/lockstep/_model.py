@@ -209,7 +209,7 @@ class Model:
     @classmethod
     def from_sympy(cls, name, *, coordinates, velocities, mass, force, parameters, constraints=(),
                    nonholonomic=(), events=None, time=None, inputs=None, initial_q=None, initial_v=None,
-                   description="", quiet=None):
+                   accelerations=None, multipliers=None, description="", quiet=None):
         """A model from SymPy expressions, compiled as an equations file.
 
         The expressions go through the equations-file generator and the model cache (docs/PYTHON.md,
@@ -237,7 +237,15 @@ class Model:
             action) | (g, direction, action, description)}``, g an expression in time, q, v and the
             parameters, direction ``"rising"``, ``"falling"`` or ``"both"`` (the default), action
             ``"record"`` (the default), ``"stop"`` or ``"count"``; the ``[events]`` table of the
-            equations file (docs/EQUATIONS.md).
+            equations file (docs/EQUATIONS.md). g may also use the symbols of ``accelerations`` and
+            ``multipliers``.
+        accelerations : sequence of sympy.Symbol, optional
+            Symbols for q'', one per coordinate, that event functions may use.
+        multipliers : sequence of sympy.Symbol, optional
+            Symbols for the multipliers of M q'' + G^T lambda + A^T nu = Q, one per constraint row
+            (the holonomic ones, then the non-holonomic ones), that event functions may use. Events
+            see the accelerations and multipliers of the acceleration-level system at the state
+            (docs/how-to/events.md).
         time : sympy.Symbol, optional
             The Symbol of t, if the expressions use it.
         initial_q, initial_v : dict, optional
@@ -263,7 +271,8 @@ class Model:
         return _from_sympy(name, dict(coordinates=coordinates, velocities=velocities, mass=mass, force=force,
                                       parameters=parameters, constraints=constraints, nonholonomic=nonholonomic,
                                       events=events, time=time, inputs=inputs, initial_q=initial_q,
-                                      initial_v=initial_v, description=description), quiet)
+                                      initial_v=initial_v, accelerations=accelerations, multipliers=multipliers,
+                                      description=description), quiet)
 
     @classmethod
     def from_lagranges_method(cls, name, method, *, parameters, inputs=None, initial_q=None, initial_v=None,
@@ -286,7 +295,9 @@ class Model:
         initial_q, initial_v : dict, optional
             ``{q(t) or its name: expression}``; missing entries are 0.
         events : dict, optional
-            As ``from_sympy``'s, g in q(t), q'(t), t and the parameters.
+            As ``from_sympy``'s, g in q(t), q'(t), t and the parameters, and in q''(t) and the
+            LagrangesMethod's multipliers (its ``lam_vec``, whose sign is that of
+            M q'' + G^T lambda = Q) for events of the accelerations and multipliers.
         description, quiet : optional
             As ``from_sympy``.
 
@@ -338,15 +349,26 @@ class Model:
                 out[by_name[key_name]] = to_plain(expr)
             return out
 
+        # Event functions may use q''(t) and the LagrangesMethod's multipliers lam_vec (holonomic rows,
+        # then non-holonomic), whose sign is that of M q'' + G^T lambda = Q (above).
+        accelerations = [sympy.Symbol(f"{nm}__acceleration", real=True) for nm in names]
+        multipliers = [sympy.Symbol(f"{lam.func.__name__ if isinstance(lam, sympy.core.function.AppliedUndef) else lam}"
+                                    f"__multiplier", real=True) for lam in method.lam_vec]
+        in_events = {sympy.diff(q, t, 2): a for q, a in zip(qs, accelerations)}
+        in_events.update(dict(zip(method.lam_vec, multipliers)))
+        in_events.update(plain)
+
         def plain_events(values):
             out = {}
             for key, value in (values or {}).items():
                 fields = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-                out[key] = (to_plain(fields[0]),) + fields[1:] if fields else fields
+                if fields and isinstance(fields[0], str):
+                    raise ValueError(f"give SymPy expressions or numbers, not a string ({fields[0]!r})")
+                out[key] = (sympy.sympify(fields[0], strict=True).xreplace(in_events),) + fields[1:] if fields else fields
             return out
 
-        # Messages show the expressions as the LagrangesMethod holds them, in q(t) and q'(t).
-        display = {plain_symbol: original for original, plain_symbol in plain.items()}
+        # Messages show the expressions as the LagrangesMethod holds them, in q(t), q'(t), q''(t) and lam(t).
+        display = {plain_symbol: original for original, plain_symbol in in_events.items()}
         return _from_sympy(name, dict(coordinates=coordinates, velocities=velocities,
                                       mass=method.mass_matrix[:, :n].applyfunc(to_plain),
                                       force=[to_plain(f) for f in method.forcing], parameters=parameters,
@@ -354,6 +376,7 @@ class Model:
                                       nonholonomic=[to_plain(c) for c in nonholonomic],
                                       events=plain_events(events), time=t, inputs=inputs,
                                       initial_q=keyed(initial_q), initial_v=keyed(initial_v),
+                                      accelerations=accelerations, multipliers=multipliers,
                                       description=description), quiet, display, "from_lagranges_method")
 
     def __repr__(self):
@@ -372,11 +395,11 @@ def _from_sympy(name, equations, quiet, display=None, api="from_sympy"):
     try:
         return model(path, quiet=quiet)
     except ValueError as error:
-        # Messages name velocities as the user does, not by the file's <coordinate>_dot.
-        velocities = {f"{q.name}_dot": str(v.xreplace(display) if display else v)
-                      for q, v in zip(equations["coordinates"], equations["velocities"])}
+        # Messages name velocities, accelerations and multipliers as the user does, not by the file's
+        # <coordinate>_dot, <coordinate>_ddot, lambda_<row>.
+        shown = {written: str(user.xreplace(display) if display else user) for written, user in generated.names.items()}
         raise ValueError(_sympy.explain(str(error), path, generated, f"{api} model {name!r}", _sympy.caller(),
-                                        velocities)) from None
+                                        shown)) from None
 
 
 def builtin_models():

@@ -87,6 +87,7 @@ class Generated(NamedTuple):
 
     text: str
     origins: dict
+    names: dict = {}  # {name in the file: the user's Symbol} for velocities, accelerations and multipliers
 
 
 # Expressions longer than this are shortened in messages (a LagrangesMethod's forcing can run to pages).
@@ -100,7 +101,7 @@ def _shown(expr, display):
 
 def equations_text(name, *, coordinates, velocities, mass, force, parameters, constraints=(), nonholonomic=(),
                    events=None, time=None, inputs=None, initial_q=None, initial_v=None, description="",
-                   display=None):
+                   accelerations=None, multipliers=None, display=None):
     """The equations file (TOML text) of a model given as SymPy expressions (see Model.from_sympy), as a
     Generated: the text and where each line came from. Every expression is on a line of its own, so
     that a message about a line of the file (the generator's, or the compiler's through the header's
@@ -118,6 +119,23 @@ def equations_text(name, *, coordinates, velocities, mass, force, parameters, co
     rename = {v: sympy.Symbol(f"{q.name}_dot", real=True) for q, v in zip(coordinates, velocities)}
     if time is not None:
         rename[time] = sympy.Symbol("t", real=True)
+    # The rows as the file names them, holonomic then non-holonomic.
+    row_keys = []
+    for table, values, prefix in (("constraints", constraints, "phi"), ("nonholonomic", nonholonomic, "nonholonomic")):
+        row_keys.append([(str(k), str(k), v) for k, v in values.items()] if isinstance(values, dict) else
+                        [(f"{prefix}{i}", str(i), v) for i, v in enumerate(values)])
+    # The event functions' accelerations (<coordinate>_ddot) and multipliers (lambda_<row>, nu_<row>).
+    for argument, given, names, what in (
+            ("accelerations", accelerations, [f"{q.name}_ddot" for q in coordinates], "coordinates"),
+            ("multipliers", multipliers, [f"lambda_{key}" for key, _, _ in row_keys[0]] +
+             [f"nu_{key}" for key, _, _ in row_keys[1]], "constraint rows (holonomic, then non-holonomic)")):
+        given = [] if given is None else list(given)
+        if given and len(given) != len(names):
+            raise ValueError(f"{argument}: {len(given)} symbols for {len(names)} {what}")
+        for symbol, generated in zip(given, names):
+            if not isinstance(symbol, sympy.Symbol):
+                raise ValueError(f"{argument} must be sympy Symbols, got {symbol!r}")
+            rename[symbol] = sympy.Symbol(generated, real=True)
     printer = _EquationsPrinter({"order": "none"})
 
     def checked(expr, where):
@@ -188,9 +206,7 @@ def equations_text(name, *, coordinates, velocities, mass, force, parameters, co
     line("[force]")
     for q, f in zip(coordinates, Q):
         entry(q.name, f, f"force for coordinate {q.name}")
-    for table, values, prefix in (("constraints", constraints, "phi"), ("nonholonomic", nonholonomic, "nonholonomic")):
-        rows = [(str(k), str(k), v) for k, v in values.items()] if isinstance(values, dict) else \
-            [(f"{prefix}{i}", str(i), v) for i, v in enumerate(values)]
+    for table, rows in zip(("constraints", "nonholonomic"), row_keys):
         if rows:
             line("")
             line(f"[{table}]")
@@ -212,7 +228,8 @@ def equations_text(name, *, coordinates, velocities, mass, force, parameters, co
             for c, expr in values.items():
                 coordinate = c.name if isinstance(c, sympy.Symbol) else str(c)
                 entry(coordinate, expr, f"initial_{key}[{coordinate}]")
-    return Generated("\n".join(out) + "\n", origins)
+    names = {str(generated): user for user, generated in rename.items() if str(generated) != "t"}
+    return Generated("\n".join(out) + "\n", origins, names)
 
 
 def cache_root():
@@ -249,14 +266,15 @@ def caller():
     return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "<unknown>"
 
 
-def explain(message, path, generated, model, call_site, velocities=None):
+def explain(message, path, generated, model, call_site, names=None):
     """A failure to load the generated equations file, told in the user's terms: each reference
     `<path>:LINE:COLUMN` (the generator's, or the compiler's through the header's #line directives)
     becomes `CALL_SITE: MODEL, <what the user gave for that line> = <expression>` (MODEL e.g.
-    "from_sympy model 'cart'"), with the generated velocity names (<coordinate>_dot) the user's own
-    (velocities: {generated: shown}); a last line keeps the generated file and the places in it."""
+    "from_sympy model 'cart'"), with the generated names of velocities, accelerations and multipliers
+    (<coordinate>_dot, <coordinate>_ddot, lambda_<row>) the user's own (names: {generated: shown}); a
+    last line keeps the generated file and the places in it."""
     reference = re.compile(r"(?:\S*/)?" + re.escape(os.path.basename(path)) + r":(\d+):(\d+)")
-    renamed = re.compile(r"\b(" + "|".join(map(re.escape, velocities)) + r")\b") if velocities else None
+    renamed = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b") if names else None
     lines, places = [], []
     for text in message.splitlines():
         found = reference.match(text)
@@ -268,7 +286,7 @@ def explain(message, path, generated, model, call_site, velocities=None):
         what, expr = generated.origins.get(number, (f"line {number} of its equations file", None))
         rest = text[found.end():]
         if renamed is not None:
-            rest = renamed.sub(lambda m: velocities[m.group(1)], rest)
+            rest = renamed.sub(lambda m: names[m.group(1)], rest)
         lines.append(f"{call_site}: {model}, {what}" + (f" = {expr}" if expr is not None else "") + rest)
     if not places:  # a failure of no one line (the compiler missing, the cache unwritable)
         lines = [f"{call_site}: {model}: {message}"]

@@ -169,7 +169,26 @@ class Events(unittest.TestCase):
         # `low = { g = "` is 13 characters: the expression starts in column 14.
         self.assertEqual(self.event('low = { g = "thta + 1", direction = "falling", action = "stop" }'),
                          ["m.toml:13:14: error: unknown name 'thta' in [events]; did you mean 'theta'? "
-                          "(allowed here: g, L, pi, t, theta, theta_dot)"])
+                          "(allowed here: g, L, pi, t, theta, theta_ddot, theta_dot)"])
+
+    def test_the_accelerations_and_multipliers_are_the_events_alone(self):
+        # A rod of length L on a point (x, y): its multiplier lambda_rod and the accelerations x_ddot and
+        # y_ddot may be used in [events] (the file then converts), and nowhere else.
+        rod = MINIMAL.replace('theta = { unit = "rad" }', 'x = {}\ny = {}').replace(
+            'diagonal = ["L**2"]', 'diagonal = [1, 1]').replace('theta = "-g*L*sin(theta)"', 'y = "-g"')
+        rod += '[constraints]\nrod = "x**2 + y**2 - L**2"\n'
+        status, lines, written = generate("m.toml", rod + '[events]\nslack = { g = "lambda_rod + y_ddot" }\n')
+        self.assertEqual((status, lines, written), (0, [], True))
+        self.assertEqual(self.event('low = { g = "lambda_rd" }', rod),
+                         ["m.toml:16:14: error: unknown name 'lambda_rd' in [events]; did you mean 'lambda_rod'? "
+                          "(allowed here: g, L, lambda_rod, pi, t, x, x_ddot, x_dot, y, y_ddot, y_dot)"])
+        self.assertEqual(self.event('low = { g = "x" }', rod.replace('y = "-g"', 'y = "-g*(1 + y_ddot)"')),
+                         ["m.toml:12:14: error: 'y_ddot', the acceleration of coordinate 'y', can be used only in "
+                          "[events]"])
+        self.assertEqual(self.event('low = { g = "x" }', rod.replace('g = { default = 9.81 }',
+                                                                     'g = { default = 9.81 }\nlambda_rod = { default = 1 }')),
+                         ["m.toml:9:1: error: parameter 'lambda_rod' clashes with the multiplier of constraint 'rod', "
+                          "a name the event functions use ([events])"])
 
     def test_g_that_does_not_parse_points_at_the_character(self):
         self.assertEqual(self.event('low = { g = "theta +* 2" }'),

@@ -207,3 +207,87 @@ def test_double_pendulum_event_times_agree_with_scipy_on_the_angles(tmp_path, mo
     assert len(found) == len(expected), (found, expected)
     assert np.max(np.abs(found - expected)) < 1e-6, np.abs(found - expected)
     assert np.all(np.abs(ds.event_q.values[0, :len(found), 2]) < 1e-8)  # x2 = 0 at each record
+
+
+def pendulum_with_force_events():
+    """The pendulum in Cartesian coordinates from SymPy, with an event of its multiplier (the rod's
+    tension passes the bob's weight) and one of its acceleration (y'' rises through 0)."""
+    import sympy
+
+    x, y, vx, vy, ax, ay, lam = sympy.symbols("x y vx vy ax ay lam", real=True)
+    m, length, g, theta0 = sympy.symbols("m L g theta0", real=True)
+    return lockstep.Model.from_sympy(
+        "pendulum_forces", coordinates=[x, y], velocities=[vx, vy], mass=[[m, 0], [0, m]], force=[0, -m * g],
+        parameters={m: M, length: L, g: G}, inputs={theta0: 1.0},
+        constraints={"rod": (x**2 + y**2 - length**2) / 2}, accelerations=[ax, ay], multipliers=[lam],
+        events={"tension": (lam * length - m * g, "both", "record", "the rod's tension passes the weight"),
+                "lift": (ay, "rising", "count")},
+        initial_q={x: length * sympy.sin(theta0), y: -length * sympy.cos(theta0)})
+
+
+def time_from_release(theta0, theta):
+    """The time the pendulum released at rest from theta0 takes to reach theta (0 <= theta <= theta0):
+    with sin(theta / 2) = k sin(phi), k = sin(theta0 / 2), the time from the bottom to theta is
+    sqrt(L / g) F(phi | k^2) (Whittaker & Watson 1927, 22.735), and the quarter period sqrt(L / g) K(k^2)."""
+    from scipy.special import ellipk, ellipkinc
+
+    k = math.sin(theta0 / 2.0)
+    phi = math.asin(min(1.0, math.sin(theta / 2.0) / k))
+    return math.sqrt(L / G) * (ellipk(k * k) - ellipkinc(phi, k * k))
+
+
+def test_events_of_the_multipliers_and_accelerations_at_the_closed_form_times(tmp_path, model_cache, lockstep_exe):
+    # Released at rest from theta0, the bob at theta pulls the rod with T = m g (3 cos(theta) - 2
+    # cos(theta0)) (energy and the radial balance), which passes m g at cos(theta) = (1 + 2 cos(theta0))
+    # / 3, rising on the way down and falling after the bottom; y = -L cos(theta) has y'' = g (3
+    # cos^2(theta) - 2 cos(theta) cos(theta0) - 1), which rises through 0 at cos(theta) = (cos(theta0) +
+    # sqrt(cos^2(theta0) + 3)) / 3. The multiplier lambda = T / L (Phi = (x^2 + y^2 - L^2) / 2).
+    model = pendulum_with_force_events()
+    thetas = np.array([0.6, 1.0, 1.3, math.pi / 2])
+    quarter = np.array([time_from_release(th, 0.0) for th in thetas])
+    ds = lockstep.solve(model, vary={"initial.theta0": thetas}, t=(0.0, 1.7 * quarter.max()), rtol=1e-10, atol=1e-10,
+                        method="radau5", formulation="index3", events={"records": 4})
+    assert (ds.status_name.values == "success").all()
+    described = subprocess.run([lockstep_exe, "describe", model.source], capture_output=True, text=True, check=True)
+    if "SIMD lanes: members in" in described.stdout:  # the engine has lanes: the solve ran in them
+        assert ds.attrs["lane_attempts"] > 0
+    for i, th in enumerate(thetas):
+        down = time_from_release(th, math.acos((1.0 + 2.0 * math.cos(th)) / 3.0))
+        records = int(ds.event_records.values[i])
+        assert records == 2, records
+        assert abs(ds.event_t.values[i, 0] - down) < 1e-7, (th, ds.event_t.values[i, 0], down)
+        assert abs(ds.event_t.values[i, 1] - (2.0 * quarter[i] - down)) < 1e-7
+        # Each record holds the multiplier its event function saw: the tension is the weight there.
+        assert np.all(np.abs(ds.event_lam.values[i, :2, 0] * L - M * G) < 1e-6), ds.event_lam.values[i]
+        lift = time_from_release(th, math.acos((math.cos(th) + math.sqrt(math.cos(th) ** 2 + 3.0)) / 3.0))
+        assert abs(ds.event_first_time.sel(event="lift").values[i] - lift) < 1e-7
+        assert ds.event_count.sel(event="lift").values[i] == 1
+
+    # The same members on the command line, one at a time (no lanes, the serial backend), bit for bit.
+    study = tmp_path / "forces.toml"
+    save = ", ".join(repr(float(s)) for s in ds.time.values)
+    study.write_text(f'[model]\nsource = "{model.source}"\n[solver]\nmethod = "radau5"\nformulation = "index3"\n'
+                     f'rtol = 1e-10\natol = 1e-10\n[time]\nt1 = {1.7 * quarter.max()!r}\nsave = {{ times = [{save}] }}\n'
+                     f'[ensemble]\nvary = {{ "initial.theta0" = {{ grid = [{", ".join(map(repr, thetas))}] }} }}\n'
+                     f'[events]\nrecords = 4\n')
+    run = subprocess.run([lockstep_exe, "run", str(study), "-o", str(tmp_path / "out"), "--quiet", "--backend",
+                          "serial"], capture_output=True, text=True, env={**os.environ, "LOCKSTEP_LANES": "0"})
+    assert run.returncode == 0, run.stderr
+    ref = lockstep.open_results(tmp_path / "out" / "results.h5")
+    assert ref.attrs["simd_lanes"] == 0
+    for name in EVENT_VARIABLES + ("final_t",):
+        a, b = ds[name].values, ref[name].values
+        assert a.shape == b.shape and a.tobytes() == b.tobytes(), name
+
+
+def test_accelerations_and_multipliers_are_the_event_functions_alone(model_cache):
+    import sympy
+
+    x, vx, ax, lam, k = sympy.symbols("x vx ax lam k", real=True)
+    with pytest.raises(ValueError, match=r"from_sympy model 'spring', force for coordinate x = .*ax.*can be used only "
+                                         r"in \[events\]"):
+        lockstep.Model.from_sympy("spring", coordinates=[x], velocities=[vx], mass=[[1]], force=[-k * x * (1 + ax)],
+                                  parameters={k: 1.0}, accelerations=[ax], events={"turn": vx})
+    with pytest.raises(ValueError, match="multipliers: 1 symbols for 0 constraint rows"):
+        lockstep.Model.from_sympy("spring", coordinates=[x], velocities=[vx], mass=[[1]], force=[-k * x],
+                                  parameters={k: 1.0}, multipliers=[lam], events={"turn": vx})

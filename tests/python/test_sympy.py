@@ -6,6 +6,7 @@ caller's line, naming the user's entry and expression. Events given to from_symp
 from_lagranges_method become the equations file's [events] table."""
 
 import inspect
+import math
 import re
 import subprocess
 
@@ -339,6 +340,34 @@ def test_lagranges_method_events_are_shown_in_dynamicsymbols(model_cache):
     assert first == (f"{__file__}:{call_line}: from_lagranges_method model 'pendulum_events', events[turn] = "
                      "Derivative(y(t), t): error: the action of event 'turn' must be one of 'record', 'stop', "
                      "'count', not 'stopp'; did you mean 'stop'?"), first
+
+
+def test_lagranges_method_events_of_its_multipliers_and_accelerations(model_cache):
+    # The pendulum released at rest from the horizontal (x = L, y = 0): its rod's tension T = 3 m g
+    # cos(theta) passes 2 m g, rising, at cos(theta*) = 2/3, and y'' = g (3 cos^2(theta) - 1) rises
+    # through 0 at cos(theta) = 1/sqrt(3). With sin(theta / 2) = k sin(phi), k = sin(pi / 4), the time
+    # from the bottom to theta is sqrt(L / g) F(phi | k^2) and the quarter period sqrt(L / g) K(k^2)
+    # (Whittaker & Watson 1927, 22.735). The LagrangesMethod's multiplier is T / L: lam_coeffs = -dPhi/dq
+    # gives M q'' + G^T lambda = Q, the sign of lockstep's.
+    from scipy.special import ellipk, ellipkinc
+
+    method, y, t, (m, L, g) = pendulum_lagranges_method()
+    method.form_lagranges_equations()
+    lam = method.lam_vec[0]
+    model = lockstep.Model.from_lagranges_method(
+        "pendulum_forces", method, parameters={m: 1.0, L: 1.0, g: 9.81},
+        initial_q={"x": L}, events={"tension": (lam * L - 2 * m * g, "rising", "count"),
+                                    "lift": (y.diff(t, 2), "rising", "count")})
+    ds = lockstep.solve(model, t=(0.0, 0.5), rtol=1e-10, atol=1e-10)
+
+    def time_to(theta):
+        k2 = 0.5
+        phi = math.asin(math.sin(theta / 2.0) / math.sqrt(k2))
+        return math.sqrt(1.0 / 9.81) * (ellipk(k2) - ellipkinc(phi, k2))
+
+    first = ds.event_first_time.values[0]
+    assert abs(first[0] - time_to(math.acos(2.0 / 3.0))) < 1e-7, first
+    assert abs(first[1] - time_to(math.acos(1.0 / math.sqrt(3.0)))) < 1e-7, first
 
 
 def test_a_cpp_keyword_as_a_coordinate_is_reported_as_that_coordinate(model_cache):

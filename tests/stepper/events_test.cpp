@@ -47,6 +47,43 @@ struct pendulum_two final : models::pendulum {
   }
 };
 
+// An event of the multipliers: the rod's tension T = lambda L (Phi = (x^2 + y^2 - L^2) / 2, whose force
+// -G^T lambda = -(x, y) lambda pulls the bob towards the pivot) less twice the bob's weight.
+template <event_direction Direction, event_action Action>
+struct pendulum_tension final : models::pendulum {
+  static constexpr const char* name = "pendulum_tension";
+  static constexpr int n_events = 1;
+  static constexpr event_declaration events[n_events] = {{"tension", Direction, Action, "the rod's tension less 2 m g"}};
+  template <class T, class P>
+  LOCKSTEP_HD static vec<T, n_events> event(const T&, const vec<T, n>&, const vec<T, n>&, const vec<T, n>&,
+                                            const vec<T, m>& lambda, const vec<T, k>&, const P* p) {
+    vec<T, n_events> g;
+    g[0] = lambda[0] * p[1] - T(2.0 * p[0] * p[2]);
+    return g;
+  }
+};
+
+// Both forms of the event function at once: refused, since which one runs would be a guess.
+struct pendulum_both_event_forms final : models::pendulum {
+  static constexpr const char* name = "pendulum_both_event_forms";
+  static constexpr int n_events = 1;
+  static constexpr event_declaration events[n_events] = {{"x", event_direction::both, event_action::record, ""}};
+  template <class T, class P>
+  static vec<T, n_events> event(const T&, const vec<T, n>& q, const vec<T, n>&, const P*) {
+    return vec<T, n_events>::filled(q[0]);
+  }
+  template <class T, class P>
+  static vec<T, n_events> event(const T&, const vec<T, n>& q, const vec<T, n>&, const vec<T, n>&, const vec<T, m>&,
+                                const vec<T, k>&, const P*) {
+    return vec<T, n_events>::filled(q[0]);
+  }
+};
+
+static_assert(!events_of_multipliers<pendulum_x<event_direction::both, event_action::record>>);
+static_assert(events_of_multipliers<pendulum_tension<event_direction::both, event_action::record>>);
+static_assert(Model<pendulum_tension<event_direction::both, event_action::record>>);
+static_assert(!model_requirements::event_function_fits<pendulum_both_event_forms>());
+
 constexpr double p[3] = {1.0, 1.0, 9.81};
 
 // The pendulum released at rest from the horizontal (theta0 = pi/2): x = L sin(theta) is zero at odd
@@ -218,6 +255,49 @@ TEST(Events, LocateToTheStatedTimeTolerance) {
   EXPECT_NEAR(tight.t_final, quarter_period(), 1e-8);
   EXPECT_LE(std::abs(loose.t_final - tight.t_final), 1e-3);
   EXPECT_GE(loose.t_final, tight.t_final);  // t* is the bracket's end past the crossing
+}
+
+// An event of the multipliers, against the pendulum's closed form. Released at rest from the horizontal,
+// the bob at angle theta from the downward vertical pulls the rod with T = 3 m g cos(theta) (energy:
+// L theta'^2 = 2 g cos(theta); radially, T - m g cos(theta) = m L theta'^2). T passes 2 m g at
+// cos(theta*) = 2/3, a time tau before and after the bottom (at the quarter period T/4); with sin(theta
+// / 2) = k sin(phi), k = sin(pi / 4), the time from the bottom to theta is sqrt(L / g) F(phi, k), the
+// incomplete elliptic integral of the first kind (Whittaker & Watson 1927, 22.735; std::ellint_1). On
+// Radau IIA's index-3 formulation the method's own lambda is of low order: the event's multiplier is
+// the acceleration-level system's, so every method finds the same times.
+TEST(Events, TensionOfTheRodCrossesTwiceTheWeightAtTheClosedFormTimes) {
+  const double theta = std::acos(2.0 / 3.0), k = std::sin(std::numbers::pi / 4.0);
+  const double tau = std::ellint_1(k, std::asin(std::sin(theta / 2.0) / k)) * std::sqrt(p[1] / p[2]);
+  const double quarter = quarter_period();
+  using Model = pendulum_tension<event_direction::both, event_action::record>;
+  for (const method_case& c : methods) {
+    SCOPED_TRACE(method_name(c.method));
+    const auto r = released_from_horizontal<Model>(options_of(c, 1e-10), 1.8 * quarter);
+    ASSERT_EQ(r.status, member_status::success);
+    ASSERT_EQ(r.events.size(), 2u);
+    EXPECT_NEAR(r.events[0].t, quarter - tau, 1e-7);
+    EXPECT_NEAR(r.events[1].t, quarter + tau, 1e-7);
+    for (const auto& e : r.events) {
+      // The record holds the multiplier the event function saw: the tension is 2 m g there.
+      EXPECT_NEAR(e.y[L::lambda] * p[1], 2.0 * p[0] * p[2], 1e-5);
+      EXPECT_NEAR(-e.y[L::q + 1] / p[1], 2.0 / 3.0, 1e-7);
+    }
+  }
+}
+
+// A rising tension stops the member on the way down, before the bottom.
+TEST(Events, StopWhenTheTensionRises) {
+  const double theta = std::acos(2.0 / 3.0), k = std::sin(std::numbers::pi / 4.0);
+  const double tau = std::ellint_1(k, std::asin(std::sin(theta / 2.0) / k)) * std::sqrt(p[1] / p[2]);
+  using Model = pendulum_tension<event_direction::rising, event_action::stop>;
+  for (const method_case& c : methods) {
+    SCOPED_TRACE(method_name(c.method));
+    const auto r = released_from_horizontal<Model>(options_of(c, 1e-10), 1.0, {0.1, 0.2, 0.5, 0.6});
+    ASSERT_EQ(r.status, member_status::stopped_by_event);
+    EXPECT_NEAR(r.t_final, quarter_period() - tau, 1e-7);
+    EXPECT_EQ(r.t.size(), 2u);  // 0.1 and 0.2 before t* = 0.306
+    EXPECT_NEAR(r.y_final[L::lambda] * p[1], 2.0 * p[0] * p[2], 1e-5);
+  }
 }
 
 }  // namespace

@@ -23,6 +23,9 @@ GENERATED_NAMES = {"T", "P", "t", "q", "v", "p", "in", "q0", "v0", "M", "Q", "ph
 # More of them in a model with events: the members n_events, events and event and the event function's
 # result, ev. Only then, so that a file without events is spelled as before events existed.
 GENERATED_EVENT_NAMES = EVENT_NAMES | {"ev"}
+# And in a model whose event functions use the accelerations or multipliers, the event function's
+# arguments that carry them.
+GENERATED_MULTIPLIER_NAMES = {"a", "lambda", "nu"}
 SMALL_POWERS = (2, 3, 4)  # written as repeated products: exact for double, cheaper than pow on duals
 
 
@@ -358,8 +361,9 @@ class Header:
         self.source_name = source_name
         self.toml_path = toml_path
         user = [c.name for c in model.coordinates] + [velocity(c.name) for c in model.coordinates]
-        user += [p.name for p in model.parameters] + [i.name for i in model.inputs]
-        self.generated = GENERATED_NAMES | (GENERATED_EVENT_NAMES if model.events else set())
+        user += [p.name for p in model.parameters] + [i.name for i in model.inputs] + list(model.event_arguments)
+        self.generated = GENERATED_NAMES | (GENERATED_EVENT_NAMES if model.events else set()) | \
+            (GENERATED_MULTIPLIER_NAMES if model.events_of_multipliers else set())
         self.taken = set(user) | self.generated | {model.name}
         self.cpp_names = {}
         for name in user:
@@ -376,14 +380,17 @@ class Header:
                 return name + suffix
         raise ValueError(f"no C++ spelling for '{name}'")
 
-    def function(self, scalar, q, v, inputs):
-        """A Function with the bindings available to one model function."""
+    def function(self, scalar, q, v, inputs, multipliers=False):
+        """A Function with the bindings available to one model function (`multipliers`: the event
+        function's accelerations and multipliers too)."""
         model, symbols, bindings = self.model, self.model.symbols, []
         convert = (lambda code: f"T({code})") if scalar == "T" else (lambda code: code)
         if q:
             bindings += [(symbols[c.name], f"q[{i}]") for i, c in enumerate(model.coordinates)]
         if v:
             bindings += [(symbols[velocity(c.name)], f"v[{i}]") for i, c in enumerate(model.coordinates)]
+        if multipliers:
+            bindings += [(symbols[name], f"{argument}[{i}]") for name, (argument, i) in model.event_arguments.items()]
         bindings += [(symbols[p.name], convert(f"p[{i}]")) for i, p in enumerate(model.parameters)]
         if inputs:
             bindings += [(symbols[x.name], f"in[{i}]") for i, x in enumerate(model.inputs)]
@@ -458,9 +465,17 @@ class Header:
 
         if model.events:
             values = [(f"ev[{i}]", e.g) for i, e in enumerate(model.events)]
-            text += "\n" + self.member(template + "vec<T, n_events> event", [t, q, v, p], "vec<T, n_events> ev",
-                                       values, self.function("T", q=True, v=True, inputs=False),
-                                       ["    return ev;"])
+            arguments, multipliers = [t, q, v, p], model.events_of_multipliers
+            if multipliers:  # event(t, q, v, a, lambda, nu, p): include/lockstep/model/concept.hpp
+                carried = {"a": [], "lambda": [], "nu": []}
+                for name, (argument, _) in model.event_arguments.items():
+                    carried[argument].append(symbols[name])
+                arguments = [t, q, v, ("const vec<T, n>&", "a", carried["a"]),
+                             ("const vec<T, m>&", "lambda", carried["lambda"]),
+                             ("const vec<T, k>&", "nu", carried["nu"]), p]
+            text += "\n" + self.member(template + "vec<T, n_events> event", arguments, "vec<T, n_events> ev",
+                                       values, self.function("T", q=True, v=True, inputs=False,
+                                                             multipliers=multipliers), ["    return ev;"])
 
         initial = [(f"q0[{i}]", e) for i, e in enumerate(model.initial_q)]
         initial += [(f"v0[{i}]", e) for i, e in enumerate(model.initial_v)]

@@ -158,8 +158,10 @@ SECTIONS = [
     Section(("events", "<event>"), "The inline table of one event, as in `horizontal = { g = \"y\", direction = "
                                    "\"rising\", action = \"stop\" }`.", (
         Key("g", EXPRESSION, "The event function g(t, q, v, p), of what a `[force]` entry may use (t, the "
-                             "coordinates, the velocities, the parameters, the definitions); the event occurs "
-                             "where it crosses zero.", required=True),
+                             "coordinates, the velocities, the parameters, the definitions) and of the "
+                             "accelerations `NAME_ddot` and multipliers `lambda_ROW` (`nu_ROW` of a "
+                             "non-holonomic row) of the acceleration-level system; the event occurs where it "
+                             "crosses zero.", required=True),
         Key("direction", "string", "The crossings reported: `\"rising\"` (from g < 0 to g >= 0), "
                                    "`\"falling\"` (from g > 0 to g <= 0) or `\"both\"`.", default='`"both"`'),
         Key("action", "string", "What a member does at the event: `\"record\"` (its time and state are "

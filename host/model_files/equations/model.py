@@ -92,6 +92,17 @@ class Model:
         self.initial_q, self.initial_v = [], []  # n Expr each
         self.events = []        # Event, in file order
         self.symbols = {}       # name -> sympy.Symbol for coordinates, velocities, t, parameters, inputs
+        # The names only event functions may use, name -> (argument, index): the accelerations
+        # NAME_ddot ("a"), the multipliers lambda_ROW ("lambda") and nu_ROW ("nu"); their symbols are
+        # in `symbols` too. Empty in a file without [events].
+        self.event_arguments = {}
+
+    @property
+    def events_of_multipliers(self):
+        """Whether an event function uses an acceleration or a multiplier: the header's event function
+        then takes them (include/lockstep/model/concept.hpp)."""
+        used = {self.symbols[name] for name in self.event_arguments}
+        return any(e.g is not None and e.g.value.free_symbols & used for e in self.events)
 
     @property
     def n(self):
@@ -100,6 +111,16 @@ class Model:
 
 def velocity(name):
     return f"{name}_dot"
+
+
+def acceleration(name):
+    return f"{name}_ddot"
+
+
+def multiplier(row, nonholonomic=False):
+    """The name of a constraint row's multiplier in event functions: lambda_ROW, or nu_ROW for a
+    non-holonomic row (M q'' + G^T lambda + A^T nu = Q)."""
+    return f"{'nu' if nonholonomic else 'lambda'}_{row}"
 
 
 def symbols_of(coordinates, parameters, inputs):
@@ -138,6 +159,7 @@ def scope_of(section, symbols, coordinates, parameters, inputs, use_coordinates,
 class Reader:
     def __init__(self, text):
         self.errors = []
+        self.reserved = {}  # event_names(), once the names are checked
         try:
             self.data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
@@ -306,9 +328,26 @@ class Reader:
                     setattr(item, key, self.string(path + (key,), spec[key], f"'{key}'"))
             items.append(item)
 
+    def event_names(self):
+        """The names only an event function may use, name -> what it is, (argument, index): each
+        coordinate's acceleration, each constraint row's multiplier; none in a file without [events]."""
+        if not isinstance(self.data.get("events"), dict):
+            return {}
+        names = {}
+        for i, c in enumerate(self.data.get("coordinates") or {}):
+            names[acceleration(c)] = (f"the acceleration of coordinate '{c}'", ("a", i))
+        for section, what, argument in (("constraints", "constraint", "lambda"), ("nonholonomic", "non-holonomic row", "nu")):
+            table = self.data.get(section)
+            rows = [row for row in table if IDENTIFIER.match(row)] if isinstance(table, dict) else []
+            for i, row in enumerate(rows):
+                names[multiplier(row, argument == "nu")] = (f"the multiplier of {what} '{row}'", (argument, i))
+        return names
+
     def check_names(self):
-        """Coordinates, velocities, parameters, inputs and definitions share one namespace."""
+        """Coordinates, velocities, parameters, inputs and definitions share one namespace, and with
+        [events] the accelerations and multipliers their functions may use."""
         seen = {}
+        reserved = self.event_names()
         groups = [("coordinates", "coordinate"), ("parameters", "parameter"), ("inputs", "input"),
                   ("definitions", "definition")]
         for section, what in groups:
@@ -322,6 +361,9 @@ class Reader:
                                             f"expression language")
                 elif name in seen:
                     self.error_at_key(path, f"{what} '{name}' is already defined as {seen[name]}")
+                elif name in reserved:
+                    self.error_at_key(path, f"{what} '{name}' clashes with {reserved[name][0]}, a name the event "
+                                            f"functions use ([events])")
                 elif section == "coordinates" and name.endswith("_dot"):
                     self.error_at_key(path, f"coordinate '{name}' ends in _dot, which names velocities")
                 else:
@@ -333,6 +375,10 @@ class Reader:
         model = self.model
         model.symbols = symbols_of([c.name for c in model.coordinates], [p.name for p in model.parameters],
                                    [i.name for i in model.inputs])
+        self.reserved = self.event_names()
+        for name, (_, argument) in self.reserved.items():
+            model.symbols[name] = sympy.Symbol(name, real=True)
+            model.event_arguments[name] = argument
 
     # ---- scopes: which names each table may use --------------------------------------------------
 
@@ -348,6 +394,8 @@ class Reader:
                 scope.definitions[name] = value
             else:
                 forbidden[name] = f"definition '{name}' cannot be used in {section}: {why}"
+        for name, (what, _) in self.reserved.items():
+            forbidden[name] = f"'{name}', {what}, can be used only in [events]"
         return scope
 
     def scope_mass(self):
@@ -488,6 +536,10 @@ class Reader:
         """[events]: one inline table per event function, in file order."""
         table = self.table(("events",)) or {}
         scope = self.scope_velocities("[events]")
+        for name in self.reserved:  # the accelerations and multipliers (docs/EQUATIONS.md, "Events")
+            del scope.forbidden[name]
+            scope.names[name] = self.model.symbols[name]
+            scope.symbols.add(self.model.symbols[name])
         for name, spec in table.items():
             path = ("events", name)
             if not self.identifier(path, name, "event"):

@@ -37,6 +37,12 @@
 //                                                               event_action::record, "what it is"}, ...};
 //       template <class T, class P> LOCKSTEP_HD static vec<T, n_events> event(const T& t,
 //                                         const vec<T, n>& q, const vec<T, n>& v, const P* p);
+//       // ... or, for event functions of the accelerations and multipliers (a rod's tension, a
+//       // contact force), g_k(t, q, v, q'', lambda, nu; p), with those of the acceleration-level
+//       // system at (t, q, v) (stepper/events.hpp):
+//       template <class T, class P> LOCKSTEP_HD static vec<T, n_events> event(const T& t,
+//                                         const vec<T, n>& q, const vec<T, n>& v, const vec<T, n>& a,
+//                                         const vec<T, m>& lambda, const vec<T, k>& nu, const P* p);
 //       // optional: derived quantities z(t, q, v, q'', lambda, nu; p) reported at the save times
 //       // (body poses, point positions, joint reactions: stepper/quantities.hpp), each with a
 //       // description and units
@@ -226,8 +232,8 @@ constexpr bool coordinate_names_fit() {
   return true;
 }
 
-// The optional events: n_events > 0, a table of n_events declarations, and event<T, P>(t, q, v, p)
-// returning vec<T, n_events> for T = double.
+// The optional events: n_events > 0, a table of n_events declarations, and event<T, P>(t, q, v, p) or
+// event<T, P>(t, q, v, a, lambda, nu, p) returning vec<T, n_events> for T = double.
 template <class M>
 concept declares_events = requires { M::n_events; };
 
@@ -246,12 +252,29 @@ constexpr bool events_fit() {
   return true;
 }
 
+// The event function of the state alone, g(t, q, v; p).
+template <class M>
+constexpr bool event_of_state_fits() {
+  return requires(const double& t, const vec<double, M::n>& q, const vec<double, M::n>& v, const double* p) {
+    { M::template event<double, double>(t, q, v, p) } -> std::same_as<vec<double, M::n_events>>;
+  };
+}
+
+// The event function of the accelerations and multipliers too, g(t, q, v, q'', lambda, nu; p).
+template <class M>
+constexpr bool event_of_multipliers_fits() {
+  return requires(const double& t, const vec<double, M::n>& q, const vec<double, M::n>& v,
+                  const vec<double, M::n>& a, const vec<double, M::m>& lambda, const vec<double, M::k>& nu,
+                  const double* p) {
+    { M::template event<double, double>(t, q, v, a, lambda, nu, p) } -> std::same_as<vec<double, M::n_events>>;
+  };
+}
+
 template <class M>
 constexpr bool event_function_fits() {
   if constexpr (declares_events<M>) {
-    return requires(const double& t, const vec<double, M::n>& q, const vec<double, M::n>& v, const double* p) {
-      { M::template event<double, double>(t, q, v, p) } -> std::same_as<vec<double, M::n_events>>;
-    };
+    if constexpr (events_fit<M>()) return event_of_state_fits<M>() != event_of_multipliers_fits<M>();
+    return false;
   }
   return true;
 }
@@ -310,6 +333,15 @@ constexpr int event_count_of() {
 // The number of event functions of a model: Model::n_events, or 0 (stepper/events.hpp).
 template <class M>
 inline constexpr int event_count = model_requirements::event_count_of<M>();
+
+// Whether a model's event functions take the accelerations and multipliers (stepper/events.hpp).
+template <class M>
+inline constexpr bool events_of_multipliers = [] {
+  if constexpr (event_count<M> > 0)
+    return model_requirements::event_of_multipliers_fits<M>();
+  else
+    return false;
+}();
 
 // The number of derived quantities of a model: Model::n_quantities, or 0 (stepper/quantities.hpp).
 template <class M>
@@ -417,8 +449,11 @@ constexpr bool lockstep_check_model() {
                   "lockstep model: events need `static constexpr int n_events` (> 0) and `static constexpr "
                   "event_declaration events[n_events]`, one {name, direction, action, description} per event");
     static_assert(event_function_fits<M>(),
-                  "lockstep model: n_events > 0 needs `template <class T, class P> static vec<T, n_events> "
-                  "event(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`");
+                  "lockstep model: n_events > 0 needs one function `template <class T, class P> static "
+                  "vec<T, n_events> event(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p)`, or "
+                  "`event(const T& t, const vec<T, n>& q, const vec<T, n>& v, const vec<T, n>& a, const "
+                  "vec<T, m>& lambda, const vec<T, k>& nu, const P* p)` for events of the accelerations and "
+                  "multipliers, not both");
     static_assert(quantities_fit<M>(),
                   "lockstep model: quantities need `static constexpr int n_quantities` (> 0) and `static constexpr "
                   "quantity_declaration quantities[n_quantities]`, one {name, description} per quantity");

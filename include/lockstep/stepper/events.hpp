@@ -10,6 +10,17 @@
 //     template <class T, class P> LOCKSTEP_HD static vec<T, n_events> event(const T& t, const vec<T, n>& q,
 //                                                                          const vec<T, n>& v, const P* p);
 //
+// or, for events of the accelerations and multipliers (a rod's tension falling below a load, a
+// contact force changing sign), g_k(t, q, v, q'', lambda, nu; p): `event(t, q, v, a, lambda, nu, p)`.
+// Their q'', lambda and nu are those of the acceleration-level (index-1) system at (t, q, v)
+// (method/initialize.hpp, accelerations_and_multipliers; with dropped redundant rows, in the options'
+// multiplier convention), at every point where g is evaluated: the step's end, its interior checks
+// and the locator's trial points. The method's own lambda would not do: on Radau IIA's index-3
+// formulation it is of low order, and its dense output lower still, so g would jump between the
+// accepted points and the points between them. So defined, g is one continuous function of
+// (t, q, v), and it is what a record at the event holds. Each evaluation costs one solve of that
+// system, about a Newton iteration's work; a model whose events do not need it declares the first form.
+//
 // Detection. After every accepted step (and its projection) the member stepper evaluates g at the new
 // point and compares it with g at the last accepted point (or the consistent initial point): event k
 // occurs in the step when g_k goes from below zero to zero or above (rising), from above zero to zero
@@ -81,15 +92,27 @@ enum class events_outcome : int { went_on = 0, stopped = 1, not_finite = 2 };
 
 namespace detail {
 
+// g at a point (t, y) whose multipliers the caller has made those of the acceleration-level system (for
+// events of the multipliers: stepper/member.hpp, event_function_values) or need not (the others).
 template <class Model>
-LOCKSTEP_HD vec<double, event_count<Model>> event_values(double t, const state_vector<Model>& y, const double* p) {
+LOCKSTEP_HD vec<double, event_count<Model>> event_values(double t, const state_vector<Model>& y, const vec<double, Model::n>& a,
+                                                         const double* p) {
   using L = state_layout<Model>;
   vec<double, Model::n> q, v;
   for (int i = 0; i < Model::n; ++i) {
     q[i] = y[L::q + i];
     v[i] = y[L::v + i];
   }
-  return Model::template event<double, double>(t, q, v, p);
+  if constexpr (events_of_multipliers<Model>) {
+    vec<double, Model::m> lambda;
+    vec<double, Model::k> nu;
+    for (int i = 0; i < Model::m; ++i) lambda[i] = y[L::lambda + i];
+    for (int i = 0; i < Model::k; ++i) nu[i] = y[L::nu + i];
+    return Model::template event<double, double>(t, q, v, a, lambda, nu, p);
+  } else {
+    (void)a;
+    return Model::template event<double, double>(t, q, v, p);
+  }
 }
 
 // Whether g went from `before` to `after` across zero in the event's direction (header).
@@ -99,10 +122,11 @@ LOCKSTEP_HD constexpr bool crosses(event_direction d, double before, double afte
 }
 
 // The crossing of g_k in [a, b], g_k(a) = ga before it and g_k(b) = gb past it (header: Illinois);
-// returns t* (NaN where g was not finite on the way). dense(s, y) is the step's dense output.
-template <class Model, class Dense>
+// returns t* (NaN where g was not finite on the way). dense(s, y) is the step's dense output, values(t,
+// y) the event functions at a point.
+template <class Model, class Dense, class Values>
 LOCKSTEP_HD double locate_crossing(int k, double a, double ga, double b, double gb, double tolerance,
-                                   const double* p, const Dense& dense) {
+                                   const Values& values, const Dense& dense) {
   const bool from_below = ga < 0.0;  // past the crossing: g >= 0 from below, g <= 0 from above
   int retained = 0;                  // +1: a was kept last time, -1: b was (Illinois halves the other's g)
   for (int iteration = 0; iteration < 200 && b - a > tolerance; ++iteration) {
@@ -110,7 +134,7 @@ LOCKSTEP_HD double locate_crossing(int k, double a, double ga, double b, double 
     if (!(c > a && c < b)) c = a + 0.5 * (b - a);
     state_vector<Model> y;
     dense(c, y);
-    const double gc = event_values<Model>(c, y, p)[k];
+    const double gc = values(c, y)[k];
     if (!is_finite(gc)) return std::numeric_limits<double>::quiet_NaN();
     if (from_below ? gc >= 0.0 : gc <= 0.0) {
       b = c, gb = gc;
@@ -127,30 +151,32 @@ LOCKSTEP_HD double locate_crossing(int k, double a, double ga, double b, double 
 
 }  // namespace detail
 
-// The member's events at its consistent initial point (t0, y0): g there, nothing occurred yet.
-template <class Model>
-LOCKSTEP_HD void begin_events(event_state<Model>& es, double t0, const state_vector<Model>& y0, const double* p) {
+// The member's events at its consistent initial point (t0, y0): g there (values(t, y): the event
+// functions at a point, stepper/member.hpp's event_function_values), nothing occurred yet.
+template <class Model, class Values>
+LOCKSTEP_HD void begin_events(event_state<Model>& es, double t0, const state_vector<Model>& y0, const Values& values) {
   if constexpr (event_count<Model> > 0) {
     es = event_state<Model>{};
     es.t = t0;
-    es.g = detail::event_values<Model>(t0, y0, p);
+    es.g = values(t0, y0);
     for (int k = 0; k < event_count<Model>; ++k) es.first_time[k] = std::numeric_limits<double>::quiet_NaN();
   } else {
-    (void)es, (void)t0, (void)y0, (void)p;
+    (void)es, (void)t0, (void)y0, (void)values;
   }
 }
 
 // The events of the step from es.t to the accepted (projected) point y at t, in time order (header):
-// counted, recorded through record(index, k, t*, y*), and stopped at the first stopping one. dense(s,
-// y) is the step's dense output on [es.t, t]; point(t*) the state at an event (header: projected, with
-// the multipliers of the acceleration-level system; stepper/member.hpp, event_point).
-template <class Model, class Dense, class Point, class Record>
-LOCKSTEP_HD events_outcome step_events(event_state<Model>& es, double t, const state_vector<Model>& y, const double* p,
-                                       const solver_options& opt, const Dense& dense, const Point& point,
-                                       Record& record) {
+// counted, recorded through record(index, k, t*, y*), and stopped at the first stopping one. values(t,
+// y) is the event functions at a point (begin_events); dense(s, y) the step's dense output on [es.t,
+// t]; point(t*) the state at an event (header: projected, with the multipliers of the
+// acceleration-level system; stepper/member.hpp, event_point).
+template <class Model, class Values, class Dense, class Point, class Record>
+LOCKSTEP_HD events_outcome step_events(event_state<Model>& es, double t, const state_vector<Model>& y,
+                                       const solver_options& opt, const Values& values, const Dense& dense,
+                                       const Point& point, Record& record) {
   constexpr int E = event_count<Model>;
   if constexpr (E > 0) {
-    const vec<double, E> g_end = detail::event_values<Model>(t, y, p);
+    const vec<double, E> g_end = values(t, y);
     for (int k = 0; k < E; ++k)
       if (!is_finite(g_end[k])) return events_outcome::not_finite;
     const double h = t - es.t;
@@ -167,7 +193,7 @@ LOCKSTEP_HD events_outcome step_events(event_state<Model>& es, double t, const s
         b = es.t + h * (double(piece) / double(pieces));
         state_vector<Model> y_b;
         dense(b, y_b);
-        g_b = detail::event_values<Model>(b, y_b, p);
+        g_b = values(b, y_b);
         for (int k = 0; k < E; ++k)
           if (!is_finite(g_b[k])) return events_outcome::not_finite;
       }
@@ -177,7 +203,7 @@ LOCKSTEP_HD events_outcome step_events(event_state<Model>& es, double t, const s
       int found = 0;
       for (int k = 0; k < E; ++k) {
         if (!detail::crosses(Model::events[k].direction, g_a[k], g_b[k])) continue;
-        const double t_event = detail::locate_crossing<Model>(k, a, g_a[k], b, g_b[k], tolerance, p, dense);
+        const double t_event = detail::locate_crossing<Model>(k, a, g_a[k], b, g_b[k], tolerance, values, dense);
         if (!is_finite(t_event)) return events_outcome::not_finite;
         int at = found++;
         for (; at > 0 && found_t[at - 1] > t_event; --at) {
@@ -210,7 +236,7 @@ LOCKSTEP_HD events_outcome step_events(event_state<Model>& es, double t, const s
     es.t = t;
     es.g = g_end;
   } else {
-    (void)es, (void)t, (void)y, (void)p, (void)opt, (void)dense, (void)point, (void)record;
+    (void)es, (void)t, (void)y, (void)opt, (void)values, (void)dense, (void)point, (void)record;
   }
   return events_outcome::went_on;
 }

@@ -166,6 +166,39 @@ LOCKSTEP_HD_SHARED void apply_multiplier_convention(double t, state_vector<Model
   }
 }
 
+// The event functions at (t, y) (stepper/events.hpp). Those of the accelerations and multipliers see the
+// ones of the acceleration-level system at (t, q, v), in the options' convention where rows are
+// dropped (what a record at t holds), whatever multipliers y carries: NaN where that system cannot be
+// solved, which fails the member as an event function that is not finite does.
+template <class Model>
+LOCKSTEP_HD vec<double, event_count<Model>> event_function_values(double t, const state_vector<Model>& y, const double* p,
+                                                                  const solver_options& opt, std::uint64_t dropped) {
+  vec<double, Model::n> a;
+  if constexpr (event_count<Model> == 0) {
+    (void)t, (void)y, (void)p, (void)opt, (void)dropped;
+    return {};
+  } else if constexpr (events_of_multipliers<Model>) {
+    using L = state_layout<Model>;
+    vec<double, Model::n> q, v;
+    vec<double, Model::m> lambda;
+    vec<double, Model::k> nu;
+    for (int i = 0; i < Model::n; ++i) {
+      q[i] = y[L::q + i];
+      v[i] = y[L::v + i];
+    }
+    member_status s = member_status::success;
+    phase<separate_device_phases<Model>>([&] { s = accelerations_and_multipliers<Model>(t, q, v, p, a, lambda, nu, dropped); });
+    if (s != member_status::success) return vec<double, event_count<Model>>::filled(std::numeric_limits<double>::quiet_NaN());
+    state_vector<Model> at = y;
+    for (int i = 0; i < Model::m; ++i) at[L::lambda + i] = lambda[i];
+    for (int i = 0; i < Model::k; ++i) at[L::nu + i] = nu[i];
+    if (dropped != 0) phase<true>([&] { apply_multiplier_convention<Model>(t, at, p, opt, dropped); });
+    return event_values<Model>(t, at, a, p);
+  } else {
+    return event_values<Model>(t, y, a, p);
+  }
+}
+
 // A save point from dense output, projected as the steps are (see the header); unchanged when the
 // options ask for no projection or when the projection fails.
 template <class Model>
@@ -285,7 +318,10 @@ LOCKSTEP_HD completion complete_events(event_state<Model>& es, member_status& st
       sink.event(index, k, t_event, y_event);
     };
     const auto point = [&](double t_event) { return event_point<Model>(t_event, p, opt, dropped, dense); };
-    const events_outcome o = step_events<Model>(es, t, y, p, opt, dense, point, record);
+    const auto values = [&](double s, const state_vector<Model>& at) {
+      return event_function_values<Model>(s, at, p, opt, dropped);
+    };
+    const events_outcome o = step_events<Model>(es, t, y, opt, values, dense, point, record);
     if (o == events_outcome::not_finite) {
       status = member_status::model_not_finite;
       return completion::failed;
@@ -394,7 +430,9 @@ LOCKSTEP_HD void member_begin(member_state<Model, Method>& ms, double t0, double
   ms.counters.dropped_rows = static_cast<long>(init.dropped);
   const state_vector<Model>& y0 = Method::current(ms.method);
   detail::record_constraint_residuals<Model>(t0, y0, p, ms.counters, init.dropped);
-  begin_events<Model>(ms.events, t0, y0, p);
+  begin_events<Model>(ms.events, t0, y0, [&](double t, const state_vector<Model>& at) {
+    return detail::event_function_values<Model>(t, at, p, opt, init.dropped);
+  });
   while (ms.next_save < save_count && save_times[ms.next_save] <= t0) {
     if (save_times[ms.next_save] == t0) detail::emit<Model>(ms.next_save, t0, y0, p, opt, init.dropped, sink);
     ++ms.next_save;
