@@ -318,7 +318,20 @@ int run(const run_request& request) {
     if (reference.lyapunov) compile.contents.with_lyapunov(reference.method, static_cast<int>(*reference.lyapunov));
     if (reference.sensitivities) compile.contents.with_sensitivities(reference.method);
     if (announce_compile) compile.progress = announce;
-    user_model = model_files::load_model_file({reference.path, reference.name}, compile);
+    if (reference.study_events) {
+      // The model with the study's event functions ([events.functions]): a built-in one or a model file's,
+      // on the CPU backends (the cuda backend runs no events: scheduler.cpp), so no device engine is made.
+      if (compile.device)
+        throw std::runtime_error("the cuda backend does not run events yet, and [events.functions] adds some (run the "
+                                 "study with --backend omp or serial)");
+      model_files::study_events_request events{nullptr, {reference.path, reference.name}, reference.study_text,
+                                               reference.study_name};
+      if (!reference.builtin.empty() && (events.builtin = find_builtin_engine(reference.builtin)) == nullptr)
+        throw std::runtime_error("no built-in engine for model \"" + reference.builtin + "\"");
+      user_model = model_files::load_with_study_events(events, compile);
+    } else {
+      user_model = model_files::load_model_file({reference.path, reference.name}, compile);
+    }
     return io::resolved_model{io::model_info_of(user_model->model), user_model->key};
   };
   // Reading the study or checkpoint can fail on one rank only (a missing checkpoint): every rank

@@ -329,6 +329,7 @@ class study_reader {
       : source_(std::move(source)), resolve_(resolve), lookups_(lookups) {}
 
   study_spec read(std::string_view text) {
+    text_ = text;
     study_spec spec;
     toml::table root_table;
     try {
@@ -499,18 +500,10 @@ class study_reader {
       fail(model.where, "[model] needs name = a built-in model (e.g. name = \"double_pendulum\") or source = a model file "
                         "(e.g. source = \"crane.hpp\")");
     const std::string name = name_node ? string(*name_node, model.what("name")) : std::string();
-    model_info info;
-    if (source_node) {
-      // A model file, relative to the study file; `name` picks one model of a header holding several.
+    // The model a resolver compiles: what the rest of the file asks of it (the method, whether it projects
+    // after steps, the tangents), read ahead without checks, and the event functions the study adds.
+    const auto reference_for = [&] {
       model_reference reference;
-      reference.name = name;
-      reference.written = string(*source_node, model.what("source"));
-      if (reference.written.empty()) fail_at(*source_node, "[model] source is empty: give the path of a model file");
-      std::filesystem::path path(reference.written);
-      if (path.is_relative()) path = std::filesystem::path(source_).parent_path() / path;
-      reference.path = path.lexically_normal();
-      // The method, whether it projects after steps, and the tangents the rest of the file asks for,
-      // read ahead without checks.
       // A key's choice where it names one, else `otherwise`.
       const auto chosen = [](const section& table, std::string_view key, const auto& choices, auto otherwise) {
         if (const toml::node* node = table.get(key); node != nullptr && node->is_string())
@@ -529,17 +522,40 @@ class study_reader {
       if (root.get("lyapunov") != nullptr)
         reference.lyapunov = chosen(child(root, "lyapunov"), "method", lyapunov_method_choices, lyapunov_method::qr);
       reference.sensitivities = root.get("derivative_measures") != nullptr;
+      if (const toml::node* events = root.get("events"); events != nullptr && events->is_table() &&
+                                                           events->as_table()->get("functions") != nullptr) {
+        reference.study_events = true;
+        reference.study_text = std::string(text_);
+        reference.study_name = source_;
+      }
+      return reference;
+    };
+    const auto resolve = [&](const model_reference& reference, const toml::node& at, const std::string& what) {
       if (resolve_ == nullptr || !*resolve_)
-        fail_at(*source_node, "[model] source: model files are compiled by the lockstep command; this reader knows the "
-                              "built-in models only");
+        fail_at(at, what + (reference.builtin.empty() ? ": model files are compiled by the lockstep command; this reader "
+                                                        "knows the built-in models only"
+                                                      : ": the event functions a study adds are compiled by the lockstep "
+                                                        "command; this reader knows the built-in models' own only"));
       try {
         resolved_model resolved = (*resolve_)(reference);
-        info = resolved.info;
-        spec.model_source = std::filesystem::absolute(reference.path).lexically_normal().string();
         spec.model_identity = resolved.identity;
+        return resolved.info;
       } catch (const std::exception& e) {
-        fail_at(*source_node, "[model] source = " + in_quotes(reference.written) + ": " + e.what());
+        fail_at(at, what + ": " + e.what());
       }
+    };
+    model_info info;
+    if (source_node) {
+      // A model file, relative to the study file; `name` picks one model of a header holding several.
+      model_reference reference = reference_for();
+      reference.name = name;
+      reference.written = string(*source_node, model.what("source"));
+      if (reference.written.empty()) fail_at(*source_node, "[model] source is empty: give the path of a model file");
+      std::filesystem::path path(reference.written);
+      if (path.is_relative()) path = std::filesystem::path(source_).parent_path() / path;
+      reference.path = path.lexically_normal();
+      info = resolve(reference, *source_node, "[model] source = " + in_quotes(reference.written));
+      spec.model_source = std::filesystem::absolute(reference.path).lexically_normal().string();
     } else {
       const model_info* builtin = find_model(name);
       if (!builtin) {
@@ -549,6 +565,11 @@ class study_reader {
                                 " (a model of your own: [model] source = \"FILE.hpp\" or \"FILE.toml\")");
       }
       info = *builtin;
+      // With the study's event functions the model is compiled as a model file is.
+      if (model_reference reference = reference_for(); reference.study_events) {
+        reference.builtin = name;
+        info = resolve(reference, *name_node, "[model] name = " + in_quotes(name) + " with [events.functions]");
+      }
     }
     spec.model = std::string(info.name);
     spec.params = read_overrides(model, "params", info, true);
@@ -1220,6 +1241,7 @@ class study_reader {
       fail(s.where, "[events] has no effect: model " + in_quotes(model.name) +
                         " declares no event functions (docs/how-to/events.md says how a model declares them); remove it");
     spec.events.written = true;
+    read_added_events(s, spec.events);
     if (auto r = bounded_integer(s, "records", 0, 1000000)) spec.events.records = static_cast<int>(*r);
     if (auto t = bounded_number(s, "time_tolerance", 0.0, true)) spec.solver.event_time_tolerance = *t;
     if (auto c = bounded_integer(s, "interior_checks", 0, 1000)) spec.solver.event_interior_checks = static_cast<int>(*c);
@@ -1238,6 +1260,27 @@ class study_reader {
                                format_number(spec.events.quantiles.back()) + ")");
         spec.events.quantiles.push_back(p);
       }
+    }
+  }
+
+  // [events.functions]: the event functions the study adds to its model. The equations generator checked
+  // them when the model was compiled with them (read_model's resolver: equations/study_events.py, which
+  // reads this table and each entry's expression); here each entry is read as the key table has it.
+  void read_added_events(const section& events, events_spec& out) const {
+    const section s = child(events, "functions");
+    if (!s.table) return;
+    s.note("*");
+    for (const entry& e : in_file_order(*s.table)) {
+      const std::string name(e.key->str());
+      if (!e.node->as_table())
+        fail_at(*e.node, "[events.functions] " + name + " must be an inline table such as { g = \"...\", direction = "
+                         "\"rising\", action = \"stop\" } (got " + describe(*e.node) + ")");
+      const section one{e.node->as_table(), "events.functions." + key_in_path(name), position_of(e.node->source()),
+                        "events.functions.*", lookups_};
+      check_keys(one);
+      for (const std::string_view key : {"g", "direction", "action", "description"})
+        if (const toml::node* value = one.get(key); value != nullptr) (void)string(*value, one.what(key));
+      out.added.push_back(name);
     }
   }
 
@@ -1290,6 +1333,7 @@ class study_reader {
   }
 
   std::string source_;
+  std::string_view text_;  // the file's text while read() runs: a resolver of study events reads it
   const model_file_resolver* resolve_;
   study_key_lookups* lookups_;
 };

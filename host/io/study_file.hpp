@@ -161,6 +161,9 @@ struct events_spec {
   bool written = false;  // the study has an [events] table
   int records = 16;      // the records kept per member (ensemble_problem::event_capacity)
   std::vector<double> quantiles = {0.05, 0.25, 0.5, 0.75, 0.95};  // of each event's first time
+  // The names of the event functions the study adds to its model ([events.functions]), in file order;
+  // the model the study runs has them after its own (model_reference::study_events).
+  std::vector<std::string> added;
 };
 
 // The method of a study whose [solver] names none: what the study runs and what a
@@ -209,6 +212,14 @@ struct model_reference {
   std::string name;
   std::string written;          // as in the study file
   std::filesystem::path path;   // resolved
+  // A study that adds event functions to its model ([events.functions], docs/how-to/events.md) resolves
+  // a built-in model too: `builtin` then holds its name (and `written` and `path` are empty), and the
+  // resolver compiles the model with the study's events, which it reads from the study's text (by its
+  // name in messages).
+  bool study_events = false;
+  std::string builtin;
+  std::string study_text;
+  std::string study_name;
   // What the study will run the model with, as far as it names it ([solver] method, the default when
   // it names none or none that exists: the reader refuses that later, at the key; whether its steps are
   // followed by a projection; whether it has [lyapunov] and its method, whether it has

@@ -213,6 +213,24 @@ inline constexpr study_file_key study_file_keys[] = {
     {"events", "quantiles", "array of increasing numbers in (0, 1)", "`[0.05, 0.25, 0.5, 0.75, 0.95]`",
      "The quantiles of each event's first time written to `/events/first_time_quantiles`: NaN where the fraction "
      "of members with the event never reaches it (docs/how-to/events.md)."},
+    {"events", "functions", "table", "none",
+     "Event functions the study adds to its model, built-in or a model file's, after the model's own: one inline "
+     "table each, named by its key (docs/how-to/events.md, \"Events a study adds\"). The model is then compiled "
+     "with them, as a model file is."},
+    {"events.functions", "*", "inline table", "—",
+     "One event function, its key the event's name (an identifier): `horizontal = { g = \"y\", direction = "
+     "\"rising\", action = \"stop\" }`."},
+    {"events.functions.*", "g", "string (an expression)", "required",
+     "The event function in the equations file's notation: t, the model's coordinates by name, their velocities "
+     "`NAME_dot` and accelerations `NAME_ddot`, its parameters by name, and the multipliers `lambda_0`, `lambda_1`, "
+     "... of its holonomic constraint rows and `nu_0`, ... of its non-holonomic ones, by row index. The event "
+     "occurs where it crosses zero."},
+    {"events.functions.*", "direction", "`rising` | `falling` | `both`", "`both`",
+     "The crossings reported: rising (from g < 0 to g >= 0), falling (from g > 0 to g <= 0) or both."},
+    {"events.functions.*", "action", "`record` | `stop` | `count`", "`record`",
+     "What a member does at the event: record its time and state and go on, stop there (status "
+     "`stopped_by_event`), or only count it."},
+    {"events.functions.*", "description", "string", "none", "What the event is, in a few words."},
 };
 
 // The keys of one table, in the table's order.

@@ -92,12 +92,10 @@ std::string shown_path(const fs::path& path) {
   return relative.string();
 }
 
-// The C++ header an equations file stands for, generated once per file content (and generator) into
-// the cache: equations/KEY.hpp.
-fs::path equations_header(const fs::path& source, const toolchain& tools) {
-  const std::string text = read_file(source);
-  // The generator is the entry script and the packages beside it (equations/*.py for equations files,
-  // mechanism/*.py for mechanism files): all of it counts.
+// The equations generator's text, which every header it writes is keyed by: the entry script and the
+// packages beside it (equations/*.py for equations files and study events, mechanism/*.py for mechanism
+// files).
+std::string generator_text(const toolchain& tools) {
   std::string script;
   try {
     script = read_file(tools.equations_script);
@@ -115,6 +113,25 @@ fs::path equations_header(const fs::path& source, const toolchain& tools) {
     throw model_file_error("cannot find the equations generator '" + tools.equations_script.string() +
                            "' (set LOCKSTEP_EQUATIONS_SCRIPT)");
   }
+  return script;
+}
+
+// The generator's messages, which begin "FILE:LINE:COLUMN: error:" with the path it was given, as the
+// user names it.
+std::string generator_messages(const process_result& r, const std::string& given, const std::string& shown) {
+  std::string said = first_lines(r.errors + r.output, 60);
+  if (said.empty()) said = "the equations generator failed (exit " + std::to_string(r.exit_code) + ")";
+  const std::string from = given + ":", to = shown + ":";
+  for (std::size_t at = said.find(from); from != to && at != std::string::npos; at = said.find(from, at + to.size()))
+    said.replace(at, from.size(), to);
+  return said;
+}
+
+// The C++ header an equations file stands for, generated once per file content (and generator) into
+// the cache: equations/KEY.hpp.
+fs::path equations_header(const fs::path& source, const toolchain& tools) {
+  const std::string text = read_file(source);
+  const std::string script = generator_text(tools);
   // The absolute path counts: the header's #line directives name it.
   const std::string key =
       sha256_hex(std::string("lockstep equations 1\n") + tools.python + "\n" + source.string() + "\n" + script + "\n" + text);
@@ -124,15 +141,7 @@ fs::path equations_header(const fs::path& source, const toolchain& tools) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   const process_result r = run_process({tools.python, tools.equations_script.string(), source.string(), "-o", header.string()});
-  if (r.exit_code != 0) {
-    std::string said = first_lines(r.errors + r.output, 60);
-    if (said.empty()) said = "the equations generator failed (exit " + std::to_string(r.exit_code) + ")";
-    // Its messages begin "FILE:LINE:COLUMN: error:" with the path it was given; shown as the user named it.
-    const std::string given = source.string() + ":", shown = shown_path(source) + ":";
-    for (std::size_t at = said.find(given); given != shown && at != std::string::npos; at = said.find(given, at + shown.size()))
-      said.replace(at, given.size(), shown);
-    throw model_file_error(said);
-  }
+  if (r.exit_code != 0) throw model_file_error(generator_messages(r, source.string(), shown_path(source)));
   if (!fs::exists(header)) throw model_file_error("the equations generator wrote no header for '" + source.string() + "'");
   return header;
 }
@@ -449,7 +458,7 @@ std::string preprocessed(const toolchain& tools, bool device, const std::string&
 // What a model is called in progress lines: "model NAME (FILE) for avx512 at -O1".
 std::string model_label(const header_model& chosen, const model_request& request, const toolchain& tools, bool device) {
   return std::string(device ? "the CUDA backend of model " : "model ") + (chosen.name.empty() ? chosen.type : chosen.name) +
-         " (" + request.source.string() + ")" +
+         " (" + (request.shown.empty() ? request.source.string() : request.shown) + ")" +
          (device || tools.instruction_set == "baseline" ? "" : " for " + tools.instruction_set) +
          (device || tools.optimization.empty() ? "" : " at -O" + tools.optimization);
 }
@@ -1015,6 +1024,101 @@ loaded_model load_model_file(const model_request& request, const compile_setting
   } catch (const std::runtime_error& e) {
     throw model_file_error(e.what());
   }
+}
+
+namespace {
+
+// `text` as a JSON string.
+std::string json_string(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+// What equations/study_events.py needs of the model the study's events are added to (its docstring):
+// the C++ type and its header, and the names from the model's engine.
+std::string study_events_model_json(const engine& model, const std::string& type, const std::string& include) {
+  std::string json = "{\"type\": " + json_string(type) + ", \"name\": " + json_string(model.name()) +
+                     ", \"include\": " + json_string(include) + ", \"coordinates\": [";
+  for (std::size_t i = 0; i < model.coordinate_names().size(); ++i)
+    json += (i ? ", " : "") + json_string(model.coordinate_names()[i]);
+  json += "], \"parameters\": [";
+  for (std::size_t i = 0; i < model.params().size(); ++i) json += (i ? ", " : "") + json_string(model.params()[i].name);
+  return json + "], \"m\": " + std::to_string(model.m()) + ", \"k\": " + std::to_string(model.k()) +
+         ", \"events\": " + std::to_string(model.n_events()) + "}\n";
+}
+
+// A C++ identifier made of a model's name: its letters, digits and underscores, others as '_'.
+std::string identifier_of(std::string_view name) {
+  std::string out;
+  for (const char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "model_" + out;
+  return out;
+}
+
+}  // namespace
+
+loaded_model load_with_study_events(const study_events_request& request, const compile_settings& settings) {
+  const toolchain& tools = settings.tools;
+  // The model's engine, for its names, and its type and header.
+  std::optional<loaded_model> tables;
+  std::string type, include;
+  const engine* model = request.builtin;
+  if (model != nullptr) {
+    type = "lockstep::builtin_model<" + json_string(model->name()) + ">";
+    include = "lockstep/model/registry.hpp";
+  } else {
+    compile_settings tables_only = settings;
+    tables_only.contents = engine_contents{};
+    tables_only.device = false;
+    tables = load_model_file(request.file, tables_only);
+    model = &tables->model;
+    const fs::path source = fs::absolute(request.file.source).lexically_normal();
+    const fs::path header = is_equations_file(source) ? equations_header(source, tools) : source;
+    header_model chosen;
+    try {
+      chosen = choose_header_model(find_header_models(read_file(header)), request.file.name, request.file.source.string());
+    } catch (const std::invalid_argument& e) {
+      throw model_file_error(e.what());
+    }
+    if (header.string().find_first_of("\"\n") != std::string::npos)
+      throw model_file_error("the model file's path '" + header.string() + "' holds a quote or a line break, which an "
+                             "#include cannot name: move or rename it");
+    type = "::" + chosen.type;
+    include = header.string();
+  }
+  const std::string json = study_events_model_json(*model, type, include);
+  const std::string name = identifier_of(model->name());
+  const std::string structure = name + "_with_study_events";
+  // The header, once per study text, model and generator: study_events/KEY/NAME.hpp.
+  const std::string key = sha256_hex("lockstep study events 1\n" + tools.python + "\n" + request.study_name + "\n" +
+                                     json + generator_text(tools) + "\n" + request.study_text);
+  const fs::path root = cache_root() / "study_events";
+  const fs::path header = root / key / (name + ".hpp");
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) throw model_file_error("cannot create '" + root.string() + "': " + ec.message());
+  make_entry(root, key, [&](const fs::path& build) {
+    write_file_atomically(build / "study.toml", request.study_text);
+    write_file_atomically(build / "model.json", json);
+    const process_result r =
+        run_process({tools.python, tools.equations_script.string(), (build / "study.toml").string(), "--study-events",
+                     (build / "model.json").string(), "--struct", structure, "--name", request.study_name, "-o",
+                     (build / (name + ".hpp")).string()});
+    if (r.exit_code != 0) throw model_file_error(generator_messages(r, request.study_name, request.study_name));
+  });
+  return load_model_file({header, "", "with the event functions of " + request.study_name}, settings);
 }
 
 model_file_rows describe_model_file_rows(const fs::path& source, const toolchain& tools) {

@@ -86,6 +86,7 @@ bool looks_like_model_file(std::string_view argument);
 struct model_request {
   std::filesystem::path source;  // the model file
   std::string name;              // which model of a header that defines several ("" = the only one)
+  std::string shown;             // what progress lines call the file, where not its path
 };
 
 struct loaded_model {
@@ -135,6 +136,23 @@ std::filesystem::path precompile_engine_headers();
 // (a device engine holds everything). Throws model_file_error (the file is missing, holds no such
 // model, fails to compile, or is a malformed equations file).
 loaded_model load_model_file(const model_request& request, const compile_settings& settings = {});
+
+// The model a study adds event functions to ([events.functions], docs/how-to/events.md): a built-in
+// model by name, or a model file.
+struct study_events_request {
+  const engine* builtin = nullptr;  // a built-in model's engine (find_builtin_engine), or none: the file below
+  model_request file;
+  std::string study_text;     // the study file's text, which holds [events.functions]
+  std::string study_name;     // the study file as the user names it: messages and #line directives name it
+};
+
+// The engine of the model with the study's event functions after its own: a header that the equations
+// generator writes into the cache (study_events/KEY/, equations/study_events.py), whose struct derives
+// from the model, compiled with `settings` as any model file. The model's names (coordinates,
+// parameters, constraint rows) come from its engine: a built-in one, or the model file's tables
+// (compiled for them alone where the cache lacks them). Throws model_file_error where the event
+// functions name what the model lacks or do not compile, each message at the study file's line.
+loaded_model load_with_study_events(const study_events_request& request, const compile_settings& settings = {});
 
 // What an equations or mechanism file says of its constraint rows, for `lockstep check`: a name for each
 // row of Phi, then of A (an equations file's constraint names; a mechanism file's joint and condition per

@@ -364,7 +364,8 @@ class Model:
                 fields = tuple(value) if isinstance(value, (tuple, list)) else (value,)
                 if fields and isinstance(fields[0], str):
                     raise ValueError(f"give SymPy expressions or numbers, not a string ({fields[0]!r})")
-                out[key] = (sympy.sympify(fields[0], strict=True).xreplace(in_events),) + fields[1:] if fields else fields
+                g = sympy.sympify(fields[0], strict=True).xreplace(in_events) if fields else None
+                out[key] = (g,) + fields[1:] if fields else fields
             return out
 
         # Messages show the expressions as the LagrangesMethod holds them, in q(t), q'(t), q''(t) and lam(t).

@@ -167,10 +167,26 @@ time_tolerance = 1e-9
 interior_checks = 3
 quantiles = [0.1, 0.5]
 )",
+    // event functions a study adds to a built-in model, every key of an entry (the resolver compiles
+    // the model with them: events_resolver stands in)
+    R"([model]
+name = "pendulum"
+[time]
+t1 = 1.0
+[events.functions]
+low = { g = "y + 0.5*L", direction = "falling", action = "stop", description = "the bob sinks below half the rod" }
+)",
 };
 
-// A model file's model with two event functions: the pendulum's tables (the reader needs no more).
-lockstep::io::resolved_model events_resolver(const lockstep::io::model_reference&) {
+// A model file's model with two event functions, or a study's events on the built-in pendulum: the
+// pendulum's tables (the reader needs no more).
+lockstep::io::resolved_model events_resolver(const lockstep::io::model_reference& reference) {
+  EXPECT_EQ(reference.study_events, !reference.builtin.empty());
+  if (reference.study_events) {
+    EXPECT_EQ(reference.builtin, "pendulum");
+    EXPECT_EQ(reference.study_name, "study.toml");
+    EXPECT_NE(reference.study_text.find("[events.functions]"), std::string::npos);
+  }
   lockstep::model_info info = lockstep::info_of<lockstep::models::pendulum>();
   info.name = "with_events";
   info.n_events = 2;

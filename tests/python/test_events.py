@@ -267,7 +267,8 @@ def test_events_of_the_multipliers_and_accelerations_at_the_closed_form_times(tm
     study = tmp_path / "forces.toml"
     save = ", ".join(repr(float(s)) for s in ds.time.values)
     study.write_text(f'[model]\nsource = "{model.source}"\n[solver]\nmethod = "radau5"\nformulation = "index3"\n'
-                     f'rtol = 1e-10\natol = 1e-10\n[time]\nt1 = {1.7 * quarter.max()!r}\nsave = {{ times = [{save}] }}\n'
+                     f'rtol = 1e-10\natol = 1e-10\n[time]\nt1 = {1.7 * quarter.max()!r}\n'
+                     f'save = {{ times = [{save}] }}\n'
                      f'[ensemble]\nvary = {{ "initial.theta0" = {{ grid = [{", ".join(map(repr, thetas))}] }} }}\n'
                      f'[events]\nrecords = 4\n')
     run = subprocess.run([lockstep_exe, "run", str(study), "-o", str(tmp_path / "out"), "--quiet", "--backend",
@@ -291,3 +292,84 @@ def test_accelerations_and_multipliers_are_the_event_functions_alone(model_cache
     with pytest.raises(ValueError, match="multipliers: 1 symbols for 0 constraint rows"):
         lockstep.Model.from_sympy("spring", coordinates=[x], velocities=[vx], mass=[[1]], force=[-k * x],
                                   parameters={k: 1.0}, multipliers=[lam], events={"turn": vx})
+
+
+ADDED_STUDY = """
+[model]
+name = "pendulum"
+[solver]
+rtol = 1e-10
+atol = 1e-10
+[time]
+t1 = 1.0
+save = {{ every = 0.05 }}
+[ensemble]
+vary = {{ "initial.theta0" = {{ grid = [0.6, 1.0, 1.3, 1.5707963267948966] }} }}
+[output]
+trajectories = true
+{events}"""
+
+ADDED_EVENTS = """[events]
+records = 4
+[events.functions]
+tension = { g = "lambda_0*L - m*g", direction = "both", description = "the rod's tension passes the weight" }
+bottom = { g = "x", direction = "falling", action = "stop" }
+"""
+
+
+def run_study(lockstep_exe, path, text, out):
+    path.write_text(text)
+    run = subprocess.run([lockstep_exe, "run", str(path), "-o", str(out), "--quiet"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return lockstep.open_results(out / "results.h5")
+
+
+def test_a_study_adds_events_to_a_builtin_model(tmp_path, model_cache, lockstep_exe):
+    # The built-in pendulum released from theta0 with two event functions of the study's own: the rod's
+    # tension passes the weight (falling and rising as in the closed form above), and the bob reaches the
+    # bottom (x falls through 0), which stops the member at the quarter period.
+    ds = run_study(lockstep_exe, tmp_path / "added.toml", ADDED_STUDY.format(events=ADDED_EVENTS), tmp_path / "added")
+    assert list(ds.event.values) == ["tension", "bottom"]
+    assert list(ds.event_count.attrs["actions"]) == ["record", "stop"]
+    assert (ds.status_name.values == "stopped_by_event").all()
+    thetas = ds["initial.theta0"].values
+    for i, th in enumerate(thetas):
+        quarter = time_from_release(th, 0.0)
+        down = time_from_release(th, math.acos((1.0 + 2.0 * math.cos(th)) / 3.0))
+        assert abs(ds.final_t.values[i] - quarter) < 1e-7, (th, ds.final_t.values[i], quarter)
+        assert abs(ds.event_first_time.sel(event="tension").values[i] - down) < 1e-7
+        assert ds.event_index.values[i, 0] == 0 and ds.event_index.values[i, 1] == 1
+    # The model with the study's events is the built-in one: the same save points, bit for bit, up to the
+    # stop, and none after it.
+    plain = run_study(lockstep_exe, tmp_path / "plain.toml", ADDED_STUDY.format(events=""), tmp_path / "plain")
+    for i in range(len(thetas)):
+        before = ds.time.values <= ds.final_t.values[i]
+        assert 5 <= before.sum() < len(before)
+        for name in ("q", "v", "lam"):
+            assert ds[name].values[i][before].tobytes() == plain[name].values[i][before].tobytes(), name
+        assert np.isnan(ds.q.values[i][~before]).all()
+    assert ds.attrs["model"] == plain.attrs["model"] == "pendulum"
+
+
+def test_a_study_adds_events_after_a_model_files_own(tmp_path, model_cache, lockstep_exe, source_dir):
+    arm = source_dir / "examples" / "models" / "driven_arm.hpp"
+    study = (f'[model]\nsource = "{arm}"\n[solver]\nrtol = 1e-8\n[time]\nt1 = 4.0\n[ensemble]\n'
+             'vary = { "params.tau" = { grid = [5.0, 8.0, 12.0] } }\n[events]\nrecords = 4\n{added}')
+    added = '[events.functions]\nreversed = { g = "-lambda_0", direction = "rising", action = "count" }\n'
+    ds = run_study(lockstep_exe, tmp_path / "arm.toml", study.replace("{added}", added), tmp_path / "arm")
+    own = run_study(lockstep_exe, tmp_path / "own.toml", study.replace("{added}", ""), tmp_path / "own")
+    assert list(ds.event.values) == ["horizontal", "turn", "reversed"]
+    for name in ("event_first_time", "event_count"):
+        assert ds[name].values[:, :2].tobytes() == own[name].values.tobytes(), name
+    for name in ("event_t", "event_index", "event_records", "final_t"):
+        assert ds[name].values.tobytes() == own[name].values.tobytes(), name
+
+
+def test_a_study_events_mistake_is_reported_at_its_line(tmp_path, model_cache, lockstep_exe):
+    study = tmp_path / "typo.toml"
+    study.write_text(ADDED_STUDY.format(events=ADDED_EVENTS.replace("lambda_0*L", "lambda_1*L")))
+    run = subprocess.run([lockstep_exe, "run", str(study), "-o", str(tmp_path / "typo"), "--quiet"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2
+    assert (f"{study}:17:18: error: unknown name 'lambda_1' in [events.functions]; did you mean 'lambda_0'?"
+            in run.stderr), run.stderr

@@ -336,7 +336,8 @@ class Reader:
         names = {}
         for i, c in enumerate(self.data.get("coordinates") or {}):
             names[acceleration(c)] = (f"the acceleration of coordinate '{c}'", ("a", i))
-        for section, what, argument in (("constraints", "constraint", "lambda"), ("nonholonomic", "non-holonomic row", "nu")):
+        for section, what, argument in (("constraints", "constraint", "lambda"),
+                                        ("nonholonomic", "non-holonomic row", "nu")):
             table = self.data.get(section)
             rows = [row for row in table if IDENTIFIER.match(row)] if isinstance(table, dict) else []
             for i, row in enumerate(rows):
@@ -535,13 +536,20 @@ class Reader:
     def read_events(self):
         """[events]: one inline table per event function, in file order."""
         table = self.table(("events",)) or {}
-        scope = self.scope_velocities("[events]")
+        self.read_event_entries(("events",), table, self.scope_velocities("[events]"))
+        if table and self.model.name in EVENT_NAMES:
+            self.error_at_value(("model", "name"), f"model name '{self.model.name}' is a name the generated "
+                                                   f"code uses for the events")
+
+    def read_event_entries(self, section, table, scope):
+        """The event functions of `table`, the table at path `section`, into the model's events, in file
+        order: `scope` with the accelerations and multipliers (self.reserved) allowed as well."""
         for name in self.reserved:  # the accelerations and multipliers (docs/EQUATIONS.md, "Events")
-            del scope.forbidden[name]
+            scope.forbidden.pop(name, None)
             scope.names[name] = self.model.symbols[name]
             scope.symbols.add(self.model.symbols[name])
         for name, spec in table.items():
-            path = ("events", name)
+            path = section + (name,)
             if not self.identifier(path, name, "event"):
                 continue
             if not isinstance(spec, dict):
@@ -560,9 +568,6 @@ class Reader:
             if "description" in spec:
                 event.description = self.string(path + ("description",), spec["description"], "'description'")
             self.model.events.append(event)
-        if table and self.model.name in EVENT_NAMES:
-            self.error_at_value(("model", "name"), f"model name '{self.model.name}' is a name the generated "
-                                                   f"code uses for the events")
 
     def choice(self, path, value, choices, what):
         """Whether `value` is one of the strings `choices`; reports an error when not."""

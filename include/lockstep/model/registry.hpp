@@ -1,9 +1,12 @@
 // lockstep/model/registry.hpp — the built-in models, by type (for dispatch) and by name (for front ends).
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <span>
 #include <string_view>
+#include <tuple>
 
 #include "lockstep/model/andrews.hpp"
 #include "lockstep/model/car_axis.hpp"
@@ -82,5 +85,35 @@ bool visit_model(std::string_view name, F&& f) {
   });
   return found;
 }
+
+// A built-in model's name as a template argument: builtin_model<"pendulum">.
+template <std::size_t N>
+struct builtin_model_name {
+  char text[N];
+  constexpr builtin_model_name(const char (&name)[N]) { std::copy_n(name, N, text); }
+  constexpr std::string_view view() const { return {text, N - 1}; }
+};
+
+namespace detail {
+template <class List>
+struct model_tuple;
+template <class... Models>
+struct model_tuple<model_list<Models...>> {
+  using type = std::tuple<Models...>;
+};
+
+constexpr int builtin_model_index(std::string_view name) {
+  for (std::size_t i = 0; i < builtin_model_table.size(); ++i)
+    if (builtin_model_table[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+}  // namespace detail
+
+// The built-in model called Name, as a type: what generated code derives from it by name (the model a
+// study adds event functions to: host/model_files/model_compiler.hpp, load_with_study_events).
+template <builtin_model_name Name>
+  requires(detail::builtin_model_index(Name.view()) >= 0)
+using builtin_model =
+    std::tuple_element_t<detail::builtin_model_index(Name.view()), typename detail::model_tuple<builtin_models>::type>;
 
 }  // namespace lockstep
