@@ -1,6 +1,6 @@
 // fuzz/make_checkpoint_seeds.cpp — writes the seed corpus of fuzz_checkpoint (fuzz/corpus/checkpoint):
 // checkpoints of small studies whose statistics are in every mode (moments only, exact quantiles, the
-// sketch, replicate errors) and stopped at different places (inside a block, at a block boundary,
+// sketch, replicate errors, exceedance counts per replicate) and stopped at different places (inside a block, at a block boundary,
 // complete), one with [lyapunov] settings, and journal record payloads with and without trajectories
 // and with Lyapunov values.
 //
@@ -33,11 +33,12 @@ struct seed_study {
   long members, width, per_replicate, added;
   std::vector<double> probabilities;
   std::size_t quantile_budget, sketch_items;
+  std::vector<double> thresholds = {};  // exceedance thresholds, [width] or none
 };
 
 std::string statistics_state(const seed_study& s) {
   study::ensemble_statistics stats(s.members, static_cast<std::size_t>(s.width), s.probabilities, s.per_replicate,
-                                   s.quantile_budget, s.sketch_items);
+                                   s.quantile_budget, s.sketch_items, false, s.thresholds);
   std::vector<double> values(static_cast<std::size_t>(s.width));
   for (long i = 0; i < s.added; ++i) {
     for (long c = 0; c < s.width; ++c)
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
       {"sketch-past-a-block", 4200, 2, 0, 4100, {0.1, 0.9}, 0, 16},
       {"replicates-exact", 300, 3, 100, 150, {0.5}, unlimited, 2048},
       {"replicates-sketch-complete", 4200, 1, 1400, 4200, {0.25}, 0, 8},
+      {"replicates-exceedance", 300, 3, 100, 250, {}, unlimited, 2048, {0.5, std::nan(""), -0.25}},
   };
   for (const seed_study& s : studies) {
     checkpoint::checkpoint_state state;

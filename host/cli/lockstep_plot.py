@@ -33,7 +33,8 @@ Writes into DIR (default: the directory of RESULTS.h5) and prints the path of ev
 With /exceedance (a study with [output] exceedance; docs/SENSITIVITY.md):
 
   exceedance_<out>.png   for each output with a threshold: the probability that it is above the
-                      threshold against t, its 95 % interval shaded.
+                      threshold against t, its 95 % interval shaded (Wilson's, or from the spread over
+                      the replicates of Sobol' or LHS points).
 
 With /sensitivity (a study with a [sensitivity] section; docs/SENSITIVITY.md):
 
@@ -634,6 +635,9 @@ def exceedance_plots(np, plt, f, names, n, m, directory, written):
     # (docs/RESULTS-FORMAT.md).
     quantities = [str(x.decode() if isinstance(x, bytes) else x) for x in f.attrs.get("quantity_names", [])]
     k = len(thresholds) - 2 * n - 2 * m - len(quantities)
+    interval = f"{100 * float(group.attrs['confidence']):g} % interval"
+    if "replicates" in group.attrs:  # from the spread over the replicates (Sobol' points, Latin hypercubes)
+        interval += f" (over {int(group.attrs['replicates'])} replicates)"
     parts = [("q", n), ("v", n), ("lambda", m), ("mu", m), ("nu", k), ("quantities", len(quantities))]
     start = 0
     for variable, count in parts:
@@ -644,7 +648,7 @@ def exceedance_plots(np, plt, f, names, n, m, directory, written):
             output = quantities[index] if variable == "quantities" else names.label(variable, index)
             fig, ax = plt.subplots(figsize=(7, 4))
             ax.fill_between(t, group["low"][:, j], group["high"][:, j], color="C3", alpha=0.25, linewidth=0,
-                            label=f"{100 * float(group.attrs['confidence']):g} % interval")
+                            label=interval)
             ax.plot(t, group["probability"][:, j], color="C3", linewidth=1.5, label="members above")
             ax.set_xlabel("t")
             ax.set_ylabel(f"P({output} > {thresholds[j]:g})")

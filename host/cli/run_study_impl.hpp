@@ -433,8 +433,9 @@ inline std::vector<double> exceedance_thresholds(const engine& model, const io::
   return thresholds;
 }
 
-// /exceedance: each value's probability of exceeding its threshold and the Wilson interval, from the
-// counts the statistics kept; and the summary's lines at t1.
+// /exceedance: each value's probability of exceeding its threshold and its interval, from the counts
+// the statistics kept: Wilson's, or for Sobol' and LHS replicates Student's from the spread of the
+// replicates' own fractions (study/exceedance.hpp); and the summary's lines at t1.
 inline void write_exceedance(io::results_writer& h5, const io::study_spec& spec, const engine& model,
                              const study::ensemble_summary& s) {
   if (spec.output.exceedance.empty()) return;
@@ -446,13 +447,15 @@ inline void write_exceedance(io::results_writer& h5, const io::study_spec& spec,
   x.high = x.probability;
   for (std::size_t c = 0; c < s.count.size(); ++c) {
     if (std::isnan(thresholds[c])) continue;
-    const study::exceedance_estimate e = study::estimate_exceedance(s.above[c], s.count[c]);
+    const study::exceedance_estimate e =
+        study::estimate_exceedance(s.above[c], s.count[c], 0.95, s.above_stderr[c], s.above_replicates[c]);
     x.probability[c] = e.probability;
     x.low[c] = e.low;
     x.high[c] = e.high;
   }
   x.above = s.above.data();
   x.count = s.count.data();
+  x.replicates = uses_replicate_errors(spec.plan) ? spec.plan.replicates : 0;
   h5.write_exceedance(x);
 }
 
@@ -464,11 +467,13 @@ inline void print_exceedance(const io::study_spec& spec, const engine& model, co
   for (std::size_t k = 0; k < columns.size(); ++k) {
     const io::output_spec::exceedance_entry& entry = spec.output.exceedance[k];
     const std::size_t c = last + columns[k];
-    const study::exceedance_estimate e = study::estimate_exceedance(s.above[c], s.count[c]);
-    std::fprintf(stderr, "lockstep: P(%s > %g) at t1 = %g: %.4g, 95 %% interval [%.4g, %.4g] (%lld of %lld members%s)\n",
+    const study::exceedance_estimate e =
+        study::estimate_exceedance(s.above[c], s.count[c], 0.95, s.above_stderr[c], s.above_replicates[c]);
+    const std::string from = e.replicates > 0 ? "; the interval from " + std::to_string(e.replicates) + " replicates" : "";
+    std::fprintf(stderr, "lockstep: P(%s > %g) at t1 = %g: %.4g, 95 %% interval [%.4g, %.4g] (%lld of %lld members%s%s)\n",
                  entry.output.c_str(), entry.threshold, spec.t1, e.probability, e.low, e.high,
                  static_cast<long long>(s.above[c]), static_cast<long long>(s.count[c]),
-                 s.count[c] < members ? "; failed members left out" : "");
+                 s.count[c] < members ? "; failed members left out" : "", from.c_str());
     if (e.rare && s.count[c] > 0)
       std::fprintf(stderr, "lockstep: warning: P(%s > %g): only %lld members %s the threshold, too few for plain "
                    "sampling to estimate the probability well; more members, or a rare-event method (importance "

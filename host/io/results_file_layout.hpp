@@ -326,7 +326,11 @@ inline constexpr results_file_entry results_file_layout[] = {
      "over the members whose value entered (failed members' NaN do not)."},
     {"/exceedance@confidence", "attribute", "float64", "scalar", "[output] exceedance", "The intervals' confidence level, 0.95."},
     {"/exceedance@interval", "attribute", "string", "scalar", "[output] exceedance",
-     "How the intervals are made: the Wilson score interval (docs/SENSITIVITY.md, Exceedance)."},
+     "How the intervals are made: `\"wilson\"` (Wilson's score interval), or `\"replicates\"` (Student's, from the "
+     "spread of the replicates' own fractions: sampler sobol or lhs with replicates > 1; Wilson's where they all "
+     "agree) (docs/SENSITIVITY.md, Exceedance)."},
+    {"/exceedance@replicates", "attribute", "int64", "scalar",
+     "[output] exceedance, sampler sobol or lhs with replicates > 1", "The replicates the intervals come from."},
     {"/exceedance/threshold", "dataset", "float64", "[value]", "[output] exceedance",
      "Each value's threshold, in the state layout, then the quantities; NaN for a value without one."},
     {"/exceedance/probability", "dataset", "float64", "[save, value]", "[output] exceedance",

@@ -1009,7 +1009,8 @@ void results_writer::write_exceedance(const exceedance_values& x) {
   const results_layout& l = w.layout;
   group_handle g = w.new_root_group("exceedance");
   w.double_attribute(g.get(), "confidence", 0.95);
-  w.string_attribute(g.get(), "interval", "Wilson score interval (Wilson 1927)");
+  w.string_attribute(g.get(), "interval", x.replicates > 0 ? "replicates" : "wilson");
+  if (x.replicates > 0) w.int64_attribute(g.get(), "replicates", x.replicates);
   const hsize_t S = hs(l.save_count()), Y = hs(l.value_size());
   const auto doubles = [&](const char* name, const std::vector<hsize_t>& dims, const double* data) {
     w.write_whole(g.get(), std::string("/exceedance/") + name, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, sizeof(double),

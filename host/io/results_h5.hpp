@@ -169,6 +169,7 @@ struct exceedance_values {
   std::vector<double> probability, low, high;
   const std::int64_t* above = nullptr;  // [S][Y + Z] the members above the threshold
   const std::int64_t* count = nullptr;  // [S][Y + Z] the members whose value entered
+  int replicates = 0;  // the replicates the intervals come from (Sobol', LHS); 0: Wilson's intervals
 };
 
 // The sensitivity indices of every value at every save time over the P varied inputs

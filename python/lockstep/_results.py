@@ -72,7 +72,8 @@ def open_results(path):
         lyapunov_renormalizations, lyapunov_steps and, when kept, the running estimates
         lyapunov_history_t [member, estimate] and lyapunov_history [member, estimate, exponent].
         A study with [output] exceedance adds exceedance_threshold [state] and exceedance_probability,
-        exceedance_low, exceedance_high (its Wilson interval), exceedance_above and exceedance_count
+        exceedance_low, exceedance_high (its interval: Wilson's, or Student's from the replicates, as the
+        attribute exceedance_interval says), exceedance_above and exceedance_count
         [time, state], in the state layout (q, v, lam, mu, nu), NaN where a value has no threshold.
         A study with [sensitivity] adds the indices sensitivity_first_q, sensitivity_total_q, ... and
         their intervals' half-widths sensitivity_first_conf_q, ... [time, coordinate, input] (the

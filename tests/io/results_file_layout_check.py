@@ -277,7 +277,8 @@ save = { every = 0.1 }
 trajectories = true
 statistics = ["mean", "q50"]
 """),
-    # A velocity constraint (k = 1: /nu), the rho_inf method, randomized Sobol' with replicates.
+    # A velocity constraint (k = 1: /nu), the rho_inf method, randomized Sobol' with replicates, whose
+    # exceedance intervals come from them (/exceedance@replicates).
     Run("knife_edge_rhoinf_sobol", """
 [model]
 name = "knife_edge"
@@ -296,6 +297,7 @@ replicates = 2
 [output]
 trajectories = true
 statistics = ["mean", "std"]
+exceedance = { x = 0.0 }
 """),
     # No trajectories; every kind of statistic, quantiles from the sketch (members x save times x Y
     # doubles exceed quantile_memory_mb).

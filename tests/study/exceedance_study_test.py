@@ -7,7 +7,8 @@ Usage: exceedance_study_test.py LOCKSTEP
 A double pendulum study with trajectories and three thresholds (one crossed by about a third of the
 members, two by none). Checks that /exceedance's counts are those of the trajectories at every save
 time, that its probabilities and intervals equal scipy.stats.binomtest(k, n).proportion_ci(method=
-"wilson") (Wilson 1927) to 1e-12, that the summary prints them at t1 and warns of the rare events, that
+"wilson") (Wilson 1927) to 1e-12 (for 8 replicates of Sobol' points, Student's interval from the
+spread of the replicates' own fractions), that the summary prints them at t1 and warns of the rare events, that
 `lockstep plot` draws them, and that an output the model lacks, or one named twice, is refused at its key. Exits 77 (skipped) without
 SciPy or h5py.
 """
@@ -20,7 +21,8 @@ import tempfile
 try:
     import h5py
     import numpy as np
-    from scipy.stats import binomtest
+    from scipy.optimize import brentq
+    from scipy.stats import binomtest, t as student_t
 except ImportError as error:
     print(f"exceedance_study_test: skipped ({error})")
     sys.exit(77)
@@ -33,7 +35,7 @@ initial = {{ theta1 = 0.5, theta2 = 0.7 }}
 t1 = 3.0
 save = {{ every = 0.5 }}
 [ensemble]
-members = 400
+{ensemble}
 [ensemble.vary]
 "params.L2" = {{ uniform = [0.9, 1.1] }}
 [output]
@@ -50,9 +52,9 @@ def check(condition, message):
         print("FAILED: " + message)
 
 
-def run(lockstep, work, name, entries, expect):
+def run(lockstep, work, name, entries, expect, ensemble="members = 400"):
     with open(os.path.join(work, name + ".toml"), "w") as f:
-        f.write(STUDY.format(entries=entries))
+        f.write(STUDY.format(entries=entries, ensemble=ensemble))
     r = subprocess.run([lockstep, "run", name + ".toml", "-o", name], cwd=work, capture_output=True, text=True)
     if r.returncode != expect:
         raise SystemExit(f"lockstep run {name}.toml exited {r.returncode}, expected {expect}:\n{r.stderr}")
@@ -98,6 +100,38 @@ def main():
         path = os.path.join(figures, png)
         check(r.returncode == 0 and os.path.exists(path) and os.path.getsize(path) > 1000 and path in r.stdout,
               f"lockstep plot writes and lists {png}:\n{r.stdout}{r.stderr}")
+
+    # 8 replicates of 64 Sobol' points: Student's interval from the spread of the replicates' own fractions
+    # (members are numbered replicate-major), Wilson's where they all agree. Student's t_{7, 0.975} as the
+    # root of SciPy's t distribution function (its t.ppf here is Cephes' stdtri, off by 6e-10).
+    t_975 = brentq(lambda x: student_t.cdf(x, 7) - 0.975, 2.0, 3.0, xtol=1e-15)
+    r = run(lockstep, work, "replicates", "y2 = -1.8, q2 = 1.2", 0, 'members = 64\nsampler = "sobol"\nreplicates = 8')
+    with h5py.File(os.path.join(work, "replicates", "results.h5"), "r") as f:
+        x = f["exceedance"]
+        check(x.attrs["interval"] == "replicates" and x.attrs["replicates"] == 8,
+              f"/exceedance says its intervals come from 8 replicates: {dict(x.attrs)}")
+        spread_seen = agreed_seen = False
+        for j, limit in ((3, -1.8), (2, 1.2)):
+            beyond = f["q"][:, :, j] > limit  # [member, save]
+            for s in range(x["probability"].shape[0]):
+                k = int(beyond[:, s].sum())
+                fractions = beyond[:, s].reshape(8, 64).mean(axis=1)
+                spread = float(np.std(fractions, ddof=1))
+                if spread > 0:
+                    spread_seen = True
+                    half = t_975 * spread / np.sqrt(8)
+                    low, high = max(0.0, k / 512 - half), min(1.0, k / 512 + half)
+                else:
+                    agreed_seen = True
+                    ci = binomtest(k, 512).proportion_ci(confidence_level=0.95, method="wilson")
+                    low, high = ci.low, ci.high
+                check(x["probability"][s, j] == k / 512, f"replicates, value {j}, save {s}: probability")
+                check(abs(x["low"][s, j] - low) <= 1e-12 and abs(x["high"][s, j] - high) <= 1e-12,
+                      f"replicates, value {j}, save {s}: interval [{x['low'][s, j]}, {x['high'][s, j]}], "
+                      f"expected [{low}, {high}]")
+        check(spread_seen and agreed_seen, "the replicates' fractions spread at some save times and agree at others")
+    check(re.search(r"P\(y2 > -1.8\) at t1 = 3: .*of 512 members; the interval from 8 replicates\)", r.stderr)
+          is not None, f"the summary says the interval comes from the replicates:\n{r.stderr}")
 
     r = run(lockstep, work, "unknown", "y3 = 0.5", 2)
     check(re.search(r'unknown\.toml:\d+:\d+: error: \[output\.exceedance\] model "double_pendulum" has no output "y3"; '

@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <random>
@@ -329,6 +330,58 @@ TEST(EnsembleStatistics, CountsTheValuesAboveEachThresholdWhateverTheOrder) {
   ensemble_statistics other(v.members, v.width, {}, 0, 0, lockstep::study::default_sketch_items, false,
                             {0.5, 0.0, 0.0, -0.25});
   EXPECT_THROW(other.merge_serialized(second.serialize()), lockstep::study::state_error);
+}
+
+TEST(EnsembleStatistics, TheReplicatesCountTheirOwnValuesAboveTheThresholds) {
+  // Arrange: 30000 members as 12 replicates of 2500 (boundaries inside blocks), NaN in one slice, a
+  // slice without a threshold, and a slice whose threshold no value reaches (every replicate agrees).
+  const std::vector<shape> shapes = {shape::normal, shape::lognormal, shape::uniform, shape::normal};
+  ensemble_values v = make_values(30000, shapes, 31, true);
+  for (long i = 0; i < v.members; i += 5) v.data[static_cast<std::size_t>(i) * v.width + 3] = std::nan("");
+  const std::vector<double> thresholds = {0.25, std::nan(""), 1e9, 0.0};
+  const long per_replicate = 2500, replicates = v.members / per_replicate;
+  auto make = [&] {
+    return ensemble_statistics(v.members, v.width, {}, per_replicate, 0, lockstep::study::default_sketch_items, false,
+                               thresholds);
+  };
+
+  // Act: in order; and half the blocks in a second object whose saved state is merged in.
+  ensemble_statistics in_order = make();
+  feed_in_chunks(in_order, v, 777);
+  ensemble_statistics first = make(), second = make();
+  for (long b = 0; b * statistics_block < v.members; ++b) {
+    const long from = b * statistics_block, count = std::min(statistics_block, v.members - from);
+    (b % 2 ? second : first).add_range(from, count, v.data.data() + static_cast<std::size_t>(from) * v.width);
+  }
+  first.merge_serialized(second.serialize());
+  const ensemble_summary a = in_order.finish(), c = first.finish();
+
+  // Assert: s_R / sqrt(R) of the replicates' fractions above, counted here member by member.
+  for (std::size_t s = 0; s < v.width; ++s) {
+    std::vector<double> fractions;
+    for (long r = 0; r < replicates; ++r) {
+      long above = 0, entered = 0;
+      for (long i = r * per_replicate; i < (r + 1) * per_replicate; ++i) {
+        entered += !std::isnan(v.at(i, s));
+        above += v.at(i, s) > thresholds[s];
+      }
+      fractions.push_back(static_cast<double>(above) / static_cast<double>(entered));
+    }
+    double mean = 0.0, squares = 0.0;
+    for (const double f : fractions) mean += f / static_cast<double>(replicates);
+    for (const double f : fractions) squares += (f - mean) * (f - mean);
+    const double expected = std::sqrt(squares / static_cast<double>(replicates - 1)) / std::sqrt(static_cast<double>(replicates));
+    if (std::isnan(thresholds[s])) {
+      EXPECT_TRUE(std::isnan(a.above_stderr[s])) << "no threshold, slice " << s;
+      EXPECT_EQ(a.above_replicates[s], 0);
+    } else {
+      EXPECT_NEAR(a.above_stderr[s], expected, 1e-15) << "slice " << s;
+      EXPECT_EQ(a.above_replicates[s], replicates);
+    }
+    EXPECT_EQ(std::memcmp(&a.above_stderr[s], &c.above_stderr[s], sizeof(double)), 0) << "merged state, slice " << s;
+  }
+  EXPECT_GT(a.above_stderr[0], 0.0);
+  EXPECT_EQ(a.above_stderr[2], 0.0) << "no value above: every replicate's fraction is 0";
 }
 
 TEST(EnsembleStatistics, SkipsNanAndGivesNanWhereAStatisticIsUndefined) {

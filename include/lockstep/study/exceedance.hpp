@@ -10,8 +10,11 @@
 // near the stated level down to a few members above. With fewer than rare_event_count members on
 // either side the estimate is still what the members say, but a probability that small is beyond
 // plain sampling: the result says so (importance sampling or subset simulation would be needed).
-// The members are taken as independent draws; for quasi-random points the interval overstates the
-// error. A member whose value is NaN (it failed before that time) does not enter n.
+// The members are taken as independent draws; for quasi-random points, which are not, and for which the
+// binomial interval overstates the error, a study of R >= 2 replicates of a randomized design takes
+// Student's interval from the spread of the replicates' own fractions instead (estimate_exceedance with
+// their standard error; study/first_times.hpp, replicate_interval, says why). A member whose value is
+// NaN (it failed before that time) does not enter n.
 #pragma once
 
 #include <cmath>
@@ -19,6 +22,7 @@
 #include <limits>
 
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
 namespace lockstep::study {
 
@@ -30,7 +34,14 @@ struct exceedance_estimate {
   double low = std::numeric_limits<double>::quiet_NaN();          // the Wilson interval
   double high = std::numeric_limits<double>::quiet_NaN();
   bool rare = false;  // fewer than rare_event_count members on one side
+  int replicates = 0;  // the interval is Student's from the spread over this many replicates; 0: Wilson's
 };
+
+// Student's t_{R-1,(1+level)/2}: the factor of the standard error in the interval for the mean of R >= 2
+// independent estimates (the replicates of a randomized quasi-Monte Carlo design).
+inline double replicate_t(std::int64_t replicates, double level = 0.95) {
+  return boost::math::quantile(boost::math::students_t(static_cast<double>(replicates - 1)), 0.5 + level / 2.0);
+}
 
 // The fraction p of a sample of n (a real n: the effective sample size of an estimate that is not a
 // plain share, study/first_times.hpp) with its Wilson interval; NaN where n is not positive.
@@ -47,11 +58,22 @@ inline exceedance_estimate estimate_fraction(double p, double n, double level = 
   return e;
 }
 
-inline exceedance_estimate estimate_exceedance(std::int64_t above, std::int64_t count, double level = 0.95) {
+// k = above of n = count members; with the standard error `replicate_se` of k / n from the spread over
+// `replicates` replicates (ensemble_summary::above_stderr), Student's interval k / n +- t se from them,
+// clipped to [0, 1], where R >= 2 and se > 0, else Wilson's (no spread says nothing of the error).
+inline exceedance_estimate estimate_exceedance(std::int64_t above, std::int64_t count, double level = 0.95,
+                                               double replicate_se = std::numeric_limits<double>::quiet_NaN(),
+                                               std::int64_t replicates = 0) {
   if (count <= 0) return {};
   exceedance_estimate e = estimate_fraction(static_cast<double>(above) / static_cast<double>(count),
                                             static_cast<double>(count), level);
   e.rare = above < rare_event_count || count - above < rare_event_count;
+  if (replicates >= 2 && replicate_se > 0.0) {
+    const double half = replicate_t(replicates, level) * replicate_se;
+    e.low = std::fmax(e.probability - half, 0.0);
+    e.high = std::fmin(e.probability + half, 1.0);
+    e.replicates = static_cast<int>(replicates);
+  }
   return e;
 }
 

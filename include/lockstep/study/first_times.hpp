@@ -32,8 +32,6 @@
 #include <utility>
 #include <vector>
 
-#include <boost/math/distributions/students_t.hpp>
-
 #include "lockstep/study/exceedance.hpp"
 
 namespace lockstep::study {
@@ -164,7 +162,7 @@ inline void replicate_interval(first_time_distribution& pooled, const std::vecto
   if (R < 2) return;
   std::vector<first_time_distribution> each;
   for (const first_time_sample& r : replicates) each.push_back(r.estimate(times, {}, level));
-  const double t = boost::math::quantile(boost::math::students_t(static_cast<double>(R - 1)), 0.5 + level / 2.0);
+  const double t = replicate_t(static_cast<std::int64_t>(R), level);
   for (std::size_t s = 0; s < times.size(); ++s) {
     double mean = 0.0;
     for (const first_time_distribution& e : each) mean += e.fraction[s];

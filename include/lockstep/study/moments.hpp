@@ -53,10 +53,11 @@ inline moments merge(const moments& a, const moments& b) {
   return r;
 }
 
-// Running mean only: one replicate's cell.
+// Running mean only, and the count above the slice's exceedance threshold: one replicate's cell.
 struct mean_accumulator {
   std::int64_t n = 0;
   double mean = 0.0;
+  std::int64_t above = 0;
 
   void add(double x) {
     ++n;
@@ -69,6 +70,7 @@ inline mean_accumulator merge(const mean_accumulator& a, const mean_accumulator&
   if (b.n == 0) return a;
   mean_accumulator r;
   r.n = a.n + b.n;
+  r.above = a.above + b.above;
   r.mean = a.mean + (b.mean - a.mean) * (static_cast<double>(b.n) / static_cast<double>(r.n));
   return r;
 }

@@ -15,7 +15,10 @@
 // Golub & LeVeque (study/moments.hpp). std is the sample standard deviation sqrt(M2 / (n - 1)).
 //
 // Exceedance. Where the caller gives a slice a threshold, the values above it are counted with the
-// moments, and the counts add up in the same tree (integers: any order gives the same counts).
+// moments, and the counts add up in the same tree (integers: any order gives the same counts). With
+// replicates (below) each replicate counts its own too, and above_stderr is the standard error of the
+// fraction above from their spread, as mean_stderr is the mean's: the fraction is the mean of the
+// indicator of x > threshold.
 //
 // NaN. A member that failed has NaN outputs for save times it never reached. NaN values are skipped and
 // `count` says per slice how many values entered. A statistic that is not defined for a slice is NaN,
@@ -101,6 +104,11 @@ struct ensemble_summary {
   std::vector<double> min;
   std::vector<double> max;
   std::vector<double> mean_stderr;             // std / sqrt(n), or the replicate-based error for QMC
+  // With exceedance thresholds and replicates (QMC): the standard error of above / count from the spread
+  // of the replicates' own fractions, s_R / sqrt(R'), and R', the replicates with values in the slice;
+  // NaN and 0 without replicates, for a slice without a threshold, or with R' < 2.
+  std::vector<double> above_stderr;
+  std::vector<std::int64_t> above_replicates;
   std::vector<std::vector<double>> quantiles;  // [p][W]
   bool quantiles_exact = true;                 // type 7 exactly; false: from the sketch
   double quantile_rank_error = 0.0;            // 0 when exact; else a proven bound on |rank error| / n
@@ -199,8 +207,12 @@ class ensemble_statistics {
       const double x = values[c];
       if (std::isnan(x)) continue;
       block.moments[c].add(x);
-      if (!thresholds_.empty() && x > thresholds_[c]) ++block.moments[c].above;  // never for a NaN threshold
-      if (cell) cell[c].add(x);
+      const bool above = !thresholds_.empty() && x > thresholds_[c];  // never for a NaN threshold
+      if (above) ++block.moments[c].above;
+      if (cell) {
+        cell[c].add(x);
+        if (above) ++cell[c].above;
+      }
       if (!exact_ && !probabilities_.empty()) block.sketch_values[c].push_back(x);
     }
     if (exact_)
@@ -245,6 +257,14 @@ class ensemble_statistics {
       if (m.n >= 2) r.std[c] = std::sqrt(m.m2 / static_cast<double>(m.n - 1));
       r.mean_stderr[c] = replicates_ > 0 ? replicate_stderr(c) : r.std[c] / std::sqrt(static_cast<double>(m.n));
     }
+    r.above_stderr.assign(width_, nan);
+    r.above_replicates.assign(width_, 0);
+    if (replicates_ > 0 && !thresholds_.empty())
+      for (std::size_t c = 0; c < width_; ++c)
+        if (!std::isnan(thresholds_[c]))
+          r.above_stderr[c] = replicate_stderr(c, [](const statistics_detail::mean_accumulator& m) {
+            return static_cast<double>(m.above) / static_cast<double>(m.n);
+          }, &r.above_replicates[c]);
     r.quantiles.assign(probabilities_.size(), std::vector<double>(width_, nan));
     r.quantiles_exact = exact_;
     r.quantile_rank_error = 0.0;
@@ -525,7 +545,8 @@ class ensemble_statistics {
 
   // ---- the encoding of serialize() ----
   static constexpr std::uint32_t state_magic = 0x5453534cu;  // "LSST" little-endian
-  static constexpr std::uint32_t state_version = 2;  // 2: the counts above the exceedance thresholds
+  // 2: the counts above the exceedance thresholds; 3: the replicates' own counts above them.
+  static constexpr std::uint32_t state_version = 3;
 
   void write_configuration(byte_writer& out) const {
     const configuration c = own_configuration();
@@ -584,10 +605,13 @@ class ensemble_statistics {
     return m;
   }
 
+  // A replicate's cells: each slice's count and mean, and its count above the threshold where the
+  // statistics have thresholds.
   void write_means(byte_writer& out, const statistics_detail::mean_accumulator* means) const {
     for (std::size_t c = 0; c < width_; ++c) {
       out.i64(means[c].n);
       out.f64(means[c].mean);
+      if (!thresholds_.empty()) out.i64(means[c].above);
     }
   }
   replicate_node read_means(byte_reader& in) const {
@@ -596,6 +620,10 @@ class ensemble_statistics {
       m.n = in.i64();
       if (m.n < 0 || m.n > members_total_) in.fail("a replicate count of " + std::to_string(m.n));
       m.mean = in.f64();
+      if (!thresholds_.empty()) {
+        m.above = in.i64();
+        if (m.above < 0 || m.above > m.n) in.fail("a replicate's count above of " + std::to_string(m.above));
+      }
     }
     return means;
   }
@@ -738,23 +766,27 @@ class ensemble_statistics {
     }
   }
 
-  // s_R / sqrt(R') over the replicate means that exist, two-pass in replicate order.
-  double replicate_stderr(std::size_t c) const {
+  // s_R / sqrt(R') over the replicates with values in slice c, of their estimate(cell) (their means by
+  // default), two-pass in replicate order; R' into *present where asked.
+  template <class Estimate = double (*)(const statistics_detail::mean_accumulator&)>
+  double replicate_stderr(std::size_t c, Estimate estimate = [](const statistics_detail::mean_accumulator& m) { return m.mean; },
+                          std::int64_t* present_out = nullptr) const {
     long present = 0;
     double sum = 0.0;
     for (long r = 0; r < replicates_; ++r) {
       const statistics_detail::mean_accumulator& m = replicate_means_[static_cast<std::size_t>(r) * width_ + c];
       if (m.n == 0) continue;
       ++present;
-      sum += m.mean;
+      sum += estimate(m);
     }
+    if (present_out) *present_out = present;
     if (present < 2) return std::numeric_limits<double>::quiet_NaN();
-    const double mean_of_means = sum / static_cast<double>(present);
+    const double mean_of_estimates = sum / static_cast<double>(present);
     double squares = 0.0;
     for (long r = 0; r < replicates_; ++r) {
       const statistics_detail::mean_accumulator& m = replicate_means_[static_cast<std::size_t>(r) * width_ + c];
       if (m.n == 0) continue;
-      squares += (m.mean - mean_of_means) * (m.mean - mean_of_means);
+      squares += (estimate(m) - mean_of_estimates) * (estimate(m) - mean_of_estimates);
     }
     return std::sqrt(squares / static_cast<double>(present - 1)) / std::sqrt(static_cast<double>(present));
   }
