@@ -1241,7 +1241,7 @@ class study_reader {
       fail(s.where, "[events] has no effect: model " + in_quotes(model.name) +
                         " declares no event functions (docs/how-to/events.md says how a model declares them); remove it");
     spec.events.written = true;
-    read_added_events(s, spec.events);
+    read_added_events(s);
     if (auto r = bounded_integer(s, "records", 0, 1000000)) spec.events.records = static_cast<int>(*r);
     if (auto t = bounded_number(s, "time_tolerance", 0.0, true)) spec.solver.event_time_tolerance = *t;
     if (auto c = bounded_integer(s, "interior_checks", 0, 1000)) spec.solver.event_interior_checks = static_cast<int>(*c);
@@ -1263,10 +1263,11 @@ class study_reader {
     }
   }
 
-  // [events.functions]: the event functions the study adds to its model. The equations generator checked
-  // them when the model was compiled with them (read_model's resolver: equations/study_events.py, which
-  // reads this table and each entry's expression); here each entry is read as the key table has it.
-  void read_added_events(const section& events, events_spec& out) const {
+  // [events.functions]: the event functions the study adds to its model, which the model the study runs
+  // has after its own. The equations generator checked them when the model was compiled with them
+  // (read_model's resolver: equations/study_events.py, which reads this table and each entry's
+  // expression); here each entry is read as the key table has it.
+  void read_added_events(const section& events) const {
     const section s = child(events, "functions");
     if (!s.table) return;
     s.note("*");
@@ -1280,7 +1281,6 @@ class study_reader {
       check_keys(one);
       for (const std::string_view key : {"g", "direction", "action", "description"})
         if (const toml::node* value = one.get(key); value != nullptr) (void)string(*value, one.what(key));
-      out.added.push_back(name);
     }
   }
 

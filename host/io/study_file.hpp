@@ -161,9 +161,6 @@ struct events_spec {
   bool written = false;  // the study has an [events] table
   int records = 16;      // the records kept per member (ensemble_problem::event_capacity)
   std::vector<double> quantiles = {0.05, 0.25, 0.5, 0.75, 0.95};  // of each event's first time
-  // The names of the event functions the study adds to its model ([events.functions]), in file order;
-  // the model the study runs has them after its own (model_reference::study_events).
-  std::vector<std::string> added;
 };
 
 // The method of a study whose [solver] names none: what the study runs and what a

@@ -40,6 +40,8 @@ class StudyEventsReader(Reader):
         for argument, count, what in (("lambda", names["m"], "holonomic"), ("nu", names["k"], "non-holonomic")):
             for i in range(count):
                 self.reserved[f"{argument}_{i}"] = (f"the multiplier of {what} constraint row {i}", (argument, i))
+        # A name the model gives a coordinate or parameter keeps the model's meaning.
+        self.reserved = {name: what for name, what in self.reserved.items() if name not in model.symbols}
         for name, (_, argument) in self.reserved.items():
             model.symbols[name] = sympy.Symbol(name, real=True)
             model.event_arguments[name] = argument

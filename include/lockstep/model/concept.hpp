@@ -328,6 +328,14 @@ constexpr int event_count_of() {
   else
     return 0;
 }
+
+template <class M>
+constexpr bool events_of_multipliers_of() {
+  if constexpr (declares_events<M> && events_fit<M>())
+    return event_of_multipliers_fits<M>();
+  else
+    return false;
+}
 }  // namespace model_requirements
 
 // The number of event functions of a model: Model::n_events, or 0 (stepper/events.hpp).
@@ -336,12 +344,7 @@ inline constexpr int event_count = model_requirements::event_count_of<M>();
 
 // Whether a model's event functions take the accelerations and multipliers (stepper/events.hpp).
 template <class M>
-inline constexpr bool events_of_multipliers = [] {
-  if constexpr (event_count<M> > 0)
-    return model_requirements::event_of_multipliers_fits<M>();
-  else
-    return false;
-}();
+inline constexpr bool events_of_multipliers = model_requirements::events_of_multipliers_of<M>();
 
 // The number of derived quantities of a model: Model::n_quantities, or 0 (stepper/quantities.hpp).
 template <class M>
