@@ -651,8 +651,9 @@ def case_mpi(ctx):
     assert_same_results(os.path.join(ctx.work, "ranks", "results.h5"), os.path.join(ctx.work, "one", "results.h5"))
 
 
-# The driven arm of examples/models (a header with two event functions, one stopping its member),
-# for events through checkpoints, resumes and MPI ranks. Damping makes some torques stop short of the
+# The driven arm of examples/models (a header with two event functions, one stopping its member), and
+# a third that the study adds (the rod pushing instead of pulling: an event of its multiplier), for
+# events through checkpoints, resumes and MPI ranks. Damping makes some torques stop short of the
 # horizontal (censored members); two records per member keep the turns as well as the stop.
 EVENTS_STUDY = """[model]
 source = "{header}"
@@ -668,12 +669,15 @@ replicates = 4
 vary = {{ "params.tau" = {{ uniform = [4.0, 12.0] }}, "params.c" = {{ uniform = [0.0, 0.6] }} }}
 [events]
 records = 2
+[events.functions]
+pushing = {{ g = "-lambda_0", direction = "rising", action = "count" }}
 """
 
 
 def case_events_journaled(ctx):
-    """A model's events come out of a checkpointed run, a run killed and resumed, and 2 and 3 MPI ranks
-    bit for bit as out of the direct run: the journal keeps them (host/checkpoint/member_journal.hpp).
+    """A model's events, and those its study adds, come out of a checkpointed run, a run killed and
+    resumed, and 2 and 3 MPI ranks bit for bit as out of the direct run: the journal keeps them
+    (host/checkpoint/member_journal.hpp), and each run compiles the study's model alike.
     The study's 4 replicates of Sobol' points give the fractions' intervals from their spread, which
     each rank's share of the members must not change."""
     header = os.path.join(ctx.source, "examples", "models", "driven_arm.hpp")
@@ -696,6 +700,8 @@ def case_events_journaled(ctx):
         check(counts[:, 0].min() == 0 and counts[:, 0].max() == 1 and counts[:, 1].max() >= 1,
               "the study must hold members that reach the horizontal, members that do not, and turns: "
               f"horizontal {counts[:, 0].min()}..{counts[:, 0].max()}, turns up to {counts[:, 1].max()}")
+        names = [n.decode() if isinstance(n, bytes) else n for n in f["events"].attrs["names"]]
+        check(names == ["horizontal", "turn", "pushing"], f"the model's events, then the study's: {names}")
     ctx.run("run", "arm.toml", "-o", "checkpointed", "--checkpoint-every", "1000", "-q")
     same_as_direct("checkpointed")
 
