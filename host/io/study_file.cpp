@@ -25,6 +25,7 @@
 #include <optional>
 #include <utility>
 
+#include "host/core/quoted.hpp"
 #include "host/io/study_file_keys.hpp"
 #include "host/io/toml_guard.hpp"
 #include "lockstep/lyapunov/tangent.hpp"
@@ -94,25 +95,7 @@ std::string closest_name(std::string_view word, std::span<const std::string_view
 
 // A name or string value as it would be written in the file, shortened if very long (a diagnostic
 // should fit a terminal line even when the file holds a long string by mistake).
-std::string in_quotes(std::string_view text) {
-  constexpr std::size_t longest = 60;
-  std::string out = "\"";
-  for (std::size_t i = 0; i < text.size() && i < longest; ++i) {
-    const char c = text[i];
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  if (text.size() > longest) out += "...";
-  return out + "\"";
-}
+std::string in_quotes(std::string_view text) { return host_text::quoted(text, 60); }
 
 namespace {
 

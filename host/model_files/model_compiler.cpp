@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "host/core/instruction_set.hpp"
+#include "host/core/quoted.hpp"
 #include "host/engine/engine_sources.hpp"
 #include "host/model_files/engine_cache.hpp"
 #include "host/model_files/header_models.hpp"
@@ -1017,8 +1018,11 @@ loaded_model load_model_file(const model_request& request, const compile_setting
     } catch (const std::invalid_argument& e) {
       throw model_file_error(e.what());
     }
-    return settings.device ? load_device_engine(request, settings, source, header, chosen)
-                           : load_host_engine(request, settings, source, header, chosen);
+    loaded_model loaded = settings.device ? load_device_engine(request, settings, source, header, chosen)
+                                          : load_host_engine(request, settings, source, header, chosen);
+    loaded.header = header;
+    loaded.type = chosen.type;
+    return loaded;
   } catch (const model_file_error&) {
     throw;
   } catch (const std::runtime_error& e) {
@@ -1028,33 +1032,15 @@ loaded_model load_model_file(const model_request& request, const compile_setting
 
 namespace {
 
-// `text` as a JSON string.
-std::string json_string(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 // What equations/study_events.py needs of the model the study's events are added to (its docstring):
 // the C++ type and its header, and the names from the model's engine.
 std::string study_events_model_json(const engine& model, const std::string& type, const std::string& include) {
-  std::string json = "{\"type\": " + json_string(type) + ", \"name\": " + json_string(model.name()) +
-                     ", \"include\": " + json_string(include) + ", \"coordinates\": [";
+  std::string json = "{\"type\": " + host_text::quoted(type) + ", \"name\": " + host_text::quoted(model.name()) +
+                     ", \"include\": " + host_text::quoted(include) + ", \"coordinates\": [";
   for (std::size_t i = 0; i < model.coordinate_names().size(); ++i)
-    json += (i ? ", " : "") + json_string(model.coordinate_names()[i]);
+    json += (i ? ", " : "") + host_text::quoted(model.coordinate_names()[i]);
   json += "], \"parameters\": [";
-  for (std::size_t i = 0; i < model.params().size(); ++i) json += (i ? ", " : "") + json_string(model.params()[i].name);
+  for (std::size_t i = 0; i < model.params().size(); ++i) json += (i ? ", " : "") + host_text::quoted(model.params()[i].name);
   return json + "], \"m\": " + std::to_string(model.m()) + ", \"k\": " + std::to_string(model.k()) +
          ", \"events\": " + std::to_string(model.n_events()) + "}\n";
 }
@@ -1076,27 +1062,18 @@ loaded_model load_with_study_events(const study_events_request& request, const c
   std::string type, include;
   const engine* model = request.builtin;
   if (model != nullptr) {
-    type = "lockstep::builtin_model<" + json_string(model->name()) + ">";
+    type = "lockstep::builtin_model<" + host_text::quoted(model->name()) + ">";
     include = "lockstep/model/registry.hpp";
   } else {
+    // Its tables alone (the "model" part), with the header and type the compile chose: a header whose
+    // path an #include cannot name was refused there.
     compile_settings tables_only = settings;
     tables_only.contents = engine_contents{};
     tables_only.device = false;
     tables = load_model_file(request.file, tables_only);
     model = &tables->model;
-    const fs::path source = fs::absolute(request.file.source).lexically_normal();
-    const fs::path header = is_equations_file(source) ? equations_header(source, tools) : source;
-    header_model chosen;
-    try {
-      chosen = choose_header_model(find_header_models(read_file(header)), request.file.name, request.file.source.string());
-    } catch (const std::invalid_argument& e) {
-      throw model_file_error(e.what());
-    }
-    if (header.string().find_first_of("\"\n") != std::string::npos)
-      throw model_file_error("the model file's path '" + header.string() + "' holds a quote or a line break, which an "
-                             "#include cannot name: move or rename it");
-    type = "::" + chosen.type;
-    include = header.string();
+    type = "::" + tables->type;
+    include = tables->header.string();
   }
   const std::string json = study_events_model_json(*model, type, include);
   const std::string name = identifier_of(model->name());

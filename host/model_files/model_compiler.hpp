@@ -86,7 +86,7 @@ bool looks_like_model_file(std::string_view argument);
 struct model_request {
   std::filesystem::path source;  // the model file
   std::string name;              // which model of a header that defines several ("" = the only one)
-  std::string shown;             // what progress lines call the file, where not its path
+  std::string shown = {};        // what progress lines call the file, where not its path
 };
 
 struct loaded_model {
@@ -100,6 +100,9 @@ struct loaded_model {
   int lanes = 0;                 // the SIMD lanes its methods run in, or will run in where the engine
                                  // holds none of them (toolchain::lanes, or 0 where the model's code
                                  // does not compile on packs)
+  std::filesystem::path header = {};  // the C++ header that defines the model: the file, or an
+                                      // equations file's in the cache
+  std::string type = {};              // the model's type, qualified (without a leading ::)
 };
 
 // What a model file's engine is compiled for (docs/MODEL-FILES.md, "What is compiled";

@@ -355,6 +355,19 @@ class Function:
         return result
 
 
+def spelling(name, generated, taken):
+    """The C++ identifier of a user's `name`: the name itself unless it is one of `generated` (names the
+    generated code uses), else the name with the first suffix _, _1, _2, ... that is not `taken` (every
+    name in use, to which it is added)."""
+    if name not in generated:
+        return name
+    for suffix in ["_"] + [f"_{i}" for i in range(1, 1000)]:
+        if name + suffix not in taken:
+            taken.add(name + suffix)
+            return name + suffix
+    raise ValueError(f"no C++ spelling for '{name}'")
+
+
 class Header:
     def __init__(self, model, source_name, toml_path):
         self.model = model
@@ -372,13 +385,7 @@ class Header:
 
     def spelling(self, name):
         """The C++ identifier of a user name: the name itself unless the generated code uses it."""
-        if name not in self.generated and name != self.model.name:
-            return name
-        for suffix in ["_"] + [f"_{i}" for i in range(1, 1000)]:
-            if name + suffix not in self.taken:
-                self.taken.add(name + suffix)
-                return name + suffix
-        raise ValueError(f"no C++ spelling for '{name}'")
+        return spelling(name, self.generated | {self.model.name}, self.taken)
 
     def function(self, scalar, q, v, inputs, multipliers=False):
         """A Function with the bindings available to one model function (`multipliers`: the event

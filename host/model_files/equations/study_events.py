@@ -14,7 +14,7 @@ model's rows have no names that every kind of model file shares.
 import sympy
 
 from . import Diagnostic, keys
-from .emit import Function, Names, cpp_string
+from .emit import Function, Names, cpp_string, spelling
 from .expressions import suggestion
 from .model import IDENTIFIER, Item, Reader, acceleration, symbols_of, velocity
 
@@ -81,14 +81,7 @@ def header(model, names, study_path, struct):
     user = list(names["coordinates"]) + [velocity(c) for c in names["coordinates"]] + list(names["parameters"])
     user += list(model.event_arguments)
     taken = set(user) | GENERATED | {struct}
-    spellings = {}
-    for name in user:
-        spelled = name
-        if name in GENERATED or name == struct:
-            spelled = next(name + suffix for suffix in ["_"] + [f"_{i}" for i in range(1, 1000)]
-                           if name + suffix not in taken)
-            taken.add(spelled)
-        spellings[symbols[name]] = spelled
+    spellings = {symbols[name]: spelling(name, GENERATED | {struct}, taken) for name in user}
     spellings[symbols["t"]] = "t"
     bindings = [(symbols[c], f"q[{i}]") for i, c in enumerate(names["coordinates"])]
     bindings += [(symbols[velocity(c)], f"v[{i}]") for i, c in enumerate(names["coordinates"])]

@@ -126,20 +126,25 @@ LOCKSTEP_HD bool dropped_rows_hold(double t, const state_vector<Model>& y, const
 }
 
 // Replaces lambda and nu of an output point by the multipliers consistent with its (q, v), those of
-// the independent rows when rows are `dropped`.
+// the independent rows when rows are `dropped`, and gives the accelerations too where `a` is asked
+// for; y is left as it was where the acceleration-level system cannot be solved (the status says so).
 template <class Model>
-LOCKSTEP_HD void make_multipliers_consistent(double t, state_vector<Model>& y, const double* p, std::uint64_t dropped) {
+LOCKSTEP_HD member_status make_multipliers_consistent(double t, state_vector<Model>& y, const double* p,
+                                                      std::uint64_t dropped, vec<double, Model::n>* a = nullptr) {
   using L = state_layout<Model>;
-  vec<double, Model::n> q, v, a;
+  vec<double, Model::n> q, v, accelerations;
   vec<double, Model::m> lambda;
   vec<double, Model::k> nu;
   for (int i = 0; i < Model::n; ++i) {
     q[i] = y[L::q + i];
     v[i] = y[L::v + i];
   }
-  if (accelerations_and_multipliers<Model>(t, q, v, p, a, lambda, nu, dropped) != member_status::success) return;
+  const member_status s = accelerations_and_multipliers<Model>(t, q, v, p, accelerations, lambda, nu, dropped);
+  if (s != member_status::success) return s;
   for (int i = 0; i < Model::m; ++i) y[L::lambda + i] = lambda[i];
   for (int i = 0; i < Model::k; ++i) y[L::nu + i] = nu[i];
+  if (a != nullptr) *a = accelerations;
+  return s;
 }
 
 // The reported multipliers of a point with dropped constraint rows in the convention the options ask
@@ -173,25 +178,15 @@ LOCKSTEP_HD_SHARED void apply_multiplier_convention(double t, state_vector<Model
 template <class Model>
 LOCKSTEP_HD vec<double, event_count<Model>> event_function_values(double t, const state_vector<Model>& y, const double* p,
                                                                   const solver_options& opt, std::uint64_t dropped) {
-  vec<double, Model::n> a;
+  vec<double, Model::n> a;  // zero, and unused, for events of the state alone
   if constexpr (event_count<Model> == 0) {
     (void)t, (void)y, (void)p, (void)opt, (void)dropped;
     return {};
   } else if constexpr (events_of_multipliers<Model>) {
-    using L = state_layout<Model>;
-    vec<double, Model::n> q, v;
-    vec<double, Model::m> lambda;
-    vec<double, Model::k> nu;
-    for (int i = 0; i < Model::n; ++i) {
-      q[i] = y[L::q + i];
-      v[i] = y[L::v + i];
-    }
-    member_status s = member_status::success;
-    phase<separate_device_phases<Model>>([&] { s = accelerations_and_multipliers<Model>(t, q, v, p, a, lambda, nu, dropped); });
-    if (s != member_status::success) return vec<double, event_count<Model>>::filled(std::numeric_limits<double>::quiet_NaN());
     state_vector<Model> at = y;
-    for (int i = 0; i < Model::m; ++i) at[L::lambda + i] = lambda[i];
-    for (int i = 0; i < Model::k; ++i) at[L::nu + i] = nu[i];
+    member_status s = member_status::success;
+    phase<separate_device_phases<Model>>([&] { s = make_multipliers_consistent<Model>(t, at, p, dropped, &a); });
+    if (s != member_status::success) return vec<double, event_count<Model>>::filled(std::numeric_limits<double>::quiet_NaN());
     if (dropped != 0) phase<true>([&] { apply_multiplier_convention<Model>(t, at, p, opt, dropped); });
     return event_values<Model>(t, at, a, p);
   } else {
