@@ -5,10 +5,12 @@
 // peer_problems.hpp: every parameter within +-1 % of its default, a counter-based draw) is solved by
 //   lockstep-bdf     lockstep BDF on ggl           (solve_ensemble, omp backend)
 //   lockstep-radau5  lockstep Radau IIA 5 on index3 (solve_ensemble, omp backend)
-//   lockstep-bdf-lanes, lockstep-radau5-lanes  the same two through the built-in engine, which runs
-//                    their members in SIMD lanes in a build for avx2 or avx512
+//   lockstep-dopri5  lockstep Dormand-Prince 5(4) on index1, with the coordinate projection after each
+//                    step (on request)
+//   lockstep-bdf-lanes, lockstep-radau5-lanes, lockstep-dopri5-lanes  the same three through the built-in
+//                    engine, which runs their members in SIMD lanes in a build for avx2 or avx512
 //                    (lockstep/engine/lanes_engine.hpp; lockstep-bdf-lanes is in the solvers by default
-//                    there, lockstep-radau5-lanes on request). Their results are compared with lockstep-bdf's and lockstep-radau5's bit for bit (every
+//                    there, the others on request). Their results are compared with the one-member runs' bit for bit (every
 //                    member's final positions, status and counters: "bitwise_equal"), and the lanes'
 //                    utilization is recorded ("lane_utilization": lane-attempts of members over those
 //                    executed: the engine's lanes_work, lockstep/engine/abi.h)
@@ -39,7 +41,7 @@
 //                       [--problems andrews,car_axis,slider_crank,double_pendulum] [--seed S]
 //                       [--spread 0.01] [--save-count 10] [--reference-rtol 1e-13]
 //                       [--ida-check-rtol 1e-12] [--check-sample 20] [--variant-sample 10]
-//                       [--members-PROBLEM N] [--reps-PROBLEM R] [--solvers lockstep-bdf,lockstep-radau5,lockstep-bdf-lanes,lockstep-radau5-lanes,ida]
+//                       [--members-PROBLEM N] [--reps-PROBLEM R] [--solvers lockstep-bdf,lockstep-radau5,lockstep-dopri5,lockstep-bdf-lanes,...,ida]
 //                       [--no-reference] [--max-other-cores 0.1] [--retries 3] [--idle-wait 20]
 //        work_precision --scaling --out FILE.json [--scaling-sizes 100,1000,10000,100000] [--scaling-tol 1e-6]
 //                       [--scaling-t1 1] [--threads 2]   (time per member against N: run_scaling)
@@ -193,6 +195,10 @@ run_outcome run_lockstep(const ensemble<Model>& base, method_kind method, double
   e.options = solver_options{};
   e.options.method = method;
   e.options.form = method == method_kind::bdf ? formulation::ggl : formulation::index3;
+  if (method == method_kind::dopri5) {  // the study file's defaults for the explicit method
+    e.options.form = formulation::index1;
+    e.options.projection = projection_kind::coordinate;
+  }
   e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = tol;
   e.options.init = peers::initialization;
   run_options run;
@@ -371,6 +377,8 @@ std::string run_solvers(const settings& s, const std::string& name, const ensemb
       {"lockstep-radau5", [&](double tol) { return run_lockstep(e, method_kind::radau5, tol, s.threads); }},
       {"lockstep-bdf-lanes", [&](double tol) { return in_lanes(method_kind::bdf, tol); }},
       {"lockstep-radau5-lanes", [&](double tol) { return in_lanes(method_kind::radau5, tol); }},
+      {"lockstep-dopri5", [&](double tol) { return run_lockstep(e, method_kind::dopri5, tol, s.threads); }},
+      {"lockstep-dopri5-lanes", [&](double tol) { return in_lanes(method_kind::dopri5, tol); }},
       {"ida", [&](double tol) { return run_ida(e, tol, s.threads); }},
   };
   std::vector<solver_entry> solvers;
@@ -697,6 +705,11 @@ int main(int argc, char** argv) {
     for (const std::string& p : s.problems)
       if (p != "andrews" && p != "car_axis" && p != "slider_crank" && p != "double_pendulum")
         throw std::invalid_argument("unknown problem " + p);
+    const std::string known[] = {"lockstep-bdf", "lockstep-radau5", "lockstep-dopri5", "lockstep-bdf-lanes",
+                                 "lockstep-radau5-lanes", "lockstep-dopri5-lanes", "ida"};
+    for (const std::string& solver : s.solvers)
+      if (std::find(std::begin(known), std::end(known), solver) == std::end(known))
+        throw std::invalid_argument("--solvers: unknown solver " + solver);
     for (const std::string& solver : s.solvers)
       if (solver.ends_with("-lanes") && builtin_lanes() == 0)
         throw std::invalid_argument(
