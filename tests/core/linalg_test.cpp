@@ -864,6 +864,36 @@ TEST(LuFactor, ReportsNanAndInfiniteEntriesAndLeavesTheIdentity) {
   }
 }
 
+// The threshold below which a pivot is singular is N eps times the largest magnitude of the matrix's
+// entries, whichever their signs (the real matrix's scan reads it from the entries' bits), and a matrix
+// of zeros of either sign is singular at its first column.
+TEST(LuFactor, ScalesItsSingularityThresholdByTheLargestMagnitudeOfEitherSign) {
+  const double threshold = 3 * std::numeric_limits<double>::epsilon() * 1e10;
+  for (const double pivot_11 : {2.0 * threshold, 0.5 * threshold, -2.0 * threshold, -0.5 * threshold}) {
+    ls::mat<double, 3, 3> A;
+    A(0, 0) = -1e10;
+    A(1, 1) = pivot_11;
+    A(2, 2) = 1.0;
+    A(2, 0) = -0.0;
+    ls::vec<int, 3> pivot;
+    const ls::factor_result r = factor_lu(A, pivot);
+    if (std::abs(pivot_11) > threshold) {
+      EXPECT_EQ(r.info, ls::lu_ok) << pivot_11;
+    } else {
+      EXPECT_EQ(r.info, ls::lu_singular) << pivot_11;
+      EXPECT_EQ(r.column, 1) << pivot_11;
+    }
+  }
+  for (const double zero : {0.0, -0.0}) {
+    ls::mat<double, 4, 4> Z;
+    for (double& z : Z.a) z = zero;
+    ls::vec<int, 4> pivot;
+    const ls::factor_result r = factor_lu(Z, pivot);
+    EXPECT_EQ(r.info, ls::lu_singular) << zero;
+    EXPECT_EQ(r.column, 0) << zero;
+  }
+}
+
 TEST(LuFactorComplex, ReportsANanOrInfiniteRealOrImaginaryPart) {
   random_source random(16);
   const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -85,7 +85,15 @@ HWY_NOINLINE bool newton_at_width(formulation f, const newton_case<Model>* in, n
     lockstep::vec<P, Model::n> dq, dv;
     lockstep::vec<P, Model::m> dl, dm;
     lockstep::vec<P, Model::k> dn;
-    sl::solve_newton<Model>(f, J, dropped, N, r, dq, dv, dl, dm, dn);
+    // The solve gets a failed lane's blocks as zeros, as the corrector's lanes do (only finite values
+    // enter their arithmetic: lockstep/method/corrector_generic.inc), where its member alone stops.
+    const auto failed = hn::Ne(factored.info.v, hn::Set(d, double(lu_ok)));
+    jacobian_values<Model, P> J_solved = J;
+#define LOCKSTEP_CLEAR_FAILED(B) \
+  for (auto& x : J_solved.B.a) x = P(hn::IfThenZeroElse(failed, x.v));
+    LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_CLEAR_FAILED)
+#undef LOCKSTEP_CLEAR_FAILED
+    sl::solve_newton<Model>(f, J_solved, dropped, N, r, dq, dv, dl, dm, dn);
 
     HWY_ALIGN double lanes[W];
     const auto scatter = [&](P x, auto put) {

@@ -80,7 +80,10 @@ template <class T>
 LOCKSTEP_HD T abs1(const complex<T>& a) {
   return abs(a.re) + abs(a.im);
 }
-LOCKSTEP_HD double abs1(double a) { return abs(a); }
+// A real pivot's magnitude by clearing the sign bit (one instruction, as a pack's:
+// lockstep/simd/pack_inl.hpp), where abs keeps abs(-0.0) = -0.0 at the price of a comparison and a
+// branch: the LU only compares magnitudes, which no sign of a zero changes.
+LOCKSTEP_HD double abs1(double a) { return ::fabs(a); }
 // The larger of two magnitudes (abs1's), for the LU's scale (a pack's in one instruction:
 // lockstep/simd/pack_inl.hpp).
 LOCKSTEP_HD double magnitude_max(double a, double b) { return max(a, b); }

@@ -9,6 +9,8 @@
 // slot because C++ forbids zero-length arrays, and every loop runs zero times.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "lockstep/core/complex.hpp"

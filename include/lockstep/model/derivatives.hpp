@@ -3,7 +3,8 @@
 // Users never write a derivative (docs/ARCHITECTURE.md section 1). Each quantity below is obtained by evaluating
 // the model's own functions on dual numbers:
 //
-//   G = Phi_q and Phi_t               one pass over the n + 1 inputs (q, t), in chunks of directions
+//   G = Phi_q and Phi_t               one pass over the n + 1 inputs (q, t), in chunks of directions;
+//                                     G alone over the n inputs q
 //   G v + Phi_t                       = d/ds Phi(t + s, q + s v) at s = 0: a single direction
 //   gamma (G q'' = -gamma)            = d^2/ds^2 Phi(t + s, q + s v) at s = 0: a nested dual. Expanding,
 //                                     Phi_qq[v, v] + 2 Phi_qt v + Phi_tt, exactly d/dt (G v + Phi_t)
@@ -303,9 +304,18 @@ LOCKSTEP_HD constraint_linearization<T, Model::m, Model::n> constraint_linearize
   return out;
 }
 
+// G = Phi_q alone, over the n directions of q with t held: the same bits as constraint_linearize's G
+// (a direction's part of every dual operation is formed from the values and that direction's parts
+// alone), without the time direction that G's users (the Newton matrix, the acceleration system, the
+// tangent spaces) do not read: one direction fewer on every evaluation of the constraint.
 template <class Model, int Chunk = ad::default_chunk, class T, class P>
 LOCKSTEP_HD mat<T, Model::m, Model::n> constraint_jacobian(const T& t, const vec<T, Model::n>& q, const P* p) {
-  return constraint_linearize<Model, Chunk>(t, q, p).G;
+  return ad::jacobian<Chunk>(
+      [&](const auto& qs) {
+        using S = typename std::remove_cvref_t<decltype(qs)>::value_type;
+        return Model::template constraint<S, P>(S(t), qs, p);
+      },
+      q);
 }
 
 // Phi and G v + Phi_t = d/ds Phi(t + s, q + s v) at s = 0, from one evaluation along the line: the

@@ -28,6 +28,27 @@
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
 
+namespace lu_detail {
+// lu_generic.inc's scan of a real matrix's entries for packs, as one double's: the lanes whose matrix
+// has an entry not finite, and each lane's largest magnitude, from the entries' bit patterns by an
+// integer maximum (with the sign bit cleared, doubles order by magnitude as integers do, and an
+// infinity or a NaN has the largest exponent). A failing lane's scale is 0. No floating-point
+// exception is raised on a NaN or an infinity, as one matrix, which ends at its scan when it fails,
+// raises none: a comparison or maximum of doubles would raise FE_INVALID in such a lane, and so would
+// the pivots' comparisons with a NaN scale afterwards.
+template <class D, int N>
+HWY_INLINE mask<D> scan_magnitudes(const lockstep::mat<pack<D>, N, N>& A, pack<D>& scale) {
+  const D d;
+  const hn::RebindToSigned<D> di;
+  const auto magnitude = hn::Set(di, 0x7fffffffffffffffLL);
+  auto largest = hn::Zero(di);
+  for (int i = 0; i < N * N; ++i) largest = hn::Max(largest, hn::And(hn::BitCast(di, A.a[i].v), magnitude));
+  const mask<D> failed = hn::RebindMask(d, hn::Gt(largest, hn::Set(di, 0x7fefffffffffffffLL)));  // not finite
+  scale = pack<D>(hn::IfThenZeroElse(failed, hn::BitCast(d, largest)));
+  return failed;
+}
+}  // namespace lu_detail
+
 #include "lockstep/core/lu_generic.inc"        // IWYU pragma: keep
 #include "lockstep/core/cholesky_generic.inc"  // IWYU pragma: keep
 
