@@ -41,8 +41,19 @@ HWY_INLINE mask<D> scan_magnitudes(const lockstep::mat<pack<D>, N, N>& A, pack<D
   const D d;
   const hn::RebindToSigned<D> di;
   const auto magnitude = hn::Set(di, 0x7fffffffffffffffLL);
-  auto largest = hn::Zero(di);
-  for (int i = 0; i < N * N; ++i) largest = hn::Max(largest, hn::And(hn::BitCast(di, A.a[i].v), magnitude));
+  const auto bits = [&](int i) { return hn::And(hn::BitCast(di, A.a[i].v), magnitude); };
+  // Four running maxima, so that the maxima's latencies overlap (the maximum of a set is exact in any
+  // order).
+  auto m0 = hn::Zero(di), m1 = m0, m2 = m0, m3 = m0;
+  int i = 0;
+  for (; i + 4 <= N * N; i += 4) {
+    m0 = hn::Max(m0, bits(i));
+    m1 = hn::Max(m1, bits(i + 1));
+    m2 = hn::Max(m2, bits(i + 2));
+    m3 = hn::Max(m3, bits(i + 3));
+  }
+  for (; i < N * N; ++i) m0 = hn::Max(m0, bits(i));
+  const auto largest = hn::Max(hn::Max(m0, m1), hn::Max(m2, m3));
   const mask<D> failed = hn::RebindMask(d, hn::Gt(largest, hn::Set(di, 0x7fefffffffffffffLL)));  // not finite
   scale = pack<D>(hn::IfThenZeroElse(failed, hn::BitCast(d, largest)));
   return failed;
