@@ -30,8 +30,8 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from results_section import publish
-from study_runs import (add_run_arguments, at_digits, double_pendulum_grid, microseconds, provenance, run_on_core,
-                        significant_digits)
+from study_runs import (add_run_arguments, at_digits, double_pendulum_grid, header_lines, microseconds, provenance,
+                        run_on_core, significant_digits)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- radau_steps: begin -->"
@@ -112,25 +112,19 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     lines = [BEGIN, "## 9. Radau IIA 5's steps on a non-stiff mechanism: index 3 against GGL", "",
              "Written by `bench/radau_steps.py` (not by `bench/run_scale.sh`, whose rerun keeps this section); "
              "rerun its command to update it. docs/explanation/formulations-and-methods.md, \"Radau IIA 5's steps on "
-             "a non-stiff mechanism\", reads it.", "",
-             f"- Command, from the repository root: `{args.command}` (wall time {time.monotonic() - t0:.0f} s)",
-             f"- Date: {start} (UTC, start of the run); source: commit {revision}",
-             f"- Machine: `nproc` = {os.cpu_count()}, CPU model \"{cpu_model}\"; lockstep on core {args.core} "
-             "(taskset), `--threads 1`",
-             f"- lockstep: {version[0] if version else '?'}; "
-             + "; ".join(l.strip() for l in version if "SIMD lanes, built-in" in l),
-             f"- Problem: section 8's double pendulum, {args.members} members (first angle on a grid in "
-             f"[0.3, 0.6], second {THETA2}, at rest), t = 0 ... {T1:g}, method radau5. Digits of the bobs' "
-             "positions (q) and velocities (v) at the end, median over the members, against SciPy's DOP853 at "
-             "rtol = atol = 1e-13 on the angles' ODE; steps, rejected steps and Newton iterations per step: "
-             f"medians over the members; time per member: the fastest of {args.rounds} runs. Fixed steps: "
-             "`fixed_h` with rtol = atol = 1e-12 (the Newton tolerance only).", "",
-             "| formulation | steps chosen by | digits q | digits v | steps | rejected | Newton per step | time per member |",
-             "|---|---|---|---|---|---|---|---|"]
+             "a non-stiff mechanism\", reads it.", ""]
+    lines += header_lines(args.command, time.monotonic() - t0, start, revision, version, args.core)
+    lines += [f"- Problem: section 8's double pendulum, {args.members} members (first angle on a grid in "
+              f"[0.3, 0.6], second {THETA2}, at rest), t = 0 ... {T1:g}, method radau5. Digits of the bobs' "
+              "positions (q) and velocities (v) at the end, median over the members, against SciPy's DOP853 at "
+              "rtol = atol = 1e-13 on the angles' ODE; steps, rejected steps and Newton iterations per step: "
+              f"medians over the members; time per member: the fastest of {args.rounds} runs. Fixed steps: "
+              "`fixed_h` with rtol = atol = 1e-12 (the Newton tolerance only).", "",
+              "| formulation | steps chosen by | digits q | digits v | steps | rejected | Newton per step | time per member |",
+              "|---|---|---|---|---|---|---|---|"]
     for form, tol, fixed_h, r in runs:
         how = f"fixed h = {fixed_h:g}" if fixed_h else f"rtol = atol = {tol:.0e}"
         lines.append(f"| {form} | {how} | {r['q']:.2f} | {r['v']:.2f} | {r['steps']:.0f} | {r['rejected']:.0f} | "

@@ -77,6 +77,18 @@ def add_run_arguments(parser, members, results):
     parser.add_argument("--results", default=results, help='"-": print only')
 
 
+def header_lines(command, seconds, start, revision, version, core):
+    """A section's first items: the command and its wall time, the date and source, the machine (lockstep
+    on core `core` alone, one thread) and `lockstep --version`'s first line with its built-in lanes."""
+    cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    return [f"- Command, from the repository root: `{command}` (wall time {seconds:.0f} s)",
+            f"- Date: {start} (UTC, start of the run); source: commit {revision}",
+            f"- Machine: `nproc` = {os.cpu_count()}, CPU model \"{cpu_model}\"; lockstep on core {core} "
+            "(taskset), `--threads 1`",
+            f"- lockstep: {version[0] if version else '?'}; "
+            + "; ".join(l.strip() for l in version if "SIMD lanes, built-in" in l)]
+
+
 def provenance(lockstep, root):
     """What a section's header records: the start (UTC), the source's `git describe` and the first
     lines of `lockstep --version`."""
