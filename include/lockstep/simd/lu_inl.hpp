@@ -29,32 +29,21 @@ HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
 
 namespace lu_detail {
-// lu_generic.inc's scan of a real matrix's entries for packs, as one double's: the lanes whose matrix
-// has an entry not finite, and each lane's largest magnitude, from the entries' bit patterns by an
-// integer maximum (with the sign bit cleared, doubles order by magnitude as integers do, and an
-// infinity or a NaN has the largest exponent). A failing lane's scale is 0. No floating-point
-// exception is raised on a NaN or an infinity, as one matrix, which ends at its scan when it fails,
-// raises none: a comparison or maximum of doubles would raise FE_INVALID in such a lane, and so would
-// the pivots' comparisons with a NaN scale afterwards.
-template <class D, int N>
-HWY_INLINE mask<D> scan_magnitudes(const lockstep::mat<pack<D>, N, N>& A, pack<D>& scale) {
-  const D d;
+// The magnitudes of a pack's lanes as integers, for lu_generic.inc's scan of a real matrix (which says
+// why), under the names of one double's there.
+template <class D>
+HWY_INLINE auto magnitude_bits(pack<D> x) {
   const hn::RebindToSigned<D> di;
-  const auto magnitude = hn::Set(di, 0x7fffffffffffffffLL);
-  const auto bits = [&](int i) { return hn::And(hn::BitCast(di, A.a[i].v), magnitude); };
-  // Four running maxima, so that the maxima's latencies overlap (the maximum of a set is exact in any
-  // order).
-  auto m0 = hn::Zero(di), m1 = m0, m2 = m0, m3 = m0;
-  int i = 0;
-  for (; i + 4 <= N * N; i += 4) {
-    m0 = hn::Max(m0, bits(i));
-    m1 = hn::Max(m1, bits(i + 1));
-    m2 = hn::Max(m2, bits(i + 2));
-    m3 = hn::Max(m3, bits(i + 3));
-  }
-  for (; i < N * N; ++i) m0 = hn::Max(m0, bits(i));
-  const auto largest = hn::Max(hn::Max(m0, m1), hn::Max(m2, m3));
-  const mask<D> failed = hn::RebindMask(d, hn::Gt(largest, hn::Set(di, 0x7fefffffffffffffLL)));  // not finite
+  return hn::And(hn::BitCast(di, x.v), hn::Set(di, 0x7fffffffffffffffLL));
+}
+template <class V>
+HWY_INLINE V bits_max(V a, V b) {
+  return hn::Max(a, b);
+}
+template <class V, class D>
+HWY_INLINE mask<D> scale_from_bits(V largest, pack<D>& scale) {
+  const D d;
+  const mask<D> failed = hn::RebindMask(d, hn::Gt(largest, hn::Set(hn::RebindToSigned<D>(), 0x7fefffffffffffffLL)));
   scale = pack<D>(hn::IfThenZeroElse(failed, hn::BitCast(d, largest)));
   return failed;
 }
