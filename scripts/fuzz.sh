@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh — builds the libFuzzer targets of fuzz/ with clang (AddressSanitizer, LeakSanitizer,
-# UndefinedBehaviorSanitizer) and runs each for a bounded time:
+# UndefinedBehaviorSanitizer) and runs each for a bounded time, side by side:
 #
 #   fuzz_study_file   the study-file loader (host/io/study_file.cpp parse_study) and its sampling plan
 #   fuzz_checkpoint   the checkpoint reader, the statistics state inside it, journal records
@@ -26,20 +26,36 @@ cmake --build "$build_dir" -j "$(nproc)" --target fuzz_study_file fuzz_checkpoin
 echo "fuzz build: $((SECONDS - start)) s"
 
 mkdir -p "$build_dir/findings"
-for target in study_file checkpoint; do
-  stage "fuzz: fuzz_$target for $seconds s"
-  work="$build_dir/corpus-$target"
+# The targets run side by side: each libFuzzer process runs on one core, so on CI's two cores both get
+# their full time in the wall time of one.
+fuzz_one() {
+  local target=$1 work="$build_dir/corpus-$1"
   rm -rf "$work"
   mkdir -p "$work"
-  options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-           -artifact_prefix="$build_dir/findings/$target-")
+  local options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+                 -artifact_prefix="$build_dir/findings/$target-")
   [[ -f fuzz/$target.dict ]] && options+=(-dict="fuzz/$target.dict")
-  # Progress lines are many; keep the start, the findings and the final statistics in the log.
-  if ! "$build_dir/fuzz_$target" "${options[@]}" "$work" "fuzz/corpus/$target" >"$build_dir/fuzz_$target.log" 2>&1; then
+  # Progress lines are many; the log keeps them, and the report below its start, findings and totals.
+  "$build_dir/fuzz_$target" "${options[@]}" "$work" "fuzz/corpus/$target" >"$build_dir/fuzz_$target.log" 2>&1
+}
+targets=(study_file checkpoint)
+pids=()
+for target in "${targets[@]}"; do
+  stage "fuzz: fuzz_$target for $seconds s"
+  fuzz_one "$target" &
+  pids+=($!)
+done
+failed=0
+for i in "${!targets[@]}"; do
+  target=${targets[$i]}
+  if wait "${pids[$i]}"; then
+    echo "fuzz_$target:"
+    grep -E '^INFO: (seed corpus|Loaded)|^stat::|DONE' "$build_dir/fuzz_$target.log" || true
+  else
     tail -n 60 "$build_dir/fuzz_$target.log"
     echo "fuzz: fuzz_$target found a failure; its input is in $build_dir/findings/" >&2
-    exit 1
+    failed=1
   fi
-  grep -E '^INFO: (seed corpus|Loaded)|^stat::|DONE' "$build_dir/fuzz_$target.log" || true
 done
+[[ $failed == 0 ]] || exit 1
 echo "fuzz: no findings"
