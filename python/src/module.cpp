@@ -790,9 +790,11 @@ PYBIND11_MODULE(_lockstep, m) {
   m.def(
       "load_model_file",
       [](const std::string& path, const std::string& name, const py::object& announce) {
-        // The model's tables and the default method at first (lockstep.solve's radau5), compiled in
-        // parallel; model_handle::with adds what a solve needs later.
-        const auto contents = lockstep::model_files::engine_contents{}.with_method(lockstep::method_kind::radau5);
+        // The model's own part alone (its tables and evaluations: names, initial states, evaluate), in
+        // which the model's code is compiled, so that its errors are raised here; model_handle::with
+        // adds what a call needs when it first needs it (a solve its method, lyapunov its tangents),
+        // and compiles nothing a session never uses, such as a default method it does not run.
+        const lockstep::model_files::engine_contents contents{};
         const lockstep::model_files::loaded_model loaded = load_engine(path, name, contents, announce);
         return model_handle{model_handle::holding(loaded.model, contents),
                             loaded.source.string(), name, loaded.key, loaded.compiled, announce};

@@ -212,11 +212,9 @@ def test_a_model_files_tangents_are_compiled_as_calls_need_them(tmp_path, source
         return sorted(line[len("part "):] for record in cache.glob("parts/*/part.txt")
                       for line in record.read_text().splitlines() if line.startswith("part "))
 
-    # Radau IIA 5's members run in SIMD lanes too, a part of their own, where model files get lanes here.
-    version = subprocess.run([lockstep_exe, "--version"], capture_output=True, text=True, check=True).stdout
-    lanes = not re.search(r"^SIMD lanes, model files: off", version, re.M)
-    radau5 = ["radau5"] + (["radau5 in SIMD lanes"] if lanes else [])
-    assert compiled_parts() == sorted(["model", "one member"] + radau5)
+    # Loading compiles the model's own part alone; the tangents need no method part of their own.
+    assert compiled_parts() == ["model"]
+    tangents = ["model", "one member", "tangents"]
     kwargs = dict(vary={"initial.theta1": [1.9, 2.1]}, t=(0.0, 2.0), renormalize=0.5)
     for method, settings, part in (("qr", dict(exponents=2), "radau5 lyapunov"),
                                    ("clone", {}, "radau5 lyapunov clone")):
@@ -224,11 +222,15 @@ def test_a_model_files_tangents_are_compiled_as_calls_need_them(tmp_path, source
         assert part in compiled_parts()
         expected = lockstep.lyapunov("double_pendulum", method=method, **kwargs, **settings)
         assert got.lyapunov_exponents.values.tobytes() == expected.lyapunov_exponents.values.tobytes(), method
-    assert compiled_parts() == sorted(["model", "one member", "radau5 lyapunov", "radau5 lyapunov clone",
-                                       "tangents"] + radau5)
+    assert compiled_parts() == sorted(tangents + ["radau5 lyapunov", "radau5 lyapunov clone"])
     got = lockstep.sensitivities(mine, initial=STATE, t=T, parameters=["g", "L1"])
     expected = lockstep.sensitivities("double_pendulum", initial=STATE, t=T, parameters=["g", "L1"])
     assert got.dq_dp.values.tobytes() == expected.dq_dp.values.tobytes()
     assert got.dv_dp.values.tobytes() == expected.dv_dp.values.tobytes()
-    assert compiled_parts() == sorted(["model", "one member", "radau5 lyapunov", "radau5 lyapunov clone",
-                                       "radau5 sensitivities", "tangents"] + radau5)
+    assert compiled_parts() == sorted(tangents + ["radau5 lyapunov", "radau5 lyapunov clone", "radau5 sensitivities"])
+    # A solve adds the method's part (and its lanes, where model files get lanes here), nothing else.
+    version = subprocess.run([lockstep_exe, "--version"], capture_output=True, text=True, check=True).stdout
+    lanes = not re.search(r"^SIMD lanes, model files: off", version, re.M)
+    lockstep.solve(mine, initial=STATE, t=T, method="radau5")
+    assert compiled_parts() == sorted(tangents + ["radau5", "radau5 lyapunov", "radau5 lyapunov clone",
+                                                  "radau5 sensitivities"] + (["radau5 in SIMD lanes"] if lanes else []))
