@@ -176,12 +176,21 @@ class Header:
                 "\n".join(declaration + body + tail + ["    return s;"]) + "\n  }\n")
 
     def world_frame_lines(self, name, body, placement, outputs, pre, post):
-        """Declares `name`, the world frame of a joint frame on `body`: its local frame before the
-        straight-line code (pre), which fills it, and the world frame after it (post)."""
-        pre.append(f"    multibody::frame<T> {name}_local;")
-        post += self.placement_outputs(f"{name}_local", placement, outputs)
-        post.append(f"    const multibody::frame<T> {name} = multibody::world_frame(c.pose, {self.index[body]}, "
-                    f"{name}_local);")
+        """Declares `name`, the world frame of a joint frame on `body`: its local frame (or, where it is
+        not turned from the body's axes, its origin alone) before the straight-line code (pre), which
+        fills it, and the world frame after it (post)."""
+        if placement is None or placement.rotation is None:
+            pre.append(f"    vec3<T> {name}_origin{{}};")
+            if placement is not None:
+                for i in range(3):
+                    if placement.origin[i].value != 0:
+                        outputs.append((f"{name}_origin[{i}]", placement.origin[i]))
+            local = f"{name}_origin"
+        else:
+            pre.append(f"    multibody::frame<T> {name}_local;")
+            post += self.placement_outputs(f"{name}_local", placement, outputs)
+            local = f"{name}_local"
+        post.append(f"    const multibody::frame<T> {name} = multibody::world_frame(c.pose, {self.index[body]}, {local});")
 
     def cut_frames(self, outputs, pre, lines):
         """The world frames a<i>, b<i> of each cut joint's sides (parent, child), and its rows."""
@@ -200,6 +209,9 @@ class Header:
         outputs, pre, lines, row = [], [], [], 0
         for joint, a, b, rows in self.cut_frames(outputs, pre, lines):
             lines.append(f"    // joint {joint.name} ({joint.type}) closes a loop")
+            offset = self.offset_name(a, b)
+            if any(offset in r for r, _, _ in rows):  # once for the joint's two or three rows
+                lines.append(f"    const vec3<T> {offset} = multibody::offset_in({a}, {b});")
             for r, _, _ in rows:
                 lines.append(f"    phi[{row}] = {r};")
                 row += 1
@@ -222,6 +234,11 @@ class Header:
         time = "const T& t" if used & {self.m.symbols["t"]} else "const T&"
         return TEMPLATE + f"vec<T, m> constraint({time}, const vec<T, n>& q, const P* p) {{\n" + "\n".join(code) + "\n  }\n"
 
+    @staticmethod
+    def offset_name(a, b):
+        """The C++ name of the offset of frame b's origin from frame a's, in a's axes."""
+        return f"offset_{a}_{b}"
+
     def cut_rows(self, joint, a, b, outputs):
         """The constraint rows of a cut joint between the world frames a and b (C++ names), in order
         (multibody/cut_joints.hpp; CUT_ROWS counts them): (C++ code of the row, a function from the C++
@@ -229,7 +246,7 @@ class Header:
         m = self.m
         u = joint.axis
         w1, w2 = perpendiculars(u)
-        offset = f"multibody::offset_in({a}, {b})"
+        offset = self.offset_name(a, b)  # multibody::offset_in(a, b), which constraint() declares
 
         def perpendicular(w, x, what):
             arguments = f"{a}, {constant(w)}, {b}, {constant(x)}"

@@ -41,6 +41,15 @@ LOCKSTEP_HD frame<T> world_frame(const frame<T>* pose, int b, const frame<T>& lo
   return b < 0 ? local : compose(pose[b], local);
 }
 
+// The same for a frame with the body's own axes at the point `origin` of body b: the body's rotation
+// as it is, without the product by an identity that compose would form (27 products of the scalar T,
+// a dual number with second derivatives where the library differentiates the constraints twice).
+template <class T>
+LOCKSTEP_HD frame<T> world_frame(const frame<T>* pose, int b, const vec3<T>& origin) {
+  if (b < 0) return {mat3<T>::identity(), origin};
+  return {pose[b].R, point_of(pose[b], origin)};
+}
+
 // The offset of b's origin from a's, in a's axes.
 template <class T>
 LOCKSTEP_HD vec3<T> offset_in(const frame<T>& a, const frame<T>& b) {
