@@ -6,7 +6,8 @@ the same run; writes section 13 of bench/RESULTS.md.
 Run with Debian's interpreter (/usr/bin/python3) with h5py and matplotlib (python3-h5py,
 python3-matplotlib: bench/write_performance.py holds RADAU5's quoted figures):
 
-    explicit_andrews.py --lockstep build/host/cli/lockstep [--members 500] [--rounds 3] [--core 0] [--results FILE]
+    explicit_andrews.py --lockstep build/host/cli/lockstep [--hem5 DIR] [--members 500] [--rounds 3] [--core 0]
+                        [--results FILE]
 
 The members: --members copies of the built-in andrews, the Test Set's problem (its parameters and start),
 t = 0 ... 0.03. Digits: -log10 max_i |q_i - ref_i| / (1 + |ref_i|) over the seven positions at t = 0.03
@@ -17,11 +18,21 @@ lockstep's wall time from results.h5 on one core (taskset, --threads 1), the fas
 dopri5 runs as a study file gets it by default (index1, the coordinate projection after each step), in
 SIMD lanes and one member at a time (LOCKSTEP_LANES=0); Radau IIA 5 on index3 and BDF on ggl in lanes.
 The copies make every pack's lanes busy alike: a study of perturbed members may keep its lanes less busy.
+
+--hem5 DIR adds Brasey's HEM5, the half-explicit Runge-Kutta code of order 5 for index 2 (Brasey and
+Hairer 1993), in the same run: DIR holds its Fortran sources as distributed with it (hem5.f, the MA28
+routines it calls, Hairer's DEC/SOL), which are not part of lockstep; every .f file there is compiled by
+gfortran with bench/peers/hem5_andrews.cpp, which gives HEM5 lockstep's own andrews (bench/peers says
+how), both at -O3 -march=native. It solves one member at a time, --members solves per run, on the same
+core; its tolerances reach one step looser than the others' (1e-3), so that its time at RADAU5's lower
+digits is bracketed too.
 """
 
 import argparse
+import glob
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -56,6 +67,39 @@ def digits(q):
     return float(-np.log10(max(worst, 1e-17)))
 
 
+HEM5_LABEL = "HEM5 (index 2; one solve at a time, Brasey's Fortran code)"
+HEM5_TOLERANCES = [1e-3] + TOLERANCES
+
+
+def build_hem5(sources, work):
+    """The driver bench/peers/hem5_andrews.cpp linked with the Fortran sources in `sources`."""
+    fortran = sorted(glob.glob(os.path.join(sources, "*.f")))
+    if not any(os.path.basename(f) == "hem5.f" for f in fortran):
+        raise SystemExit(f"--hem5 {sources}: no hem5.f there (the folder of HEM5's Fortran sources)")
+    objects = []
+    for f in fortran:
+        o = os.path.join(work, os.path.basename(f) + ".o")
+        # HEM5 and its linear algebra are FORTRAN 77, which passes arrays and scalars to one dummy.
+        subprocess.run(["gfortran", "-O3", "-march=native", "-std=legacy", "-fallow-argument-mismatch", "-w", "-c", f,
+                        "-o", o], check=True)
+        objects.append(o)
+    driver = os.path.join(work, "hem5_andrews")
+    subprocess.run(["c++", "-O3", "-march=native", "-std=c++20", "-ffp-contract=off", "-I", os.path.join(ROOT, "include"),
+                    os.path.join(ROOT, "bench", "peers", "hem5_andrews.cpp"), *objects, "-llapack", "-lgfortran", "-o",
+                    driver], check=True)
+    return driver
+
+
+def run_hem5(driver, core, tol, solves):
+    """Seconds per solve, accepted and rejected steps and the final positions of one run of the driver."""
+    r = subprocess.run(["taskset", "-c", str(core), driver, repr(tol), str(solves)], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"hem5_andrews {tol:g} exited {r.returncode}:\n{r.stderr}")
+    fields = r.stdout.split()
+    return {"seconds": float(fields[0]), "steps": float(fields[1]), "rejected": float(fields[2]),
+            "q": np.array([float(x) for x in fields[4:]])}
+
+
 def study_text(solver, tol, members):
     return (f'[model]\nname = "andrews"\n\n[solver]\n{solver}rtol = {tol!r}\natol = {tol!r}\nmax_steps = 1000000\n\n'
             f'[time]\nt1 = {T1!r}\nsave = {{ every = {T1!r} }}\n\n[ensemble]\nmembers = {members}\n')
@@ -64,8 +108,10 @@ def study_text(solver, tol, members):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_run_arguments(ap, 500, os.path.join(ROOT, "bench", "RESULTS.md"))
+    ap.add_argument("--hem5", metavar="DIR", help="the folder of HEM5's Fortran sources: adds HEM5 (see above)")
     ap.add_argument("--command", default="bench/explicit_andrews.py --lockstep build/host/cli/lockstep")
     args = ap.parse_args()
+    codes = [label for label, _, _ in CODES] + ([HEM5_LABEL] if args.hem5 else [])
 
     start, revision, version = provenance(args.lockstep, ROOT)
     t0 = time.monotonic()
@@ -88,6 +134,17 @@ def main():
                 runs.append((label, tol, measured))
                 print(f"{label} tol {tol:.0e}: {measured['digits']:.2f} digits, {measured['steps']:.0f} steps, "
                       f"{microseconds(measured['seconds'])} at {time.monotonic() - t0:.0f} s", file=sys.stderr)
+        if args.hem5:
+            driver = build_hem5(args.hem5, work)
+            for tol in HEM5_TOLERANCES:
+                rounds = [run_hem5(driver, args.core, tol, args.members) for _ in range(args.rounds)]
+                if any(not np.array_equal(x["q"], rounds[0]["q"]) for x in rounds):
+                    raise SystemExit(f"HEM5, tol {tol:g}: the rounds ended at different bits")
+                measured = {"seconds": min(x["seconds"] for x in rounds), "digits": digits(rounds[0]["q"]),
+                            "steps": rounds[0]["steps"], "lanes": 0}
+                runs.append((HEM5_LABEL, tol, measured))
+                print(f"HEM5 tol {tol:.0e}: {measured['digits']:.2f} digits, {measured['steps']:.0f} steps "
+                      f"({rounds[0]['rejected']:.0f} rejected), {microseconds(measured['seconds'])}", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -104,7 +161,15 @@ def main():
               "(1 + |ref_i|) over the seven positions at the end against the Test Set's published end point "
               "(Mazzia and Magherini, release 2.4, 2008); steps: accepted steps; time per member: the fastest of "
               f"{args.rounds} runs.",
-              f"- SIMD lanes the runs' members advanced in (results.h5 `simd_lanes`; 0: one at a time): {lanes}", "",
+              f"- SIMD lanes the runs' members advanced in (results.h5 `simd_lanes`; 0: one at a time): {lanes}"]
+    if args.hem5:
+        lines += [f"- {HEM5_LABEL}: Brasey's code (its version of June 8, 1994, described in V. Brasey's thesis, "
+                  "Geneva 1994) with full linear algebra (DEC and SOL), no projection, h0 = rtol = atol, "
+                  "compiled by gfortran at -O3 -march=native with bench/peers/hem5_andrews.cpp, which evaluates "
+                  "lockstep's own andrews for it (M, f, and G by the same automatic differentiation as lockstep's "
+                  f"engines); {args.members} solves one after another per run, the fastest of {args.rounds} runs. "
+                  "Not part of lockstep: the sources are the user's (`--hem5`)."]
+    lines += ["",
               "| code | rtol = atol | digits | steps | time per member |", "|---|---|---|---|---|"]
     for label, tol, r in runs:
         lines.append(f"| {label} | {tol:.0e} | {r['digits']:.2f} | {r['steps']:.0f} | {microseconds(r['seconds'])} |")
@@ -112,11 +177,11 @@ def main():
               "code that bracket them; \"—\" where none do). RADAU5's times are quoted from docs/PERFORMANCE.md (one "
               "solve at a time, driven as the Test Set drives it, on another instance of the bench machine kind), not "
               "measured by this command, so their ratios carry the spread between instances that section states:", "",
-              "| digits | RADAU5 per solve (quoted) | " + " | ".join(label for label, _, _ in CODES) + " |",
-              "|---|---|" + "---|" * len(CODES)]
+              "| digits | RADAU5 per solve (quoted) | " + " | ".join(codes) + " |",
+              "|---|---|" + "---|" * len(codes)]
     for rtol, target, radau5_seconds in RADAU5_ANDREWS:
         cells = []
-        for label, _, _ in CODES:
+        for label in codes:
             at = at_digits([(r["digits"], r["seconds"]) for l, _, r in runs if l == label], target)
             cells.append(f"{microseconds(at)} ({radau5_seconds / at:.1f}x)" if at else "—")
         lines.append(f"| {target:.2f} | {microseconds(radau5_seconds)} (rtol {rtol:.0e}) | " + " | ".join(cells) + " |")
