@@ -27,8 +27,8 @@ packages=(
   libssl-dev
   # fuzzing (scripts/fuzz.sh): clang with libFuzzer and the sanitizer runtimes (libclang-rt-dev)
   clang libclang-rt-dev
-  # peer comparison (IDA) in bench/
-  libsundials-dev
+  # peer comparisons in bench/: IDA; gfortran for the user's copy of HEM5 (bench/explicit_andrews.py --hem5)
+  libsundials-dev gfortran
   # Debian's Python for plots and result checks, used as /usr/bin/python3
   python3-numpy python3-h5py python3-matplotlib python3-scipy
   # equations files -> C++ model headers (host/model_files/equations_to_header.py)
