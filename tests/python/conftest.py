@@ -11,6 +11,14 @@ import pytest
 # proves them against the built-in model; docs/MODEL-FILES.md, "Optimization level").
 os.environ.setdefault("LOCKSTEP_MODEL_OPTIMIZATION", "1")
 
+# And without SIMD lanes, unless the environment says otherwise (LOCKSTEP_MODEL_LANES, docs/MODEL-FILES.md):
+# a model file's lanes give each member the bits it gets alone, which tests/model_files' `lanes` case
+# proves through the command line, on the engine entry points this module calls too; here they would
+# be about a third of each model's compile, most of this suite's time. The tests that are about the
+# lanes of a model file ask for the environment's own setting back (model_file_lanes).
+LANES_FROM_ENVIRONMENT = os.environ.get("LOCKSTEP_MODEL_LANES")
+os.environ.setdefault("LOCKSTEP_MODEL_LANES", "0")
+
 SOURCE_DIR = pathlib.Path(os.environ.get("LOCKSTEP_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 
 
@@ -28,6 +36,16 @@ def lockstep_exe():
     if not os.path.isfile(exe):
         pytest.skip(f"the lockstep command {exe} is not built")
     return exe
+
+
+@pytest.fixture
+def model_file_lanes(monkeypatch):
+    """Model files compiled with SIMD lanes, where this machine and toolchain have them (the environment's
+    own LOCKSTEP_MODEL_LANES), for one test."""
+    if LANES_FROM_ENVIRONMENT is None:
+        monkeypatch.delenv("LOCKSTEP_MODEL_LANES", raising=False)
+    else:
+        monkeypatch.setenv("LOCKSTEP_MODEL_LANES", LANES_FROM_ENVIRONMENT)
 
 
 @pytest.fixture(scope="session")

@@ -532,7 +532,7 @@ def test_open_results_refuses_other_versions(tmp_path, lockstep_exe):
 # ---- a model file ------------------------------------------------------------------------------------
 
 def test_model_file_compiles_into_the_given_cache_and_agrees_with_the_command(model_cache, source_dir, tmp_path,
-                                                                               lockstep_exe):
+                                                                               lockstep_exe, model_file_lanes):
     path = source_dir / "examples" / "models" / "fourbar.toml"
     fourbar = lockstep.model(path)
     assert fourbar.source == str(path) and fourbar._engine.compiled

@@ -85,11 +85,13 @@ EVENT_VARIABLES = ("event_count", "event_first_time", "event_records", "stop_eve
                    "event_q", "event_v", "event_lam")
 
 
-def test_events_in_lanes_and_through_every_route_are_the_members_alone_bit_for_bit(arm, source_dir, tmp_path,
-                                                                                     lockstep_exe):
+def test_events_in_lanes_and_through_every_route_are_the_members_alone_bit_for_bit(source_dir, model_cache, tmp_path,
+                                                                                     lockstep_exe, model_file_lanes):
     # The command line with its members one at a time (LOCKSTEP_LANES=0, the serial backend), read back
     # by open_results; lockstep.solve with them in the SIMD lanes of the CPU at hand (where it has any),
-    # on two threads in chunks of 3.
+    # on two threads in chunks of 3. The model is loaded here, not taken from the module's fixture,
+    # whose engine the other tests compiled without lanes (conftest.py).
+    arm = lockstep.model(str(source_dir / "examples" / "models" / "driven_arm.hpp"))
     study = tmp_path / "arm.toml"
     study.write_text(STUDY.format(source=source_dir / "examples" / "models" / "driven_arm.hpp"))
     run = subprocess.run([lockstep_exe, "run", str(study), "-o", str(tmp_path / "out"), "--quiet", "--backend",
