@@ -3,6 +3,8 @@ PYTHONPATH=build/python:python /usr/bin/python3 -m pytest -q tests/python)."""
 
 import os
 import pathlib
+import re
+import subprocess
 
 import pytest
 
@@ -46,6 +48,16 @@ def model_file_lanes(monkeypatch):
         monkeypatch.delenv("LOCKSTEP_MODEL_LANES", raising=False)
     else:
         monkeypatch.setenv("LOCKSTEP_MODEL_LANES", LANES_FROM_ENVIRONMENT)
+
+
+@pytest.fixture(scope="session")
+def model_files_get_lanes(lockstep_exe):
+    """A call that says whether model files compiled now get SIMD lanes: what `lockstep --version` says in
+    this process's environment at the time (model_file_lanes changes it)."""
+    def get_lanes():
+        version = subprocess.run([lockstep_exe, "--version"], capture_output=True, text=True, check=True).stdout
+        return not re.search(r"^SIMD lanes, model files: off", version, re.M)
+    return get_lanes
 
 
 @pytest.fixture(scope="session")

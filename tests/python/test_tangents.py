@@ -11,8 +11,6 @@ small angles (regular motion over t = 2: no chaotic growth that would amplify th
 for parameters and initial-state directions.
 """
 
-import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -196,7 +194,7 @@ def test_sensitivities_bad_arguments(kwargs, error, text):
     assert text in str(e.value)
 
 
-def test_a_model_files_tangents_are_compiled_as_calls_need_them(tmp_path, source_dir, monkeypatch, lockstep_exe):
+def test_a_model_files_tangents_are_compiled_as_calls_need_them(tmp_path, source_dir, monkeypatch, model_files_get_lanes):
     """A model file's engine compiles each of its tangents, a part of its own, when a call first needs
     it (docs/MODEL-FILES.md, "What is compiled"): Lyapunov exponents by QR, by clone, sensitivities;
     each gives the built-in model's bits (the same code, compiled again)."""
@@ -229,8 +227,7 @@ def test_a_model_files_tangents_are_compiled_as_calls_need_them(tmp_path, source
     assert got.dv_dp.values.tobytes() == expected.dv_dp.values.tobytes()
     assert compiled_parts() == sorted(tangents + ["radau5 lyapunov", "radau5 lyapunov clone", "radau5 sensitivities"])
     # A solve adds the method's part (and its lanes, where model files get lanes here), nothing else.
-    version = subprocess.run([lockstep_exe, "--version"], capture_output=True, text=True, check=True).stdout
-    lanes = not re.search(r"^SIMD lanes, model files: off", version, re.M)
+    lanes = model_files_get_lanes()
     lockstep.solve(mine, initial=STATE, t=T, method="radau5")
     assert compiled_parts() == sorted(tangents + ["radau5", "radau5 lyapunov", "radau5 lyapunov clone",
                                                   "radau5 sensitivities"] + (["radau5 in SIMD lanes"] if lanes else []))

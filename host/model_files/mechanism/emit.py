@@ -111,13 +111,18 @@ class Header:
         tail = []
         if placement is None:
             return tail
-        for i in range(3):
-            if placement.origin[i].value != 0:
-                outputs.append((f"{target}.p[{i}]", placement.origin[i]))
+        self.origin_outputs(f"{target}.p", placement, outputs)
         if placement.rotation is not None:
             slot = self.slot(outputs, placement.rotation.angle)
             tail.append(f"    {target}.R = multibody::rotation_about({constant(placement.rotation.axis)}, {slot});")
         return tail
+
+    @staticmethod
+    def origin_outputs(target, placement, outputs):
+        """Outputs setting the vector `target` (a C++ lvalue, zero before) to a Placement's origin."""
+        for i in range(3):
+            if placement.origin[i].value != 0:
+                outputs.append((f"{target}[{i}]", placement.origin[i]))
 
     @staticmethod
     def slots(outputs):
@@ -182,9 +187,7 @@ class Header:
         if placement is None or placement.rotation is None:
             pre.append(f"    vec3<T> {name}_origin{{}};")
             if placement is not None:
-                for i in range(3):
-                    if placement.origin[i].value != 0:
-                        outputs.append((f"{name}_origin[{i}]", placement.origin[i]))
+                self.origin_outputs(f"{name}_origin", placement, outputs)
             local = f"{name}_origin"
         else:
             pre.append(f"    multibody::frame<T> {name}_local;")
