@@ -1,10 +1,12 @@
 // Dormand & Prince's explicit pair on the index-1 equations with projection (method/dopri5.hpp): its
 // coefficients against the Runge-Kutta order conditions, its orders against the independent pendulum
 // and double-pendulum solutions (tests/support/reference.hpp), its dense output's order, the constraint
-// drift with and without the projection, and what it refuses.
+// drift with and without the projection, what it refuses, and its stages' solve of the acceleration
+// system (by the Schur complement of M) against published and closed-form accelerations and multipliers.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -217,6 +219,103 @@ TEST(Dopri5, RefusesTheImplicitFormulationsBaumgarteAndTangents) {
   const auto r = solve_member<Model>(p, vec<double, 2>{1.0, 0.0}, vec<double, 2>{0.0, 0.0}, 0.0, 1.0,
                                      method_options(method_kind::dopri5, formulation::ggl), {});
   EXPECT_EQ(r.status, member_status::invalid_input);
+}
+
+
+// The stages' solve (solve_stage_accelerations, the Schur complement of M) at Andrews' consistent start
+// against the published accelerations and multipliers: F. Mazzia and C. Magherini, "Test Set for Initial
+// Value Problem Solvers", release 2.4, 2008, andrews.f, subroutine INIT (y(15..21) = q''(0), y(22..27) =
+// lambda(0)), the values tests/stepper/initialize_test.cpp holds the LU's solve to.
+TEST(Dopri5StageSolve, ReproducesAndrewsPublishedAccelerationsAndMultipliers) {
+  using Model = models::andrews;
+  double p[Model::n_params];
+  for (int i = 0; i < Model::n_params; ++i) p[i] = Model::params[i].default_value;
+  vec<double, 7> q, v, a;
+  vec<double, 6> lambda;
+  vec<double, 0> nu;
+  Model::initial_state(p, nullptr, q, v);
+  ASSERT_EQ(detail::solve_stage_accelerations<Model>(0.0, q, v, p, a, lambda, nu, std::uint64_t{0}),
+            member_status::success);
+  const double a_ref[7] = {14222.4439199541138705911625887, -10666.8329399655854029433719415, 0, 0, 0, 0, 0};
+  const double l_ref[6] = {98.5668703962410896057654982170, -6.12268834425566265503114393122, 0, 0, 0, 0};
+  double da = 0, na = 0, dl = 0, nl = 0;
+  for (int i = 0; i < 7; ++i) {
+    da += (a[i] - a_ref[i]) * (a[i] - a_ref[i]);
+    na += a_ref[i] * a_ref[i];
+  }
+  for (int i = 0; i < 6; ++i) {
+    dl += (lambda[i] - l_ref[i]) * (lambda[i] - l_ref[i]);
+    nl += l_ref[i] * l_ref[i];
+  }
+  EXPECT_LE(std::sqrt(da / na), 1e-10);
+  EXPECT_LE(std::sqrt(dl / nl), 1e-10);
+}
+
+// A pendulum of mass m and length L at rest at angle theta, its rod stated twice: with the second row
+// dropped (the rank decision's mask), the first row's multiplier is the rod's, m g cos(theta) / L for
+// Phi = (x^2 + y^2 - L^2) / 2, the dropped one's is 0, and a = (-g sin cos, -g sin^2) (the tangential
+// component of gravity); with neither dropped, C M^-1 C^T is singular, and the LU says so.
+TEST(Dopri5StageSolve, ADroppedRowHasNoMultiplierAndADependentOneIsSingular) {
+  using Model = doubled_pendulum_constraint;
+  const double m = 2.0, L = 1.5, g = 9.81, theta = 0.7, p[3] = {m, L, g};
+  const vec<double, 2> q{L * std::sin(theta), -L * std::cos(theta)}, v{0.0, 0.0};
+  vec<double, 2> a, lambda;
+  vec<double, 0> nu;
+  ASSERT_EQ(detail::solve_stage_accelerations<Model>(0.0, q, v, p, a, lambda, nu, std::uint64_t{0b10}),
+            member_status::success);
+  EXPECT_NEAR(lambda[0], m * g * std::cos(theta) / L, 1e-13);
+  EXPECT_EQ(lambda[1], 0.0);
+  EXPECT_NEAR(a[0], -g * std::sin(theta) * std::cos(theta), 1e-13);
+  EXPECT_NEAR(a[1], -g * std::sin(theta) * std::sin(theta), 1e-13);
+  EXPECT_EQ(detail::solve_stage_accelerations<Model>(0.0, q, v, p, a, lambda, nu, std::uint64_t{0}),
+            member_status::singular_matrix);
+}
+
+// A point with mass m in x and none in y, held on the line y = x and pulled down by a weight w on y:
+// M = diag(m, 0) is not positive definite, but the saddle-point system is regular, and the stages'
+// solve falls back to the LU's: lambda = -w, a = (-w / m, -w / m).
+struct massless_coordinate {
+  static constexpr const char* name = "massless_coordinate";
+  static constexpr const char* description = "a point with mass in x alone, on the line y = x";
+  static constexpr int n = 2, m = 1, k = 0;
+  static constexpr int n_params = 2;
+  static constexpr named_value params[n_params] = {{"m", 2.0, ""}, {"w", 3.0, ""}};
+  static constexpr int n_inputs = 0;
+  template <class T, class P>
+  static mat<T, n, n> mass(const vec<T, n>&, const P* p) {
+    mat<T, n, n> M;
+    M(0, 0) = T(p[0]);
+    return M;
+  }
+  template <class T, class P>
+  static vec<T, n> force(const T&, const vec<T, n>&, const vec<T, n>&, const P* p) {
+    vec<T, n> Q;
+    Q[1] = T(-p[1]);
+    return Q;
+  }
+  template <class T, class P>
+  static vec<T, m> constraint(const T&, const vec<T, n>& q, const P*) {
+    vec<T, m> phi;
+    phi[0] = q[1] - q[0];
+    return phi;
+  }
+  static void initial_state(const double*, const double*, vec<double, n>& q0, vec<double, n>& v0) {
+    q0[0] = q0[1] = v0[0] = v0[1] = 0.0;
+  }
+};
+
+TEST(Dopri5StageSolve, AMassMatrixThatIsNotPositiveDefiniteFallsBackToTheLU) {
+  using Model = massless_coordinate;
+  const double p[2] = {2.0, 3.0};
+  const vec<double, 2> q{0.5, 0.5}, v{1.0, 1.0};
+  vec<double, 2> a;
+  vec<double, 1> lambda;
+  vec<double, 0> nu;
+  ASSERT_EQ(detail::solve_stage_accelerations<Model>(0.0, q, v, p, a, lambda, nu, std::uint64_t{0}),
+            member_status::success);
+  EXPECT_NEAR(lambda[0], -3.0, 1e-15);
+  EXPECT_NEAR(a[0], -1.5, 1e-15);
+  EXPECT_NEAR(a[1], -1.5, 1e-15);
 }
 
 }  // namespace

@@ -9,8 +9,11 @@
 //     [ M  G^T A^T ] [ a      ]   [ Q        ]
 //     [ G  0   0   ] [ lambda ] = [ -gamma   ]      (method/initialize.hpp, accelerations_and_multipliers)
 //     [ A  0   0   ] [ nu     ]   [ -gamma_nh]
-// at every stage: the only linear algebra of a step is this (n + m + k) system, once per stage. The
-// multipliers of the current point are those of its system (index 1: no error control on them).
+// at every stage: the only linear algebra of a step is this (n + m + k) system, once per stage, solved
+// by the Schur complement of M (method/accelerations_generic.inc, solve_stage_accelerations: Cholesky
+// factorizations of M and of G M^-1 G^T, or the pivoted LU of the whole system where M is not positive
+// definite). The multipliers of the current point are those of its system (index 1: no error control
+// on them).
 //
 // The pair (Dormand & Prince 1980, "A family of embedded Runge-Kutta formulae", J. Comput. Appl. Math.
 // 6, 19-26, the coefficients of RK5(4)7M): seven stages, the seventh at the step's end and equal to the
