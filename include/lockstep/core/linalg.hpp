@@ -280,19 +280,31 @@ LOCKSTEP_HD factor_result cholesky_factor(mat<double, N, N>& A) {
   return detail::cholesky_factor(A);
 }
 
-// Solves A x = b in place with the factor of cholesky_factor (L y = b, then L^T x = y).
+// The two halves of a solve with the factor L of cholesky_factor, in place: L y = b (forward), then
+// L^T x = y (backward). Apart, they serve a Schur complement C A^-1 C^T = Y^T Y with Y = L^-1 C^T,
+// which needs the forward half alone for each column of C^T.
 template <class T, int N>
-LOCKSTEP_HD void cholesky_solve(const mat<T, N, N>& L, vec<T, N>& b) {
+LOCKSTEP_HD void cholesky_forward_solve(const mat<T, N, N>& L, vec<T, N>& b) {
   for (int i = 0; i < N; ++i) {
     T s = b[i];
     for (int k = 0; k < i; ++k) s = s - L(i, k) * b[k];
     b[i] = s / L(i, i);
   }
+}
+template <class T, int N>
+LOCKSTEP_HD void cholesky_backward_solve(const mat<T, N, N>& L, vec<T, N>& b) {
   for (int i = N - 1; i >= 0; --i) {
     T s = b[i];
     for (int k = i + 1; k < N; ++k) s = s - L(k, i) * b[k];
     b[i] = s / L(i, i);
   }
+}
+
+// Solves A x = b in place with the factor of cholesky_factor (L y = b, then L^T x = y).
+template <class T, int N>
+LOCKSTEP_HD void cholesky_solve(const mat<T, N, N>& L, vec<T, N>& b) {
+  cholesky_forward_solve(L, b);
+  cholesky_backward_solve(L, b);
 }
 
 }  // namespace lockstep
