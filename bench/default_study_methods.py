@@ -47,7 +47,9 @@ VARIANTS = [("radau5", "index3", 1e-6, ""), ("radau5", "index3", 1e-7, ""), ("ra
             ("auto", "index3", 1e-6, "coordinate"), ("auto", "index3", 1e-7, "coordinate"),
             ("auto", "index3", 1e-8, "coordinate"), ("dopri5", "index1", 1e-6, "coordinate"),
             ("dopri5", "index1", 1e-7, "coordinate"), ("dopri5", "index1", 1e-6, "post-stabilization"),
-            ("dopri5", "index1", 1e-7, "post-stabilization"), ("dopri5", "index1", 1e-8, "post-stabilization")]
+            ("dopri5", "index1", 1e-7, "post-stabilization"), ("dopri5", "index1", 1e-8, "post-stabilization"),
+            ("tsit5", "index1", 1e-6, "post-stabilization"), ("tsit5", "index1", 1e-7, "post-stabilization"),
+            ("tsit5", "index1", 1e-8, "post-stabilization")]
 
 
 def variant_study(method, formulation, rtol, projection):

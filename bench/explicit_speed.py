@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""bench/explicit_speed.py — lockstep's explicit method (dopri5) and its implicit ones against JAX + diffrax
-(Tsit5, jit and vmap, float64) on the double pendulum, per core, in one run; writes section 8 of
+"""bench/explicit_speed.py — lockstep's explicit pairs (tsit5, dopri5) and its implicit methods against JAX +
+diffrax (Tsit5, jit and vmap, float64) on the double pendulum, per core, in one run; writes section 8 of
 bench/RESULTS.md.
 
 Run with Debian's interpreter (/usr/bin/python3) and h5py (python3-h5py); the peer runs in a virtual
@@ -18,11 +18,12 @@ and core — every code on one core (taskset), lockstep with --threads 1 and XLA
 lockstep's is the solve's wall time from results.h5 (`wall_time_seconds`), diffrax's the jitted call
 after a first call that compiled it; the fastest of --rounds runs each. The ratios at 5 ... 8 digits
 interpolate each code's time linearly in log(time) between its two tolerances that bracket the digits.
-dopri5 runs four times: in the SIMD lanes of the CPU at hand (the default), one member at a time
-(LOCKSTEP_LANES=0: the baseline build's code, the same bits), in the lanes with post-stabilization
-instead of the coordinate projection, and in the lanes on the same double pendulum written as a
-mechanism file (tests/model_files/mechanisms/double_pendulum.toml: joint coordinates, no constraint),
-whose bob positions are formed from its two angles here.
+tsit5, the explicit pair of the same coefficients as the peer's, runs four times: in the SIMD lanes of
+the CPU at hand (the default), one member at a time (LOCKSTEP_LANES=0: the baseline build's code, the
+same bits), in the lanes with post-stabilization instead of the coordinate projection, and in the lanes
+on the same double pendulum written as a mechanism file (tests/model_files/mechanisms/double_pendulum.toml:
+joint coordinates, no constraint), whose bob positions are formed from its two angles here; dopri5 runs
+in the lanes beside it.
 """
 
 import argparse
@@ -66,18 +67,20 @@ def from_joint_angles(q):
     return np.stack([x1, y1, x1 + np.sin(a2), y1 - np.cos(a2)], axis=1)
 
 
-# (label, [solver] lines, environment, [model] line, positions of final q): the explicit method in the
+# (label, [solver] lines, environment, [model] line, positions of final q): the explicit pairs in the
 # SIMD lanes of the CPU at hand and one member at a time, on the built-in model and on the mechanism
 # file, and the implicit defaults a user would otherwise pick (in lanes).
-LANES = "lockstep dopri5 (index1, coordinate projection; SIMD lanes)"
-ALONE = "lockstep dopri5 (one member at a time: LOCKSTEP_LANES=0, the baseline build's code)"
-POST = "lockstep dopri5 (index1, post-stabilization; SIMD lanes)"
-JOINTS = "lockstep dopri5, mechanism file in joint coordinates (SIMD lanes)"
+LANES = "lockstep tsit5 (index1, coordinate projection; SIMD lanes)"
+ALONE = "lockstep tsit5 (one member at a time: LOCKSTEP_LANES=0, the baseline build's code)"
+POST = "lockstep tsit5 (index1, post-stabilization; SIMD lanes)"
+JOINTS = "lockstep tsit5, mechanism file in joint coordinates (SIMD lanes)"
+DOPRI5 = "lockstep dopri5 (index1, coordinate projection; SIMD lanes)"
 LOCKSTEP_METHODS = [
-    (LANES, 'method = "dopri5"\n', {}, BUILTIN, cartesian),
-    (ALONE, 'method = "dopri5"\n', {"LOCKSTEP_LANES": "0"}, BUILTIN, cartesian),
-    (POST, 'method = "dopri5"\nprojection = "post-stabilization"\n', {}, BUILTIN, cartesian),
-    (JOINTS, 'method = "dopri5"\n', {}, f"source = {MECHANISM!r}", from_joint_angles),
+    (LANES, 'method = "tsit5"\n', {}, BUILTIN, cartesian),
+    (ALONE, 'method = "tsit5"\n', {"LOCKSTEP_LANES": "0"}, BUILTIN, cartesian),
+    (POST, 'method = "tsit5"\nprojection = "post-stabilization"\n', {}, BUILTIN, cartesian),
+    (JOINTS, 'method = "tsit5"\n', {}, f"source = {MECHANISM!r}", from_joint_angles),
+    (DOPRI5, 'method = "dopri5"\n', {}, BUILTIN, cartesian),
     ("lockstep radau5 (index3)", 'method = "radau5"\nformulation = "index3"\n', {}, BUILTIN, cartesian),
     ("lockstep radau5 (ggl)", 'method = "radau5"\nformulation = "ggl"\n', {}, BUILTIN, cartesian),
     ("lockstep bdf (ggl)", 'method = "bdf"\nformulation = "ggl"\n', {}, BUILTIN, cartesian),
@@ -170,16 +173,16 @@ def main():
         for tol, d, s, steps in points:
             lines.append(f"| {label} | {tol:.0e} | {d:.2f} | {microseconds(s)} | {steps:.0f} |")
     lines += ["", "Time per member at equal digits (interpolated, see the script), and diffrax's time over "
-              "lockstep dopri5's in SIMD lanes, one member at a time, post-stabilized and on the mechanism file "
-              "(above 1: lockstep is faster):", "",
-              "| digits | " + " | ".join(rows) + " | diffrax / dopri5 in lanes | diffrax / dopri5 alone "
-              "| diffrax / dopri5 post-stabilized | diffrax / dopri5 in joint coordinates |",
-              "|---|" + "---|" * (len(rows) + 4)]
+              "lockstep tsit5's in SIMD lanes, one member at a time, post-stabilized and on the mechanism file, "
+              "and over dopri5's in SIMD lanes (above 1: lockstep is faster):", "",
+              "| digits | " + " | ".join(rows) + " | diffrax / tsit5 in lanes | diffrax / tsit5 alone "
+              "| diffrax / tsit5 post-stabilized | diffrax / tsit5 in joint coordinates | diffrax / dopri5 in lanes |",
+              "|---|" + "---|" * (len(rows) + 5)]
     for target in (5, 6, 7, 8):
         times = {label: at_digits([(d, s) for _, d, s, _ in points], target) for label, points in rows.items()}
         cells = [microseconds(t) if t else "—" for t in times.values()]
         ratios = [f"{times[PEER] / times[label]:.2f}" if times[PEER] and times[label] else "—"
-                  for label in (LANES, ALONE, POST, JOINTS)]
+                  for label in (LANES, ALONE, POST, JOINTS, DOPRI5)]
         lines.append(f"| {target} | " + " | ".join(cells + ratios) + " |")
     lines += ["", END]
     text = "\n".join(lines) + "\n"

@@ -903,7 +903,7 @@ struct member_tally {
   std::string lyapunov_message;  // the first reason a member's Lyapunov options were refused
   long derivative_failed = 0;    // members whose [derivative_measures] sensitivity solve failed
   initial_corrections initial;
-  // The explicit method's work (dopri5, auto: member_counters): its accepted steps, the members that
+  // The explicit method's work (dopri5, tsit5, auto: member_counters): its accepted steps, the members that
   // turned stiff (a stiffness detection), those that switched methods, and the switches.
   long explicit_steps = 0;
   long stiff_members = 0;
@@ -952,21 +952,21 @@ struct member_tally {
 // stability limit on a stiff member (method/dopri5.hpp), which then ends with step_size_too_small or
 // max_steps however loose the tolerance. A line for the summary, or "" for other methods and endings.
 inline std::string explicit_method_hint(method_kind method, const std::map<std::string, long>& failed) {
-  if (method != method_kind::dopri5) return "";
+  if (!is_explicit_pair(method)) return "";
   long stalled = 0;
   for (const member_status s : {member_status::step_size_too_small, member_status::max_steps})
     if (const auto it = failed.find(status_name(s)); it != failed.end()) stalled += it->second;
   if (stalled == 0) return "";
   return "lockstep: " + std::to_string(stalled) + " member" + (stalled == 1 ? "" : "s") +
-         " of the explicit method dopri5 ran out of steps (max_steps or step_size_too_small): on a stiff member "
+         " of the explicit method " + method_name(method) + " ran out of steps (max_steps or step_size_too_small): on a stiff member "
          "(a stiff spring, a small mass) an explicit method's steps stay at its stability limit; if these "
          "members are stiff, run them with radau5 or bdf, or with auto, which switches a member that turns "
          "stiff to Radau IIA 5\n";
 }
 
 // What the members of a method that takes explicit steps did (method/auto_switch.hpp): with auto, how
-// many turned stiff and switched, and whose steps the run's were; with dopri5, the members its
-// stiffness test found stiff. Lines for the summary, or "" for the other methods.
+// many turned stiff and switched, and whose steps the run's were; with an explicit pair, the members
+// its stiffness test found stiff. Lines for the summary, or "" for the other methods.
 inline std::string explicit_steps_lines(method_kind method, const member_tally& t) {
   const auto plural = [](long count) { return count == 1 ? "" : "s"; };
   char line[512];
@@ -978,12 +978,12 @@ inline std::string explicit_steps_lines(method_kind method, const member_tally& 
                   t.method_switches == 1 ? "" : "es", t.explicit_steps, t.steps, t.steps - t.explicit_steps);
     return line;
   }
-  if (method != method_kind::dopri5 || t.stiff_members == 0) return "";
+  if (!is_explicit_pair(method) || t.stiff_members == 0) return "";
   std::snprintf(line, sizeof line,
-                "lockstep: %ld member%s of the explicit method dopri5 turned stiff (its stiffness test: 15 steps held "
+                "lockstep: %ld member%s of the explicit method %s turned stiff (its stiffness test: 15 steps held "
                 "by its stability limit, /members/stiffness_detections); method \"auto\" switches such members to "
                 "Radau IIA 5\n",
-                t.stiff_members, plural(t.stiff_members));
+                t.stiff_members, plural(t.stiff_members), method_name(method));
   return line;
 }
 

@@ -100,10 +100,11 @@ inline constexpr results_file_entry results_file_layout[] = {
      "`\"avx2\"` or `\"avx512\"` (docs/SIMD.md). The results do not depend on it; files written before it have none."},
     {"/@simd_lanes", "attribute", "int64", "scalar", "always",
      "The members per SIMD pack that advanced them (4 with avx2, 8 with avx512), or 0 where they ran one at a time "
-     "(the cuda backend, `LOCKSTEP_LANES=0`, methods `dopri5` and `auto`); the same for a run resumed from a checkpoint. Files "
+     "(the cuda backend, `LOCKSTEP_LANES=0`, method `auto`); the same for a run resumed from a checkpoint. Files "
      "written before it have none."},
     {"/@method", "attribute", "string", "scalar", "always",
-     "The `[solver]` method: `\"radau5\"`, `\"bdf\"`, `\"radau3\"`, `\"euler\"` or `\"rhoinf\"`."},
+     "The `[solver]` method: `\"radau5\"`, `\"bdf\"`, `\"radau3\"`, `\"euler\"`, `\"rhoinf\"`, `\"dopri5\"`, "
+     "`\"tsit5\"` or `\"auto\"`."},
     {"/@rho_inf", "attribute", "float64", "scalar", "[solver] method = \"rhoinf\"",
      "The rho_inf method's spectral radius at infinity (`[solver]` rho_inf)."},
     {"/@formulation", "attribute", "string", "scalar", "always",
@@ -182,14 +183,15 @@ inline constexpr results_file_entry results_file_layout[] = {
     {"/members/max_projection_v", "dataset", "float64", "[member]", "always", "The largest velocity correction (max-norm) of a projection."},
     {"/members/max_dropped_phi", "dataset", "float64", "[member]", "always",
      "The largest |Phi| of a dropped holonomic row at an accepted point: dropped rows are monitored, not imposed."},
-    {"/members/explicit_steps", "dataset", "int64", "[member]", "[solver] method = \"dopri5\" or \"auto\"",
-     "The accepted steps the explicit method (dopri5) took; steps - explicit_steps were Radau IIA 5's (auto)."},
-    {"/members/method_switches", "dataset", "int64", "[member]", "[solver] method = \"dopri5\" or \"auto\"",
-     "How often the member switched between the explicit and the implicit method (auto; 0 with dopri5)."},
-    {"/members/stiffness_detections", "dataset", "int64", "[member]", "[solver] method = \"dopri5\" or \"auto\"",
+    {"/members/explicit_steps", "dataset", "int64", "[member]", "[solver] method = \"dopri5\", \"tsit5\" or \"auto\"",
+     "The accepted steps the explicit method (dopri5, tsit5) took; steps - explicit_steps were Radau IIA 5's (auto)."},
+    {"/members/method_switches", "dataset", "int64", "[member]", "[solver] method = \"dopri5\", \"tsit5\" or \"auto\"",
+     "How often the member switched between the explicit and the implicit method (auto; 0 with dopri5 and tsit5)."},
+    {"/members/stiffness_detections", "dataset", "int64", "[member]",
+     "[solver] method = \"dopri5\", \"tsit5\" or \"auto\"",
      "How often the explicit method's stiffness test found its steps held by its stability limit (15 steps with "
-     "h lambda above 2.5 before 6 below it): with auto each starts an implicit phase; with dopri5 the member "
-     "goes on, stiff."},
+     "h lambda above 2.5 before 6 below it): with auto each starts an implicit phase; with dopri5 and tsit5 the "
+     "member goes on, stiff."},
     {"/members/final_q", "dataset", "float64", "[member, q]", "always",
      "The positions at final_t; for a member that never started, the q0 it was given, as given (not projected "
      "onto the constraints)."},

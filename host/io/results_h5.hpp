@@ -61,7 +61,7 @@ inline constexpr std::array<const char*, 10> member_integer_datasets = {
 inline constexpr std::array<const char*, 9> member_real_datasets = {
     "final_t", "final_h", "max_phi", "max_velocity_residual", "init_q_correction", "init_v_correction",
     "max_projection_q", "max_projection_v", "max_dropped_phi"};
-// The int64 counters of a method that takes explicit steps (dopri5, auto: takes_explicit_steps), written
+// The int64 counters of a method that takes explicit steps (dopri5, tsit5, auto: takes_explicit_steps), written
 // for such runs only.
 inline constexpr std::array<const char*, 3> member_explicit_datasets = {"explicit_steps", "method_switches",
                                                                         "stiffness_detections"};

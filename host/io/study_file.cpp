@@ -238,6 +238,7 @@ constexpr choice method_choices[] = {
     {"euler", static_cast<int>(method_kind::euler), true},
     {"rhoinf", static_cast<int>(method_kind::rhoinf), true},
     {"dopri5", static_cast<int>(method_kind::dopri5), true},
+    {"tsit5", static_cast<int>(method_kind::tsit5), true},
     {"auto", static_cast<int>(method_kind::automatic), true},
 };
 constexpr choice formulation_choices[] = {
@@ -283,9 +284,9 @@ constexpr choice lyapunov_metric_choices[] = {
 // The formulation and projection a method brings where the [solver] table `s` names none (read_solver;
 // the model file's read-ahead).
 void apply_method_defaults(const section& s, solver_options& opt) {
-  // The explicit method integrates the index-1 equations and keeps the constraints by projecting
-  // after every step (method/dopri5.hpp): those are its defaults, where the study names none.
-  if (opt.method == method_kind::dopri5) {
+  // The explicit pairs integrate the index-1 equations and keep the constraints by projecting after
+  // every step (method/dopri5.hpp): those are their defaults, where the study names none.
+  if (is_explicit_pair(opt.method)) {
     if (!s.get("formulation")) opt.form = formulation::index1;
     if (!s.get("projection")) opt.projection = projection_kind::coordinate;
   }
@@ -656,7 +657,7 @@ class study_reader {
         if (s.get(key))
           fail(s.key_position(key), std::string("[solver] ") + key + " applies to methods \"bdf\" and \"rhoinf\" only " +
                                         "(method is \"" + method_name(opt.method) + "\", " +
-                                        (opt.method == method_kind::dopri5
+                                        (is_explicit_pair(opt.method)
                                              ? "an explicit method without a Newton iteration"
                                          : opt.method == method_kind::automatic
                                              ? "whose implicit phases take RADAU5's Newton tolerance and limit"

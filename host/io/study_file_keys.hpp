@@ -54,17 +54,20 @@ inline constexpr study_file_key study_file_keys[] = {
     {"model.initial", "*", "number", "the model's default", "An initial input of the model, by its name."},
 
     // ---- [solver] ----
-    {"solver", "method", "`radau5` | `bdf` | `radau3` | `euler` | `rhoinf` | `dopri5` | `auto`", "`radau5`",
+    {"solver", "method", "`radau5` | `bdf` | `radau3` | `euler` | `rhoinf` | `dopri5` | `tsit5` | `auto`",
+     "`radau5`",
      "The integration method: Radau IIA with 3, 2 or 1 stages (orders 5, 3, 1), BDF of variable order 1-5, the "
-     "two-step rho_inf method of Mantegazza & Masarati (2012), Dormand & Prince's explicit pair 5(4) for members "
-     "that are not stiff, or `auto`: dopri5 while a member is not stiff and Radau IIA 5 while it is, switching "
+     "two-step rho_inf method of Mantegazza & Masarati (2012), the explicit pairs 5(4) of Dormand & Prince "
+     "(`dopri5`) and Tsitouras (`tsit5`, the same digits in fewer steps) for members that are not stiff, or "
+     "`auto`: dopri5 while a member is not stiff and Radau IIA 5 while it is, switching "
      "per member by a stiffness test (docs/METHODS.md). Radau IIA on index 3 is the default because it is "
      "the combination accepted with error control on every model."},
     {"solver", "formulation", "`index3` | `ggl` | `index1` | `projected-invariants`",
-     "`index3`; `index1` with dopri5",
-     "The form of the equations the method solves. BDF needs `ggl` (or fixed steps on `index3`); dopri5 `index1`; "
+     "`index3`; `index1` with dopri5 and tsit5",
+     "The form of the equations the method solves. BDF needs `ggl` (or fixed steps on `index3`); dopri5 and "
+     "tsit5 `index1`; "
      "with auto it names the implicit phases' (`index3` or `ggl`: the explicit phases run `index1`)."},
-    {"solver", "projection", "`none` | `coordinate` | `post-stabilization`", "`none`; `coordinate` with dopri5 and auto",
+    {"solver", "projection", "`none` | `coordinate` | `post-stabilization`", "`none`; `coordinate` with dopri5, tsit5 and auto",
      "A projection onto the constraints after every accepted step."},
     {"solver", "metric", "`mass` | `euclidean`", "`mass`", "The metric of the initial and the step projections."},
     {"solver", "init", "`auto` | `project` | `strict`", "`auto`",

@@ -23,7 +23,7 @@ MEMBER_COUNTERS = ("steps", "rejected", "newton_iterations", "newton_failures", 
                    "lu_factorizations", "model_evaluations", "projections", "final_t", "final_h", "max_phi",
                    "max_velocity_residual", "init_q_correction", "init_v_correction", "max_projection_q",
                    "max_projection_v", "dropped_rows", "rank_changes", "max_dropped_phi")
-# Those of a method that takes explicit steps (dopri5, auto), present only for such runs.
+# Those of a method that takes explicit steps (dopri5, tsit5, auto), present only for such runs.
 EXPLICIT_COUNTERS = ("explicit_steps", "method_switches", "stiffness_detections")
 
 # Each trajectory group of the state layout (q, v, lambda, mu, nu), and the derived quantities: its

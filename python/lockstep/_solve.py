@@ -11,9 +11,11 @@ import numpy as np
 from . import _dataset, _lockstep
 from ._model import hint, model as _model
 
-METHODS = ("radau5", "bdf", "radau3", "euler", "rhoinf", "dopri5", "auto")
+METHODS = ("radau5", "bdf", "radau3", "euler", "rhoinf", "dopri5", "tsit5", "auto")
 # The methods that take explicit steps, whose members report _dataset.EXPLICIT_COUNTERS too.
-EXPLICIT_METHODS = ("dopri5", "auto")
+# The explicit pairs, which integrate index1 and project after every step.
+EXPLICIT_PAIRS = ("dopri5", "tsit5")
+EXPLICIT_METHODS = EXPLICIT_PAIRS + ("auto",)
 STATUS_INCONSISTENT_INITIAL = tuple(_lockstep.status_names).index("inconsistent_initial")
 FORMULATIONS = ("index3", "ggl", "index1", "projected-invariants")
 PROJECTIONS = ("none", "coordinate", "post-stabilization")
@@ -169,10 +171,10 @@ def _threads_used(threads, backend="omp"):
 def solver_options(function, method, formulation, projection, rtol, atol, solver, keys=SOLVER_KEYS):
     """The options dict of the module from the solver arguments of `function` (checked, with hints)."""
     method = _choice("method", method, METHODS)
-    # None: the method's default, as in a study file (dopri5 integrates index1 and projects every step;
-    # auto projects every step and runs its implicit phases on index3).
+    # None: the method's default, as in a study file (the explicit pairs integrate index1 and project
+    # every step; auto projects every step and runs its implicit phases on index3).
     if formulation is None:
-        formulation = "index1" if method == "dopri5" else "index3"
+        formulation = "index1" if method in EXPLICIT_PAIRS else "index3"
     if projection is None:
         projection = "coordinate" if method in EXPLICIT_METHODS else "none"
     formulation = _choice("formulation", formulation, FORMULATIONS)
@@ -287,18 +289,18 @@ def solve(model, vary=None, params=None, initial=None, t=(0.0, 1.0), save=None, 
     save : array_like, optional
         The save times (1-D, increasing, within [t0, t1]); default 101 points from t0 to t1.
     method : str, default "radau5"
-        "radau5", "bdf", "radau3", "euler", "rhoinf", "dopri5" (explicit, for members that are not stiff) or
-        "auto" (dopri5 while a member is not stiff, Radau IIA 5 while it is; the Dataset's explicit_steps,
+        "radau5", "bdf", "radau3", "euler", "rhoinf", "dopri5" or "tsit5" (the explicit pairs of Dormand &
+        Prince and of Tsitouras, for members that are not stiff) or "auto" (dopri5 while a member is not stiff, Radau IIA 5 while it is; the Dataset's explicit_steps,
         method_switches and stiffness_detections say what each member did).
     formulation : str, optional
-        "index3", "ggl", "index1" or "projected-invariants"; default "index3" ("index1" with dopri5; with
+        "index3", "ggl", "index1" or "projected-invariants"; default "index3" ("index1" with dopri5 and tsit5; with
         auto it names the implicit phases' formulation, index3 or ggl).
     rtol : float, default 1e-6
         The relative tolerance.
     atol : float or dict, default 1e-6
         A number, or ``{"q": .., "v": .., "lambda": ..}`` (the groups not given keep 1e-6).
     projection : str, optional
-        "none", "coordinate" or "post-stabilization"; default "none" ("coordinate" with dopri5 and auto).
+        "none", "coordinate" or "post-stabilization"; default "none" ("coordinate" with dopri5, tsit5 and auto).
     backend : str, default "omp"
         "omp" (the CPU cores' thread team), "serial" or "cuda".
     threads : int, default 0

@@ -100,7 +100,7 @@ def lyapunov(model, vary=None, params=None, initial=None, t=(0.0, 1.0), exponent
     model = _model(model)
     if method not in LYAPUNOV_METHODS:
         extra = (f"; {method!r} is a solver method: pass it as solver_method={method!r}"
-                 if method in ("radau5", "bdf", "radau3", "euler", "rhoinf", "dopri5", "auto") else hint(str(method), LYAPUNOV_METHODS))
+                 if method in ("radau5", "bdf", "radau3", "euler", "rhoinf", "dopri5", "tsit5", "auto") else hint(str(method), LYAPUNOV_METHODS))
         raise ValueError(f"method={method!r} is not one of {', '.join(LYAPUNOV_METHODS)}{extra}")
     metric = _choice("metric", metric, LYAPUNOV_METRICS)
     clone = method == "clone"

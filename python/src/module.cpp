@@ -180,7 +180,7 @@ constexpr std::pair<const char*, lockstep::method_kind> method_choices[] = {
     {"bdf", lockstep::method_kind::bdf},     {"radau5", lockstep::method_kind::radau5},
     {"radau3", lockstep::method_kind::radau3}, {"euler", lockstep::method_kind::euler},
     {"rhoinf", lockstep::method_kind::rhoinf}, {"dopri5", lockstep::method_kind::dopri5},
-    {"auto", lockstep::method_kind::automatic}};
+    {"auto", lockstep::method_kind::automatic}, {"tsit5", lockstep::method_kind::tsit5}};
 constexpr std::pair<const char*, lockstep::formulation> formulation_choices[] = {
     {"index3", lockstep::formulation::index3},
     {"ggl", lockstep::formulation::ggl},

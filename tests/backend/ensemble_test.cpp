@@ -155,6 +155,7 @@ TYPED_TEST(EnsembleDeterminismPerModel, SerialAndTwoThreadOmpAgreeBitwiseForChun
                          // the explicit methods likewise (no member here turns stiff: auto's switches are in
                          // the golden corpus, tests/golden/corpus.py, over threads, chunks and ranks)
                          pair{method_kind::dopri5, formulation::index1, 0.0, 0.03, 1e-5, projection_kind::coordinate},
+                         pair{method_kind::tsit5, formulation::index1, 0.0, 0.03, 1e-5, projection_kind::coordinate},
                          pair{method_kind::automatic, formulation::index3, 0.0, 0.03, 1e-5, projection_kind::coordinate}}) {
     auto e = make_ensemble<Model>(200, fp.t1, fp.tol, fp.form, fp.fixed_h);
     e.options.method = fp.method;

@@ -7,13 +7,13 @@ A build whose own engines have no SIMD lanes (the default, baseline) loads, at t
 engine, the engine libraries of the widest instruction set the CPU has (avx2 or avx512) and runs every
 method's members in their lanes (docs/SIMD.md, "The built-in models in the lanes of the CPU at hand").
 LOCKSTEP_BUILTIN_INSTRUCTION_SET chooses a set. For every set this CPU can run, this runs studies of
-four built-in models with BDF, Radau IIA 5 and 3, the rho_inf method, dopri5 and auto (which run one
+four built-in models with BDF, Radau IIA 5 and 3, the rho_inf method, dopri5, tsit5 and auto (which run one
 member at a time in every set; auto's oscillators switch to Radau IIA 5 where their damping is large),
 members stopped by max_steps among them, and checks
 
   - that every dataset of results.h5 is bitwise the baseline's (members one at a time),
   - that the attributes instruction_set and simd_lanes name the set and its width (4, 8; 0 for the
-    baseline, for LOCKSTEP_LANES=0 and for dopri5 and auto),
+    baseline, for LOCKSTEP_LANES=0 and for auto),
   - that `lockstep --version` and `lockstep describe` say so,
   - that an unknown set, and a set this CPU lacks, are refused with the choices or the missing feature.
 
@@ -40,6 +40,7 @@ STUDIES = [
     ("slider_crank", "bdf", "ggl", 445),
     ("slider_crank", "rhoinf", "index3", 100000),
     ("double_pendulum", "dopri5", "index1", 100000),
+    ("andrews", "tsit5", "index1", 100000),
     ("linear_oscillator", "auto", "index3", 100000),  # one member at a time in every set's library, both phases
 ]
 
@@ -181,7 +182,7 @@ def main():
                 check(attributes["instruction_set"] == expected_set and attributes["simd_lanes"] == expected_width,
                       f"{name}, {label}: attributes {attributes}")
                 check(sorted(values) == sorted(reference), f"{name}, {label}: other datasets")
-                if method == "dopri5" and width:  # the summary counts an explicit method's stage systems
+                if method in ("dopri5", "tsit5") and width:  # the summary counts an explicit method's stage systems
                     check("the stages' saddle-point systems: " in summary and "the corrector" not in summary,
                           f"{name}, {label}: the summary of the lanes' work:\n{summary}")
                 differ = [k for k in reference if k in values and not same_bits(reference[k], values[k])]

@@ -105,6 +105,7 @@ CASES = [
     case("pendulum-dopri5-index1", "pendulum", "dopri5", "index1"),
     case("knife_edge-dopri5-index1-post-stabilization", "knife_edge", "dopri5", "index1", "post-stabilization"),
     case("double_pendulum-dopri5-index1-coordinate", "double_pendulum", "dopri5", "index1", "coordinate"),
+    case("double_pendulum-tsit5-index1-coordinate", "double_pendulum", "tsit5", "index1", "coordinate", variants=FULL),
     # Auto: members that turn stiff (damping 113-10604: 5 of 8) and switch to Radau IIA 5, beside members
     # that stay explicit (0.19-17); and members that are never stiff, with the implicit phases on ggl.
     case("linear_oscillator-auto-index3-coordinate", "linear_oscillator", "auto", "index3", "coordinate",

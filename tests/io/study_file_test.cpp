@@ -497,23 +497,26 @@ TEST(StudyFile, EveryMethodNameIsAcceptedOnIndex3) {
   }
 }
 
-// The explicit method integrates the index-1 equations and projects after every step: its defaults
+// The explicit pairs integrate the index-1 equations and project after every step: their defaults
 // where the study names no formulation or projection; a projection the study names is kept.
-TEST(StudyFile, Dopri5DefaultsToIndex1WithTheCoordinateProjection) {
-  // Arrange
-  const char* plain = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"dopri5\"\n[time]\nt1 = 1\n";
-  const char* unprojected = "[model]\nname = \"pendulum\"\n[solver]\nmethod = \"dopri5\"\nprojection = \"none\"\n"
-                            "[time]\nt1 = 1\n";
+TEST(StudyFile, TheExplicitPairsDefaultToIndex1WithTheCoordinateProjection) {
+  for (const char* method : {"dopri5", "tsit5"}) {
+    // Arrange
+    const std::string plain =
+        std::string("[model]\nname = \"pendulum\"\n[solver]\nmethod = \"") + method + "\"\n[time]\nt1 = 1\n";
+    const std::string unprojected = std::string("[model]\nname = \"pendulum\"\n[solver]\nmethod = \"") + method +
+                                    "\"\nprojection = \"none\"\n[time]\nt1 = 1\n";
 
-  // Act
-  const study_spec a = parse_study(plain, "a.toml"), b = parse_study(unprojected, "b.toml");
+    // Act
+    const study_spec a = parse_study(plain, "a.toml"), b = parse_study(unprojected, "b.toml");
 
-  // Assert
-  EXPECT_EQ(a.solver.method, method_kind::dopri5);
-  EXPECT_EQ(a.solver.form, formulation::index1);
-  EXPECT_EQ(a.solver.projection, projection_kind::coordinate);
-  EXPECT_EQ(b.solver.form, formulation::index1);
-  EXPECT_EQ(b.solver.projection, projection_kind::none);
+    // Assert
+    EXPECT_STREQ(method_name(a.solver.method), method);
+    EXPECT_EQ(a.solver.form, formulation::index1) << method;
+    EXPECT_EQ(a.solver.projection, projection_kind::coordinate) << method;
+    EXPECT_EQ(b.solver.form, formulation::index1) << method;
+    EXPECT_EQ(b.solver.projection, projection_kind::none) << method;
+  }
 }
 
 // Auto projects after every step, and its implicit phases run index3 unless the study names ggl.
@@ -642,7 +645,7 @@ const malformed_case malformed_cases[] = {
     {"unknown method, close to a known one", BASE "[solver]\nmethod = \"radua5\"\n", "6:10",
      "[solver] unknown method \"radua5\"; did you mean \"radau5\"?"},
     {"unknown method, close to nothing", BASE "[solver]\nmethod = \"rk4\"\n", "6:10",
-     "[solver] unknown method \"rk4\"; available: bdf, radau5, radau3, euler, rhoinf, dopri5, auto"},
+     "[solver] unknown method \"rk4\"; available: bdf, radau5, radau3, euler, rhoinf, dopri5, tsit5, auto"},
     {"auto on the explicit method's formulation", BASE "[solver]\nmethod = \"auto\"\nformulation = \"index1\"\n", "6:10",
      "[solver] method \"auto\" with formulation \"index1\" is refused: auto runs its explicit phases on index1"},
     {"auto without a projection", BASE "[solver]\nmethod = \"auto\"\nprojection = \"none\"\n", "6:10",
@@ -650,9 +653,14 @@ const malformed_case malformed_cases[] = {
     {"auto with fixed steps", BASE "[solver]\nmethod = \"auto\"\nfixed_h = 0.01\n", "6:10",
      "is refused: auto switches where the explicit method's steps are held by its stability limit"},
     {"dopri5 on an implicit method's formulation", BASE "[solver]\nmethod = \"dopri5\"\nformulation = \"ggl\"\n", "6:10",
-     "[solver] method \"dopri5\" with formulation \"ggl\" is refused: dopri5 integrates the index-1 equations"},
+     "[solver] method \"dopri5\" with formulation \"ggl\" is refused: the explicit pairs (dopri5, tsit5) integrate "
+     "the index-1 equations"},
     {"dopri5 with Baumgarte's gains", BASE "[solver]\nmethod = \"dopri5\"\nbaumgarte = { alpha = 1.0 }\n", "6:10",
-     "[solver] method \"dopri5\" with formulation \"index1\" is refused: dopri5 does not apply Baumgarte's gains"},
+     "[solver] method \"dopri5\" with formulation \"index1\" is refused: the explicit pairs (dopri5, tsit5) do not "
+     "apply Baumgarte's gains"},
+    {"tsit5 with Baumgarte's gains", BASE "[solver]\nmethod = \"tsit5\"\nbaumgarte = { alpha = 1.0 }\n", "6:10",
+     "[solver] method \"tsit5\" with formulation \"index1\" is refused: the explicit pairs (dopri5, tsit5) do not "
+     "apply Baumgarte's gains"},
     {"newton_tol with the explicit method", BASE "[solver]\nmethod = \"dopri5\"\nnewton_tol = 0.05\n", "7:1",
      "[solver] newton_tol applies to methods \"bdf\" and \"rhoinf\" only (method is \"dopri5\", an explicit method "
      "without a Newton iteration); remove it"},

@@ -81,15 +81,16 @@ TEST(MethodOrdersTable, CoversEveryAcceptedCombinationAndNoRefusedOne) {
       for (projection_kind p : projections())
         EXPECT_TRUE(covered.count({static_cast<int>(k), static_cast<int>(f), static_cast<int>(p)}))
             << method_name(k) << " / " << formulation_name(f) << " / " << projection_name(p);
-  // dopri5 runs on index1 alone, with every projection.
-  for (formulation f : formulations())
-    for (projection_kind p : projections())
-      EXPECT_EQ(covered.count({static_cast<int>(method_kind::dopri5), static_cast<int>(f), static_cast<int>(p)}),
-                f == formulation::index1 ? 1u : 0u)
-          << "dopri5 / " << formulation_name(f) << " / " << projection_name(p);
+  // The explicit pairs run on index1 alone, with every projection.
+  for (method_kind k : {method_kind::dopri5, method_kind::tsit5})
+    for (formulation f : formulations())
+      for (projection_kind p : projections())
+        EXPECT_EQ(covered.count({static_cast<int>(k), static_cast<int>(f), static_cast<int>(p)}),
+                  f == formulation::index1 ? 1u : 0u)
+            << method_name(k) << " / " << formulation_name(f) << " / " << projection_name(p);
   // The implicit variants: 12 x 4 formulations x 3 projections, less rho_inf = 1 on index3 (3), the only
-  // fixed-step refusal among them; dopri5: index1 x 3 projections.
-  EXPECT_EQ(rows().size(), (method_variants().size() - 1) * 12 - 3 + 3);
+  // fixed-step refusal among them; each explicit pair: index1 x 3 projections.
+  EXPECT_EQ(rows().size(), (method_variants().size() - 2) * 12 - 3 + 2 * 3);
 }
 
 }  // namespace

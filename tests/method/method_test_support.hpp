@@ -25,14 +25,15 @@ namespace lockstep::test {
 // Least-squares slope of log(error) against log(h), h = 1 / steps (shared with docs/METHODS.md's table).
 using orders::fitted_order;
 
-// The options of a method on a formulation (rho_inf for rhoinf; dopri5 projects), defaults otherwise.
+// The options of a method on a formulation (rho_inf for rhoinf; the explicit pairs project), defaults
+// otherwise.
 inline solver_options method_options(method_kind method, formulation form, double rho_inf = 0.6) {
   solver_options opt;
   opt.method = method;
   opt.form = form;
   opt.rho_inf = rho_inf;
-  // The explicit method keeps the constraints by projection (its default in a study file).
-  if (method == method_kind::dopri5) opt.projection = projection_kind::coordinate;
+  // The explicit pairs keep the constraints by projection (their default in a study file).
+  if (is_explicit_pair(method)) opt.projection = projection_kind::coordinate;
   return opt;
 }
 

@@ -108,8 +108,15 @@ def test_the_explicit_method_takes_its_own_defaults_and_is_refused_tangents():
     assert unprojected.attrs["projection"] == "none" and unprojected.max_phi.values[0] > 1e-12
     with pytest.raises(ValueError, match="index-1 equations"):
         lockstep.solve("double_pendulum", method="dopri5", formulation="ggl", t=1.0)
-    with pytest.raises(ValueError, match="not for dopri5"):
+    with pytest.raises(ValueError, match="not for the explicit pairs"):
         lockstep.lyapunov("double_pendulum", t=1.0, solver_method="dopri5", formulation="index1")
+    # tsit5 takes the same defaults, and its own coefficients: the same members end elsewhere.
+    tsit5 = lockstep.solve("double_pendulum", method="tsit5", members=2, t=2.0, save=[1.0, 2.0], rtol=1e-8, atol=1e-8)
+    assert tsit5.attrs["method"] == "tsit5" and tsit5.attrs["formulation"] == "index1"
+    assert tsit5.attrs["projection"] == "coordinate" and (tsit5.max_phi.values < 1e-12).all()
+    assert (tsit5.explicit_steps.values == tsit5.steps.values).all()
+    assert not np.array_equal(tsit5.q.values, ds.q.values)
+    assert np.abs(tsit5.q.values - ds.q.values).max() < 1e-6
 
 
 def test_auto_switches_the_stiff_members_and_each_agrees_with_scipy():

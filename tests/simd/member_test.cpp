@@ -186,6 +186,8 @@ LOCKSTEP_MEMBER_TEST_ENTRY(RhoinfDoubledPendulum, lockstep::test::doubled_pendul
 LOCKSTEP_MEMBER_TEST_ENTRY(Dopri5Andrews, lockstep::models::andrews, dopri5_method)
 LOCKSTEP_MEMBER_TEST_ENTRY(Dopri5KnifeEdge, lockstep::models::knife_edge, dopri5_method)
 LOCKSTEP_MEMBER_TEST_ENTRY(Dopri5DoubledPendulum, lockstep::test::doubled_pendulum_constraint, dopri5_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(Tsit5Andrews, lockstep::models::andrews, tsit5_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(Tsit5KnifeEdge, lockstep::models::knife_edge, tsit5_method)
 bool ChunkAndrews(const chunk_view<lockstep::models::andrews>& c, int max_attempts,
                   const std::function<void(int)>& after_call, size_t lanes) {
   return at_lane_width(lanes, [&](auto w) {
@@ -570,26 +572,32 @@ TEST(SimdMember, EveryLaneEndsItsRhoinfMemberAsMemberAdvanceAlone) {
                                                            study_of(trapezoidal, 3e-3, 3), 64);
 }
 
-// dopri5 on index1 with coordinate projection (Andrews' squeezer, whose members run out of attempts,
-// and the doubled pendulum with redundant constraints and minimum-norm multipliers), with
-// post-stabilization (the knife edge's non-holonomic constraint), with fixed steps, and with both
-// projections in the Euclidean metric.
+// An explicit pair's lanes (Method: dopri5 or tsit5, the same attempt with other coefficients,
+// method/dopri5.hpp) on index1: with coordinate projection on Andrews' squeezer, whose members run out
+// of attempts, and with post-stabilization on the knife edge's non-holonomic constraint (seeds: the
+// studies' first and second).
+template <class Method, class Andrews, class KnifeEdge>
+void expect_explicit_pair_lanes_equal_alone(const Andrews& andrews, const KnifeEdge& knife_edge, uint64_t seed) {
+  solver_options projected = for_method<Method>(adaptive(formulation::index1));
+  projected.projection = projection_kind::coordinate;
+  projected.max_steps = 60;  // Andrews' squeezer is mildly stiff: some members run out of attempts
+  expect_lanes_equal_alone<models::andrews, Method>(andrews, "andrews, coordinate projection, 60 attempts",
+                                                    study_of(projected, 3e-3, 3), seed);
+
+  solver_options stabilized = for_method<Method>(adaptive(formulation::index1));
+  stabilized.projection = projection_kind::post_stabilization;
+  stabilized.rtol = 1e-4;
+  expect_lanes_equal_alone<models::knife_edge, Method>(knife_edge, "knife edge, post-stabilization, rtol 1e-4",
+                                                       study_of(stabilized, 2.0, 6), seed + 1);
+}
+
+// dopri5 as above, and on the doubled pendulum with redundant constraints and minimum-norm
+// multipliers, with fixed steps, and with both projections in the Euclidean metric.
 TEST(SimdMember, EveryLaneEndsItsDopri5MemberAsMemberAdvanceAlone) {
   const auto andrews = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Dopri5Andrews)(a...); };
   const auto knife_edge = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Dopri5KnifeEdge)(a...); };
   const auto doubled = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Dopri5DoubledPendulum)(a...); };
-
-  solver_options projected = for_method<dopri5_method>(adaptive(formulation::index1));
-  projected.projection = projection_kind::coordinate;
-  projected.max_steps = 60;  // Andrews' squeezer is mildly stiff: some members run out of attempts
-  expect_lanes_equal_alone<models::andrews, dopri5_method>(andrews, "andrews, coordinate projection, 60 attempts",
-                                                           study_of(projected, 3e-3, 3), 71);
-
-  solver_options stabilized = for_method<dopri5_method>(adaptive(formulation::index1));
-  stabilized.projection = projection_kind::post_stabilization;
-  stabilized.rtol = 1e-4;
-  expect_lanes_equal_alone<models::knife_edge, dopri5_method>(knife_edge, "knife edge, post-stabilization, rtol 1e-4",
-                                                              study_of(stabilized, 2.0, 6), 72);
+  expect_explicit_pair_lanes_equal_alone<dopri5_method>(andrews, knife_edge, 71);
 
   solver_options redundant = for_method<dopri5_method>(adaptive(formulation::index1));
   redundant.projection = projection_kind::coordinate;
@@ -613,6 +621,12 @@ TEST(SimdMember, EveryLaneEndsItsDopri5MemberAsMemberAdvanceAlone) {
   euclidean.projection = projection_kind::coordinate;
   expect_lanes_equal_alone<test::doubled_pendulum_constraint, dopri5_method>(
       doubled, "doubled pendulum, coordinate projection, Euclidean metric", study_of(euclidean, 1.0, 4), 76);
+}
+
+TEST(SimdMember, EveryLaneEndsItsTsit5MemberAsMemberAdvanceAlone) {
+  const auto andrews = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Tsit5Andrews)(a...); };
+  const auto knife_edge = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Tsit5KnifeEdge)(a...); };
+  expect_explicit_pair_lanes_equal_alone<tsit5_method>(andrews, knife_edge, 81);
 }
 
 // A chunk's storage (lockstep/detail/member_kernels.hpp, chunk_view) for `members`, begun by

@@ -120,6 +120,7 @@ const method_case methods[] = {
     {method_kind::bdf, formulation::ggl, projection_kind::none},
     {method_kind::radau3, formulation::index3, projection_kind::none},
     {method_kind::dopri5, formulation::index1, projection_kind::coordinate},
+    {method_kind::tsit5, formulation::index1, projection_kind::coordinate},
 };
 
 TEST(Events, StopAtTheQuarterPeriodOfThePendulum) {

@@ -190,11 +190,12 @@ TEST(MemberThatNeverStarts, ReportsT0AndTheStartItWasGivenWithEveryMethod) {
   const double p[3] = {1.0, 1.0, std::numeric_limits<double>::quiet_NaN()};
   const vec<double, 2> q0{{0.85, -0.54}}, v0{{0.1, 0.2}};
   for (const method_kind method : {method_kind::bdf, method_kind::radau5, method_kind::radau3, method_kind::euler,
-                                   method_kind::rhoinf, method_kind::dopri5, method_kind::automatic}) {
+                                   method_kind::rhoinf, method_kind::dopri5, method_kind::tsit5,
+                                   method_kind::automatic}) {
     solver_options opt;
     opt.method = method;
-    // The explicit method integrates index1, auto's implicit phases ggl; both project after every step.
-    opt.form = method == method_kind::dopri5 ? formulation::index1 : formulation::ggl;
+    // The explicit pairs integrate index1, auto's implicit phases ggl; both project after every step.
+    opt.form = is_explicit_pair(method) ? formulation::index1 : formulation::ggl;
     if (takes_explicit_steps(method)) opt.projection = projection_kind::coordinate;
 
     // Act

@@ -344,7 +344,7 @@ inline const std::vector<citation>& citations() {
        "An explicit Runge-Kutta method of order p on the index-1 equations is that method on the ODE q' = v, v' = "
        "a(t, q, v), the accelerations from the saddle-point system at every stage (Hairer & Wanner II, VII.1): "
        "O(h^p) in q and v (Hairer, Norsett & Wanner I, II.3), and in lambda = lambda(t, q, v) of the end point's "
-       "system. Dormand & Prince 1980: p = 5."},
+       "system. Dormand & Prince 1980 and Tsitouras 2011: p = 5."},
       {"PROJ",
        "Projection after every step keeps the method's order p (Ascher & Petzold 1998, 10.2: \"stabilization does not change "
        "the method's order of convergence\"; Ascher, Chin & Reich, Numer. Math. 67 (1994); Hairer & Wanner II, "
@@ -359,7 +359,7 @@ inline const std::vector<citation>& citations() {
 inline theory theory_of(const method_variant& m, formulation f) {
   const bool radau = m.kind == method_kind::radau5 || m.kind == method_kind::radau3 || m.kind == method_kind::euler;
   const int s = m.kind == method_kind::radau5 ? 3 : (m.kind == method_kind::radau3 ? 2 : 1);
-  const double p = radau ? 2 * s - 1 : (m.kind == method_kind::bdf ? m.bdf_order : m.kind == method_kind::dopri5 ? 5 : 2);
+  const double p = radau ? 2 * s - 1 : (m.kind == method_kind::bdf ? m.bdf_order : is_explicit_pair(m.kind) ? 5 : 2);
   const bool euler_like = m.kind == method_kind::euler || m.kind == method_kind::bdf;
   theory t;
   t.knife_q = p;
@@ -372,7 +372,7 @@ inline theory theory_of(const method_variant& m, formulation f) {
     else if (euler_like) t = {p, p, p, p, "BDF2"};
     else t = {2, 2, 2, 2, "RHO"};
   } else if (f == formulation::index1) {
-    t = {p, p, p, p, m.kind == method_kind::rhoinf ? "ODE1, RHO" : m.kind == method_kind::dopri5 ? "ERK1" : "ODE1"};
+    t = {p, p, p, p, m.kind == method_kind::rhoinf ? "ODE1, RHO" : is_explicit_pair(m.kind) ? "ERK1" : "ODE1"};
   } else {
     t = {p, p, p, p, m.kind == method_kind::rhoinf ? "PI, RHO" : "PI"};
   }
@@ -389,6 +389,7 @@ inline std::vector<int> pendulum_steps_of(const method_variant& m, formulation f
   switch (m.kind) {
     case method_kind::radau5: return {20, 40, 80};
     case method_kind::dopri5: return {32, 64, 128};
+    case method_kind::tsit5: return {48, 96, 192};
     case method_kind::automatic: break;  // adaptive only: its phases' orders are dopri5's and radau5's
     case method_kind::radau3: return {40, 80, 160, 320};
     case method_kind::euler: return {320, 640, 1280, 2560};
@@ -410,6 +411,7 @@ inline std::vector<int> knife_steps_of(const method_variant& m) {
   switch (m.kind) {
     case method_kind::radau5: return {16, 32, 64};  // N = 8: newton_failure (h = 1/8 too long for Newton)
     case method_kind::dopri5: return {16, 32, 64};
+    case method_kind::tsit5: return {16, 32, 64};
     case method_kind::automatic: break;  // adaptive only
     case method_kind::radau3: return {20, 40, 80, 160};
     case method_kind::euler: return {320, 640, 1280, 2560};
@@ -424,7 +426,7 @@ inline std::vector<method_variant> method_variants() {
           {method_kind::bdf, 1}, {method_kind::bdf, 2},    {method_kind::bdf, 3},
           {method_kind::bdf, 4}, {method_kind::bdf, 5},    {method_kind::rhoinf, 0, 0.0},
           {method_kind::rhoinf, 0, 0.6}, {method_kind::rhoinf, 0, 0.9}, {method_kind::rhoinf, 0, 1.0},
-          {method_kind::dopri5}};
+          {method_kind::dopri5}, {method_kind::tsit5}};
 }
 
 inline std::vector<formulation> formulations() {
@@ -461,6 +463,23 @@ inline void index3_projection_orders(order_row& row) {
   row.note = radau ? "v-raised" : "lambda-reduced";
 }
 
+// Tsitouras' pair (method/dopri5.hpp) is of order 5, but its fifth-order error terms are small by
+// design: its stability polynomial's z^6 coefficient is 1.031 / 6! against e^z's 1 / 6! (Dormand &
+// Prince's: 1.2 / 6!), and the order conditions of order 6 it leaves unmet are nearly met. So over the
+// N at which the errors stay above round-off, the sixth-order terms still raise the slopes on these
+// smooth problems: the knife edge (linear in its velocities) is measured at 6.0-6.1, the unprojected
+// pendulum at 5.5-5.8 (the projected one at 4.9-5.3, the theory's 5). Asserted: those slopes, with
+// note "small-constants"; tests/method/dopri5_test.cpp shows the pendulum's q and v tending to 5
+// from above as N grows, and the order conditions hold to round-off.
+inline void tsit5_measured_orders(order_row& row) {
+  row.expected.knife_q = 6.0;
+  if (row.projection == projection_kind::none) {
+    row.expected.q = row.expected.v = 5.5;
+    row.expected.lambda = 5.7;
+  }
+  row.note = "small-constants";
+}
+
 // Every combination check_method_options accepts with fixed steps (the refused ones are listed by
 // `refused_combinations`).
 inline std::vector<order_row> order_table() {
@@ -481,6 +500,7 @@ inline std::vector<order_row> order_table() {
         if (pk != projection_kind::none) row.expected.citation += ", PROJ";
         row.proved = row.expected;
         if (pk != projection_kind::none && f == formulation::index3) index3_projection_orders(row);
+        if (m.kind == method_kind::tsit5) tsit5_measured_orders(row);
         rows.push_back(row);
       }
   return rows;

@@ -40,11 +40,11 @@ inline constexpr bool uses_split_factorization = state_layout<Model>::newton_siz
 
 // Methods with the split path: BDF (through method/corrector.hpp) and the Radau IIA family. The rho_inf
 // method shares the corrector but its attempt does not pass a suspension on; it runs fused, and so does
-// the explicit dopri5, which factors only its stages' small acceleration systems, and auto (dopri5 and
-// Radau IIA 5 by phases), whose members are the small ones an explicit method suits.
+// the explicit pairs (dopri5, tsit5), which factor only their stages' small acceleration systems, and
+// auto (dopri5 and Radau IIA 5 by phases), whose members are the small ones an explicit method suits.
 template <class Method>
 inline constexpr bool has_split_factorization = Method::kind != method_kind::rhoinf &&
-                                                Method::kind != method_kind::dopri5 &&
+                                                !is_explicit_pair(Method::kind) &&
                                                 Method::kind != method_kind::automatic;
 
 template <class Model>

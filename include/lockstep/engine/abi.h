@@ -10,9 +10,9 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 12, with derived quantities; version 11 did not have them, version 10 no
- * events, version 9 no method auto, version 8 no dopri5; version 7 did not say what runs the members,
- * instruction_set and lanes; version 6 had one function for both Lyapunov methods' tangents; version
+ * Conventions (ABI version 13, with method tsit5; version 12 did not have it, version 11 no derived
+ * quantities, version 10 no events, version 9 no method auto, version 8 no dopri5; version 7 did not
+ * say what runs the members, instruction_set and lanes; version 6 had one function for both Lyapunov methods' tangents; version
  * 5 passed the solver options as a pointer to the C++ struct and its size, version 4 had one set of
  * chunk and tangent functions for every method instead of lockstep_method_functions per method,
  * version 3 no lanes_corrector_work, version 2 no lanes_work, version 1 no coordinate names):
@@ -40,13 +40,13 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 12u
+#define LOCKSTEP_ENGINE_ABI_VERSION 13u
 /* The function an engine library exports, `const lockstep_engine* LOCKSTEP_ENGINE_ENTRY(void)`, and
  * its symbol's name: each names the ABI version it implements (abi_support.hpp checks that they
  * agree), so a host finds no entry point in a library built for another version rather than one that
  * could be misread. */
-#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v12
-#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v12"
+#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v13
+#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v13"
 
 typedef struct lockstep_abi_header {
   uint32_t abi_version; /* LOCKSTEP_ENGINE_ABI_VERSION */
@@ -262,8 +262,8 @@ typedef struct lockstep_device_run {
   long chunk_size_used;      /* out */
 } lockstep_device_run;
 
-/* The methods (lockstep::method_kind: bdf, radau5, radau3, euler, rhoinf, dopri5, auto). */
-#define LOCKSTEP_METHOD_COUNT 7
+/* The methods (lockstep::method_kind: bdf, radau5, radau3, euler, rhoinf, dopri5, auto, tsit5). */
+#define LOCKSTEP_METHOD_COUNT 8
 
 /* What an engine runs with one method: a chunk of members, and their tangents. The engine of a model
  * file is compiled for the methods its study asks for (docs/MODEL-FILES.md, "What is compiled"): a

@@ -95,7 +95,7 @@ inline solver_options options_of(const lockstep_solver_options* options) {
   check_header(options, "the solver options struct");
   const lockstep_solver_options& c = *options;
   solver_options o;
-  o.method = enum_of(c.method, method_kind::automatic, "method");
+  o.method = enum_of(c.method, method_kind::tsit5, "method");
   o.form = enum_of(c.formulation, formulation::projected_invariants, "formulation");
   o.rtol = c.rtol;
   o.atol_q = c.atol_q;

@@ -45,7 +45,7 @@
 namespace lockstep {
 
 // The table's methods[] holds one entry per method_kind, indexed by it (abi.h).
-static_assert(static_cast<int>(method_kind::automatic) + 1 == LOCKSTEP_METHOD_COUNT,
+static_assert(static_cast<int>(method_kind::tsit5) + 1 == LOCKSTEP_METHOD_COUNT,
               "LOCKSTEP_METHOD_COUNT must count every method_kind");
 
 namespace engine_detail {

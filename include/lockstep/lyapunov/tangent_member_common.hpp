@@ -22,10 +22,10 @@ LOCKSTEP_HD constexpr const char* tangent_check_options(const solver_options& op
     return "tangent propagation (sensitivities, Lyapunov spectra) is implemented for bdf and the Radau IIA "
            "methods (radau5, radau3, euler), not for rhoinf: it would need its own linearized step "
            "equations, which are not implemented";
-  if (opt.method == method_kind::dopri5)
+  if (is_explicit_pair(opt.method))
     return "tangent propagation (sensitivities, Lyapunov spectra) is implemented for bdf and the Radau IIA "
-           "methods (radau5, radau3, euler), not for dopri5: its variational equations through the "
-           "acceleration system and the projection are not implemented";
+           "methods (radau5, radau3, euler), not for the explicit pairs (dopri5, tsit5): their variational "
+           "equations through the acceleration system and the projection are not implemented";
   if (opt.method == method_kind::automatic)
     return "tangent propagation (sensitivities, Lyapunov spectra) is implemented for bdf and the Radau IIA "
            "methods (radau5, radau3, euler), not for auto: its explicit phases are dopri5's, whose variational "

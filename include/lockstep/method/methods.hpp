@@ -132,10 +132,13 @@ struct rhoinf_method : current_point_in_y {
   LOCKSTEP_HD static auto& jacobian(State& s) { return s.corrector.jac; }
 };
 
-// Dormand & Prince's explicit pair on the index-1 equations (method/dopri5.hpp). Its constraint rows
-// (Method::jacobian) are the initial rank decision and G for dropped_rows_hold: it has no Jacobian.
-struct dopri5_method : current_point_in_y {
-  static constexpr method_kind kind = method_kind::dopri5;
+// An explicit pair on the index-1 equations (method/dopri5.hpp): Dormand & Prince's (dopri5) or
+// Tsitouras' (tsit5), T its coefficients. Its constraint rows (Method::jacobian) are the initial rank
+// decision and G for dropped_rows_hold: it has no Jacobian.
+template <class T, method_kind Kind>
+struct explicit_pair_method : current_point_in_y {
+  static constexpr method_kind kind = Kind;
+  using tableau = T;
   template <class Model>
   using state = dopri5_state<Model>;
 
@@ -148,7 +151,7 @@ struct dopri5_method : current_point_in_y {
   template <class Model>
   LOCKSTEP_HD static attempt_result attempt(state<Model>& s, double t_end, const double* p, const solver_options& opt,
                                             member_counters& c, member_status& why) {
-    return dopri5_attempt<Model>(s, t_end, p, opt, c, why);
+    return dopri5_attempt<Model, T>(s, t_end, p, opt, c, why);
   }
   template <class Model>
   LOCKSTEP_HD static void dense_output(const state<Model>& s, double t, state_vector<Model>& y) {
@@ -162,6 +165,8 @@ struct dopri5_method : current_point_in_y {
   template <class State>  // a state<Model>, const or not
   LOCKSTEP_HD static auto& jacobian(State& s) { return s.rows; }
 };
+using dopri5_method = explicit_pair_method<dopri5_tableau, method_kind::dopri5>;
+using tsit5_method = explicit_pair_method<tsit5_tableau, method_kind::tsit5>;
 
 // Method "auto" (method/auto_switch.hpp): dopri5 while the member is not stiff, Radau IIA 5 while it
 // is. Time, current point and dense output are those of the phase stepping; the constraint rows are the
@@ -219,6 +224,7 @@ LOCKSTEP_HD const char* check_method_options(const solver_options& opt) {
     case method_kind::rhoinf: return rhoinf_method::check_options(opt);
     case method_kind::dopri5: return dopri5_method::check_options(opt);
     case method_kind::automatic: return auto_method::check_options(opt);
+    case method_kind::tsit5: return tsit5_method::check_options(opt);
   }
   return "unknown method";
 }
@@ -234,6 +240,7 @@ constexpr decltype(auto) visit_method(method_kind kind, F&& f) {
     case method_kind::rhoinf: return f.template operator()<rhoinf_method>();
     case method_kind::dopri5: return f.template operator()<dopri5_method>();
     case method_kind::automatic: return f.template operator()<auto_method>();
+    case method_kind::tsit5: return f.template operator()<tsit5_method>();
     case method_kind::bdf: break;
   }
   return f.template operator()<bdf_method>();
@@ -249,6 +256,7 @@ constexpr void for_each_method(F&& f) {
   f.template operator()<rhoinf_method>();
   f.template operator()<dopri5_method>();
   f.template operator()<auto_method>();
+  f.template operator()<tsit5_method>();
 }
 
 // Which methods a driver is compiled for: every_method (the default) chooses among all of them at run

@@ -42,6 +42,7 @@ enum class method_kind : int {
   rhoinf = 4,  // the two-step method of Mantegazza & Masarati 2012, eqs. 74-77 with spectral radius rho_inf at infinity
   dopri5 = 5,  // Dormand & Prince's explicit pair 5(4) on index1, projected after each step (method/dopri5.hpp)
   automatic = 6,  // "auto": dopri5 while the member is not stiff, Radau IIA 5 while it is (method/auto_switch.hpp)
+  tsit5 = 7,      // Tsitouras' explicit pair 5(4), as dopri5 in everything but its coefficients (method/dopri5.hpp)
 };
 
 // The name used in study files and results.
@@ -54,14 +55,21 @@ LOCKSTEP_HD constexpr const char* method_name(method_kind m) {
     case method_kind::rhoinf: return "rhoinf";
     case method_kind::dopri5: return "dopri5";
     case method_kind::automatic: return "auto";
+    case method_kind::tsit5: return "tsit5";
   }
   return "unknown";
 }
 
-// Whether a method takes explicit steps: dopri5, and auto while its member is not stiff. Their members
-// report explicit_steps, method_switches and stiffness_detections (member_counters).
+// Whether a method is one of the explicit pairs (method/dopri5.hpp): dopri5 and tsit5, which integrate the
+// index-1 equations and project after every step.
+LOCKSTEP_HD constexpr bool is_explicit_pair(method_kind m) {
+  return m == method_kind::dopri5 || m == method_kind::tsit5;
+}
+
+// Whether a method takes explicit steps: the explicit pairs, and auto while its member is not stiff.
+// Their members report explicit_steps, method_switches and stiffness_detections (member_counters).
 LOCKSTEP_HD constexpr bool takes_explicit_steps(method_kind m) {
-  return m == method_kind::dopri5 || m == method_kind::automatic;
+  return is_explicit_pair(m) || m == method_kind::automatic;
 }
 
 // Whether a method's members run in SIMD lanes where the engine has them (lockstep/simd/member_inl.hpp:
@@ -227,8 +235,8 @@ struct member_counters {
   long dropped_rows = 0;
   long rank_changes = 0;
   double max_dropped_phi = 0.0;
-  // The explicit method (method/dopri5.hpp) and auto's switching (method/auto_switch.hpp): accepted
-  // steps taken by dopri5 (steps - explicit_steps were implicit), switches between the explicit and
+  // The explicit pairs (method/dopri5.hpp) and auto's switching (method/auto_switch.hpp): accepted
+  // steps taken by the explicit pair (steps - explicit_steps were implicit), switches between the explicit and
   // the implicit method, and how often the explicit method's stiffness test found its steps held by
   // its stability limit (Hairer's rule: 15 such steps before 6 that are not).
   long explicit_steps = 0;

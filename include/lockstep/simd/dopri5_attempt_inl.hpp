@@ -1,15 +1,17 @@
-// lockstep/simd/dopri5_attempt_inl.hpp — one step attempt of Dormand & Prince's pair on the index-1
-// equations (lockstep/method/dopri5.hpp, dopri5_attempt) for W members at once, one per lane, each with
-// its own time, step and stages: the one text of lockstep/method/dopri5_attempt_generic.inc, which the
-// one-member code compiles for doubles, compiled here for packs, with each stage's saddle-point system
-// (method/accelerations_generic.inc) assembled from the model on packs and factored by the LU in lanes
+// lockstep/simd/dopri5_attempt_inl.hpp — one step attempt of an explicit pair (Dormand & Prince's or
+// Tsitouras') on the index-1 equations (lockstep/method/dopri5.hpp, dopri5_attempt) for W members at
+// once, one per lane, each with its own time, step and stages: the one text of
+// lockstep/method/dopri5_attempt_generic.inc, which the one-member code compiles for doubles, compiled
+// here for packs, with each stage's saddle-point system (method/accelerations_generic.inc) assembled
+// from the model on packs and solved by the Schur complement of M or the LU in lanes
 // (lu_inl.hpp), the step plan (step_control_inl.hpp) and the error weights (bdf_history_inl.hpp). Each
 // lane ends the attempt with exactly the state, status, result and counts its member ends dopri5_attempt
 // with alone (tests/simd/member_test.cpp), so a member's integration does not depend on its lane, its
 // pack or W.
 //
-// dopri5_lanes holds dopri5_state<Model> for W members, under its names; load_lane and store_lane move
-// one member between its dopri5_state and a lane, bit for bit.
+// dopri5_lanes holds dopri5_state<Model> for W members of the pair T (its tableau, which selects the
+// attempt), under its names; load_lane and store_lane move one member between its dopri5_state and a
+// lane, bit for bit.
 //
 // For translation units built for one instruction set (HWY_COMPILE_ONLY_STATIC), as corrector_inl.hpp.
 // Per-target header: include after hwy/highway.h, inside no namespace.
@@ -39,7 +41,7 @@ namespace lockstep::simd::HWY_NAMESPACE {
 // dopri5_state<Model> per lane, under its names, as the one text of the attempt reads them: the small
 // integers in double lanes, the flags as masks. `work` is the corrector's count of work, which an
 // explicit method has none of (the stepper reports it for every method).
-template <class Model, class D>
+template <class Model, class T, class D>
 struct dopri5_lanes {
   static constexpr int d = 2 * Model::n;
   using Y = lockstep::vec<pack<D>, state_layout<Model>::size>;
@@ -68,14 +70,14 @@ struct dopri5_lanes {
 
 // S without a member: every value finite (the pack's arithmetic runs in every lane, also in a lane no
 // member has entered yet).
-template <class Model, class D>
-HWY_INLINE void clear_lanes(dopri5_lanes<Model, D>& S) {
+template <class Model, class T, class D>
+HWY_INLINE void clear_lanes(dopri5_lanes<Model, T, D>& S) {
   const pack<D> zero(0.0), one(1.0);
   const hn::RebindToSigned<D> di;
   S.t = S.t0 = S.h_last = S.consecutive_cuts = S.error = zero;
   S.h = S.error_accepted = one;
   for (int j = 0; j < state_layout<Model>::size; ++j) S.y[j] = S.y_last[j] = zero;
-  for (int c = 0; c < dopri5_lanes<Model, D>::d; ++c) {
+  for (int c = 0; c < dopri5_lanes<Model, T, D>::d; ++c) {
     S.f[c] = zero;
     for (auto& r : S.dense) r[c] = zero;
   }
@@ -86,11 +88,11 @@ HWY_INLINE void clear_lanes(dopri5_lanes<Model, D>& S) {
 }
 
 // The member in lane l of S, without its constraint rows' G, into s: what its dense output reads.
-template <class Model, class D>
-HWY_INLINE void store_history_lane(const dopri5_lanes<Model, D>& S, size_t l, dopri5_state<Model>& s) {
+template <class Model, class T, class D>
+HWY_INLINE void store_history_lane(const dopri5_lanes<Model, T, D>& S, size_t l, dopri5_state<Model>& s) {
   s.t = lane_of(S.t, l), s.t0 = lane_of(S.t0, l), s.h = lane_of(S.h, l), s.h_last = lane_of(S.h_last, l);
   for (int j = 0; j < state_layout<Model>::size; ++j) s.y[j] = lane_of(S.y[j], l), s.y_last[j] = lane_of(S.y_last[j], l);
-  for (int c = 0; c < dopri5_lanes<Model, D>::d; ++c) {
+  for (int c = 0; c < dopri5_lanes<Model, T, D>::d; ++c) {
     s.f[c] = lane_of(S.f[c], l);
     for (int r = 0; r < 5; ++r) s.dense[r][c] = lane_of(S.dense[r][c], l);
   }
@@ -104,18 +106,18 @@ HWY_INLINE void store_history_lane(const dopri5_lanes<Model, D>& S, size_t l, do
 }
 
 // The member in lane l of S, into s (the inverse of load_lane).
-template <class Model, class D>
-HWY_INLINE void store_lane(const dopri5_lanes<Model, D>& S, size_t l, dopri5_state<Model>& s) {
+template <class Model, class T, class D>
+HWY_INLINE void store_lane(const dopri5_lanes<Model, T, D>& S, size_t l, dopri5_state<Model>& s) {
   store_history_lane(S, l, s);
   for (int e = 0; e < Model::m * Model::n; ++e) s.rows.G.a[e] = lane_of(S.rows.G.a[e], l);
 }
 
 // Lane l of S becomes the member s. S's other lanes are not read: a pack can be filled lane by lane.
-template <class Model, class D>
-HWY_INLINE void load_lane(dopri5_lanes<Model, D>& S, size_t l, const dopri5_state<Model>& s) {
+template <class Model, class T, class D>
+HWY_INLINE void load_lane(dopri5_lanes<Model, T, D>& S, size_t l, const dopri5_state<Model>& s) {
   set_lane(S.t, l, s.t), set_lane(S.t0, l, s.t0), set_lane(S.h, l, s.h), set_lane(S.h_last, l, s.h_last);
   for (int j = 0; j < state_layout<Model>::size; ++j) set_lane(S.y[j], l, s.y[j]), set_lane(S.y_last[j], l, s.y_last[j]);
-  for (int c = 0; c < dopri5_lanes<Model, D>::d; ++c) {
+  for (int c = 0; c < dopri5_lanes<Model, T, D>::d; ++c) {
     set_lane(S.f[c], l, s.f[c]);
     for (int r = 0; r < 5; ++r) set_lane(S.dense[r][c], l, s.dense[r][c]);
   }
@@ -130,8 +132,8 @@ HWY_INLINE void load_lane(dopri5_lanes<Model, D>& S, size_t l, const dopri5_stat
 }
 
 // The attempt's hook (dopri5_attempt_generic.inc's header): the lanes with dropped constraint rows.
-template <class Model, class D>
-HWY_INLINE mask<D> dopri5_rows_dropped(const dopri5_lanes<Model, D>& s) {
+template <class Model, class T, class D>
+HWY_INLINE mask<D> dopri5_rows_dropped(const dopri5_lanes<Model, T, D>& s) {
   const hn::RebindToSigned<D> di;
   return hn::RebindMask(D(), hn::Ne(s.rows.dropped.bits, hn::Zero(di)));
 }
@@ -146,13 +148,13 @@ HWY_INLINE mask<D> dopri5_rows_dropped(const dopri5_lanes<Model, D>& s) {
 // the text's dopri5_attempt, which takes the same arguments.) The stages' factorizations count in
 // s.work as the corrector's do: the pack factors a stage's systems while any lane's attempt goes on, so
 // it ran as many as the lane that ran the most, and its members ran their own counts' sum.
-template <class Model, class D>
-HWY_NOINLINE pack<D> dopri5_attempt_in_lanes(mask<D> lanes, dopri5_lanes<Model, D>& s, pack<D> t_end, const pack<D>* p,
+template <class Model, class T, class D>
+HWY_NOINLINE pack<D> dopri5_attempt_in_lanes(mask<D> lanes, dopri5_lanes<Model, T, D>& s, pack<D> t_end, const pack<D>* p,
                                              const solver_options& opt, attempt_counters_lanes<D>& counters,
                                              pack<D>& status) {
   const D d;
   const pack<D> before = counters.lu_factorizations;
-  const pack<D> result = dopri5_attempt<Model>(lanes, s, t_end, p, opt, counters, status);
+  const pack<D> result = dopri5_attempt<Model, T>(lanes, s, t_end, p, opt, counters, status);
   HWY_ALIGN double factored[hn::MaxLanes(D())];
   hn::Store((counters.lu_factorizations - before).v, d, factored);
   std::uint64_t most = 0;

@@ -1,9 +1,9 @@
 // lockstep/simd/member_inl.hpp — the member stepper (lockstep/stepper/member.hpp, member_advance)
 // around a method's step attempt in lanes (BDF: bdf_attempt_inl.hpp; the Radau IIA family:
-// radau_attempt_inl.hpp; rho_inf: rhoinf_attempt_inl.hpp; dopri5: dopri5_attempt_inl.hpp): W members,
-// one per lane, each advanced by one attempt per call with member_advance's rules, so that a lane ends
-// every call with exactly the member state, counters, status and outputs its member has alone after
-// the same number of attempts (tests/simd/member_test.cpp).
+// radau_attempt_inl.hpp; rho_inf: rhoinf_attempt_inl.hpp; the explicit pairs: dopri5_attempt_inl.hpp):
+// W members, one per lane, each advanced by one attempt per call with member_advance's rules, so that a
+// lane ends every call with exactly the member state, counters, status and outputs its member has alone
+// after the same number of attempts (tests/simd/member_test.cpp).
 // member_advance's results do not depend on how many attempts one call makes (it pauses at attempt
 // boundaries), so one attempt per call is the member alone.
 //
@@ -26,8 +26,8 @@
 // replaced, and fill_idle_lanes gives a lane that never had a member a copy of another lane's.
 //
 // Every method but auto runs in lanes: BDF, the Radau IIA family (Radau IIA 5, Radau IIA 3, backward
-// Euler), rho_inf and dopri5; method_lanes names each one's lanes, and the overloads below give the
-// stepper what methods.hpp gives it for one member (the attempt, the current point and its replacement
+// Euler), rho_inf and the explicit pairs (dopri5, tsit5); method_lanes names each one's lanes, and the
+// overloads below give the stepper what methods.hpp gives it for one member (the attempt, the current point and its replacement
 // by the projected one, the Jacobian's dropped rows, the work done).
 //
 // For translation units built for one instruction set (HWY_COMPILE_ONLY_STATIC), as corrector_inl.hpp.
@@ -73,9 +73,9 @@ template <class Model, class D>
 struct method_lanes<Model, rhoinf_method, D> {
   using type = rhoinf_lanes<Model, D>;
 };
-template <class Model, class D>
-struct method_lanes<Model, dopri5_method, D> {
-  using type = dopri5_lanes<Model, D>;
+template <class Model, class T, method_kind Kind, class D>
+struct method_lanes<Model, explicit_pair_method<T, Kind>, D> {
+  using type = dopri5_lanes<Model, T, D>;
 };
 template <class Model, class Method, class D>
 using method_lanes_t = typename method_lanes<Model, Method, D>::type;
@@ -98,10 +98,10 @@ HWY_INLINE pack<D> method_attempt(mask<D> lanes, rhoinf_lanes<Model, D>& s, pack
                                   const solver_options& opt, attempt_counters_lanes<D>& counters, pack<D>& status) {
   return rhoinf_attempt_in_lanes<Model>(lanes, s, t_end, p, opt, counters, status);
 }
-template <class Model, class D>
-HWY_INLINE pack<D> method_attempt(mask<D> lanes, dopri5_lanes<Model, D>& s, pack<D> t_end, const pack<D>* p,
+template <class Model, class T, class D>
+HWY_INLINE pack<D> method_attempt(mask<D> lanes, dopri5_lanes<Model, T, D>& s, pack<D> t_end, const pack<D>* p,
                                   const solver_options& opt, attempt_counters_lanes<D>& counters, pack<D>& status) {
-  return dopri5_attempt_in_lanes<Model>(lanes, s, t_end, p, opt, counters, status);
+  return dopri5_attempt_in_lanes<Model, T>(lanes, s, t_end, p, opt, counters, status);
 }
 template <class Model, class D>
 HWY_INLINE auto& current_point(bdf_lanes<Model, D>& s) {
@@ -115,8 +115,8 @@ template <class Model, class D>
 HWY_INLINE auto& current_point(rhoinf_lanes<Model, D>& s) {
   return s.y;
 }
-template <class Model, class D>
-HWY_INLINE auto& current_point(dopri5_lanes<Model, D>& s) {
+template <class Model, class T, class D>
+HWY_INLINE auto& current_point(dopri5_lanes<Model, T, D>& s) {
   return s.y;
 }
 template <class Model, class D>
@@ -131,8 +131,8 @@ template <class Model, class D>
 HWY_INLINE const dropped_lanes<D>& dropped_rows(const rhoinf_lanes<Model, D>& s) {
   return s.corrector.dropped;
 }
-template <class Model, class D>
-HWY_INLINE const dropped_lanes<D>& dropped_rows(const dopri5_lanes<Model, D>& s) {
+template <class Model, class T, class D>
+HWY_INLINE const dropped_lanes<D>& dropped_rows(const dopri5_lanes<Model, T, D>& s) {
   return s.rows.dropped;
 }
 template <class Model, class D>
@@ -147,20 +147,20 @@ template <class Model, class D>
 HWY_INLINE const corrector_work& method_work(const rhoinf_lanes<Model, D>& s) {
   return s.corrector.work;
 }
-template <class Model, class D>
-HWY_INLINE const corrector_work& method_work(const dopri5_lanes<Model, D>& s) {
+template <class Model, class T, class D>
+HWY_INLINE const corrector_work& method_work(const dopri5_lanes<Model, T, D>& s) {
   return s.work;
 }
 
-// Method::replace_current for the lanes of `lanes`: y becomes their current point; dopri5 also moves its
-// dense output's end there (dopri5_replace_current).
+// Method::replace_current for the lanes of `lanes`: y becomes their current point; an explicit pair also
+// moves its dense output's end there (dopri5_replace_current).
 template <class Model, class Lanes, class Mask, class Y>
 HWY_INLINE void replace_current(Mask lanes, Lanes& s, const Y& y) {
   auto& current = current_point(s);
   for (int i = 0; i < state_layout<Model>::size; ++i) current[i] = select(lanes, y[i], current[i]);
 }
-template <class Model, class D, class Mask, class Y>
-HWY_INLINE void replace_current(Mask lanes, dopri5_lanes<Model, D>& s, const Y& y) {
+template <class Model, class T, class D, class Mask, class Y>
+HWY_INLINE void replace_current(Mask lanes, dopri5_lanes<Model, T, D>& s, const Y& y) {
   dopri5_replace_current<Model>(lanes, s, y);
 }
 
