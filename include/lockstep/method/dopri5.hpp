@@ -26,8 +26,8 @@
 // the embedded fourth-order one, h sum_i e_i k_i with e = b - b^, is the error estimate, in the weighted
 // RMS norm over q and v with the weights 1 / (f rtol max(|x0_j|, |x1_j|) + f atol_j) of Hairer, Norsett
 // & Wanner 1993, II.4 (f: the method's internal tolerance factor, method/tolerance_calibration.hpp).
-// Tsitouras drops the simplifying assumptions that fix most of Dormand & Prince's coefficients and
-// spends the freedom on smaller sixth-order error terms: on the double pendulum, at one and the same
+// Tsitouras keeps only the first of the simplifying assumptions that fix most of Dormand & Prince's
+// coefficients (the paper's title says so) and spends the freedom on smaller sixth-order error terms: on the double pendulum, at one and the same
 // tolerance and about the same steps, its positions come out about half a digit more accurate
 // (bench/RESULTS.md, "Explicit steps on a non-stiff mechanism"), so it needs about a quarter fewer
 // steps for the same digits.
