@@ -27,10 +27,10 @@
 // RMS norm over q and v with the weights 1 / (f rtol max(|x0_j|, |x1_j|) + f atol_j) of Hairer, Norsett
 // & Wanner 1993, II.4 (f: the method's internal tolerance factor, method/tolerance_calibration.hpp).
 // Tsitouras keeps only the first of the simplifying assumptions that fix most of Dormand & Prince's
-// coefficients (the paper's title says so) and spends the freedom on smaller sixth-order error terms: on the double pendulum, at one and the same
-// tolerance and about the same steps, its positions come out about half a digit more accurate
-// (bench/RESULTS.md, "Explicit steps on a non-stiff mechanism"), so it needs about a quarter fewer
-// steps for the same digits.
+// coefficients (the paper's title says so) and spends the freedom on smaller sixth-order error terms:
+// on the double pendulum, at one and the same tolerance and about the same steps, its positions come
+// out about half a digit more accurate (bench/RESULTS.md, "Explicit steps on a non-stiff mechanism"),
+// so it needs about a quarter fewer steps for the same digits.
 //
 // Dense output: a continuous extension of order 4 for q and v (Hairer, Norsett & Wanner 1993, II.6),
 // stored in one form for both pairs,

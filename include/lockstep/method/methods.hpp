@@ -138,7 +138,6 @@ struct rhoinf_method : current_point_in_y {
 template <class T, method_kind Kind>
 struct explicit_pair_method : current_point_in_y {
   static constexpr method_kind kind = Kind;
-  using tableau = T;
   template <class Model>
   using state = dopri5_state<Model>;
 

@@ -60,8 +60,8 @@ LOCKSTEP_HD constexpr const char* method_name(method_kind m) {
   return "unknown";
 }
 
-// Whether a method is one of the explicit pairs (method/dopri5.hpp): dopri5 and tsit5, which integrate the
-// index-1 equations and project after every step.
+// Whether a method is one of the explicit pairs (method/dopri5.hpp): dopri5 and tsit5, which integrate
+// the index-1 equations and project after every step.
 LOCKSTEP_HD constexpr bool is_explicit_pair(method_kind m) {
   return m == method_kind::dopri5 || m == method_kind::tsit5;
 }
@@ -236,9 +236,9 @@ struct member_counters {
   long rank_changes = 0;
   double max_dropped_phi = 0.0;
   // The explicit pairs (method/dopri5.hpp) and auto's switching (method/auto_switch.hpp): accepted
-  // steps taken by the explicit pair (steps - explicit_steps were implicit), switches between the explicit and
-  // the implicit method, and how often the explicit method's stiffness test found its steps held by
-  // its stability limit (Hairer's rule: 15 such steps before 6 that are not).
+  // steps taken by the explicit pair (steps - explicit_steps were implicit), switches between the
+  // explicit and the implicit method, and how often the explicit method's stiffness test found its
+  // steps held by its stability limit (Hairer's rule: 15 such steps before 6 that are not).
   long explicit_steps = 0;
   long method_switches = 0;
   long stiffness_detections = 0;
