@@ -19,24 +19,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <numbers>
-#include <random>
 
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/multibody/spatial.hpp"
 #include "lockstep/multibody/tree.hpp"
+#include "random_trees.hpp"
 
 namespace {
 
 using namespace lockstep;
 using namespace lockstep::multibody;
 
-// Uniform on [a, b) from the generator's 53 high bits: the same numbers on every standard library
-// (std::uniform_real_distribution's algorithm is not specified).
-struct draw {
-  std::mt19937_64 engine;
-  explicit draw(std::uint64_t seed) : engine(seed) {}
-  double operator()(double a, double b) { return a + (b - a) * (static_cast<double>(engine() >> 11) * 0x1.0p-53); }
-};
+using test_trees::draw;
+using test_trees::shape;
 
 vec3<double> unit_vector(draw& u) {
   for (;;) {
@@ -72,27 +67,13 @@ body<double> random_body(draw& u) {
   return b;
 }
 
-struct shape {
-  joint_type type;
-  int parent;
-  int coordinate;
-};
-
 template <int B>
 tree<double, B> random_tree(const shape (&s)[B], std::uint64_t seed) {
-  draw u(seed);
-  tree<double, B> t;
-  for (int i = 0; i < B; ++i) {
-    t.bodies[i] = random_body(u);
-    joint<double>& j = t.joints[i];
-    j.type = s[i].type;
-    j.parent = s[i].parent;
-    j.coordinate = s[i].coordinate;
+  return test_trees::random_tree(s, seed, random_body, [](draw& u, joint<double>& j) {
     j.axis = j.type == joint_type::fixed ? vec3<double>{} : unit_vector(u);
     j.in_parent = random_frame(u);
     j.in_child = random_frame(u);
-  }
-  return t;
+  });
 }
 
 void print(const char* name, const double* x, int n) {

@@ -56,7 +56,9 @@ class Header:
             self.cpp_names[symbols[velocity(c)]] = PREFIX["rate"] + c
         self.taken = set(self.cpp_names.values()) | {"T", "P", "t", "q", "v", "p", "in", "s", "c", "V", "f_ext",
                                                      "phi", "Q", "value", "q0", "v0", "a", "lambda", "z", "F", "cut",
-                                                     "added", "gravity", "force_xyz", "moment_xyz"}
+                                                     "added", "gravity", "force_xyz", "moment_xyz", "g", "W", "i"}
+        # A planar mechanism's configuration is planar (multibody/planar.hpp) where its motion is computed.
+        self.place = "place_planar" if mechanism.planar else "place"
         self.layout()
 
     # ---- the tree of primitive joints ----------------------------------------------------------------
@@ -193,7 +195,8 @@ class Header:
             pre.append(f"    multibody::frame<T> {name}_local;")
             post += self.placement_outputs(f"{name}_local", placement, outputs)
             local = f"{name}_local"
-        post.append(f"    const multibody::frame<T> {name} = multibody::world_frame(c.pose, {self.index[body]}, {local});")
+        # auto: a planar frame where c is the planar configuration (multibody/planar.hpp), else a frame.
+        post.append(f"    const auto {name} = multibody::world_frame(c.pose, {self.index[body]}, {local});")
 
     def cut_frames(self, outputs, pre, lines):
         """The world frames a<i>, b<i> of each cut joint's sides (parent, child), and its rows."""
@@ -228,7 +231,7 @@ class Header:
         if row == 0:
             return TEMPLATE + "vec<T, m> constraint(const T&, const vec<T, n>&, const P*) {\n    return vec<T, m>{};\n  }\n"
         body, used = self.function("T").body(outputs)
-        head = ["    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
+        head = ["    const auto s = tree_of(p);", f"    const auto c = multibody::{self.place}<n>(s, q);",
                 "    vec<T, m> phi;"]
         value_count = self.slots(outputs)
         if value_count:
@@ -383,13 +386,23 @@ class Header:
 
     def force(self):
         added = self.added
-        code = ["    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
-                "    multibody::motion<T> V[n_bodies];", "    multibody::velocities<n>(s, c, v, V);",
-                "    multibody::force<T> f_ext[n_bodies];", "    vec3<T> gravity;"]
+        if self.m.planar:
+            # The motion in the plane (multibody/planar.hpp); the applied forces are written on spatial
+            # quantities, which the same configuration gives (copies: what they do not read, the compiler
+            # drops).
+            code = ["    const auto s = tree_of(p);", "    const auto g = multibody::place_planar<n>(s, q);",
+                    "    multibody::planar_motion<T> W[n_bodies];", "    multibody::velocities<n>(s, g, v, W);",
+                    "    const auto c = multibody::spatial_configuration(g);", "    multibody::motion<T> V[n_bodies];",
+                    "    for (int i = 0; i < n_bodies; ++i) V[i] = multibody::spatial_motion(W[i]);"]
+        else:
+            code = ["    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
+                    "    multibody::motion<T> V[n_bodies];", "    multibody::velocities<n>(s, c, v, V);"]
+        code += ["    multibody::force<T> f_ext[n_bodies];", "    vec3<T> gravity;"]
         if added:
             code.append(f"    T added[{len(added)}];")
         code.append(f"    applied_forces<T, P>(t, q, v, p, c, V, f_ext, gravity, {'added' if added else 'nullptr'});")
-        code.append("    vec<T, n> Q = multibody::generalized_forces<n>(s, c, V, v, gravity, f_ext);")
+        configuration, motions = ("g", "W") if self.m.planar else ("c", "V")
+        code.append(f"    vec<T, n> Q = multibody::generalized_forces<n>(s, {configuration}, {motions}, v, gravity, f_ext);")
         code += [f"    Q[{i}] = Q[{i}] + added[{k}];" for k, i in enumerate(added)]
         code.append("    return Q;")
         return (TEMPLATE + "vec<T, n> force(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p) {\n" +
@@ -541,7 +554,8 @@ class Header:
                '#include "lockstep/core/dual.hpp"', '#include "lockstep/core/math.hpp"',
                '#include "lockstep/model/concept.hpp"', '#include "lockstep/multibody/assembly.hpp"',
                '#include "lockstep/multibody/cut_joints.hpp"', '#include "lockstep/multibody/force_elements.hpp"',
-               '#include "lockstep/multibody/outputs.hpp"', '#include "lockstep/multibody/tree.hpp"', "",
+               '#include "lockstep/multibody/outputs.hpp"', '#include "lockstep/multibody/planar.hpp"',
+               '#include "lockstep/multibody/tree.hpp"', "",
                "namespace lockstep::mechanisms {", "",
                "using multibody::vec3;", "",
                f"struct {m.name} {{",
@@ -560,7 +574,7 @@ class Header:
         text += self.tree_of() + "\n"
         text += (TEMPLATE + "mat<T, n, n> mass(const vec<T, n>& q, const P* p) {\n"
                  "    const auto s = tree_of(p);\n"
-                 "    return multibody::mass_matrix<n>(s, multibody::place<n>(s, q));\n  }\n\n")
+                 f"    return multibody::mass_matrix<n>(s, multibody::{self.place}<n>(s, q));\n  }}\n\n")
         text += self.applied_forces() + "\n"
         text += self.force() + "\n"
         text += self.constraint() + "\n"

@@ -68,12 +68,32 @@ struct tree {
 };
 
 // The tree at one configuration: each body's world pose and each joint's motion axis s_i in world
-// coordinates (zero for fixed joints).
+// coordinates (zero for fixed joints). The algorithms below take it or a planar mechanism's
+// (planar.hpp), whose vectors are of its own types: both name them.
 template <class T, int B>
 struct configuration {
+  using motion_type = motion<T>;
+  using force_type = force<T>;
   frame<T> pose[B];
   motion<T> axis[B];
 };
+
+// What the algorithms below ask of a configuration's kind, for the spatial one: a body's inertia at
+// its pose, the ground's acceleration that stands for gravity, and an applied force in its vectors.
+template <class T, class C>
+LOCKSTEP_HD inertia<T> body_inertia(const body<C>& b, const frame<T>& pose) {
+  return placed_inertia(b.mass, b.centre_of_mass, b.inertia, pose);
+}
+
+template <class T, int B>
+LOCKSTEP_HD motion<T> ground_acceleration(const configuration<T, B>&, const vec3<T>& gravity) {
+  return motion<T>{vec3<T>{}, -gravity};
+}
+
+template <class T, int B>
+LOCKSTEP_HD const force<T>& applied_force(const configuration<T, B>&, const force<T>& f) {
+  return f;
+}
 
 // R Rot(e_k, theta): the columns i and j of R (k, i, j cyclic) turned by theta in their plane.
 template <class T>
@@ -131,29 +151,31 @@ LOCKSTEP_HD configuration<T, B> place(const tree<C, B>& t, const vec<T, N>& q) {
 }
 
 // Each body's spatial velocity, V_i = V_parent + s_i v_i.
-template <int N, class T, class C, int B>
-LOCKSTEP_HD void velocities(const tree<C, B>& t, const configuration<T, B>& c, const vec<T, N>& v, motion<T>* V) {
+template <int N, class T, class C, int B, class Configuration>
+LOCKSTEP_HD void velocities(const tree<C, B>& t, const Configuration& c, const vec<T, N>& v,
+                            typename Configuration::motion_type* V) {
   for (int i = 0; i < B; ++i) {
     const joint<C>& j = t.joints[i];
-    V[i] = j.parent < 0 ? motion<T>{} : V[j.parent];
+    V[i] = j.parent < 0 ? typename Configuration::motion_type{} : V[j.parent];
     if (j.coordinate >= 0) V[i] = V[i] + c.axis[i] * v[j.coordinate];
   }
 }
 
 // The mass matrix by the composite-rigid-body algorithm: with I^C_i the inertia of the subtree at i,
 // M_ij = s_i . (I^C_i s_j) for j on the path from i to the ground (Featherstone 2008, eq. 6.14).
-template <int N, class T, class C, int B>
-LOCKSTEP_HD mat<T, N, N> mass_matrix(const tree<C, B>& t, const configuration<T, B>& c) {
-  inertia<T> composite[B];
-  for (int i = 0; i < B; ++i)
-    composite[i] = placed_inertia(t.bodies[i].mass, t.bodies[i].centre_of_mass, t.bodies[i].inertia, c.pose[i]);
+template <int N, class C, int B, class Configuration>
+LOCKSTEP_HD auto mass_matrix(const tree<C, B>& t, const Configuration& c) {
+  using Inertia = decltype(body_inertia(t.bodies[0], c.pose[0]));
+  using T = decltype(Inertia::mass);
+  Inertia composite[B];
+  for (int i = 0; i < B; ++i) composite[i] = body_inertia(t.bodies[i], c.pose[i]);
   for (int i = B - 1; i >= 0; --i)
     if (t.joints[i].parent >= 0) composite[t.joints[i].parent] = composite[t.joints[i].parent] + composite[i];
   mat<T, N, N> M;
   for (int i = 0; i < B; ++i) {
     const int a = t.joints[i].coordinate;
     if (a < 0) continue;
-    const force<T> f = composite[i] * c.axis[i];
+    const typename Configuration::force_type f = composite[i] * c.axis[i];
     M(a, a) = power(c.axis[i], f);
     for (int j = t.joints[i].parent; j >= 0; j = t.joints[j].parent) {
       const int b = t.joints[j].coordinate;
@@ -174,20 +196,21 @@ LOCKSTEP_HD mat<T, N, N> mass_matrix(const tree<C, B>& t, const configuration<T,
 // A_j the bodies' spatial accelerations, A_i = A_parent + s_i q''_i + (V_i x s_i) q'_i, gravity entering
 // as the ground's acceleration -g. f_ext[j] is every other force on body j: force elements, applied
 // forces, and the constraint forces of cut joints. accelerations = nullptr: q'' = 0.
-template <int N, class T, class C, int B>
-LOCKSTEP_HD void transmitted_forces(const tree<C, B>& t, const configuration<T, B>& c, const motion<T>* V,
-                                    const vec<T, N>& v, const vec<T, N>* accelerations, const vec3<T>& gravity,
-                                    const force<T>* f_ext, force<T>* F) {
-  motion<T> A[B];
+template <int N, class T, class C, int B, class Configuration>
+LOCKSTEP_HD void transmitted_forces(const tree<C, B>& t, const Configuration& c,
+                                    const typename Configuration::motion_type* V, const vec<T, N>& v,
+                                    const vec<T, N>* accelerations, const vec3<T>& gravity, const force<T>* f_ext,
+                                    typename Configuration::force_type* F) {
+  typename Configuration::motion_type A[B];
   for (int i = 0; i < B; ++i) {
     const joint<C>& j = t.joints[i];
-    A[i] = j.parent < 0 ? motion<T>{vec3<T>{}, -gravity} : A[j.parent];
+    A[i] = j.parent < 0 ? ground_acceleration(c, gravity) : A[j.parent];
     if (j.coordinate >= 0) {
       if (accelerations != nullptr) A[i] = A[i] + c.axis[i] * (*accelerations)[j.coordinate];
       A[i] = A[i] + cross_motion(V[i], c.axis[i]) * v[j.coordinate];
     }
-    const inertia<T> I = placed_inertia(t.bodies[i].mass, t.bodies[i].centre_of_mass, t.bodies[i].inertia, c.pose[i]);
-    F[i] = I * A[i] + cross_force(V[i], I * V[i]) - f_ext[i];
+    const auto I = body_inertia(t.bodies[i], c.pose[i]);
+    F[i] = I * A[i] + cross_force(V[i], I * V[i]) - applied_force(c, f_ext[i]);
   }
   for (int i = B - 1; i >= 0; --i)
     if (t.joints[i].parent >= 0) F[t.joints[i].parent] = F[t.joints[i].parent] + F[i];
@@ -196,10 +219,11 @@ LOCKSTEP_HD void transmitted_forces(const tree<C, B>& t, const configuration<T, 
 // The generalized forces of gravity (the acceleration g), of the velocity-dependent inertial forces and
 // of the external spatial forces f_ext[i] on body i: Q = -C(q, v), C_i = s_i . F_i the power of the
 // forces transmitted at q'' = 0 (Featherstone 2008, section 5.3). So that M q'' = Q + (joint forces).
-template <int N, class T, class C, int B>
-LOCKSTEP_HD vec<T, N> generalized_forces(const tree<C, B>& t, const configuration<T, B>& c, const motion<T>* V,
-                                         const vec<T, N>& v, const vec3<T>& gravity, const force<T>* f_ext) {
-  force<T> F[B];
+template <int N, class T, class C, int B, class Configuration>
+LOCKSTEP_HD vec<T, N> generalized_forces(const tree<C, B>& t, const Configuration& c,
+                                         const typename Configuration::motion_type* V, const vec<T, N>& v,
+                                         const vec3<T>& gravity, const force<T>* f_ext) {
+  typename Configuration::force_type F[B];
   transmitted_forces<N>(t, c, V, v, static_cast<const vec<T, N>*>(nullptr), gravity, f_ext, F);
   vec<T, N> Q;
   for (int i = 0; i < B; ++i)
