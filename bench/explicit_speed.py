@@ -18,12 +18,12 @@ and core — every code on one core (taskset), lockstep with --threads 1 and XLA
 lockstep's is the solve's wall time from results.h5 (`wall_time_seconds`), diffrax's the jitted call
 after a first call that compiled it; the fastest of --rounds runs each. The ratios at 5 ... 8 digits
 interpolate each code's time linearly in log(time) between its two tolerances that bracket the digits.
-tsit5, the explicit pair of the same coefficients as the peer's, runs four times: in the SIMD lanes of
+tsit5, the explicit pair of the same coefficients as the peer's, runs five times: in the SIMD lanes of
 the CPU at hand (the default), one member at a time (LOCKSTEP_LANES=0: the baseline build's code, the
 same bits), in the lanes with post-stabilization instead of the coordinate projection, and in the lanes
-on the same double pendulum written as a mechanism file (tests/model_files/mechanisms/double_pendulum.toml:
-joint coordinates, no constraint), whose bob positions are formed from its two angles here; dopri5 runs
-in the lanes beside it.
+and one member at a time on the same double pendulum written as a mechanism file
+(tests/model_files/mechanisms/double_pendulum.toml: joint coordinates, no constraint, the peer's ODE),
+whose bob positions are formed from its two angles here; dopri5 runs in the lanes beside it.
 """
 
 import argparse
@@ -74,12 +74,14 @@ LANES = "lockstep tsit5 (index1, coordinate projection; SIMD lanes)"
 ALONE = "lockstep tsit5 (one member at a time: LOCKSTEP_LANES=0, the baseline build's code)"
 POST = "lockstep tsit5 (index1, post-stabilization; SIMD lanes)"
 JOINTS = "lockstep tsit5, mechanism file in joint coordinates (SIMD lanes)"
+JOINTS_ALONE = "lockstep tsit5, mechanism file in joint coordinates (one member at a time: LOCKSTEP_LANES=0)"
 DOPRI5 = "lockstep dopri5 (index1, coordinate projection; SIMD lanes)"
 LOCKSTEP_METHODS = [
     (LANES, 'method = "tsit5"\n', {}, BUILTIN, cartesian),
     (ALONE, 'method = "tsit5"\n', {"LOCKSTEP_LANES": "0"}, BUILTIN, cartesian),
     (POST, 'method = "tsit5"\nprojection = "post-stabilization"\n', {}, BUILTIN, cartesian),
     (JOINTS, 'method = "tsit5"\n', {}, f"source = {MECHANISM!r}", from_joint_angles),
+    (JOINTS_ALONE, 'method = "tsit5"\n', {"LOCKSTEP_LANES": "0"}, f"source = {MECHANISM!r}", from_joint_angles),
     (DOPRI5, 'method = "dopri5"\n', {}, BUILTIN, cartesian),
     ("lockstep radau5 (index3)", 'method = "radau5"\nformulation = "index3"\n', {}, BUILTIN, cartesian),
     ("lockstep radau5 (ggl)", 'method = "radau5"\nformulation = "ggl"\n', {}, BUILTIN, cartesian),
@@ -173,16 +175,17 @@ def main():
         for tol, d, s, steps in points:
             lines.append(f"| {label} | {tol:.0e} | {d:.2f} | {microseconds(s)} | {steps:.0f} |")
     lines += ["", "Time per member at equal digits (interpolated, see the script), and diffrax's time over "
-              "lockstep tsit5's in SIMD lanes, one member at a time, post-stabilized and on the mechanism file, "
-              "and over dopri5's in SIMD lanes (above 1: lockstep is faster):", "",
-              "| digits | " + " | ".join(rows) + " | diffrax / tsit5 in lanes | diffrax / tsit5 alone "
-              "| diffrax / tsit5 post-stabilized | diffrax / tsit5 in joint coordinates | diffrax / dopri5 in lanes |",
-              "|---|" + "---|" * (len(rows) + 5)]
+              "lockstep tsit5's in SIMD lanes, one member at a time, post-stabilized and on the mechanism file "
+              "(in lanes and one member at a time), and over dopri5's in SIMD lanes (above 1: lockstep is faster):",
+              "", "| digits | " + " | ".join(rows) + " | diffrax / tsit5 in lanes | diffrax / tsit5 alone "
+              "| diffrax / tsit5 post-stabilized | diffrax / tsit5 in joint coordinates "
+              "| diffrax / tsit5 in joint coordinates, alone | diffrax / dopri5 in lanes |",
+              "|---|" + "---|" * (len(rows) + 6)]
     for target in (5, 6, 7, 8):
         times = {label: at_digits([(d, s) for _, d, s, _ in points], target) for label, points in rows.items()}
         cells = [microseconds(t) if t else "—" for t in times.values()]
         ratios = [f"{times[PEER] / times[label]:.2f}" if times[PEER] and times[label] else "—"
-                  for label in (LANES, ALONE, POST, JOINTS, DOPRI5)]
+                  for label in (LANES, ALONE, POST, JOINTS, JOINTS_ALONE, DOPRI5)]
         lines.append(f"| {target} | " + " | ".join(cells + ratios) + " |")
     lines += ["", END]
     text = "\n".join(lines) + "\n"
