@@ -10,7 +10,9 @@ joint-coordinate models are smaller (n = 2, 3, 3 against 4, 9, 3) and none of th
 written by hand: the tree algorithms and the cut joints (include/lockstep/multibody/) formed them.
 """
 import re
+import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -431,3 +433,76 @@ exceedance = { "D.fy" = 0.0 }
     above = (ref.quantities.sel(quantity="D.fy").values > 0.0).sum(axis=0)
     assert (ref.exceedance_above.values[:, column] == above).all()
     assert np.isnan(ref.exceedance_threshold.values[:column]).all() and ref.exceedance_threshold.values[column] == 0.0
+
+
+MASS_AND_FORCE_CHECK = r"""
+#include "lockstep/core/elementary_definitions.hpp"
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include "lockstep/core/dual.hpp"
+#include "planar.hpp"
+#include "spatial.hpp"
+
+// M and Q by mass_and_force and by mass and force, at random states, on doubles and on the dual
+// numbers the solvers differentiate with: the same bits, or a line that says where not.
+template <class Model, class T>
+int check(std::mt19937_64& engine, const char* name) {
+  using namespace lockstep;
+  constexpr int n = Model::n;
+  double p[Model::n_params];
+  for (int i = 0; i < Model::n_params; ++i) p[i] = Model::params[i].default_value;
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  int failures = 0;
+  for (int state = 0; state < 20; ++state) {
+    vec<T, n> q, v;
+    for (int i = 0; i < n; ++i) {
+      q[i] = T(u(engine));
+      v[i] = T(u(engine));
+    }
+    const T t(u(engine));
+    const mat<T, n, n> M = Model::template mass<T, double>(q, p);
+    const vec<T, n> Q = Model::template force<T, double>(t, q, v, p);
+    mat<T, n, n> M2;
+    vec<T, n> Q2;
+    Model::template mass_and_force<T, double>(t, q, v, p, M2, Q2);
+    if (std::memcmp(&M, &M2, sizeof M) != 0 || std::memcmp(&Q, &Q2, sizeof Q) != 0) {
+      std::printf("%s: state %d differs\n", name, state);
+      ++failures;
+    }
+  }
+  return failures;
+}
+
+int main() {
+  std::mt19937_64 engine(7);
+  using A = lockstep::mechanisms::andrews_bodies;
+  using B = lockstep::mechanisms::bricard_bodies;
+  const int failures = check<A, double>(engine, "andrews, double") +
+                       check<A, lockstep::dual<double, 4>>(engine, "andrews, dual") +
+                       check<B, double>(engine, "bricard, double") +
+                       check<B, lockstep::dual<double, 4>>(engine, "bricard, dual");
+  std::printf("%s\n", failures == 0 ? "same bits" : "differ");
+  return failures == 0 ? 0 : 1;
+}
+"""
+
+
+def test_mass_and_force_give_the_bits_of_mass_and_force(source_dir, mechanisms, tmp_path):
+    """A mechanism file's mass_and_force, which places its tree once for M and Q (model/concept.hpp), gives
+    the bits of its mass and force, which place it each: the solvers call it where they need both. A planar
+    mechanism with force elements (Andrews' squeezer) and a spatial one (Bricard's linkage), on doubles
+    and on dual numbers."""
+    compiler = shutil.which("c++") or shutil.which("g++")
+    if compiler is None:
+        pytest.skip("no C++ compiler on PATH")
+    script = source_dir / "host" / "model_files" / "equations_to_header.py"
+    for name, header in (("andrews.toml", "planar.hpp"), ("bricard.toml", "spatial.hpp")):
+        subprocess.run([sys.executable, str(script), str(mechanisms / name), "-o", str(tmp_path / header)], check=True)
+    (tmp_path / "check.cpp").write_text(MASS_AND_FORCE_CHECK)
+    built = subprocess.run([compiler, "-std=c++20", "-O1", "-ffp-contract=off", f"-I{source_dir / 'include'}",
+                            f"-I{tmp_path}", str(tmp_path / "check.cpp"), "-o", str(tmp_path / "check")],
+                           capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-4000:]
+    ran = subprocess.run([str(tmp_path / "check")], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0 and "same bits" in ran.stdout, ran.stdout

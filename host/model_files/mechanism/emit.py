@@ -56,7 +56,7 @@ class Header:
             self.cpp_names[symbols[velocity(c)]] = PREFIX["rate"] + c
         self.taken = set(self.cpp_names.values()) | {"T", "P", "t", "q", "v", "p", "in", "s", "c", "V", "f_ext",
                                                      "phi", "Q", "value", "q0", "v0", "a", "lambda", "z", "F", "cut",
-                                                     "added", "gravity", "force_xyz", "moment_xyz", "g", "W", "i"}
+                                                     "added", "gravity", "force_xyz", "moment_xyz", "g", "W", "i", "M"}
         # A planar mechanism's configuration is planar (multibody/planar.hpp) where its motion is computed.
         self.place = "place_planar" if mechanism.planar else "place"
         self.layout()
@@ -384,7 +384,9 @@ class Header:
         # f_ext starts at zero (force's default value), so the lines above only add to it.
         return (TEMPLATE + f"void applied_forces({', '.join(arguments)}) {{\n" + "\n".join(code) + "\n  }\n")
 
-    def force(self):
+    def force_lines(self, with_mass=False):
+        """The code of Q(t, q, v) into `Q` from the tree `s` placed once; with_mass: M(q) into `M` too, from
+        the same configuration (mass_and_force)."""
         added = self.added
         if self.m.planar:
             # The motion in the plane (multibody/planar.hpp); the applied forces are written on spatial
@@ -397,16 +399,27 @@ class Header:
         else:
             code = ["    const auto s = tree_of(p);", "    const auto c = multibody::place<n>(s, q);",
                     "    multibody::motion<T> V[n_bodies];", "    multibody::velocities<n>(s, c, v, V);"]
+        configuration, motions = ("g", "W") if self.m.planar else ("c", "V")
+        if with_mass:
+            code.append(f"    M = multibody::mass_matrix<n>(s, {configuration});")
         code += ["    multibody::force<T> f_ext[n_bodies];", "    vec3<T> gravity;"]
         if added:
             code.append(f"    T added[{len(added)}];")
         code.append(f"    applied_forces<T, P>(t, q, v, p, c, V, f_ext, gravity, {'added' if added else 'nullptr'});")
-        configuration, motions = ("g", "W") if self.m.planar else ("c", "V")
-        code.append(f"    vec<T, n> Q = multibody::generalized_forces<n>(s, {configuration}, {motions}, v, gravity, f_ext);")
+        code.append(f"    Q = multibody::generalized_forces<n>(s, {configuration}, {motions}, v, gravity, f_ext);")
         code += [f"    Q[{i}] = Q[{i}] + added[{k}];" for k, i in enumerate(added)]
-        code.append("    return Q;")
+        return code
+
+    def force(self):
+        code = ["    vec<T, n> Q;"] + self.force_lines() + ["    return Q;"]
         return (TEMPLATE + "vec<T, n> force(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p) {\n" +
                 "\n".join(code) + "\n  }\n")
+
+    def mass_and_force(self):
+        """M and Q in one pass, the tree placed once (model/concept.hpp, mass_and_force): the bits of mass
+        and force, which place it each."""
+        return (TEMPLATE + "void mass_and_force(const T& t, const vec<T, n>& q, const vec<T, n>& v, const P* p, "
+                "mat<T, n, n>& M, vec<T, n>& Q) {\n" + "\n".join(self.force_lines(with_mass=True)) + "\n  }\n")
 
     # ---- what the mechanism reports (stepper/quantities.hpp) -------------------------------------------------
 
@@ -577,6 +590,7 @@ class Header:
                  f"    return multibody::mass_matrix<n>(s, multibody::{self.place}<n>(s, q));\n  }}\n\n")
         text += self.applied_forces() + "\n"
         text += self.force() + "\n"
+        text += self.mass_and_force() + "\n"
         text += self.constraint() + "\n"
         text += self.initial_state() + "\n"
         table = self.quantity_table()

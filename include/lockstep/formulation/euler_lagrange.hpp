@@ -79,6 +79,7 @@
 #include "lockstep/core/linalg.hpp"
 #include "lockstep/core/status.hpp"
 #include "lockstep/formulation/constraint_rank.hpp"
+#include "lockstep/model/concept.hpp"
 #include "lockstep/model/derivatives.hpp"
 
 namespace lockstep {
@@ -223,8 +224,9 @@ LOCKSTEP_HD residual_parts<Model, S> formulation_residual(formulation f, const S
 
   residual_parts<Model, S> r;
   const auto con = constraint_linearize<Model>(t, q, p);
-  const auto M = Model::template mass<S, P>(q, p);
-  const auto Q = Model::template force<S, P>(t, q, v, p);
+  mat<S, n, n> M;
+  vec<S, n> Q;
+  mass_and_force<Model>(t, q, v, p, M, Q);
   const auto Mvdot = M * vdot;
   const auto Gtl = transpose_times(con.G, lambda);
   for (int i = 0; i < n; ++i) {

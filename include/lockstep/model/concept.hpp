@@ -43,6 +43,11 @@
 //       template <class T, class P> LOCKSTEP_HD static vec<T, n_events> event(const T& t,
 //                                         const vec<T, n>& q, const vec<T, n>& v, const vec<T, n>& a,
 //                                         const vec<T, m>& lambda, const vec<T, k>& nu, const P* p);
+//       // optional: M and Q at one state in one pass, for a model whose two share work (a mechanism
+//       // file places its tree once); it must give the bits of mass and force (mass_and_force below)
+//       template <class T, class P> LOCKSTEP_HD static void mass_and_force(const T& t,
+//                                         const vec<T, n>& q, const vec<T, n>& v, const P* p,
+//                                         mat<T, n, n>& M, vec<T, n>& Q);
 //       // optional: derived quantities z(t, q, v, q'', lambda, nu; p) reported at the save times
 //       // (body poses, point positions, joint reactions: stepper/quantities.hpp), each with a
 //       // description and units
@@ -353,6 +358,20 @@ inline constexpr int quantity_count = model_requirements::quantity_count_of<M>()
 // Whether a model names its coordinates (the array checked by lockstep_check_model).
 template <class M>
 inline constexpr bool has_coordinate_names = model_requirements::declares_coordinate_names<M>;
+
+// M(q) and Q(t, q, v) at one state, where the solvers need both: by the model's mass_and_force where it
+// declares one, else by mass and force. The same bits either way (a model's mass_and_force must give
+// them; a mechanism file's is checked so by tests/python/test_mechanisms.py).
+template <class Model, class T, class P>
+LOCKSTEP_HD void mass_and_force(const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v, const P* p,
+                                mat<T, Model::n, Model::n>& M, vec<T, Model::n>& Q) {
+  if constexpr (requires { Model::template mass_and_force<T, P>(t, q, v, p, M, Q); }) {
+    Model::template mass_and_force<T, P>(t, q, v, p, M, Q);
+  } else {
+    M = Model::template mass<T, P>(q, p);
+    Q = Model::template force<T, P>(t, q, v, p);
+  }
+}
 
 template <class M>
 concept Model = model_requirements::has_sizes<M> && model_requirements::has_name<M> &&
