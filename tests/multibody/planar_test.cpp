@@ -115,10 +115,7 @@ void expect_planar_matches_spatial(const tree<double, B>& t, std::uint64_t seed)
     for (int i = 0; i < B; ++i) {
       for (int a = 0; a < 3; ++a) {
         for (int b = 0; b < 3; ++b) EXPECT_NEAR(from_plane.pose[i].R(a, b), c.pose[i].R(a, b), 1e-14) << "body " << i;
-        // Only x and y: the planar pose has no z (the spatial one keeps the frames' offsets along z).
-        if (a < 2) {
-          EXPECT_NEAR(from_plane.pose[i].p[a], c.pose[i].p[a], 1e-14 * scale_of(c.pose[i].p[a])) << "body " << i;
-        }
+        EXPECT_NEAR(from_plane.pose[i].p[a], c.pose[i].p[a], 1e-14 * scale_of(c.pose[i].p[a])) << "body " << i;
       }
       EXPECT_NEAR(g.axis[i].angular, c.axis[i].angular[2], 1e-15) << "body " << i;
       for (int a = 0; a < 2; ++a) EXPECT_NEAR(g.axis[i].linear[a], c.axis[i].linear[a], 1e-14) << "body " << i;
@@ -188,8 +185,8 @@ TEST(PlanarTree, BranchedTreeMatchesTheSpatialAlgorithms) {
     expect_planar_matches_spatial<6>(random_planar_tree(branched, seed), 200 + seed);
 }
 
-// The cut joints' rows and the world frames of points and turned frames, on planar frames and on the
-// same frames in space.
+// The cut joints' rows and the world frames of points and turned frames (at heights off the plane), on
+// planar frames and on the same frames in space.
 TEST(PlanarTree, CutJointRowsMatchTheSpatialOnes) {
   const tree<double, 5> t = random_planar_tree(chain, 7);
   draw u(42);
@@ -199,10 +196,10 @@ TEST(PlanarTree, CutJointRowsMatchTheSpatialOnes) {
     const planar_configuration<double, 5> g = place_planar<5>(t, q);
     const configuration<double, 5> c = spatial_configuration(g);
     const int body_a = state % 2 == 0 ? -1 : 1, body_b = 3;
-    const vec3<double> origin{{u(-0.5, 0.5), u(-0.5, 0.5), 0.0}};
+    const vec3<double> origin{{u(-0.5, 0.5), u(-0.5, 0.5), u(-0.2, 0.2)}};
     frame<double> local;
     local.R = rotation_about(ez, u(-3.0, 3.0));
-    local.p = vec3<double>{{u(-0.5, 0.5), u(-0.5, 0.5), 0.0}};
+    local.p = vec3<double>{{u(-0.5, 0.5), u(-0.5, 0.5), u(-0.2, 0.2)}};
     const planar_frame<double> a = world_frame(g.pose, body_a, origin), b = world_frame(g.pose, body_b, local);
     const frame<double> as = world_frame(c.pose, body_a, origin), bs = world_frame(c.pose, body_b, local);
     const vec3<double> d = offset_in(a, b), ds = offset_in(as, bs);

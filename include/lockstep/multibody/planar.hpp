@@ -8,7 +8,7 @@
 // its derivative parts. So the motion in the plane is computed in Featherstone's planar vectors
 // (Rigid Body Dynamics Algorithms, 2008, section 2.16), again in absolute (world) coordinates:
 //
-//   - a pose: cos and sin of the body's angle, and its origin (x, y);
+//   - a pose: cos and sin of the body's angle, and its origin (x, y) (and its constant height z);
 //   - a motion (omega, v_O): the angular velocity about z and the in-plane velocity of the body point at
 //     the world origin; a force (n_O, f): the moment about z through the origin and the in-plane
 //     resultant; their power omega n_O + v_O . f;
@@ -39,12 +39,15 @@ namespace lockstep::multibody {
 template <class T>
 using vec2 = vec<T, 2>;
 
-// A frame in the plane: its angle's cosine and sine (its x axis is (c, s), its y axis (-s, c)) and its
-// origin.
+// A frame in the plane: its angle's cosine and sine (its x axis is (c, s), its y axis (-s, c)), its
+// origin, and the origin's height z above the plane z = 0, which no motion in the plane changes: it
+// takes part only where a distance is measured in space (a distance joint, a spring between bodies at
+// different heights).
 template <class T>
 struct planar_frame {
   T c = T(1.0), s = T(0.0);
   vec2<T> p{};
+  T z = T(0.0);
 };
 
 // (R x, R y) for the rotation (c, s): the vector (x, y) turned by the frame's angle.
@@ -170,7 +173,7 @@ LOCKSTEP_HD planar_configuration<T, B> place_planar(const tree<C, B>& t, const v
   for (int i = 0; i < B; ++i) {
     const joint<C>& j = t.joints[i];
     // The joint frame on the parent's side in world coordinates: its angle, cos and sin, origin o.
-    T angle, c, s;
+    T angle, c, s, z;
     vec2<T> o;
     if (j.parent >= 0) {
       const planar_frame<T>& parent = g.pose[j.parent];
@@ -178,6 +181,7 @@ LOCKSTEP_HD planar_configuration<T, B> place_planar(const tree<C, B>& t, const v
       c = parent.c;
       s = parent.s;
       o = j.parent_offset ? parent.p + turned(parent.c, parent.s, j.in_parent.p[0], j.in_parent.p[1]) : parent.p;
+      z = j.parent_offset ? parent.z + j.in_parent.p[2] : parent.z;
       if (j.parent_turned) {
         C ci, si;
         frame_turn(j.in_parent, ci, si);
@@ -193,6 +197,7 @@ LOCKSTEP_HD planar_configuration<T, B> place_planar(const tree<C, B>& t, const v
       c = T(ci);
       s = T(si);
       o = vec2<T>{{T(j.in_parent.p[0]), T(j.in_parent.p[1])}};
+      z = T(j.in_parent.p[2]);
     }
     const T x = j.coordinate >= 0 ? q[j.coordinate] : T(0.0);
     const bool revolute = j.type == joint_type::revolute;
@@ -229,8 +234,11 @@ LOCKSTEP_HD planar_configuration<T, B> place_planar(const tree<C, B>& t, const v
       c = ca;
       s = sa;
     }
-    if (j.child_offset) o = o - turned(c, s, j.in_child.p[0], j.in_child.p[1]);
-    g.pose[i] = {c, s, o};
+    if (j.child_offset) {
+      o = o - turned(c, s, j.in_child.p[0], j.in_child.p[1]);
+      z = z - j.in_child.p[2];
+    }
+    g.pose[i] = {c, s, o, z};
     g.angle[i] = angle;
   }
   return g;
@@ -265,6 +273,7 @@ LOCKSTEP_HD frame<T> spatial_frame(const planar_frame<T>& f) {
   r.R(1, 1) = f.c;
   r.p[0] = f.p[0];
   r.p[1] = f.p[1];
+  r.p[2] = f.z;
   return r;
 }
 
@@ -293,9 +302,9 @@ LOCKSTEP_HD configuration<T, B> spatial_configuration(const planar_configuration
 // ground, `origin` in world coordinates).
 template <class T>
 LOCKSTEP_HD planar_frame<T> world_frame(const planar_frame<T>* pose, int b, const vec3<T>& origin) {
-  if (b < 0) return {T(1.0), T(0.0), vec2<T>{{origin[0], origin[1]}}};
+  if (b < 0) return {T(1.0), T(0.0), vec2<T>{{origin[0], origin[1]}}, origin[2]};
   const planar_frame<T>& f = pose[b];
-  return {f.c, f.s, f.p + turned(f.c, f.s, origin[0], origin[1])};
+  return {f.c, f.s, f.p + turned(f.c, f.s, origin[0], origin[1]), f.z + origin[2]};
 }
 
 // The frame `local` of body b (turned about z) in world coordinates.
@@ -303,16 +312,16 @@ template <class T>
 LOCKSTEP_HD planar_frame<T> world_frame(const planar_frame<T>* pose, int b, const frame<T>& local) {
   T c, s;
   frame_turn(local, c, s);
-  if (b < 0) return {c, s, vec2<T>{{local.p[0], local.p[1]}}};
+  if (b < 0) return {c, s, vec2<T>{{local.p[0], local.p[1]}}, local.p[2]};
   const planar_frame<T>& f = pose[b];
-  return {f.c * c - f.s * s, f.s * c + f.c * s, f.p + turned(f.c, f.s, local.p[0], local.p[1])};
+  return {f.c * c - f.s * s, f.s * c + f.c * s, f.p + turned(f.c, f.s, local.p[0], local.p[1]), f.z + local.p[2]};
 }
 
-// The offset of b's origin from a's, in a's axes (z: 0).
+// The offset of b's origin from a's, in a's axes.
 template <class T>
 LOCKSTEP_HD vec3<T> offset_in(const planar_frame<T>& a, const planar_frame<T>& b) {
   const T dx = b.p[0] - a.p[0], dy = b.p[1] - a.p[1];
-  return vec3<T>{{a.c * dx + a.s * dy, a.c * dy - a.s * dx, T(0.0)}};
+  return vec3<T>{{a.c * dx + a.s * dy, a.c * dy - a.s * dx, b.z - a.z}};
 }
 
 // (R_a w) . (R_b u) for w and u in the plane.
@@ -329,11 +338,11 @@ LOCKSTEP_HD T offset_along(const planar_frame<T>& a, const vec3<D>& w, const pla
   return wa[0] * (b.p[0] - a.p[0]) + wa[1] * (b.p[1] - a.p[1]);
 }
 
-// (|d|^2 - L^2) / 2.
+// (|d|^2 - L^2) / 2, d in space: the heights' difference counts.
 template <class T, class L>
 LOCKSTEP_HD T distance_residual(const planar_frame<T>& a, const planar_frame<T>& b, const L& length) {
-  const T dx = b.p[0] - a.p[0], dy = b.p[1] - a.p[1];
-  return 0.5 * ((dx * dx + dy * dy) - length * length);
+  const T dx = b.p[0] - a.p[0], dy = b.p[1] - a.p[1], dz = b.z - a.z;
+  return 0.5 * ((dx * dx + dy * dy + dz * dz) - length * length);
 }
 
 }  // namespace lockstep::multibody
