@@ -23,7 +23,7 @@ namespace {
 template <class T>
 double row_times(int i, const double* w) {
   double s = 0.0;
-  for (int j = 0; j < i; ++j) s += T::a[i][j] * w[j];
+  for (int j = 0; j < i; ++j) s += T::a(i, j) * w[j];
   return s;
 }
 
@@ -34,20 +34,21 @@ double row_times(int i, const double* w) {
 // (Hairer, Norsett & Wanner 1993, II.6).
 template <class T>
 std::vector<double> order_condition_residuals(const double (&b)[T::stages], int order, double theta = 1.0) {
-  double c2[T::stages], c3[T::stages], c4[T::stages], cac[T::stages];
+  double c[T::stages], c2[T::stages], c3[T::stages], c4[T::stages], cac[T::stages];
   double ac[T::stages], ac2[T::stages], ac3[T::stages], aac[T::stages], acac[T::stages], aac2[T::stages],
       aaac[T::stages];
   for (int i = 0; i < T::stages; ++i) {
-    c2[i] = T::c[i] * T::c[i];
-    c3[i] = c2[i] * T::c[i];
-    c4[i] = c3[i] * T::c[i];
+    c[i] = T::c(i);
+    c2[i] = T::c(i) * T::c(i);
+    c3[i] = c2[i] * T::c(i);
+    c4[i] = c3[i] * T::c(i);
   }
   for (int i = 0; i < T::stages; ++i) {
-    ac[i] = row_times<T>(i, T::c);
+    ac[i] = row_times<T>(i, c);
     ac2[i] = row_times<T>(i, c2);
     ac3[i] = row_times<T>(i, c3);
   }
-  for (int i = 0; i < T::stages; ++i) cac[i] = T::c[i] * ac[i];
+  for (int i = 0; i < T::stages; ++i) cac[i] = T::c(i) * ac[i];
   for (int i = 0; i < T::stages; ++i) {
     aac[i] = row_times<T>(i, ac);
     acac[i] = row_times<T>(i, cac);
@@ -63,7 +64,7 @@ std::vector<double> order_condition_residuals(const double (&b)[T::stages], int 
     r.push_back(s - std::pow(theta, rho) / gamma);
   };
   condition(1, 1, [](int) { return 1.0; });
-  condition(2, 2, [](int i) { return T::c[i]; });
+  condition(2, 2, [](int i) { return T::c(i); });
   condition(3, 3, [&](int i) { return c2[i]; });
   condition(3, 6, [&](int i) { return ac[i]; });
   condition(4, 4, [&](int i) { return c3[i]; });
@@ -72,8 +73,8 @@ std::vector<double> order_condition_residuals(const double (&b)[T::stages], int 
   condition(4, 24, [&](int i) { return aac[i]; });
   condition(5, 5, [&](int i) { return c4[i]; });
   condition(5, 10, [&](int i) { return c2[i] * ac[i]; });
-  condition(5, 15, [&](int i) { return T::c[i] * ac2[i]; });
-  condition(5, 30, [&](int i) { return T::c[i] * aac[i]; });
+  condition(5, 15, [&](int i) { return T::c(i) * ac2[i]; });
+  condition(5, 30, [&](int i) { return T::c(i) * aac[i]; });
   condition(5, 20, [&](int i) { return ac[i] * ac[i]; });
   condition(5, 20, [&](int i) { return ac3[i]; });
   condition(5, 40, [&](int i) { return acac[i]; });
@@ -85,7 +86,7 @@ std::vector<double> order_condition_residuals(const double (&b)[T::stages], int 
 // The fifth-order weights b of the pair T: its last stage's row (FSAL).
 template <class T>
 void fifth_order_weights(double (&b)[T::stages]) {
-  for (int j = 0; j < T::stages; ++j) b[j] = j < T::stages - 1 ? T::a[T::stages - 1][j] : 0.0;
+  for (int j = 0; j < T::stages; ++j) b[j] = j < T::stages - 1 ? T::a(T::stages - 1, j) : 0.0;
 }
 
 // The nodes are the rows' sums, the last row (b) is of order 5, the embedded weights b^ = b - e of
@@ -97,14 +98,14 @@ void expect_a_pair_of_orders_five_and_four() {
   double b[T::stages];
   fifth_order_weights<T>(b);
   const std::vector<double> ones(T::stages, 1.0);
-  for (int i = 1; i < T::stages; ++i) EXPECT_NEAR(row_times<T>(i, ones.data()), T::c[i], 1e-15) << i;
-  EXPECT_EQ(T::c[T::stages - 2], 1.0);
-  EXPECT_EQ(T::c[T::stages - 1], 1.0);
+  for (int i = 1; i < T::stages; ++i) EXPECT_NEAR(row_times<T>(i, ones.data()), T::c(i), 1e-15) << i;
+  EXPECT_EQ(T::c(T::stages - 2), 1.0);
+  EXPECT_EQ(T::c(T::stages - 1), 1.0);
   const std::vector<double> fifth = order_condition_residuals<T>(b, 5);
   EXPECT_EQ(fifth.size(), 17u);
   for (double r : fifth) EXPECT_NEAR(r, 0.0, 1e-14);
   double embedded[T::stages];
-  for (int j = 0; j < T::stages; ++j) embedded[j] = b[j] - T::e[j];
+  for (int j = 0; j < T::stages; ++j) embedded[j] = b[j] - T::e(j);
   for (double r : order_condition_residuals<T>(embedded, 4)) EXPECT_NEAR(r, 0.0, 1e-14);
   double worst = 0.0;
   for (double r : order_condition_residuals<T>(embedded, 5)) worst = std::max(worst, std::abs(r));
@@ -128,9 +129,9 @@ std::array<double, 4> dense_coefficients(int j) {
   if constexpr (T::dense_from_end_derivatives) {
     const double first = j == 0 ? 1.0 : 0.0, last = j == T::stages - 1 ? 1.0 : 0.0;
     const double r2 = first - r1;
-    return {r1, r2, r1 - last - r2, T::d[j]};
+    return {r1, r2, r1 - last - r2, T::d(j)};
   } else {
-    return {r1, T::dense[j].beta, T::dense[j].gamma, T::dense[j].delta};
+    return {r1, T::dense(j).beta, T::dense(j).gamma, T::dense(j).delta};
   }
 }
 template <class T>
