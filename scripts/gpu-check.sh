@@ -38,18 +38,20 @@
 #                                   (timeout; LOCKSTEP_GPU_STAGE_LIMIT seconds) and writes one file, OUT/<stage>.txt (OUT: --out DIR or
 #                                   LOCKSTEP_GPU_OUT, default gpu-results), headed by the device name and
 #                                   the driver and CUDA versions. One stage per lease command.
-#       tests      every CUDA test (tests/cuda): the device check kernels, every device model with BDF
-#                  and Radau IIA against the serial backend (statuses equal, positions within
-#                  10 (atol + rtol |q|), 1 x with --no-fmad), fused and forced split, and the packed
-#                  model files' engines likewise; a skipped test fails; then, from a plain pack,
-#                  member_trace 1 (one BDF member on the device and the host, attempt by attempt)
+#       tests      every CUDA test (tests/cuda): the device check kernels, every device model with BDF,
+#                  Radau IIA, the explicit pairs (tsit5, dopri5) and auto against the serial backend
+#                  (statuses equal, positions within 10 (atol + rtol |q|), 1 x with --no-fmad), fused
+#                  and forced split, and the packed model files' engines likewise; a skipped test fails;
+#                  then, from a plain pack, member_trace 1 (one BDF member on the device and the host,
+#                  attempt by attempt)
 #       sanitize   compute-sanitizer memcheck, racecheck, initcheck and synccheck on gpu_bench small (every device
-#                  model, both methods, fused and split, split projections; 100 members in 2 chunks),
-#                  and memcheck on the packed model files' engines (BDF, fused and split)
+#                  model, BDF and Radau IIA 5 fused and split, split projections, tsit5 and auto fused;
+#                  100 members in 2 chunks), and memcheck on the packed model files' engines (BDF, fused
+#                  and split)
 #       bench      members per second, cuda against the best CPU path of the pack's build: omp on all
 #                  cores with the SIMD lanes of its instruction set (pack a build for avx512, made with
 #                  LOCKSTEP_BUILD_DIR, to compare with AVX-512's 8 lanes). Pendulum, double pendulum
-#                  and andrews (over its standard interval), BDF and Radau IIA 5, at 10^4 .. 10^6
+#                  and andrews (over its standard interval), BDF, Radau IIA 5 and tsit5, at 10^4 .. 10^6
 #                  members, least of three runs where they are short (gpu_bench rate); lscpu first
 #       profile    Nsight Compute: occupancy and local-memory traffic of the step kernels
 #       lab        (a plain pack: no --model-files, no --no-fmad) the kernel-shape lab (bench/gpu_shapes):
@@ -615,12 +617,12 @@ stage_profile() {
   metrics+=,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__thread_inst_executed_per_inst_executed.ratio
   local method which
   for model in pendulum double_pendulum andrews; do
-    for method in bdf radau5; do
+    for method in bdf radau5 tsit5; do
       echo "-- ncu, $model, $method, 100000 members, the second step-kernel launch"
       which=()
-      [[ $method == radau5 ]] && which=(radau5)
+      [[ $method != bdf ]] && which=("$method")
       r=0
-      tool_run 'ERR_NVGPUCTRPERM\|Profiling is not supported\|not supported on this' "Nsight Compute" $((stage_limit / 7)) \
+      tool_run 'ERR_NVGPUCTRPERM\|Profiling is not supported\|not supported on this' "Nsight Compute" $((stage_limit / 10)) \
         "$ncu" --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --metrics "$metrics" \
         --kernel-name regex:for_each_active_member --launch-skip 1 --launch-count 1 \
         "$pack/bin/gpu_bench" one "$model" 100000 "${which[@]}" || r=$?

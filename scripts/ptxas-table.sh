@@ -27,7 +27,8 @@ short_names() {
   sed -E 's/cuda::for_each_(active_member|index)<//; s/models:://g;
           s/^(cub::)CUB_[0-9]+_SM_[0-9_]+::detail::([a-z_]+::)?([A-Za-z_]+)[^\t]*/\1\3/;
           s/^(attempt_result|corrector_outcome|member_status|detail::completion) //; s/ *(>|, false>)* *\t/\t/;
-          s/radau_iia_method<radau5_tableau,[^\t]*/radau5_method/; s/<([^<>]*)\t/<\1>\t/'
+          s/radau_iia_method<radau5_tableau,[^\t]*/radau5_method/;
+          s/explicit_pair_method<(dopri5|tsit5)_tableau,[^\t]*/\1_method/; s/<([^<>]*)\t/<\1>\t/'
 }
 
 table() {

@@ -17,7 +17,8 @@ int device_count();
 // in device memory: the member functors run one thread per member, the active list is compacted with
 // thrust::partition, outputs come back through pinned host buffers on a second stream while the next
 // chunk computes. Throws std::runtime_error naming the CUDA call that failed, and
-// std::invalid_argument for a method other than bdf and radau5 (the only ones compiled for the device)
+// std::invalid_argument for a method other than bdf, radau5, dopri5, tsit5 and auto (the ones compiled
+// for the device)
 // or when the machine has no CUDA device.
 template <class Model>
 ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_options& run);

@@ -430,9 +430,10 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   // Fused or split (lockstep/detail/split_factor.hpp, docs/GPU.md section 5): by size, or for every model
   // on request (run_options::split_factorization).
   const bool split = executor::can_split && (uses_split_factorization<Model> || run.split_factorization);
-  if (split)
-    require_local_memory(for_each_active_member<advance_member_split<Model, Method, executor::in_workspace>>,
-                         Model::name, free_bytes);
+  if constexpr (executor::can_split)
+    if (split)
+      require_local_memory(for_each_active_member<advance_member_split<Model, Method, executor::in_workspace>>,
+                           Model::name, free_bytes);
   if constexpr (!executor::always_split)
     if (!split) require_local_memory(for_each_active_member<advance_member<Model, Method>>, Model::name, free_bytes);
   ensemble_result<Model> r = detail::empty_result(e, run);
@@ -452,17 +453,23 @@ ensemble_result<Model> solve_with(const ensemble<Model>& e, const run_options& r
   return r;
 }
 
-// Only BDF and Radau IIA (s = 3) are compiled for the device: every method is a template axis of the
-// whole member stepper, and each one adds a full device compile per model and architecture (about
-// 3 minutes of nvcc for this file on 2 cores with two methods). The other methods run on serial and omp.
+// BDF, Radau IIA (s = 3), the explicit pairs (dopri5, tsit5) and auto (dopri5 and Radau IIA 5 by
+// phases) are compiled for the device: every method is a template axis of the whole member stepper, and
+// each one adds a device compile per model and architecture (docs/GPU.md section 1, "models built").
+// The explicit pairs are the natural shape for a GPU thread: no Newton matrix, no Jacobian, a frame of
+// stages. The other methods (radau3, euler, rhoinf) run on serial and omp.
 template <class Model>
 ensemble_result<Model> solve_ensemble(const ensemble<Model>& e, const run_options& run) {
   switch (e.options.method) {
     case method_kind::bdf: return solve_with<Model, bdf_method>(e, run);
     case method_kind::radau5: return solve_with<Model, radau5_method>(e, run);
+    case method_kind::dopri5: return solve_with<Model, dopri5_method>(e, run);
+    case method_kind::tsit5: return solve_with<Model, tsit5_method>(e, run);
+    case method_kind::automatic: return solve_with<Model, auto_method>(e, run);
     default: break;
   }
-  throw std::invalid_argument(std::string("lockstep: the cuda backend is built for methods bdf and radau5 only; method ") +
+  throw std::invalid_argument(std::string("lockstep: the cuda backend is built for methods bdf, radau5, dopri5, "
+                                          "tsit5 and auto; method ") +
                               method_name(e.options.method) + " runs on the serial and omp backends");
 }
 

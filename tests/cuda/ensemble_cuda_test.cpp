@@ -72,6 +72,40 @@ TEST(CudaEnsemble, EveryDeviceModelWithRadauIIAAgreesWithSerialWithinTenTimesTol
   expect_cuda_agrees_with_serial<models::andrews>(0.003, 1e-8, 300, method_kind::radau5, formulation::index3);
 }
 
+// The explicit pairs on the index-1 equations, projected after every step as study files project them
+// (coordinate projection; post-stabilization on andrews): their stages' saddle-point solves and the
+// projection in one fused launch. Their members never split (lockstep/detail/split_factor.hpp).
+TEST(CudaEnsemble, EveryDeviceModelWithTheExplicitPairsAgreesWithSerialWithinTenTimesTolerance) {
+  for (method_kind method : {method_kind::tsit5, method_kind::dopri5}) {
+    expect_cuda_agrees_with_serial<models::pendulum>(2.0, 1e-8, 300, method, formulation::index1, false, false,
+                                                     projection_kind::coordinate);
+    expect_cuda_agrees_with_serial<models::double_pendulum>(0.5, 1e-8, 300, method, formulation::index1, false, false,
+                                                            projection_kind::coordinate);
+    expect_cuda_agrees_with_serial<models::andrews>(0.003, 1e-8, 300, method, formulation::index1, false, false,
+                                                    projection_kind::coordinate);
+  }
+  expect_cuda_agrees_with_serial<models::andrews>(0.003, 1e-8, 300, method_kind::tsit5, formulation::index1, false,
+                                                  false, projection_kind::post_stabilization);
+}
+
+// auto on its implicit phases' formulation (index3), projected after every step: each member's phases
+// (dopri5 while it is not stiff, Radau IIA 5 while it is) on the device, against the serial backend.
+TEST(CudaEnsemble, EveryDeviceModelWithAutoAgreesWithSerialWithinTenTimesTolerance) {
+  expect_cuda_agrees_with_serial<models::pendulum>(2.0, 1e-8, 300, method_kind::automatic, formulation::index3, false,
+                                                   false, projection_kind::coordinate);
+  expect_cuda_agrees_with_serial<models::double_pendulum>(0.5, 1e-8, 300, method_kind::automatic, formulation::index3,
+                                                          false, false, projection_kind::coordinate);
+  expect_cuda_agrees_with_serial<models::andrews>(0.003, 1e-8, 300, method_kind::automatic, formulation::index3, false,
+                                                  false, projection_kind::coordinate);
+}
+
+// A request for the split path is no request for an explicit pair, which has no Newton matrix to split:
+// its members run fused and agree all the same.
+TEST(CudaEnsemble, AnExplicitPairIgnoresTheForcedSplitPath) {
+  expect_cuda_agrees_with_serial<models::double_pendulum>(0.5, 1e-8, 300, method_kind::tsit5, formulation::index1,
+                                                          false, true, projection_kind::coordinate);
+}
+
 // The forced split path on the two small models: their Newton matrices (4 and 8 rows) through the
 // cuBLAS phase, with BDF and Radau IIA.
 TEST(CudaEnsemble, PendulumAndDoublePendulumForcedSplitPathAgreeWithSerialForBdfAndRadauIIA) {

@@ -4,17 +4,20 @@
 //
 //   gpu_bench info                   device name, compute capability, driver and runtime versions
 //   gpu_bench small                  every device model, BDF and Radau IIA 5, fused and forced split (with
-//                                    split projections for andrews), 100 members in chunks of 64:
+//                                    split projections for andrews), tsit5 and, on andrews, auto
+//                                    (fused: they have no split path), 100 members in chunks of 64:
 //                                    every kernel of the backend, small enough for compute-sanitizer;
 //                                    statuses against the serial backend
-//   gpu_bench one MODEL MEMBERS [radau5]
-//                                    one cuda run (what Nsight Compute profiles): BDF on ggl, or with
-//                                    radau5 Radau IIA 5 on index3
+//   gpu_bench one MODEL MEMBERS [radau5|tsit5|dopri5|auto]
+//                                    one cuda run (what Nsight Compute profiles): BDF on ggl, or Radau
+//                                    IIA 5 on index3, or an explicit pair on index1 or auto on index3,
+//                                    both with coordinate projection
 //   gpu_bench rate BUDGET_S MODEL... members per second, cuda against the best CPU path of the same
 //                                    build on every core: the omp backend with the SIMD lanes of the
 //                                    build's instruction set (a build for avx512 has 8; a baseline
-//                                    build none, and the line says "lanes 0"). BDF on ggl and Radau
-//                                    IIA 5 on index3, at 10^4, 10^5 and 10^6 members; each rate the
+//                                    build none, and the line says "lanes 0"). BDF on ggl, Radau IIA 5
+//                                    on index3 and tsit5 on index1 (coordinate projection after every
+//                                    step, as study files run it), at 10^4, 10^5 and 10^6 members; each rate the
 //                                    least time of three runs where a run takes under 5 s (one run
 //                                    otherwise; the line says how many). A size whose cuda run would
 //                                    overrun the model and method's share of BUDGET_S (estimated from
@@ -52,6 +55,15 @@ namespace {
 using namespace lockstep;
 using lockstep::test::solve_builtin;  // every model here is built in
 
+// Each method's formulation here: BDF's ggl, Radau IIA 5's and auto's index3, the explicit pairs'
+// index1 (the only one they take); the explicit pairs and auto with the projection after every step
+// that study files give them.
+bool needs_projection(method_kind method) { return is_explicit_pair(method) || method == method_kind::automatic; }
+formulation formulation_of(method_kind method) {
+  if (method == method_kind::bdf) return formulation::ggl;
+  return is_explicit_pair(method) ? formulation::index1 : formulation::index3;
+}
+
 template <class Model>
 ensemble<Model> bench_ensemble(long members, method_kind method = method_kind::bdf, formulation form = formulation::ggl,
                                bool standard_interval = false) {
@@ -62,6 +74,7 @@ ensemble<Model> bench_ensemble(long members, method_kind method = method_kind::b
   e.save_times = {0.5 * e.t1, e.t1};
   e.options.method = method;
   e.options.form = form;
+  if (needs_projection(method)) e.options.projection = projection_kind::coordinate;
   e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = andrews ? 1e-5 : 1e-6;
   return e;
 }
@@ -91,7 +104,7 @@ int info() {
 template <class Model>
 int small_case(method_kind method, formulation form, bool split, projection_kind projection = projection_kind::none) {
   auto e = bench_ensemble<Model>(100, method, form);
-  e.options.projection = projection;
+  if (projection != projection_kind::none) e.options.projection = projection;
   run_options cuda_run;
   cuda_run.where = backend::cuda;
   cuda_run.chunk_size = 64;  // two chunks: both result buffers and the chunk overlap
@@ -101,7 +114,7 @@ int small_case(method_kind method, formulation form, bool split, projection_kind
   long differ = 0;
   for (long i = 0; i < e.members; ++i) differ += gpu.status[i] != cpu.status[i];
   std::printf("small %-16s %-6s %-7s %-5s projection %-18s statuses differing from serial: %ld\n", Model::name,
-              method_name(method), formulation_name(form), split ? "split" : "fused", projection_name(projection), differ);
+              method_name(method), formulation_name(form), split ? "split" : "fused", projection_name(e.options.projection), differ);
   return differ == 0 ? 0 : 1;
 }
 
@@ -116,12 +129,16 @@ int small() {
     }
     failures += small_case<models::andrews>(m, form, true, projection_kind::coordinate);
   }
+  failures += small_case<models::pendulum>(method_kind::tsit5, formulation::index1, false);
+  failures += small_case<models::double_pendulum>(method_kind::tsit5, formulation::index1, false);
+  failures += small_case<models::andrews>(method_kind::tsit5, formulation::index1, false);
+  failures += small_case<models::andrews>(method_kind::automatic, formulation::index3, false, projection_kind::coordinate);
   return failures == 0 ? 0 : 1;
 }
 
 template <class Model>
 int one(long members, method_kind method) {
-  const auto e = bench_ensemble<Model>(members, method, method == method_kind::bdf ? formulation::ggl : formulation::index3);
+  const auto e = bench_ensemble<Model>(members, method, formulation_of(method));
   run_options ro;
   ro.where = backend::cuda;
   const auto start = std::chrono::steady_clock::now();
@@ -163,7 +180,7 @@ timing timed(const ensemble<Model>& e, const run_options& ro, int most_runs = 3)
 
 template <class Model>
 int rate(double budget, method_kind method) {
-  const formulation form = method == method_kind::bdf ? formulation::ggl : formulation::index3;
+  const formulation form = formulation_of(method);
   auto ensemble_of = [&](long members) { return bench_ensemble<Model>(members, method, form, true); };
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int lanes = builtin_lanes(Model::name);
@@ -205,7 +222,7 @@ int rate(double budget, method_kind method) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: gpu_bench info | small | one MODEL MEMBERS [radau5] | rate BUDGET_S MODEL...\n");
+  std::fprintf(stderr, "usage: gpu_bench info | small | one MODEL MEMBERS [radau5|tsit5|dopri5|auto] | rate BUDGET_S MODEL...\n");
   return 2;
 }
 
@@ -230,17 +247,26 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (what == "small") return small();
-    if (what == "one" && (argc == 4 || (argc == 5 && std::strcmp(argv[4], "radau5") == 0))) {
+    if (what == "one" && (argc == 4 || argc == 5)) {
       const long members = std::atol(argv[3]);
-      const method_kind method = argc == 5 ? method_kind::radau5 : method_kind::bdf;
+      method_kind method = method_kind::bdf;
+      if (argc == 5) {
+        const std::string name = argv[4];
+        if (name == "radau5") method = method_kind::radau5;
+        else if (name == "tsit5") method = method_kind::tsit5;
+        else if (name == "dopri5") method = method_kind::dopri5;
+        else if (name == "auto") method = method_kind::automatic;
+        else return usage();
+      }
       return for_model(argv[2], [&](auto m) { return one<decltype(m)>(members, method); });
     }
     if (what == "rate" && argc >= 4) {
       const double budget = std::atof(argv[2]);
       int rc = 0;
-      const double share = budget / (2 * (argc - 3));  // per model and method
+      const method_kind methods[] = {method_kind::bdf, method_kind::radau5, method_kind::tsit5};
+      const double share = budget / (3 * (argc - 3));  // per model and method
       for (int a = 3; a < argc; ++a)
-        for (method_kind method : {method_kind::bdf, method_kind::radau5})
+        for (method_kind method : methods)
           rc |= for_model(argv[a], [&](auto m) { return rate<decltype(m)>(share, method); });
       return rc;
     }
