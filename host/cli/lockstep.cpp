@@ -109,7 +109,7 @@ bool lanes_turned_off() {
 engine model_of_argument(const std::string& argument, const std::string& pick, const model_files::engine_contents& contents,
                          bool quiet = false, std::string* lanes_line = nullptr) {
   auto in_lanes = [](int lanes) {
-    return "SIMD lanes: members in " + std::to_string(lanes) + " lanes per core with every method but auto";
+    return "SIMD lanes: members in " + std::to_string(lanes) + " lanes per core with every method";
   };
   const std::string none = "SIMD lanes: none, members one at a time";
   if (model_files::looks_like_model_file(argument)) {
@@ -378,7 +378,7 @@ int run(const run_request& request) {
 std::string builtin_lanes_line() try {
   const lockstep::builtin_lanes_choice& choice = lockstep::builtin_lanes_in_use();
   if (choice.lanes == 0) return "off (" + choice.why_none + ")";
-  return std::to_string(choice.lanes) + " per core (" + choice.instruction_set + "), with every method but auto" +
+  return std::to_string(choice.lanes) + " per core (" + choice.instruction_set + "), with every method" +
          (choice.libraries.empty() ? std::string() : ", from " + choice.libraries) +
          " (LOCKSTEP_LANES=0 turns them off; lockstep describe MODEL says which models fit them)";
 } catch (const std::invalid_argument& refused) {
@@ -391,7 +391,7 @@ std::string model_file_lanes(const lockstep::model_files::toolchain& tools) {
   if (tools.lanes == 0) return "off (model files compiled for avx2 or avx512 run them)";
   if (lanes_turned_off()) return "off (LOCKSTEP_LANES=0)";
   return std::to_string(tools.lanes) +
-         " per core, with every method but auto, where the model's code compiles on SIMD packs (LOCKSTEP_MODEL_LANES=0 "
+         " per core, with every method, where the model's code compiles on SIMD packs (LOCKSTEP_MODEL_LANES=0 "
          "compiles without them)";
 }
 

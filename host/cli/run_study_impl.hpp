@@ -749,7 +749,7 @@ inline void set_run_attributes(io::results_writer& h5, const io::study_spec& spe
   h5.set_run_info(info);
   h5.set_attribute("study_name", spec.name);
   h5.set_attribute("instruction_set", model.instruction_set());
-  const bool in_lanes = settings.where != backend::cuda && runs_in_lanes(spec.solver.method);
+  const bool in_lanes = settings.where != backend::cuda;
   h5.set_attribute("simd_lanes", static_cast<std::int64_t>(in_lanes ? model.lanes() : 0));
   h5.set_attribute("method", method_name(spec.solver.method));
   if (spec.solver.method == method_kind::rhoinf) h5.set_attribute("rho_inf", spec.solver.rho_inf);

@@ -36,12 +36,9 @@ std::vector<engine_part> parts_of(const engine_contents& wanted, int lanes, cons
                        cost, false, shared});
     }
   };
-  // Methods that run in lanes (runs_in_lanes) leave their one-member advance to the lanes' part; the
-  // others keep it in every engine.
-  unsigned in_lanes = 0;
-  for (int kind = 0; kind < LOCKSTEP_METHOD_COUNT; ++kind)
-    if (runs_in_lanes(static_cast<method_kind>(kind))) in_lanes |= 1u << kind;
-  if (lanes == 0) in_lanes = 0;
+  // Every method runs in lanes where the engine has them (lockstep/simd/member_inl.hpp) and leaves its
+  // one-member advance to the lanes' part; without lanes each keeps it.
+  const unsigned in_lanes = lanes == 0 ? 0u : (1u << LOCKSTEP_METHOD_COUNT) - 1u;
   if (advance == advance_beside_lanes::left_to_lanes)
     each(wanted.methods & in_lanes, "lockstep_part_method_", "add_method_around_lanes", "", 1, calls_one_member);
   else

@@ -100,8 +100,8 @@ inline constexpr results_file_entry results_file_layout[] = {
      "`\"avx2\"` or `\"avx512\"` (docs/SIMD.md). The results do not depend on it; files written before it have none."},
     {"/@simd_lanes", "attribute", "int64", "scalar", "always",
      "The members per SIMD pack that advanced them (4 with avx2, 8 with avx512), or 0 where they ran one at a time "
-     "(the cuda backend, `LOCKSTEP_LANES=0`, method `auto`); the same for a run resumed from a checkpoint. Files "
-     "written before it have none."},
+     "(the cuda backend, `LOCKSTEP_LANES=0`); the same for a run resumed from a checkpoint. Files written before "
+     "it have none; before method `auto` ran in lanes, its runs' was 0."},
     {"/@method", "attribute", "string", "scalar", "always",
      "The `[solver]` method: `\"radau5\"`, `\"bdf\"`, `\"radau3\"`, `\"euler\"`, `\"rhoinf\"`, `\"dopri5\"`, "
      "`\"tsit5\"` or `\"auto\"`."},

@@ -42,6 +42,7 @@
 #include "tests/simd/lane_widths_inl.hpp"
 #include "tests/simd/refilled_lanes_inl.hpp"
 #include "tests/support/doubled_pendulum.hpp"
+#include "tests/support/fading_damper.hpp"
 
 #ifndef LOCKSTEP_MEMBER_TEST_COMMON_
 #define LOCKSTEP_MEMBER_TEST_COMMON_
@@ -81,7 +82,7 @@ struct member_record {
   int finished = -1;  // the chunk's flag (advance_in_lanes)
   std::uint64_t method = 0, counters = 0, final_point = 0;
   std::uint64_t output_digest = 0xcbf29ce484222325ull;
-  long newton_iterations = -1, lu_factorizations = -1;  // the member's counters
+  long newton_iterations = -1, lu_factorizations = -1, method_switches = -1;  // the member's counters
 };
 
 // The sink's record of one save point.
@@ -103,6 +104,7 @@ void record_state(member_record& r, const member_state<Model, Method>& ms) {
   r.counters = digest_of(ms.counters);
   r.newton_iterations = ms.counters.newton_iterations;
   r.lu_factorizations = ms.counters.lu_factorizations;
+  r.method_switches = ms.counters.method_switches;
 }
 
 // The record of a member that has finished: its state and its final point.
@@ -188,6 +190,9 @@ LOCKSTEP_MEMBER_TEST_ENTRY(Dopri5KnifeEdge, lockstep::models::knife_edge, dopri5
 LOCKSTEP_MEMBER_TEST_ENTRY(Dopri5DoubledPendulum, lockstep::test::doubled_pendulum_constraint, dopri5_method)
 LOCKSTEP_MEMBER_TEST_ENTRY(Tsit5Andrews, lockstep::models::andrews, tsit5_method)
 LOCKSTEP_MEMBER_TEST_ENTRY(Tsit5KnifeEdge, lockstep::models::knife_edge, tsit5_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(AutoAndrews, lockstep::models::andrews, auto_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(AutoFadingDamper, lockstep::test::fading_damper_model<false>, auto_method)
+LOCKSTEP_MEMBER_TEST_ENTRY(AutoRestatedDamper, lockstep::test::fading_damper_model<true>, auto_method)
 bool ChunkAndrews(const chunk_view<lockstep::models::andrews>& c, int max_attempts,
                   const std::function<void(int)>& after_call, size_t lanes) {
   return at_lane_width(lanes, [&](auto w) {
@@ -273,6 +278,7 @@ HWY_AFTER_NAMESPACE();
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "hwy/targets.h"
 #include "tests/simd/every_variant.hpp"
@@ -365,8 +371,10 @@ member_study study_of(const solver_options& opt, double t1, int between) {
   return st;
 }
 
+// Returns how many of the study's members switched methods (auto), and how many of them switched back.
 template <class Model, class Method, class Entry>
-void expect_lanes_equal_alone(const Entry& run, const std::string& what, const member_study& st, uint64_t seed) {
+std::pair<size_t, size_t> expect_lanes_equal_alone(const Entry& run, const std::string& what, const member_study& st,
+                                                   uint64_t seed) {
   const std::string name = std::string(method_name(Method::kind)) + ", " + what;
   constexpr size_t count = 45;
   std::mt19937_64 g(seed);
@@ -384,6 +392,9 @@ void expect_lanes_equal_alone(const Entry& run, const std::string& what, const m
   EXPECT_GT(statuses[double(member_status::success)], count / 2) << name;
   EXPECT_GT(count - statuses[double(member_status::success)], 0u) << name;
   EXPECT_GT(outputs, count) << name;
+  // The members that switched between auto's phases, and those that switched back too.
+  size_t switched = 0, returned = 0;
+  for (const member_record& r : scalar) switched += r.method_switches > 0, returned += r.method_switches > 1;
 
   // The lane-attempts of members a run in lanes must count: every attempt of every member but one its
   // budget refused (member_state::attempts counts that one too).
@@ -441,8 +452,9 @@ void expect_lanes_equal_alone(const Entry& run, const std::string& what, const m
   std::string ends;
   for (const auto& [status, n] : statuses)
     ends += (ends.empty() ? "" : ", ") + std::to_string(n) + " " + status_name(member_status(int(status)));
-  std::printf("[ members ] %s: %zu members (%s), %zu save points, %zu variants equal\n", name.c_str(), count,
-              ends.c_str(), outputs, variants);
+  std::printf("[ members ] %s: %zu members (%s), %zu save points, %zu switched and %zu back, %zu variants equal\n",
+              name.c_str(), count, ends.c_str(), outputs, switched, returned, variants);
+  return {switched, returned};
 }
 
 solver_options adaptive(formulation f) {
@@ -627,6 +639,34 @@ TEST(SimdMember, EveryLaneEndsItsTsit5MemberAsMemberAdvanceAlone) {
   const auto andrews = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Tsit5Andrews)(a...); };
   const auto knife_edge = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(Tsit5KnifeEdge)(a...); };
   expect_explicit_pair_lanes_equal_alone<tsit5_method>(andrews, knife_edge, 81);
+}
+
+// auto's lanes (lockstep/simd/auto_attempt_inl.hpp): each lane in its member's phase, both phases'
+// attempts masked to their lanes, the switches lane by lane. The fading damper's members turn stiff at
+// once, switch to Radau IIA 5, and switch back to dopri5 once the damping has faded (t > 1.4), so packs
+// hold members of both phases; restated, a dropped constraint row travels between the phases. On
+// Andrews' squeezer (index3, coordinate projection) the members run out of attempts.
+TEST(SimdMember, EveryLaneEndsItsAutoMemberAsMemberAdvanceAlone) {
+  const auto damper = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(AutoFadingDamper)(a...); };
+  const auto restated = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(AutoRestatedDamper)(a...); };
+  const auto andrews = [](auto&&... a) { return HWY_DYNAMIC_DISPATCH(AutoAndrews)(a...); };
+  solver_options projected = for_method<auto_method>(adaptive(formulation::index3));
+  projected.projection = projection_kind::coordinate;
+  projected.rtol = projected.atol_q = projected.atol_v = projected.atol_lambda = 1e-5;
+  for (const auto& [switched, returned] :
+       {expect_lanes_equal_alone<test::fading_damper_model<false>, auto_method>(
+            damper, "fading damper, index3, coordinate projection", study_of(projected, 3.0, 4), 94),
+        expect_lanes_equal_alone<test::fading_damper_model<true>, auto_method>(
+            restated, "fading damper restated, index3, coordinate projection", study_of(projected, 3.0, 4), 92)}) {
+    EXPECT_GT(switched, 30u);  // of 45, the NaN members aside
+    EXPECT_GT(returned, 20u);  // the others switch back after t1 or run out of attempts first
+  }
+
+  solver_options andrews_opt = for_method<auto_method>(adaptive(formulation::index3));
+  andrews_opt.projection = projection_kind::coordinate;
+  andrews_opt.max_steps = 60;
+  expect_lanes_equal_alone<models::andrews, auto_method>(andrews, "andrews, index3, coordinate projection, 60 attempts",
+                                                         study_of(andrews_opt, 3e-3, 3), 93);
 }
 
 // A chunk's storage (lockstep/detail/member_kernels.hpp, chunk_view) for `members`, begun by

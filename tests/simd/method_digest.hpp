@@ -1,6 +1,6 @@
 // tests/simd/method_digest.hpp — digests of what a method decides for a member (its method state and
-// counts: BDF's, the Radau IIA family's, rho_inf's, dopri5's), by which the lanes tests compare a lane with its member alone:
-// equal digests, equal bits.
+// counts: BDF's, the Radau IIA family's, rho_inf's, dopri5's, auto's), by which the lanes tests compare
+// a lane with its member alone: equal digests, equal bits.
 #pragma once
 
 #include <cmath>
@@ -9,6 +9,7 @@
 #include <iterator>
 #include <limits>
 
+#include "lockstep/method/auto_switch.hpp"
 #include "lockstep/method/bdf.hpp"
 #include "lockstep/method/dopri5.hpp"
 #include "lockstep/method/radau.hpp"
@@ -142,6 +143,18 @@ std::uint64_t digest_of(const radau_state<Model, RT>& s, const member_counters& 
       digest_factors<Model>(h, s.complex_block);
     }
   }
+  return h;
+}
+
+// The same of a member of auto: which phase it is in, both phases (the one it is not in as that phase
+// left it, or never started), the switching rule's counts and its switches.
+template <class Model>
+std::uint64_t digest_of(const auto_state<Model>& s, const member_counters& c) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const double scalars[] = {double(s.stiff), s.t1, double(s.probe_interval), double(s.implicit_steps_since_probe),
+                            double(s.explicit_steps_in_phase), double(s.returned), double(c.method_switches),
+                            double(digest_of(s.explicit_phase, c) >> 11), double(digest_of(s.implicit_phase, c) >> 11)};
+  digest_values(h, scalars, std::size(scalars));
   return h;
 }
 

@@ -72,10 +72,6 @@ LOCKSTEP_HD constexpr bool takes_explicit_steps(method_kind m) {
   return is_explicit_pair(m) || m == method_kind::automatic;
 }
 
-// Whether a method's members run in SIMD lanes where the engine has them (lockstep/simd/member_inl.hpp:
-// every method but auto, whose members switch between two methods' states and run one at a time).
-LOCKSTEP_HD constexpr bool runs_in_lanes(method_kind m) { return m != method_kind::automatic; }
-
 // Which multipliers a member with redundant constraints reports (formulation/minimum_norm_multipliers.hpp).
 // Its positions and velocities are unique; its constraint forces G^T lambda + A^T nu are too, but not
 // the multipliers that give them.

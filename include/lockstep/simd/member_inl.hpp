@@ -25,10 +25,11 @@
 // cannot start has finished and does not enter a lane, a finished member stays in its lane until it is
 // replaced, and fill_idle_lanes gives a lane that never had a member a copy of another lane's.
 //
-// Every method but auto runs in lanes: BDF, the Radau IIA family (Radau IIA 5, Radau IIA 3, backward
-// Euler), rho_inf and the explicit pairs (dopri5, tsit5); method_lanes names each one's lanes, and the
-// overloads below give the stepper what methods.hpp gives it for one member (the attempt, the current point and its replacement
-// by the projected one, the Jacobian's dropped rows, the work done).
+// Every method runs in lanes: BDF, the Radau IIA family (Radau IIA 5, Radau IIA 3, backward Euler),
+// rho_inf, the explicit pairs (dopri5, tsit5) and auto (auto_attempt_inl.hpp: both phases' lanes, each
+// lane in its member's phase); method_lanes names each one's lanes, and the overloads below give the
+// stepper what methods.hpp gives it for one member (the attempt, the current time and point and the
+// point's replacement by the projected one, the Jacobian's dropped rows, the work done).
 //
 // For translation units built for one instruction set (HWY_COMPILE_ONLY_STATIC), as corrector_inl.hpp.
 // Per-target header: include after hwy/highway.h, inside no namespace.
@@ -46,6 +47,7 @@
 
 #include "hwy/highway.h"
 #include "lockstep/method/methods.hpp"
+#include "lockstep/simd/auto_attempt_inl.hpp"
 #include "lockstep/simd/bdf_attempt_inl.hpp"
 #include "lockstep/simd/dopri5_attempt_inl.hpp"
 #include "lockstep/simd/pack_inl.hpp"
@@ -77,12 +79,16 @@ template <class Model, class T, method_kind Kind, class D>
 struct method_lanes<Model, explicit_pair_method<T, Kind>, D> {
   using type = dopri5_lanes<Model, T, D>;
 };
+template <class Model, class D>
+struct method_lanes<Model, auto_method, D> {
+  using type = auto_lanes<Model, D>;
+};
 template <class Model, class Method, class D>
 using method_lanes_t = typename method_lanes<Model, Method, D>::type;
 
 // What the stepper needs of a method in lanes, for each method: its attempt (returning each lane's
-// attempt_result as a double), its current point (Method::current), its Jacobian's dropped rows
-// (Method::jacobian(s).dropped) and its work (corrector_work).
+// attempt_result as a double), its current time and point (Method::time, Method::current), its
+// Jacobian's dropped rows (Method::jacobian(s).dropped) and its work (corrector_work).
 template <class Model, class D>
 HWY_INLINE pack<D> method_attempt(mask<D> lanes, bdf_lanes<Model, D>& s, pack<D> t_end, const pack<D>* p,
                                   const solver_options& opt, attempt_counters_lanes<D>& counters, pack<D>& status) {
@@ -104,6 +110,19 @@ HWY_INLINE pack<D> method_attempt(mask<D> lanes, dopri5_lanes<Model, T, D>& s, p
   return dopri5_attempt_in_lanes<Model, T>(lanes, s, t_end, p, opt, counters, status);
 }
 template <class Model, class D>
+HWY_INLINE pack<D> method_attempt(mask<D> lanes, auto_lanes<Model, D>& s, pack<D> t_end, const pack<D>* p,
+                                  const solver_options& opt, attempt_counters_lanes<D>& counters, pack<D>& status) {
+  return auto_attempt_in_lanes<Model>(lanes, s, t_end, p, opt, counters, status);
+}
+template <class Lanes>
+HWY_INLINE auto method_time(const Lanes& s) {
+  return s.t;
+}
+template <class Model, class D>
+HWY_INLINE pack<D> method_time(const auto_lanes<Model, D>& s) {
+  return auto_time(s);
+}
+template <class Model, class D>
 HWY_INLINE auto& current_point(bdf_lanes<Model, D>& s) {
   return s.y_newest;
 }
@@ -118,6 +137,10 @@ HWY_INLINE auto& current_point(rhoinf_lanes<Model, D>& s) {
 template <class Model, class T, class D>
 HWY_INLINE auto& current_point(dopri5_lanes<Model, T, D>& s) {
   return s.y;
+}
+template <class Model, class D>
+HWY_INLINE auto current_point(auto_lanes<Model, D>& s) {  // by value: each lane's phase's
+  return auto_current(s);
 }
 template <class Model, class D>
 HWY_INLINE const dropped_lanes<D>& dropped_rows(const bdf_lanes<Model, D>& s) {
@@ -136,6 +159,10 @@ HWY_INLINE const dropped_lanes<D>& dropped_rows(const dopri5_lanes<Model, T, D>&
   return s.rows.dropped;
 }
 template <class Model, class D>
+HWY_INLINE const dropped_lanes<D>& dropped_rows(const auto_lanes<Model, D>& s) {
+  return s.explicit_phase.rows.dropped;  // auto_method::jacobian: the explicit phase's rows
+}
+template <class Model, class D>
 HWY_INLINE const corrector_work& method_work(const bdf_lanes<Model, D>& s) {
   return s.corrector.work;
 }
@@ -151,6 +178,10 @@ template <class Model, class T, class D>
 HWY_INLINE const corrector_work& method_work(const dopri5_lanes<Model, T, D>& s) {
   return s.work;
 }
+template <class Model, class D>
+HWY_INLINE const corrector_work& method_work(const auto_lanes<Model, D>& s) {
+  return s.work;
+}
 
 // Method::replace_current for the lanes of `lanes`: y becomes their current point; an explicit pair also
 // moves its dense output's end there (dopri5_replace_current).
@@ -162,6 +193,10 @@ HWY_INLINE void replace_current(Mask lanes, Lanes& s, const Y& y) {
 template <class Model, class T, class D, class Mask, class Y>
 HWY_INLINE void replace_current(Mask lanes, dopri5_lanes<Model, T, D>& s, const Y& y) {
   dopri5_replace_current<Model>(lanes, s, y);
+}
+template <class Model, class D, class Mask, class Y>
+HWY_INLINE void replace_current(Mask lanes, auto_lanes<Model, D>& s, const Y& y) {
+  auto_replace_current<Model>(lanes, s, y);
 }
 
 // member_state<Model, Method> and the member's parameters, per lane: the method and the counts an
@@ -424,7 +459,7 @@ struct lanes_stepper {
   int save_count;
   Sink& sink;
 
-  HWY_INLINE P time(const Lanes& M) const { return M.method.t; }
+  HWY_INLINE P time(const Lanes& M) const { return method_time(M.method); }
 
   // The projection of the accepted points: the lanes' own, or the one compiled apart
   // (lanes_projection_apart), which an engine holds where its runs project after steps.
@@ -470,13 +505,14 @@ struct lanes_stepper {
     HWY_ALIGN double y[ny][max_lanes];
     HWY_ALIGN double t[max_lanes];
     HWY_ALIGN int64_t dropped[max_lanes];
-    auto& current = current_point(M.method);
+    const auto& current = current_point(M.method);
+    const P times = time(M);
     for (int i = 0; i < ny; ++i) hn::Store(current[i].v, d, y[i]);
-    hn::Store(M.method.t.v, d, t);
+    hn::Store(times.v, d, t);
     hn::Store(dropped_rows(M.method).bits, di, dropped);
     Mask completion_failed = hn::FirstN(d, 0);
     if (projects_after_steps(opt.projection, opt.form))
-      completion_failed = projection()(accepted, M.method.t, M.p, dropped_rows(M.method), opt, y, M.status, M.other_counters);
+      completion_failed = projection()(accepted, times, M.p, dropped_rows(M.method), opt, y, M.status, M.other_counters);
     const Mask projected = hn::AndNot(completion_failed, accepted);
     member_lanes_detail::record_constraint_residuals(M, projected, y, t, dropped);
     const uint64_t lanes = mask_bits<D>(projected);

@@ -57,13 +57,13 @@ struct step_counters_lanes {
   pack<D> newton_failures;
 };
 
-// The member_counters a step attempt changes (the implicit methods', dopri5's), per lane, under
-// member_counters' names.
+// The member_counters a step attempt changes (the implicit methods', the explicit pairs', auto's), per
+// lane, under member_counters' names.
 template <class D>
 struct attempt_counters_lanes {
   pack<D> steps{}, last_h{}, rejected_steps{}, newton_failures{};
   pack<D> jacobian_evaluations{}, lu_factorizations{}, model_evaluations{}, newton_iterations{};
-  pack<D> explicit_steps{}, stiffness_detections{};
+  pack<D> explicit_steps{}, stiffness_detections{}, method_switches{};
 };
 
 // Lane l of c takes the counts of `from` that an attempt changes, and gives them back into `to`.
@@ -78,6 +78,7 @@ HWY_INLINE void load_counters_lane(attempt_counters_lanes<D>& c, size_t l, const
   set_lane(c.newton_iterations, l, double(from.newton_iterations));
   set_lane(c.explicit_steps, l, double(from.explicit_steps));
   set_lane(c.stiffness_detections, l, double(from.stiffness_detections));
+  set_lane(c.method_switches, l, double(from.method_switches));
 }
 template <class D>
 HWY_INLINE void store_counters_lane(const attempt_counters_lanes<D>& c, size_t l, member_counters& to) {
@@ -90,6 +91,7 @@ HWY_INLINE void store_counters_lane(const attempt_counters_lanes<D>& c, size_t l
   to.newton_iterations = long(lane_of(c.newton_iterations, l));
   to.explicit_steps = long(lane_of(c.explicit_steps, l));
   to.stiffness_detections = long(lane_of(c.stiffness_detections, l));
+  to.method_switches = long(lane_of(c.method_switches, l));
 }
 
 // ---- BDF (method/bdf_step_control.hpp) and Radau IIA (method/radau_step_control.hpp): their
