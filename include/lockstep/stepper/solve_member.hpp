@@ -87,13 +87,18 @@ member_result<Model> solve_member(const double* params, const vec<double, Model:
   const int save_count = static_cast<int>(save_times.size());
   visit_method_in<Methods>(opt.method, [&]<class Method>() {
     member_state<Model, Method> ms;
+    // LOCKSTEP_HD although only the host calls it: nvcc compiles this driver into a model file's device
+    // engine, and refuses the member stepper's host-device templates (stepper/member.hpp, emit) a call
+    // to a member function it may not compile for the device; this local class's it compiles on demand.
     struct {
       member_result<Model>& out;
-      void operator()(int, double t, const state_vector<Model>& y) const {
+      LOCKSTEP_HD void operator()(int, double t, const state_vector<Model>& y) const {
         out.t.push_back(t);
         out.y.push_back(y);
       }
-      void event(long, int k, double t, const state_vector<Model>& y) const { out.events.push_back({k, t, y}); }
+      LOCKSTEP_HD void event(long, int k, double t, const state_vector<Model>& y) const {
+        out.events.push_back({k, t, y});
+      }
     } sink{out};
     member_begin<Model>(ms, t0, t1, q0, v0, params, opt, save_times.data(), save_count, sink);
     // The batch kernels pause every K attempts; one call with an unbounded budget is the same sequence.
