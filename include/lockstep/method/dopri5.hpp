@@ -116,14 +116,14 @@ namespace lockstep {
 struct dopri5_tableau {
   static constexpr int stages = 7;
   static constexpr bool dense_from_end_derivatives = true;
-  // The coefficients live inside LOCKSTEP_HD functions: a static constexpr array member has host
-  // storage only and cannot be indexed in device code (as radau.hpp's tableaus).
-  LOCKSTEP_HD static constexpr double c(int i) {
-    constexpr double v[stages] = {0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0};
+  // The coefficients are function-local statics of LOCKSTEP_HD functions, for device code and for
+  // speed (radau5_tableau says why).
+  LOCKSTEP_HD static double c(int i) {
+    static constexpr double v[stages] = {0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0};
     return v[i];
   }
-  LOCKSTEP_HD static constexpr double a(int i, int j) {
-    constexpr double v[stages][stages - 1] = {
+  LOCKSTEP_HD static double a(int i, int j) {
+    static constexpr double v[stages][stages - 1] = {
         {},
         {1.0 / 5.0},
         {3.0 / 40.0, 9.0 / 40.0},
@@ -133,13 +133,13 @@ struct dopri5_tableau {
         {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0}};
     return v[i][j];
   }
-  LOCKSTEP_HD static constexpr double e(int j) {
-    constexpr double v[stages] = {71.0 / 57600.0,      0.0,           -71.0 / 16695.0, 71.0 / 1920.0,
+  LOCKSTEP_HD static double e(int j) {
+    static constexpr double v[stages] = {71.0 / 57600.0,      0.0,           -71.0 / 16695.0, 71.0 / 1920.0,
                                   -17253.0 / 339200.0, 22.0 / 525.0, -1.0 / 40.0};
     return v[j];
   }
-  LOCKSTEP_HD static constexpr double d(int j) {
-    constexpr double v[stages] = {-12715105075.0 / 11282082432.0, 0.0, 87487479700.0 / 32700410799.0,
+  LOCKSTEP_HD static double d(int j) {
+    static constexpr double v[stages] = {-12715105075.0 / 11282082432.0, 0.0, 87487479700.0 / 32700410799.0,
                                   -10690763975.0 / 1880347072.0, 701980252875.0 / 199316789632.0,
                                   -1453857185.0 / 822651844.0, 69997945.0 / 29380423.0};
     return v[j];
@@ -182,13 +182,13 @@ constexpr dense_weight dense_weight_of_cubic(double s, double r, double u, doubl
 struct tsit5_tableau {
   static constexpr int stages = 7;
   static constexpr bool dense_from_end_derivatives = false;
-  // In LOCKSTEP_HD functions, for device code (dopri5_tableau).
-  LOCKSTEP_HD static constexpr double c(int i) {
-    constexpr double v[stages] = {0.0, 0.161, 0.327, 0.9, 0.98002554090450968572981028628702459549, 1.0, 1.0};
+  // Function-local statics, as dopri5_tableau's.
+  LOCKSTEP_HD static double c(int i) {
+    static constexpr double v[stages] = {0.0, 0.161, 0.327, 0.9, 0.98002554090450968572981028628702459549, 1.0, 1.0};
     return v[i];
   }
-  LOCKSTEP_HD static constexpr double a(int i, int j) {
-    constexpr double v[stages][stages - 1] = {
+  LOCKSTEP_HD static double a(int i, int j) {
+    static constexpr double v[stages][stages - 1] = {
         {},
         {0.161},
         {-0.0084806554923569885444268742502307746751, 0.33548065549235698854442687425023077468},
@@ -204,8 +204,8 @@ struct tsit5_tableau {
          2.3247105240997739824153559183987657961}};
     return v[i][j];
   }
-  LOCKSTEP_HD static constexpr double e(int j) {
-    constexpr double v[stages] = {
+  LOCKSTEP_HD static double e(int j) {
+    static constexpr double v[stages] = {
         0.096460766818065229518167313165128763337 - 0.094680755765839458074788762557589228561,
         0.01 - 0.0091835655403432530967763639366453137598,
         0.47988965041449957477524953229059651991 - 0.48777052842476157078556425996312282415,
@@ -215,8 +215,8 @@ struct tsit5_tableau {
         -1.0 / 66.0};
     return v[j];
   }
-  LOCKSTEP_HD static constexpr detail::dense_weight dense(int j) {
-    constexpr detail::dense_weight v[stages] = {
+  LOCKSTEP_HD static detail::dense_weight dense(int j) {
+    static constexpr detail::dense_weight v[stages] = {
         detail::dense_weight_of_cubic(-1.0530884977290216, 1.3299890189751412, -1.4364028541716351,
                                       0.7139816917074209),
         detail::dense_weight_of_quadratic(0.1017, -2.1966568338249754, 1.2949852507374631),
