@@ -910,15 +910,26 @@ TEST(LuFactorComplex, ReportsANanOrInfiniteRealOrImaginaryPart) {
 // Cholesky
 // =====================================================================================================
 
+namespace {
+
+// B B^T + 0.01 I with B random: SPD, with condition numbers up to ~1e5 (random_spd's shift is 0.1 N).
+template <int N>
+ls::mat<double, N, N> random_spd_small_shift(random_source& random) {
+  const auto B = random.template matrix<double, N, N>();
+  ls::mat<double, N, N> A = B * ls::transpose(B);
+  for (int i = 0; i < N; ++i) A(i, i) = A(i, i) + 0.01;
+  return A;
+}
+
+}  // namespace
+
 TEST(CholeskyFactor, AgreesWithEigenOnRandomSpdMatricesOfEverySizeUpTo32) {
   random_source random(17);
   for_each_size(std::make_integer_sequence<int, 32>{}, [&](auto size) {
     constexpr int N = decltype(size)::value;
     for (int trial = 0; trial < 2; ++trial) {
-      // Arrange: B B^T + 0.01 I, SPD with condition numbers up to ~1e5.
-      const auto B = random.template matrix<double, N, N>();
-      ls::mat<double, N, N> A = B * ls::transpose(B);
-      for (int i = 0; i < N; ++i) A(i, i) = A(i, i) + 0.01;
+      // Arrange
+      const ls::mat<double, N, N> A = random_spd_small_shift<N>(random);
       const auto b = random.template vector<double, N>();
 
       // Act
@@ -994,6 +1005,97 @@ TEST(CholeskyFactor, ReportsNanAndInfiniteEntries) {
     ls::mat<double, 3, 3> A = ls::mat<double, 3, 3>::identity();
     A(2, 1) = bad;
     EXPECT_EQ(factor_cholesky(A).info, ls::lu_not_finite);
+  }
+}
+
+// =====================================================================================================
+// L D L^T
+// =====================================================================================================
+
+namespace {
+
+template <int N>
+[[gnu::noinline]] ls::factor_result factor_ldlt(ls::mat<double, N, N>& A, ls::vec<double, N>& dinv) {
+  return ls::ldlt_factor(A, dinv);
+}
+
+// What cholesky_factor says of a copy of A: L D L^T is to say the same (info, column) of every matrix.
+template <int N>
+void expect_ldlt_reports_as_cholesky(const ls::mat<double, N, N>& A) {
+  ls::mat<double, N, N> L = A, LD = A;
+  ls::vec<double, N> dinv;
+  const ls::factor_result chol = factor_cholesky(L), ldlt = factor_ldlt(LD, dinv);
+  EXPECT_EQ(ldlt.info, chol.info) << "N = " << N;
+  EXPECT_EQ(ldlt.column, chol.column) << "N = " << N;
+}
+
+}  // namespace
+
+TEST(LdltFactor, AgreesWithEigenOnRandomSpdMatricesOfEverySizeUpTo32) {
+  random_source random(41);
+  for_each_size(std::make_integer_sequence<int, 32>{}, [&](auto size) {
+    constexpr int N = decltype(size)::value;
+    for (int trial = 0; trial < 2; ++trial) {
+      // Arrange
+      const ls::mat<double, N, N> A = random_spd_small_shift<N>(random);
+      const auto b = random.template vector<double, N>();
+
+      // Act
+      ls::mat<double, N, N> LD = A;
+      ls::vec<double, N> dinv;
+      ASSERT_EQ(factor_ldlt(LD, dinv).info, ls::lu_ok) << "N = " << N;
+      ls::vec<double, N> x = b;
+      ls::ldlt_solve(LD, dinv, x);
+
+      // Assert: the same solution as Eigen's Cholesky, and L D^(1/2) is its factor L.
+      const Eigen::LLT<Eigen::MatrixXd> reference(to_eigen(A));
+      const double cond = 1.0 / reference.rcond();
+      EXPECT_LE(backward_error<double>(to_eigen(A), to_eigen(x), to_eigen(b)), kBackwardTol) << "N = " << N;
+      EXPECT_LE(relative_difference<double>(to_eigen(x), reference.solve(to_eigen(b))), kForwardTol * cond)
+          << "N = " << N;
+      const Eigen::MatrixXd Le = reference.matrixL();
+      for (int j = 0; j < N; ++j) {
+        EXPECT_EQ(dinv[j], 1.0 / LD(j, j)) << "N = " << N << ", column " << j;
+        const double root = std::sqrt(LD(j, j));
+        for (int i = j; i < N; ++i) {
+          const double ours = i == j ? root : LD(i, j) * root;
+          EXPECT_LE(std::abs(ours - Le(i, j)), kForwardTol * cond * Le.cwiseAbs().maxCoeff())
+              << "N = " << N << ", entry " << i << ", " << j;
+        }
+      }
+    }
+  });
+}
+
+TEST(LdltFactor, ReportsWhatCholeskyReportsOfIndefiniteSingularAndNonFiniteMatrices) {
+  ls::mat<double, 4, 4> D;  // diag(1, 2, -1, 3): the third pivot is negative
+  D(0, 0) = 1.0;
+  D(1, 1) = 2.0;
+  D(2, 2) = -1.0;
+  D(3, 3) = 3.0;
+  expect_ldlt_reports_as_cholesky(D);
+  ls::vec<double, 4> dinv;
+  ls::mat<double, 4, 4> LD = D;
+  EXPECT_EQ(factor_ldlt(LD, dinv).column, 2);
+
+  ls::mat<double, 2, 2> ones;  // [[1, 1], [1, 1]]: d_1 = 0 exactly
+  ones(0, 0) = ones(0, 1) = ones(1, 0) = ones(1, 1) = 1.0;
+  expect_ldlt_reports_as_cholesky(ones);
+
+  random_source random(42);
+  for_each_size(std::integer_sequence<int, 1, 4, 11, 31>{}, [&](auto size) {
+    expect_ldlt_reports_as_cholesky(random_symmetric_indefinite<decltype(size)::value>(random));
+  });
+  auto G = random.template matrix<double, 5, 12>();  // a repeated constraint row
+  for (int j = 0; j < 12; ++j) G(4, j) = G(0, j);
+  expect_ldlt_reports_as_cholesky(ls::mat<double, 5, 5>(G * ls::transpose(G)));
+  expect_ldlt_reports_as_cholesky(ls::mat<double, 3, 3>{});
+  for (const double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    ls::mat<double, 3, 3> A = ls::mat<double, 3, 3>::identity();
+    A(2, 1) = bad;
+    expect_ldlt_reports_as_cholesky(A);
+    ls::vec<double, 3> d3;
+    EXPECT_EQ(factor_ldlt(A, d3).info, ls::lu_not_finite);
   }
 }
 

@@ -307,4 +307,35 @@ LOCKSTEP_HD void cholesky_solve(const mat<T, N, N>& L, vec<T, N>& b) {
   cholesky_backward_solve(L, b);
 }
 
+// ---- The factorization A = L D L^T of a symmetric positive definite matrix ----
+//
+// Cholesky's without square roots and with one division per column (cholesky_generic.inc says what
+// ldlt_factor keeps): for systems solved many times per step, where the divisions of the triangular
+// solves would set the pace (the explicit pairs' stages, method/accelerations_generic.inc).
+template <int N>
+LOCKSTEP_HD factor_result ldlt_factor(mat<double, N, N>& A, vec<double, N>& dinv) {
+  return detail::ldlt_factor(A, dinv);
+}
+
+// The halves of a solve with ldlt_factor's L, in place: L y = b (forward) and L^T x = y (backward),
+// L's unit diagonal implied; between them the solve multiplies by D^-1.
+template <class T, int N>
+LOCKSTEP_HD void ldlt_forward_solve(const mat<T, N, N>& L, vec<T, N>& b) {
+  for (int i = 0; i < N; ++i)
+    for (int k = 0; k < i; ++k) b[i] = b[i] - L(i, k) * b[k];
+}
+template <class T, int N>
+LOCKSTEP_HD void ldlt_backward_solve(const mat<T, N, N>& L, vec<T, N>& b) {
+  for (int i = N - 1; i >= 0; --i)
+    for (int k = i + 1; k < N; ++k) b[i] = b[i] - L(k, i) * b[k];
+}
+
+// Solves A x = b in place with the factors of ldlt_factor.
+template <class T, int N>
+LOCKSTEP_HD void ldlt_solve(const mat<T, N, N>& L, const vec<T, N>& dinv, vec<T, N>& b) {
+  ldlt_forward_solve(L, b);
+  for (int i = 0; i < N; ++i) b[i] = b[i] * dinv[i];
+  ldlt_backward_solve(L, b);
+}
+
 }  // namespace lockstep
