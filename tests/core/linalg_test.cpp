@@ -945,6 +945,35 @@ TEST(CholeskyFactor, AgreesWithEigenOnRandomSpdMatricesOfEverySizeUpTo32) {
   });
 }
 
+TEST(CholeskySolveColumns, SolvesEveryColumnAsEigenDoes) {
+  random_source random(43);
+  for_each_size(std::integer_sequence<int, 1, 2, 4, 7, 16>{}, [&](auto size) {
+    constexpr int N = decltype(size)::value;
+    // Arrange: an SPD matrix and three right-hand sides.
+    const ls::mat<double, N, N> A = random_spd_small_shift<N>(random);
+    const auto B = random.template matrix<double, N, 3>();
+    ls::mat<double, N, N> L = A;
+    ASSERT_EQ(factor_cholesky(L).info, ls::lu_ok) << "N = " << N;
+
+    // Act
+    ls::mat<double, N, 3> X = B;
+    ls::cholesky_solve_columns(L, X);
+
+    // Assert: each column is A^-1 times B's, as Eigen solves it.
+    const Eigen::LLT<Eigen::MatrixXd> reference(to_eigen(A));
+    const double cond = 1.0 / reference.rcond();
+    const Eigen::MatrixXd Xe = to_eigen(X), Be = to_eigen(B);
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_LE(backward_error<double>(to_eigen(A), Eigen::VectorXd(Xe.col(c)), Eigen::VectorXd(Be.col(c))),
+                kBackwardTol)
+          << "N = " << N << ", column " << c;
+      EXPECT_LE(relative_difference<double>(Eigen::VectorXd(Xe.col(c)), reference.solve(Eigen::VectorXd(Be.col(c)))),
+                kForwardTol * cond)
+          << "N = " << N << ", column " << c;
+    }
+  });
+}
+
 TEST(CholeskyFactor, ReportsTheFirstNonPositivePivotOfIndefiniteMatrices) {
   // diag(1, 2, -1, 3): the third pivot is negative.
   ls::mat<double, 4, 4> D;

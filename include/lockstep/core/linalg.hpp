@@ -307,6 +307,27 @@ LOCKSTEP_HD void cholesky_solve(const mat<T, N, N>& L, vec<T, N>& b) {
   cholesky_backward_solve(L, b);
 }
 
+// Solves A X = B in place for every column of X with the factor of cholesky_factor: the reciprocals of
+// L's diagonal are formed once and the substitutions multiply by them, N divisions for all the columns
+// where cholesky_solve would take 2 N per column (a projection's W^-1 G^T, one column per constraint).
+template <class T, int N, int C>
+LOCKSTEP_HD void cholesky_solve_columns(const mat<T, N, N>& L, mat<T, N, C>& X) {
+  vec<T, N> reciprocal;
+  for (int i = 0; i < N; ++i) reciprocal[i] = T(1.0) / L(i, i);
+  for (int c = 0; c < C; ++c) {
+    for (int i = 0; i < N; ++i) {
+      T s = X(i, c);
+      for (int k = 0; k < i; ++k) s = s - L(i, k) * X(k, c);
+      X(i, c) = s * reciprocal[i];
+    }
+    for (int i = N - 1; i >= 0; --i) {
+      T s = X(i, c);
+      for (int k = i + 1; k < N; ++k) s = s - L(k, i) * X(k, c);
+      X(i, c) = s * reciprocal[i];
+    }
+  }
+}
+
 // ---- The factorization A = L D L^T of a symmetric positive definite matrix ----
 //
 // Cholesky's without square roots and with one division per column (cholesky_generic.inc says what
