@@ -21,6 +21,8 @@ A change that alters results on purpose regenerates the file in the same commit 
 
 Usage: golden_hashes.py --lockstep PATH [--mpirun PATH] [--toolchain "GNU 12.2.0"] [--update]
                         [--only NAME ...] [--work DIR]
+--toolchain names the compiler that built lockstep as CMake does ("<compiler id> <version>", what ctest
+passes); by default it is read from what CMake recorded of the compiler in the build that holds --lockstep.
 Exit codes: 0 all equal, 1 a difference (each is printed), 77 another toolchain, 2 bad usage.
 """
 
@@ -28,6 +30,7 @@ import argparse
 import hashlib
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -61,6 +64,24 @@ def cpu_has_fma():
     except OSError:
         pass
     return False
+
+
+def build_compiler(lockstep):
+    """The compiler of the CMake build that holds the binary `lockstep`, as "<id> <version>" (the form
+    ctest passes as --toolchain), from what CMake recorded of it (CMakeFiles/<cmake version>/
+    CMakeCXXCompiler.cmake) in the first folder above the binary with a CMakeCache.txt; None where
+    there is none."""
+    for folder in Path(lockstep).resolve().parents:
+        if not (folder / "CMakeCache.txt").is_file():
+            continue
+        for recorded in sorted(folder.glob("CMakeFiles/*/CMakeCXXCompiler.cmake")):
+            text = recorded.read_text()
+            compiler_id = re.search(r'^set\(CMAKE_CXX_COMPILER_ID "([^"]+)"\)', text, re.MULTILINE)
+            version = re.search(r'^set\(CMAKE_CXX_COMPILER_VERSION "([^"]+)"\)', text, re.MULTILINE)
+            if compiler_id and version:
+                return f"{compiler_id.group(1)} {version.group(1)}"
+        return None
+    return None
 
 
 def toolchain_key(compiler):
@@ -188,8 +209,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lockstep", required=True, help="the lockstep binary")
     parser.add_argument("--mpirun", default="", help="mpirun of the MPI lockstep links (empty: no MPI variants)")
-    parser.add_argument("--toolchain", default=f"GNU {platform.python_compiler()}",
-                        help='the compiler that built lockstep, e.g. "GNU 12.2.0"')
+    parser.add_argument("--toolchain", default=None,
+                        help='the compiler that built lockstep, e.g. "GNU 12.2.0" (default: what CMake recorded '
+                             'of the compiler in the build that holds --lockstep)')
     parser.add_argument("--update", action="store_true", help="rewrite hashes.txt with this build's hashes")
     parser.add_argument("--only", nargs="*", default=None, help="run only these cases")
     parser.add_argument("--work", default=None, help="scratch folder (default: a temporary one)")
@@ -197,6 +219,11 @@ def main():
     if not Path(args.lockstep).is_file():
         parser.error(f"no lockstep binary at {args.lockstep}")
     args.lockstep = str(Path(args.lockstep).resolve())
+    if args.toolchain is None:
+        args.toolchain = build_compiler(args.lockstep)
+        if args.toolchain is None:
+            parser.error(f"no CMake build above {args.lockstep} records its compiler: give --toolchain, "
+                         'e.g. "GNU 12.2.0"')
 
     toolchain = toolchain_key(args.toolchain)
     recorded_toolchain, recorded = read_hash_file()
