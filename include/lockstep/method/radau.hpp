@@ -82,8 +82,8 @@ struct radau5_tableau {
   // member has host storage only and cannot be indexed in device code, while a function-local static
   // is a __device__ array there. Static, not automatic: GCC builds an automatic constant array on the
   // stack at every call whose index it cannot fold (a zeroing `rep stos` and a store per entry),
-  // which made the one-member explicit pairs several times slower in the baseline build; a static
-  // one is read-only data, and an index known at compile time still folds to the constant.
+  // once per stage where the explicit pairs' stage loop is not unrolled; a static one is read-only
+  // data, and an index known at compile time still folds to the constant.
   LOCKSTEP_HD static double c(int i) {
     static constexpr double v[3] = {0.15505102572168222, 0.6449489742783178, 1.0};  // (4 -+ sqrt 6) / 10, 1
     return v[i];
@@ -93,21 +93,21 @@ struct radau5_tableau {
   static constexpr double beta = 3.0504301992474123;
   LOCKSTEP_HD static double T(int i, int j) {
     static constexpr double v[3][3] = {{0.09443876248897537, 0.12845806217830086, -0.0273086547513214},
-                                {0.2502131229653336, -0.18563595103095717, 0.3482489043965752},
-                                {1.0, -0.909403517646862, 0.0}};
+                                       {0.2502131229653336, -0.18563595103095717, 0.3482489043965752},
+                                       {1.0, -0.909403517646862, 0.0}};
     return v[i][j];
   }
   LOCKSTEP_HD static double Ti(int i, int j) {
     static constexpr double v[3][3] = {{4.178718591551905, 0.3276828207610616, 0.523376445499449},
-                                {4.59501036719607, 0.36032719733585505, -0.5241056860367596},
-                                {-0.5529697490581569, 2.8281471315512685, -0.6554177471960014}};
+                                       {4.59501036719607, 0.36032719733585505, -0.5241056860367596},
+                                       {-0.5529697490581569, 2.8281471315512685, -0.6554177471960014}};
     return v[i][j];
   }
   // A^-1 (for the stage derivatives Y' = h^-1 A^-1 Z).
   LOCKSTEP_HD static double Ainv(int i, int j) {
     static constexpr double v[3][3] = {{3.2247448713915885, 1.1678400846904056, -0.253197264742181},
-                                {-3.5678400846904053, 0.7752551286084111, 1.053197264742181},
-                                {5.531972647421811, -7.531972647421809, 5.0}};
+                                       {-3.5678400846904053, 0.7752551286084111, 1.053197264742181},
+                                       {5.531972647421811, -7.531972647421809, 5.0}};
     return v[i][j];
   }
   LOCKSTEP_HD static double d(int i) {
