@@ -26,6 +26,8 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <complex>
@@ -1125,6 +1127,85 @@ TEST(LdltFactor, ReportsWhatCholeskyReportsOfIndefiniteSingularAndNonFiniteMatri
     expect_ldlt_reports_as_cholesky(A);
     ls::vec<double, 3> d3;
     EXPECT_EQ(factor_ldlt(A, d3).info, ls::lu_not_finite);
+  }
+}
+
+namespace {
+
+std::uint64_t bits(double x) { return std::bit_cast<std::uint64_t>(x); }
+
+// diag(d) with the strict lower triangle's zeros of sign `zero` (+0.0: the factorizations' shortcut;
+// -0.0: their general loop) and +0.0 above.
+template <int N>
+ls::mat<double, N, N> diagonal_matrix(const std::array<double, N>& d, double zero) {
+  ls::mat<double, N, N> A;
+  for (int i = 0; i < N; ++i) {
+    A(i, i) = d[i];
+    for (int j = 0; j < i; ++j) A(i, j) = zero;
+  }
+  return A;
+}
+
+}  // namespace
+
+// A diagonal matrix is its own factor, exactly: D = A's diagonal, D^-1 its reciprocals, L = I, and the
+// Cholesky factor the square roots; the shortcut for +0.0 below the diagonal and the general loop (a
+// -0.0 there) give these bits, and so do both reports of a non-positive diagonal entry.
+TEST(LdltFactor, DiagonalMatricesAreTheirOwnFactorsBitForBitOnBothPaths) {
+  const std::array<double, 5> d = {3.0, 1e-7, 2.5e6, 0.3, 7.0};
+  for (const double zero : {0.0, -0.0}) {
+    ls::mat<double, 5, 5> LD = diagonal_matrix<5>(d, zero), L = LD;
+    ls::vec<double, 5> dinv;
+    ASSERT_EQ(factor_ldlt(LD, dinv).info, ls::lu_ok);
+    ASSERT_EQ(factor_cholesky(L).info, ls::lu_ok);
+    for (int j = 0; j < 5; ++j) {
+      EXPECT_EQ(bits(LD(j, j)), bits(d[j])) << "zero " << zero << ", column " << j;
+      EXPECT_EQ(bits(dinv[j]), bits(1.0 / d[j])) << "zero " << zero << ", column " << j;
+      EXPECT_EQ(bits(L(j, j)), bits(std::sqrt(d[j]))) << "zero " << zero << ", column " << j;
+      for (int i = j + 1; i < 5; ++i) {
+        EXPECT_EQ(LD(i, j), 0.0) << "zero " << zero << ", entry " << i << ", " << j;
+        EXPECT_EQ(L(i, j), 0.0) << "zero " << zero << ", entry " << i << ", " << j;
+      }
+    }
+  }
+  for (const double bad : {-2.0, 0.0, 1e-300}) {  // below N eps max|A| in column 2
+    std::array<double, 5> singular = d;
+    singular[2] = bad;
+    for (const double zero : {0.0, -0.0}) {
+      ls::mat<double, 5, 5> LD = diagonal_matrix<5>(singular, zero);
+      ls::vec<double, 5> dinv;
+      const ls::factor_result r = factor_ldlt(LD, dinv);
+      EXPECT_EQ(r.info, ls::lu_singular) << "entry " << bad << ", zero " << zero;
+      EXPECT_EQ(r.column, 2) << "entry " << bad << ", zero " << zero;
+      expect_ldlt_reports_as_cholesky(diagonal_matrix<5>(singular, zero));
+    }
+  }
+}
+
+// The substitutions with a diagonal matrix's factor leave a finite vector as it is, the signs of its
+// zeros included, whatever the signs of the factor's zeros: a caller that knows L is the identity may
+// skip them (the explicit pairs' stages, method/accelerations_generic.inc), and cholesky_solve_columns
+// skips them where the zeros are +0.0. So the solves scale by the diagonal alone, on either path.
+TEST(DiagonalFactors, SolvesScaleByTheDiagonalAloneWhateverTheSignsOfTheZeros) {
+  const std::array<double, 6> d = {2.0, 0.5, 4.0, 1e-3, 8.0, 3.0};
+  const std::array<double, 6> b = {-0.0, -3.0, 0.0, 2.5, -0.0, -1e300};
+  for (const int pattern : {0, 1, 2}) {  // the factor's zeros: all +0.0, all -0.0, or of alternating signs
+    ls::mat<double, 6, 6> L = diagonal_matrix<6>(d, pattern == 1 ? -0.0 : 0.0);
+    if (pattern == 2)
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < i; ++j) L(i, j) = (i + j) % 2 == 0 ? 0.0 : -0.0;
+    ls::vec<double, 6> dinv;
+    for (int j = 0; j < 6; ++j) dinv[j] = 1.0 / d[j];
+    ls::vec<double, 6> x;
+    ls::mat<double, 6, 2> X;
+    for (int i = 0; i < 6; ++i) x[i] = X(i, 0) = X(i, 1) = b[i];
+    ls::ldlt_solve(L, dinv, x);  // L unit lower triangular, D = diag(d)
+    ls::cholesky_solve_columns(L, X);  // L = diag(d) itself: X = diag(d)^-2 b
+    for (int i = 0; i < 6; ++i) {
+      EXPECT_EQ(bits(x[i]), bits(b[i] * dinv[i])) << "pattern " << pattern << ", row " << i;
+      for (int c = 0; c < 2; ++c)
+        EXPECT_EQ(bits(X(i, c)), bits(b[i] * dinv[i] * dinv[i])) << "pattern " << pattern << ", row " << i;
+    }
   }
 }
 

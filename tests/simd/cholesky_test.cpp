@@ -104,12 +104,14 @@ using entry = std::function<bool(double*, double*, int64_t*, int64_t*, size_t, s
 
 // One member's symmetric matrix, of a kind drawn at random: a Gram matrix G W G^T of a random G and a
 // random diagonal W > 0 (SPD; kind 1 with W over twelve decades), the same with a repeated row of G
-// (positive semidefinite: singular at that row's column), an indefinite one, the zero matrix, and an
-// SPD one with a NaN or an infinite entry.
+// (positive semidefinite: singular at that row's column), an indefinite one, the zero matrix, an SPD
+// one with a NaN or an infinite entry, and a diagonal one (the factorization's shortcut where every
+// lane's is, with +0.0 below the diagonal): W itself, W with a -0.0 below the diagonal (the general
+// loop), W with a non-positive entry. `diagonal` draws from the diagonal kinds alone.
 template <int N>
-void fill_member(std::mt19937_64& g, double* a, double* b) {
+void fill_member(std::mt19937_64& g, double* a, double* b, bool diagonal) {
   std::uniform_real_distribution<double> u(-1, 1);
-  const int kind = int(g() % 6);
+  const int kind = diagonal ? 6 + int(g() % 3) : int(g() % 9);
   double G[N][N + 2], w[N + 2];
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < N + 2; ++j) G[i][j] = u(g);
@@ -128,6 +130,15 @@ void fill_member(std::mt19937_64& g, double* a, double* b) {
   if (kind == 4)
     for (int e = 0; e < N * N; ++e) a[e] = 0.0;
   if (kind == 5) a[g() % (N * N)] = (g() & 1) ? std::numeric_limits<double>::quiet_NaN() : HUGE_VAL;
+  if (kind >= 6) {
+    for (int i = 0; i < N; ++i)
+      for (int k = 0; k < N; ++k) a[i * N + k] = i == k ? w[i] : 0.0;
+    if (kind == 7 && N > 1) {
+      const int row = 1 + int(g() % (N - 1)), col = int(g() % row);
+      a[row * N + col] = a[col * N + row] = -0.0;
+    }
+    if (kind == 8) a[int(g() % N) * (N + 1)] = (g() & 1) ? -w[0] : 0.0;
+  }
   for (int i = 0; i < N; ++i) b[i] = u(g);
 }
 
@@ -136,7 +147,8 @@ void expect_lanes_equal_one_matrix_code(const entry& run, uint64_t seed) {
   constexpr size_t count = 8 * 64;
   std::mt19937_64 g(seed);
   std::vector<double> matrices(count * N * N), b(count * N);
-  for (size_t m = 0; m < count; ++m) fill_member<N>(g, &matrices[m * N * N], &b[m * N]);
+  // The last 64 members diagonal: whole packs of diagonal matrices at every width.
+  for (size_t m = 0; m < count; ++m) fill_member<N>(g, &matrices[m * N * N], &b[m * N], m >= count - 64);
 
   std::vector<mat<double, N, N>> factors(count);
   std::vector<vec<double, N>> solutions(count);

@@ -7,7 +7,7 @@
 // These are the forms for one member (doubles, and ints for its small integers); the packs' forms are in
 // lockstep/simd/pack_inl.hpp (select, mask_and, mask_or, mask_and_not, mask_not, any_lane, all_lanes,
 // count_bound, within_count, least_count, pick, interchange_rows, scratch_array, no_lane, lane_status,
-// status_value, is_finite), under the same names, so that one text compiles for both
+// status_value, is_finite, is_positive_zero), under the same names, so that one text compiles for both
 // (docs/explanation/lanes.md, "Code written once for doubles and packs").
 #pragma once
 

@@ -280,6 +280,13 @@ LOCKSTEP_HD factor_result cholesky_factor(mat<double, N, N>& A) {
   return detail::cholesky_factor(A);
 }
 
+// Whether A's strict lower triangle is +0.0 throughout: a diagonal matrix, or the factor of one
+// (cholesky_generic.inc says why +0.0 exactly).
+template <int N>
+LOCKSTEP_HD bool strictly_lower_zero(const mat<double, N, N>& A) {
+  return detail::strictly_lower_zero(A);
+}
+
 // The two halves of a solve with the factor L of cholesky_factor, in place: L y = b (forward), then
 // L^T x = y (backward). Apart, they serve a Schur complement C A^-1 C^T = Y^T Y with Y = L^-1 C^T,
 // which needs the forward half alone for each column of C^T.
@@ -310,20 +317,26 @@ LOCKSTEP_HD void cholesky_solve(const mat<T, N, N>& L, vec<T, N>& b) {
 // Solves A X = B in place for every column of X with the factor of cholesky_factor: the reciprocals of
 // L's diagonal are formed once and the substitutions multiply by them, N divisions for all the columns
 // where cholesky_solve would take 2 N per column (a projection's W^-1 G^T, one column per constraint).
+// Each row subtracts its sum of products formed from +0.0, as ldlt_forward_solve's do: where L is a
+// diagonal matrix's factor (strictly_lower_zero), that sum is exactly +0.0 and leaves a finite entry
+// as it is, so the sums are skipped there (every lane's L diagonal, for a pack) with the same bits.
 template <class T, int N, int C>
 LOCKSTEP_HD void cholesky_solve_columns(const mat<T, N, N>& L, mat<T, N, C>& X) {
   vec<T, N> reciprocal;
   for (int i = 0; i < N; ++i) reciprocal[i] = T(1.0) / L(i, i);
+  const bool diagonal = strictly_lower_zero(L);
   for (int c = 0; c < C; ++c) {
     for (int i = 0; i < N; ++i) {
-      T s = X(i, c);
-      for (int k = 0; k < i; ++k) s = s - L(i, k) * X(k, c);
-      X(i, c) = s * reciprocal[i];
+      T s(0.0);
+      if (!diagonal)
+        for (int k = 0; k < i; ++k) s = s + L(i, k) * X(k, c);
+      X(i, c) = (X(i, c) - s) * reciprocal[i];
     }
     for (int i = N - 1; i >= 0; --i) {
-      T s = X(i, c);
-      for (int k = i + 1; k < N; ++k) s = s - L(k, i) * X(k, c);
-      X(i, c) = s * reciprocal[i];
+      T s(0.0);
+      if (!diagonal)
+        for (int k = i + 1; k < N; ++k) s = s + L(k, i) * X(k, c);
+      X(i, c) = (X(i, c) - s) * reciprocal[i];
     }
   }
 }
@@ -339,16 +352,25 @@ LOCKSTEP_HD factor_result ldlt_factor(mat<double, N, N>& A, vec<double, N>& dinv
 }
 
 // The halves of a solve with ldlt_factor's L, in place: L y = b (forward) and L^T x = y (backward),
-// L's unit diagonal implied; between them the solve multiplies by D^-1.
+// L's unit diagonal implied; between them the solve multiplies by D^-1. Each row subtracts its sum of
+// products formed from +0, so that where L's row is zero (a diagonal matrix's factor) it subtracts
+// exactly +0 and leaves b as it was, whatever the signs of L's zeros and of b's: a caller that knows L
+// is the identity may skip the solve and get its bits (for a finite b).
 template <class T, int N>
 LOCKSTEP_HD void ldlt_forward_solve(const mat<T, N, N>& L, vec<T, N>& b) {
-  for (int i = 0; i < N; ++i)
-    for (int k = 0; k < i; ++k) b[i] = b[i] - L(i, k) * b[k];
+  for (int i = 1; i < N; ++i) {
+    T s(0.0);
+    for (int k = 0; k < i; ++k) s = s + L(i, k) * b[k];
+    b[i] = b[i] - s;
+  }
 }
 template <class T, int N>
 LOCKSTEP_HD void ldlt_backward_solve(const mat<T, N, N>& L, vec<T, N>& b) {
-  for (int i = N - 1; i >= 0; --i)
-    for (int k = i + 1; k < N; ++k) b[i] = b[i] - L(k, i) * b[k];
+  for (int i = N - 2; i >= 0; --i) {
+    T s(0.0);
+    for (int k = i + 1; k < N; ++k) s = s + L(k, i) * b[k];
+    b[i] = b[i] - s;
+  }
 }
 
 // Solves A x = b in place with the factors of ldlt_factor.

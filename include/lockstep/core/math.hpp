@@ -13,7 +13,9 @@
 // or not, holds the same inline function. sqrt, ldexp and floor are exact and stay the C library's.
 #pragma once
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "lockstep/core/elementary.hpp"
 #include "lockstep/core/hd.hpp"
@@ -48,6 +50,15 @@ LOCKSTEP_HD double max(double a, double b) { return a < b ? b : a; }
 // for inf and NaN) because std::isfinite is a host function; valid since we never build with
 // -ffinite-math-only.
 LOCKSTEP_HD bool is_finite(double x) { return x - x == 0.0; }
+
+// Whether x is +0.0, not -0.0 (x == 0.0 holds for both): its bits are all zero.
+LOCKSTEP_HD bool is_positive_zero(double x) {
+#ifdef __CUDA_ARCH__
+  return __double_as_longlong(x) == 0;
+#else
+  return std::bit_cast<std::uint64_t>(x) == 0;
+#endif
+}
 
 // sin x and cos x of one argument, for models that need both. A dual-number argument (dual.hpp) then
 // evaluates each once and takes the derivative parts from them (sin' = cos, cos' = -sin), where

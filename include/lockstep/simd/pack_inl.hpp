@@ -119,6 +119,12 @@ HWY_INLINE pack<D> floor(pack<D> x) { return pack<D>(hn::Floor(x.v)); }
 // Per lane: whether x is finite (neither infinite nor NaN), as lockstep/core/math.hpp's is_finite.
 template <class D>
 HWY_INLINE mask<D> is_finite(pack<D> x) { return hn::IsFinite(x.v); }
+// Per lane: whether x is +0.0, as lockstep/core/math.hpp's is_positive_zero.
+template <class D>
+HWY_INLINE mask<D> is_positive_zero(pack<D> x) {
+  const hn::RebindToUnsigned<D> du;
+  return hn::RebindMask(D(), hn::Eq(hn::BitCast(du, x.v), hn::Zero(du)));
+}
 
 // The choice per lane and the logic of masks, under the names code written once for doubles and packs
 // uses (their double forms: lockstep/core/lane_primitives.hpp).
