@@ -224,9 +224,7 @@ LOCKSTEP_HD residual_parts<Model, S> formulation_residual(formulation f, const S
 
   residual_parts<Model, S> r;
   const auto con = constraint_linearize<Model>(t, q, p);
-  mat<S, n, n> M;
-  vec<S, n> Q;
-  mass_and_force<Model>(t, q, v, p, M, Q);
+  const auto [M, Q] = mass_and_force<Model>(t, q, v, p);
   const auto Mvdot = M * vdot;
   const auto Gtl = transpose_times(con.G, lambda);
   for (int i = 0; i < n; ++i) {

@@ -361,15 +361,27 @@ inline constexpr bool has_coordinate_names = model_requirements::declares_coordi
 
 // M(q) and Q(t, q, v) at one state, where the solvers need both: by the model's mass_and_force where it
 // declares one, else by mass and force. The same bits either way (a model's mass_and_force must give
-// them; a mechanism file's is checked so by tests/python/test_mechanisms.py).
+// them; a mechanism file's is checked so by tests/python/test_mechanisms.py). Returned, not assigned to
+// the caller's matrix: the caller's M is then the one mass built (`auto [M, Q] = ...`), where an
+// assignment copied it, and GCC's copy of a matrix whose entries were just stored one by one read them
+// back in vector loads that stall on those stores.
+template <class T, int N>
+struct mass_and_force_values {
+  mat<T, N, N> M;
+  vec<T, N> Q;
+};
+
 template <class Model, class T, class P>
-LOCKSTEP_HD void mass_and_force(const T& t, const vec<T, Model::n>& q, const vec<T, Model::n>& v, const P* p,
-                                mat<T, Model::n, Model::n>& M, vec<T, Model::n>& Q) {
-  if constexpr (requires { Model::template mass_and_force<T, P>(t, q, v, p, M, Q); }) {
-    Model::template mass_and_force<T, P>(t, q, v, p, M, Q);
+LOCKSTEP_HD mass_and_force_values<T, Model::n> mass_and_force(const T& t, const vec<T, Model::n>& q,
+                                                              const vec<T, Model::n>& v, const P* p) {
+  if constexpr (requires(mat<T, Model::n, Model::n>& M, vec<T, Model::n>& Q) {
+                  Model::template mass_and_force<T, P>(t, q, v, p, M, Q);
+                }) {
+    mass_and_force_values<T, Model::n> out;
+    Model::template mass_and_force<T, P>(t, q, v, p, out.M, out.Q);
+    return out;
   } else {
-    M = Model::template mass<T, P>(q, p);
-    Q = Model::template force<T, P>(t, q, v, p);
+    return {Model::template mass<T, P>(q, p), Model::template force<T, P>(t, q, v, p)};
   }
 }
 
