@@ -105,7 +105,7 @@ template <class Model>
 std::uint64_t digest_of(const dopri5_state<Model>& s, const member_counters& c) {
   using L = state_layout<Model>;
   std::uint64_t h = 0xcbf29ce484222325ull;
-  const double scalars[] = {s.t, s.t0, s.h, s.h_last, s.error_accepted, double(s.last_rejected),
+  const double scalars[] = {s.t, s.t0, s.h, s.h_last, s.log_error_accepted, double(s.last_rejected),
                             double(s.consecutive_cuts), s.error, double(s.stiffness.stiff_steps),
                             double(s.stiffness.nonstiff_steps), double(s.turned_stiff), double(s.rows.dropped),
                             double(c.steps), double(c.rejected_steps), double(c.lu_factorizations),

@@ -45,11 +45,12 @@
 // at several theta.
 //
 // Step control: h_new = h / clamp(err^(1/5 - 0.75 beta) / (err_prev^beta 0.9), 1/10, 5), the
-// proportional-integral controller with beta = 0.04 (Hairer & Wanner 1996, IV.2, "PI step size
-// control", as in Hairer's code DOPRI5; Gustafsson 1991), err_prev the error of the last accepted step floored at
-// 1e-4; no growth after a rejection; a rejected step shrinks by err^(1/5 - 0.75 beta) / 0.9, at most
-// to 0.2 h. A stage whose system is singular or whose values are not finite cuts the step to h / 4
-// (a member that keeps failing ends with the stage's status, as after Newton failures).
+// proportional-integral controller with beta = 0.04 (Hairer & Wanner 1996, IV.2, "PI step size control", as
+// in Hairer's code DOPRI5; Gustafsson 1991), err_prev the error of the last accepted step floored at 1e-4;
+// no growth after a rejection; a rejected step shrinks by err^(1/5 - 0.75 beta) / 0.9, at most to 0.2 h.
+// The powers are evaluated as exp((1/5 - 0.75 beta) ln err - beta ln err_prev), and the member keeps ln
+// err_prev. A stage whose system is singular or whose values are not finite cuts the step to h / 4 (a
+// member that keeps failing ends with the stage's status, as after Newton failures).
 //
 // Projection. After each accepted step the member stepper projects q onto Phi = 0 and v onto the
 // velocity constraints (stepper/member.hpp; projection = "coordinate", the study file's default for
@@ -247,6 +248,9 @@ struct stiffness_test {
   int nonstiff_steps = 0;
 };
 
+// ln 1e-4, the floor of the accepted error the controller remembers (header, "Step control").
+inline constexpr double dopri5_log_error_floor = -9.210340371976182;
+
 template <class Model>
 struct dopri5_state {
   static constexpr int d = 2 * Model::n;  // the ODE's unknowns x = (q, v)
@@ -258,7 +262,7 @@ struct dopri5_state {
   double h_last = 0.0;         // the last step's size; 0 before the first
   state_vector<Model> y_last;  // the last step's start (the multipliers' interpolation)
   vec<double, d> dense[5];     // r0 ... r4 of the last step's dense output (header)
-  double error_accepted = 1e-4;  // the controller's err_prev
+  double log_error_accepted = dopri5_log_error_floor;  // ln of the controller's err_prev
   bool last_rejected = false;
   int consecutive_cuts = 0;      // stage failures in a row
   double error = 0.0;            // the weighted error estimate of the last adaptive attempt

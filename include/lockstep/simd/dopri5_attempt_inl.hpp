@@ -59,7 +59,7 @@ struct dopri5_lanes {
   pack<D> h_last;
   Y y_last;
   X dense[5];
-  pack<D> error_accepted;
+  pack<D> log_error_accepted;
   mask<D> last_rejected;
   pack<D> consecutive_cuts, error;
   stiffness_lanes stiffness;
@@ -75,7 +75,8 @@ HWY_INLINE void clear_lanes(dopri5_lanes<Model, T, D>& S) {
   const pack<D> zero(0.0), one(1.0);
   const hn::RebindToSigned<D> di;
   S.t = S.t0 = S.h_last = S.consecutive_cuts = S.error = zero;
-  S.h = S.error_accepted = one;
+  S.h = one;
+  S.log_error_accepted = zero;
   for (int j = 0; j < state_layout<Model>::size; ++j) S.y[j] = S.y_last[j] = zero;
   for (int c = 0; c < dopri5_lanes<Model, T, D>::d; ++c) {
     S.f[c] = zero;
@@ -96,7 +97,7 @@ HWY_INLINE void store_history_lane(const dopri5_lanes<Model, T, D>& S, size_t l,
     s.f[c] = lane_of(S.f[c], l);
     for (int r = 0; r < 5; ++r) s.dense[r][c] = lane_of(S.dense[r][c], l);
   }
-  s.error_accepted = lane_of(S.error_accepted, l);
+  s.log_error_accepted = lane_of(S.log_error_accepted, l);
   s.last_rejected = mask_lane_of<D>(S.last_rejected, l);
   s.consecutive_cuts = int(lane_of(S.consecutive_cuts, l)), s.error = lane_of(S.error, l);
   s.stiffness.stiff_steps = int(lane_of(S.stiffness.stiff_steps, l));
@@ -121,7 +122,7 @@ HWY_INLINE void load_lane(dopri5_lanes<Model, T, D>& S, size_t l, const dopri5_s
     set_lane(S.f[c], l, s.f[c]);
     for (int r = 0; r < 5; ++r) set_lane(S.dense[r][c], l, s.dense[r][c]);
   }
-  set_lane(S.error_accepted, l, s.error_accepted);
+  set_lane(S.log_error_accepted, l, s.log_error_accepted);
   set_mask_lane<D>(S.last_rejected, l, s.last_rejected);
   set_lane(S.consecutive_cuts, l, double(s.consecutive_cuts)), set_lane(S.error, l, s.error);
   set_lane(S.stiffness.stiff_steps, l, double(s.stiffness.stiff_steps));
