@@ -308,7 +308,11 @@ TEST(SplitProjection, DrivenMemberSuspendsAtEveryProjectionFactorizationAndIsBit
   const auto tr = expect_driven_split_bitwise_fused<models::chain<4>, bdf_method>(e, 1);
   const long projections = tr.state->counters.projections;
   ASSERT_GT(projections, 0);
-  EXPECT_GE(tr.projection_suspensions, 3 * projections);  // metric, >= 1 Gauss-Newton, velocities
+  // Metric, >= 1 Gauss-Newton iteration, and velocities only where Gauss-Newton's last correction was
+  // not at round-off (chain<4> has no non-holonomic rows: project_point's gauss_newton_last_linearization);
+  // from a step's end point it mostly is.
+  EXPECT_GE(tr.projection_suspensions, 2 * projections);
+  EXPECT_LT(tr.projection_suspensions, 3 * projections);
   EXPECT_EQ(tr.projection->phase, projection_phase::idle);
 }
 

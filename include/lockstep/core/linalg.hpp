@@ -287,39 +287,15 @@ LOCKSTEP_HD bool strictly_lower_zero(const mat<double, N, N>& A) {
   return detail::strictly_lower_zero(A);
 }
 
-// The two halves of a solve with the factor L of cholesky_factor, in place: L y = b (forward), then
-// L^T x = y (backward). Apart, they serve a Schur complement C A^-1 C^T = Y^T Y with Y = L^-1 C^T,
-// which needs the forward half alone for each column of C^T.
-template <class T, int N>
-LOCKSTEP_HD void cholesky_forward_solve(const mat<T, N, N>& L, vec<T, N>& b) {
-  for (int i = 0; i < N; ++i) {
-    T s = b[i];
-    for (int k = 0; k < i; ++k) s = s - L(i, k) * b[k];
-    b[i] = s / L(i, i);
-  }
-}
-template <class T, int N>
-LOCKSTEP_HD void cholesky_backward_solve(const mat<T, N, N>& L, vec<T, N>& b) {
-  for (int i = N - 1; i >= 0; --i) {
-    T s = b[i];
-    for (int k = i + 1; k < N; ++k) s = s - L(k, i) * b[k];
-    b[i] = s / L(i, i);
-  }
-}
-
-// Solves A x = b in place with the factor of cholesky_factor (L y = b, then L^T x = y).
-template <class T, int N>
-LOCKSTEP_HD void cholesky_solve(const mat<T, N, N>& L, vec<T, N>& b) {
-  cholesky_forward_solve(L, b);
-  cholesky_backward_solve(L, b);
-}
-
-// Solves A X = B in place for every column of X with the factor of cholesky_factor: the reciprocals of
-// L's diagonal are formed once and the substitutions multiply by them, N divisions for all the columns
-// where cholesky_solve would take 2 N per column (a projection's W^-1 G^T, one column per constraint).
-// Each row subtracts its sum of products formed from +0.0, as ldlt_forward_solve's do: where L is a
-// diagonal matrix's factor (strictly_lower_zero), that sum is exactly +0.0 and leaves a finite entry
-// as it is, so the sums are skipped there (every lane's L diagonal, for a pack) with the same bits.
+// Solves A X = B in place for every column of X with the factor of cholesky_factor (L Y = B, then
+// L^T X = Y): the reciprocals of L's diagonal are formed once and the substitutions multiply by them,
+// N divisions for all the columns, none of which waits for the right-hand side, where dividing would
+// put 2 N divisions in a row into every column's chain of dependent operations (a projection's
+// corrections, each solved with the factored Gram matrix, are such chains: divisions take several times
+// a multiplication's latency). Each row subtracts its sum of products formed from +0.0, as
+// ldlt_forward_solve's do: where L is a diagonal matrix's factor (strictly_lower_zero), that sum is
+// exactly +0.0 and leaves a finite entry as it is, so the sums are skipped there (every lane's L
+// diagonal, for a pack) with the same bits.
 template <class T, int N, int C>
 LOCKSTEP_HD void cholesky_solve_columns(const mat<T, N, N>& L, mat<T, N, C>& X) {
   vec<T, N> reciprocal;
@@ -339,6 +315,15 @@ LOCKSTEP_HD void cholesky_solve_columns(const mat<T, N, N>& L, mat<T, N, C>& X) 
       X(i, c) = (X(i, c) - s) * reciprocal[i];
     }
   }
+}
+
+// Solves A x = b in place with the factor of cholesky_factor: cholesky_solve_columns for one column.
+template <class T, int N>
+LOCKSTEP_HD void cholesky_solve(const mat<T, N, N>& L, vec<T, N>& b) {
+  mat<T, N, 1> x;
+  for (int i = 0; i < N; ++i) x(i, 0) = b[i];
+  cholesky_solve_columns(L, x);
+  for (int i = 0; i < N; ++i) b[i] = x(i, 0);
 }
 
 // ---- The factorization A = L D L^T of a symmetric positive definite matrix ----

@@ -14,7 +14,10 @@
 //   v: the minimal-W-norm correction onto the velocity constraints C v + c = 0, C = [G; A],
 //      c = [Phi_t; a], at the projected q: holonomic and non-holonomic rows together. The problem is
 //      linear; the solve is repeated once so the residual is at round-off even for a poorly
-//      conditioned Gram matrix.
+//      conditioned Gram matrix. Without non-holonomic rows (C = G) and where Gauss-Newton's last
+//      correction was at round-off (below 4 eps (1 + |q|)), C, c and the factored Gram matrix are those
+//      of its last iterate, equal to the projected q's to round-off: one linearization and one
+//      factorization fewer per projection.
 // Post-stabilization (Ascher & Petzold 1998, section 10.2.2, the algorithm for multibody systems): with the
 //   invariants h(q, v) = (Phi, C v + c),
 //       (q, v) <- (q, v) - F h(q, v),   F = diag(B (G B)^-1, B_C (C B_C)^-1),  B = W^-1 G^T, B_C = W^-1 C^T,
@@ -194,6 +197,8 @@ LOCKSTEP_HD_SHARED member_status project_state(projection_kind kind, formulation
 // bitwise the fused results.
 //
 //   coordinate:          metric -> positions (once per Gauss-Newton iteration, <= 10) -> velocities
+//                        (without non-holonomic rows, velocities only where the last correction was not
+//                        at round-off: project_point's gauss_newton_last_linearization)
 //   projected invariants (kind none): metric -> velocities
 //   post-stabilization:  metric -> stabilization_positions -> stabilization_velocities
 // (a phase whose matrix has no rows, m = 0 or m + k = 0, is skipped, as project_state skips it).
@@ -227,7 +232,7 @@ struct projection_work {
   metric_factor<Model> W;
   minimal_norm_projector<Model, Model::m> Pq;
   minimal_norm_projector<Model, Model::m + Model::k> Pv;
-  velocity_constraint_rows<Model> rows;  // Gauss-Newton keeps its Phi in rows.phi
+  velocity_constraint_rows<Model> rows;  // Gauss-Newton keeps its Phi (and, if k = 0, G and Phi_t) here
 };
 
 // The rows of the matrix a phase factors.
@@ -287,6 +292,10 @@ LOCKSTEP_HD member_status begin_gauss_newton_iteration(projection_work<Model>& w
   if constexpr (Model::m > 0) {
     const auto con = constraint_linearize<Model>(t, w.q, p);
     w.rows.phi = con.phi;
+    if constexpr (Model::k == 0) {  // the velocity rows, should this be the last iterate (project_point)
+      w.rows.C = con.G;
+      w.rows.c = con.phi_t;
+    }
     assemble_projector<Model, Model::m>(w.W, con.G, w.Pq, w.dropped);
     w.phase = projection_phase::positions;
     return member_status::running;
@@ -332,9 +341,15 @@ LOCKSTEP_HD member_status continue_projection(projection_work<Model>& w, member_
       if (kind == projection_kind::coordinate) return begin_gauss_newton_iteration(w, t, p);
       return begin_velocity_projection(w, t, p);
     case projection_phase::positions:
-      if constexpr (Model::m > 0)
-        if (gauss_newton_update_where<Model>(true, w.Pq, w.rows.phi, w.q, w.iteration, w.previous))
-          return begin_velocity_projection(w, t, p);
+      if constexpr (Model::m > 0) {
+        const auto verdict = gauss_newton_update_where<Model>(true, w.Pq, w.rows.phi, w.q, w.iteration, w.previous);
+        if constexpr (Model::k == 0)
+          if (verdict.at_round_off) {  // the last linearization serves the velocities (project_point)
+            correct_velocities<Model>(w.Pq, w.rows, w.v);
+            return end_projection(w, member_status::success);
+          }
+        if (verdict.converged) return begin_velocity_projection(w, t, p);
+      }
       if (++w.iteration == accepted_point_gauss_newton_iterations)
         return end_projection(w, member_status::projection_failed);
       return begin_gauss_newton_iteration(w, t, p);
