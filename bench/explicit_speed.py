@@ -16,7 +16,8 @@ median over the members of -log10 max_i |q_i - ref_i| / (1 + |ref_i|) over the b
 angles (bench/peers/diffrax_double_pendulum.py), which shares no code with lockstep. Time: per member
 and core — every code on one core (taskset), lockstep with --threads 1 and XLA with one thread;
 lockstep's is the solve's wall time from results.h5 (`wall_time_seconds`), diffrax's the jitted call
-after a first call that compiled it; the fastest of --rounds runs each. The ratios at 5 ... 8 digits
+after a first call that compiled it; the fastest of --rounds runs each (lockstep's rounds taken in turn
+over the tolerances). The ratios at 5 ... 8 digits
 interpolate each code's time linearly in log(time) between its two tolerances that bracket the digits.
 tsit5, the explicit pair of the same coefficients as the peer's, runs five times: in the SIMD lanes of
 the CPU at hand (the default), one member at a time (LOCKSTEP_LANES=0: the baseline build's code, the
@@ -136,17 +137,25 @@ def main():
     work = tempfile.mkdtemp(prefix="lockstep-explicit-speed-")
     try:
         for label, solver, environment, model, positions in LOCKSTEP_METHODS:
+            studies = {}
+            for tol in TOLS:
+                studies[tol] = os.path.join(work, f"study-{tol!r}.toml")
+                with open(studies[tol], "w") as f:
+                    f.write(study_text(solver, tol, theta1, model))
+            # The rounds go through the tolerances in turn, so that a slow spell of the machine (a shared
+            # VM's lasts seconds, longer than all the rounds of a short run) costs one round of several
+            # tolerances instead of every round of one.
+            runs = {tol: [] for tol in TOLS}
+            for _ in range(args.rounds):
+                for tol in TOLS:
+                    runs[tol].append(run_on_core(args.lockstep, args.core, studies[tol], os.path.join(work, "out"),
+                                                 environment))
             rows[label] = []
             for tol in TOLS:
-                study = os.path.join(work, "study.toml")
-                with open(study, "w") as f:
-                    f.write(study_text(solver, tol, theta1, model))
-                runs = [run_on_core(args.lockstep, args.core, study, os.path.join(work, "out"), environment)
-                        for _ in range(args.rounds)]
-                lanes[label] = runs[-1]["lanes"]
-                best = min(r["seconds"] for r in runs)
-                digits = significant_digits(positions(runs[-1]["final_q"]), reference)
-                rows[label].append((tol, digits, best / args.members, float(np.median(runs[-1]["steps"]))))
+                lanes[label] = runs[tol][-1]["lanes"]
+                best = min(r["seconds"] for r in runs[tol])
+                digits = significant_digits(positions(runs[tol][-1]["final_q"]), reference)
+                rows[label].append((tol, digits, best / args.members, float(np.median(runs[tol][-1]["steps"]))))
             print(f"{label} done at {time.monotonic() - t0:.0f} s", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
