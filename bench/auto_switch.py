@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """bench/auto_switch.py — a study whose members are stiff or not by their inputs: method auto against
-the methods it chooses between, and BDF, in one run; writes section 10 of bench/RESULTS.md.
+the methods it chooses between, and BDF, in one run; writes section 9 of bench/RESULTS.md.
 
 Run with Debian's interpreter (/usr/bin/python3) with h5py and SciPy (python3-h5py, python3-scipy):
 
@@ -111,7 +111,7 @@ def main():
     cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     text = "\n".join([
         BEGIN,
-        "## 10. Members stiff or not by their inputs: method auto",
+        "## 9. Members stiff or not by their inputs: method auto",
         "",
         "Written by `bench/auto_switch.py`; rerun its command to update it. docs/how-to/choose-method.md, "
         "\"Members that turn stiff: auto\", reads it.",

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bench/default_study_methods.py — the README's default study (examples/double_pendulum_monte_carlo.toml)
 with each method at several tolerances, its statistics against a tight reference while the members are
-still predictable, and the time each takes; writes section 11 of bench/RESULTS.md.
+still predictable, and the time each takes; writes section 10 of bench/RESULTS.md.
 
 Run with Debian's interpreter (/usr/bin/python3) with h5py (python3-h5py):
 
@@ -117,7 +117,7 @@ def main():
                   file=sys.stderr)
         stderr = float(np.max(refs[0]["stderr"]))
     cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    lines = [BEGIN, "## 11. The README's default study, method by method", "",
+    lines = [BEGIN, "## 10. The README's default study, method by method", "",
              "Written by `bench/default_study_methods.py`; rerun its command to update it. docs/how-to/choose-method.md, "
              "\"Members that turn stiff: auto\", reads it.", "",
              f"- Command, from the repository root: `bench/default_study_methods.py --lockstep {args.lockstep} "

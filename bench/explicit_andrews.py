@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bench/explicit_andrews.py — the explicit method on Andrews' squeezer, Brasey and Hairer's own test of
 their half-explicit method HEM5, against the IVP Test Set's reference and lockstep's implicit methods in
-the same run; writes section 13 of bench/RESULTS.md.
+the same run; writes section 12 of bench/RESULTS.md.
 
 Run with Debian's interpreter (/usr/bin/python3) with h5py and matplotlib (python3-h5py,
 python3-matplotlib: bench/write_performance.py holds RADAU5's quoted figures):
@@ -149,7 +149,7 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     lanes = ", ".join(f"{label} {r['lanes']}" for label, tol, r in runs if tol == TOLERANCES[0])
-    lines = [BEGIN, "## 13. The explicit method on Andrews' squeezer, against the IVP Test Set's reference", "",
+    lines = [BEGIN, "## 12. The explicit method on Andrews' squeezer, against the IVP Test Set's reference", "",
              "Written by `bench/explicit_andrews.py` (not by `bench/run_scale.sh`, whose rerun keeps this section); "
              "rerun its command to update it.", ""]
     lines += header_lines(args.command, time.monotonic() - t0, start, revision, version, args.core)

@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """bench/explicit_speed.py — lockstep's explicit pairs (tsit5, dopri5) and its implicit methods against JAX +
-diffrax (Tsit5, jit and vmap, float64) on the double pendulum, per core, in one run; writes section 8 of
-bench/RESULTS.md.
+diffrax (Tsit5 and Kvaerno5, jit and vmap, float64) and SciPy's DOP853 in a Python loop on the double
+pendulum, per core, in one run; writes its section of docs/PERFORMANCE.md.
 
-Run with Debian's interpreter (/usr/bin/python3) and h5py (python3-h5py); the peer runs in a virtual
-environment this script makes on its first run (pip install "jax[cpu]" diffrax: a few hundred MB).
+Run with Debian's interpreter (/usr/bin/python3) and h5py (python3-h5py); the peers run in a virtual
+environment this script makes on its first run (pip install "jax[cpu]" diffrax, which bring SciPy: a
+few hundred MB).
 
-    explicit_speed.py --lockstep build/host/cli/lockstep [--members 2000] [--rounds 3] [--core 0]
-                      [--venv DIR] [--results FILE]
+    explicit_speed.py --lockstep build/host/cli/lockstep [--members 2000] [--slow-every 10] [--rounds 3]
+                      [--core 0] [--venv DIR] [--results FILE]
 
 The members: lockstep's built-in double pendulum (unit masses and lengths, g = 9.81) released at rest,
 the first angle on a grid of --members points in [0.3, 0.6], the second 0.3; t = 0 ... 10. Digits: the
@@ -16,8 +17,10 @@ median over the members of -log10 max_i |q_i - ref_i| / (1 + |ref_i|) over the b
 angles (bench/peers/diffrax_double_pendulum.py), which shares no code with lockstep. Time: per member
 and core — every code on one core (taskset), lockstep with --threads 1 and XLA with one thread;
 lockstep's is the solve's wall time from results.h5 (`wall_time_seconds`), diffrax's the jitted call
-after a first call that compiled it; the fastest of --rounds runs each (lockstep's rounds taken in turn
-over the tolerances). The ratios at 5 ... 8 digits
+after a first call that compiled it, SciPy's the loop over its members; the fastest of --rounds runs each
+(lockstep's rounds taken in turn over the tolerances; at most 3 for the slow peers, diffrax's Kvaerno5
+and SciPy's loop, which solve every --slow-every-th member: their time per member is that subset's).
+The ratios at 5 ... 8 digits
 interpolate each code's time linearly in log(time) between its two tolerances that bracket the digits.
 tsit5, the explicit pair of the same coefficients as the peer's, runs five times: in the SIMD lanes of
 the CPU at hand (the default), one member at a time (LOCKSTEP_LANES=0: the baseline build's code, the
@@ -49,6 +52,10 @@ END = "<!-- explicit_speed: end -->"
 T1 = 10.0
 THETA2 = 0.3
 TOLS = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]
+# The slow peers' tolerances, enough to bracket 5 ... 8 digits: Kvaerno5 reaches about 6.4 digits at 1e-4
+# and 8.6 at 1e-7, DOP853 about 9 at 1e-8.
+KVAERNO_TOLS = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7]
+SCIPY_TOLS = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8]
 BUILTIN = 'name = "double_pendulum"'
 # The same double pendulum as a mechanism file: joint coordinates (the shoulder's angle and the elbow's
 # relative one), no constraint, so nothing to project.
@@ -89,6 +96,10 @@ LOCKSTEP_METHODS = [
     ("lockstep bdf (ggl)", 'method = "bdf"\nformulation = "ggl"\n', {}, BUILTIN, cartesian),
 ]
 PEER = "JAX + diffrax Tsit5 (jit, vmap)"
+KVAERNO = "JAX + diffrax Kvaerno5 (jit, vmap)"
+SCIPY = "SciPy DOP853, Python loop"
+# The slow peers' rounds: each takes seconds per tolerance even on a tenth of the members.
+SLOW_ROUNDS = 3
 
 
 def ensure_venv(venv):
@@ -96,11 +107,20 @@ def ensure_venv(venv):
     probe = [python, "-c", "import jax, diffrax"]
     if os.path.exists(python) and subprocess.run(probe, capture_output=True).returncode == 0:
         return python
-    print(f"making the peer's virtual environment in {venv} (jax[cpu], diffrax) ...", file=sys.stderr)
+    print(f"making the peers' virtual environment in {venv} (jax[cpu], diffrax) ...", file=sys.stderr)
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     subprocess.run([python, "-m", "pip", "install", "--quiet", "jax[cpu]", "diffrax"], check=True)
     subprocess.run(probe, check=True)
     return python
+
+
+def run_peer(python, script, spec, core, env):
+    """Runs bench/peers/`script` with `spec` on CPU `core` and returns the JSON it printed."""
+    r = subprocess.run(["taskset", "-c", str(core), python, os.path.join(ROOT, "bench", "peers", script), spec],
+                       env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"the peer {script} failed:\n{r.stderr}")
+    return json.loads(r.stdout)
 
 
 def study_text(solver, tol, theta1, model):
@@ -109,7 +129,9 @@ def study_text(solver, tol, theta1, model):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_run_arguments(ap, 2000, os.path.join(ROOT, "bench", "RESULTS.md"))
+    add_run_arguments(ap, 2000, os.path.join(ROOT, "docs", "PERFORMANCE.md"))
+    ap.add_argument("--slow-every", type=int, default=10,
+                    help="the slow peers (diffrax's Kvaerno5, SciPy's loop) solve every N-th member")
     ap.add_argument("--venv", default=os.path.expanduser("~/.cache/lockstep-bench/diffrax-venv"))
     ap.add_argument("--command", default="bench/explicit_speed.py --lockstep build/host/cli/lockstep")
     args = ap.parse_args()
@@ -120,18 +142,25 @@ def main():
     theta1 = np.linspace(0.3, 0.6, args.members)
 
     env = dict(os.environ, XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
-    spec = json.dumps({"theta1": theta1.tolist(), "theta2": [THETA2] * args.members, "t1": T1, "tols": TOLS,
-                       "rounds": args.rounds})
-    peer = subprocess.run(["taskset", "-c", str(args.core), python,
-                           os.path.join(ROOT, "bench", "peers", "diffrax_double_pendulum.py"), spec],
-                          env=env, capture_output=True, text=True)
-    if peer.returncode != 0:
-        raise SystemExit(f"the diffrax peer failed:\n{peer.stderr}")
-    peer = json.loads(peer.stdout)
-    reference = peer["reference"]
-    rows = {PEER: [(r["tol"], significant_digits(r["positions"], reference), r["seconds"] / args.members,
-                    statistics.median(r["steps"])) for r in peer["runs"]]}
+    slow_rounds = min(args.rounds, SLOW_ROUNDS)
+    spec = json.dumps({"theta1": theta1.tolist(), "theta2": [THETA2] * args.members, "t1": T1, "runs": [
+        {"solver": "Tsit5", "tols": TOLS, "every": 1, "rounds": args.rounds},
+        {"solver": "Kvaerno5", "tols": KVAERNO_TOLS, "every": args.slow_every, "rounds": slow_rounds}]})
+    peer = run_peer(python, "diffrax_double_pendulum.py", spec, args.core, env)
+    reference = np.asarray(peer["reference"])
+
+    def peer_rows(runs):
+        return [(r["tol"], significant_digits(r["positions"], reference[r["members"]]),
+                 r["seconds"] / len(r["members"]), statistics.median(r["steps"])) for r in runs]
+
+    rows = {PEER: peer_rows(r for r in peer["runs"] if r["solver"] == "Tsit5"),
+            KVAERNO: peer_rows(r for r in peer["runs"] if r["solver"] == "Kvaerno5")}
     print(f"diffrax done at {time.monotonic() - t0:.0f} s", file=sys.stderr)
+    scipy_spec = json.dumps({"theta1": theta1.tolist(), "theta2": [THETA2] * args.members, "t1": T1,
+                             "tols": SCIPY_TOLS, "every": args.slow_every, "rounds": slow_rounds})
+    scipy_peer = run_peer(python, "scipy_double_pendulum.py", scipy_spec, args.core, env)
+    rows[SCIPY] = peer_rows(scipy_peer["runs"])
+    print(f"SciPy done at {time.monotonic() - t0:.0f} s", file=sys.stderr)
 
     lanes = {}  # each lockstep variant's simd_lanes
     work = tempfile.mkdtemp(prefix="lockstep-explicit-speed-")
@@ -161,41 +190,50 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    lines = [BEGIN, "## 8. Explicit steps on a non-stiff mechanism: lockstep against JAX + diffrax", "",
-             "Written by `bench/explicit_speed.py` (not by `bench/run_scale.sh`, whose rerun keeps this section); "
-             "rerun its command to update it.", "",
+    explicit = (LANES, ALONE, POST, JOINTS, JOINTS_ALONE, DOPRI5)
+    lines = [BEGIN, "## Non-stiff members: explicit steps against JAX + diffrax and SciPy", "",
+             "Written by `bench/explicit_speed.py` (not by `bench/run_performance.sh`, whose rerun keeps this "
+             "section); rerun its command to update it. The double pendulum is not stiff: an explicit method "
+             "reaches the positions' digits in far fewer steps than an implicit one, and lockstep's explicit "
+             "pairs (docs/explanation/formulations-and-methods.md) run against the explicit and implicit "
+             "codes a user could pick instead.", "",
              f"- Command, from the repository root: `{args.command}` (wall time {time.monotonic() - t0:.0f} s)",
              f"- Date: {start} (UTC, start of the run); source: commit {revision}",
              f"- Machine: `nproc` = {os.cpu_count()}, CPU model \"{cpu_model}\"; every code on core {args.core} "
              "(taskset), lockstep with `--threads 1`, XLA with one thread",
              f"- lockstep: {version[0] if version else '?'}; "
              + "; ".join(l.strip() for l in version if "SIMD lanes, built-in" in l),
-             f"- Peer: JAX {peer['jax']}, diffrax {peer['diffrax']}, float64; Tsit5 with rtol = atol = tol, "
-             "jit-compiled and vmapped over the members (bench/peers/diffrax_double_pendulum.py)",
+             f"- Peers: JAX {peer['jax']}, diffrax {peer['diffrax']}, float64: Tsit5 (Tsitouras 2011) and "
+             "Kvaerno5 (Kværnø 2004, implicit, with diffrax's chord-Newton iteration) with rtol = atol = tol, "
+             "jit-compiled and vmapped over the members (bench/peers/diffrax_double_pendulum.py); SciPy "
+             f"{scipy_peer['scipy']} `solve_ivp` with DOP853, rtol = atol = tol, in a Python loop over the "
+             "members (bench/peers/scipy_double_pendulum.py); both on the ODE in the two angles",
              f"- Problem: the double pendulum, {args.members} members released at rest with the first angle on "
              f"a grid in [0.3, 0.6] and the second {THETA2}, t = 0 ... {T1:g}. Digits: median over the members "
              "of the significant correct digits of the bobs' positions at the end against diffrax's Dopri8 at "
              "rtol = atol = 1e-13 on the angles' ODE. Time per member and core: the fastest of "
-             f"{args.rounds} runs, divided by the members; steps: accepted steps, median over the members.",
+             f"{args.rounds} runs ({slow_rounds} for Kvaerno5 and SciPy, which solve every {args.slow_every}th "
+             "member of the grid), divided by the members solved; steps: accepted steps, median over the "
+             "members.",
              "- SIMD lanes the lockstep runs' members advanced in (results.h5 `simd_lanes`; 0: one at a time): "
              + ", ".join(f"{label} {n}" for label, n in lanes.items()), "",
-             "| code | tol | digits | time per member | steps |", "|---|---|---|---|---|"]
+             "Time per member and core at equal digits (interpolated log-linearly between the two tolerances "
+             "that bracket the digits; — where none do):", "",
+             "| code | 5 digits | 6 digits | 7 digits | 8 digits |", "|---|---|---|---|---|"]
+    targets = (5, 6, 7, 8)
+    times = {label: [at_digits([(d, s) for _, d, s, _ in points], target) for target in targets]
+             for label, points in rows.items()}
+    for label, cells in times.items():
+        lines.append(f"| {label} | " + " | ".join(microseconds(t) if t else "—" for t in cells) + " |")
+    lines += ["", "diffrax's Tsit5's time over lockstep's explicit pairs' at equal digits (above 1: lockstep is "
+              "faster):", "", "| lockstep | 5 digits | 6 digits | 7 digits | 8 digits |", "|---|---|---|---|---|"]
+    for label in explicit:
+        ratios = [f"{p / t:.2f}" if p and t else "—" for p, t in zip(times[PEER], times[label])]
+        lines.append(f"| {label} | " + " | ".join(ratios) + " |")
+    lines += ["", "Each run:", "", "| code | tol | digits | time per member | steps |", "|---|---|---|---|---|"]
     for label, points in rows.items():
         for tol, d, s, steps in points:
             lines.append(f"| {label} | {tol:.0e} | {d:.2f} | {microseconds(s)} | {steps:.0f} |")
-    lines += ["", "Time per member at equal digits (interpolated, see the script), and diffrax's time over "
-              "lockstep tsit5's in SIMD lanes, one member at a time, post-stabilized and on the mechanism file "
-              "(in lanes and one member at a time), and over dopri5's in SIMD lanes (above 1: lockstep is faster):",
-              "", "| digits | " + " | ".join(rows) + " | diffrax / tsit5 in lanes | diffrax / tsit5 alone "
-              "| diffrax / tsit5 post-stabilized | diffrax / tsit5 in joint coordinates "
-              "| diffrax / tsit5 in joint coordinates, alone | diffrax / dopri5 in lanes |",
-              "|---|" + "---|" * (len(rows) + 6)]
-    for target in (5, 6, 7, 8):
-        times = {label: at_digits([(d, s) for _, d, s, _ in points], target) for label, points in rows.items()}
-        cells = [microseconds(t) if t else "—" for t in times.values()]
-        ratios = [f"{times[PEER] / times[label]:.2f}" if times[PEER] and times[label] else "—"
-                  for label in (LANES, ALONE, POST, JOINTS, JOINTS_ALONE, DOPRI5)]
-        lines.append(f"| {target} | " + " | ".join(cells + ratios) + " |")
     lines += ["", END]
     text = "\n".join(lines) + "\n"
     publish(text, args.results, BEGIN, END)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bench/mechanisms.py — mechanism files (bodies and joints, joint coordinates formed by the tree
 algorithms) against the same mechanisms written by hand in absolute or natural coordinates, in one run;
-writes section 12 of bench/RESULTS.md.
+writes section 11 of bench/RESULTS.md.
 
 Run with Debian's interpreter and the lockstep Python package on PYTHONPATH (it reads results.h5):
 
@@ -137,7 +137,7 @@ def main():
         (n, m) = result[1]
         return f"{n}, {m} (N = {n + (2 * m if formulation == 'ggl' else m)})"
 
-    text = [BEGIN, "## 12. Mechanisms as bodies and joints: joint coordinates against equations by hand", "",
+    text = [BEGIN, "## 11. Mechanisms as bodies and joints: joint coordinates against equations by hand", "",
             f"`PYTHONPATH=build/python:python bench/mechanisms.py --lockstep build/host/cli/lockstep --members "
             f"{args.members} --rounds {args.rounds} --core {args.core}`, started {start} at `{revision}` "
             f"({'; '.join(version[:1])}). One core, Radau IIA 5 (formulation as the table says), rtol = atol = 1e-8, {args.members} members "

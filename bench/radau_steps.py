@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """bench/radau_steps.py — where Radau IIA 5's steps go on a non-stiff mechanism: the index-3 and the
-GGL formulation side by side, adaptive and with fixed steps, in one run; writes section 9 of
+GGL formulation side by side, adaptive and with fixed steps, in one run; writes section 8 of
 bench/RESULTS.md.
 
 Run with Debian's interpreter (/usr/bin/python3) with h5py and SciPy (python3-h5py, python3-scipy):
@@ -9,7 +9,8 @@ Run with Debian's interpreter (/usr/bin/python3) with h5py and SciPy (python3-h5
 
 The members: lockstep's built-in double pendulum (unit masses and lengths, g = 9.81) released at rest,
 the first angle on a grid of --members points in [0.3, 0.6], the second 0.3; t = 0 ... 10 (the problem
-of section 8). Digits: the median over the members of -log10 max_i |x_i - ref_i| / (1 + |ref_i|), for
+of docs/PERFORMANCE.md, "Non-stiff members"). Digits: the median over the members of
+-log10 max_i |x_i - ref_i| / (1 + |ref_i|), for
 the bobs' positions (q) and velocities (v) at t = 10 against SciPy's DOP853 at rtol = atol = 1e-13 on
 the ODE in the two angles, which shares no code with lockstep. Steps: accepted steps, median over the
 members; rejected: error-test failures and Newton-failure cuts; Newton: iterations per accepted step.
@@ -112,13 +113,14 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    lines = [BEGIN, "## 9. Radau IIA 5's steps on a non-stiff mechanism: index 3 against GGL", "",
+    lines = [BEGIN, "## 8. Radau IIA 5's steps on a non-stiff mechanism: index 3 against GGL", "",
              "Written by `bench/radau_steps.py` (not by `bench/run_scale.sh`, whose rerun keeps this section); "
              "rerun its command to update it. docs/explanation/formulations-and-methods.md, \"Radau IIA 5's steps on "
              "a non-stiff mechanism\", reads it.", ""]
     lines += header_lines(args.command, time.monotonic() - t0, start, revision, version, args.core)
-    lines += [f"- Problem: section 8's double pendulum, {args.members} members (first angle on a grid in "
-              f"[0.3, 0.6], second {THETA2}, at rest), t = 0 ... {T1:g}, method radau5. Digits of the bobs' "
+    lines += ["- Problem: the double pendulum of docs/PERFORMANCE.md, \"Non-stiff members\", "
+              f"{args.members} members (first angle on a grid in [0.3, 0.6], second {THETA2}, at rest), "
+              f"t = 0 ... {T1:g}, method radau5. Digits of the bobs' "
               "positions (q) and velocities (v) at the end, median over the members, against SciPy's DOP853 at "
               "rtol = atol = 1e-13 on the angles' ODE; steps, rejected steps and Newton iterations per step: "
               f"medians over the members; time per member: the fastest of {args.rounds} runs. Fixed steps: "

@@ -1,4 +1,5 @@
-"""bench/results_section.py — one section of bench/RESULTS.md, written by the benchmark that measured it.
+"""bench/results_section.py — one section of bench/RESULTS.md or docs/PERFORMANCE.md, written by the benchmark that
+measured it.
 
 A section lies between an HTML comment `<!-- NAME: begin -->` and `<!-- NAME: end -->` (the markers are
 part of the text each script writes); rewriting it leaves the rest of the file as it was.

@@ -426,8 +426,8 @@ def write(args):
         w("No results.")
     w("")
 
-    # Sections 6 and later are other scripts' (bench/thread_wait.py, builtin_lanes_speed.py,
-    # explicit_speed.py write them between their markers): kept as they are.
+    # Sections 6 and later are other scripts' (bench/thread_wait.py, builtin_lanes_speed.py and the
+    # scripts named in each write them between their markers): kept as they are.
     kept = "".join("\n" + section + "\n" for section in marked_sections(args.out))
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + kept)

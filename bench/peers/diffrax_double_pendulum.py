@@ -3,17 +3,20 @@ bench/explicit_speed.py, which runs it in its own virtual environment (jax[cpu],
 the JSON it prints.
 
 The members are the double pendulum of lockstep's built-in model (m1 = m2 = L1 = L2 = 1, g = 9.81) as the
-ODE in its two angles (Lagrange's equations of tests/support/reference.hpp, double_pendulum_accel),
+ODE in its two angles (bench/peers/double_pendulum_ode.py),
 released at rest from the angles given, integrated to t1 in float64:
 
 - the reference: Dopri8 (diffrax's 8(7) pair of Prince & Dormand) at rtol = atol = 1e-13, vmapped;
-- each tolerance: Tsit5 (Tsitouras 2011) with diffrax's PID controller as a plain I controller, rtol = atol
-  = tol, jit-compiled and vmapped over the members, timed after a first call that compiles, best of
-  `rounds` calls.
+- each solver and tolerance: Tsit5 (Tsitouras 2011) or Kvaerno5 (Kværnø 2004, an ESDIRK method of order 5
+  with diffrax's default Newton iteration, the chord method) with diffrax's PID controller as a plain I
+  controller, rtol = atol = tol, jit-compiled and vmapped over every `every`-th member, timed after a first
+  call that compiles, best of `rounds` calls (the rounds taken in turn over the tolerances).
 
-Input (argv[1], JSON): {"theta1": [...], "theta2": [...], "t1": 10.0, "tols": [...], "rounds": 3}.
-Output (stdout, JSON): the reference's bob positions (x1, y1, x2, y2) per member, and per tolerance the
-positions, the accepted steps per member and the fastest wall time in seconds.
+Input (argv[1], JSON): {"theta1": [...], "theta2": [...], "t1": 10.0, "runs": [{"solver": "Tsit5",
+"tols": [...], "every": 1, "rounds": 3}, ...]}.
+Output (stdout, JSON): the reference's bob positions (x1, y1, x2, y2) per member, and per solver and
+tolerance the members solved (indices), their positions, the accepted steps per member and the fastest
+wall time in seconds.
 """
 
 import json
@@ -26,25 +29,16 @@ jax.config.update("jax_enable_x64", True)
 import diffrax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
-G, L1, L2, M1, M2 = 9.81, 1.0, 1.0, 1.0, 1.0
+from double_pendulum_ode import accelerations, bobs  # noqa: E402
 
 
 def field(t, y, args):
     th1, th2, w1, w2 = y[0], y[1], y[2], y[3]
-    d = th1 - th2
-    cd, sd = jnp.cos(d), jnp.sin(d)
-    a11, a12 = (M1 + M2) * L1, M2 * L2 * cd
-    a21, a22 = L1 * cd, L2
-    b1 = -M2 * L2 * w2 * w2 * sd - (M1 + M2) * G * jnp.sin(th1)
-    b2 = L1 * w1 * w1 * sd - G * jnp.sin(th2)
-    det = a11 * a22 - a12 * a21
-    return jnp.stack([w1, w2, (b1 * a22 - a12 * b2) / det, (a11 * b2 - a21 * b1) / det])
+    return jnp.stack([w1, w2, *accelerations(th1, th2, w1, w2, jnp.sin, jnp.cos)])
 
 
 def positions(y):
-    th1, th2 = y[..., 0], y[..., 1]
-    x1, y1 = L1 * jnp.sin(th1), -L1 * jnp.cos(th1)
-    return jnp.stack([x1, y1, x1 + L2 * jnp.sin(th2), y1 - L2 * jnp.cos(th2)], axis=-1)
+    return jnp.stack(bobs(y[..., 0], y[..., 1], jnp.sin, jnp.cos), axis=-1)
 
 
 def solver_for(solver, t1, tol):
@@ -67,18 +61,27 @@ def main():
     reference, _ = solver_for(diffrax.Dopri8(), t1, 1e-13)(y0)
     out = {"reference": positions(reference).tolist(), "jax": jax.__version__, "diffrax": diffrax.__version__,
            "runs": []}
-    for tol in spec["tols"]:
-        solve = solver_for(diffrax.Tsit5(), t1, float(tol))
-        ys, steps = solve(y0)
-        jax.block_until_ready(ys)  # the first call compiles
-        best = float("inf")
-        for _ in range(int(spec["rounds"])):
-            start = time.perf_counter()
-            ys, steps = solve(y0)
-            jax.block_until_ready(ys)
-            best = min(best, time.perf_counter() - start)
-        out["runs"].append({"tol": tol, "seconds": best, "positions": positions(ys).tolist(),
-                            "steps": [int(s) for s in steps]})
+    for run in spec["runs"]:
+        members = list(range(0, len(theta1), int(run["every"])))
+        y0_run = y0[jnp.asarray(members)]
+        solvers = {}
+        for tol in run["tols"]:
+            solvers[tol] = solver_for(getattr(diffrax, run["solver"])(), t1, float(tol))
+            jax.block_until_ready(solvers[tol](y0_run))  # the first call compiles
+        # The rounds go through the tolerances in turn, so that a slow spell of the machine costs one
+        # round of several tolerances instead of every round of one (as bench/explicit_speed.py times
+        # lockstep).
+        best = {tol: float("inf") for tol in run["tols"]}
+        for _ in range(int(run["rounds"])):
+            for tol in run["tols"]:
+                start = time.perf_counter()
+                ys, steps = solvers[tol](y0_run)
+                jax.block_until_ready(ys)
+                best[tol] = min(best[tol], time.perf_counter() - start)
+        for tol in run["tols"]:
+            ys, steps = solvers[tol](y0_run)
+            out["runs"].append({"solver": run["solver"], "tol": tol, "members": members, "seconds": best[tol],
+                                "positions": positions(ys).tolist(), "steps": [int(s) for s in steps]})
     json.dump(out, sys.stdout)
 
 

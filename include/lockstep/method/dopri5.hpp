@@ -29,7 +29,7 @@
 // Tsitouras keeps only the first of the simplifying assumptions that fix most of Dormand & Prince's
 // coefficients (the paper's title says so) and spends the freedom on smaller sixth-order error terms:
 // on the double pendulum, at one and the same tolerance and about the same steps, its positions come
-// out about half a digit more accurate (bench/RESULTS.md, "Explicit steps on a non-stiff mechanism"),
+// out about half a digit more accurate (docs/PERFORMANCE.md, "Non-stiff members"),
 // so it needs about a quarter fewer steps for the same digits.
 //
 // Dense output: a continuous extension of order 4 for q and v (Hairer, Norsett & Wanner 1993, II.6),
