@@ -54,19 +54,8 @@ std::vector<double> solve_direct(const ensemble<Model>& e, int K, long& launches
   std::vector<unsigned char> finished(C, 0);
   std::vector<long> active(C);
   detail::scatter_inputs(e, 0, C, C, params.data(), q0.data(), v0.data());
-  chunk_view<Model> view;
-  view.stride = C;
-  view.states = states.data();
-  view.params = params.data();
-  view.q0 = q0.data();
-  view.v0 = v0.data();
-  view.outputs = outputs.data();
-  view.finished = finished.data();
-  view.save_times = e.save_times.data();
-  view.save_count = S;
-  view.t0 = e.t0;
-  view.t1 = e.t1;
-  view.options = e.options;
+  const chunk_view<Model> view = detail::chunk_view_of(e, C, states.data(), params.data(), q0.data(), v0.data(),
+                                                       outputs.data(), finished.data(), e.save_times.data());
   std::iota(active.begin(), active.end(), 0L);
   long n_active = C;
   const begin_member<Model, Method> begin{view};

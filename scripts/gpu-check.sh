@@ -101,9 +101,10 @@ nofmad_dir=${LOCKSTEP_NOFMAD_BUILD_DIR:-build-nofmad}
 targets=(cuda_device_check_test cuda_ensemble_test gpu_bench)
 lab_target=kernel_shape_lab  # bench/gpu_shapes, packed beside them for the lab stage
 # The model files --model-files compiles for the device: a model header (a spatial top in Euler
-# parameters) and an equations file (a four-bar linkage, through the SymPy generator). No built-in
-# model is either, so the device runs code that only a model file brings.
-model_files=(examples/models/heavy_top.hpp examples/models/fourbar.toml)
+# parameters), an equations file (a four-bar linkage, through the SymPy generator) and a model header
+# with events (a driven arm that stops at the horizontal). No built-in model is any of them, so the
+# device runs code that only a model file brings.
+model_files=(examples/models/heavy_top.hpp examples/models/fourbar.toml examples/models/driven_arm.hpp)
 # Seconds each stage may take: it must end well inside a lease command's 10 minutes. A lease shorter
 # than four stages of 8 minutes runs them with smaller limits (LOCKSTEP_GPU_STAGE_LIMIT), one per call.
 stage_limit=${LOCKSTEP_GPU_STAGE_LIMIT:-480}

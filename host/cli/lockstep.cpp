@@ -320,10 +320,7 @@ int run(const run_request& request) {
     if (announce_compile) compile.progress = announce;
     if (reference.study_events) {
       // The model with the study's event functions ([events.functions]): a built-in one or a model file's,
-      // on the CPU backends (the cuda backend runs no events: scheduler.cpp), so no device engine is made.
-      if (compile.device)
-        throw std::runtime_error("the cuda backend does not run events yet, and [events.functions] adds some (run the "
-                                 "study with --backend omp or serial)");
+      // compiled as a model file (with its device engine for --backend cuda).
       model_files::study_events_request events{nullptr, {reference.path, reference.name}, reference.study_text,
                                                reference.study_name};
       if (!reference.builtin.empty() && (events.builtin = find_builtin_engine(reference.builtin)) == nullptr)

@@ -69,8 +69,6 @@ std::size_t physical_memory_bytes() {
 namespace {
 
 void check_problem(const engine& model, const ensemble_problem& e, const run_options& ro) {
-  if (model.n_events() > 0 && e.event_capacity < 0)
-    throw std::invalid_argument("lockstep: event_capacity = " + std::to_string(e.event_capacity) + " is negative");
   detail::run_shape shape;
   shape.members = e.members;
   shape.params = e.params.size();
@@ -81,6 +79,8 @@ void check_problem(const engine& model, const ensemble_problem& e, const run_opt
   shape.t0 = e.t0;
   shape.t1 = e.t1;
   shape.save_times = &e.save_times;
+  shape.n_events = model.n_events();
+  shape.event_capacity = e.event_capacity;
   detail::check_run(shape, ro, model.refusal(e.options));
 }
 
@@ -101,18 +101,7 @@ ensemble_solution empty_solution(const engine& model, const ensemble_problem& e,
                      std::numeric_limits<double>::quiet_NaN());
   r.t_final.assign(n, e.t0);
   r.y_final.assign(n * static_cast<std::size_t>(r.ny), 0.0);
-  if (model.n_events() > 0) {
-    const auto E = static_cast<std::size_t>(model.n_events());
-    r.n_events = model.n_events();
-    r.event_capacity = e.event_capacity;
-    r.event_counts.assign(n * E, 0);
-    r.event_first_times.assign(n * E, std::numeric_limits<double>::quiet_NaN());
-    r.event_records_made.assign(n, 0);
-    r.stop_event.assign(n, -1);
-    if (ro.keep_outputs)
-      r.event_records.assign(n * static_cast<std::size_t>(e.event_capacity) * static_cast<std::size_t>(2 + r.ny),
-                             std::numeric_limits<double>::quiet_NaN());
-  }
+  detail::size_event_results(r, model.n_events(), e.event_capacity, ro.keep_outputs);
   return r;
 }
 
@@ -318,13 +307,9 @@ ensemble_solution run_chunked(const engine& model, const ensemble_problem& e, co
   // The emulation splits every projection factorization too (projection_split_above(true)); the
   // members' resumable projections live beside their states.
   const bool split_projections = split && projects_after_steps(e.options.projection, e.options.form);
-  // A model's events add their kept records (twice while a chunk is gathered) and counts per member.
-  const std::size_t event_bytes =
-      model.n_events() > 0 ? 2 * sizeof(double) * static_cast<std::size_t>(e.event_capacity) * static_cast<std::size_t>(2 + model.ny()) +
-                                 (sizeof(long) + sizeof(double)) * static_cast<std::size_t>(model.n_events()) + sizeof(long) + sizeof(int)
-                           : 0;
   const long chunk = choose_chunk(model, e, ro, ro.memory_budget > 0 ? ro.memory_budget : host_memory_budget(),
-                                  split_bytes_per_member(model, e.options.method, split, split_projections) + event_bytes);
+                                  split_bytes_per_member(model, e.options.method, split, split_projections) +
+                                      detail::event_bytes_per_member(model.n_events(), e.event_capacity, model.ny()));
   r.chunk_size = chunk;
   host_executor x(model, e, ro, launch, chunk, split, split_projections, r);
   detail::drive_chunks(e.members, chunk, split, ro, x, start);
@@ -342,10 +327,6 @@ ensemble_solution solve_on_device(const engine& model, const ensemble_problem& e
     throw std::invalid_argument(std::string("lockstep: the cuda backend is not built for model ") +
                                 std::string(model.name()) +
                                 " (lockstep/detail/device_models.hpp lists the models it instantiates)");
-  if (model.n_events() > 0)
-    throw std::invalid_argument(std::string("lockstep: the cuda backend does not run events yet; model ") +
-                                std::string(model.name()) + " has " + std::to_string(model.n_events()) +
-                                " (run it with --backend omp or serial)");
   const auto start = std::chrono::steady_clock::now();
   ensemble_solution r = empty_solution(model, e, ro);
   struct context_t {
@@ -372,22 +353,36 @@ ensemble_solution solve_on_device(const engine& model, const ensemble_problem& e
   run.memory_budget = ro.memory_budget;
   run.attempts_per_sync = ro.attempts_per_sync;
   run.split_factorization = ro.split_factorization ? 1 : 0;
+  run.event_capacity = e.event_capacity;
   run.context = &context;
-  run.on_chunk = [](void* raw, long first, long count, const double* outputs, const int* status, const void* counters,
-                    const double* t_final, const double* y_final) {
+  run.on_chunk = [](void* raw, const lockstep_device_chunk* chunk) {
     auto& cx = *static_cast<context_t*>(raw);
     if (cx.failure) return;
     try {
+      engine_detail::check_header(chunk, "a device chunk");
       ensemble_solution& s = *cx.r;
+      const long first = chunk->first, count = chunk->count;
       const auto ny = static_cast<std::size_t>(s.ny);
-      const auto* c = static_cast<const member_counters*>(counters);
+      const auto* c = static_cast<const member_counters*>(chunk->counters);
       for (long i = 0; i < count; ++i) {
-        s.status[first + i] = static_cast<member_status>(status[i]);
+        s.status[first + i] = static_cast<member_status>(chunk->status[i]);
         s.counters[first + i] = c[i];
-        s.t_final[first + i] = t_final[i];
+        s.t_final[first + i] = chunk->t_final[i];
       }
-      std::copy(y_final, y_final + count * ny, s.y_final.begin() + static_cast<std::ptrdiff_t>(first * ny));
-      detail::deliver_chunk(s, *cx.ro, first, count, outputs);
+      std::copy(chunk->y_final, chunk->y_final + count * ny, s.y_final.begin() + static_cast<std::ptrdiff_t>(first * ny));
+      if (s.n_events > 0) {
+        if (chunk->n_events != s.n_events || chunk->event_capacity != s.event_capacity)
+          throw std::logic_error("lockstep: a device chunk's events do not match the model's");
+        const auto E = static_cast<std::size_t>(s.n_events);
+        const auto members = static_cast<std::size_t>(count);
+        std::copy(chunk->event_counts, chunk->event_counts + members * E,
+                  s.event_counts.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(first) * E));
+        std::copy(chunk->event_first_times, chunk->event_first_times + members * E,
+                  s.event_first_times.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(first) * E));
+        std::copy(chunk->event_records_made, chunk->event_records_made + members, s.event_records_made.begin() + first);
+        std::copy(chunk->stop_event, chunk->stop_event + members, s.stop_event.begin() + first);
+      }
+      detail::deliver_chunk(s, *cx.ro, first, count, chunk->outputs, chunk->event_records);
     } catch (...) {
       cx.failure = std::current_exception();
     }

@@ -8,11 +8,12 @@
 //   2. begin_member runs on every member, then advance_member (K attempts) on the active list, which
 //      thrust::partition compacts on the device after every launch (the number still active is the
 //      only value copied back per launch);
-//   3. states and outputs are copied into pinned host buffers (two sets, used alternately) on a second
-//      stream; the host gathers a chunk once its copy event has completed. The copy of chunk c overlaps
-//      the host's scatter of chunk c + 1 and its gathering of chunk c - 1, not the computation of chunk
-//      c + 1: the device storage is single, so chunk c + 1 starts once chunk c's results are out
-//      (double device storage would overlap them at twice the memory; docs/GPU.md).
+//   3. states, outputs and event records are copied into pinned host buffers (two sets, used
+//      alternately) on a second stream; the host gathers a chunk once its copy event has completed.
+//      The copy of chunk c overlaps the host's scatter of chunk c + 1 and its gathering of chunk
+//      c - 1, not the computation of chunk c + 1: the device storage is single, so chunk c + 1 starts
+//      once chunk c's results are out (double device storage would overlap them at twice the memory;
+//      docs/GPU.md).
 // Members whose Newton matrices are larger than split_factorization_threshold (chain<16>) take the split
 // path of lockstep/detail/split_factor.hpp: the step kernel suspends attempts at their factorizations,
 // and a factor phase (gather, cublasDgetrfBatched / cublasZgetrfBatched, scatter: the shared code of
@@ -261,6 +262,7 @@ template <class Model, class Method>
 class device_executor {
  public:
   static constexpr int ny = state_layout<Model>::size;
+  static constexpr int n_events = event_count<Model>;
   static constexpr int words = soa_image<member_state<Model, Method>>::words;
   static constexpr int projection_words = soa_image<projection_work<Model>>::words;
   // Large members run in a workspace in device memory, not in the threads' local memory
@@ -277,17 +279,20 @@ class device_executor {
                   ensemble_result<Model>& r)
       : e_(e), run_(run), r_(r), chunk_(chunk), split_projections_(split_projections),
         save_count_(static_cast<int>(e.save_times.size())),
+        record_values_(n_events > 0 ? std::size_t(e.event_capacity) * (2 + ny) * chunk : 0),
         d_states(std::size_t(words) * chunk), d_params(std::size_t(Model::n_params) * chunk),
         d_q0(std::size_t(Model::n) * chunk), d_v0(std::size_t(Model::n) * chunk),
         d_outputs(std::size_t(save_count_) * ny * chunk), d_save_times(std::size_t(save_count_)), d_finished(chunk),
         d_active(chunk), d_workspace(in_workspace ? chunk : 0),
         d_projections(split_projections ? std::size_t(projection_words) * chunk : 0),
+        d_event_records(record_values_),
         h_params(std::size_t(Model::n_params) * chunk), h_q0(std::size_t(Model::n) * chunk),
         h_v0(std::size_t(Model::n) * chunk),
         h_states{pinned_buffer<std::uint64_t>(std::size_t(words) * chunk),
                  pinned_buffer<std::uint64_t>(std::size_t(words) * chunk)},
         h_outputs{pinned_buffer<double>(std::size_t(save_count_) * ny * chunk),
-                  pinned_buffer<double>(std::size_t(save_count_) * ny * chunk)} {
+                  pinned_buffer<double>(std::size_t(save_count_) * ny * chunk)},
+        h_event_records{pinned_buffer<double>(record_values_), pinned_buffer<double>(record_values_)} {
     check(cudaStreamCreate(&compute_), "cudaStreamCreate");
     check(cudaStreamCreate(&copy_), "cudaStreamCreate");
     if constexpr (can_split)
@@ -299,19 +304,12 @@ class device_executor {
     if (save_count_ > 0)
       check(cudaMemcpy(d_save_times.p, e.save_times.data(), sizeof(double) * save_count_, cudaMemcpyHostToDevice),
             "cudaMemcpy save times");
-    view_.stride = chunk;
-    view_.states = d_states.p;
-    view_.params = d_params.p;
-    view_.q0 = d_q0.p;
-    view_.v0 = d_v0.p;
-    view_.outputs = d_outputs.p;
-    view_.finished = d_finished.p;
+    view_ = detail::chunk_view_of(e, chunk, d_states.p, d_params.p, d_q0.p, d_v0.p, d_outputs.p, d_finished.p,
+                                  d_save_times.p);
     if (split_projections) view_.projections = d_projections.p;
-    view_.save_times = d_save_times.p;
-    view_.save_count = save_count_;
-    view_.t0 = e.t0;
-    view_.t1 = e.t1;
-    view_.options = e.options;
+    // A model's event records (stepper/events.hpp): kept up to the capacity, counted beyond it.
+    view_.event_records = record_values_ > 0 ? d_event_records.p : nullptr;
+    view_.event_capacity = record_values_ > 0 ? e.event_capacity : 0;
   }
   ~device_executor() {
     for (int b = 0; b < 2; ++b) {
@@ -337,6 +335,8 @@ class device_executor {
       check(cudaMemsetAsync(d_projections.p, 0, sizeof(std::uint64_t) * projection_words * chunk_, compute_), "cudaMemsetAsync");
     // NaN outputs until written (0xFF bytes are a NaN double).
     check(cudaMemsetAsync(d_outputs.p, 0xFF, sizeof(double) * save_count_ * ny * chunk_, compute_), "cudaMemsetAsync");
+    if (record_values_ > 0)  // NaN past each member's records
+      check(cudaMemsetAsync(d_event_records.p, 0xFF, sizeof(double) * record_values_, compute_), "cudaMemsetAsync");
     thrust::sequence(thrust::cuda::par.on(compute_), d_active.p, d_active.p + count, 0L);
   }
   long begin(long n_active) { return launch(n_active, begin_member<Model, Method, in_workspace>{view_, d_workspace.p}); }
@@ -362,6 +362,9 @@ class device_executor {
     check(cudaStreamWaitEvent(copy_, computed_[set_], 0), "cudaStreamWaitEvent");
     check(cudaMemcpyAsync(h_states[set_].p, d_states.p, sizeof(std::uint64_t) * words * chunk_, cudaMemcpyDeviceToHost, copy_), "cudaMemcpyAsync states");
     check(cudaMemcpyAsync(h_outputs[set_].p, d_outputs.p, sizeof(double) * save_count_ * ny * chunk_, cudaMemcpyDeviceToHost, copy_), "cudaMemcpyAsync outputs");
+    if (record_values_ > 0)
+      check(cudaMemcpyAsync(h_event_records[set_].p, d_event_records.p, sizeof(double) * record_values_,
+                            cudaMemcpyDeviceToHost, copy_), "cudaMemcpyAsync event records");
     check(cudaEventRecord(copied_[set_], copy_), "cudaEventRecord");
     pending_first_[set_] = first;
     pending_count_[set_] = count;
@@ -384,8 +387,9 @@ class device_executor {
   long gather(int b) {
     if (pending_first_[b] < 0) return 0;
     check(cudaEventSynchronize(copied_[b]), "cudaEventSynchronize");
-    const long steps = detail::gather_results<Model, Method>(e_, run_, pending_first_[b], pending_count_[b], chunk_,
-                                                             h_states[b].p, h_outputs[b].p, member_outputs_, r_);
+    const long steps = detail::gather_results<Model, Method>(
+        e_, run_, pending_first_[b], pending_count_[b], chunk_, h_states[b].p, h_outputs[b].p, member_outputs_, r_,
+        record_values_ > 0 ? h_event_records[b].p : nullptr, member_event_records_);
     pending_first_[b] = -1;
     return steps;
   }
@@ -396,20 +400,23 @@ class device_executor {
   long chunk_;
   bool split_projections_;
   int save_count_;
+  std::size_t record_values_;  // doubles of the chunk's kept event records (0: the model has no events)
   device_buffer<std::uint64_t> d_states;
   device_buffer<double> d_params, d_q0, d_v0, d_outputs, d_save_times;
   device_buffer<unsigned char> d_finished;
   device_buffer<long> d_active;
   device_buffer<workspace_type> d_workspace;
   device_buffer<std::uint64_t> d_projections;
+  device_buffer<double> d_event_records;
   pinned_buffer<double> h_params, h_q0, h_v0;  // inputs: one set
   pinned_buffer<std::uint64_t> h_states[2];    // results: two sets, for overlap
   pinned_buffer<double> h_outputs[2];
+  pinned_buffer<double> h_event_records[2];
   cudaStream_t compute_ = nullptr, copy_ = nullptr;
   std::unique_ptr<factor_phase> factors_;
   cudaEvent_t computed_[2] = {}, copied_[2] = {};
   chunk_view<Model> view_;
-  std::vector<double> member_outputs_;
+  std::vector<double> member_outputs_, member_event_records_;
   int set_ = 0;
   long pending_first_[2] = {-1, -1}, pending_count_[2] = {0, 0};
 };
@@ -493,6 +500,7 @@ lockstep_result solve_on_device(lockstep_device_run* run, lockstep_error* error)
     e.t1 = run->t1;
     e.save_times.assign(run->save_times, run->save_times + run->save_count);
     e.options = engine_detail::options_of(run->options);
+    e.event_capacity = run->event_capacity;
     run_options ro;
     ro.where = backend::cuda;
     ro.chunk_size = run->chunk_size;
@@ -503,8 +511,23 @@ lockstep_result solve_on_device(lockstep_device_run* run, lockstep_error* error)
     // member_status is an enum with int as its underlying type: its array is an int array.
     static_assert(sizeof(member_status) == sizeof(int));
     ro.on_chunk = [&](const chunk_results& c) {
-      run->on_chunk(run->context, c.first, c.count, c.outputs, reinterpret_cast<const int*>(c.status), c.counters,
-                    c.t_final, c.y_final);
+      lockstep_device_chunk chunk{};
+      chunk.header = abi_header_for<lockstep_device_chunk>();
+      chunk.first = c.first;
+      chunk.count = c.count;
+      chunk.outputs = c.outputs;
+      chunk.status = reinterpret_cast<const int*>(c.status);
+      chunk.counters = c.counters;
+      chunk.t_final = c.t_final;
+      chunk.y_final = c.y_final;
+      chunk.n_events = c.n_events;
+      chunk.event_capacity = c.event_capacity;
+      chunk.event_counts = c.event_counts;
+      chunk.event_first_times = c.event_first_times;
+      chunk.event_records_made = c.event_records_made;
+      chunk.stop_event = c.stop_event;
+      chunk.event_records = c.event_records;
+      run->on_chunk(run->context, &chunk);
     };
     ro.on_progress = [&](const progress_report& p) { run->on_progress(run->context, p.members_finished, p.steps); };
     const ensemble_result<Model> r = solve_ensemble<Model>(e, ro);

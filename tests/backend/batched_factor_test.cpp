@@ -116,7 +116,7 @@ ensemble_result<Model> solve_split_batched(const ensemble<Model>& e, run_options
   const bool split_projections = projects_after_steps(e.options.projection, e.options.form);
   std::vector<std::uint64_t> states(static_cast<std::size_t>(words) * chunk);
   std::vector<double> params(static_cast<std::size_t>(Model::n_params) * chunk), q0(Model::n * chunk), v0(Model::n * chunk);
-  std::vector<double> outputs(static_cast<std::size_t>(save_count) * ny * chunk), member_outputs;
+  std::vector<double> outputs(static_cast<std::size_t>(save_count) * ny * chunk), member_outputs, member_records;
   std::vector<unsigned char> finished(chunk), pending(chunk);
   std::vector<std::uint64_t> projections(split_projections ? static_cast<std::size_t>(projection_words) * chunk : 0);
   std::vector<long> active(chunk);
@@ -129,20 +129,9 @@ ensemble_result<Model> solve_split_batched(const ensemble<Model>& e, run_options
     std::fill(outputs.begin(), outputs.end(), std::numeric_limits<double>::quiet_NaN());
     std::fill(finished.begin(), finished.end(), 0);
     std::fill(projections.begin(), projections.end(), 0);
-    chunk_view<Model> view;
-    view.stride = chunk;
-    view.states = states.data();
-    view.params = params.data();
-    view.q0 = q0.data();
-    view.v0 = v0.data();
-    view.outputs = outputs.data();
-    view.finished = finished.data();
+    chunk_view<Model> view = detail::chunk_view_of(e, chunk, states.data(), params.data(), q0.data(), v0.data(),
+                                                   outputs.data(), finished.data(), e.save_times.data());
     view.projections = split_projections ? projections.data() : nullptr;
-    view.save_times = e.save_times.data();
-    view.save_count = save_count;
-    view.t0 = e.t0;
-    view.t1 = e.t1;
-    view.options = e.options;
     std::iota(active.begin(), active.begin() + count, 0L);
     long n_active = count;
     auto compact = [&] {
@@ -161,7 +150,8 @@ ensemble_result<Model> solve_split_batched(const ensemble<Model>& e, run_options
       batched::factor_phase(phase.backend, phase.shape, st, phase.projections, view.states, view.projections, view.stride,
                             active.data(), n_active);
     }
-    detail::gather_results<Model, Method>(e, ro, first, count, chunk, states.data(), outputs.data(), member_outputs, r);
+    detail::gather_results<Model, Method>(e, ro, first, count, chunk, states.data(), outputs.data(), member_outputs, r,
+                                          nullptr, member_records);
   }
   return r;
 }

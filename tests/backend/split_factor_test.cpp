@@ -351,20 +351,9 @@ split_chunk_run<Model, Method, InWorkspace> run_split_chunk(const ensemble<Model
   std::vector<unsigned char> pending(std::size_t(chunk), 0);
   auto workspace = std::make_unique<member_workspace<Model, Method>[]>(std::size_t(chunk));
   std::memset(static_cast<void*>(workspace.get()), 0xA5, sizeof(member_workspace<Model, Method>) * chunk);
-  chunk_view<Model> view;
-  view.stride = chunk;
-  view.states = r.states.data();
-  view.params = params.data();
-  view.q0 = q0.data();
-  view.v0 = v0.data();
-  view.outputs = r.outputs.data();
-  view.finished = r.finished.data();
+  chunk_view<Model> view = detail::chunk_view_of(e, chunk, r.states.data(), params.data(), q0.data(), v0.data(),
+                                                 r.outputs.data(), r.finished.data(), e.save_times.data());
   if (split_projections) view.projections = r.projections.data();
-  view.save_times = e.save_times.data();
-  view.save_count = save_count;
-  view.t0 = e.t0;
-  view.t1 = e.t1;
-  view.options = e.options;
   const begin_member<Model, Method, InWorkspace> begin{view, workspace.get()};
   for (long i = 0; i < chunk; ++i) begin(i);
   const advance_member_split<Model, Method, InWorkspace> advance{view, 3, pending.data(),

@@ -14,12 +14,16 @@
 //       each on the device against its serial backend, as tests/cuda/ensemble_cuda_test.cpp does for
 //       the built-in models: statuses equal member by member, positions within
 //       10 (atol + rtol |q|) (1 x with -DLOCKSTEP_CUDA_NO_FMAD=ON), BDF on the GGL formulation and
-//       Radau IIA 5 on index 3, fused and forced split, with one member that starts from NaN.
+//       Radau IIA 5 on index 3, fused and forced split, with one member that starts from NaN; and the
+//       events of the engine with them (driven_arm.so: a torque-driven arm that stops at the
+//       horizontal and counts its swing's turns) over torques that reach the horizontal and torques
+//       that do not: the same counts, stops and records member by member, first times close.
 //       Without a device, or without LOCKSTEP_MODEL_FILE_ENGINES, every test skips (and gpu-check.sh
 //       fails a stage that skips); a DIR that holds no engine fails.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -98,6 +102,57 @@ void expect_device_agrees_with_serial(const fs::path& library, method_kind metho
   EXPECT_EQ(succeeded, e.members - 1) << "every member but the one that starts from NaN succeeds";
 }
 
+// The events of a model file on the device against its serial backend: each member's status, event
+// counts, stopping event and records made equal, and its first times and kept records' times within
+// 10 times a position's bound: an event's time is a root of g along the trajectory, off by the
+// trajectory's error over |dg/dt|, which the members here keep well away from zero (no grazing).
+void expect_device_events_agree_with_serial(const fs::path& library, method_kind method, formulation form) {
+  SCOPED_TRACE(library.filename().string() + " events, " + method_name(method));
+  const engine model = load_engine_library(library);
+  ASSERT_GT(model.n_events(), 0) << library << " has no events";
+  const int np = model.n_params();
+  ensemble_problem e = tests::members_at_defaults(model, 256, [&](long i, double* p) {
+    p[np - 1] = 4.0 + 10.0 * static_cast<double>(i) / 255.0;  // the driving torque, from 4 to 14 N m
+  });
+  e.t1 = 4.0;
+  e.save_times = {2.0, 4.0};
+  e.options.method = method;
+  e.options.form = form;
+  e.options.rtol = e.options.atol_q = e.options.atol_v = e.options.atol_lambda = 1e-8;
+  e.event_capacity = 2;
+  run_options serial_run, cuda_run;
+  cuda_run.where = backend::cuda;
+  cuda_run.chunk_size = 96;  // three chunks: the double-buffered copies of the records run
+  const ensemble_solution gpu = solve_ensemble(model, e, cuda_run);
+  const ensemble_solution reference = solve_ensemble(model, e, serial_run);
+  const int E = model.n_events(), ny = model.ny();
+  ASSERT_EQ(gpu.n_events, E);
+  ASSERT_EQ(gpu.event_records.size(), reference.event_records.size());
+  const double bound = 10.0 * cuda_tests::device_tolerance_factor * e.options.rtol;
+  long stopped = 0;
+  for (long i = 0; i < e.members; ++i) {
+    ASSERT_EQ(gpu.status[i], reference.status[i]) << "member " << i;
+    ASSERT_EQ(gpu.stop_event[i], reference.stop_event[i]) << "member " << i;
+    ASSERT_EQ(gpu.event_records_made[i], reference.event_records_made[i]) << "member " << i;
+    stopped += reference.stop_event[i] >= 0;
+    for (int k = 0; k < E; ++k) {
+      EXPECT_EQ(gpu.event_counts[i * E + k], reference.event_counts[i * E + k]) << "member " << i << " event " << k;
+      const double t = reference.event_first_times[i * E + k];
+      if (std::isnan(t)) EXPECT_TRUE(std::isnan(gpu.event_first_times[i * E + k])) << "member " << i << " event " << k;
+      else EXPECT_NEAR(gpu.event_first_times[i * E + k], t, bound * (1.0 + t)) << "member " << i << " event " << k;
+    }
+    for (long r = 0; r < std::min<long>(e.event_capacity, reference.event_records_made[i]); ++r) {
+      const std::size_t at = (static_cast<std::size_t>(i) * e.event_capacity + r) * (2 + ny);
+      EXPECT_EQ(gpu.event_records[at + 1], reference.event_records[at + 1]) << "member " << i << " record " << r;
+      EXPECT_NEAR(gpu.event_records[at], reference.event_records[at], bound * (1.0 + reference.event_records[at]))
+          << "member " << i << " record " << r;
+    }
+  }
+  // Torques from 4 to 14 N m against m g L = 9.81 N m: some members reach the horizontal, some do not.
+  EXPECT_GT(stopped, 0);
+  EXPECT_LT(stopped, e.members);
+}
+
 class ModelFileOnDevice : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -124,6 +179,15 @@ TEST_F(ModelFileOnDevice, RadauIIAOnIndex3AgreesWithSerialFusedAndSplit) {
     expect_device_agrees_with_serial(library, method_kind::radau5, formulation::index3, false);
     expect_device_agrees_with_serial(library, method_kind::radau5, formulation::index3, true);
   }
+}
+
+TEST_F(ModelFileOnDevice, EventsAgreeWithSerial) {
+  const auto with_events = std::find_if(libraries_.begin(), libraries_.end(),
+                                        [](const fs::path& p) { return p.filename() == "driven_arm.so"; });
+  ASSERT_NE(with_events, libraries_.end()) << "no driven_arm.so among the packed engines (gpu-check.sh packs it)";
+  expect_device_events_agree_with_serial(*with_events, method_kind::bdf, formulation::ggl);
+  expect_device_events_agree_with_serial(*with_events, method_kind::radau5, formulation::index3);
+  expect_device_events_agree_with_serial(*with_events, method_kind::tsit5, formulation::index1);
 }
 
 int compile(const fs::path& into, const std::vector<std::string>& files) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "lockstep/ensemble.hpp"
@@ -24,6 +25,31 @@ inline void outputs_to_member_major(const double* soa, long stride, long count, 
       for (int j = 0; j < ny; ++j)
         member_major[static_cast<std::size_t>(i) * per_member + static_cast<std::size_t>(s) * ny + j] =
             soa[(static_cast<std::size_t>(s) * ny + j) * static_cast<std::size_t>(stride) + i];
+}
+
+// What a model's events add to a member's chunk storage: its kept records (twice while a chunk is
+// gathered: as the chunk holds them and member-major) and its counts and first times.
+inline std::size_t event_bytes_per_member(int n_events, int event_capacity, int ny) {
+  if (n_events <= 0) return 0;
+  return 2 * sizeof(double) * static_cast<std::size_t>(event_capacity) * static_cast<std::size_t>(2 + ny) +
+         (sizeof(long) + sizeof(double)) * static_cast<std::size_t>(n_events) + sizeof(long) + sizeof(int);
+}
+
+// The event arrays of an empty result for a model with n_events > 0 (r.members and r.ny set): no
+// occurrence, no first time (NaN), no record, no stop; the records kept only with the outputs.
+inline void size_event_results(ensemble_solution& r, int n_events, int event_capacity, bool keep_outputs) {
+  if (n_events <= 0) return;
+  const auto n = static_cast<std::size_t>(r.members);
+  const auto E = static_cast<std::size_t>(n_events);
+  r.n_events = n_events;
+  r.event_capacity = event_capacity;
+  r.event_counts.assign(n * E, 0);
+  r.event_first_times.assign(n * E, std::numeric_limits<double>::quiet_NaN());
+  r.event_records_made.assign(n, 0);
+  r.stop_event.assign(n, -1);
+  if (keep_outputs)
+    r.event_records.assign(n * static_cast<std::size_t>(event_capacity) * static_cast<std::size_t>(2 + r.ny),
+                           std::numeric_limits<double>::quiet_NaN());
 }
 
 // Members [first, first + count), whose statuses, counters, final states and event counts r already

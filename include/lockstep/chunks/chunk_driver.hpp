@@ -27,6 +27,7 @@ struct run_shape {
   int n_params = 0, n = 0;                 // per member
   double t0 = 0.0, t1 = 0.0;
   const std::vector<double>* save_times = nullptr;
+  int n_events = 0, event_capacity = 0;    // the model's events, the records kept per member
 };
 
 // Throws std::invalid_argument ("lockstep ensemble: ...") for a shape or run option no backend can run;
@@ -39,6 +40,8 @@ inline void check_run(const run_shape& s, const run_options& ro, const std::stri
   if (s.q0 != members * static_cast<std::size_t>(s.n) || s.v0 != members * static_cast<std::size_t>(s.n))
     fail("q0 and v0 must hold members x n values");
   if (!(s.t1 > s.t0)) fail("t1 must be greater than t0");
+  if (s.n_events > 0 && s.event_capacity < 0)
+    fail("event_capacity = " + std::to_string(s.event_capacity) + " is negative");
   const std::vector<double>& save = *s.save_times;
   for (std::size_t i = 0; i < save.size(); ++i) {
     if (!(save[i] >= s.t0 && save[i] <= s.t1)) fail("save time " + std::to_string(save[i]) + " outside [t0, t1]");

@@ -56,6 +56,8 @@ void check_ensemble(const ensemble<Model>& e, const run_options& ro) {
   shape.t0 = e.t0;
   shape.t1 = e.t1;
   shape.save_times = &e.save_times;
+  shape.n_events = event_count<Model>;
+  shape.event_capacity = e.event_capacity;
   check_run(shape, ro, check_method_options(e.options));
 }
 
@@ -67,14 +69,40 @@ void scatter_inputs(const ensemble<Model>& e, long first, long count, long chunk
                  q0, v0);
 }
 
-// A finished chunk's SoA states and outputs into the member-major result (outputs only when kept),
-// then handed to on_chunk; returns the chunk's accepted steps. `member_outputs` is scratch of
-// count x save x ny doubles, reused from chunk to chunk.
+// The view of a chunk of `stride` members of `e` over its storage (host or device memory): every input
+// and output of the member functors but the split path's projections and the event records, which the
+// runs that keep them set.
+template <class Model>
+chunk_view<Model> chunk_view_of(const ensemble<Model>& e, long stride, std::uint64_t* states, const double* params,
+                                const double* q0, const double* v0, double* outputs, unsigned char* finished,
+                                const double* save_times) {
+  chunk_view<Model> view;
+  view.stride = stride;
+  view.states = states;
+  view.params = params;
+  view.q0 = q0;
+  view.v0 = v0;
+  view.outputs = outputs;
+  view.finished = finished;
+  view.save_times = save_times;
+  view.save_count = static_cast<int>(e.save_times.size());
+  view.t0 = e.t0;
+  view.t1 = e.t1;
+  view.options = e.options;
+  return view;
+}
+
+// A finished chunk's SoA states and outputs (and event records: null for a model without events) into
+// the member-major result (outputs and records only when kept), then handed to on_chunk; returns the
+// chunk's accepted steps. `member_outputs` and `member_event_records` are scratch, reused from chunk
+// to chunk.
 template <class Model, class Method>
 long gather_results(const ensemble<Model>& e, const run_options& ro, long first, long count, long chunk,
                     const std::uint64_t* states, const double* outputs, std::vector<double>& member_outputs,
-                    ensemble_result<Model>& r) {
+                    ensemble_result<Model>& r, const double* event_records,
+                    std::vector<double>& member_event_records) {
   constexpr int ny = state_layout<Model>::size;
+  constexpr int E = event_count<Model>;
   long steps = 0;
   for (long i = 0; i < count; ++i) {
     const long g = first + i;
@@ -85,10 +113,17 @@ long gather_results(const ensemble<Model>& e, const run_options& ro, long first,
     r.t_final[g] = member_final_time<Model>(ms);
     const state_vector<Model> y = member_final_state<Model>(ms, e.params_of(g), e.options);
     for (int j = 0; j < ny; ++j) r.y_final[g * ny + j] = y[j];
+    if constexpr (E > 0)
+      member_event_results_of<Model>(ms.events, r.event_counts.data() + g * E, r.event_first_times.data() + g * E,
+                                     r.event_records_made.data() + g, r.stop_event.data() + g);
     steps += ms.counters.steps;
   }
   outputs_to_member_major(outputs, chunk, count, r.save_count, ny, member_outputs);
-  deliver_chunk(r, ro, first, count, member_outputs.data());
+  // The kept event records are outputs of as many "save points" as the capacity, 2 + ny values each.
+  if (E > 0 && event_records != nullptr)
+    outputs_to_member_major(event_records, chunk, count, r.event_capacity, 2 + ny, member_event_records);
+  deliver_chunk(r, ro, first, count, member_outputs.data(),
+                E > 0 && event_records != nullptr ? member_event_records.data() : nullptr);
   return steps;
 }
 
@@ -105,6 +140,7 @@ ensemble_result<Model> empty_result(const ensemble<Model>& e, const run_options&
   if (ro.keep_outputs) r.outputs.assign(n * r.save_count * ny, std::numeric_limits<double>::quiet_NaN());
   r.t_final.assign(n, e.t0);
   r.y_final.assign(n * ny, 0.0);
+  size_event_results(r, event_count<Model>, e.event_capacity, ro.keep_outputs);
   return r;
 }
 
@@ -114,7 +150,8 @@ template <class Model>
 long choose_chunk(const ensemble<Model>& e, const run_options& ro, std::size_t budget, std::size_t split_extra = 0) {
   return members_per_chunk(
       e.members, ro, budget,
-      bytes_per_member<Model>(static_cast<int>(e.save_times.size()), e.options.method) + split_extra);
+      bytes_per_member<Model>(static_cast<int>(e.save_times.size()), e.options.method) + split_extra +
+          event_bytes_per_member(event_count<Model>, e.event_capacity, state_layout<Model>::size));
 }
 
 }  // namespace detail

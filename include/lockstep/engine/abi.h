@@ -10,12 +10,14 @@
  * (lockstep/engine/loader.hpp). docs/ARCHITECTURE.md draws the boundary; the rules an engine library
  * must follow are in docs/ENGINE-ABI.md.
  *
- * Conventions (ABI version 13, with method tsit5; version 12 did not have it, version 11 no derived
- * quantities, version 10 no events, version 9 no method auto, version 8 no dopri5; version 7 did not
- * say what runs the members, instruction_set and lanes; version 6 had one function for both Lyapunov methods' tangents; version
- * 5 passed the solver options as a pointer to the C++ struct and its size, version 4 had one set of
- * chunk and tangent functions for every method instead of lockstep_method_functions per method,
- * version 3 no lanes_corrector_work, version 2 no lanes_work, version 1 no coordinate names):
+ * Conventions (ABI version 14, with events on the device: lockstep_device_run's event_capacity and
+ * its chunks as lockstep_device_chunk; version 13 had no events there, version 12 no method tsit5,
+ * version 11 no derived quantities, version 10 no events, version 9 no method auto, version 8 no
+ * dopri5; version 7 did not say what runs the members, instruction_set and lanes; version 6 had one
+ * function for both Lyapunov methods' tangents; version 5 passed the solver options as a pointer to
+ * the C++ struct and its size, version 4 had one set of chunk and tangent functions for every method
+ * instead of lockstep_method_functions per method, version 3 no lanes_corrector_work, version 2 no
+ * lanes_work, version 1 no coordinate names):
  *   - Every struct that crosses the boundary starts with lockstep_abi_header: the ABI version, its own
  *     size, and the build id of the lockstep headers it was compiled from. A host refuses a table whose
  *     version or size differs from its own, and an engine refuses a request struct likewise.
@@ -40,13 +42,13 @@
 extern "C" {
 #endif
 
-#define LOCKSTEP_ENGINE_ABI_VERSION 13u
+#define LOCKSTEP_ENGINE_ABI_VERSION 14u
 /* The function an engine library exports, `const lockstep_engine* LOCKSTEP_ENGINE_ENTRY(void)`, and
  * its symbol's name: each names the ABI version it implements (abi_support.hpp checks that they
  * agree), so a host finds no entry point in a library built for another version rather than one that
  * could be misread. */
-#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v13
-#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v13"
+#define LOCKSTEP_ENGINE_ENTRY lockstep_engine_v14
+#define LOCKSTEP_ENGINE_ENTRY_POINT "lockstep_engine_v14"
 
 typedef struct lockstep_abi_header {
   uint32_t abi_version; /* LOCKSTEP_ENGINE_ABI_VERSION */
@@ -238,6 +240,27 @@ typedef struct lockstep_initial_values {
   void* counters; /* lockstep::member_counters: the corrections made, may be NULL */
 } lockstep_initial_values;
 
+/* One finished chunk of a device solve, member-major, in member order (lockstep::chunk_results). */
+typedef struct lockstep_device_chunk {
+  lockstep_abi_header header;
+  long first, count;
+  const double* outputs;     /* [count][save][ny] */
+  const int* status;         /* [count] */
+  const void* counters;      /* [count] lockstep::member_counters */
+  const double* t_final;     /* [count] */
+  const double* y_final;     /* [count][ny] */
+  /* A model with events (else 0 and NULL): each event's occurrences and first time (NaN: none)
+   * [count][n_events], the records each member made and the event that stopped it (-1: none)
+   * [count], and the records kept [count][event_capacity][2 + ny] of (t, event, y), NaN past a
+   * member's records. */
+  int n_events, event_capacity;
+  const long* event_counts;
+  const double* event_first_times;
+  const long* event_records_made;
+  const int* stop_event;
+  const double* event_records;
+} lockstep_device_chunk;
+
 /* Host callbacks of a device solve (the CUDA backend runs its own chunking on the device). */
 typedef struct lockstep_device_run {
   lockstep_abi_header header;
@@ -253,9 +276,9 @@ typedef struct lockstep_device_run {
   size_t memory_budget;
   int attempts_per_sync;
   int split_factorization;
-  /* Called once per finished chunk in member order, with member-major outputs [count][save][ny]. */
-  void (*on_chunk)(void* context, long first, long count, const double* outputs, const int* status,
-                   const void* counters, const double* t_final, const double* y_final);
+  int event_capacity;        /* the event records kept per member (a model with events) */
+  /* Called once per finished chunk, in member order. */
+  void (*on_chunk)(void* context, const lockstep_device_chunk* chunk);
   /* Called after every launch with the members finished so far and their accepted steps. */
   void (*on_progress)(void* context, long finished, long steps);
   void* context;

@@ -253,12 +253,10 @@ struct method_functions {
         for (int j = 0; j < ny; ++j) out->y_final[i * ny + j] = y[j];
         if constexpr (event_count<Model> > 0) {
           constexpr int E = event_count<Model>;
-          if (out->event_counts != nullptr)
-            for (int k = 0; k < E; ++k) out->event_counts[i * E + k] = ms.events.count[k];
-          if (out->event_first_times != nullptr)
-            for (int k = 0; k < E; ++k) out->event_first_times[i * E + k] = ms.events.first_time[k];
-          if (out->event_records_made != nullptr) out->event_records_made[i] = ms.events.records;
-          if (out->stop_event != nullptr) out->stop_event[i] = ms.events.stop_event;
+          member_event_results_of<Model>(ms.events, out->event_counts ? out->event_counts + i * E : nullptr,
+                                         out->event_first_times ? out->event_first_times + i * E : nullptr,
+                                         out->event_records_made ? out->event_records_made + i : nullptr,
+                                         out->stop_event ? out->stop_event + i : nullptr);
         }
       }
       return LOCKSTEP_OK;

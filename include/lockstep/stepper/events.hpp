@@ -53,12 +53,14 @@
 // steps as without them, up to a stop.
 //
 // The event state is part of the member's plain-data state (stepper/member.hpp, member_state), so it
-// is the same on every CPU backend, in lanes (lane by lane, lockstep/simd/member_inl.hpp) and across
-// pauses; a model without events carries an empty one. The device code leaves events out (the host
-// refuses a device run of a model with events: stepper/member.hpp, complete_events).
+// is the same on every CPU backend, in lanes (lane by lane, lockstep/simd/member_inl.hpp), on the
+// device (one thread per member, as the rest of the member) and across pauses; a model without events
+// carries an empty one, and its kernels have no event code.
 #pragma once
 
+#include <cstddef>
 #include <limits>
+#include <utility>
 
 #include "lockstep/core/hd.hpp"
 #include "lockstep/core/linalg.hpp"
@@ -115,6 +117,19 @@ LOCKSTEP_HD vec<double, event_count<Model>> event_values(double t, const state_v
   }
 }
 
+// The direction and action of event k. Device code may not index a model's `events` array (a host
+// variable: its entries hold strings); these local constant copies of the enums it may.
+template <class Model, std::size_t... I>
+LOCKSTEP_HD event_direction direction_of(int k, std::index_sequence<I...>) {
+  constexpr event_direction directions[] = {Model::events[I].direction...};
+  return directions[k];
+}
+template <class Model, std::size_t... I>
+LOCKSTEP_HD event_action action_of(int k, std::index_sequence<I...>) {
+  constexpr event_action actions[] = {Model::events[I].action...};
+  return actions[k];
+}
+
 // Whether g went from `before` to `after` across zero in the event's direction (header).
 LOCKSTEP_HD constexpr bool crosses(event_direction d, double before, double after) {
   const bool rising = before < 0.0 && after >= 0.0, falling = before > 0.0 && after <= 0.0;
@@ -150,6 +165,23 @@ LOCKSTEP_HD double locate_crossing(int k, double a, double ga, double b, double 
 }
 
 }  // namespace detail
+
+// What a finished member's events came to, into the result's arrays (each may be null: not wanted):
+// each event's occurrences and first time [n_events], the records it made, the event that stopped it.
+template <class Model>
+void member_event_results_of(const event_state<Model>& es, long* counts, double* first_times, long* records_made,
+                             int* stop_event) {
+  if constexpr (event_count<Model> > 0) {
+    for (int k = 0; k < event_count<Model>; ++k) {
+      if (counts != nullptr) counts[k] = es.count[k];
+      if (first_times != nullptr) first_times[k] = es.first_time[k];
+    }
+    if (records_made != nullptr) *records_made = es.records;
+    if (stop_event != nullptr) *stop_event = es.stop_event;
+  } else {
+    (void)es, (void)counts, (void)first_times, (void)records_made, (void)stop_event;
+  }
+}
 
 // The member's events at its consistent initial point (t0, y0): g there (values(t, y): the event
 // functions at a point, stepper/member.hpp's event_function_values), nothing occurred yet.
@@ -202,7 +234,8 @@ LOCKSTEP_HD events_outcome step_events(event_state<Model>& es, double t, const s
       int found_k[E];
       int found = 0;
       for (int k = 0; k < E; ++k) {
-        if (!detail::crosses(Model::events[k].direction, g_a[k], g_b[k])) continue;
+        const event_direction direction = detail::direction_of<Model>(k, std::make_index_sequence<E>{});
+        if (!detail::crosses(direction, g_a[k], g_b[k])) continue;
         const double t_event = detail::locate_crossing<Model>(k, a, g_a[k], b, g_b[k], tolerance, values, dense);
         if (!is_finite(t_event)) return events_outcome::not_finite;
         int at = found++;
@@ -218,7 +251,7 @@ LOCKSTEP_HD events_outcome step_events(event_state<Model>& es, double t, const s
         const double t_event = found_t[i];
         ++es.count[k];
         if (!is_finite(es.first_time[k])) es.first_time[k] = t_event;  // the first: NaN until now
-        const event_action action = Model::events[k].action;
+        const event_action action = detail::action_of<Model>(k, std::make_index_sequence<E>{});
         if (action == event_action::count) continue;
         const state_vector<Model> y_event = point(t_event);
         record(es.records, k, t_event, y_event);

@@ -300,14 +300,7 @@ LOCKSTEP_HD completion complete_events(event_state<Model>& es, member_status& st
                                        const state_vector<Model>& y, const double* p, const solver_options& opt,
                                        std::uint64_t dropped, const Dense& dense, Sink& sink, double& saves_until) {
   saves_until = t;
-#if defined(__CUDA_ARCH__)
-  // Events run on the host backends only: the host refuses a device run of a model with events
-  // (host/scheduler/scheduler.cpp), so the device code leaves them out.
-  constexpr bool with_events = false;
-#else
-  constexpr bool with_events = event_count<Model> > 0;
-#endif
-  if constexpr (with_events) {
+  if constexpr (event_count<Model> > 0) {
     const auto record = [&](long index, int k, double t_event, state_vector<Model> y_event) {
       if (dropped != 0) phase<true>([&] { apply_multiplier_convention<Model>(t_event, y_event, p, opt, dropped); });
       sink.event(index, k, t_event, y_event);
