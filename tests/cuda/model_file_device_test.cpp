@@ -111,8 +111,12 @@ void expect_device_events_agree_with_serial(const fs::path& library, method_kind
   const engine model = load_engine_library(library);
   ASSERT_GT(model.n_events(), 0) << library << " has no events";
   const int np = model.n_params();
+  // The driving torque: from 4 to 6.8 N m (the arm swings back below the horizontal) and from 7.4 to
+  // 14 N m (it reaches the horizontal and stops there), away from the threshold near 7.03 N m where
+  // it grazes the horizontal and a member could find the event on one backend and not the other.
   ensemble_problem e = tests::members_at_defaults(model, 256, [&](long i, double* p) {
-    p[np - 1] = 4.0 + 10.0 * static_cast<double>(i) / 255.0;  // the driving torque, from 4 to 14 N m
+    const double s = static_cast<double>(i % 128) / 127.0;
+    p[np - 1] = i < 128 ? 4.0 + 2.8 * s : 7.4 + 6.6 * s;
   });
   e.t1 = 4.0;
   e.save_times = {2.0, 4.0};
@@ -148,9 +152,8 @@ void expect_device_events_agree_with_serial(const fs::path& library, method_kind
           << "member " << i << " record " << r;
     }
   }
-  // Torques from 4 to 14 N m against m g L = 9.81 N m: some members reach the horizontal, some do not.
-  EXPECT_GT(stopped, 0);
-  EXPECT_LT(stopped, e.members);
+  // Measured on the serial backend: every member above the threshold stops, none below it does.
+  EXPECT_EQ(stopped, 128);
 }
 
 class ModelFileOnDevice : public ::testing::Test {
