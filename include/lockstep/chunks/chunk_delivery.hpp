@@ -27,8 +27,9 @@ inline void outputs_to_member_major(const double* soa, long stride, long count, 
             soa[(static_cast<std::size_t>(s) * ny + j) * static_cast<std::size_t>(stride) + i];
 }
 
-// What a model's events add to a member's chunk storage: its kept records (twice while a chunk is
-// gathered: as the chunk holds them and member-major) and its counts and first times.
+// What a model's events add to a member's chunk storage: its kept records, twice (the host holds a
+// chunk's records and their member-major copy while it gathers them; a device's memory holds them
+// once, which this overstates), and its counts and first times.
 inline std::size_t event_bytes_per_member(int n_events, int event_capacity, int ny) {
   if (n_events <= 0) return 0;
   return 2 * sizeof(double) * static_cast<std::size_t>(event_capacity) * static_cast<std::size_t>(2 + ny) +
