@@ -148,7 +148,9 @@ void expect_typed_chunks_equal_single_members(method_kind method, formulation fo
   // members with more records than the capacity keeps (where it keeps any).
   EXPECT_GT(stopped, 0);
   EXPECT_LT(stopped, e.members);
-  if (capacity > 0) EXPECT_GT(beyond_capacity, 0);
+  if (capacity > 0) {
+    EXPECT_GT(beyond_capacity, 0);
+  }
 }
 
 TEST(TypedChunkEvents, BdfEqualsTheSingleMemberDriver) {
