@@ -2,10 +2,10 @@
 // W members at once, one per lane: the one text of lockstep/method/corrector_generic.inc, which the
 // one-member code compiles for doubles, compiled here for packs, with the dense work of a pack of
 // members (that text's header lists it):
-//  - the Jacobian of the lanes without a valid one, evaluated lane by lane on the double code
-//    (evaluate_jacobian, with its finiteness test and rank decision, which branch on values): BDF
-//    keeps a Jacobian over many steps, so a pack rarely needs it in more than a few lanes
-//    (docs/SIMD.md, "Lane utilization"), and a lane's bits do not depend on the code that computed them;
+//  - the Jacobian of the lanes without a valid one (lanes_jacobians): lane by lane on the double code
+//    (evaluate_jacobian, with its finiteness test and rank decision, which branch on values) where few
+//    lanes need one, as with BDF, which keeps a Jacobian over many steps (docs/SIMD.md, "Lane
+//    utilization"), on the pack where nearly all do; a lane's bits do not depend on the code that computed them;
 //  - the Newton matrix of the lanes whose factors are missing or whose shift left IDA's band, assembled
 //    and factored in lanes (newton_matrix_inl.hpp), the other lanes keeping their factors;
 //  - the residual on packs, the solve with each lane's factors, and the increment's norm.
@@ -36,24 +36,33 @@
 HWY_BEFORE_NAMESPACE();
 namespace lockstep::simd::HWY_NAMESPACE {
 
+// The new Jacobian blocks before they are blended into the lanes that take them, in the layout of
+// either way of evaluating them (lanes_jacobians).
+template <class Model, class D>
+struct jacobian_scratch {
+  static constexpr size_t lanes_max = hn::MaxLanes(D());
+  static constexpr size_t entries = sizeof(jacobian_values<Model, double>) / sizeof(double);
+  HWY_ALIGN double by_lane[entries][lanes_max];  // entry e of lane l's new blocks: [e][l]
+  jacobian_values<Model, pack<D>> on_pack;       // the blocks of every lane, evaluated on the pack
+};
+
 // What solve_corrector computes before it blends it into the lanes that take it: the new Jacobian
-// blocks lane by lane, the Newton matrices assembled and factored. It grows as the square of the
-// model's unknowns (a pack of chain16's 64 x 64 Newton matrices is 256 KiB at W = 8), so it lives with
-// the lanes' matrices in their workspace, not on the stack (docs/SIMD.md, "How large a model the lanes
-// take"), and holds nothing from one call to the next.
+// blocks, the Newton matrices assembled and factored. It grows as the square of the model's unknowns
+// (a pack of chain16's 64 x 64 Newton matrices is 256 KiB at W = 8), so it lives with the lanes'
+// matrices in their workspace, not on the stack (docs/SIMD.md, "How large a model the lanes take"),
+// and holds nothing from one call to the next.
 template <class Model, class D>
 struct corrector_scratch {
-  static constexpr size_t lanes_max = hn::MaxLanes(D());
-  static constexpr size_t jacobian_entries = sizeof(jacobian_values<Model, double>) / sizeof(double);
   static constexpr int size = newton_matrix_lanes<Model, D>::size;
-  HWY_ALIGN double jacobian[jacobian_entries][lanes_max];  // entry e of lane l's new blocks: [e][l]
+  jacobian_scratch<Model, D> jacobian;
   newton_matrix_lanes<Model, D> factors;
 };
 
 // The corrector's work in lanes, for its utilization (docs/SIMD.md, "Lane utilization"): the Newton
 // iterations and LU factorizations the pack ran, each of which executes every lane, and the lanes among
 // them that ran one for their member (the sum of the members' newton_iterations and lu_factorizations).
-// The Jacobians need no such count: they are evaluated lane by lane, only for the lanes that need one.
+// The Jacobians are not counted here: the members' jacobian_evaluations count those they need, and a
+// pack evaluates W of them only where nearly all of its lanes need one (lanes_jacobians).
 struct corrector_work {
   std::uint64_t pack_iterations = 0, lane_iterations = 0;
   std::uint64_t pack_factorizations = 0, lane_factorizations = 0;
@@ -157,7 +166,7 @@ HWY_NOINLINE pack<D> jacobians_lane_by_lane(
     mask<D> need, formulation form, pack<D> t, const lockstep::vec<pack<D>, state_layout<Model>::size>& y,
     const lockstep::vec<pack<D>, state_layout<Model>::size>& yp, const pack<D>* p, const solver_options& opt,
     jacobian_values<Model, pack<D>>& J_lanes, dropped_lanes<D>& dropped_rows,
-    double (&fresh)[corrector_scratch<Model, D>::jacobian_entries][corrector_scratch<Model, D>::lanes_max]) {
+    double (&fresh)[jacobian_scratch<Model, D>::entries][jacobian_scratch<Model, D>::lanes_max]) {
   using L = state_layout<Model>;
   using P = pack<D>;
   constexpr int ny = L::size, n = Model::n;
@@ -171,7 +180,7 @@ HWY_NOINLINE pack<D> jacobians_lane_by_lane(
 #define LOCKSTEP_BLOCK_ENTRIES(B) +sizeof(jacobian_values<Model, double>::B) / sizeof(double)
   constexpr size_t entries = 0 LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_BLOCK_ENTRIES);
 #undef LOCKSTEP_BLOCK_ENTRIES
-  static_assert(entries == corrector_scratch<Model, D>::jacobian_entries, "blocks of doubles only");
+  static_assert(entries == jacobian_scratch<Model, D>::entries, "blocks of doubles only");
   HWY_ALIGN double y_lanes[ny][lanes_max], vdot_lanes[n][lanes_max], t_lanes[lanes_max];
   HWY_ALIGN double p_lanes[Model::n_params > 0 ? Model::n_params : 1][lanes_max];
   HWY_ALIGN double status[lanes_max];
@@ -220,14 +229,105 @@ HWY_NOINLINE pack<D> jacobians_lane_by_lane(
   return P(hn::Load(d, status));
 }
 
-// The Jacobian of the lanes without a valid one, at their predictions (jacobians_lane_by_lane).
+// The Jacobian blocks of the lanes of `need`, as jacobians_lane_by_lane, evaluated for every lane at once
+// on the pack (the formulation's generic code, detail::jacobian_block_values, gives each lane the bits
+// of its member alone: tests/simd/pack_model_test.cpp), then the finiteness test and the rank decision
+// lane by lane on each lane's values, as evaluate_jacobian makes them. The lanes outside `need` are
+// evaluated at the first needed lane's point, so that the pack's arithmetic meets only values some
+// member's own evaluation meets (no floating-point flag its member alone would not raise), and their
+// results are discarded.
+template <class Model, class D>
+HWY_NOINLINE pack<D> jacobians_on_pack(mask<D> need, formulation form, pack<D> t,
+                                       const lockstep::vec<pack<D>, state_layout<Model>::size>& y,
+                                       const lockstep::vec<pack<D>, state_layout<Model>::size>& yp, const pack<D>* p,
+                                       const solver_options& opt, jacobian_values<Model, pack<D>>& J_lanes,
+                                       dropped_lanes<D>& dropped_rows, jacobian_values<Model, pack<D>>& fresh) {
+  using L = state_layout<Model>;
+  using P = pack<D>;
+  constexpr int ny = L::size, n = Model::n, m = Model::m, k = Model::k;
+  const D d;
+  const int_tag<D> di;
+  const size_t first = size_t(hn::FindKnownFirstTrue(d, need));
+  const auto at_needed = [&](P x) { return P(hn::IfThenElse(need, x.v, hn::Set(d, hn::ExtractLane(x.v, first)))); };
+  lockstep::vec<P, ny> y_e;
+  for (int j = 0; j < ny; ++j) y_e[j] = at_needed(y[j]);
+  lockstep::vec<P, n> vdot;
+  for (int i = 0; i < n; ++i) vdot[i] = at_needed(yp[L::v + i]);
+  P p_e[Model::n_params > 0 ? Model::n_params : 1];
+  for (int i = 0; i < Model::n_params; ++i) p_e[i] = at_needed(p[i]);
+  // Blocks the formulation does not form stay zero, as in a member's jacobian_blocks.
+#define LOCKSTEP_SIMD_ZERO_BLOCK(B) \
+  for (P & x : fresh.B.a) x = P(0.0);
+  LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_ZERO_BLOCK)
+#undef LOCKSTEP_SIMD_ZERO_BLOCK
+  lockstep::detail::jacobian_block_values<Model, ad::default_chunk>(form, at_needed(t), y_e, vdot, p_e, fresh,
+                                                                    baumgarte_of(opt),
+                                                                    static_cast<mat<P, n, n>*>(nullptr));
+  mask<D> finite = need;
+#define LOCKSTEP_SIMD_FINITE_BLOCK(B) \
+  for (const P& x : fresh.B.a) finite = hn::And(finite, is_finite(x));
+  LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_FINITE_BLOCK)
+#undef LOCKSTEP_SIMD_FINITE_BLOCK
+  if constexpr (decides_constraint_rank<Model>) {
+    constexpr size_t lanes_max = hn::MaxLanes(d);
+    HWY_ALIGN double G_lanes[(m > 0 ? m : 1) * n][lanes_max], A_lanes[(k > 0 ? k : 1) * n][lanes_max];
+    HWY_ALIGN int64_t dropped[lanes_max];
+    for (int e = 0; e < m * n; ++e) hn::Store(fresh.G.a[e].v, d, G_lanes[e]);
+    for (int e = 0; e < k * n; ++e) hn::Store(fresh.A.a[e].v, d, A_lanes[e]);
+    hn::Store(dropped_rows.bits, di, dropped);
+    for (size_t l = 0; l < hn::Lanes(d); ++l) {
+      if (!mask_lane_of<D>(finite, l)) continue;
+      mat<double, m, n> G;
+      mat<double, k, n> A;
+      for (int e = 0; e < m * n; ++e) G.a[e] = G_lanes[e][l];
+      for (int e = 0; e < k * n; ++e) A.a[e] = A_lanes[e][l];
+      dropped[l] = static_cast<int64_t>(dependent_constraint_rows<Model>(G, A, static_cast<std::uint64_t>(dropped[l])));
+    }
+    dropped_rows.bits = hn::Load(di, dropped);
+  }
+#define LOCKSTEP_SIMD_BLEND_BLOCK(B)                  \
+  for (size_t e = 0; e < std::size(fresh.B.a); ++e) \
+    J_lanes.B.a[e] = P(hn::IfThenElse(finite, fresh.B.a[e].v, J_lanes.B.a[e].v));
+  LOCKSTEP_EACH_JACOBIAN_BLOCK(LOCKSTEP_SIMD_BLEND_BLOCK)
+#undef LOCKSTEP_SIMD_BLEND_BLOCK
+  return P(hn::IfThenElse(hn::AndNot(finite, need), hn::Set(d, double(member_status::model_not_finite)),
+                          hn::Set(d, double(member_status::success))));
+}
+
+// Whether Model's Jacobian blocks may be evaluated on a pack: its temporaries on the stack grow as W
+// times a member's (d(M a)/dq holds an n x n mass matrix of duals of packs: 147 KB for 16 unknowns at
+// W = 8), so larger models keep to the double code, lane by lane.
+template <class Model, class D>
+inline constexpr bool jacobians_fit_a_pack = sizeof(jacobian_values<Model, pack<D>>) <= (std::size_t{128} << 10);
+
+// The Jacobian blocks of the lanes of `need` (jacobians_lane_by_lane's results, status and dropped rows,
+// bit for bit, by either way): on the pack where at least 7/8 of W >= 4 lanes need one (7 of 8, 4 of 4),
+// lane by lane elsewhere. A pack's evaluation costs from under two to over six members' evaluations on
+// the double code, by model and W (docs/SIMD.md, "Where the time would go"), so only a pack that needs
+// nearly all of its lanes' Jacobians gains on every model: Radau IIA's, which need one in nearly every
+// attempt, and BDF's where its Jacobians go stale at every step. (Evaluating on the pack wherever more
+// than half of the lanes needed one made the slider crank's BDF members slower than lane by lane.)
+template <class Model, class D>
+HWY_INLINE pack<D> lanes_jacobians(mask<D> need, formulation form, pack<D> t,
+                                   const lockstep::vec<pack<D>, state_layout<Model>::size>& y,
+                                   const lockstep::vec<pack<D>, state_layout<Model>::size>& yp, const pack<D>* p,
+                                   const solver_options& opt, jacobian_values<Model, pack<D>>& J_lanes,
+                                   dropped_lanes<D>& dropped_rows, jacobian_scratch<Model, D>& scratch) {
+  const D d;
+  const size_t W = hn::Lanes(d);
+  if constexpr (jacobians_fit_a_pack<Model, D>)
+    if (W >= 4 && 8 * size_t(hn::CountTrue(d, need)) >= 7 * W)
+      return jacobians_on_pack<Model>(need, form, t, y, yp, p, opt, J_lanes, dropped_rows, scratch.on_pack);
+  return jacobians_lane_by_lane<Model>(need, form, t, y, yp, p, opt, J_lanes, dropped_rows, scratch.by_lane);
+}
+
+// The Jacobian of the lanes without a valid one, at their predictions (lanes_jacobians).
 template <class Model, class D>
 HWY_INLINE pack<D> corrector_jacobians(mask<D> need, formulation form, pack<D> t_new,
                                        const lockstep::vec<pack<D>, state_layout<Model>::size>& y_pred,
                                        const lockstep::vec<pack<D>, state_layout<Model>::size>& yp_pred,
                                        const pack<D>* p, const solver_options& opt, corrector_lanes<Model, D>& cm) {
-  return jacobians_lane_by_lane<Model>(need, form, t_new, y_pred, yp_pred, p, opt, cm.jac, cm.dropped,
-                                       cm.scratch.jacobian);
+  return lanes_jacobians<Model>(need, form, t_new, y_pred, yp_pred, p, opt, cm.jac, cm.dropped, cm.scratch.jacobian);
 }
 
 // The Newton matrices of the lanes of `need` assembled at their shifts c and factored in lanes

@@ -3,9 +3,10 @@
 // with its own time, step, stages, Jacobian, factors and controller memory: the one text of
 // lockstep/method/radau_attempt_generic.inc, which the one-member code compiles for doubles, compiled
 // here for packs, with the dense work of a pack of members (that text's header lists it):
-//  - the Jacobian of the lanes without a valid one, lane by lane on the double code
-//    (corrector_inl.hpp, jacobians_lane_by_lane): a lane's bits do not depend on the code that
-//    computed them, and a Jacobian is kept over steps while Newton contracts fast;
+//  - the Jacobian of the lanes without a valid one (corrector_inl.hpp, lanes_jacobians: on the pack
+//    where nearly all lanes need one, as they mostly do here, else lane by lane on the double code): a
+//    lane's bits do not depend on the code that computed them, and a Jacobian is kept over steps
+//    while Newton contracts fast;
 //  - the real block at gamma / h and the complex block at (alpha - i beta) / h of the lanes that need
 //    them, assembled and factored in lanes (newton_matrix_inl.hpp, the LU of lu_inl.hpp on complex<pack>
 //    for the complex block), the other lanes keeping their factors.
@@ -49,13 +50,13 @@ namespace lockstep::simd::HWY_NAMESPACE {
 template <class Model, class E, bool present>
 using radau_block_lanes = std::conditional_t<present, lockstep::newton_matrix<Model, E>, absent_newton_matrix>;
 
-// What an attempt computes before it blends it into the lanes that take it: the new Jacobian blocks
-// lane by lane, and the blocks assembled and factored. It grows as the square of the model's unknowns,
+// What an attempt computes before it blends it into the lanes that take it: the new Jacobian blocks,
+// and the blocks assembled and factored. It grows as the square of the model's unknowns,
 // so it lives with the lanes' state (corrector_scratch says why), and holds nothing from one call to the
 // next.
 template <class Model, class RT, class D>
 struct radau_scratch {
-  HWY_ALIGN double jacobian[corrector_scratch<Model, D>::jacobian_entries][corrector_scratch<Model, D>::lanes_max];
+  jacobian_scratch<Model, D> jacobian;
   radau_block_lanes<Model, pack<D>, RT::has_real_eigenvalue> real_block;
   radau_block_lanes<Model, lockstep::complex<pack<D>>, RT::has_complex_pair> complex_block;
 };
@@ -246,7 +247,7 @@ HWY_INLINE mask<D> radau_resumed_fresh(radau_lanes<Model, RT, D>&) {
 template <class Model, class RT, class D>
 HWY_INLINE pack<D> radau_jacobian(mask<D> need, formulation form, radau_lanes<Model, RT, D>& s, const pack<D>* p,
                                   const solver_options& opt) {
-  return jacobians_lane_by_lane<Model>(need, form, s.t, s.y, s.yp, p, opt, s.jac, s.dropped, s.scratch.jacobian);
+  return lanes_jacobians<Model>(need, form, s.t, s.y, s.yp, p, opt, s.jac, s.dropped, s.scratch.jacobian);
 }
 
 // Block N of the lanes of `need` becomes fresh (assembled and factored at shift c), the others keep
