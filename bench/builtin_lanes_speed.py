@@ -42,11 +42,13 @@ STUDIES = [
 ]
 
 
-def study_line(path, members):
-    """`model, method (formulation), N members` from the study file and its results' member count."""
+def study_line(path, attributes):
+    """`model, method (formulation), N members`: the model from the study file, the rest from the
+    results' attributes (what ran, defaults included)."""
     text = open(os.path.join(ROOT, path)).read()
-    get = lambda key, default="": (re.search(rf'^{key}\s*=\s*"?([\w.-]+)"?', text, re.M) or [None, default])[1]
-    return f"{get('name')}, {get('method', 'radau5')} ({get('formulation', 'index3')}), {members} members"
+    name = (re.search(r'^name\s*=\s*"?([\w.-]+)"?', text, re.M) or [None, ""])[1]
+    _, _, members, method, formulation = attributes
+    return f"{name}, {method} ({formulation}), {members} members"
 
 
 def datasets(path):
@@ -61,7 +63,8 @@ def datasets(path):
 
     with h5py.File(path, "r") as f:
         f.visititems(visit)
-        attributes = (str(f.attrs["instruction_set"]), int(f.attrs["simd_lanes"]), int(f.attrs["members"]))
+        attributes = (str(f.attrs["instruction_set"]), int(f.attrs["simd_lanes"]), int(f.attrs["members"]),
+                      str(f.attrs["method"]), str(f.attrs["formulation"]))
     return found, attributes
 
 
@@ -147,7 +150,7 @@ def main():
              "|---|---|" + "---|" * (2 * len(lanes_labels))]
     for study in STUDIES:
         best = {v: min(times[(study, v)]) for v, _ in variants}
-        row = [f"`{study}`: {study_line(study, best['one at a time'][2][2])}", f"{seconds(best['one at a time'][0])} ({seconds(best['one at a time'][1])})"]
+        row = [f"`{study}`: {study_line(study, best['one at a time'][2])}", f"{seconds(best['one at a time'][0])} ({seconds(best['one at a time'][1])})"]
         row += [f"{seconds(best[v][0])} ({seconds(best[v][1])}), {best[v][2][1]} lanes" for v in lanes_labels]
         row += [f"{best['one at a time'][0] / best[v][0]:.2f}" for v in lanes_labels]
         lines.append("| " + " | ".join(row) + " |")
